@@ -1,0 +1,131 @@
+/*
+ * Attaching to a target for any command: discovery plus the one-line error
+ * and hint users need for each way it can fail (no process, not Python but a
+ * child is, unsupported version, permission).
+ */
+#include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "target/proc.h"
+#include "util/strbuf.h"
+#include "util/util.h"
+
+static int read_int_file(const char *path, long *v)
+{
+	char buf[32];
+	FILE *f = fopen(path, "r");
+	int ok;
+
+	if (!f)
+		return -errno;
+	ok = fgets(buf, sizeof(buf), f) != NULL;
+	fclose(f);
+	if (!ok)
+		return -EINVAL;
+	buf[strcspn(buf, "\n")] = '\0';
+	return parse_long(buf, v);
+}
+
+void cmd_permission_hints(pid_t pid)
+{
+	char path[64];
+	struct stat st;
+	long scope = -1;
+
+	xsnprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	read_int_file("/proc/sys/kernel/yama/ptrace_scope", &scope);
+	if (!stat(path, &st) && st.st_uid != geteuid())
+		fw_hint("process %d belongs to uid %u and framewalk runs as uid %u: run framewalk "
+			"as that user, or with sudo", (int)pid, (unsigned)st.st_uid, (unsigned)geteuid());
+	if (scope >= 1)
+		fw_hint("kernel.yama.ptrace_scope is %ld: reading another process needs "
+			"CAP_SYS_PTRACE%s", scope,
+			scope == 1 ? " unless it is your own descendant (or: sysctl -w "
+			"kernel.yama.ptrace_scope=0)" : "");
+	fw_hint("grant CAP_SYS_PTRACE: sudo framewalk ..., or in a container "
+		"docker run --cap-add SYS_PTRACE (Kubernetes: securityContext.capabilities.add: "
+		"[\"SYS_PTRACE\"])");
+}
+
+/* If a child (or grandchild) of pid runs Python, name it. */
+static void hint_python_child(pid_t pid, int depth)
+{
+	pid_t *kids;
+	size_t n;
+
+	if (depth > 2 || proc_children(pid, &kids, &n))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		struct target_mem mem;
+		struct py_target t;
+		struct strbuf why = STRBUF_INIT;
+		char cmdline[256] = "";
+
+		mem_init_pid(&mem, kids[i]);
+		if (py_discover(kids[i], &mem, &t, &why) != -ENOEXEC) {
+			proc_cmdline(kids[i], cmdline, sizeof(cmdline));
+			fw_hint("its child process %d is a Python process (%s): use -p %d",
+				(int)kids[i], cmdline, (int)kids[i]);
+			strbuf_release(&why);
+			free(kids);
+			return;
+		}
+		strbuf_release(&why);
+		hint_python_child(kids[i], depth + 1);
+	}
+	free(kids);
+}
+
+int cmd_attach(pid_t pid, struct py_target *t)
+{
+	struct strbuf why = STRBUF_INIT;
+	struct target_mem mem;
+	uint64_t probe;
+	int ret, code = FW_EXIT_OK;
+
+	mem_init_pid(&mem, pid);
+	ret = py_discover(pid, &mem, t, &why);
+	/* Discovery of <= 3.12 reads only files: check the memory is readable. */
+	if (!ret && mem_read_u64(&mem, t->runtime_addr, &probe) == -EPERM) {
+		strbuf_addf(&why, "permission denied reading the memory of process %d", (int)pid);
+		ret = -EPERM;
+	}
+	switch (ret) {
+	case 0:
+		break;
+	case -ESRCH:
+		fw_error("no such process: %d", (int)pid);
+		code = FW_EXIT_NO_PROCESS;
+		break;
+	case -EPERM:
+		fw_error("%s", strbuf_str(&why));
+		cmd_permission_hints(pid);
+		code = FW_EXIT_PERMISSION;
+		break;
+	case -ENOEXEC:
+		fw_error("%s", strbuf_str(&why));
+		hint_python_child(pid, 0);
+		code = FW_EXIT_NOT_PYTHON;
+		break;
+	case -ENOTSUP:
+		fw_error("%s", strbuf_str(&why));
+		fw_hint("supported: CPython 3.8, 3.9, 3.10, 3.11, 3.12, 3.13, 3.14 and 3.15");
+		code = FW_EXIT_UNSUPPORTED;
+		break;
+	default:
+		fw_error("%s", strbuf_str(&why));
+		code = FW_EXIT_UNSUPPORTED;
+		break;
+	}
+	strbuf_release(&why);
+	return code;
+}
+
+int cmd_output_error(const char *path, int err)
+{
+	fw_error("output file not writable: %s: %s", path, strerror(-err));
+	fw_hint("choose a path in a writable directory with -o");
+	return FW_EXIT_OUTPUT;
+}

@@ -1,0 +1,31 @@
+/*
+ * The subcommands (one file each, like git's builtin/) and the helpers they
+ * share: attaching to a target with one clear message per failure, and the
+ * exit code for each. To add a command: write cmd/NAME.c with cmd_NAME(),
+ * declare it here, add it to the table in main.c, document it in
+ * docs/framewalk.1 and README.md, and give it a --help test.
+ */
+#ifndef FRAMEWALK_CMD_CMD_H
+#define FRAMEWALK_CMD_CMD_H
+
+#include <sys/types.h>
+
+#include "python/discover.h"
+#include "target/memory.h"
+
+int cmd_record(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+
+/*
+ * Discover the Python runtime of pid, printing the error and its fix on
+ * failure. Returns FW_EXIT_OK or the exit code to use.
+ */
+int cmd_attach(pid_t pid, struct py_target *t);
+
+/* Print the permission-denied hints for pid (capability, ptrace_scope, user). */
+void cmd_permission_hints(pid_t pid);
+
+/* The exit code and message for an unusable output path. */
+int cmd_output_error(const char *path, int err);
+
+#endif

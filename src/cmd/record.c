@@ -1,0 +1,323 @@
+/*
+ * framewalk record: sample a running process (-p PID) or a command it
+ * starts, for a duration or until Ctrl-C or the target's exit, and write the
+ * profile. The output path is opened before sampling starts and the profile
+ * is always written, whichever way the capture ends.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "output/output.h"
+#include "sampler/sampler.h"
+#include "target/proc.h"
+#include "util/options.h"
+#include "util/outfile.h"
+#include "util/util.h"
+
+#define LAUNCH_WAIT_NS (10ull * 1000000000ull)
+
+static const char record_usage[] =
+	"usage: framewalk record [options] -p PID\n"
+	"       framewalk record [options] -- COMMAND [ARGS...]\n"
+	"\n"
+	"Sample the Python stacks of every thread of a process and write a profile.\n"
+	"\n"
+	"  -p, --pid PID          the process to profile\n"
+	"  -d, --duration SECS    stop after SECS seconds (default: until Ctrl-C or exit)\n"
+	"  -r, --rate RATE        samples per second: 100, 1k, 10khz (default 100)\n"
+	"  -o, --output FILE      write the profile to FILE (default: text report on stdout)\n"
+	"  -f, --format FMT       collapsed or text (default: from FILE's extension:\n"
+	"                         .txt is text, anything else collapsed)\n"
+	"      --limit N          rows in the report's top tables (default 20)\n"
+	"      --min-percent P    hide call-tree branches under P%% (default 0.5)\n"
+	"      --thread T         report only the thread named T or with tid T\n"
+	"  -q, --quiet            no live status line on stderr\n"
+	"  -h, --help             this help\n"
+	"\n"
+	"A command started by framewalk is profiled until it exits; when -d ends the\n"
+	"capture first, the command is sent SIGTERM.\n";
+
+struct record_opts {
+	pid_t pid;
+	double rate, duration;
+	const char *output;
+	enum output_format format;
+	int format_given;
+	int quiet;
+	struct output_opts out;
+	char **command;
+};
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "framewalk: error: ");
+	fprintf(stderr, fmt, arg);
+	fputc('\n', stderr);
+	fw_hint("see framewalk record --help");
+	return FW_EXIT_USAGE;
+}
+
+static int parse_record_args(int argc, char **argv, struct record_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "rate", required_argument, NULL, 'r' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "limit", required_argument, NULL, 'L' },
+		{ "min-percent", required_argument, NULL, 'M' },
+		{ "thread", required_argument, NULL, 'T' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, pid;
+	long v;
+
+	memset(o, 0, sizeof(*o));
+	o->rate = 100;
+	output_opts_default(&o->out);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+p:d:r:o:f:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (parse_pid(optarg, &pid))
+				return usage_error("bad process id: '%s'", optarg);
+			o->pid = pid;
+			break;
+		case 'd':
+			if (parse_seconds(optarg, &o->duration))
+				return usage_error("bad duration: '%s' (seconds, e.g. 10 or 2.5)", optarg);
+			break;
+		case 'r':
+			if (parse_rate(optarg, &o->rate))
+				return usage_error("bad rate: '%s' (e.g. 100, 1k, 10khz; 1 Hz to 1 MHz)", optarg);
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'f':
+			if (output_format_parse(optarg, &o->format))
+				return usage_error("unknown format: '%s' (collapsed or text)", optarg);
+			o->format_given = 1;
+			break;
+		case 'q':
+			o->quiet = 1;
+			break;
+		case 'L':
+			if (parse_long(optarg, &v) || v < 1)
+				return usage_error("bad --limit: '%s'", optarg);
+			o->out.limit = (int)v;
+			break;
+		case 'M':
+			if (parse_seconds(optarg, &o->out.min_percent) || o->out.min_percent > 100)
+				return usage_error("bad --min-percent: '%s'", optarg);
+			break;
+		case 'T':
+			o->out.thread = optarg;
+			break;
+		case 'h':
+			fputs(record_usage, stdout);
+			return -1;
+		default:
+			return usage_error("unknown option or missing value: '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		o->command = argv + optind;
+	if (!o->pid && !o->command)
+		return usage_error("%s", "nothing to profile: give -p PID or -- COMMAND");
+	if (o->pid && o->command)
+		return usage_error("%s", "give either -p PID or a command, not both");
+	if (!o->format_given)
+		o->format = o->output ? output_format_for_path(o->output) : OUTPUT_TEXT;
+	return 0;
+}
+
+/* Start the command; return its pid once exec succeeded, or -errno. */
+static pid_t launch(char **argv)
+{
+	int pipefd[2], err = 0;
+	pid_t pid;
+	ssize_t n;
+
+	if (pipe2(pipefd, O_CLOEXEC))
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		err = -errno;
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return err;
+	}
+	if (pid == 0) {
+		close(pipefd[0]);
+		execvp(argv[0], argv);
+		err = errno;
+		if (write(pipefd[1], &err, sizeof(err)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	do
+		n = read(pipefd[0], &err, sizeof(err));
+	while (n < 0 && errno == EINTR);
+	close(pipefd[0]);
+	if (n == (ssize_t)sizeof(err)) {
+		waitpid(pid, NULL, 0);
+		return -err;
+	}
+	return pid;
+}
+
+/* Wait until the started command shows a Python runtime. */
+static int attach_launched(pid_t pid, struct py_target *t)
+{
+	uint64_t deadline = fw_now_ns() + LAUNCH_WAIT_NS;
+	struct strbuf why = STRBUF_INIT;
+	struct target_mem mem;
+	int ret, status;
+
+	mem_init_pid(&mem, pid);
+	for (;;) {
+		strbuf_reset(&why);
+		ret = py_discover(pid, &mem, t, &why);
+		if (ret != -ENOEXEC || fw_now_ns() > deadline || sampler_stop_requested)
+			break;
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			fw_error("the command exited before a Python runtime appeared in it");
+			strbuf_release(&why);
+			return FW_EXIT_NOT_PYTHON;
+		}
+		usleep(5000);
+	}
+	strbuf_release(&why);
+	return cmd_attach(pid, t);
+}
+
+static void stop_child(pid_t child, struct sampler *s)
+{
+	int status;
+
+	if (child <= 0 || s->child_reaped)
+		return;
+	if (waitpid(child, &status, WNOHANG) == child)
+		return;
+	if (s->stop_reason != SAMPLER_STOP_TARGET_EXIT)
+		kill(child, SIGTERM);
+	for (int i = 0; i < 200; i++) {
+		if (waitpid(child, &status, WNOHANG) == child)
+			return;
+		usleep(10000);
+	}
+	kill(child, SIGKILL);
+	waitpid(child, &status, 0);
+}
+
+static void fill_meta(struct profile *prof, const struct py_target *t)
+{
+	char cmdline[1024] = "";
+
+	proc_cmdline(t->pid, cmdline, sizeof(cmdline));
+	prof->meta.pid = t->pid;
+	prof->meta.target = xstrdup(cmdline[0] ? cmdline : t->exe);
+	prof->meta.python_version = xstrdup(t->version);
+	prof->meta.backend = xstrdup("vm (process_vm_readv; Python frames; never stops the target)");
+}
+
+static const char *stop_reason_text(enum sampler_stop r)
+{
+	switch (r) {
+	case SAMPLER_STOP_DURATION:
+		return "duration reached";
+	case SAMPLER_STOP_SIGNAL:
+		return "interrupted";
+	case SAMPLER_STOP_TARGET_EXIT:
+		return "target exited";
+	default:
+		return "stopped";
+	}
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_opts o;
+	struct outfile of;
+	struct py_target target;
+	struct sampler_opts so;
+	struct sampler s;
+	struct profile prof;
+	pid_t pid;
+	int ret, code;
+
+	ret = parse_record_args(argc, argv, &o);
+	if (ret)
+		return ret < 0 ? FW_EXIT_OK : ret;
+	/* Check the output before anything else happens. */
+	ret = outfile_open(&of, o.output);
+	if (ret)
+		return cmd_output_error(o.output, ret);
+	sampler_install_signals();
+	if (o.command) {
+		pid = launch(o.command);
+		if (pid < 0) {
+			fw_error("cannot run %s: %s", o.command[0], strerror((int)-pid));
+			outfile_abort(&of);
+			return FW_EXIT_FAILURE;
+		}
+		code = attach_launched(pid, &target);
+	} else {
+		pid = o.pid;
+		code = cmd_attach(pid, &target);
+	}
+	if (code) {
+		outfile_abort(&of);
+		if (o.command) {
+			kill(pid, SIGTERM);
+			waitpid(pid, NULL, 0);
+		}
+		return code;
+	}
+	profile_init(&prof);
+	fill_meta(&prof, &target);
+	memset(&so, 0, sizeof(so));
+	so.rate_hz = o.rate;
+	so.duration_s = o.duration;
+	so.status_line = !o.quiet && isatty(STDERR_FILENO);
+	so.child = o.command ? pid : 0;
+	sampler_init(&s, &target, &prof, &so);
+	sampler_run(&s);
+	prof.meta.errors = prof.meta.errors;
+	if (o.command)
+		stop_child(pid, &s);
+	ret = output_write(&prof, o.format, of.f, &o.out);
+	if (!ret)
+		ret = outfile_commit(&of);
+	else
+		outfile_abort(&of);
+	code = FW_EXIT_OK;
+	if (ret) {
+		fw_error("writing the profile to %s failed: %s", o.output ? o.output : "stdout",
+			 strerror(-ret));
+		code = FW_EXIT_OUTPUT;
+	} else if (!o.quiet) {
+		fprintf(stderr, "framewalk: %s after %.1f s: %llu samples, %llu errors%s%s\n",
+			stop_reason_text(s.stop_reason), (double)prof.meta.duration_ns / 1e9,
+			(unsigned long long)prof.meta.samples, (unsigned long long)prof.meta.errors,
+			o.output ? "; wrote " : "", o.output ? o.output : "");
+	}
+	if (s.stop_reason == SAMPLER_STOP_ERROR && !ret) {
+		fw_error("lost access to process %d during the capture", (int)pid);
+		code = FW_EXIT_PERMISSION;
+	}
+	sampler_release(&s);
+	profile_release(&prof);
+	return code;
+}

@@ -1,0 +1,67 @@
+/*
+ * framewalk: a sampling profiler for CPython processes. This file is the
+ * command table and dispatcher; each command lives in cmd/NAME.c. The
+ * dispatcher checks that stdout was written completely before exiting, so
+ * `framewalk dump | head` and a full disk are reported, not ignored.
+ */
+#include <errno.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "util/util.h"
+
+#ifndef FRAMEWALK_VERSION
+#define FRAMEWALK_VERSION "0.1.0"
+#endif
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{ "record", cmd_record, "sample a process (or a command) and write a profile" },
+	{ "dump", cmd_dump, "print every thread's current Python stack once" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: framewalk <command> [options]\n\ncommands:\n");
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\n'framewalk <command> --help' describes a command; exit codes are listed\n"
+		"in framewalk(1) and docs/EXIT-CODES.md.\n");
+}
+
+static int finish_stdout(int code)
+{
+	if (fflush(stdout) || ferror(stdout)) {
+		if (errno != EPIPE)
+			fw_error("writing to standard output failed: %s", strerror(errno));
+		return code ? code : FW_EXIT_OUTPUT;
+	}
+	return code;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return FW_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return finish_stdout(FW_EXIT_OK);
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("framewalk %s\n", FRAMEWALK_VERSION);
+		return finish_stdout(FW_EXIT_OK);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return finish_stdout(commands[i].fn(argc - 1, argv + 1));
+	fw_error("unknown command: '%s'", argv[1]);
+	usage(stderr);
+	return FW_EXIT_USAGE;
+}

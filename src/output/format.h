@@ -1,0 +1,32 @@
+/*
+ * Rendering frames and threads as text, and making target-controlled names
+ * safe for a destination: the terminal (control characters and invalid UTF-8
+ * replaced) and collapsed stacks (also ';' and newlines, which delimit).
+ */
+#ifndef FRAMEWALK_OUTPUT_FORMAT_H
+#define FRAMEWALK_OUTPUT_FORMAT_H
+
+#include "profile/profile.h"
+#include "util/strbuf.h"
+
+enum escape_mode {
+	ESCAPE_TERMINAL = 1,    /* control chars -> '?', invalid UTF-8 -> U+FFFD */
+	ESCAPE_COLLAPSED,       /* as terminal, and ';' -> ':' */
+};
+
+void escape_append(struct strbuf *sb, const char *s, enum escape_mode mode);
+
+/* "qualname (file:line)" for Python frames. */
+void format_frame(struct strbuf *sb, const struct profile *p, uint32_t frame,
+		  enum escape_mode mode);
+/* "qualname (file)": the function, without the line. */
+void format_function(struct strbuf *sb, const struct profile *p, uint32_t frame,
+		     enum escape_mode mode);
+/* "name (tid)" */
+void format_thread(struct strbuf *sb, const struct profile *p, uint32_t thread,
+		   enum escape_mode mode);
+
+/* Does the thread match a --thread filter (name or tid)? NULL matches all. */
+int thread_matches(const struct profile *p, uint32_t thread, const char *filter);
+
+#endif

@@ -1,0 +1,415 @@
+/*
+ * The text report: a header about the capture, the top functions by self and
+ * total share, and a caller tree in the style of `perf report -g` (callers
+ * above callees, percentages of all samples, branches sorted by weight).
+ * The tree is itself built as a struct profile keyed by function, so the
+ * same interning code serves both.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "output/format.h"
+#include "output/output.h"
+#include "util/strbuf.h"
+#include "util/util.h"
+
+#define MAX_DEPTH 4096
+
+void output_opts_default(struct output_opts *o)
+{
+	o->limit = 20;
+	o->min_percent = 0.5;
+	o->thread = NULL;
+}
+
+int output_format_parse(const char *name, enum output_format *out)
+{
+	if (!strcmp(name, "text"))
+		*out = OUTPUT_TEXT;
+	else if (!strcmp(name, "collapsed"))
+		*out = OUTPUT_COLLAPSED;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+	return a >= b && !strcmp(s + a - b, suffix);
+}
+
+enum output_format output_format_for_path(const char *path)
+{
+	if (ends_with(path, ".txt") || ends_with(path, ".report"))
+		return OUTPUT_TEXT;
+	return OUTPUT_COLLAPSED;
+}
+
+int output_write(const struct profile *p, enum output_format fmt, FILE *f,
+		 const struct output_opts *o)
+{
+	switch (fmt) {
+	case OUTPUT_TEXT:
+		return output_text(p, f, o);
+	case OUTPUT_COLLAPSED:
+		return output_collapsed(p, f, o);
+	}
+	return -EINVAL;
+}
+
+/* ---- the function-keyed view ----------------------------------------- */
+
+struct fn_view {
+	struct profile tree;       /* nodes keyed by (thread frame, function frames) */
+	uint64_t *node_total;      /* inclusive count per tree node */
+	uint64_t *fn_self, *fn_total;  /* per function frame of tree */
+	uint64_t total;
+};
+
+/* The function frame in tree for a frame of p (line dropped). */
+static uint32_t fn_frame(struct profile *tree, const struct profile *p, uint32_t frame)
+{
+	const struct pf_frame *f = &p->frames[frame];
+	uint32_t name = profile_cstring(tree, profile_str(p, f->name));
+	uint32_t file = f->file ? profile_cstring(tree, profile_str(p, f->file)) : 0;
+
+	return profile_frame(tree, (enum frame_kind)f->kind, name, file, 0);
+}
+
+static void fn_view_build(struct fn_view *v, const struct profile *p, const struct output_opts *o)
+{
+	uint32_t *frames = xmalloc(sizeof(*frames) * (MAX_DEPTH + 1));
+	uint32_t *seen;
+	size_t seen_alloc = 0;
+	uint32_t generation = 0;
+
+	memset(v, 0, sizeof(*v));
+	profile_init(&v->tree);
+	seen = NULL;
+	for (size_t i = 0; i < p->ncounts; i++) {
+		const struct pf_count *c = &p->counts[i];
+		struct strbuf label = STRBUF_INIT;
+		size_t depth;
+		uint32_t node, leaf_fn = 0;
+
+		if (o && !thread_matches(p, c->thread, o->thread))
+			continue;
+		format_thread(&label, p, c->thread, ESCAPE_TERMINAL);
+		frames[0] = profile_frame(&v->tree, FRAME_OTHER,
+					  profile_cstring(&v->tree, strbuf_str(&label)), 0, 0);
+		strbuf_release(&label);
+		depth = profile_node_frames(p, c->node, frames + 1, MAX_DEPTH);
+		for (size_t k = 1; k <= depth; k++)
+			frames[k] = fn_frame(&v->tree, p, frames[k]);
+		node = profile_stack(&v->tree, frames, depth + 1);
+		profile_add(&v->tree, 0, node, c->count);
+		v->total += c->count;
+		/* self and total per function; recursion counted once per stack */
+		v->fn_self = xgrow(v->fn_self, sizeof(*v->fn_self), v->tree.nframes, &(size_t){0});
+		if (seen_alloc < v->tree.nframes) {
+			size_t old = seen_alloc;
+			seen = xgrow(seen, sizeof(*seen), v->tree.nframes, &seen_alloc);
+			memset(seen + old, 0, (seen_alloc - old) * sizeof(*seen));
+		}
+		(void)leaf_fn;
+		generation++;
+		(void)generation;
+	}
+	free(v->fn_self);
+	v->fn_self = xcalloc(v->tree.nframes, sizeof(*v->fn_self));
+	v->fn_total = xcalloc(v->tree.nframes, sizeof(*v->fn_total));
+	free(seen);
+	seen = xcalloc(v->tree.nframes, sizeof(*seen));
+	generation = 0;
+	for (size_t i = 0; i < v->tree.ncounts; i++) {
+		const struct pf_count *c = &v->tree.counts[i];
+		size_t depth = profile_node_frames(&v->tree, c->node, frames, MAX_DEPTH + 1);
+
+		generation++;
+		/* frames[0] is the thread */
+		if (depth > 1)
+			v->fn_self[frames[depth - 1]] += c->count;
+		for (size_t k = 1; k < depth; k++) {
+			if (seen[frames[k]] == generation)
+				continue;
+			seen[frames[k]] = generation;
+			v->fn_total[frames[k]] += c->count;
+		}
+	}
+	/* inclusive node totals: children have higher ids than parents */
+	v->node_total = xcalloc(v->tree.nnodes, sizeof(*v->node_total));
+	for (size_t i = 0; i < v->tree.ncounts; i++)
+		v->node_total[v->tree.counts[i].node] += v->tree.counts[i].count;
+	for (size_t n = v->tree.nnodes; n-- > 1;)
+		v->node_total[v->tree.nodes[n].parent] += v->node_total[n];
+	free(seen);
+	free(frames);
+}
+
+static void fn_view_release(struct fn_view *v)
+{
+	profile_release(&v->tree);
+	free(v->node_total);
+	free(v->fn_self);
+	free(v->fn_total);
+}
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+/* ---- header ------------------------------------------------------------ */
+
+static void print_header(const struct profile *p, FILE *f)
+{
+	const struct profile_meta *m = &p->meta;
+	struct strbuf sb = STRBUF_INIT;
+	double secs = (double)m->duration_ns / 1e9;
+	uint64_t attempts = m->samples + m->errors;
+
+	escape_append(&sb, m->target ? m->target : "", ESCAPE_TERMINAL);
+	fprintf(f, "Target:    PID %d: %s\n", (int)m->pid, strbuf_str(&sb));
+	fprintf(f, "Python:    %s\n", m->python_version ? m->python_version : "unknown");
+	fprintf(f, "Backend:   %s\n", m->backend ? m->backend : "unknown");
+	fprintf(f, "Duration:  %.2f s at %.0f Hz requested\n", secs, m->rate_hz);
+	fprintf(f, "Samples:   %" PRIu64 " stacks from %" PRIu64 " of %" PRIu64
+		" requested ticks (%.1f%%; %.0f ticks/s achieved)\n",
+		m->samples, m->ticks_taken, m->ticks_requested,
+		pct(m->ticks_taken, m->ticks_requested), secs > 0 ? (double)m->ticks_taken / secs : 0);
+	fprintf(f, "Errors:    %" PRIu64 " dropped samples (%.2f%%)\n", m->errors,
+		pct(m->errors, attempts));
+	fprintf(f, "Per tick:  mean %.1f us, max %.1f us; profiler CPU %.2f s\n",
+		m->ticks_taken ? (double)m->sample_ns_total / (double)m->ticks_taken / 1e3 : 0.0,
+		(double)m->sample_ns_max / 1e3, (double)m->profiler_cpu_ns / 1e9);
+	fprintf(f, "Threads:   %zu\n", p->nthreads);
+	strbuf_release(&sb);
+}
+
+/* ---- top functions ----------------------------------------------------- */
+
+struct fn_row {
+	uint32_t frame;
+	uint64_t self, total;
+};
+
+static int cmp_self(const void *a, const void *b)
+{
+	const struct fn_row *x = a, *y = b;
+	if (x->self != y->self)
+		return x->self < y->self ? 1 : -1;
+	return x->total < y->total ? 1 : (x->total > y->total ? -1 : 0);
+}
+
+static int cmp_total(const void *a, const void *b)
+{
+	const struct fn_row *x = a, *y = b;
+	if (x->total != y->total)
+		return x->total < y->total ? 1 : -1;
+	return x->self < y->self ? 1 : (x->self > y->self ? -1 : 0);
+}
+
+static void print_top(const struct fn_view *v, FILE *f, const struct output_opts *o,
+		      int by_total)
+{
+	struct fn_row *rows = xcalloc(v->tree.nframes, sizeof(*rows));
+	struct strbuf sb = STRBUF_INIT;
+	size_t n = 0;
+
+	for (uint32_t i = 1; i < v->tree.nframes; i++) {
+		if (v->tree.frames[i].kind == FRAME_OTHER && !v->fn_self[i])
+			continue;
+		if (!v->fn_total[i])
+			continue;
+		rows[n].frame = i;
+		rows[n].self = v->fn_self[i];
+		rows[n].total = v->fn_total[i];
+		n++;
+	}
+	qsort(rows, n, sizeof(*rows), by_total ? cmp_total : cmp_self);
+	fprintf(f, "\nTop functions (%s)\n", by_total ? "total" : "self");
+	fprintf(f, "   Self%%  Total%%    Samples  Function\n");
+	for (size_t i = 0; i < n && (int)i < o->limit; i++) {
+		if (!by_total && !rows[i].self)
+			break;
+		strbuf_reset(&sb);
+		format_function(&sb, &v->tree, rows[i].frame, ESCAPE_TERMINAL);
+		fprintf(f, " %6.2f%% %6.2f%% %10" PRIu64 "  %s\n", pct(rows[i].self, v->total),
+			pct(rows[i].total, v->total), by_total ? rows[i].total : rows[i].self,
+			strbuf_str(&sb));
+	}
+	strbuf_release(&sb);
+	free(rows);
+}
+
+/* ---- call tree --------------------------------------------------------- */
+
+struct children {
+	uint32_t *first;   /* per node: index into list */
+	uint32_t *count;
+	uint32_t *list;
+};
+
+static const struct fn_view *sort_view;
+
+static int cmp_child(const void *a, const void *b)
+{
+	uint64_t x = sort_view->node_total[*(const uint32_t *)a];
+	uint64_t y = sort_view->node_total[*(const uint32_t *)b];
+	return x < y ? 1 : (x > y ? -1 : 0);
+}
+
+static void children_build(struct children *ch, const struct fn_view *v)
+{
+	size_t n = v->tree.nnodes;
+	uint32_t *fill = xcalloc(n, sizeof(*fill));
+
+	ch->first = xcalloc(n, sizeof(*ch->first));
+	ch->count = xcalloc(n, sizeof(*ch->count));
+	ch->list = xcalloc(n, sizeof(*ch->list));
+	for (size_t i = 1; i < n; i++)
+		ch->count[v->tree.nodes[i].parent]++;
+	for (size_t i = 1, pos = 0; i <= n; i++) {
+		ch->first[i - 1] = (uint32_t)pos;
+		pos += ch->count[i - 1];
+	}
+	for (size_t i = 1; i < n; i++) {
+		uint32_t parent = v->tree.nodes[i].parent;
+		ch->list[ch->first[parent] + fill[parent]++] = (uint32_t)i;
+	}
+	sort_view = v;
+	for (size_t i = 0; i < n; i++)
+		qsort(ch->list + ch->first[i], ch->count[i], sizeof(uint32_t), cmp_child);
+	free(fill);
+}
+
+static void children_release(struct children *ch)
+{
+	free(ch->first);
+	free(ch->count);
+	free(ch->list);
+}
+
+struct tree_printer {
+	const struct fn_view *v;
+	const struct children *ch;
+	const struct output_opts *o;
+	FILE *f;
+	struct strbuf prefix;
+	struct strbuf label;
+};
+
+static size_t visible_children(struct tree_printer *tp, uint32_t node)
+{
+	size_t n = 0;
+	for (uint32_t i = 0; i < tp->ch->count[node]; i++) {
+		uint32_t c = tp->ch->list[tp->ch->first[node] + i];
+		if (pct(tp->v->node_total[c], tp->v->total) >= tp->o->min_percent)
+			n++;
+	}
+	return n;
+}
+
+static void print_node(struct tree_printer *tp, uint32_t node, int depth)
+{
+	size_t nvis;
+	uint32_t cur = node;
+
+	/* A chain of only children prints as a straight line. */
+	for (;;) {
+		strbuf_reset(&tp->label);
+		format_function(&tp->label, &tp->v->tree, tp->v->tree.nodes[cur].frame, ESCAPE_TERMINAL);
+		fprintf(tp->f, "%s%6.2f%%  %s\n", strbuf_str(&tp->prefix),
+			pct(tp->v->node_total[cur], tp->v->total), strbuf_str(&tp->label));
+		nvis = visible_children(tp, cur);
+		if (nvis != 1 || depth > 512)
+			break;
+		for (uint32_t i = 0; i < tp->ch->count[cur]; i++) {
+			uint32_t c = tp->ch->list[tp->ch->first[cur] + i];
+			if (pct(tp->v->node_total[c], tp->v->total) >= tp->o->min_percent) {
+				cur = c;
+				break;
+			}
+		}
+		depth++;
+	}
+	if (depth > 512)
+		return;
+	for (uint32_t i = 0, shown = 0; i < tp->ch->count[cur]; i++) {
+		uint32_t c = tp->ch->list[tp->ch->first[cur] + i];
+		size_t keep = tp->prefix.len;
+		int last;
+
+		if (pct(tp->v->node_total[c], tp->v->total) < tp->o->min_percent)
+			continue;
+		last = ++shown == nvis;
+		strbuf_addstr(&tp->prefix, last ? "  " : "| ");
+		print_node(tp, c, depth + 1);
+		tp->prefix.len = keep;
+		tp->prefix.buf[keep] = '\0';
+	}
+}
+
+static void print_tree(const struct fn_view *v, FILE *f, const struct output_opts *o)
+{
+	struct children ch;
+	struct tree_printer tp = { v, &ch, o, f, STRBUF_INIT, STRBUF_INIT };
+
+	children_build(&ch, v);
+	fprintf(f, "\nCall tree (callers above callees; %% of all samples; "
+		"branches under %.1f%% hidden)\n", o->min_percent);
+	for (uint32_t i = 0; i < ch.count[0]; i++) {
+		uint32_t c = ch.list[ch.first[0] + i];
+		if (pct(v->node_total[c], v->total) >= o->min_percent)
+			print_node(&tp, c, 0);
+	}
+	strbuf_release(&tp.prefix);
+	strbuf_release(&tp.label);
+	children_release(&ch);
+}
+
+static void print_threads(const struct profile *p, FILE *f, uint64_t total,
+			  const struct output_opts *o)
+{
+	struct strbuf sb = STRBUF_INIT;
+	uint64_t *per = xcalloc(p->nthreads ? p->nthreads : 1, sizeof(*per));
+
+	for (size_t i = 0; i < p->ncounts; i++)
+		per[p->counts[i].thread] += p->counts[i].count;
+	fprintf(f, "\nThreads\n");
+	for (size_t i = 0; i < p->nthreads; i++) {
+		if (!thread_matches(p, (uint32_t)i, o->thread))
+			continue;
+		strbuf_reset(&sb);
+		format_thread(&sb, p, (uint32_t)i, ESCAPE_TERMINAL);
+		fprintf(f, " %6.2f%% %10" PRIu64 "  %s\n", pct(per[i], total), per[i], strbuf_str(&sb));
+	}
+	free(per);
+	strbuf_release(&sb);
+}
+
+int output_text(const struct profile *p, FILE *f, const struct output_opts *opts)
+{
+	struct output_opts def;
+	struct fn_view v;
+
+	if (!opts) {
+		output_opts_default(&def);
+		opts = &def;
+	}
+	print_header(p, f);
+	fn_view_build(&v, p, opts);
+	if (!v.total) {
+		fprintf(f, "\nNo samples were recorded.\n");
+		fn_view_release(&v);
+		return ferror(f) ? -EIO : 0;
+	}
+	print_threads(p, f, v.total, opts);
+	print_top(&v, f, opts, 0);
+	print_top(&v, f, opts, 1);
+	print_tree(&v, f, opts);
+	fn_view_release(&v);
+	return ferror(f) ? -EIO : 0;
+}

@@ -1,0 +1,115 @@
+/*
+ * The in-memory profile every backend fills and every output reads. Each
+ * distinct string, frame and stack is stored once: strings and frames in
+ * interned tables, stacks as nodes of a prefix tree (a stack is the id of its
+ * innermost node), so memory grows with the number of distinct stacks, not
+ * with the number of samples. Counts are kept per (thread, stack).
+ */
+#ifndef FRAMEWALK_PROFILE_PROFILE_H
+#define FRAMEWALK_PROFILE_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum frame_kind {
+	FRAME_PYTHON = 0,
+	FRAME_NATIVE = 1,
+	FRAME_KERNEL = 2,
+	FRAME_OTHER = 3,    /* markers such as <unknown> or a wait reason */
+};
+
+struct pf_frame {
+	uint32_t name;      /* string id */
+	uint32_t file;      /* string id, 0 = none */
+	int32_t line;       /* 0 = unknown */
+	uint8_t kind;
+};
+
+struct pf_node {
+	uint32_t parent;    /* 0 = the root */
+	uint32_t frame;
+	uint32_t depth;
+};
+
+struct pf_thread {
+	pid_t pid, tid;
+	uint32_t name;      /* string id */
+};
+
+struct pf_count {
+	uint32_t thread;    /* index into threads */
+	uint32_t node;      /* innermost node of the stack */
+	uint64_t count;
+};
+
+struct pf_table {           /* open addressing over ids, hash and compare by caller */
+	uint32_t *slots;
+	size_t cap, n;
+};
+
+struct profile_meta {
+	pid_t pid;
+	char *target;            /* command line of the target */
+	char *python_version;
+	char *backend;
+	uint64_t start_unix_ns;
+	uint64_t duration_ns;
+	double rate_hz;          /* requested */
+	uint64_t ticks_requested;
+	uint64_t ticks_taken;
+	uint64_t samples;        /* stacks recorded (one per thread per tick) */
+	uint64_t errors;         /* samples dropped as torn or invalid */
+	uint64_t sample_ns_total;/* time spent taking ticks */
+	uint64_t sample_ns_max;
+	uint64_t profiler_cpu_ns;
+};
+
+struct profile {
+	/* strings: id 0 is "" */
+	char **strings;
+	uint32_t *string_len;
+	size_t nstrings, strings_alloc;
+	struct pf_table string_index;
+	/* frames: id 0 unused */
+	struct pf_frame *frames;
+	size_t nframes, frames_alloc;
+	struct pf_table frame_index;
+	/* nodes: id 0 is the root */
+	struct pf_node *nodes;
+	size_t nnodes, nodes_alloc;
+	struct pf_table node_index;
+	/* threads */
+	struct pf_thread *threads;
+	size_t nthreads, threads_alloc;
+	/* counts */
+	struct pf_count *counts;
+	size_t ncounts, counts_alloc;
+	struct pf_table count_index;
+	struct profile_meta meta;
+};
+
+void profile_init(struct profile *p);
+void profile_release(struct profile *p);
+
+uint32_t profile_string(struct profile *p, const char *s, size_t len);
+static inline uint32_t profile_cstring(struct profile *p, const char *s)
+{
+	return profile_string(p, s, s ? __builtin_strlen(s) : 0);
+}
+const char *profile_str(const struct profile *p, uint32_t id);
+
+uint32_t profile_frame(struct profile *p, enum frame_kind kind, uint32_t name,
+		       uint32_t file, int32_t line);
+/* Intern a stack given outermost frame first; returns its innermost node. */
+uint32_t profile_stack(struct profile *p, const uint32_t *frames, size_t n);
+/* Thread index for (pid, tid); the name is updated when given. */
+uint32_t profile_thread(struct profile *p, pid_t pid, pid_t tid, const char *name);
+void profile_add(struct profile *p, uint32_t thread, uint32_t node, uint64_t count);
+
+/* Frames of a node, outermost first, into out (capacity max). Returns depth. */
+size_t profile_node_frames(const struct profile *p, uint32_t node, uint32_t *out, size_t max);
+
+uint64_t profile_total(const struct profile *p);
+
+#endif

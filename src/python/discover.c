@@ -1,0 +1,281 @@
+/*
+ * Implementation of discover.h. Order of trust: the target's own
+ * _Py_DebugOffsets (3.13+) over Py_Version over the version string in
+ * .rodata over the file name; a layout is only used for the minor version it
+ * was made for.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <libgen.h>
+
+#include "python/discover.h"
+#include "target/elfsym.h"
+#include "target/proc.h"
+#include "util/util.h"
+
+#define DEBUG_COOKIE "xdebugpy"
+
+/* "libpython3.12.so.1.0" -> 12, "python3.9" -> 9; "libpython2.7.so" -> major 2. */
+static int version_from_name(const char *path, int *major, int *minor)
+{
+	const char *base = strrchr(path, '/');
+	const char *p;
+	long ma, mi;
+	char *end;
+
+	base = base ? base + 1 : path;
+	p = strstr(base, "python");
+	if (!p)
+		return -ENOENT;
+	p += 6;
+	ma = strtol(p, &end, 10);
+	if (end == p || *end != '.')
+		return -ENOENT;
+	p = end + 1;
+	mi = strtol(p, &end, 10);
+	if (end == p || ma < 2 || ma > 3 || mi < 0 || mi > 99)
+		return -ENOENT;
+	*major = (int)ma;
+	*minor = (int)mi;
+	return 0;
+}
+
+static int is_libpython(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	return !strncmp(base, "libpython", 9);
+}
+
+static int looks_like_python(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	return is_libpython(path) || !strncmp(base, "python", 6);
+}
+
+static void set_version(struct py_target *t, int major, int minor, int micro)
+{
+	t->major = major;
+	t->minor = minor;
+	t->micro = micro;
+	if (micro >= 0)
+		xsnprintf(t->version, sizeof(t->version), "%d.%d.%d", major, minor, micro);
+	else
+		xsnprintf(t->version, sizeof(t->version), "%d.%d", major, minor);
+}
+
+/* The version of an ELF module from Py_Version, .rodata, or its name. */
+static void module_version(struct elf_file *ef, const char *path, struct py_target *t)
+{
+	uint64_t addr;
+	uint32_t hex;
+	int major = 0, minor = -1;
+	char prefix[16], str[32];
+
+	if (!elf_file_symbol(ef, "Py_Version", &addr, NULL) &&
+	    !elf_file_read_vaddr(ef, addr, &hex, sizeof(hex)) && (hex >> 24) == 3) {
+		set_version(t, 3, (hex >> 16) & 0xff, (hex >> 8) & 0xff);
+		return;
+	}
+	if (!version_from_name(path, &major, &minor)) {
+		xsnprintf(prefix, sizeof(prefix), "%d.%d.", major, minor);
+		if (!elf_file_find_version_string(ef, prefix, str, sizeof(str)))
+			set_version(t, major, minor, (int)strtol(str + strlen(prefix), NULL, 10));
+		else
+			set_version(t, major, minor, -1);
+		return;
+	}
+	for (minor = 8; minor <= 12; minor++) {
+		xsnprintf(prefix, sizeof(prefix), "3.%d.", minor);
+		if (!elf_file_find_version_string(ef, prefix, str, sizeof(str))) {
+			set_version(t, 3, minor, (int)strtol(str + strlen(prefix), NULL, 10));
+			return;
+		}
+	}
+	t->major = 0;
+}
+
+/* Where _PyRuntime is in the file: the .PyRuntime section, or the symbol. */
+static int runtime_vaddr(struct elf_file *ef, uint64_t *vaddr)
+{
+	uint64_t size;
+
+	if (!elf_file_section(ef, ".PyRuntime", vaddr, &size) && size)
+		return 0;
+	return elf_file_symbol(ef, "_PyRuntime", vaddr, NULL);
+}
+
+static int open_module(pid_t pid, const struct proc_map *map, struct elf_file **ef)
+{
+	char host[PATH_MAX + 64];
+	int ret;
+
+	ret = proc_map_host_path(pid, map, host, sizeof(host));
+	if (ret)
+		return ret;
+	*ef = elf_file_open(host);
+	if (!*ef)
+		return errno == EACCES ? -EPERM : -errno;
+	return 0;
+}
+
+static int read_debug_offsets(struct target_mem *mem, struct py_target *t, struct strbuf *why)
+{
+	const struct py_debug_offsets_layout *layout;
+	uint8_t head[24], *block;
+	uint64_t version;
+	int minor, ret;
+
+	ret = mem_read(mem, t->runtime_addr, head, sizeof(head));
+	if (ret) {
+		strbuf_addf(why, "cannot read _PyRuntime at 0x%" PRIx64, t->runtime_addr);
+		return ret == -EFAULT ? -EPROTO : ret;
+	}
+	if (memcmp(head, DEBUG_COOKIE, 8)) {
+		strbuf_addf(why, "Python %s: _PyRuntime does not start with the debug offsets cookie",
+			    t->version);
+		return -EPROTO;
+	}
+	memcpy(&version, head + 8, sizeof(version));
+	minor = (int)((version >> 16) & 0xff);
+	if ((version >> 24) != 3 || minor != t->minor) {
+		/* The block is the authority; the file name may lie. */
+		if ((version >> 24) != 3) {
+			strbuf_addf(why, "_Py_DebugOffsets carries version 0x%" PRIx64, version);
+			return -EPROTO;
+		}
+	}
+	set_version(t, 3, minor, (int)((version >> 8) & 0xff));
+	layout = py_debug_layout(minor);
+	if (!layout) {
+		strbuf_addf(why, "Python %s is not supported (framewalk knows the debug-offsets layout "
+			    "of 3.13 to 3.15)", t->version);
+		return -ENOTSUP;
+	}
+	block = xmalloc((size_t)layout->block_size);
+	ret = mem_read(mem, t->runtime_addr, block, (size_t)layout->block_size);
+	if (!ret)
+		ret = py_offsets_from_debug(layout, block, (size_t)layout->block_size, &t->offsets);
+	free(block);
+	if (ret) {
+		strbuf_addf(why, "Python %s: its _Py_DebugOffsets block is unreadable or inconsistent",
+			    t->version);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+static int use_builtin_offsets(struct py_target *t, struct strbuf *why)
+{
+	const struct py_offsets *off = py_offsets_builtin(t->minor);
+
+	if (t->major != 3 || !off) {
+		strbuf_addf(why, "Python %s is not supported (framewalk reads CPython 3.8 to 3.15)",
+			    t->version);
+		return -ENOTSUP;
+	}
+	t->offsets = *off;
+	return 0;
+}
+
+/*
+ * Try one mapped module as the holder of _PyRuntime. 1 found, 0 not, 2 a
+ * Python without a _PyRuntime (too old to read), <0 error.
+ */
+static int try_module(struct py_target *t, const struct proc_maps *maps, const char *path,
+		      struct strbuf *why)
+{
+	const struct proc_map *base = proc_maps_find_base(maps, path);
+	struct elf_file *ef;
+	uint64_t vaddr, delta, code_type;
+	int ret;
+
+	if (!base)
+		return 0;
+	ret = open_module(t->pid, base, &ef);
+	if (ret == -EPERM) {
+		strbuf_addf(why, "cannot open %s through /proc/%d/root", path, (int)t->pid);
+		return ret;
+	}
+	if (ret)
+		return 0;
+	if (runtime_vaddr(ef, &vaddr) || elf_file_load_delta(ef, &delta)) {
+		/* A python without _PyRuntime is too old (<= 3.6) or not CPython. */
+		if (looks_like_python(path) && !version_from_name(path, &t->major, &t->minor)) {
+			module_version(ef, path, t);
+			elf_file_close(ef);
+			return 2;
+		}
+		elf_file_close(ef);
+		return 0;
+	}
+	module_version(ef, path, t);
+	t->module_bias = base->start - delta;
+	t->runtime_addr = vaddr + t->module_bias;
+	if (!elf_file_symbol(ef, "PyCode_Type", &code_type, NULL))
+		t->code_type_addr = code_type + t->module_bias;
+	t->shared = is_libpython(path);
+	xsnprintf(t->module, sizeof(t->module), "%s", path);
+	elf_file_close(ef);
+	return 1;
+}
+
+int py_discover(pid_t pid, struct target_mem *mem, struct py_target *t, struct strbuf *why)
+{
+	struct proc_maps maps;
+	int ret, found = 0, too_old;
+
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	ret = proc_exists(pid);
+	if (ret) {
+		strbuf_addf(why, "no such process: %d", (int)pid);
+		return -ESRCH;
+	}
+	ret = proc_exe(pid, t->exe, sizeof(t->exe));
+	if (ret == -EACCES || ret == -EPERM) {
+		strbuf_addf(why, "not allowed to inspect process %d", (int)pid);
+		return -EPERM;
+	}
+	if (ret) {
+		strbuf_addf(why, "no such process: %d", (int)pid);
+		return -ESRCH;
+	}
+	ret = proc_maps_read(pid, &maps);
+	if (ret) {
+		if (ret == -EACCES || ret == -EPERM) {
+			strbuf_addf(why, "not allowed to read the memory map of process %d", (int)pid);
+			return -EPERM;
+		}
+		strbuf_addf(why, "no such process: %d", (int)pid);
+		return -ESRCH;
+	}
+	/* The executable first (static builds), then any libpython. */
+	found = try_module(t, &maps, t->exe, why);
+	too_old = found == 2;
+	for (size_t i = 0; (found == 0 || found == 2) && i < maps.n; i++) {
+		const char *path = maps.maps[i].path;
+
+		if (maps.maps[i].offset != 0 || !is_libpython(path) || !strcmp(path, t->exe))
+			continue;
+		found = try_module(t, &maps, path, why);
+		too_old |= found == 2;
+	}
+	proc_maps_release(&maps);
+	if (found < 0)
+		return found;
+	if (found != 1 && too_old) {
+		strbuf_addf(why, "Python %s is not supported (framewalk reads CPython 3.8 to 3.15)",
+			    t->version);
+		return -ENOTSUP;
+	}
+	if (!found) {
+		strbuf_addf(why, "process %d (%s) is not a Python process: no CPython runtime "
+			    "(_PyRuntime) in its executable or a libpython", (int)pid, t->exe);
+		return -ENOEXEC;
+	}
+	if (t->major == 3 && t->minor >= 13)
+		return read_debug_offsets(mem, t, why);
+	return use_builtin_offsets(t, why);
+}

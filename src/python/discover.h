@@ -1,0 +1,48 @@
+/*
+ * Finding the CPython runtime inside a target process: which module holds
+ * _PyRuntime (the executable for static builds, libpython3.X.so for shared
+ * ones), where it is loaded, which version it is, and the offsets to read it
+ * with (built-in tables for 3.8-3.12, the target's own _Py_DebugOffsets for
+ * 3.13+). ELF files are opened through /proc/PID/root, so a process in a
+ * container or chroot resolves to its own files.
+ */
+#ifndef FRAMEWALK_PYTHON_DISCOVER_H
+#define FRAMEWALK_PYTHON_DISCOVER_H
+
+#include <limits.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "python/offsets.h"
+#include "target/memory.h"
+#include "util/strbuf.h"
+
+struct py_target {
+	pid_t pid;
+	char exe[PATH_MAX];             /* the executable, as the target names it */
+	char module[PATH_MAX];          /* module holding _PyRuntime, as the target names it */
+	int shared;                     /* module is a libpython shared library */
+	uint64_t module_bias;           /* load bias of that module */
+	uint64_t runtime_addr;          /* &_PyRuntime in the target */
+	uint64_t code_type_addr;        /* &PyCode_Type in the target, 0 if unknown */
+	int major, minor, micro;
+	char version[32];               /* "3.12.1", or "3.9" when the micro is unknown */
+	struct py_offsets offsets;      /* how to read this interpreter */
+};
+
+/*
+ * Discover the runtime of pid. Returns 0, or:
+ *   -ESRCH    no such process
+ *   -EPERM    not allowed to read it (why says what is missing)
+ *   -ENOEXEC  not a CPython process
+ *   -ENOTSUP  a CPython this framewalk cannot read (version names it)
+ *   -EPROTO   the runtime's own debug offsets are invalid
+ * why receives a one-line reason for the non-zero cases.
+ */
+int py_discover(pid_t pid, struct target_mem *mem, struct py_target *out, struct strbuf *why);
+
+/* Fill py_offsets from a 3.13+ _Py_DebugOffsets block (debug_offsets.c). 0 or -EPROTO. */
+int py_offsets_from_debug(const struct py_debug_offsets_layout *layout,
+			  const uint8_t *block, size_t len, struct py_offsets *out);
+
+#endif

@@ -1,0 +1,476 @@
+/*
+ * Implementation of reader.h: thread list, frame chain and code objects of a
+ * CPython 3.8-3.15 interpreter, read from outside. The per-version
+ * differences are all in struct py_offsets; the only branches here are on
+ * its frame, instruction and line models.
+ */
+#include <errno.h>
+#include <inttypes.h>
+
+#include "python/linetable.h"
+#include "python/reader.h"
+#include "target/proc.h"
+#include "util/strbuf.h"
+#include "util/util.h"
+
+#define FRAME_OWNED_BY_CSTACK 3
+#define PTHREAD_SCAN 2048
+#define GLIBC_PTHREAD_TID_OFF 0x2d0
+#define TABLE_MAX (1u << 20)
+
+static uint64_t get_u64(const uint8_t *buf, int32_t off)
+{
+	uint64_t v;
+	memcpy(&v, buf + off, sizeof(v));
+	return v;
+}
+
+static int32_t get_i32(const uint8_t *buf, int32_t off)
+{
+	int32_t v;
+	memcpy(&v, buf + off, sizeof(v));
+	return v;
+}
+
+void py_reader_init(struct py_reader *r, struct target_mem *mem, const struct py_target *t)
+{
+	memset(r, 0, sizeof(*r));
+	r->mem = mem;
+	r->target = t;
+	r->off = &t->offsets;
+	r->pthread_tid_off = -1;
+}
+
+static void code_free(struct py_code *c)
+{
+	if (!c)
+		return;
+	free(c->name);
+	free(c->file);
+	free(c->table);
+	free(c);
+}
+
+void py_reader_release(struct py_reader *r)
+{
+	for (size_t i = 0; i < r->codes_cap; i++)
+		code_free(r->codes[i]);
+	free(r->codes);
+	memset(r, 0, sizeof(*r));
+}
+
+/* ---- strings ---------------------------------------------------------- */
+
+static void put_utf8(struct strbuf *sb, uint32_t c)
+{
+	if (c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		c = 0xfffd;
+	if (c < 0x80) {
+		strbuf_addch(sb, (char)c);
+	} else if (c < 0x800) {
+		strbuf_addch(sb, (char)(0xc0 | (c >> 6)));
+		strbuf_addch(sb, (char)(0x80 | (c & 0x3f)));
+	} else if (c < 0x10000) {
+		strbuf_addch(sb, (char)(0xe0 | (c >> 12)));
+		strbuf_addch(sb, (char)(0x80 | ((c >> 6) & 0x3f)));
+		strbuf_addch(sb, (char)(0x80 | (c & 0x3f)));
+	} else {
+		strbuf_addch(sb, (char)(0xf0 | (c >> 18)));
+		strbuf_addch(sb, (char)(0x80 | ((c >> 12) & 0x3f)));
+		strbuf_addch(sb, (char)(0x80 | ((c >> 6) & 0x3f)));
+		strbuf_addch(sb, (char)(0x80 | (c & 0x3f)));
+	}
+}
+
+/*
+ * Read a str object as UTF-8, at most cap code points. Compact strings only
+ * (every code-object name is one); anything else is rejected.
+ */
+static int read_unicode(struct py_reader *r, uint64_t addr, size_t cap, char **out)
+{
+	const struct py_offsets *o = r->off;
+	uint8_t head[128];
+	struct strbuf sb = STRBUF_INIT;
+	uint32_t state;
+	uint64_t len;
+	unsigned kind, compact, ascii;
+	size_t hdr, nbytes;
+	uint8_t *data;
+	int ret;
+
+	hdr = (size_t)o->unicode_compact_data;
+	if (hdr > sizeof(head))
+		return -EFAULT;
+	ret = mem_read(r->mem, addr, head, hdr);
+	if (ret)
+		return ret;
+	len = get_u64(head, o->unicode_length);
+	memcpy(&state, head + o->unicode_state, sizeof(state));
+	kind = (state >> 2) & 7;
+	compact = (state >> 5) & 1;
+	ascii = (state >> 6) & 1;
+	if (!compact || (kind != 1 && kind != 2 && kind != 4) || (ascii && kind != 1) ||
+	    len > (1u << 20))
+		return -EFAULT;
+	if (len > cap)
+		len = cap;
+	nbytes = (size_t)len * kind;
+	data = xmalloc(nbytes + 1);
+	ret = mem_read(r->mem, addr + (uint64_t)(ascii ? o->unicode_ascii_data : o->unicode_compact_data),
+		       data, nbytes);
+	if (ret) {
+		free(data);
+		return ret;
+	}
+	for (size_t i = 0; i < len; i++) {
+		uint32_t c;
+
+		if (kind == 1) {
+			c = data[i];
+		} else if (kind == 2) {
+			uint16_t v;
+			memcpy(&v, data + 2 * i, 2);
+			c = v;
+		} else {
+			memcpy(&c, data + 4 * i, 4);
+		}
+		if (ascii && c >= 0x80) {
+			free(data);
+			strbuf_release(&sb);
+			return -EFAULT;
+		}
+		put_utf8(&sb, c);
+	}
+	free(data);
+	*out = strbuf_detach(&sb);
+	return 0;
+}
+
+static int read_bytes(struct py_reader *r, uint64_t addr, uint8_t **out, uint32_t *len_out)
+{
+	const struct py_offsets *o = r->off;
+	uint64_t len;
+	uint8_t *buf;
+	int ret;
+
+	ret = mem_read_u64(r->mem, addr + (uint64_t)o->bytes_size, &len);
+	if (ret)
+		return ret;
+	if (len > TABLE_MAX)
+		return -EFAULT;
+	buf = xmalloc((size_t)len + 1);
+	ret = mem_read(r->mem, addr + (uint64_t)o->bytes_data, buf, (size_t)len);
+	if (ret) {
+		free(buf);
+		return ret;
+	}
+	*out = buf;
+	*len_out = (uint32_t)len;
+	return 0;
+}
+
+/* ---- code objects ----------------------------------------------------- */
+
+static size_t code_slot(const struct py_reader *r, uint64_t addr)
+{
+	uint64_t h = addr * 0x9e3779b97f4a7c15ull;
+	size_t i = (size_t)(h >> 20) & (r->codes_cap - 1);
+
+	while (r->codes[i] && r->codes[i]->addr != addr)
+		i = (i + 1) & (r->codes_cap - 1);
+	return i;
+}
+
+static void code_cache_grow(struct py_reader *r)
+{
+	struct py_code **old = r->codes;
+	size_t oldcap = r->codes_cap;
+
+	r->codes_cap = oldcap ? oldcap * 2 : 256;
+	r->codes = xcalloc(r->codes_cap, sizeof(*r->codes));
+	for (size_t i = 0; i < oldcap; i++)
+		if (old[i])
+			r->codes[code_slot(r, old[i]->addr)] = old[i];
+	free(old);
+}
+
+static int read_code(struct py_reader *r, uint64_t addr, struct py_code **out)
+{
+	const struct py_offsets *o = r->off;
+	uint8_t buf[512];
+	struct py_code *c;
+	uint64_t type, name_addr;
+	int ret;
+
+	if ((size_t)o->code_size > sizeof(buf))
+		return -EFAULT;
+	ret = mem_read(r->mem, addr, buf, (size_t)o->code_size);
+	if (ret)
+		return ret;
+	type = get_u64(buf, o->object_type);
+	if (r->target->code_type_addr && type != r->target->code_type_addr)
+		return -EFAULT;
+	c = xcalloc(1, sizeof(*c));
+	c->addr = addr;
+	c->firstlineno = get_i32(buf, o->code_firstlineno);
+	name_addr = get_u64(buf, o->code_qualname != PYOFF_NONE ? o->code_qualname : o->code_name);
+	ret = read_unicode(r, name_addr, PY_NAME_MAX, &c->name);
+	if (!ret)
+		ret = read_unicode(r, get_u64(buf, o->code_filename), PY_FILE_MAX, &c->file);
+	if (!ret)
+		ret = read_bytes(r, get_u64(buf, o->code_linetable), &c->table, &c->table_len);
+	if (ret || c->firstlineno < 0) {
+		code_free(c);
+		return ret ? ret : -EFAULT;
+	}
+	for (int i = 0; i < 4; i++)
+		c->line_cache_key[i] = -1;
+	*out = c;
+	return 0;
+}
+
+int py_reader_code(struct py_reader *r, uint64_t addr, struct py_code **out)
+{
+	struct py_code *c;
+	size_t slot;
+	int ret;
+
+	if (!addr || (addr & 7))
+		return -EFAULT;
+	if (r->codes_cap) {
+		slot = code_slot(r, addr);
+		if (r->codes[slot]) {
+			*out = r->codes[slot];
+			return 0;
+		}
+	}
+	ret = read_code(r, addr, &c);
+	r->stats.code_misses++;
+	if (ret) {
+		r->stats.code_errors++;
+		return ret;
+	}
+	if ((r->codes_n + 1) * 2 > r->codes_cap)
+		code_cache_grow(r);
+	r->codes[code_slot(r, addr)] = c;
+	r->codes_n++;
+	*out = c;
+	return 0;
+}
+
+int py_code_line(struct py_code *c, const struct py_offsets *off, int64_t instr)
+{
+	int line;
+
+	if (instr < 0 || instr > INT32_MAX / 2)
+		return c->firstlineno;
+	for (int i = 0; i < 4; i++)
+		if (c->line_cache_key[i] == (int32_t)instr)
+			return c->line_cache_val[i];
+	switch (off->line_model) {
+	case PY_LINES_LNOTAB:
+		line = linetable_lnotab_line(c->table, c->table_len, c->firstlineno, (int)instr);
+		break;
+	case PY_LINES_310:
+		line = linetable_310_line(c->table, c->table_len, c->firstlineno, (int)instr * 2);
+		break;
+	default:
+		line = linetable_locations_line(c->table, c->table_len, c->firstlineno, (int)instr);
+		break;
+	}
+	if (line < 0)
+		line = 0;
+	c->line_cache_key[c->line_cache_next & 3] = (int32_t)instr;
+	c->line_cache_val[c->line_cache_next & 3] = line;
+	c->line_cache_next++;
+	return line;
+}
+
+/* ---- threads ---------------------------------------------------------- */
+
+static int read_interp(struct py_reader *r, uint64_t *interp)
+{
+	int ret;
+
+	if (r->interp) {
+		*interp = r->interp;
+		return 0;
+	}
+	ret = mem_read_u64(r->mem, r->target->runtime_addr +
+			   (uint64_t)r->off->runtime_interpreters_head, interp);
+	if (ret)
+		return ret;
+	if (!*interp)
+		return -EAGAIN;
+	r->interp = *interp;
+	return 0;
+}
+
+/*
+ * <= 3.10 thread states carry only the pthread_t. glibc keeps the kernel tid
+ * inside struct pthread; find where once, from a thread whose tid is known
+ * to be one of the process's tasks.
+ */
+static int32_t tid_from_pthread(struct py_reader *r, uint64_t pthread_id)
+{
+	uint8_t buf[PTHREAD_SCAN];
+	pid_t *tids;
+	size_t ntids;
+	int32_t found = 0;
+
+	if (!pthread_id)
+		return 0;
+	if (r->pthread_tid_off >= 0) {
+		int32_t tid;
+		if (mem_read(r->mem, pthread_id + (uint64_t)r->pthread_tid_off, &tid, sizeof(tid)))
+			return 0;
+		return tid > 0 ? tid : 0;
+	}
+	if (r->pthread_tid_off == -2 || mem_read(r->mem, pthread_id, buf, sizeof(buf)))
+		return 0;
+	if (proc_tasks(r->target->pid, &tids, &ntids))
+		return 0;
+	for (int pass = 0; pass < 2 && !found; pass++) {
+		for (int off = pass ? 0 : GLIBC_PTHREAD_TID_OFF; off + 4 <= PTHREAD_SCAN; off += 4) {
+			int32_t v = get_i32(buf, off);
+
+			for (size_t i = 0; v > 0 && i < ntids; i++) {
+				if (tids[i] == v) {
+					r->pthread_tid_off = off;
+					found = v;
+					break;
+				}
+			}
+			if (found || !pass)
+				break;
+		}
+	}
+	free(tids);
+	return found;
+}
+
+int py_reader_threads(struct py_reader *r, struct py_thread_info *out, size_t max, size_t *n)
+{
+	const struct py_offsets *o = r->off;
+	uint8_t buf[1024];
+	uint64_t interp, ts;
+	size_t count = 0;
+	int ret;
+
+	*n = 0;
+	if ((size_t)o->tstate_size > sizeof(buf))
+		return -EFAULT;
+	ret = read_interp(r, &interp);
+	if (ret)
+		return ret;
+	ret = mem_read_u64(r->mem, interp + (uint64_t)o->interp_threads_head, &ts);
+	if (ret) {
+		r->interp = 0;
+		return ret;
+	}
+	if (!ts)
+		return -EAGAIN;
+	while (ts) {
+		struct py_thread_info *t;
+		uint64_t frame;
+
+		if (count >= max || count >= PY_MAX_THREADS)
+			return -EFAULT;
+		ret = mem_read(r->mem, ts, buf, (size_t)o->tstate_size);
+		if (ret)
+			return ret;
+		t = &out[count++];
+		t->tstate = ts;
+		t->pthread_id = get_u64(buf, o->tstate_thread_id);
+		frame = get_u64(buf, o->tstate_frame);
+		if (o->cframe_current_frame != PYOFF_NONE && frame) {
+			ret = mem_read_u64(r->mem, frame + (uint64_t)o->cframe_current_frame, &frame);
+			if (ret)
+				return ret;
+		}
+		t->frame = frame;
+		if (o->tstate_native_thread_id != PYOFF_NONE)
+			t->tid = (int32_t)get_u64(buf, o->tstate_native_thread_id);
+		else
+			t->tid = tid_from_pthread(r, t->pthread_id);
+		ts = get_u64(buf, o->tstate_next);
+		if (ts == t->tstate)
+			return -EFAULT;
+	}
+	*n = count;
+	return 0;
+}
+
+/* ---- frames ----------------------------------------------------------- */
+
+static uint64_t code_start(const struct py_offsets *o, uint64_t code)
+{
+	return code + (uint64_t)o->code_code_adaptive;
+}
+
+int py_reader_stack(struct py_reader *r, const struct py_thread_info *t,
+		    struct py_frame_info *frames, size_t max, size_t *depth)
+{
+	const struct py_offsets *o = r->off;
+	uint8_t buf[256];
+	uint64_t frame = t->frame, prev_frame = 0;
+	size_t n = 0, steps = 0;
+	int ret;
+
+	*depth = 0;
+	if ((size_t)o->frame_size > sizeof(buf))
+		return -EFAULT;
+	while (frame) {
+		struct py_code *code;
+		uint64_t code_addr;
+		int64_t instr;
+
+		if (++steps > PY_MAX_DEPTH * 2 || frame == prev_frame) {
+			r->stats.depth_capped++;
+			return -ELOOP;
+		}
+		ret = mem_read(r->mem, frame, buf, (size_t)o->frame_size);
+		if (ret)
+			return ret;
+		prev_frame = frame;
+		code_addr = get_u64(buf, o->frame_code);
+		if (o->frame_code_tagged != PYOFF_NONE && o->frame_code_tagged)
+			code_addr &= ~(uint64_t)o->frame_code_tagged;
+		frame = get_u64(buf, o->frame_previous);
+		if (o->frame_owner != PYOFF_NONE && buf[o->frame_owner] >= FRAME_OWNED_BY_CSTACK) {
+			if (buf[o->frame_owner] > 4)
+				return -EFAULT;
+			continue;       /* C-stack shim: no Python code */
+		}
+		ret = py_reader_code(r, code_addr, &code);
+		if (ret == -ESRCH || ret == -EPERM)
+			return ret;
+		if (ret) {
+			/* 3.13+ may hold a non-code executable; otherwise torn. */
+			if (o->frame_model == PY_FRAMES_INTERP_312 && o->version_hex >= 0x030d0000)
+				continue;
+			return -EFAULT;
+		}
+		switch (o->instr_model) {
+		case PY_INSTR_LASTI_BYTES:
+		case PY_INSTR_LASTI_UNITS:
+			instr = get_i32(buf, o->frame_instr);
+			break;
+		default: {
+			uint64_t ip = get_u64(buf, o->frame_instr);
+			uint64_t start = code_start(o, code_addr);
+			instr = ip >= start ? (int64_t)((ip - start) / 2) : -1;
+			break;
+		}
+		}
+		if (n >= max) {
+			r->stats.depth_capped++;
+			return -ELOOP;
+		}
+		frames[n].code = code;
+		frames[n].line = py_code_line(code, o, instr);
+		n++;
+	}
+	*depth = n;
+	return 0;
+}

@@ -1,0 +1,90 @@
+/*
+ * Reading a live interpreter's threads and Python call stacks from outside,
+ * through a target_mem, with the offsets discovery chose. Everything read is
+ * untrusted: pointers are validated (code objects by their type), walks are
+ * depth-capped, strings length-capped, and a torn or garbage read makes the
+ * call fail with -EFAULT so the sampler counts and drops that sample.
+ * Code objects are cached by address with their names, file and line table.
+ */
+#ifndef FRAMEWALK_PYTHON_READER_H
+#define FRAMEWALK_PYTHON_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "python/discover.h"
+#include "target/memory.h"
+
+#define PY_MAX_DEPTH 1024       /* frames per stack */
+#define PY_MAX_THREADS 4096     /* thread states per interpreter */
+#define PY_NAME_MAX 1024        /* bytes of a function name kept */
+#define PY_FILE_MAX 4096        /* bytes of a file name kept */
+
+struct py_code {
+	uint64_t addr;
+	char *name;                 /* co_qualname (3.11+) or co_name, UTF-8 */
+	char *file;                 /* co_filename, UTF-8 */
+	int firstlineno;
+	uint8_t *table;             /* co_lnotab / co_linetable bytes */
+	uint32_t table_len;
+	uint32_t line_cache_next;
+	int32_t line_cache_key[4];
+	int32_t line_cache_val[4];
+	uint32_t user_name;         /* free for the consumer (profile string ids) */
+	uint32_t user_file;
+};
+
+struct py_frame_info {
+	const struct py_code *code;
+	int line;                   /* 0 when unknown */
+};
+
+struct py_thread_info {
+	uint64_t tstate;
+	uint64_t frame;             /* innermost frame address, 0 when idle */
+	uint64_t pthread_id;
+	int32_t tid;                /* native thread id, 0 when unknown */
+};
+
+struct py_reader_stats {
+	uint64_t code_misses;       /* code objects read */
+	uint64_t code_errors;       /* candidate code objects rejected */
+	uint64_t depth_capped;
+};
+
+struct py_reader {
+	struct target_mem *mem;
+	const struct py_target *target;
+	const struct py_offsets *off;
+	uint64_t interp;            /* first interpreter, cached */
+	struct py_code **codes;     /* open-addressing cache by address */
+	size_t codes_cap, codes_n;
+	int pthread_tid_off;        /* <= 3.10: offset of the tid in struct pthread */
+	struct py_reader_stats stats;
+};
+
+void py_reader_init(struct py_reader *r, struct target_mem *mem, const struct py_target *t);
+void py_reader_release(struct py_reader *r);
+
+/*
+ * The interpreter's thread states, in list order. Returns 0; -EAGAIN when
+ * the runtime has no interpreter or thread yet (still starting or already
+ * finalizing); -EFAULT on a torn read; -ESRCH/-EPERM from the memory reader.
+ */
+int py_reader_threads(struct py_reader *r, struct py_thread_info *out, size_t max, size_t *n);
+
+/*
+ * The Python stack of one thread, innermost frame first, into frames (at most
+ * max). Returns 0; -EFAULT on a torn or invalid read; -ELOOP when the chain
+ * exceeds max frames; -ESRCH/-EPERM from the memory reader.
+ */
+int py_reader_stack(struct py_reader *r, const struct py_thread_info *t,
+		    struct py_frame_info *frames, size_t max, size_t *depth);
+
+/* Look up (or read and cache) the code object at addr. 0 or -EFAULT. */
+int py_reader_code(struct py_reader *r, uint64_t addr, struct py_code **out);
+
+/* Source line of a code object at an instruction (in that version's units). */
+int py_code_line(struct py_code *c, const struct py_offsets *off, int64_t instr);
+
+#endif

@@ -1,0 +1,259 @@
+/*
+ * Implementation of sampler.h with the non-stopping reader backend
+ * (process_vm_readv only). A tick reads every thread's Python stack; a torn
+ * read drops that one thread's sample and counts an error.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sampler/sampler.h"
+#include "target/proc.h"
+#include "util/util.h"
+
+#define NAME_REFRESH_NS 1000000000ull
+#define STATUS_EVERY_NS 250000000ull
+
+volatile sig_atomic_t sampler_stop_requested;
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	sampler_stop_requested = 1;
+}
+
+void sampler_install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = 0;          /* no SA_RESTART: sleeps end at once */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+void sampler_init(struct sampler *s, const struct py_target *t, struct profile *prof,
+		  const struct sampler_opts *opts)
+{
+	memset(s, 0, sizeof(*s));
+	s->target = *t;
+	s->prof = prof;
+	s->opts = *opts;
+	mem_init_pid(&s->mem, t->pid);
+	py_reader_init(&s->reader, &s->mem, &s->target);
+	s->threads = xcalloc(PY_MAX_THREADS, sizeof(*s->threads));
+	s->frames = xcalloc(PY_MAX_DEPTH, sizeof(*s->frames));
+	s->frame_ids = xcalloc(PY_MAX_DEPTH, sizeof(*s->frame_ids));
+}
+
+void sampler_release(struct sampler *s)
+{
+	py_reader_release(&s->reader);
+	free(s->names);
+	free(s->threads);
+	free(s->frames);
+	free(s->frame_ids);
+	memset(s, 0, sizeof(*s));
+}
+
+uint32_t sampler_thread(struct sampler *s, pid_t tid, uint64_t now)
+{
+	char name[64];
+	struct thread_name_cache *c = NULL;
+
+	for (size_t i = 0; i < s->nnames; i++) {
+		if (s->names[i].tid == tid) {
+			c = &s->names[i];
+			break;
+		}
+	}
+	if (c && now - c->refreshed_ns < NAME_REFRESH_NS)
+		return c->thread;
+	if (tid <= 0 || proc_task_comm(s->target.pid, tid, name, sizeof(name)))
+		xsnprintf(name, sizeof(name), "%s", tid > 0 ? "?" : "unknown");
+	if (!c) {
+		s->names = xgrow(s->names, sizeof(*s->names), s->nnames + 1, &s->names_alloc);
+		c = &s->names[s->nnames++];
+		c->tid = tid;
+	}
+	c->thread = profile_thread(s->prof, s->target.pid, tid, name);
+	c->refreshed_ns = now;
+	return c->thread;
+}
+
+/* Profile frame id of a Python frame (names interned once per code object). */
+static uint32_t python_frame_id(struct sampler *s, const struct py_frame_info *f)
+{
+	struct py_code *code = (struct py_code *)f->code;
+
+	if (!code->user_name) {
+		code->user_name = profile_cstring(s->prof, code->name);
+		code->user_file = profile_cstring(s->prof, code->file);
+	}
+	return profile_frame(s->prof, FRAME_PYTHON, code->user_name, code->user_file, f->line);
+}
+
+static int is_gone(int ret)
+{
+	return ret == -ESRCH || ret == -EPERM;
+}
+
+int sampler_tick(struct sampler *s)
+{
+	struct profile_meta *m = &s->prof->meta;
+	uint64_t now = fw_now_ns();
+	size_t nthreads, depth;
+	int ret;
+
+	ret = py_reader_threads(&s->reader, s->threads, PY_MAX_THREADS, &nthreads);
+	if (ret == -EAGAIN) {
+		s->not_ready_ticks++;
+		return 0;
+	}
+	if (is_gone(ret))
+		return ret;
+	if (ret) {
+		m->errors++;
+		return 0;
+	}
+	for (size_t i = 0; i < nthreads; i++) {
+		const struct py_thread_info *t = &s->threads[i];
+		uint32_t thread, node;
+
+		if (!t->frame)
+			continue;     /* no Python code running in this thread */
+		ret = py_reader_stack(&s->reader, t, s->frames, PY_MAX_DEPTH, &depth);
+		if (is_gone(ret))
+			return ret;
+		if (ret || depth == 0) {
+			m->errors++;
+			continue;
+		}
+		/* Reader gives innermost first; the profile wants outermost first. */
+		for (size_t k = 0; k < depth; k++)
+			s->frame_ids[k] = python_frame_id(s, &s->frames[depth - 1 - k]);
+		thread = sampler_thread(s, t->tid, now);
+		node = profile_stack(s->prof, s->frame_ids, depth);
+		profile_add(s->prof, thread, node, 1);
+		m->samples++;
+	}
+	return 0;
+}
+
+/* Has the target gone away (exited, zombie, or our child reaped)? */
+static int target_exited(struct sampler *s)
+{
+	char state;
+
+	if (s->opts.child > 0 && !s->child_reaped) {
+		pid_t w = waitpid(s->opts.child, &s->child_status, WNOHANG);
+		if (w == s->opts.child) {
+			s->child_reaped = 1;
+			return 1;
+		}
+	}
+	if (s->opts.child > 0 && s->child_reaped)
+		return 1;
+	if (proc_task_state(s->target.pid, s->target.pid, &state))
+		return 1;
+	return state == 'Z' || state == 'X';
+}
+
+static void draw_status(struct sampler *s, uint64_t elapsed_ns, size_t nthreads, int final)
+{
+	const struct profile_meta *m = &s->prof->meta;
+	double secs = (double)elapsed_ns / 1e9;
+	double achieved = secs > 0 ? (double)m->ticks_taken / secs : 0;
+
+	if (final) {
+		fputs("\r\033[K", stderr);
+		return;
+	}
+	fprintf(stderr, "\r\033[Kframewalk: %.1fs  %llu samples  %.0f/%.0f Hz  %llu errors  %zu threads",
+		secs, (unsigned long long)m->samples, achieved, s->opts.rate_hz,
+		(unsigned long long)m->errors, nthreads);
+	fflush(stderr);
+}
+
+static void timespec_from_ns(struct timespec *ts, uint64_t ns)
+{
+	ts->tv_sec = (time_t)(ns / 1000000000ull);
+	ts->tv_nsec = (long)(ns % 1000000000ull);
+}
+
+int sampler_run(struct sampler *s)
+{
+	struct profile_meta *m = &s->prof->meta;
+	uint64_t interval = (uint64_t)(1e9 / s->opts.rate_hz);
+	uint64_t start = fw_now_ns(), next = start, last_status = 0;
+	uint64_t end = s->opts.duration_s > 0 ? start + (uint64_t)(s->opts.duration_s * 1e9) : 0;
+	uint64_t cpu0 = fw_cpu_ns(), tick = 0;
+	struct timespec wall;
+
+	if (!interval)
+		interval = 1;
+	clock_gettime(CLOCK_REALTIME, &wall);
+	m->start_unix_ns = (uint64_t)wall.tv_sec * 1000000000ull + (uint64_t)wall.tv_nsec;
+	m->rate_hz = s->opts.rate_hz;
+	for (;;) {
+		uint64_t t0, t1;
+		int ret;
+
+		if (sampler_stop_requested) {
+			s->stop_reason = SAMPLER_STOP_SIGNAL;
+			break;
+		}
+		t0 = fw_now_ns();
+		if (end && t0 >= end) {
+			s->stop_reason = SAMPLER_STOP_DURATION;
+			break;
+		}
+		ret = sampler_tick(s);
+		t1 = fw_now_ns();
+		m->ticks_taken++;
+		m->sample_ns_total += t1 - t0;
+		if (t1 - t0 > m->sample_ns_max)
+			m->sample_ns_max = t1 - t0;
+		if (ret || (++tick % 64 == 0 && s->opts.child > 0 && target_exited(s))) {
+			if (target_exited(s)) {
+				s->stop_reason = SAMPLER_STOP_TARGET_EXIT;
+				break;
+			}
+			if (ret == -EPERM) {
+				s->stop_reason = SAMPLER_STOP_ERROR;
+				break;
+			}
+		}
+		if (s->opts.status_line && t1 - last_status >= STATUS_EVERY_NS) {
+			draw_status(s, t1 - start, s->nnames, 0);
+			last_status = t1;
+		}
+		/* Absolute deadlines; when behind, skip the missed ticks. */
+		next += interval;
+		if (next < t1)
+			next = t1 + interval - (t1 - next) % interval;
+		if (end && next > end)
+			next = end;
+		{
+			struct timespec ts;
+			timespec_from_ns(&ts, next);
+			while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR &&
+			       !sampler_stop_requested)
+				;
+		}
+	}
+	m->duration_ns = fw_now_ns() - start;
+	m->ticks_requested = (uint64_t)((double)m->duration_ns / 1e9 * s->opts.rate_hz + 0.5);
+	if (m->ticks_requested < m->ticks_taken)
+		m->ticks_requested = m->ticks_taken;
+	m->profiler_cpu_ns = fw_cpu_ns() - cpu0;
+	if (s->opts.status_line)
+		draw_status(s, m->duration_ns, s->nnames, 1);
+	return 0;
+}

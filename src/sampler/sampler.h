@@ -1,0 +1,77 @@
+/*
+ * The sampling loop: paces ticks by absolute deadlines (no drift at high
+ * rates), takes one sample of every thread per tick through a backend, and
+ * stops on the duration, a stop request (SIGINT/SIGTERM), or the target's
+ * exit, whichever comes first. Whatever was gathered stays in the profile so
+ * the caller always writes its output.
+ */
+#ifndef FRAMEWALK_SAMPLER_SAMPLER_H
+#define FRAMEWALK_SAMPLER_SAMPLER_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "profile/profile.h"
+#include "python/discover.h"
+#include "python/reader.h"
+#include "target/memory.h"
+
+struct sampler_opts {
+	double rate_hz;           /* ticks per second */
+	double duration_s;        /* 0: until stopped or the target exits */
+	int status_line;          /* draw the live status line on stderr */
+	pid_t child;              /* > 0: a child we started; reaped on exit */
+};
+
+enum sampler_stop {
+	SAMPLER_STOP_DURATION = 1,
+	SAMPLER_STOP_SIGNAL,
+	SAMPLER_STOP_TARGET_EXIT,
+	SAMPLER_STOP_ERROR,
+};
+
+struct thread_name_cache {
+	pid_t tid;
+	uint32_t thread;          /* profile thread index */
+	uint64_t refreshed_ns;
+};
+
+struct sampler {
+	struct target_mem mem;
+	struct py_target target;
+	struct py_reader reader;
+	struct profile *prof;
+	struct sampler_opts opts;
+	struct thread_name_cache *names;
+	size_t nnames, names_alloc;
+	struct py_thread_info *threads;
+	struct py_frame_info *frames;
+	uint32_t *frame_ids;
+	enum sampler_stop stop_reason;
+	int child_status;         /* wait status when the child exited */
+	int child_reaped;
+	uint64_t not_ready_ticks; /* ticks before the runtime had a thread */
+};
+
+/* Set by the signal handler; the loop checks it every tick. */
+extern volatile sig_atomic_t sampler_stop_requested;
+
+/* Install SIGINT/SIGTERM handlers that request a stop (no SA_RESTART). */
+void sampler_install_signals(void);
+
+/* Prepare a sampler for an already discovered target. */
+void sampler_init(struct sampler *s, const struct py_target *t, struct profile *prof,
+		  const struct sampler_opts *opts);
+void sampler_release(struct sampler *s);
+
+/* Take one sample of every thread into the profile. 0, or -ESRCH when gone. */
+int sampler_tick(struct sampler *s);
+
+/* Run until the duration, a stop request or the target's exit. */
+int sampler_run(struct sampler *s);
+
+/* Profile label for a thread: reads and caches its name from /proc. */
+uint32_t sampler_thread(struct sampler *s, pid_t tid, uint64_t now);
+
+#endif

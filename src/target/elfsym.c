@@ -1,0 +1,242 @@
+/*
+ * Implementation of elfsym.h over libelf. Section data is taken only through
+ * elf_getdata, whose bounds libelf checks against the file; symbol names come
+ * through elf_strptr, which checks the string table.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <unistd.h>
+
+#include "target/elfsym.h"
+#include "util/util.h"
+
+struct elf_file {
+	int fd;
+	Elf *elf;
+};
+
+struct elf_file *elf_file_open(const char *path)
+{
+	struct elf_file *ef;
+	int fd;
+
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	ef = xcalloc(1, sizeof(*ef));
+	ef->fd = fd;
+	ef->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!ef->elf || elf_kind(ef->elf) != ELF_K_ELF || gelf_getclass(ef->elf) != ELFCLASS64) {
+		elf_file_close(ef);
+		errno = ENOEXEC;
+		return NULL;
+	}
+	return ef;
+}
+
+void elf_file_close(struct elf_file *ef)
+{
+	if (!ef)
+		return;
+	if (ef->elf)
+		elf_end(ef->elf);
+	close(ef->fd);
+	free(ef);
+}
+
+static Elf_Scn *find_section(struct elf_file *ef, const char *name, GElf_Shdr *shdr)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrstrndx(ef->elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(ef->elf, scn))) {
+		const char *n;
+
+		if (!gelf_getshdr(scn, shdr))
+			continue;
+		n = elf_strptr(ef->elf, shstrndx, shdr->sh_name);
+		if (n && !strcmp(n, name))
+			return scn;
+	}
+	return NULL;
+}
+
+int elf_file_section(struct elf_file *ef, const char *name, uint64_t *addr, uint64_t *size)
+{
+	GElf_Shdr shdr;
+
+	if (!find_section(ef, name, &shdr))
+		return -ENOENT;
+	*addr = shdr.sh_addr;
+	*size = shdr.sh_size;
+	return 0;
+}
+
+static int symbol_in(struct elf_file *ef, Elf64_Word type, const char *name,
+		     uint64_t *value, uint64_t *size)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr shdr;
+
+	while ((scn = elf_nextscn(ef->elf, scn))) {
+		Elf_Data *data;
+		size_t count;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != type || !shdr.sh_entsize)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data)
+			continue;
+		count = data->d_size / shdr.sh_entsize;
+		for (size_t i = 0; i < count; i++) {
+			GElf_Sym sym;
+			const char *n;
+
+			if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)
+				continue;
+			n = elf_strptr(ef->elf, shdr.sh_link, sym.st_name);
+			if (n && !strcmp(n, name)) {
+				*value = sym.st_value;
+				if (size)
+					*size = sym.st_size;
+				return 0;
+			}
+		}
+	}
+	return -ENOENT;
+}
+
+int elf_file_symbol(struct elf_file *ef, const char *name, uint64_t *value, uint64_t *size)
+{
+	if (!symbol_in(ef, SHT_SYMTAB, name, value, size))
+		return 0;
+	return symbol_in(ef, SHT_DYNSYM, name, value, size);
+}
+
+int elf_file_load_delta(struct elf_file *ef, uint64_t *delta)
+{
+	size_t n;
+
+	if (elf_getphdrnum(ef->elf, &n))
+		return -ENOENT;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(ef->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		*delta = ph.p_vaddr - ph.p_offset;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+int elf_file_read_vaddr(struct elf_file *ef, uint64_t addr, void *buf, size_t len)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr shdr;
+
+	while ((scn = elf_nextscn(ef->elf, scn))) {
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type == SHT_NOBITS)
+			continue;
+		if (addr < shdr.sh_addr || addr - shdr.sh_addr >= shdr.sh_size)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data || !data->d_buf || addr - shdr.sh_addr > data->d_size ||
+		    len > data->d_size - (addr - shdr.sh_addr))
+			return -ENOENT;
+		memcpy(buf, (const char *)data->d_buf + (addr - shdr.sh_addr), len);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* Does s (of at most n bytes) match prefix + digits [. digits] [a|b|rc digits] + NUL? */
+static size_t match_version(const char *s, size_t n, const char *prefix)
+{
+	size_t pl = strlen(prefix), i;
+
+	if (n < pl + 2 || memcmp(s, prefix, pl))
+		return 0;
+	i = pl;
+	if (!isdigit((unsigned char)s[i]))
+		return 0;
+	while (i < n && isdigit((unsigned char)s[i]))
+		i++;
+	if (i < n && s[i] == '+')
+		i++;
+	if (i + 1 < n && (s[i] == 'a' || s[i] == 'b'))
+		i++;
+	else if (i + 2 < n && s[i] == 'r' && s[i + 1] == 'c')
+		i += 2;
+	while (i < n && isdigit((unsigned char)s[i]))
+		i++;
+	if (i >= n || s[i] != '\0')
+		return 0;
+	return i;
+}
+
+int elf_file_find_version_string(struct elf_file *ef, const char *prefix, char *buf, size_t size)
+{
+	Elf_Scn *scn;
+	GElf_Shdr shdr;
+
+	scn = find_section(ef, ".rodata", &shdr);
+	if (scn) {
+		Elf_Data *data = elf_getdata(scn, NULL);
+		const char *d = data ? data->d_buf : NULL;
+		size_t len = data ? data->d_size : 0;
+
+		for (size_t i = 1; d && i < len; i++) {
+			size_t m;
+
+			if (d[i - 1] != '\0' || d[i] != prefix[0])
+				continue;
+			m = match_version(d + i, len - i, prefix);
+			if (m && m < size) {
+				memcpy(buf, d + i, m);
+				buf[m] = '\0';
+				return 0;
+			}
+		}
+	}
+	return -ENOENT;
+}
+
+int elf_file_build_id(struct elf_file *ef, char *buf, size_t size)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr shdr;
+
+	while ((scn = elf_nextscn(ef->elf, scn))) {
+		Elf_Data *data;
+		size_t off = 0, name_off, desc_off;
+		GElf_Nhdr nh;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_NOTE)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data)
+			continue;
+		while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+			const uint8_t *desc = (const uint8_t *)data->d_buf + desc_off;
+
+			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+			    memcmp((const char *)data->d_buf + name_off, "GNU", 4))
+				continue;
+			if (size < nh.n_descsz * 2 + 1)
+				return -ENOSPC;
+			for (size_t i = 0; i < nh.n_descsz; i++)
+				xsnprintf(buf + 2 * i, 3, "%02x", desc[i]);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}

@@ -1,0 +1,55 @@
+/*
+ * Reading another process's memory. One interface, two sources: the live
+ * target (process_vm_readv: never stops it) and an in-memory image (fuzzing
+ * and unit tests feed the Python reader crafted memory through it). A read is
+ * all or nothing: a short read is an error, so callers never see half a
+ * struct. Counters let the sampler report reads per sample.
+ */
+#ifndef FRAMEWALK_TARGET_MEMORY_H
+#define FRAMEWALK_TARGET_MEMORY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct mem_iov {
+	uint64_t addr;
+	void *buf;
+	size_t len;
+	int ok;            /* set by mem_readv: 1 when this piece was read whole */
+};
+
+struct mem_region {
+	uint64_t addr;
+	const uint8_t *data;
+	size_t len;
+};
+
+struct target_mem {
+	pid_t pid;                      /* > 0: live process */
+	const struct mem_region *image; /* else: these regions */
+	size_t nimage;
+	uint64_t reads;                 /* system calls (or image lookups) made */
+	uint64_t bytes;
+	int last_error;                 /* -errno of the last failed read */
+};
+
+void mem_init_pid(struct target_mem *m, pid_t pid);
+void mem_init_image(struct target_mem *m, const struct mem_region *r, size_t n);
+
+/* Read len bytes at addr. 0, or -EFAULT (unmapped/short), -ESRCH, -EPERM. */
+int mem_read(struct target_mem *m, uint64_t addr, void *buf, size_t len);
+
+/*
+ * Read several pieces in as few system calls as possible. Each piece's ok
+ * says whether it was read whole. Returns the number of pieces read whole,
+ * or -ESRCH / -EPERM when the process cannot be read at all.
+ */
+int mem_readv(struct target_mem *m, struct mem_iov *iov, size_t n);
+
+static inline int mem_read_u64(struct target_mem *m, uint64_t addr, uint64_t *v)
+{
+	return mem_read(m, addr, v, sizeof(*v));
+}
+
+#endif

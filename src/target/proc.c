@@ -1,0 +1,339 @@
+/*
+ * Implementation of proc.h: /proc parsing for one target process. Files are
+ * read whole into a bounded buffer first, then parsed, so a process changing
+ * under us gives a stale answer, never a torn read loop.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "target/proc.h"
+#include "util/util.h"
+
+#define PROC_FILE_MAX (64u << 20)
+
+/* Read a whole /proc file into a malloc'd, NUL-terminated buffer. */
+static int read_file(const char *path, char **out, size_t *len)
+{
+	size_t alloc = 4096, n = 0;
+	char *buf;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	buf = xmalloc(alloc);
+	for (;;) {
+		ssize_t r;
+
+		if (n + 1 >= alloc) {
+			if (alloc >= PROC_FILE_MAX)
+				break;
+			alloc *= 2;
+			buf = xrealloc(buf, alloc);
+		}
+		r = read(fd, buf + n, alloc - n - 1);
+		if (r < 0) {
+			int err = errno == ESRCH ? -ESRCH : -errno;
+			if (errno == EINTR)
+				continue;
+			close(fd);
+			free(buf);
+			return err;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	*out = buf;
+	if (len)
+		*len = n;
+	return 0;
+}
+
+static int parse_hex(const char **p, uint64_t *v)
+{
+	char *end;
+	errno = 0;
+	*v = strtoull(*p, &end, 16);
+	if (end == *p || errno)
+		return -EINVAL;
+	*p = end;
+	return 0;
+}
+
+int proc_maps_parse_line(const char *line, struct proc_map *out)
+{
+	const char *p = line;
+	uint64_t dev_major, dev_minor;
+	char *end;
+	int i;
+
+	memset(out, 0, sizeof(*out));
+	if (parse_hex(&p, &out->start) || *p++ != '-' || parse_hex(&p, &out->end))
+		return -EINVAL;
+	if (*p++ != ' ')
+		return -EINVAL;
+	for (i = 0; i < 4; i++) {
+		if (!p[i] || p[i] == ' ')
+			return -EINVAL;
+		out->perms[i] = p[i];
+	}
+	out->perms[4] = '\0';
+	p += 4;
+	if (*p++ != ' ' || parse_hex(&p, &out->offset) || *p++ != ' ')
+		return -EINVAL;
+	if (parse_hex(&p, &dev_major) || *p++ != ':' || parse_hex(&p, &dev_minor))
+		return -EINVAL;
+	if (*p++ != ' ')
+		return -EINVAL;
+	errno = 0;
+	out->inode = strtoull(p, &end, 10);
+	if (end == p || errno)
+		return -EINVAL;
+	p = end;
+	while (*p == ' ')
+		p++;
+	if (out->end < out->start)
+		return -EINVAL;
+	out->path = xstrdup(p);
+	return 0;
+}
+
+int proc_maps_read(pid_t pid, struct proc_maps *out)
+{
+	char path[64], *buf, *line, *next;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	xsnprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	ret = read_file(path, &buf, NULL);
+	if (ret)
+		return ret;
+	for (line = buf; line && *line; line = next) {
+		struct proc_map m;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (proc_maps_parse_line(line, &m))
+			continue;
+		out->maps = xgrow(out->maps, sizeof(*out->maps), out->n + 1, &out->alloc);
+		out->maps[out->n++] = m;
+	}
+	free(buf);
+	return 0;
+}
+
+void proc_maps_release(struct proc_maps *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		free(m->maps[i].path);
+	free(m->maps);
+	memset(m, 0, sizeof(*m));
+}
+
+const struct proc_map *proc_maps_find_base(const struct proc_maps *m, const char *path)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (m->maps[i].offset == 0 && !strcmp(m->maps[i].path, path))
+			return &m->maps[i];
+	return NULL;
+}
+
+int proc_exists(pid_t pid)
+{
+	char path[64];
+
+	if (pid <= 0)
+		return -ESRCH;
+	xsnprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (access(path, F_OK) == 0)
+		return 0;
+	return errno == EACCES ? -EPERM : -ESRCH;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+	return (x > y) - (x < y);
+}
+
+int proc_tasks(pid_t pid, pid_t **tids, size_t *n)
+{
+	char path[64];
+	struct dirent *de;
+	size_t alloc = 0;
+	DIR *d;
+
+	*tids = NULL;
+	*n = 0;
+	xsnprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return errno == ENOENT ? -ESRCH : -errno;
+	while ((de = readdir(d))) {
+		long v;
+
+		if (parse_long(de->d_name, &v) || v <= 0)
+			continue;
+		*tids = xgrow(*tids, sizeof(**tids), *n + 1, &alloc);
+		(*tids)[(*n)++] = (pid_t)v;
+	}
+	closedir(d);
+	qsort(*tids, *n, sizeof(**tids), cmp_pid);
+	return 0;
+}
+
+int proc_task_comm(pid_t pid, pid_t tid, char *buf, size_t size)
+{
+	char path[96], *text;
+	size_t len;
+	int ret;
+
+	xsnprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
+	ret = read_file(path, &text, &len);
+	if (ret)
+		return ret;
+	if (len && text[len - 1] == '\n')
+		text[--len] = '\0';
+	if (size) {
+		size_t c = len < size - 1 ? len : size - 1;
+		memcpy(buf, text, c);
+		buf[c] = '\0';
+	}
+	free(text);
+	return 0;
+}
+
+int proc_stat_parse_state(const char *text, size_t len, char *state)
+{
+	const char *p = NULL;
+
+	/* comm may contain ')' and spaces: the state follows the last ')'. */
+	for (size_t i = len; i > 0; i--) {
+		if (text[i - 1] == ')') {
+			p = text + i;
+			break;
+		}
+	}
+	if (!p || (size_t)(p - text) + 2 > len || p[0] != ' ' || !isalpha((unsigned char)p[1]))
+		return -EINVAL;
+	*state = p[1];
+	return 0;
+}
+
+int proc_task_state(pid_t pid, pid_t tid, char *state)
+{
+	char path[96], *text;
+	size_t len;
+	int ret;
+
+	xsnprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+	ret = read_file(path, &text, &len);
+	if (ret)
+		return ret;
+	ret = proc_stat_parse_state(text, len, state);
+	free(text);
+	return ret;
+}
+
+int proc_cmdline(pid_t pid, char *buf, size_t size)
+{
+	char path[64], *text;
+	size_t len, i, o = 0;
+	int ret;
+
+	xsnprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	ret = read_file(path, &text, &len);
+	if (ret)
+		return ret;
+	while (len && text[len - 1] == '\0')
+		len--;
+	for (i = 0; i < len && o + 1 < size; i++)
+		buf[o++] = text[i] ? text[i] : ' ';
+	if (size)
+		buf[o] = '\0';
+	free(text);
+	return 0;
+}
+
+int proc_exe(pid_t pid, char *buf, size_t size)
+{
+	char path[64];
+	ssize_t n;
+
+	xsnprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	n = readlink(path, buf, size - 1);
+	if (n < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	buf[n] = '\0';
+	/* A deleted executable still maps; drop the marker for matching. */
+	if ((size_t)n > 10 && !strcmp(buf + n - 10, " (deleted)"))
+		buf[n - 10] = '\0';
+	return 0;
+}
+
+int proc_children(pid_t pid, pid_t **kids, size_t *n)
+{
+	pid_t *tids;
+	size_t ntids, alloc = 0;
+	int ret;
+
+	*kids = NULL;
+	*n = 0;
+	ret = proc_tasks(pid, &tids, &ntids);
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < ntids; i++) {
+		char path[96], *text, *p, *end;
+
+		xsnprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)tids[i]);
+		if (read_file(path, &text, NULL))
+			continue;
+		for (p = text;; p = end) {
+			long v = strtol(p, &end, 10);
+			if (end == p)
+				break;
+			if (v > 0) {
+				*kids = xgrow(*kids, sizeof(**kids), *n + 1, &alloc);
+				(*kids)[(*n)++] = (pid_t)v;
+			}
+		}
+		free(text);
+	}
+	free(tids);
+	return 0;
+}
+
+int proc_root_path(pid_t pid, const char *path, char *buf, size_t size)
+{
+	if (xsnprintf(buf, size, "/proc/%d/root%s%s", (int)pid,
+		      path[0] == '/' ? "" : "/", path) < 0)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int proc_map_host_path(pid_t pid, const struct proc_map *map, char *buf, size_t size)
+{
+	struct stat st;
+	int denied = 0;
+
+	if (map->path[0] != '/')
+		return -ENOENT;
+	if (!proc_root_path(pid, map->path, buf, size)) {
+		if (!stat(buf, &st) && (uint64_t)st.st_ino == map->inode)
+			return 0;
+		denied = errno == EACCES || errno == EPERM;
+	}
+	if (xsnprintf(buf, size, "%s", map->path) >= 0 && !stat(buf, &st) &&
+	    (uint64_t)st.st_ino == map->inode)
+		return 0;
+	return denied ? -EPERM : -ENOENT;
+}

@@ -1,0 +1,71 @@
+/*
+ * Readers for the /proc files of a target process: its memory map, threads,
+ * thread names and states, command line and children. Everything here parses
+ * text another process controls (file names with spaces, newlines or ')' in
+ * comm): lengths are capped and malformed lines are skipped, never trusted.
+ */
+#ifndef FRAMEWALK_TARGET_PROC_H
+#define FRAMEWALK_TARGET_PROC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct proc_map {
+	uint64_t start, end, offset;
+	uint64_t inode;
+	char perms[5];
+	char *path;        /* as /proc shows it, "" for anonymous; owned */
+};
+
+struct proc_maps {
+	struct proc_map *maps;
+	size_t n, alloc;
+};
+
+/* 0 on success, -ESRCH when the process is gone, -errno otherwise. */
+int proc_maps_read(pid_t pid, struct proc_maps *out);
+void proc_maps_release(struct proc_maps *m);
+/* Parse one line of /proc/PID/maps (without its newline). 0 or -EINVAL. */
+int proc_maps_parse_line(const char *line, struct proc_map *out);
+/* The first mapping of path at file offset 0, or NULL. */
+const struct proc_map *proc_maps_find_base(const struct proc_maps *m, const char *path);
+
+/* Is there a process pid? 0 yes, -ESRCH no, -EPERM exists but not ours. */
+int proc_exists(pid_t pid);
+
+/* Thread ids of pid (sorted); *tids is malloc'd. 0 or -errno. */
+int proc_tasks(pid_t pid, pid_t **tids, size_t *n);
+
+/* Thread name (comm), NUL-terminated, control characters kept. 0 or -errno. */
+int proc_task_comm(pid_t pid, pid_t tid, char *buf, size_t size);
+
+/* Scheduler state letter of a thread (R, S, D, ...). 0 or -errno. */
+int proc_task_state(pid_t pid, pid_t tid, char *state);
+/* Parse the text of a /proc/.../stat file for its state letter. */
+int proc_stat_parse_state(const char *text, size_t len, char *state);
+
+/* Command line with NULs turned into spaces, capped to size. 0 or -errno. */
+int proc_cmdline(pid_t pid, char *buf, size_t size);
+
+/* Path of the target's executable as the target sees it. 0 or -errno. */
+int proc_exe(pid_t pid, char *buf, size_t size);
+
+/* Direct children of pid (from every task's children file). 0 or -errno. */
+int proc_children(pid_t pid, pid_t **kids, size_t *n);
+
+/*
+ * The host path to reach a file the target names: /proc/PID/root/<path>,
+ * which resolves inside the target's mount namespace and chroot.
+ */
+int proc_root_path(pid_t pid, const char *path, char *buf, size_t size);
+
+/*
+ * A host path that reaches the file behind a mapping: /proc/PID/root/<path>
+ * (containers: the path is the target's own), else <path> itself (a chroot
+ * seen from outside shows host paths). Either must have the mapping's inode.
+ * 0, -ENOENT when neither does, -EPERM when /proc/PID/root is refused.
+ */
+int proc_map_host_path(pid_t pid, const struct proc_map *map, char *buf, size_t size);
+
+#endif

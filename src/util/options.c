@@ -1,0 +1,64 @@
+/* Implementation of options.h. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <strings.h>
+
+#include "util/options.h"
+#include "util/util.h"
+
+int parse_rate(const char *s, double *hz)
+{
+	char *end;
+	double v, mult = 1;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s)
+		return -EINVAL;
+	if (*end == 'k' || *end == 'K') {
+		mult = 1000;
+		end++;
+	} else if (*end == 'm' || *end == 'M') {
+		mult = 1000000;
+		end++;
+	}
+	if (*end && strcasecmp(end, "hz"))
+		return -EINVAL;
+	v *= mult;
+	if (!isfinite(v) || v < 1 || v > RATE_MAX_HZ)
+		return -EINVAL;
+	*hz = v;
+	return 0;
+}
+
+int parse_seconds(const char *s, double *secs)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s)
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s)
+		return -EINVAL;
+	if (*end == 's' && !end[1])
+		end++;
+	if (*end || !isfinite(v) || v < 0 || v > 365 * 86400.0)
+		return -EINVAL;
+	*secs = v;
+	return 0;
+}
+
+int parse_pid(const char *s, int *pid)
+{
+	long v;
+
+	if (parse_long(s, &v) || v <= 0 || v > 0x3fffffff)
+		return -EINVAL;
+	*pid = (int)v;
+	return 0;
+}

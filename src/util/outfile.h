@@ -1,0 +1,26 @@
+/*
+ * Output files that are either written whole or not at all: the data goes to
+ * a temporary file created beside the destination (O_EXCL | O_NOFOLLOW, mode
+ * 0644), which is renamed over the destination only after a successful
+ * write and fsync. Opening happens before sampling, so an unwritable path
+ * fails at once. Under sudo the file is given to SUDO_UID/SUDO_GID.
+ */
+#ifndef FRAMEWALK_UTIL_OUTFILE_H
+#define FRAMEWALK_UTIL_OUTFILE_H
+
+#include <stdio.h>
+
+struct outfile {
+	char *path;        /* destination; NULL or "-" means stdout */
+	char *tmp;         /* temporary file beside it */
+	FILE *f;
+};
+
+/* 0, or -errno with a message in the caller's hands. */
+int outfile_open(struct outfile *of, const char *path);
+/* Flush, fsync and rename into place; 0 or -errno (the temp file is removed). */
+int outfile_commit(struct outfile *of);
+/* Remove the temporary file without touching the destination. */
+void outfile_abort(struct outfile *of);
+
+#endif

@@ -1,0 +1,61 @@
+/*
+ * Small shared helpers: allocation that dies in one place, error and warning
+ * printing, the documented exit codes, and a monotonic clock. Library code
+ * returns 0 or -errno (pointers: NULL with errno set); only cmd_* exits.
+ */
+#ifndef FRAMEWALK_UTIL_UTIL_H
+#define FRAMEWALK_UTIL_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Exit codes; docs/EXIT-CODES.md is the user-facing list. */
+enum fw_exit {
+	FW_EXIT_OK = 0,
+	FW_EXIT_FAILURE = 1,        /* an error not listed below */
+	FW_EXIT_USAGE = 2,          /* bad option or option value */
+	FW_EXIT_NO_PROCESS = 3,     /* no such process */
+	FW_EXIT_NOT_PYTHON = 4,     /* the process is not running CPython */
+	FW_EXIT_UNSUPPORTED = 5,    /* the Python version is not supported */
+	FW_EXIT_PERMISSION = 6,     /* not allowed to read the process */
+	FW_EXIT_OUTPUT = 7,         /* output file not writable / write failed */
+	FW_EXIT_BAD_INPUT = 8,      /* corrupt or unreadable input file */
+	FW_EXIT_CHECK_FAILED = 9,   /* `check`: something needed does not work */
+};
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define UNUSED __attribute__((unused))
+#define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t nmemb, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+/* Grow *arr (of *alloc elements of size elem) to hold at least need. */
+void *xgrow(void *arr, size_t elem, size_t need, size_t *alloc);
+
+/* "framewalk: error: ..." on stderr. */
+void fw_error(const char *fmt, ...) PRINTF_LIKE(1, 2);
+void fw_warning(const char *fmt, ...) PRINTF_LIKE(1, 2);
+/* A second line after an error: "  hint: ..." */
+void fw_hint(const char *fmt, ...) PRINTF_LIKE(1, 2);
+
+/* Monotonic time in nanoseconds. */
+uint64_t fw_now_ns(void);
+/* CPU time of the calling process in nanoseconds. */
+uint64_t fw_cpu_ns(void);
+
+/* snprintf that always terminates and reports truncation as -1. */
+int xsnprintf(char *buf, size_t size, const char *fmt, ...) PRINTF_LIKE(3, 4);
+
+/* Parse a whole decimal number; 0 or -EINVAL. */
+int parse_long(const char *s, long *out);
+
+#include "util/banned.h"
+
+#endif

@@ -1,0 +1,543 @@
+#!/usr/bin/env python3
+"""
+Regenerate src/python/offsets_table.c from each CPython's own headers.
+
+For every input interpreter this compiles probe.c against that interpreter's
+include directory with -DPy_BUILD_CORE, runs it, and collects offsetof() /
+sizeof() facts ("st.*"), positions inside _Py_DebugOffsets ("dbg.*", 3.13+)
+and, for 3.14+, the values the interpreter's own _Py_DebugOffsets_INIT puts
+in the block ("blk.*"). It then checks what it can and writes the C tables.
+
+Inputs (override with options or environment):
+  pyenv root    $PYENV_ROOT, else `pyenv root`, else ~/.pyenv
+                versions/{3.8.18,3.9.18,3.10.13,3.11.7,3.12.1,3.13.0}
+  Debian root   $FRAMEWALK_SID_ROOT, else /var/cache/framewalk/sid, else
+                /var/cache/framewalk/sid.tmp; headers for 3.13/3.14/3.15 in
+                <root>/usr/include/python3.1X (+ x86_64-linux-gnu/python3.1X)
+
+Usage:
+  tools/gen-offsets/gen-offsets.py [--out FILE] [--check] [--verify-live]
+  --check        do not write; fail if FILE differs from what would be written
+  --verify-live  also run each pyenv interpreter (and, when runnable, each
+                 Debian one) and walk its own runtime with the new offsets
+                 through ctypes (see verify_live.py)
+  --dump         print every probe fact as JSON and exit
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+PROBE = os.path.join(HERE, "probe.c")
+DEFAULT_OUT = os.path.join(REPO, "src", "python", "offsets_table.c")
+
+PYENV_VERSIONS = ["3.8.18", "3.9.18", "3.10.13", "3.11.7", "3.12.1", "3.13.0"]
+SID_MINORS = [13, 14, 15]
+MULTIARCH = "x86_64-linux-gnu"
+NONE = -1
+
+
+def die(msg):
+    sys.stderr.write("gen-offsets: error: %s\n" % msg)
+    sys.exit(1)
+
+
+def note(msg):
+    sys.stderr.write("gen-offsets: %s\n" % msg)
+
+
+def pyenv_root(arg):
+    if arg:
+        return arg
+    if os.environ.get("PYENV_ROOT"):
+        return os.environ["PYENV_ROOT"]
+    try:
+        out = subprocess.run(["pyenv", "root"], capture_output=True,
+                             text=True, check=True).stdout.strip()
+        if out:
+            return out
+    except (OSError, subprocess.CalledProcessError):
+        pass
+    return os.path.expanduser("~/.pyenv")
+
+
+def sid_root(arg):
+    if arg:
+        return arg
+    if os.environ.get("FRAMEWALK_SID_ROOT"):
+        return os.environ["FRAMEWALK_SID_ROOT"]
+    for r in ("/var/cache/framewalk/sid", "/var/cache/framewalk/sid.tmp"):
+        if os.path.isdir(os.path.join(r, "usr", "include")):
+            return r
+    return "/var/cache/framewalk/sid"
+
+
+def py_version_string(incdir):
+    with open(os.path.join(incdir, "patchlevel.h")) as f:
+        for line in f:
+            if line.startswith("#define PY_VERSION ") or \
+               line.startswith("#define PY_VERSION\t"):
+                return line.split('"')[1]
+    return "?"
+
+
+def run_probe(cc, incdirs, label, tmp):
+    exe = os.path.join(tmp, "probe-" + label.replace(" ", "-"))
+    cmd = [cc, "-std=gnu11", "-O0", "-DPy_BUILD_CORE", "-w"]
+    cmd += ["-I" + d for d in incdirs]
+    cmd += ["-o", exe, PROBE]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        die("probe for %s failed to compile:\n%s\n%s" %
+            (label, " ".join(cmd), r.stderr))
+    out = subprocess.run([exe], capture_output=True, text=True, check=True)
+    facts = {}
+    for line in out.stdout.splitlines():
+        key, val, size = line.split()
+        facts[key] = (int(val), int(size))
+    return facts
+
+
+def probe_inputs(args, tmp):
+    """Returns {label: (minor, version string, incdir, facts)}."""
+    res = {}
+    proot = pyenv_root(args.pyenv_root)
+    for v in PYENV_VERSIONS:
+        mm = ".".join(v.split(".")[:2])
+        inc = os.path.join(proot, "versions", v, "include", "python" + mm)
+        if not os.path.isfile(os.path.join(inc, "Python.h")):
+            die("missing headers for pyenv %s: %s" % (v, inc))
+        label = "pyenv " + v
+        facts = run_probe(args.cc, [inc], label, tmp)
+        res[label] = (int(mm.split(".")[1]), py_version_string(inc), inc,
+                      facts)
+    sroot = sid_root(args.sid_root)
+    for minor in SID_MINORS:
+        mm = "3.%d" % minor
+        inc = os.path.join(sroot, "usr", "include", "python" + mm)
+        arch = os.path.join(sroot, "usr", "include", MULTIARCH, "python" + mm)
+        if not os.path.isfile(os.path.join(inc, "Python.h")) or \
+           not os.path.isfile(os.path.join(arch, "pyconfig.h")):
+            die("missing Debian headers for %s under %s (is python%s-dev "
+                "installed? set FRAMEWALK_SID_ROOT or --sid-root)" %
+                (mm, sroot, mm))
+        # Debian's pyconfig.h does #include <x86_64-linux-gnu/python3.X/...>.
+        # Give the compiler only that directory through a private shim, so
+        # the host's libc headers are not replaced by the root's.
+        shim = os.path.join(tmp, "shim%d" % minor)
+        os.makedirs(os.path.join(shim, MULTIARCH))
+        os.symlink(arch, os.path.join(shim, MULTIARCH, "python" + mm))
+        ver = py_version_string(inc)
+        label = "debian " + ver
+        facts = run_probe(args.cc, [inc, shim], label, tmp)
+        res[label] = (minor, ver, inc, facts)
+    return res
+
+
+# ---------------------------------------------------------------------------
+# built-in tables, 3.8 - 3.12
+
+MODELS = {
+    8: ("PY_FRAMES_OBJECTS", "PY_INSTR_LASTI_BYTES", "PY_LINES_LNOTAB"),
+    9: ("PY_FRAMES_OBJECTS", "PY_INSTR_LASTI_BYTES", "PY_LINES_LNOTAB"),
+    10: ("PY_FRAMES_OBJECTS", "PY_INSTR_LASTI_UNITS", "PY_LINES_310"),
+    11: ("PY_FRAMES_INTERP_311", "PY_INSTR_POINTER", "PY_LINES_LOCATIONS"),
+    12: ("PY_FRAMES_INTERP_312", "PY_INSTR_POINTER", "PY_LINES_LOCATIONS"),
+}
+
+# (field of struct py_offsets, probe key) -- all "st." keys; absent -> NONE
+BUILTIN_FIELDS = [
+    ("runtime_interpreters_head", "runtime_interpreters_head"),
+    ("interp_next", "interp_next"),
+    ("interp_threads_head", "interp_threads_head"),
+    ("interp_id", "interp_id"),
+    ("tstate_size", None),
+    ("tstate_next", "tstate_next"),
+    ("tstate_interp", "tstate_interp"),
+    ("tstate_frame", "tstate_frame"),
+    ("cframe_current_frame", "cframe_current_frame"),
+    ("tstate_thread_id", "tstate_thread_id"),
+    ("tstate_native_thread_id", "tstate_native_thread_id"),
+    ("tstate_datastack_chunk", "tstate_datastack_chunk"),
+    ("frame_size", None),
+    ("frame_previous", "frame_previous"),
+    ("frame_code", "frame_code"),
+    ("frame_instr", "frame_instr"),
+    ("frame_owner", "frame_owner"),
+    ("frame_is_entry", "frame_is_entry"),
+    ("frame_code_tagged", None),
+    ("code_size", None),
+    ("code_filename", "code_filename"),
+    ("code_name", "code_name"),
+    ("code_qualname", "code_qualname"),
+    ("code_linetable", "code_linetable"),
+    ("code_firstlineno", "code_firstlineno"),
+    ("code_code_adaptive", "code_code_adaptive"),
+    ("object_type", "object_type"),
+    ("bytes_size", "bytes_size"),
+    ("bytes_data", "bytes_data"),
+    ("unicode_length", "unicode_length"),
+    ("unicode_state", "unicode_state"),
+    ("unicode_ascii_data", "unicode_ascii_data"),
+    ("unicode_compact_data", "unicode_compact_data"),
+    ("chunk_size", "chunk_size"),
+    ("gil_holder", "gil_holder"),
+    ("gil_locked", "gil_locked"),
+    ("gil_in_interp", None),
+    ("interp_gil_ptr", "interp_gil_ptr"),
+    ("chunk_data", "chunk_data"),
+]
+
+SIZE_GROUPS = {
+    "tstate_size": ["tstate_next", "tstate_interp", "tstate_frame",
+                    "tstate_thread_id", "tstate_native_thread_id",
+                    "tstate_datastack_chunk"],
+    "frame_size": ["frame_previous", "frame_code", "frame_instr",
+                   "frame_owner", "frame_is_entry"],
+    "code_size": ["code_filename", "code_name", "code_qualname",
+                  "code_linetable", "code_firstlineno", "code_code_adaptive"],
+}
+
+
+def cover(facts, keys):
+    return max(facts["st." + k][0] + facts["st." + k][1]
+               for k in keys if "st." + k in facts)
+
+
+def builtin_values(minor, facts):
+    vals = {}
+    for field, key in BUILTIN_FIELDS:
+        if key is not None:
+            vals[field] = facts["st." + key][0] if "st." + key in facts \
+                else NONE
+    for field, keys in SIZE_GROUPS.items():
+        vals[field] = cover(facts, keys)
+    vals["frame_code_tagged"] = 0
+    vals["gil_in_interp"] = 1 if minor >= 12 else 0
+    return vals
+
+
+# ---------------------------------------------------------------------------
+# _Py_DebugOffsets layouts, 3.13+
+
+# fields of struct py_debug_offsets_layout that are positions in the block
+# (probe key "dbg.<name>"); absent in a version -> NONE
+LAYOUT_POSITIONS = [
+    "version", "free_threaded", "runtime_interpreters_head",
+    "interp_next", "interp_threads_head", "interp_id",
+    "interp_gil_runtime_state", "interp_gil_runtime_state_locked",
+    "interp_gil_runtime_state_holder",
+    "tstate_size", "tstate_next", "tstate_interp", "tstate_current_frame",
+    "tstate_thread_id", "tstate_native_thread_id", "tstate_datastack_chunk",
+    "frame_size", "frame_previous", "frame_executable", "frame_instr_ptr",
+    "frame_owner",
+    "code_size", "code_filename", "code_name", "code_qualname",
+    "code_linetable", "code_firstlineno", "code_co_code_adaptive",
+    "object_type", "bytes_size", "bytes_data",
+    "unicode_size", "unicode_state", "unicode_length",
+    "unicode_asciiobject_size",
+]
+# positions appended at the end of the struct by this generator
+LAYOUT_EXTRA_POSITIONS = [
+    "interp_ceval_gil", "tstate_holds_gil", "interp_code_object_generation",
+    "unicode_compactunicodeobject_size",
+]
+# plain values from the headers appended at the end (not block positions)
+LAYOUT_EXTRA_VALUES = [
+    ("chunk_size_field", "st.chunk_size"),
+    ("chunk_header_size", "st.chunk_data"),
+    ("executable_tag_mask", "val.stackref_tag_bits"),
+    ("unicode_compact_data", "st.unicode_compact_data"),
+    ("frame_owner_shim", "val.owner_shim"),
+]
+
+# what each block position must hold, as a function of the "st." facts:
+# used to check the 3.14+ block initializer (blk.*) and, live, 3.13's block
+BLOCK_EXPECT = {
+    "runtime_interpreters_head": ["runtime_interpreters_head"],
+    "interp_next": ["interp_next"],
+    "interp_threads_head": ["interp_threads_head"],
+    "interp_id": ["interp_id"],
+    "interp_ceval_gil": ["interp_gil_ptr"],
+    "interp_gil_runtime_state": ["interp_gil_embedded"],
+    "interp_gil_runtime_state_locked": ["interp_gil_embedded", "gil_locked"],
+    "interp_gil_runtime_state_holder": ["interp_gil_embedded", "gil_holder"],
+    "tstate_next": ["tstate_next"],
+    "tstate_interp": ["tstate_interp"],
+    "tstate_current_frame": ["tstate_frame"],
+    "tstate_thread_id": ["tstate_thread_id"],
+    "tstate_native_thread_id": ["tstate_native_thread_id"],
+    "tstate_datastack_chunk": ["tstate_datastack_chunk"],
+    "frame_size": ["sizeof_interp_frame"],
+    "frame_previous": ["frame_previous"],
+    "frame_executable": ["frame_code"],
+    "frame_instr_ptr": ["frame_instr"],
+    "frame_owner": ["frame_owner"],
+    "code_size": ["sizeof_code"],
+    "code_filename": ["code_filename"],
+    "code_name": ["code_name"],
+    "code_qualname": ["code_qualname"],
+    "code_linetable": ["code_linetable"],
+    "code_firstlineno": ["code_firstlineno"],
+    "code_co_code_adaptive": ["code_code_adaptive"],
+    "object_type": ["object_type"],
+    "bytes_size": ["bytes_size"],
+    "bytes_data": ["bytes_data"],
+    "unicode_state": ["unicode_state"],
+    "unicode_length": ["unicode_length"],
+    "unicode_asciiobject_size": ["unicode_ascii_data"],
+    "unicode_compactunicodeobject_size": ["unicode_compact_data"],
+}
+
+
+def block_expectations(facts):
+    exp = {}
+    for k, parts in BLOCK_EXPECT.items():
+        if all("st." + p in facts for p in parts):
+            exp[k] = sum(facts["st." + p][0] for p in parts)
+    return exp
+
+
+def layout_values(minor, facts):
+    vals = {"minor": minor,
+            "block_size": facts["st.sizeof_debug_offsets"][0]}
+    for name in LAYOUT_POSITIONS + LAYOUT_EXTRA_POSITIONS:
+        vals[name] = facts["dbg." + name][0] if "dbg." + name in facts \
+            else NONE
+    for name, key in LAYOUT_EXTRA_VALUES:
+        vals[name] = facts[key][0] if key in facts else NONE
+    if vals["executable_tag_mask"] == NONE:
+        vals["executable_tag_mask"] = 0   # 3.13: a plain PyObject *
+    return vals
+
+
+def layout_compare_key(facts):
+    """Everything of a probe that the 3.13 layout depends on."""
+    return {k: v for k, v in facts.items()
+            if k.startswith("dbg.") or k in ("st.sizeof_debug_offsets",
+                                             "st.chunk_size", "st.chunk_data",
+                                             "st.unicode_compact_data",
+                                             "val.owner_shim",
+                                             "val.free_threaded")}
+
+
+def check(inputs):
+    """Consistency checks; returns a list of human-readable findings."""
+    found = []
+    for label, (minor, ver, inc, facts) in sorted(inputs.items()):
+        if facts["val.minor"][0] != minor:
+            die("%s: headers say minor %d" % (label, facts["val.minor"][0]))
+        if facts["val.pointer_size"][0] != 8:
+            die("%s: not an LP64 build" % label)
+        if facts["val.free_threaded"][0] or facts["val.py_debug"][0]:
+            die("%s: headers are for a free-threaded or debug build" % label)
+        blk = {k[4:]: v[0] for k, v in facts.items() if k.startswith("blk.")}
+        if blk:
+            exp = block_expectations(facts)
+            bad = ["%s: block %d, headers %d" % (k, blk[k], exp[k])
+                   for k in exp if k in blk and blk[k] != exp[k]]
+            if bad:
+                die("%s: _Py_DebugOffsets_INIT disagrees with offsetof():\n  %s"
+                    % (label, "\n  ".join(bad)))
+            found.append("%s: _Py_DebugOffsets_INIT matches offsetof() for "
+                         "%d mapped fields" % (label,
+                                               len([k for k in exp
+                                                    if k in blk])))
+    # 3.13 from pyenv 3.13.0 and from Debian must give the same layout
+    p13 = [l for l, i in inputs.items() if i[0] == 13 and l.startswith("pyenv")]
+    d13 = [l for l, i in inputs.items() if i[0] == 13 and l.startswith("debian")]
+    if p13 and d13:
+        a = inputs[p13[0]][3]
+        b = inputs[d13[0]][3]
+        ka, kb = layout_compare_key(a), layout_compare_key(b)
+        if ka != kb:
+            diff = sorted(k for k in set(ka) | set(kb) if ka.get(k) != kb.get(k))
+            die("3.13 layouts differ between %s and %s: %s" %
+                (p13[0], d13[0], ", ".join(diff)))
+        found.append("3.13 _Py_DebugOffsets layout: %s == %s (%d facts)" %
+                     (p13[0], d13[0], len(ka)))
+        other = sorted(k for k in set(a) | set(b)
+                       if k.startswith("st.") and a.get(k) != b.get(k))
+        if other:
+            found.append("3.13 struct offsets that moved between %s and %s "
+                         "(read from the block, so harmless): %s" %
+                         (p13[0], d13[0], ", ".join(
+                             "%s %s->%s" % (k[3:], a.get(k, ("-",))[0],
+                                            b.get(k, ("-",))[0])
+                             for k in other)))
+    return found
+
+
+# ---------------------------------------------------------------------------
+# output
+
+HEADER = """\
+/*
+ * GENERATED FILE -- DO NOT EDIT BY HAND.
+ * Regenerate with tools/gen-offsets/gen-offsets.py (see its README.md).
+ *
+ * CPython struct layouts for framewalk (x86-64, default GIL builds), taken
+ * from each interpreter's OWN headers: tools/gen-offsets/probe.c is compiled
+ * against every version's include directory with -DPy_BUILD_CORE and prints
+ * offsetof()/sizeof(); nothing here is typed in by hand.
+ *
+ * py_offsets_builtin(): built-in tables for 3.8 - 3.12, whose runtimes carry
+ * no self-description. *_size fields are the smallest byte count covering
+ * every listed field of that struct. PYOFF_NONE: the version has no such
+ * field.
+ *
+ * GIL fields:
+ *   3.8 - 3.11: the GIL lives in _PyRuntime (runtime->ceval.gil), so
+ *     gil_in_interp = 0 and gil_holder / gil_locked are offsets from the
+ *     start of _PyRuntime of ceval.gil.last_holder (a PyThreadState *) and
+ *     ceval.gil.locked (an int).
+ *   3.12: each interpreter has interp->ceval.gil, a POINTER to its
+ *     struct _gil_runtime_state. gil_in_interp = 1; the reader must
+ *       gil = *(void **)(interp + interp_gil_ptr);
+ *       holder = *(PyThreadState **)(gil + gil_holder);
+ *       locked = *(int *)(gil + gil_locked);
+ *     (gil_holder / gil_locked are offsets inside struct _gil_runtime_state.)
+ *     For the main interpreter the pointer targets the struct embedded in
+ *     the interpreter itself (interp->_gil), but following the pointer is
+ *     correct for subinterpreters sharing the main GIL as well.
+ *
+ * py_debug_layout(): for 3.13+, where each needed value sits inside the
+ * _Py_DebugOffsets block at the start of _PyRuntime (read a uint64 there).
+ */
+#include <stddef.h>
+
+#include "python/offsets.h"
+"""
+
+
+def emit_builtin(minor, src, vals):
+    fm, im, lm = MODELS[minor]
+    lines = ["/* %s */" % src,
+             "static const struct py_offsets py3%d = {" % minor,
+             "\t.version_hex = 0x03%02x0000," % minor,
+             "\t.frame_model = %s," % fm,
+             "\t.instr_model = %s," % im,
+             "\t.line_model = %s," % lm,
+             "\t.free_threaded = 0,"]
+    for field, _ in BUILTIN_FIELDS:
+        v = vals[field]
+        lines.append("\t.%s = %s," % (field,
+                                       "PYOFF_NONE" if v == NONE else v))
+    lines.append("};")
+    return "\n".join(lines)
+
+
+def emit_layout(minor, src, vals):
+    lines = ["/* %s */" % src,
+             "static const struct py_debug_offsets_layout dbg3%d = {" % minor,
+             "\t.minor = %d," % minor,
+             "\t.block_size = %d," % vals["block_size"]]
+    for name in LAYOUT_POSITIONS + LAYOUT_EXTRA_POSITIONS:
+        v = vals[name]
+        lines.append("\t.%s = %s," % (name, "PYOFF_NONE" if v == NONE else v))
+    lines.append("\t/* plain values from the headers, not block positions */")
+    for name, _ in LAYOUT_EXTRA_VALUES:
+        v = vals[name]
+        lines.append("\t.%s = %s," % (name, "PYOFF_NONE" if v == NONE else v))
+    lines.append("};")
+    return "\n".join(lines)
+
+
+def generate(inputs):
+    parts = [HEADER]
+    by_minor = {}
+    for label, (minor, ver, inc, facts) in inputs.items():
+        # 3.8-3.12 from pyenv; 3.13+ from Debian (3.13 checked equal to pyenv)
+        if minor <= 12 or label.startswith("debian"):
+            by_minor[minor] = (label, facts)
+    for minor in sorted(m for m in by_minor if m <= 12):
+        label, facts = by_minor[minor]
+        parts.append(emit_builtin(minor, "from %s headers" % label,
+                                  builtin_values(minor, facts)))
+    parts.append("""\
+const struct py_offsets *py_offsets_builtin(int minor)
+{
+	switch (minor) {
+%s	default: return NULL;
+	}
+}""" % "".join("\tcase %d: return &py3%d;\n" % (m, m)
+               for m in sorted(by_minor) if m <= 12))
+    for minor in sorted(m for m in by_minor if m >= 13):
+        label, facts = by_minor[minor]
+        src = "from %s headers" % label
+        if minor == 13:
+            src += " (identical to pyenv 3.13.0: checked by the generator)"
+        parts.append(emit_layout(minor, src, layout_values(minor, facts)))
+    parts.append("""\
+const struct py_debug_offsets_layout *py_debug_layout(int minor)
+{
+	switch (minor) {
+%s	default: return NULL;
+	}
+}""" % "".join("\tcase %d: return &dbg3%d;\n" % (m, m)
+               for m in sorted(by_minor) if m >= 13))
+    return "\n\n".join(parts) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--out", default=DEFAULT_OUT)
+    ap.add_argument("--pyenv-root")
+    ap.add_argument("--sid-root")
+    ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
+    ap.add_argument("--check", action="store_true")
+    ap.add_argument("--dump", action="store_true")
+    ap.add_argument("--verify-live", action="store_true")
+    args = ap.parse_args()
+
+    tmp = tempfile.mkdtemp(prefix="gen-offsets.")
+    try:
+        inputs = probe_inputs(args, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    if args.dump:
+        json.dump({l: {"minor": i[0], "version": i[1], "include": i[2],
+                       "facts": {k: v[0] for k, v in sorted(i[3].items())}}
+                   for l, i in inputs.items()}, sys.stdout, indent=1)
+        print()
+        return
+
+    for line in check(inputs):
+        note(line)
+    text = generate(inputs)
+
+    if args.verify_live:
+        sys.path.insert(0, HERE)
+        sys.dont_write_bytecode = True
+        import verify_live as vl
+        ok = vl.verify_all(inputs, pyenv_root(args.pyenv_root),
+                           sid_root(args.sid_root), builtin_values,
+                           layout_values)
+        if not ok:
+            die("live verification failed")
+
+    if args.check:
+        try:
+            with open(args.out) as f:
+                cur = f.read()
+        except OSError:
+            cur = None
+        if cur != text:
+            die("%s is out of date" % args.out)
+        note("%s is up to date" % args.out)
+        return
+    with open(args.out, "w") as f:
+        f.write(text)
+    note("wrote %s" % args.out)
+
+
+if __name__ == "__main__":
+    main()
