@@ -20,6 +20,8 @@
 #include "util/util.h"
 
 #define LAUNCH_WAIT_NS (10ull * 1000000000ull)
+#define MAX_OUTPUTS 8
+#define LIBPYTHON_WAIT_NS (1000ull * 1000000ull)
 
 static const char record_usage[] =
 	"usage: framewalk record [options] -p PID\n"
@@ -30,9 +32,10 @@ static const char record_usage[] =
 	"  -p, --pid PID          the process to profile\n"
 	"  -d, --duration SECS    stop after SECS seconds (default: until Ctrl-C or exit)\n"
 	"  -r, --rate RATE        samples per second: 100, 1k, 10khz (default 100)\n"
-	"  -o, --output FILE      write the profile to FILE (default: text report on stdout)\n"
-	"  -f, --format FMT       collapsed or text (default: from FILE's extension:\n"
-	"                         .txt is text, anything else collapsed)\n"
+	"  -o, --output FILE      write the profile to FILE (default: text report on\n"
+	"                         stdout); may be given several times\n"
+	"  -f, --format FMT       collapsed or text, for every output (default: from each\n"
+	"                         FILE's extension: .txt is text, anything else collapsed)\n"
 	"      --limit N          rows in the report's top tables (default 20)\n"
 	"      --min-percent P    hide call-tree branches under P%% (default 0.5)\n"
 	"      --thread T         report only the thread named T or with tid T\n"
@@ -45,7 +48,9 @@ static const char record_usage[] =
 struct record_opts {
 	pid_t pid;
 	double rate, duration;
-	const char *output;
+	const char *outputs[MAX_OUTPUTS];
+	enum output_format formats[MAX_OUTPUTS];
+	int noutputs;
 	enum output_format format;
 	int format_given;
 	int quiet;
@@ -101,7 +106,9 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 				return usage_error("bad rate: '%s' (e.g. 100, 1k, 10khz; 1 Hz to 1 MHz)", optarg);
 			break;
 		case 'o':
-			o->output = optarg;
+			if (o->noutputs == MAX_OUTPUTS)
+				return usage_error("%s", "too many -o options (at most 8)");
+			o->outputs[o->noutputs++] = optarg;
 			break;
 		case 'f':
 			if (output_format_parse(optarg, &o->format))
@@ -136,8 +143,13 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		return usage_error("%s", "nothing to profile: give -p PID or -- COMMAND");
 	if (o->pid && o->command)
 		return usage_error("%s", "give either -p PID or a command, not both");
-	if (!o->format_given)
-		o->format = o->output ? output_format_for_path(o->output) : OUTPUT_TEXT;
+	if (!o->noutputs)
+		o->outputs[o->noutputs++] = "-";
+	for (int i = 0; i < o->noutputs; i++) {
+		int is_stdout = !strcmp(o->outputs[i], "-");
+		o->formats[i] = o->format_given ? o->format :
+			is_stdout ? OUTPUT_TEXT : output_format_for_path(o->outputs[i]);
+	}
 	return 0;
 }
 
@@ -180,7 +192,7 @@ static pid_t launch(char **argv)
 /* Wait until the started command shows a Python runtime. */
 static int attach_launched(pid_t pid, struct py_target *t)
 {
-	uint64_t deadline = fw_now_ns() + LAUNCH_WAIT_NS;
+	uint64_t started = fw_now_ns(), deadline = started + LAUNCH_WAIT_NS;
 	struct strbuf why = STRBUF_INIT;
 	struct target_mem mem;
 	int ret, status;
@@ -188,14 +200,19 @@ static int attach_launched(pid_t pid, struct py_target *t)
 	mem_init_pid(&mem, pid);
 	for (;;) {
 		strbuf_reset(&why);
-		ret = py_discover(pid, &mem, t, &why);
-		if (ret != -ENOEXEC || fw_now_ns() > deadline || sampler_stop_requested)
-			break;
 		if (waitpid(pid, &status, WNOHANG) == pid) {
-			fw_error("the command exited before a Python runtime appeared in it");
+			fw_error("the command exited (%s %d) before a Python runtime appeared in it",
+				 WIFEXITED(status) ? "status" : "signal",
+				 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
 			strbuf_release(&why);
 			return FW_EXIT_NOT_PYTHON;
 		}
+		ret = py_discover(pid, &mem, t, &why);
+		/* Right after exec the loader may not have mapped libpython yet. */
+		if (ret == -ENOTSUP && fw_now_ns() - started < LIBPYTHON_WAIT_NS)
+			ret = -ENOEXEC;
+		if (ret != -ENOEXEC || fw_now_ns() > deadline || sampler_stop_requested)
+			break;
 		usleep(5000);
 	}
 	strbuf_release(&why);
@@ -232,6 +249,34 @@ static void fill_meta(struct profile *prof, const struct py_target *t)
 	prof->meta.backend = xstrdup("vm (process_vm_readv; Python frames; never stops the target)");
 }
 
+static void abort_outputs(struct outfile *of, int n)
+{
+	for (int i = 0; i < n; i++)
+		outfile_abort(&of[i]);
+}
+
+/* Write every output; each lands whole or not at all. */
+static int write_outputs(const struct profile *prof, const struct record_opts *o,
+			 struct outfile *of)
+{
+	int code = FW_EXIT_OK;
+
+	for (int i = 0; i < o->noutputs; i++) {
+		int ret = output_write(prof, o->formats[i], of[i].f, &o->out);
+
+		if (!ret)
+			ret = outfile_commit(&of[i]);
+		else
+			outfile_abort(&of[i]);
+		if (ret) {
+			fw_error("writing the profile to %s failed: %s",
+				 strcmp(o->outputs[i], "-") ? o->outputs[i] : "stdout", strerror(-ret));
+			code = FW_EXIT_OUTPUT;
+		}
+	}
+	return code;
+}
+
 static const char *stop_reason_text(enum sampler_stop r)
 {
 	switch (r) {
@@ -249,7 +294,7 @@ static const char *stop_reason_text(enum sampler_stop r)
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o;
-	struct outfile of;
+	struct outfile of[MAX_OUTPUTS];
 	struct py_target target;
 	struct sampler_opts so;
 	struct sampler s;
@@ -260,16 +305,20 @@ int cmd_record(int argc, char **argv)
 	ret = parse_record_args(argc, argv, &o);
 	if (ret)
 		return ret < 0 ? FW_EXIT_OK : ret;
-	/* Check the output before anything else happens. */
-	ret = outfile_open(&of, o.output);
-	if (ret)
-		return cmd_output_error(o.output, ret);
+	/* Check the outputs before anything else happens. */
+	for (int i = 0; i < o.noutputs; i++) {
+		ret = outfile_open(&of[i], o.outputs[i]);
+		if (ret) {
+			abort_outputs(of, i);
+			return cmd_output_error(o.outputs[i], ret);
+		}
+	}
 	sampler_install_signals();
 	if (o.command) {
 		pid = launch(o.command);
 		if (pid < 0) {
 			fw_error("cannot run %s: %s", o.command[0], strerror((int)-pid));
-			outfile_abort(&of);
+			abort_outputs(of, o.noutputs);
 			return FW_EXIT_FAILURE;
 		}
 		code = attach_launched(pid, &target);
@@ -278,7 +327,7 @@ int cmd_record(int argc, char **argv)
 		code = cmd_attach(pid, &target);
 	}
 	if (code) {
-		outfile_abort(&of);
+		abort_outputs(of, o.noutputs);
 		if (o.command) {
 			kill(pid, SIGTERM);
 			waitpid(pid, NULL, 0);
@@ -294,25 +343,18 @@ int cmd_record(int argc, char **argv)
 	so.child = o.command ? pid : 0;
 	sampler_init(&s, &target, &prof, &so);
 	sampler_run(&s);
-	prof.meta.errors = prof.meta.errors;
 	if (o.command)
 		stop_child(pid, &s);
-	ret = output_write(&prof, o.format, of.f, &o.out);
-	if (!ret)
-		ret = outfile_commit(&of);
-	else
-		outfile_abort(&of);
-	code = FW_EXIT_OK;
-	if (ret) {
-		fw_error("writing the profile to %s failed: %s", o.output ? o.output : "stdout",
-			 strerror(-ret));
-		code = FW_EXIT_OUTPUT;
-	} else if (!o.quiet) {
-		fprintf(stderr, "framewalk: %s after %.1f s: %llu samples, %llu errors%s%s\n",
+	code = write_outputs(&prof, &o, of);
+	if (!code && !o.quiet) {
+		fprintf(stderr, "framewalk: %s after %.1f s: %llu samples, %llu errors\n",
 			stop_reason_text(s.stop_reason), (double)prof.meta.duration_ns / 1e9,
-			(unsigned long long)prof.meta.samples, (unsigned long long)prof.meta.errors,
-			o.output ? "; wrote " : "", o.output ? o.output : "");
+			(unsigned long long)prof.meta.samples, (unsigned long long)prof.meta.errors);
+		for (int i = 0; i < o.noutputs; i++)
+			if (strcmp(o.outputs[i], "-"))
+				fprintf(stderr, "framewalk: wrote %s\n", o.outputs[i]);
 	}
+	ret = code;
 	if (s.stop_reason == SAMPLER_STOP_ERROR && !ret) {
 		fw_error("lost access to process %d during the capture", (int)pid);
 		code = FW_EXIT_PERMISSION;

@@ -312,17 +312,24 @@ static size_t visible_children(struct tree_printer *tp, uint32_t node)
 	return n;
 }
 
-static void print_node(struct tree_printer *tp, uint32_t node, int depth)
+/*
+ * One node and its descendants. line_prefix goes before this node's name,
+ * tp->prefix before its children's connectors. A chain of only children
+ * prints as a straight column, so deep single paths stay readable.
+ */
+static void print_node(struct tree_printer *tp, uint32_t node, const char *line_prefix,
+		       int depth)
 {
-	size_t nvis;
+	size_t nvis, keep;
 	uint32_t cur = node;
+	int first = 1;
 
-	/* A chain of only children prints as a straight line. */
 	for (;;) {
 		strbuf_reset(&tp->label);
 		format_function(&tp->label, &tp->v->tree, tp->v->tree.nodes[cur].frame, ESCAPE_TERMINAL);
-		fprintf(tp->f, "%s%6.2f%%  %s\n", strbuf_str(&tp->prefix),
-			pct(tp->v->node_total[cur], tp->v->total), strbuf_str(&tp->label));
+		fprintf(tp->f, "%7.2f%%  %s%s\n", pct(tp->v->node_total[cur], tp->v->total),
+			first ? line_prefix : strbuf_str(&tp->prefix), strbuf_str(&tp->label));
+		first = 0;
 		nvis = visible_children(tp, cur);
 		if (nvis != 1 || depth > 512)
 			break;
@@ -337,18 +344,23 @@ static void print_node(struct tree_printer *tp, uint32_t node, int depth)
 	}
 	if (depth > 512)
 		return;
+	keep = tp->prefix.len;
 	for (uint32_t i = 0, shown = 0; i < tp->ch->count[cur]; i++) {
 		uint32_t c = tp->ch->list[tp->ch->first[cur] + i];
-		size_t keep = tp->prefix.len;
+		struct strbuf lp = STRBUF_INIT;
 		int last;
 
 		if (pct(tp->v->node_total[c], tp->v->total) < tp->o->min_percent)
 			continue;
 		last = ++shown == nvis;
-		strbuf_addstr(&tp->prefix, last ? "  " : "| ");
-		print_node(tp, c, depth + 1);
+		strbuf_add(&lp, tp->prefix.buf ? tp->prefix.buf : "", keep);
+		strbuf_addstr(&lp, last ? "`- " : "|- ");
+		strbuf_addstr(&tp->prefix, last ? "   " : "|  ");
+		print_node(tp, c, strbuf_str(&lp), depth + 1);
+		strbuf_release(&lp);
 		tp->prefix.len = keep;
-		tp->prefix.buf[keep] = '\0';
+		if (tp->prefix.buf)
+			tp->prefix.buf[keep] = '\0';
 	}
 }
 
@@ -362,8 +374,10 @@ static void print_tree(const struct fn_view *v, FILE *f, const struct output_opt
 		"branches under %.1f%% hidden)\n", o->min_percent);
 	for (uint32_t i = 0; i < ch.count[0]; i++) {
 		uint32_t c = ch.list[ch.first[0] + i];
-		if (pct(v->node_total[c], v->total) >= o->min_percent)
-			print_node(&tp, c, 0);
+		if (pct(v->node_total[c], v->total) < o->min_percent)
+			continue;
+		strbuf_reset(&tp.prefix);
+		print_node(&tp, c, "", 0);
 	}
 	strbuf_release(&tp.prefix);
 	strbuf_release(&tp.label);

@@ -1,0 +1,66 @@
+# framewalk: the two commands a new user runs are `make demo` and `make check`.
+# Both install missing Debian packages first (scripts/deps.sh), then build
+# with meson + ninja into $(BUILDDIR).
+#
+#   make              build build/framewalk
+#   make demo         build, then profile the bundled demo workload
+#   make check        build, then run every test (unit + functional)
+#   make check SANITIZE=1   the same against an ASan+UBSan build
+#   make install [PREFIX=/usr/local] [DESTDIR=...]
+#   make bench        the side-by-side benchmarks (bench/README.md)
+
+PREFIX ?= /usr/local
+SANITIZE ?=
+PYTEST ?= /usr/bin/python3 -m pytest
+PYTEST_ARGS ?=
+
+ifeq ($(SANITIZE),)
+BUILDDIR ?= build
+MESON_OPTS = --buildtype=debugoptimized
+else
+BUILDDIR ?= build-sanitize
+MESON_OPTS = --buildtype=debug -Db_sanitize=address,undefined -Db_lundef=false
+endif
+
+FRAMEWALK = $(BUILDDIR)/framewalk
+
+.PHONY: all deps test-deps build demo check unit functional install bench clean sid-root
+
+all: build
+
+deps:
+	@scripts/deps.sh build
+
+test-deps:
+	@scripts/deps.sh test
+
+$(BUILDDIR)/build.ninja:
+	meson setup $(BUILDDIR) $(MESON_OPTS) --prefix=$(PREFIX)
+
+build: deps $(BUILDDIR)/build.ninja
+	ninja -C $(BUILDDIR)
+
+demo: build
+	@scripts/demo.sh $(FRAMEWALK)
+
+sid-root: test-deps
+	@scripts/sid-root.sh
+
+unit: test-deps build
+	meson test -C $(BUILDDIR) --print-errorlogs
+
+functional: test-deps build sid-root
+	FRAMEWALK=$(abspath $(FRAMEWALK)) $(PYTEST) tests/functional $(PYTEST_ARGS)
+
+check: unit functional
+
+install: build
+	meson configure $(BUILDDIR) --prefix=$(PREFIX) >/dev/null
+	ninja -C $(BUILDDIR) >/dev/null
+	meson install -C $(BUILDDIR) --no-rebuild $(if $(DESTDIR),--destdir $(DESTDIR))
+
+bench: build
+	@bench/run-all.sh $(FRAMEWALK)
+
+clean:
+	rm -rf build build-sanitize

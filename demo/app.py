@@ -1,0 +1,69 @@
+"""framewalk demo workload: a small "report service" with threads.
+
+One thread builds and compresses reports (zlib, a C library, called from
+Python), one hashes records (hashlib, a C extension), and the main thread
+does pure-Python number crunching. It runs for --seconds (default 6).
+"""
+import hashlib
+import json
+import sys
+import threading
+import time
+import zlib
+
+
+def render_row(i):
+    return {"id": i, "name": "item-%d" % i, "tags": ["a", "b", "c"], "score": i * 0.5}
+
+
+def build_report(n):
+    rows = [render_row(i) for i in range(n)]
+    return json.dumps(rows).encode()
+
+
+def compress_report(data):
+    return zlib.compress(data, 9)
+
+
+def report_worker(stop):
+    while not stop.is_set():
+        data = build_report(2000)
+        compress_report(data)
+
+
+def digest_records(stop):
+    blob = b"x" * 65536
+    while not stop.is_set():
+        for _ in range(50):
+            hashlib.sha256(blob).hexdigest()
+        time.sleep(0.001)
+
+
+def fib(n):
+    return n if n < 2 else fib(n - 1) + fib(n - 2)
+
+
+def crunch(deadline):
+    while time.time() < deadline:
+        fib(20)
+
+
+def main():
+    seconds = 6.0
+    if "--seconds" in sys.argv:
+        seconds = float(sys.argv[sys.argv.index("--seconds") + 1])
+    stop = threading.Event()
+    threads = [
+        threading.Thread(target=report_worker, args=(stop,), name="reports"),
+        threading.Thread(target=digest_records, args=(stop,), name="digests"),
+    ]
+    for t in threads:
+        t.start()
+    crunch(time.time() + seconds)
+    stop.set()
+    for t in threads:
+        t.join()
+
+
+if __name__ == "__main__":
+    main()

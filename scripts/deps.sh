@@ -1,0 +1,34 @@
+#!/bin/sh
+# Install the Debian packages framewalk needs, when any is missing.
+#   scripts/deps.sh build   what `make` needs
+#   scripts/deps.sh test    what `make check` needs on top (test tools)
+# As root it runs apt-get; otherwise it prints the one command to run.
+set -eu
+
+BUILD_PKGS="gcc make meson ninja-build pkg-config libelf-dev libdw-dev zlib1g-dev"
+TEST_PKGS="libcmocka-dev python3-pytest mmdebstrap binutils util-linux procps"
+
+case "${1:-build}" in
+build) want="$BUILD_PKGS" ;;
+test) want="$BUILD_PKGS $TEST_PKGS" ;;
+*) echo "usage: $0 build|test" >&2; exit 2 ;;
+esac
+
+missing=""
+for p in $want; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+		missing="$missing $p"
+	fi
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "framewalk: missing Debian packages:$missing" >&2
+	echo "  install them with: sudo apt-get install -y$missing" >&2
+	exit 1
+fi
+echo "framewalk: installing$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq $missing >/dev/null
