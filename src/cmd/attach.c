@@ -129,3 +129,42 @@ int cmd_output_error(const char *path, int err)
 	fw_hint("choose a path in a writable directory with -o");
 	return FW_EXIT_OUTPUT;
 }
+
+int cmd_parse_backend(const char *name, enum backend *out)
+{
+	if (!strcmp(name, "auto"))
+		*out = 0;
+	else if (!strcmp(name, "vm"))
+		*out = BACKEND_VM;
+	else if (!strcmp(name, "ptrace"))
+		*out = BACKEND_PTRACE;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+int cmd_choose_backend(struct sampler_opts *so)
+{
+	if (so->kernel)
+		so->native = 1;
+	if (!so->backend) {
+		so->backend = so->native ? BACKEND_PTRACE : BACKEND_VM;
+		return 0;
+	}
+	if (so->backend == BACKEND_VM && so->native) {
+		fw_error("--native and --kernel need a backend that sees native stacks: "
+			 "--backend ptrace (or leave --backend out)");
+		return -EINVAL;
+	}
+	if (so->backend == BACKEND_PTRACE)
+		so->native = 1;
+	return 0;
+}
+
+const char *cmd_backend_description(const struct sampler_opts *so)
+{
+	if (so->backend == BACKEND_PTRACE)
+		return so->kernel ? "ptrace (Python + native + kernel; stops one thread at a time)" :
+			"ptrace (Python + native; stops one thread at a time)";
+	return "vm (process_vm_readv; Python frames; never stops the target)";
+}

@@ -11,10 +11,14 @@
 #include <sys/types.h>
 
 #include "python/discover.h"
+#include "sampler/sampler.h"
 #include "target/memory.h"
 
 int cmd_record(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
+int cmd_top(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 /*
  * Discover the Python runtime of pid, printing the error and its fix on
@@ -24,6 +28,12 @@ int cmd_attach(pid_t pid, struct py_target *t);
 
 /* Print the permission-denied hints for pid (capability, ptrace_scope, user). */
 void cmd_permission_hints(pid_t pid);
+
+/* "auto", "vm", "ptrace" -> backend (0 = auto). 0 or -EINVAL. */
+int cmd_parse_backend(const char *name, enum backend *out);
+/* Resolve auto and check the combination (--native needs ptrace). 0 or -EINVAL. */
+int cmd_choose_backend(struct sampler_opts *so);
+const char *cmd_backend_description(const struct sampler_opts *so);
 
 /* The exit code and message for an unusable output path. */
 int cmd_output_error(const char *path, int err);

@@ -39,6 +39,12 @@ static const char record_usage[] =
 	"      --limit N          rows in the report's top tables (default 20)\n"
 	"      --min-percent P    hide call-tree branches under P%% (default 0.5)\n"
 	"      --thread T         report only the thread named T or with tid T\n"
+	"      --native           whole stacks: Python, C extensions, native libraries\n"
+	"                         (ptrace backend: stops one thread at a time, briefly)\n"
+	"      --kernel           add kernel frames (implies --native; needs root)\n"
+	"      --native-all       keep the interpreter's own call machinery frames\n"
+	"      --backend B        auto (default), vm (Python only, never stops the\n"
+	"                         target) or ptrace\n"
 	"  -q, --quiet            no live status line on stderr\n"
 	"  -h, --help             this help\n"
 	"\n"
@@ -54,6 +60,7 @@ struct record_opts {
 	enum output_format format;
 	int format_given;
 	int quiet;
+	struct sampler_opts sampling;
 	struct output_opts out;
 	char **command;
 };
@@ -80,6 +87,10 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		{ "limit", required_argument, NULL, 'L' },
 		{ "min-percent", required_argument, NULL, 'M' },
 		{ "thread", required_argument, NULL, 'T' },
+		{ "native", no_argument, NULL, 'N' },
+		{ "kernel", no_argument, NULL, 'K' },
+		{ "native-all", no_argument, NULL, 'A' },
+		{ "backend", required_argument, NULL, 'B' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, pid;
@@ -87,6 +98,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->rate = 100;
+	o->sampling.backend = 0;    /* auto */
 	output_opts_default(&o->out);
 	optind = 1;
 	opterr = 0;
@@ -130,6 +142,19 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		case 'T':
 			o->out.thread = optarg;
 			break;
+		case 'N':
+			o->sampling.native = 1;
+			break;
+		case 'K':
+			o->sampling.kernel = 1;
+			break;
+		case 'A':
+			o->sampling.native = o->sampling.native_all = 1;
+			break;
+		case 'B':
+			if (cmd_parse_backend(optarg, &o->sampling.backend))
+				return usage_error("unknown backend: '%s' (auto, vm or ptrace)", optarg);
+			break;
 		case 'h':
 			fputs(record_usage, stdout);
 			return -1;
@@ -143,6 +168,8 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		return usage_error("%s", "nothing to profile: give -p PID or -- COMMAND");
 	if (o->pid && o->command)
 		return usage_error("%s", "give either -p PID or a command, not both");
+	if (cmd_choose_backend(&o->sampling))
+		return FW_EXIT_USAGE;
 	if (!o->noutputs)
 		o->outputs[o->noutputs++] = "-";
 	for (int i = 0; i < o->noutputs; i++) {
@@ -238,7 +265,8 @@ static void stop_child(pid_t child, struct sampler *s)
 	waitpid(child, &status, 0);
 }
 
-static void fill_meta(struct profile *prof, const struct py_target *t)
+static void fill_meta(struct profile *prof, const struct py_target *t,
+		      const struct sampler_opts *so)
 {
 	char cmdline[1024] = "";
 
@@ -246,7 +274,7 @@ static void fill_meta(struct profile *prof, const struct py_target *t)
 	prof->meta.pid = t->pid;
 	prof->meta.target = xstrdup(cmdline[0] ? cmdline : t->exe);
 	prof->meta.python_version = xstrdup(t->version);
-	prof->meta.backend = xstrdup("vm (process_vm_readv; Python frames; never stops the target)");
+	prof->meta.backend = xstrdup(cmd_backend_description(so));
 }
 
 static void abort_outputs(struct outfile *of, int n)
@@ -335,8 +363,8 @@ int cmd_record(int argc, char **argv)
 		return code;
 	}
 	profile_init(&prof);
-	fill_meta(&prof, &target);
-	memset(&so, 0, sizeof(so));
+	fill_meta(&prof, &target, &o.sampling);
+	so = o.sampling;
 	so.rate_hz = o.rate;
 	so.duration_s = o.duration;
 	so.status_line = !o.quiet && isatty(STDERR_FILENO);

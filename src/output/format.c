@@ -64,17 +64,31 @@ void escape_append(struct strbuf *sb, const char *str, enum escape_mode mode)
 	}
 }
 
+/* Basename of a module path, for labels. */
+static const char *module_label(const struct profile *p, uint32_t module)
+{
+	const char *path = profile_str(p, module);
+	const char *base = strrchr(path, '/');
+	return base ? base + 1 : path;
+}
+
 void format_frame(struct strbuf *sb, const struct profile *p, uint32_t frame,
 		  enum escape_mode mode)
 {
 	const struct pf_frame *f = &p->frames[frame];
 
 	escape_append(sb, profile_str(p, f->name), mode);
-	if (f->file) {
+	if (f->kind == FRAME_KERNEL) {
+		strbuf_addstr(sb, " [k]");
+	} else if (f->file) {
 		strbuf_addstr(sb, " (");
 		escape_append(sb, profile_str(p, f->file), mode);
 		if (f->line > 0)
 			strbuf_addf(sb, ":%d", f->line);
+		strbuf_addch(sb, ')');
+	} else if (f->module) {
+		strbuf_addstr(sb, " (");
+		escape_append(sb, module_label(p, f->module), mode);
 		strbuf_addch(sb, ')');
 	}
 }
@@ -85,9 +99,11 @@ void format_function(struct strbuf *sb, const struct profile *p, uint32_t frame,
 	const struct pf_frame *f = &p->frames[frame];
 
 	escape_append(sb, profile_str(p, f->name), mode);
-	if (f->file) {
+	if (f->kind == FRAME_KERNEL) {
+		strbuf_addstr(sb, " [k]");
+	} else if (f->file || f->module) {
 		strbuf_addstr(sb, " (");
-		escape_append(sb, profile_str(p, f->file), mode);
+		escape_append(sb, f->file ? profile_str(p, f->file) : module_label(p, f->module), mode);
 		strbuf_addch(sb, ')');
 	}
 }

@@ -29,6 +29,14 @@ int output_format_parse(const char *name, enum output_format *out)
 		*out = OUTPUT_TEXT;
 	else if (!strcmp(name, "collapsed"))
 		*out = OUTPUT_COLLAPSED;
+	else if (!strcmp(name, "html"))
+		*out = OUTPUT_HTML;
+	else if (!strcmp(name, "pprof"))
+		*out = OUTPUT_PPROF;
+	else if (!strcmp(name, "speedscope"))
+		*out = OUTPUT_SPEEDSCOPE;
+	else if (!strcmp(name, "gecko") || !strcmp(name, "firefox"))
+		*out = OUTPUT_GECKO;
 	else
 		return -EINVAL;
 	return 0;
@@ -44,6 +52,15 @@ enum output_format output_format_for_path(const char *path)
 {
 	if (ends_with(path, ".txt") || ends_with(path, ".report"))
 		return OUTPUT_TEXT;
+	if (ends_with(path, ".html") || ends_with(path, ".htm"))
+		return OUTPUT_HTML;
+	/* docs/FORMATS.md: plain .json is speedscope, as py-spy writes it */
+	if (ends_with(path, ".pb.gz") || ends_with(path, ".pprof") || ends_with(path, ".pb"))
+		return OUTPUT_PPROF;
+	if (ends_with(path, ".gecko.json"))
+		return OUTPUT_GECKO;
+	if (ends_with(path, ".json"))
+		return OUTPUT_SPEEDSCOPE;
 	return OUTPUT_COLLAPSED;
 }
 
@@ -55,6 +72,14 @@ int output_write(const struct profile *p, enum output_format fmt, FILE *f,
 		return output_text(p, f, o);
 	case OUTPUT_COLLAPSED:
 		return output_collapsed(p, f, o);
+	case OUTPUT_HTML:
+		return output_html(p, f, o);
+	case OUTPUT_PPROF:
+		return output_pprof(p, f, o);
+	case OUTPUT_SPEEDSCOPE:
+		return output_speedscope(p, f, o);
+	case OUTPUT_GECKO:
+		return output_gecko(p, f, o);
 	}
 	return -EINVAL;
 }
@@ -74,8 +99,9 @@ static uint32_t fn_frame(struct profile *tree, const struct profile *p, uint32_t
 	const struct pf_frame *f = &p->frames[frame];
 	uint32_t name = profile_cstring(tree, profile_str(p, f->name));
 	uint32_t file = f->file ? profile_cstring(tree, profile_str(p, f->file)) : 0;
+	uint32_t module = f->module ? profile_cstring(tree, profile_str(p, f->module)) : 0;
 
-	return profile_frame(tree, (enum frame_kind)f->kind, name, file, 0);
+	return profile_frame_module(tree, (enum frame_kind)f->kind, name, file, 0, module, 0);
 }
 
 static void fn_view_build(struct fn_view *v, const struct profile *p, const struct output_opts *o)
@@ -185,6 +211,24 @@ static void print_header(const struct profile *p, FILE *f)
 		m->ticks_taken ? (double)m->sample_ns_total / (double)m->ticks_taken / 1e3 : 0.0,
 		(double)m->sample_ns_max / 1e3, (double)m->profiler_cpu_ns / 1e9);
 	fprintf(f, "Threads:   %zu\n", p->nthreads);
+	if (m->native_stacks) {
+		fprintf(f, "Unwinding: %.1f%% of %" PRIu64 " native stacks complete; %" PRIu64
+			" frame-pointer and %" PRIu64 " CFI steps\n",
+			pct(m->native_complete, m->native_stacks), m->native_stacks, m->fp_steps,
+			m->cfi_steps);
+		if (m->unwind_breaks) {
+			sb.len = 0;
+			escape_append(&sb, m->unwind_breaks, ESCAPE_TERMINAL);
+			fprintf(f, "Breaks:    %s\n", strbuf_str(&sb));
+		}
+		if (m->stopped_ns_total)
+			fprintf(f, "Stopped:   mean %.1f us, max %.1f us per thread sample\n",
+				(double)m->stopped_ns_total / (double)m->native_stacks / 1e3,
+				(double)m->stopped_ns_max / 1e3);
+		if (m->merge_mismatches)
+			fprintf(f, "Merging:   %" PRIu64 " stacks had Python frames no evaluator frame claimed\n",
+				m->merge_mismatches);
+	}
 	strbuf_release(&sb);
 }
 

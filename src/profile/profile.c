@@ -34,7 +34,8 @@ static uint64_t string_hash(const struct profile *p, uint32_t id)
 
 static uint64_t frame_hash_of(const struct pf_frame *f)
 {
-	return mix(((uint64_t)f->name << 32 | f->file) ^ mix((uint64_t)(uint32_t)f->line << 8 | f->kind));
+	return mix(((uint64_t)f->name << 32 | f->file) ^
+		   mix((uint64_t)(uint32_t)f->line << 8 | f->kind) ^ mix((uint64_t)f->module << 32 | f->build_id));
 }
 
 static uint64_t frame_hash(const struct profile *p, uint32_t id)
@@ -126,6 +127,7 @@ void profile_release(struct profile *p)
 	free(p->meta.target);
 	free(p->meta.python_version);
 	free(p->meta.backend);
+	free(p->meta.unwind_breaks);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -157,10 +159,10 @@ const char *profile_str(const struct profile *p, uint32_t id)
 	return id < p->nstrings ? p->strings[id] : "";
 }
 
-uint32_t profile_frame(struct profile *p, enum frame_kind kind, uint32_t name,
-		       uint32_t file, int32_t line)
+uint32_t profile_frame_module(struct profile *p, enum frame_kind kind, uint32_t name,
+			      uint32_t file, int32_t line, uint32_t module, uint32_t build_id)
 {
-	struct pf_frame f = { name, file, line, (uint8_t)kind };
+	struct pf_frame f = { name, file, line, (uint8_t)kind, module, build_id };
 	struct pf_table *t = &p->frame_index;
 	uint64_t h = frame_hash_of(&f);
 	uint32_t id;
@@ -168,7 +170,8 @@ uint32_t profile_frame(struct profile *p, enum frame_kind kind, uint32_t name,
 	if (t->cap) {
 		for (size_t i = (size_t)h & (t->cap - 1); t->slots[i]; i = (i + 1) & (t->cap - 1)) {
 			const struct pf_frame *g = &p->frames[t->slots[i] - 1];
-			if (g->name == name && g->file == file && g->line == line && g->kind == kind)
+			if (g->name == name && g->file == file && g->line == line && g->kind == kind &&
+			    g->module == module && g->build_id == build_id)
 				return t->slots[i] - 1;
 		}
 	}
@@ -178,6 +181,12 @@ uint32_t profile_frame(struct profile *p, enum frame_kind kind, uint32_t name,
 	p->nframes++;
 	table_insert(p, t, id, h, p->nframes, frame_hash, 1);
 	return id;
+}
+
+uint32_t profile_frame(struct profile *p, enum frame_kind kind, uint32_t name,
+		       uint32_t file, int32_t line)
+{
+	return profile_frame_module(p, kind, name, file, line, 0, 0);
 }
 
 static uint32_t node_child(struct profile *p, uint32_t parent, uint32_t frame)

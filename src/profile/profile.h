@@ -21,9 +21,11 @@ enum frame_kind {
 
 struct pf_frame {
 	uint32_t name;      /* string id */
-	uint32_t file;      /* string id, 0 = none */
+	uint32_t file;      /* string id, 0 = none (python: co_filename; native: source file) */
 	int32_t line;       /* 0 = unknown */
 	uint8_t kind;
+	uint32_t module;    /* string id of the native module (path), 0 = none */
+	uint32_t build_id;  /* string id of the module's build-id (hex), 0 = none */
 };
 
 struct pf_node {
@@ -63,6 +65,14 @@ struct profile_meta {
 	uint64_t sample_ns_total;/* time spent taking ticks */
 	uint64_t sample_ns_max;
 	uint64_t profiler_cpu_ns;
+	/* native unwinding (ptrace / bpf backends) */
+	uint64_t native_stacks;      /* stacks unwound */
+	uint64_t native_complete;    /* ... that reached the thread's entry */
+	uint64_t stopped_ns_total;   /* time threads were stopped (ptrace) */
+	uint64_t stopped_ns_max;
+	uint64_t fp_steps, cfi_steps;
+	uint64_t merge_mismatches;   /* Python frames left over after merging */
+	char *unwind_breaks;         /* "module: reason N; ..." for incomplete stacks */
 };
 
 struct profile {
@@ -101,6 +111,9 @@ const char *profile_str(const struct profile *p, uint32_t id);
 
 uint32_t profile_frame(struct profile *p, enum frame_kind kind, uint32_t name,
 		       uint32_t file, int32_t line);
+/* The same with the native module (path) and its build-id. */
+uint32_t profile_frame_module(struct profile *p, enum frame_kind kind, uint32_t name,
+			      uint32_t file, int32_t line, uint32_t module, uint32_t build_id);
 /* Intern a stack given outermost frame first; returns its innermost node. */
 uint32_t profile_stack(struct profile *p, const uint32_t *frames, size_t n);
 /* Thread index for (pid, tid); the name is updated when given. */

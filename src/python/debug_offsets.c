@@ -74,9 +74,9 @@ int py_offsets_from_debug(const struct py_debug_offsets_layout *l,
 	o->tstate_native_thread_id = field(&b, l->tstate_native_thread_id, MAX_STRUCT_OFFSET);
 	o->tstate_datastack_chunk = field(&b, l->tstate_datastack_chunk, MAX_STRUCT_OFFSET);
 	{
+		/* datastack_chunk is read on its own when needed: keep the per-tick read small */
 		int32_t t[] = { o->tstate_next, o->tstate_interp, o->tstate_frame,
-				o->tstate_thread_id, o->tstate_native_thread_id,
-				o->tstate_datastack_chunk };
+				o->tstate_thread_id, o->tstate_native_thread_id };
 		o->tstate_size = cover(t, ARRAY_SIZE(t));
 	}
 

@@ -17,6 +17,7 @@
 #define PTHREAD_SCAN 2048
 #define GLIBC_PTHREAD_TID_OFF 0x2d0
 #define TABLE_MAX (1u << 20)
+#define CODE_RECHECK_NS 1000000000ull
 
 static uint64_t get_u64(const uint8_t *buf, int32_t off)
 {
@@ -194,17 +195,35 @@ static void code_cache_grow(struct py_reader *r)
 	free(old);
 }
 
+/* The code object's header: what read_code and the freshness check need. */
+static int read_code_header(struct py_reader *r, uint64_t addr, uint8_t *buf, size_t *len)
+{
+	const struct py_offsets *o = r->off;
+	size_t n = (size_t)o->code_size;
+
+	if ((size_t)o->object_type + 16 > n)
+		n = (size_t)o->object_type + 16;     /* ob_size follows ob_type */
+	if (n > 512)
+		return -EFAULT;
+	*len = n;
+	return mem_read(r->mem, addr, buf, n);
+}
+
+static uint64_t code_name_ptr(const struct py_offsets *o, const uint8_t *buf)
+{
+	return get_u64(buf, o->code_qualname != PYOFF_NONE ? o->code_qualname : o->code_name);
+}
+
 static int read_code(struct py_reader *r, uint64_t addr, struct py_code **out)
 {
 	const struct py_offsets *o = r->off;
 	uint8_t buf[512];
 	struct py_code *c;
-	uint64_t type, name_addr;
+	uint64_t type;
+	size_t len;
 	int ret;
 
-	if ((size_t)o->code_size > sizeof(buf))
-		return -EFAULT;
-	ret = mem_read(r->mem, addr, buf, (size_t)o->code_size);
+	ret = read_code_header(r, addr, buf, &len);
 	if (ret)
 		return ret;
 	type = get_u64(buf, o->object_type);
@@ -213,12 +232,19 @@ static int read_code(struct py_reader *r, uint64_t addr, struct py_code **out)
 	c = xcalloc(1, sizeof(*c));
 	c->addr = addr;
 	c->firstlineno = get_i32(buf, o->code_firstlineno);
-	name_addr = get_u64(buf, o->code_qualname != PYOFF_NONE ? o->code_qualname : o->code_name);
-	ret = read_unicode(r, name_addr, PY_NAME_MAX, &c->name);
+	c->name_ptr = code_name_ptr(o, buf);
+	c->file_ptr = get_u64(buf, o->code_filename);
+	c->table_ptr = get_u64(buf, o->code_linetable);
+	c->code_units = o->instr_model == PY_INSTR_POINTER ?
+		(int64_t)get_u64(buf, o->object_type + 8) : -1;
+	if (c->code_units > (1 << 24))
+		c->code_units = -1;
+	c->checked_ns = fw_now_ns();
+	ret = read_unicode(r, c->name_ptr, PY_NAME_MAX, &c->name);
 	if (!ret)
-		ret = read_unicode(r, get_u64(buf, o->code_filename), PY_FILE_MAX, &c->file);
+		ret = read_unicode(r, c->file_ptr, PY_FILE_MAX, &c->file);
 	if (!ret)
-		ret = read_bytes(r, get_u64(buf, o->code_linetable), &c->table, &c->table_len);
+		ret = read_bytes(r, c->table_ptr, &c->table, &c->table_len);
 	if (ret || c->firstlineno < 0) {
 		code_free(c);
 		return ret ? ret : -EFAULT;
@@ -229,7 +255,54 @@ static int read_code(struct py_reader *r, uint64_t addr, struct py_code **out)
 	return 0;
 }
 
-int py_reader_code(struct py_reader *r, uint64_t addr, struct py_code **out)
+/* Is the cached entry still the code object at its address? */
+static int code_still_valid(struct py_reader *r, struct py_code *c, uint64_t now)
+{
+	const struct py_offsets *o = r->off;
+	uint8_t buf[512];
+	size_t len;
+
+	if (now - c->checked_ns < CODE_RECHECK_NS)
+		return 1;
+	if (read_code_header(r, c->addr, buf, &len))
+		return 0;
+	if ((r->target->code_type_addr && get_u64(buf, o->object_type) != r->target->code_type_addr) ||
+	    code_name_ptr(o, buf) != c->name_ptr || get_u64(buf, o->code_filename) != c->file_ptr ||
+	    get_u64(buf, o->code_linetable) != c->table_ptr ||
+	    get_i32(buf, o->code_firstlineno) != c->firstlineno)
+		return 0;
+	c->checked_ns = now;
+	return 1;
+}
+
+static void code_cache_remove(struct py_reader *r, size_t slot)
+{
+	size_t i = slot, j = slot;
+
+	code_free(r->codes[slot]);
+	r->codes[slot] = NULL;
+	r->codes_n--;
+	/* Backward-shift deletion keeps linear probing intact. */
+	for (;;) {
+		size_t home;
+
+		j = (j + 1) & (r->codes_cap - 1);
+		if (!r->codes[j])
+			break;
+		home = (size_t)((r->codes[j]->addr * 0x9e3779b97f4a7c15ull) >> 20) & (r->codes_cap - 1);
+		if ((j > i && (home <= i || home > j)) || (j < i && (home <= i && home > j))) {
+			r->codes[i] = r->codes[j];
+			r->codes[j] = NULL;
+			i = j;
+		}
+	}
+}
+
+/*
+ * Look up a code object; entries are re-checked against the target at most
+ * once a second (cheap), and dropped when the address now holds another one.
+ */
+static int reader_code(struct py_reader *r, uint64_t addr, struct py_code **out, uint64_t now)
 {
 	struct py_code *c;
 	size_t slot;
@@ -240,11 +313,20 @@ int py_reader_code(struct py_reader *r, uint64_t addr, struct py_code **out)
 	if (r->codes_cap) {
 		slot = code_slot(r, addr);
 		if (r->codes[slot]) {
-			*out = r->codes[slot];
-			return 0;
+			r->mem->log_off++;
+			ret = code_still_valid(r, r->codes[slot], now);
+			r->mem->log_off--;
+			if (ret) {
+				*out = r->codes[slot];
+				return 0;
+			}
+			r->stats.code_stale++;
+			code_cache_remove(r, slot);
 		}
 	}
+	r->mem->log_off++;
 	ret = read_code(r, addr, &c);
+	r->mem->log_off--;
 	r->stats.code_misses++;
 	if (ret) {
 		r->stats.code_errors++;
@@ -256,6 +338,17 @@ int py_reader_code(struct py_reader *r, uint64_t addr, struct py_code **out)
 	r->codes_n++;
 	*out = c;
 	return 0;
+}
+
+int py_reader_code(struct py_reader *r, uint64_t addr, struct py_code **out)
+{
+	return reader_code(r, addr, out, fw_now_ns());
+}
+
+/* Force the next lookup of this entry to re-check it against the target. */
+static void code_mark_suspect(struct py_code *c)
+{
+	c->checked_ns = 0;
 }
 
 int py_code_line(struct py_code *c, const struct py_offsets *off, int64_t instr)
@@ -353,7 +446,7 @@ int py_reader_threads(struct py_reader *r, struct py_thread_info *out, size_t ma
 {
 	const struct py_offsets *o = r->off;
 	uint8_t buf[1024];
-	uint64_t interp, ts;
+	uint64_t interp, ts, now;
 	size_t count = 0;
 	int ret;
 
@@ -363,22 +456,39 @@ int py_reader_threads(struct py_reader *r, struct py_thread_info *out, size_t ma
 	ret = read_interp(r, &interp);
 	if (ret)
 		return ret;
-	ret = mem_read_u64(r->mem, interp + (uint64_t)o->interp_threads_head, &ts);
-	if (ret) {
-		r->interp = 0;
-		return ret;
+	/*
+	 * The head changes only when a thread starts or ends; at high rates it
+	 * is re-read every PY_THREADS_HEAD_NS (and after any failure), which
+	 * saves a page of target memory per tick.
+	 */
+	now = fw_now_ns();
+	if (r->threads_head && now - r->threads_head_ns < PY_THREADS_HEAD_NS) {
+		ts = r->threads_head;
+	} else {
+		ret = mem_read_u64(r->mem, interp + (uint64_t)o->interp_threads_head, &ts);
+		if (ret) {
+			r->interp = 0;
+			r->threads_head = 0;
+			return ret;
+		}
+		if (!ts)
+			return -EAGAIN;
+		r->threads_head = ts;
+		r->threads_head_ns = now;
 	}
-	if (!ts)
-		return -EAGAIN;
 	while (ts) {
 		struct py_thread_info *t;
 		uint64_t frame;
 
-		if (count >= max || count >= PY_MAX_THREADS)
+		if (count >= max || count >= PY_MAX_THREADS) {
+			r->threads_head = 0;
 			return -EFAULT;
+		}
 		ret = mem_read(r->mem, ts, buf, (size_t)o->tstate_size);
-		if (ret)
+		if (ret) {
+			r->threads_head = 0;
 			return ret;
+		}
 		t = &out[count++];
 		t->tstate = ts;
 		t->pthread_id = get_u64(buf, o->tstate_thread_id);
@@ -415,6 +525,7 @@ int py_reader_stack(struct py_reader *r, const struct py_thread_info *t,
 	uint8_t buf[256];
 	uint64_t frame = t->frame, prev_frame = 0;
 	size_t n = 0, steps = 0;
+	uint64_t now = fw_now_ns();
 	int ret;
 
 	*depth = 0;
@@ -440,9 +551,14 @@ int py_reader_stack(struct py_reader *r, const struct py_thread_info *t,
 		if (o->frame_owner != PYOFF_NONE && buf[o->frame_owner] >= FRAME_OWNED_BY_CSTACK) {
 			if (buf[o->frame_owner] > 4)
 				return -EFAULT;
-			continue;       /* C-stack shim: no Python code */
+			/* C-stack shim: the frame before it began a C-level eval call. */
+			if (n && !frames[n - 1].shim) {
+				frames[n - 1].entry = 1;
+				frames[n - 1].shim = prev_frame;
+			}
+			continue;
 		}
-		ret = py_reader_code(r, code_addr, &code);
+		ret = reader_code(r, code_addr, &code, now);
 		if (ret == -ESRCH || ret == -EPERM)
 			return ret;
 		if (ret) {
@@ -460,6 +576,17 @@ int py_reader_stack(struct py_reader *r, const struct py_thread_info *t,
 			uint64_t ip = get_u64(buf, o->frame_instr);
 			uint64_t start = code_start(o, code_addr);
 			instr = ip >= start ? (int64_t)((ip - start) / 2) : -1;
+			/* An instruction outside the cached code: the cache is stale. */
+			if (code->code_units >= 0 && instr > code->code_units) {
+				if (code->checked_ns) {
+					code_mark_suspect(code);
+					ret = reader_code(r, code_addr, &code, now);
+					if (ret)
+						return ret == -ESRCH || ret == -EPERM ? ret : -EFAULT;
+				}
+				if (code->code_units >= 0 && instr > code->code_units)
+					return -EFAULT;
+			}
 			break;
 		}
 		}
@@ -469,8 +596,35 @@ int py_reader_stack(struct py_reader *r, const struct py_thread_info *t,
 		}
 		frames[n].code = code;
 		frames[n].line = py_code_line(code, o, instr);
+		frames[n].shim = 0;
+		if (o->frame_model == PY_FRAMES_OBJECTS)
+			frames[n].entry = 1;
+		else if (o->frame_is_entry != PYOFF_NONE)
+			frames[n].entry = buf[o->frame_is_entry] != 0;
+		else
+			frames[n].entry = 0;
 		n++;
 	}
+	if (n)
+		frames[n - 1].entry = 1;
 	*depth = n;
+	return 0;
+}
+
+int py_reader_thread_frame(struct py_reader *r, struct py_thread_info *t)
+{
+	const struct py_offsets *o = r->off;
+	uint64_t frame;
+	int ret;
+
+	ret = mem_read_u64(r->mem, t->tstate + (uint64_t)o->tstate_frame, &frame);
+	if (ret)
+		return ret;
+	if (o->cframe_current_frame != PYOFF_NONE && frame) {
+		ret = mem_read_u64(r->mem, frame + (uint64_t)o->cframe_current_frame, &frame);
+		if (ret)
+			return ret;
+	}
+	t->frame = frame;
 	return 0;
 }

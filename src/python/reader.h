@@ -19,6 +19,7 @@
 #define PY_MAX_THREADS 4096     /* thread states per interpreter */
 #define PY_NAME_MAX 1024        /* bytes of a function name kept */
 #define PY_FILE_MAX 4096        /* bytes of a file name kept */
+#define PY_THREADS_HEAD_NS 5000000ull /* re-read the thread list head this often */
 
 struct py_code {
 	uint64_t addr;
@@ -32,11 +33,18 @@ struct py_code {
 	int32_t line_cache_val[4];
 	uint32_t user_name;         /* free for the consumer (profile string ids) */
 	uint32_t user_file;
+	/* what the entry was read from, to notice an address reused by another code */
+	uint64_t name_ptr, file_ptr, table_ptr;
+	int64_t code_units;         /* 3.11+: instructions, for a bounds check; -1 unknown */
+	uint64_t checked_ns;        /* when the fields above were last confirmed */
 };
 
 struct py_frame_info {
 	const struct py_code *code;
 	int line;                   /* 0 when unknown */
+	int entry;                  /* outermost frame of its C-level eval call */
+	uint64_t shim;              /* 3.12+: address of the C-stack entry frame after it
+	                             * (inside that eval call's native stack frame), 0 if none */
 };
 
 struct py_thread_info {
@@ -50,6 +58,7 @@ struct py_reader_stats {
 	uint64_t code_misses;       /* code objects read */
 	uint64_t code_errors;       /* candidate code objects rejected */
 	uint64_t depth_capped;
+	uint64_t code_stale;        /* cached code objects found replaced */
 };
 
 struct py_reader {
@@ -57,6 +66,8 @@ struct py_reader {
 	const struct py_target *target;
 	const struct py_offsets *off;
 	uint64_t interp;            /* first interpreter, cached */
+	uint64_t threads_head;      /* its first thread state, cached briefly */
+	uint64_t threads_head_ns;   /* when threads_head was read */
 	struct py_code **codes;     /* open-addressing cache by address */
 	size_t codes_cap, codes_n;
 	int pthread_tid_off;        /* <= 3.10: offset of the tid in struct pthread */
@@ -80,6 +91,9 @@ int py_reader_threads(struct py_reader *r, struct py_thread_info *out, size_t ma
  */
 int py_reader_stack(struct py_reader *r, const struct py_thread_info *t,
 		    struct py_frame_info *frames, size_t max, size_t *depth);
+
+/* Re-read the innermost frame of one thread state (after stopping it). */
+int py_reader_thread_frame(struct py_reader *r, struct py_thread_info *t);
 
 /* Look up (or read and cache) the code object at addr. 0 or -EFAULT. */
 int py_reader_code(struct py_reader *r, uint64_t addr, struct py_code **out);

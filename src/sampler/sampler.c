@@ -5,16 +5,22 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "sampler/merge.h"
 #include "sampler/sampler.h"
 #include "target/proc.h"
+#include "util/strbuf.h"
 #include "util/util.h"
 
+#define MERGED_MAX (UNWIND_MAX + PY_MAX_DEPTH + KERNEL_MAX_FRAMES)
 #define NAME_REFRESH_NS 1000000000ull
 #define STATUS_EVERY_NS 250000000ull
+#define TIDS_REFRESH_NS 200000000ull
+#define MODULES_REFRESH_NS 500000000ull
 
 volatile sig_atomic_t sampler_stop_requested;
 
@@ -49,12 +55,32 @@ void sampler_init(struct sampler *s, const struct py_target *t, struct profile *
 	py_reader_init(&s->reader, &s->mem, &s->target);
 	s->threads = xcalloc(PY_MAX_THREADS, sizeof(*s->threads));
 	s->frames = xcalloc(PY_MAX_DEPTH, sizeof(*s->frames));
-	s->frame_ids = xcalloc(PY_MAX_DEPTH, sizeof(*s->frame_ids));
+	s->frame_ids = xcalloc(MERGED_MAX, sizeof(*s->frame_ids));
+	if (s->opts.backend == BACKEND_PTRACE) {
+		modules_load(&s->mm, t->pid);
+		symbolizer_init(&s->sym, &s->mm);
+		s->sr = stack_reader_new();
+		s->ns.py = s->frames;
+		s->syms = xcalloc(UNWIND_MAX, sizeof(*s->syms));
+		s->modules_ns = fw_now_ns();
+	}
 }
 
 void sampler_release(struct sampler *s)
 {
 	py_reader_release(&s->reader);
+	mem_release(&s->mem);
+	if (s->opts.backend == BACKEND_PTRACE) {
+		native_sample_clear(&s->ns);
+		symbolizer_release(&s->sym);
+		modules_release(&s->mm);
+		stack_reader_free(s->sr);
+		free(s->syms);
+	}
+	for (size_t i = 0; i < s->nbreaks; i++)
+		free(s->breaks[i].module);
+	free(s->breaks);
+	free(s->tids);
 	free(s->names);
 	free(s->threads);
 	free(s->frames);
@@ -87,27 +113,32 @@ uint32_t sampler_thread(struct sampler *s, pid_t tid, uint64_t now)
 	return c->thread;
 }
 
-/* Profile frame id of a Python frame (names interned once per code object). */
-static uint32_t python_frame_id(struct sampler *s, const struct py_frame_info *f)
-{
-	struct py_code *code = (struct py_code *)f->code;
-
-	if (!code->user_name) {
-		code->user_name = profile_cstring(s->prof, code->name);
-		code->user_file = profile_cstring(s->prof, code->file);
-	}
-	return profile_frame(s->prof, FRAME_PYTHON, code->user_name, code->user_file, f->line);
-}
 
 static int is_gone(int ret)
 {
 	return ret == -ESRCH || ret == -EPERM;
 }
 
+static int sample_threads(struct sampler *s, uint64_t now);
+static int ptrace_tick(struct sampler *s, uint64_t now);
+
 int sampler_tick(struct sampler *s)
 {
-	struct profile_meta *m = &s->prof->meta;
 	uint64_t now = fw_now_ns();
+	int ret;
+
+	if (s->opts.backend == BACKEND_PTRACE)
+		return ptrace_tick(s, now);
+	mem_tick_begin(&s->mem);
+	ret = sample_threads(s, now);
+	mem_tick_end(&s->mem);
+	return ret;
+}
+
+/* One tick's work, with the tick's prefetched memory active. */
+static int sample_threads(struct sampler *s, uint64_t now)
+{
+	struct profile_meta *m = &s->prof->meta;
 	size_t nthreads, depth;
 	int ret;
 
@@ -137,7 +168,7 @@ int sampler_tick(struct sampler *s)
 		}
 		/* Reader gives innermost first; the profile wants outermost first. */
 		for (size_t k = 0; k < depth; k++)
-			s->frame_ids[k] = python_frame_id(s, &s->frames[depth - 1 - k]);
+			s->frame_ids[k] = merge_python_frame(s->prof, &s->frames[depth - 1 - k]);
 		thread = sampler_thread(s, t->tid, now);
 		node = profile_stack(s->prof, s->frame_ids, depth);
 		profile_add(s->prof, thread, node, 1);
@@ -187,6 +218,16 @@ static void timespec_from_ns(struct timespec *ts, uint64_t ns)
 	ts->tv_nsec = (long)(ns % 1000000000ull);
 }
 
+static void sleep_until(uint64_t deadline)
+{
+	struct timespec ts;
+
+	timespec_from_ns(&ts, deadline);
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR &&
+	       !sampler_stop_requested)
+		;
+}
+
 int sampler_run(struct sampler *s)
 {
 	struct profile_meta *m = &s->prof->meta;
@@ -198,6 +239,8 @@ int sampler_run(struct sampler *s)
 
 	if (!interval)
 		interval = 1;
+	/* Default timer slack (50 us) would make every short sleep late. */
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	clock_gettime(CLOCK_REALTIME, &wall);
 	m->start_unix_ns = (uint64_t)wall.tv_sec * 1000000000ull + (uint64_t)wall.tv_nsec;
 	m->rate_hz = s->opts.rate_hz;
@@ -234,19 +277,20 @@ int sampler_run(struct sampler *s)
 			draw_status(s, t1 - start, s->nnames, 0);
 			last_status = t1;
 		}
-		/* Absolute deadlines; when behind, skip the missed ticks. */
+		/*
+		 * Absolute deadlines, so the rate does not drift. When behind,
+		 * the missed ticks are skipped (not bunched up) and the next tick
+		 * starts at once: the report compares ticks taken to requested.
+		 */
 		next += interval;
-		if (next < t1)
+		if (next <= t1) {
 			next = t1 + interval - (t1 - next) % interval;
+			if (next - t1 < interval)
+				continue;
+		}
 		if (end && next > end)
 			next = end;
-		{
-			struct timespec ts;
-			timespec_from_ns(&ts, next);
-			while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR &&
-			       !sampler_stop_requested)
-				;
-		}
+		sleep_until(next);
 	}
 	m->duration_ns = fw_now_ns() - start;
 	m->ticks_requested = (uint64_t)((double)m->duration_ns / 1e9 * s->opts.rate_hz + 0.5);
@@ -255,5 +299,144 @@ int sampler_run(struct sampler *s)
 	m->profiler_cpu_ns = fw_cpu_ns() - cpu0;
 	if (s->opts.status_line)
 		draw_status(s, m->duration_ns, s->nnames, 1);
+	sampler_finish_meta(s);
 	return 0;
+}
+
+/* ---- the ptrace backend's tick -------------------------------------- */
+
+static void count_break(struct sampler *s, const struct unwind_result *uw)
+{
+	const char *module = uw->end_module ? uw->end_module->name : "";
+
+	for (size_t i = 0; i < s->nbreaks; i++) {
+		if (s->breaks[i].reason == uw->end && !strcmp(s->breaks[i].module, module)) {
+			s->breaks[i].count++;
+			return;
+		}
+	}
+	s->breaks = xgrow(s->breaks, sizeof(*s->breaks), s->nbreaks + 1, &s->breaks_alloc);
+	s->breaks[s->nbreaks].module = xstrdup(module);
+	s->breaks[s->nbreaks].reason = uw->end;
+	s->breaks[s->nbreaks].count = 1;
+	s->nbreaks++;
+}
+
+/* Symbolize the native frames; reload the module map if a pc is in none. */
+static void symbolize_native(struct sampler *s, uint64_t now)
+{
+	struct unwind_result *uw = &s->ns.uw;
+
+	for (size_t i = 0; i < uw->n; i++) {
+		if (!modules_find(&s->mm, uw->pcs[i]) && now - s->modules_ns > MODULES_REFRESH_NS) {
+			s->modules_ns = now;
+			symbolizer_reset(&s->sym);
+			modules_refresh(&s->mm);
+		}
+	}
+	for (size_t i = 0; i < uw->n; i++)
+		symbolize_pc(&s->sym, uw->pcs[i], uw->signal_frame[i], &s->syms[i]);
+}
+
+static void record_native(struct sampler *s, pid_t tid, uint64_t now)
+{
+	struct profile_meta *m = &s->prof->meta;
+	struct native_sample *ns = &s->ns;
+	struct merge_input in;
+	size_t depth, leftover;
+	int complete;
+
+	symbolize_native(s, now);
+	complete = ns->uw.end == UNWIND_END_COMPLETE ||
+		   (ns->uw.n && s->syms[ns->uw.n - 1].is_thread_entry);
+	m->native_stacks++;
+	if (complete)
+		m->native_complete++;
+	else
+		count_break(s, &ns->uw);
+	m->fp_steps += ns->uw.fp_steps;
+	m->cfi_steps += ns->uw.cfi_steps;
+	m->stopped_ns_total += ns->stopped_ns;
+	if (ns->stopped_ns > m->stopped_ns_max)
+		m->stopped_ns_max = ns->stopped_ns;
+	memset(&in, 0, sizeof(in));
+	in.native = &ns->uw;
+	in.syms = s->syms;
+	in.py = ns->py_ok ? ns->py : NULL;
+	in.npy = ns->py_ok ? ns->npy : 0;
+	in.kernel = ns->kernel;
+	in.nkernel = ns->nkernel;
+	in.native_all = s->opts.native_all;
+	depth = merge_stack(s->prof, &in, s->frame_ids, MERGED_MAX, &leftover);
+	if (leftover)
+		m->merge_mismatches++;
+	if (depth) {
+		profile_add(s->prof, sampler_thread(s, tid, now),
+			    profile_stack(s->prof, s->frame_ids, depth), 1);
+		m->samples++;
+	} else {
+		m->errors++;
+	}
+}
+
+static int ptrace_tick(struct sampler *s, uint64_t now)
+{
+	size_t nthreads = 0;
+	int ret;
+
+	if (!s->tids || now - s->tids_ns > TIDS_REFRESH_NS) {
+		free(s->tids);
+		s->tids = NULL;
+		if (proc_tasks(s->target.pid, &s->tids, &s->ntids))
+			return -ESRCH;
+		s->tids_ns = now;
+	}
+	/* The thread list is read live: the snapshot would predate the stops. */
+	ret = py_reader_threads(&s->reader, s->threads, PY_MAX_THREADS, &nthreads);
+	if (ret == -ESRCH || ret == -EPERM)
+		return ret;
+	if (ret)
+		nthreads = 0;
+	for (size_t i = 0; i < s->ntids && !sampler_stop_requested; i++) {
+		struct py_thread_info *pt = NULL;
+		pid_t tid = s->tids[i];
+
+		for (size_t k = 0; k < nthreads; k++)
+			if (s->threads[k].tid == tid)
+				pt = &s->threads[k];
+		ret = ptrace_sample_thread(s->target.pid, tid, &s->mm, &s->reader, pt,
+					   s->opts.kernel, s->sr, &s->ns);
+		if (ret == -EPERM) {
+			s->ptrace_denied = 1;
+			return -EPERM;
+		}
+		if (ret) {
+			native_sample_clear(&s->ns);
+			continue;      /* the thread exited meanwhile */
+		}
+		record_native(s, tid, now);
+		native_sample_clear(&s->ns);
+	}
+	return 0;
+}
+
+static int cmp_break(const void *a, const void *b)
+{
+	const struct unwind_break *x = a, *y = b;
+	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
+}
+
+void sampler_finish_meta(struct sampler *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (!s->nbreaks)
+		return;
+	qsort(s->breaks, s->nbreaks, sizeof(*s->breaks), cmp_break);
+	for (size_t i = 0; i < s->nbreaks && i < 8; i++)
+		strbuf_addf(&sb, "%s%s: %s (%llu)", i ? "; " : "",
+			    s->breaks[i].module[0] ? s->breaks[i].module : "[no module]",
+			    unwind_end_text(s->breaks[i].reason), (unsigned long long)s->breaks[i].count);
+	free(s->prof->meta.unwind_breaks);
+	s->prof->meta.unwind_breaks = strbuf_detach(&sb);
 }

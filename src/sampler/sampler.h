@@ -15,9 +15,21 @@
 #include "profile/profile.h"
 #include "python/discover.h"
 #include "python/reader.h"
+#include "sampler/ptrace.h"
+#include "symbols/symbolize.h"
 #include "target/memory.h"
+#include "unwind/modules.h"
+
+enum backend {
+	BACKEND_VM = 1,           /* process_vm_readv only: Python frames, never stops */
+	BACKEND_PTRACE,           /* stops one thread at a time: Python + native + kernel */
+};
 
 struct sampler_opts {
+	enum backend backend;
+	int native;               /* unwind native frames */
+	int kernel;               /* add kernel frames */
+	int native_all;           /* keep interpreter internals */
 	double rate_hz;           /* ticks per second */
 	double duration_s;        /* 0: until stopped or the target exits */
 	int status_line;          /* draw the live status line on stderr */
@@ -37,8 +49,26 @@ struct thread_name_cache {
 	uint64_t refreshed_ns;
 };
 
+struct unwind_break {
+	char *module;             /* where the chain broke, "" for no module */
+	enum unwind_end reason;
+	uint64_t count;
+};
+
 struct sampler {
 	struct target_mem mem;
+	/* native backends */
+	struct module_map mm;
+	struct symbolizer sym;
+	struct native_sample ns;
+	struct native_symbol *syms;
+	struct stack_reader *sr;
+	pid_t *tids;
+	size_t ntids;
+	uint64_t tids_ns, modules_ns;
+	struct unwind_break *breaks;
+	size_t nbreaks, breaks_alloc;
+	int ptrace_denied;
 	struct py_target target;
 	struct py_reader reader;
 	struct profile *prof;
@@ -70,6 +100,9 @@ int sampler_tick(struct sampler *s);
 
 /* Run until the duration, a stop request or the target's exit. */
 int sampler_run(struct sampler *s);
+
+/* Write the unwind-quality summary into the profile's meta (native backends). */
+void sampler_finish_meta(struct sampler *s);
 
 /* Profile label for a thread: reads and caches its name from /proc. */
 uint32_t sampler_thread(struct sampler *s, pid_t tid, uint64_t now);

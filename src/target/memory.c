@@ -10,6 +10,11 @@
 #include "util/util.h"
 
 #define MAX_IOV 64
+#define PREFETCH_MAX_SPANS 256
+#define PREFETCH_MAX_SPAN (64u << 10)
+#define PREFETCH_MAX_BYTES (512u << 10)
+#define PREFETCH_MERGE_GAP 1024
+#define LOG_MAX 4096
 
 void mem_init_pid(struct target_mem *m, pid_t pid)
 {
@@ -45,21 +50,152 @@ static int errno_to_read_error(int e)
 	return -EFAULT;
 }
 
+void mem_release(struct target_mem *m)
+{
+	free(m->log);
+	free(m->snap);
+	free(m->snap_buf);
+	m->log = m->snap = NULL;
+	m->snap_buf = NULL;
+	m->nlog = m->log_alloc = m->nsnap = m->snap_alloc = m->snap_buf_alloc = 0;
+	m->snap_active = 0;
+}
+
+static void log_read(struct target_mem *m, uint64_t addr, size_t len)
+{
+	if (m->log_off || m->nlog >= LOG_MAX || len > PREFETCH_MAX_SPAN)
+		return;
+	m->log = xgrow(m->log, sizeof(*m->log), m->nlog + 1, &m->log_alloc);
+	m->log[m->nlog].addr = addr;
+	m->log[m->nlog].len = (uint32_t)len;
+	m->log[m->nlog].off = 0;
+	m->nlog++;
+}
+
+/* Serve a read from the active snapshot; 0 when it is wholly inside one span. */
+static int snapshot_read(struct target_mem *m, uint64_t addr, void *buf, size_t len)
+{
+	size_t lo = 0, hi = m->nsnap;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const struct mem_span *s = &m->snap[mid];
+
+		if (addr < s->addr) {
+			hi = mid;
+		} else if (addr >= s->addr + s->len) {
+			lo = mid + 1;
+		} else {
+			if (len > s->addr + s->len - addr)
+				return -EFAULT;
+			memcpy(buf, m->snap_buf + s->off + (addr - s->addr), len);
+			return 0;
+		}
+	}
+	return -EFAULT;
+}
+
+static int cmp_span(const void *a, const void *b)
+{
+	const struct mem_span *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Merge the previous tick's reads into at most PREFETCH_MAX_SPANS spans. */
+static void plan_prefetch(struct target_mem *m)
+{
+	size_t total = 0;
+
+	m->nsnap = 0;
+	if (!m->nlog)
+		return;
+	qsort(m->log, m->nlog, sizeof(*m->log), cmp_span);
+	for (size_t i = 0; i < m->nlog; i++) {
+		const struct mem_span *l = &m->log[i];
+		struct mem_span *last = m->nsnap ? &m->snap[m->nsnap - 1] : NULL;
+		uint64_t end = l->addr + l->len;
+
+		if (last && l->addr <= last->addr + last->len + PREFETCH_MERGE_GAP &&
+		    end - last->addr <= PREFETCH_MAX_SPAN) {
+			if (end > last->addr + last->len) {
+				total += end - (last->addr + last->len);
+				last->len = (uint32_t)(end - last->addr);
+			}
+			continue;
+		}
+		if (m->nsnap == PREFETCH_MAX_SPANS || total + l->len > PREFETCH_MAX_BYTES)
+			break;
+		m->snap = xgrow(m->snap, sizeof(*m->snap), m->nsnap + 1, &m->snap_alloc);
+		m->snap[m->nsnap].addr = l->addr;
+		m->snap[m->nsnap].len = l->len;
+		m->nsnap++;
+		total += l->len;
+	}
+	m->nlog = 0;
+}
+
+void mem_tick_begin(struct target_mem *m)
+{
+	struct mem_iov iov[PREFETCH_MAX_SPANS];
+	size_t off = 0, keep = 0;
+
+	m->snap_active = 0;
+	plan_prefetch(m);
+	if (!m->nsnap)
+		return;
+	for (size_t i = 0; i < m->nsnap; i++) {
+		m->snap[i].off = (uint32_t)off;
+		off += m->snap[i].len;
+	}
+	if (off > m->snap_buf_alloc) {
+		free(m->snap_buf);
+		m->snap_buf = xmalloc(off);
+		m->snap_buf_alloc = off;
+	}
+	for (size_t i = 0; i < m->nsnap; i++) {
+		iov[i].addr = m->snap[i].addr;
+		iov[i].buf = m->snap_buf + m->snap[i].off;
+		iov[i].len = m->snap[i].len;
+	}
+	if (mem_readv(m, iov, m->nsnap) <= 0) {
+		m->nsnap = 0;
+		return;
+	}
+	/* Keep only the spans that were read whole. */
+	for (size_t i = 0; i < m->nsnap; i++)
+		if (iov[i].ok)
+			m->snap[keep++] = m->snap[i];
+	m->nsnap = keep;
+	m->snap_active = 1;
+}
+
+void mem_tick_end(struct target_mem *m)
+{
+	m->snap_active = 0;
+}
+
 int mem_read(struct target_mem *m, uint64_t addr, void *buf, size_t len)
 {
 	struct iovec local, remote;
 	ssize_t n;
 	int ret;
 
-	m->reads++;
 	if (!len)
 		return 0;
 	if (addr == 0 || addr + len < addr)
 		return m->last_error = -EFAULT;
+	if (m->snap_active && !snapshot_read(m, addr, buf, len)) {
+		m->snapshot_hits++;
+		log_read(m, addr, len);
+		return 0;
+	}
+	m->reads++;
 	if (!m->pid) {
 		ret = image_read(m, addr, buf, len);
 		if (ret)
 			m->last_error = ret;
+		else
+			log_read(m, addr, len);
 		return ret;
 	}
 	local.iov_base = buf;
@@ -69,6 +205,7 @@ int mem_read(struct target_mem *m, uint64_t addr, void *buf, size_t len)
 	n = process_vm_readv(m->pid, &local, 1, &remote, 1, 0);
 	if (n == (ssize_t)len) {
 		m->bytes += len;
+		log_read(m, addr, len);
 		return 0;
 	}
 	return m->last_error = (n < 0 ? errno_to_read_error(errno) : -EFAULT);
@@ -91,7 +228,6 @@ int mem_readv(struct target_mem *m, struct mem_iov *iov, size_t n)
 	}
 	while (done < n) {
 		size_t batch = n - done < MAX_IOV ? n - done : MAX_IOV;
-		size_t want = 0;
 		ssize_t got;
 
 		for (i = 0; i < batch; i++) {
@@ -99,7 +235,6 @@ int mem_readv(struct target_mem *m, struct mem_iov *iov, size_t n)
 			local[i].iov_len = iov[done + i].len;
 			remote[i].iov_base = (void *)(uintptr_t)iov[done + i].addr;
 			remote[i].iov_len = iov[done + i].len;
-			want += iov[done + i].len;
 		}
 		m->reads++;
 		got = process_vm_readv(m->pid, local, batch, remote, batch, 0);
@@ -120,7 +255,6 @@ int mem_readv(struct target_mem *m, struct mem_iov *iov, size_t n)
 			continue;
 		}
 		/* Piece i failed (or was partial): skip it, go on after it. */
-		(void)want;
 		done += i + 1;
 	}
 	return (int)good;

@@ -25,13 +25,29 @@ struct mem_region {
 	size_t len;
 };
 
+struct mem_span {
+	uint64_t addr;
+	uint32_t len;
+	uint32_t off;                   /* prefetch: offset in the snapshot buffer */
+};
+
 struct target_mem {
 	pid_t pid;                      /* > 0: live process */
 	const struct mem_region *image; /* else: these regions */
 	size_t nimage;
 	uint64_t reads;                 /* system calls (or image lookups) made */
 	uint64_t bytes;
+	uint64_t snapshot_hits;         /* reads served from the tick's prefetch */
 	int last_error;                 /* -errno of the last failed read */
+	/* Prefetch: what one tick read, fetched in one call at the next tick. */
+	int log_off;                    /* > 0: reads are not logged (cache fills) */
+	struct mem_span *log;
+	size_t nlog, log_alloc;
+	struct mem_span *snap;          /* sorted, non-overlapping */
+	size_t nsnap, snap_alloc;
+	uint8_t *snap_buf;
+	size_t snap_buf_alloc;
+	int snap_active;
 };
 
 void mem_init_pid(struct target_mem *m, pid_t pid);
@@ -46,6 +62,17 @@ int mem_read(struct target_mem *m, uint64_t addr, void *buf, size_t len);
  * or -ESRCH / -EPERM when the process cannot be read at all.
  */
 int mem_readv(struct target_mem *m, struct mem_iov *iov, size_t n);
+
+/*
+ * Tick boundaries for prefetching. mem_tick_begin reads, in as few system
+ * calls as possible, every region the previous tick read (merged), and
+ * serves this tick's reads from that copy when they fall inside it; reads
+ * outside go to the target and are remembered for the next tick. The copy
+ * is never used after mem_tick_end, so no data outlives its tick.
+ */
+void mem_tick_begin(struct target_mem *m);
+void mem_tick_end(struct target_mem *m);
+void mem_release(struct target_mem *m);
 
 static inline int mem_read_u64(struct target_mem *m, uint64_t addr, uint64_t *v)
 {

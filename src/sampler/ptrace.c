@@ -1,0 +1,183 @@
+/*
+ * Implementation of ptrace.h. The stopped thread's stack is read through a
+ * small cache of 16 KiB blocks, so a whole native walk costs a few system
+ * calls; what is stopped is only the one thread, and only for the time of
+ * reading (names and merging happen after it runs again).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+
+#include "arch/arch.h"
+#include "sampler/ptrace.h"
+#include "util/util.h"
+
+#define BLOCK_SHIFT 14
+#define BLOCK_SIZE (1u << BLOCK_SHIFT)
+#define NBLOCKS 32
+
+struct stack_reader {
+	pid_t pid;
+	struct {
+		uint64_t base;
+		uint32_t len;        /* bytes valid from base; 0: read failed */
+		int used;
+		uint8_t data[BLOCK_SIZE];
+	} blocks[NBLOCKS];
+	unsigned next;
+};
+
+static int block_load(struct stack_reader *sr, uint64_t base, unsigned slot)
+{
+	struct iovec local = { sr->blocks[slot].data, BLOCK_SIZE };
+	struct iovec remote = { (void *)(uintptr_t)base, BLOCK_SIZE };
+	ssize_t n = process_vm_readv(sr->pid, &local, 1, &remote, 1, 0);
+
+	sr->blocks[slot].base = base;
+	sr->blocks[slot].used = 1;
+	sr->blocks[slot].len = n > 0 ? (uint32_t)n : 0;
+	return n > 0 ? 0 : -EFAULT;
+}
+
+static int stack_read(void *ctx, uint64_t addr, uint64_t *val)
+{
+	struct stack_reader *sr = ctx;
+	uint64_t base = addr & ~(uint64_t)(BLOCK_SIZE - 1);
+	unsigned off = (unsigned)(addr - base), slot;
+
+	if (off + 8 > BLOCK_SIZE) {
+		/* Straddles two blocks: read it directly. */
+		struct iovec local = { val, 8 }, remote = { (void *)(uintptr_t)addr, 8 };
+		return process_vm_readv(sr->pid, &local, 1, &remote, 1, 0) == 8 ? 0 : -EFAULT;
+	}
+	for (slot = 0; slot < NBLOCKS; slot++)
+		if (sr->blocks[slot].used && sr->blocks[slot].base == base)
+			break;
+	if (slot == NBLOCKS) {
+		slot = sr->next++ % NBLOCKS;
+		block_load(sr, base, slot);
+	}
+	if (off + 8 > sr->blocks[slot].len)
+		return -EFAULT;
+	memcpy(val, sr->blocks[slot].data + off, 8);
+	return 0;
+}
+
+void native_sample_clear(struct native_sample *ns)
+{
+	for (size_t i = 0; i < ns->nkernel; i++)
+		free(ns->kernel[i]);
+	ns->nkernel = 0;
+	ns->npy = 0;
+	ns->py_ok = 0;
+	ns->uw.n = 0;
+}
+
+size_t kernel_stack_read(pid_t pid, pid_t tid, char **out, size_t max)
+{
+	char path[96], line[256];
+	size_t n = 0;
+	FILE *f;
+
+	xsnprintf(path, sizeof(path), "/proc/%d/task/%d/stack", (int)pid, (int)tid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	/* "[<0>] do_syscall_64+0x5b/0x110" */
+	while (n < max && fgets(line, sizeof(line), f)) {
+		char *p = strchr(line, ']'), *end;
+
+		if (!p)
+			continue;
+		p++;
+		while (*p == ' ')
+			p++;
+		end = p + strcspn(p, "+ \n");
+		if (end == p)
+			continue;
+		out[n++] = xstrndup(p, (size_t)(end - p));
+	}
+	fclose(f);
+	return n;
+}
+
+/* Wait for the interrupt to stop tid. 0 stopped, -ESRCH gone. *sig: a signal to re-deliver. */
+static int wait_stopped(pid_t tid, int *sig)
+{
+	int status;
+
+	*sig = 0;
+	for (;;) {
+		pid_t w = waitpid(tid, &status, __WALL);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -ESRCH;
+		}
+		if (WIFEXITED(status) || WIFSIGNALED(status))
+			return -ESRCH;
+		if (!WIFSTOPPED(status))
+			continue;
+		if ((status >> 16) == PTRACE_EVENT_STOP)
+			return 0;
+		/* A signal arrived first: the thread is stopped anyway. */
+		*sig = WSTOPSIG(status);
+		return 0;
+	}
+}
+
+struct stack_reader *stack_reader_new(void)
+{
+	return xcalloc(1, sizeof(struct stack_reader));
+}
+
+void stack_reader_free(struct stack_reader *sr)
+{
+	free(sr);
+}
+
+int ptrace_sample_thread(pid_t pid, pid_t tid, struct module_map *mm, struct py_reader *r,
+			 struct py_thread_info *py_thread, int kernel, struct stack_reader *sr,
+			 struct native_sample *out)
+{
+	struct arch_regs regs;
+	uint64_t t0, t1;
+	int sig = 0, ret;
+
+	native_sample_clear(out);
+	/*
+	 * The kernel stack is read before the thread is stopped: stopping it
+	 * interrupts a blocking system call, whose path would be replaced by the
+	 * ptrace stop's own. A thread running user code has no kernel stack.
+	 */
+	if (kernel)
+		out->nkernel = kernel_stack_read(pid, tid, out->kernel, KERNEL_MAX_FRAMES);
+	if (ptrace(PTRACE_SEIZE, tid, 0, 0) < 0)
+		return errno == EPERM ? -EPERM : -ESRCH;
+	t0 = fw_now_ns();
+	if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) < 0) {
+		ptrace(PTRACE_DETACH, tid, 0, 0);
+		return -ESRCH;
+	}
+	ret = wait_stopped(tid, &sig);
+	if (ret)
+		return ret;     /* the thread exited: nothing to detach */
+	/* Everything below runs while the thread is stopped; detach follows. */
+	ret = arch_ptrace_getregs(tid, &regs);
+	if (!ret) {
+		for (unsigned i = 0; i < NBLOCKS; i++)
+			sr->blocks[i].used = 0;
+		sr->pid = pid;
+		sr->next = 0;
+		unwind_stack(mm, &regs, stack_read, sr, &out->uw);
+		if (py_thread && !py_reader_thread_frame(r, py_thread) && py_thread->frame)
+			out->py_ok = py_reader_stack(r, py_thread, out->py, PY_MAX_DEPTH, &out->npy) == 0;
+	}
+	t1 = fw_now_ns();
+	ptrace(PTRACE_DETACH, tid, 0, sig);
+	out->stopped_ns = t1 - t0;
+	return ret;
+}

@@ -1,0 +1,48 @@
+/*
+ * The ptrace backend: stops one thread at a time (PTRACE_SEIZE +
+ * PTRACE_INTERRUPT), reads its registers, unwinds its native stack, reads its
+ * Python frames and kernel stack while it is stopped, and detaches it again
+ * (PTRACE_DETACH, re-delivering any signal that arrived meanwhile). Between
+ * samples the target is not traced at all, so a profiler killed with SIGKILL
+ * leaves nothing behind: the kernel detaches a dead tracer's tracees.
+ */
+#ifndef FRAMEWALK_SAMPLER_PTRACE_H
+#define FRAMEWALK_SAMPLER_PTRACE_H
+
+#include <sys/types.h>
+
+#include "python/reader.h"
+#include "unwind/unwind.h"
+
+#define KERNEL_MAX_FRAMES 64
+
+struct native_sample {
+	struct unwind_result uw;
+	struct py_frame_info *py;       /* caller-provided, PY_MAX_DEPTH */
+	size_t npy;
+	int py_ok;
+	char *kernel[KERNEL_MAX_FRAMES];
+	size_t nkernel;
+	uint64_t stopped_ns;
+};
+
+struct stack_reader;
+
+struct stack_reader *stack_reader_new(void);
+void stack_reader_free(struct stack_reader *sr);
+
+/*
+ * Sample thread tid of pid. py_thread is its thread state (NULL for a thread
+ * without Python). Returns 0, -ESRCH when the thread is gone, -EPERM when
+ * ptrace is refused, other -errno on failure.
+ */
+int ptrace_sample_thread(pid_t pid, pid_t tid, struct module_map *mm, struct py_reader *r,
+			 struct py_thread_info *py_thread, int kernel, struct stack_reader *sr,
+			 struct native_sample *out);
+
+void native_sample_clear(struct native_sample *ns);
+
+/* Kernel stack of a thread from /proc/PID/task/TID/stack, innermost first. */
+size_t kernel_stack_read(pid_t pid, pid_t tid, char **out, size_t max);
+
+#endif

@@ -1,0 +1,231 @@
+/*
+ * Implementation of symbolize.h over libdwfl (dwfl_module_addrinfo for
+ * symbols, dwfl_module_getsrc for lines), with a cache by address and the
+ * interpreter-specific classification the merge step needs.
+ */
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <inttypes.h>
+
+#include "symbols/symbolize.h"
+#include "util/strbuf.h"
+#include "util/util.h"
+
+struct sym_entry {
+	uint64_t pc;
+	struct native_symbol sym;
+	char *name, *source;
+};
+
+static const char *const internal_prefixes[] = {
+	"_PyEval_Vector", "PyEval_EvalCode", "_PyFunction_Vectorcall", "PyObject_Vectorcall",
+	"_PyObject_Vectorcall", "PyObject_Call", "_PyObject_Call", "_PyObject_MakeTpCall",
+	"PyVectorcall_Call", "_PyVectorcall_Call", "method_vectorcall", "cfunction_vectorcall",
+	"cfunction_call", "slot_tp_call", "vectorcall_method", "_Py_call", "call_function",
+	"_PyObject_FastCall", "PyObject_CallOneArg", "_PyEval_EvalCode", "function_code_fastcall",
+	"_PyCFunction_FastCall", "_PyMethodDef_", "method_vectorcall_", "object_vacall",
+	"_PyObject_VectorcallTstate", "thread_run", "t_bootstrap", "pythread_wrapper",
+	"context_run", "slot_tp_init", "type_call", "_PyEval_EvalFrame",
+};
+
+static const char *const entry_names[] = {
+	"_start", "__libc_start_main", "__libc_start_call_main", "start_thread", "clone",
+	"clone3", "__clone", "__clone3", "__GI___clone3", "__GI___clone",
+};
+
+void symbolizer_init(struct symbolizer *s, struct module_map *mm)
+{
+	memset(s, 0, sizeof(*s));
+	s->mm = mm;
+}
+
+static void entries_free(struct symbolizer *s)
+{
+	for (size_t i = 0; i < s->cap; i++) {
+		if (!s->slots[i])
+			continue;
+		free(s->slots[i]->name);
+		free(s->slots[i]->source);
+		free(s->slots[i]);
+	}
+	free(s->slots);
+	s->slots = NULL;
+	s->cap = s->n = 0;
+}
+
+void symbolizer_reset(struct symbolizer *s)
+{
+	entries_free(s);
+}
+
+void symbolizer_release(struct symbolizer *s)
+{
+	entries_free(s);
+	for (size_t i = 0; i < s->nperf; i++)
+		free(s->perf_map[i].name);
+	free(s->perf_map);
+	memset(s, 0, sizeof(*s));
+}
+
+static int starts_with(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+static void classify(struct native_symbol *sym)
+{
+	const char *n = sym->name;
+
+	if (!strcmp(n, "_PyEval_EvalFrameDefault") || starts_with(n, "_PyEval_EvalFrameDefault."))
+		sym->is_eval = 1;
+	for (size_t i = 0; i < ARRAY_SIZE(internal_prefixes) && !sym->is_eval; i++)
+		if (starts_with(n, internal_prefixes[i]))
+			sym->is_internal = 1;
+	for (size_t i = 0; i < ARRAY_SIZE(entry_names); i++)
+		if (!strcmp(n, entry_names[i]))
+			sym->is_thread_entry = 1;
+}
+
+/* /tmp/perf-PID.map lines: "START SIZE name" in hex. */
+static void load_perf_map(struct symbolizer *s)
+{
+	char path[96], line[1024];
+	size_t alloc = 0;
+	FILE *f;
+
+	s->perf_map_loaded = 1;
+	xsnprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-%d.map", (int)s->mm->pid, (int)s->mm->pid);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f) && s->nperf < 1000000) {
+		char *end, *p;
+		uint64_t start = strtoull(line, &end, 16), size;
+
+		if (end == line || *end != ' ')
+			continue;
+		p = end + 1;
+		size = strtoull(p, &end, 16);
+		if (end == p || *end != ' ')
+			continue;
+		end[strcspn(end, "\n")] = '\0';
+		s->perf_map = xgrow(s->perf_map, sizeof(*s->perf_map), s->nperf + 1, &alloc);
+		s->perf_map[s->nperf].start = start;
+		s->perf_map[s->nperf].end = start + size;
+		s->perf_map[s->nperf].name = xstrdup(end + 1);
+		s->nperf++;
+	}
+	fclose(f);
+}
+
+static const char *perf_map_lookup(struct symbolizer *s, uint64_t pc)
+{
+	if (!s->perf_map_loaded)
+		load_perf_map(s);
+	for (size_t i = s->nperf; i-- > 0;)
+		if (pc >= s->perf_map[i].start && pc < s->perf_map[i].end)
+			return s->perf_map[i].name;
+	return NULL;
+}
+
+/* Start of the function holding pc, from its CFI entry; pc itself when none. */
+static uint64_t function_start(struct fw_module *m, uint64_t pc)
+{
+	Dwarf_Frame *frame;
+	Dwarf_Addr start = 0, end = 0;
+	bool signalp;
+
+	module_load_cfi(m);
+	if (m->eh_cfi && !dwarf_cfi_addrframe(m->eh_cfi, pc - m->eh_bias, &frame)) {
+		dwarf_frame_info(frame, &start, &end, &signalp);
+		free(frame);
+		if (start && pc - m->eh_bias >= start)
+			return start + m->eh_bias;
+	}
+	return pc;
+}
+
+static void resolve(struct symbolizer *s, struct sym_entry *e, uint64_t pc)
+{
+	struct fw_module *m = modules_find(s->mm, pc);
+	struct strbuf sb = STRBUF_INIT;
+	const char *name = NULL;
+
+	e->sym.module = m;
+	if (m) {
+		GElf_Off off;
+		GElf_Sym sym;
+		Dwfl_Line *line;
+
+		name = dwfl_module_addrinfo(m->dwfl_mod, pc, &off, &sym, NULL, NULL, NULL);
+		line = dwfl_module_getsrc(m->dwfl_mod, pc);
+		if (line) {
+			int lineno = 0;
+			const char *src = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+			if (src) {
+				const char *base = strrchr(src, '/');
+				e->source = xstrdup(base ? base + 1 : src);
+				e->sym.line = lineno;
+			}
+		}
+		/* No symbol: name the function by where its unwind entry starts. */
+		if (!name)
+			strbuf_addf(&sb, "%s+0x%" PRIx64, m->name, function_start(m, pc) - m->bias);
+	} else {
+		name = perf_map_lookup(s, pc);
+		if (!name)
+			strbuf_addf(&sb, "[anon]+0x%" PRIx64, pc);
+	}
+	/* "memcpy@@GLIBC_2.14" -> "memcpy": the symbol version is noise here. */
+	e->name = name ? xstrndup(name, strcspn(name, "@")) : strbuf_detach(&sb);
+	if (!e->name[0]) {
+		free(e->name);
+		e->name = xstrdup(name);
+	}
+	strbuf_release(&sb);
+	e->sym.name = e->name;
+	e->sym.source = e->source;
+	classify(&e->sym);
+}
+
+static size_t slot_of(const struct symbolizer *s, uint64_t pc)
+{
+	size_t i = (size_t)((pc * 0x9e3779b97f4a7c15ull) >> 17) & (s->cap - 1);
+	while (s->slots[i] && s->slots[i]->pc != pc)
+		i = (i + 1) & (s->cap - 1);
+	return i;
+}
+
+static void grow(struct symbolizer *s)
+{
+	struct sym_entry **old = s->slots;
+	size_t oldcap = s->cap;
+
+	s->cap = oldcap ? oldcap * 2 : 1024;
+	s->slots = xcalloc(s->cap, sizeof(*s->slots));
+	for (size_t i = 0; i < oldcap; i++)
+		if (old[i])
+			s->slots[slot_of(s, old[i]->pc)] = old[i];
+	free(old);
+}
+
+void symbolize_pc(struct symbolizer *s, uint64_t pc, int exact, struct native_symbol *out)
+{
+	uint64_t lookup = exact || pc == 0 ? pc : pc - 1;
+	struct sym_entry *e;
+	size_t i;
+
+	if (!s->cap || (s->n + 1) * 2 > s->cap)
+		grow(s);
+	i = slot_of(s, lookup);
+	e = s->slots[i];
+	if (!e) {
+		e = xcalloc(1, sizeof(*e));
+		e->pc = lookup;
+		resolve(s, e, lookup);
+		s->slots[i] = e;
+		s->n++;
+	}
+	*out = e->sym;
+}

@@ -1,0 +1,53 @@
+/*
+ * Native addresses to names: function (from .symtab/.dynsym, or separate
+ * debug info found by build-id or .gnu_debuglink), source file:line where
+ * debug info has it, and module+offset otherwise, never a bare "unknown".
+ * Results are cached by address; /tmp/perf-PID.map (CPython -X perf, JITs)
+ * names addresses that belong to no file.
+ */
+#ifndef FRAMEWALK_SYMBOLS_SYMBOLIZE_H
+#define FRAMEWALK_SYMBOLS_SYMBOLIZE_H
+
+#include <stdint.h>
+
+#include "unwind/modules.h"
+
+struct native_symbol {
+	const char *name;           /* function, or "module+0xoff" */
+	const char *source;         /* source file, NULL when unknown */
+	int line;                   /* 0 when unknown */
+	const struct fw_module *module;
+	int is_eval;                /* the interpreter's frame evaluator */
+	int is_internal;            /* interpreter call machinery, folded by default */
+	int is_thread_entry;        /* _start, __libc_start_main, start_thread, clone */
+};
+
+struct sym_entry;
+
+struct perf_map_entry {
+	uint64_t start, end;
+	char *name;
+};
+
+struct symbolizer {
+	struct module_map *mm;
+	struct sym_entry **slots;   /* open addressing by lookup pc */
+	size_t cap, n;
+	struct perf_map_entry *perf_map;
+	size_t nperf;
+	int perf_map_loaded;
+};
+
+void symbolizer_init(struct symbolizer *s, struct module_map *mm);
+void symbolizer_release(struct symbolizer *s);
+/* Forget cached names (after the module map was reloaded). */
+void symbolizer_reset(struct symbolizer *s);
+
+/*
+ * Name the frame at pc. exact: pc is where the thread was interrupted (not
+ * a return address, which is looked up at pc - 1). out's strings live as
+ * long as the symbolizer.
+ */
+void symbolize_pc(struct symbolizer *s, uint64_t pc, int exact, struct native_symbol *out);
+
+#endif

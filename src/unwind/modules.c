@@ -1,0 +1,263 @@
+/*
+ * Implementation of modules.h. Each file-backed executable mapping becomes a
+ * libdwfl module reported with the fd we opened ourselves (through
+ * /proc/PID/root, inode-checked), so container files are used, not the
+ * host's. The frame-pointer verdict samples up to FP_SAMPLE functions and
+ * asks the CFI whether the CFA is rbp-based in the middle of each.
+ */
+#include <dwarf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <limits.h>
+#include <unistd.h>
+
+#include "arch/arch.h"
+#include "target/proc.h"
+#include "unwind/modules.h"
+#include "util/strbuf.h"
+#include "util/util.h"
+
+#define FP_SAMPLE 200
+#define FP_MIN_FUNC_SIZE 24
+
+static int cmp_module(const void *a, const void *b)
+{
+	const struct fw_module *x = a, *y = b;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static void module_free(struct fw_module *m)
+{
+	free(m->path);
+}
+
+void modules_release(struct module_map *mm)
+{
+	for (size_t i = 0; i < mm->n; i++)
+		module_free(&mm->mods[i]);
+	free(mm->mods);
+	if (mm->dwfl)
+		dwfl_end(mm->dwfl);
+	free(mm->debuginfo_path);
+	memset(mm, 0, sizeof(*mm));
+}
+
+static struct fw_module *find_by_path(struct module_map *mm, const char *path)
+{
+	for (size_t i = 0; i < mm->n; i++)
+		if (!strcmp(mm->mods[i].path, path))
+			return &mm->mods[i];
+	return NULL;
+}
+
+/* Load bias of an ELF whose offset-0 mapping starts at start. */
+static int elf_bias(int fd, uint64_t start, uint64_t *bias)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	size_t n;
+	int ret = -ENOEXEC;
+
+	if (!elf)
+		return -ENOEXEC;
+	if (elf_kind(elf) == ELF_K_ELF && !elf_getphdrnum(elf, &n)) {
+		GElf_Ehdr eh;
+		for (size_t i = 0; i < n; i++) {
+			GElf_Phdr ph;
+			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+				continue;
+			if (gelf_getehdr(elf, &eh) && eh.e_type == ET_EXEC)
+				*bias = 0;
+			else
+				*bias = start - (ph.p_vaddr - ph.p_offset);
+			ret = 0;
+			break;
+		}
+	}
+	elf_end(elf);
+	return ret;
+}
+
+static void report_module(struct module_map *mm, const struct proc_maps *maps,
+			  const struct proc_map *exec_map)
+{
+	const struct proc_map *base = proc_maps_find_base(maps, exec_map->path);
+	struct fw_module *m;
+	char host[PATH_MAX + 64];
+	const unsigned char *bid;
+	GElf_Addr vaddr;
+	uint64_t bias, lo = UINT64_MAX, hi = 0;
+	int fd, len;
+
+	if (!base)
+		base = exec_map;
+	if (proc_map_host_path(mm->pid, exec_map, host, sizeof(host)))
+		return;
+	fd = open(host, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (elf_bias(fd, base->start - base->offset, &bias)) {
+		close(fd);
+		return;
+	}
+	for (size_t i = 0; i < maps->n; i++) {
+		if (strcmp(maps->maps[i].path, exec_map->path))
+			continue;
+		if (maps->maps[i].start < lo)
+			lo = maps->maps[i].start;
+		if (maps->maps[i].end > hi)
+			hi = maps->maps[i].end;
+	}
+	mm->mods = xgrow(mm->mods, sizeof(*mm->mods), mm->n + 1, &mm->alloc);
+	m = &mm->mods[mm->n];
+	memset(m, 0, sizeof(*m));
+	/* libdwfl takes ownership of fd. */
+	m->dwfl_mod = dwfl_report_elf(mm->dwfl, exec_map->path, host, fd, bias, false);
+	if (!m->dwfl_mod) {
+		close(fd);
+		return;
+	}
+	m->start = lo;
+	m->end = hi;
+	m->bias = bias;
+	m->path = xstrdup(exec_map->path);
+	m->name = strrchr(m->path, '/') ? strrchr(m->path, '/') + 1 : m->path;
+	len = dwfl_module_build_id(m->dwfl_mod, &bid, &vaddr);
+	for (int i = 0; i < len && i < 20; i++)
+		xsnprintf(m->build_id + 2 * i, 3, "%02x", bid[i]);
+	mm->n++;
+}
+
+int modules_load(struct module_map *mm, pid_t pid)
+{
+	struct proc_maps maps;
+	struct strbuf path = STRBUF_INIT;
+	int ret;
+
+	memset(mm, 0, sizeof(*mm));
+	mm->pid = pid;
+	/* Separate debug info: beside the file, in the target's root, then the host's. */
+	strbuf_addf(&path, ":.debug:/proc/%d/root/usr/lib/debug:/usr/lib/debug", (int)pid);
+	mm->debuginfo_path = strbuf_detach(&path);
+	mm->callbacks.find_elf = dwfl_build_id_find_elf;
+	mm->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+	mm->callbacks.section_address = dwfl_offline_section_address;
+	mm->callbacks.debuginfo_path = &mm->debuginfo_path;
+	mm->dwfl = dwfl_begin(&mm->callbacks);
+	if (!mm->dwfl)
+		return -ENOMEM;
+	ret = proc_maps_read(pid, &maps);
+	if (ret)
+		return ret;
+	dwfl_report_begin(mm->dwfl);
+	for (size_t i = 0; i < maps.n; i++) {
+		const struct proc_map *m = &maps.maps[i];
+
+		if (m->perms[2] != 'x' || m->path[0] != '/' || find_by_path(mm, m->path))
+			continue;
+		report_module(mm, &maps, m);
+	}
+	dwfl_report_end(mm->dwfl, NULL, NULL);
+	proc_maps_release(&maps);
+	qsort(mm->mods, mm->n, sizeof(*mm->mods), cmp_module);
+	return 0;
+}
+
+int modules_refresh(struct module_map *mm)
+{
+	pid_t pid = mm->pid;
+
+	modules_release(mm);
+	return modules_load(mm, pid);
+}
+
+struct fw_module *modules_find(struct module_map *mm, uint64_t pc)
+{
+	size_t lo = 0, hi = mm->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (pc < mm->mods[mid].start)
+			hi = mid;
+		else if (pc >= mm->mods[mid].end)
+			lo = mid + 1;
+		else
+			return &mm->mods[mid];
+	}
+	return NULL;
+}
+
+void module_load_cfi(struct fw_module *m)
+{
+	if (m->cfi_loaded)
+		return;
+	m->cfi_loaded = 1;
+	m->eh_cfi = dwfl_module_eh_cfi(m->dwfl_mod, &m->eh_bias);
+	m->dbg_cfi = dwfl_module_dwarf_cfi(m->dwfl_mod, &m->dbg_bias);
+}
+
+/* Is the CFA at pc (absolute) defined on the frame pointer? 1 yes, 0 no, -1 unknown. */
+static int cfa_on_fp(struct fw_module *m, uint64_t pc)
+{
+	Dwarf_CFI *cfi = m->eh_cfi ? m->eh_cfi : m->dbg_cfi;
+	Dwarf_Addr bias = m->eh_cfi ? m->eh_bias : m->dbg_bias;
+	Dwarf_Frame *frame;
+	Dwarf_Op *ops;
+	size_t nops;
+	int ret = -1;
+
+	if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &frame))
+		return -1;
+	if (!dwarf_frame_cfa(frame, &ops, &nops) && nops == 1) {
+		uint8_t op = ops[0].atom;
+		if (op == DW_OP_breg0 + arch_reg_fp)
+			ret = 1;
+		else if (op >= DW_OP_breg0 && op <= DW_OP_breg31)
+			ret = 0;
+		else if (op == DW_OP_bregx)
+			ret = (int)ops[0].number == arch_reg_fp;
+	}
+	free(frame);
+	return ret;
+}
+
+enum fp_verdict module_fp_verdict(struct fw_module *m)
+{
+	int nsyms, yes = 0, total = 0, step;
+
+	if (m->fp_checked)
+		return m->fp;
+	m->fp_checked = 1;
+	module_load_cfi(m);
+	nsyms = dwfl_module_getsymtab(m->dwfl_mod);
+	if (nsyms <= 0) {
+		m->fp = FP_UNKNOWN;
+		return m->fp;
+	}
+	step = nsyms > FP_SAMPLE * 4 ? nsyms / (FP_SAMPLE * 4) : 1;
+	for (int i = 0; i < nsyms && total < FP_SAMPLE; i += step) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		const char *name = dwfl_module_getsym_info(m->dwfl_mod, i, &sym, &addr, NULL, NULL, NULL);
+		int r;
+
+		if (!name || GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_size < FP_MIN_FUNC_SIZE ||
+		    sym.st_shndx == SHN_UNDEF)
+			continue;
+		r = cfa_on_fp(m, addr + sym.st_size / 2);
+		if (r < 0)
+			continue;
+		total++;
+		yes += r;
+	}
+	if (!total) {
+		m->fp = FP_UNKNOWN;
+		return m->fp;
+	}
+	m->fp_percent = yes * 100 / total;
+	m->fp = m->fp_percent >= 90 ? FP_YES : m->fp_percent >= 10 ? FP_PARTLY : FP_NO;
+	if (getenv("FRAMEWALK_DEBUG_FP"))
+		fprintf(stderr, "framewalk: %s: frame pointers in %d%% of %d functions\n",
+			m->name, m->fp_percent, total);
+	return m->fp;
+}

@@ -1,0 +1,64 @@
+/*
+ * The executable modules mapped into a target (from /proc/PID/maps), each
+ * opened through the target's root and reported to elfutils' libdwfl, which
+ * then serves both unwinding (CFI from .eh_frame / .debug_frame) and
+ * symbolization (symbols, separate debug info by build-id or debuglink).
+ * Each module also gets a frame-pointer verdict, decided once from its CFI,
+ * so the unwinder can take the cheap frame-pointer step where it is safe.
+ */
+#ifndef FRAMEWALK_UNWIND_MODULES_H
+#define FRAMEWALK_UNWIND_MODULES_H
+
+#include <elfutils/libdwfl.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum fp_verdict {
+	FP_UNKNOWN = 0,
+	FP_YES,            /* >= 90% of sampled functions keep rbp as frame base */
+	FP_PARTLY,
+	FP_NO,             /* < 10% */
+};
+
+struct fw_module {
+	uint64_t start, end;        /* lowest and highest mapped address of the file */
+	uint64_t bias;              /* load bias */
+	char *path;                 /* as the target names it */
+	const char *name;           /* basename of path */
+	char build_id[41];
+	Dwfl_Module *dwfl_mod;
+	Dwarf_CFI *eh_cfi, *dbg_cfi;
+	Dwarf_Addr eh_bias, dbg_bias;
+	int cfi_loaded;
+	enum fp_verdict fp;
+	int fp_checked;
+	int fp_percent;
+};
+
+struct module_map {
+	pid_t pid;
+	Dwfl *dwfl;
+	Dwfl_Callbacks callbacks;
+	char *debuginfo_path;
+	struct fw_module *mods;     /* sorted by start */
+	size_t n, alloc;
+	uint64_t loaded_ns;
+};
+
+/* Read the target's executable mappings and report them. 0 or -errno. */
+int modules_load(struct module_map *mm, pid_t pid);
+void modules_release(struct module_map *mm);
+
+/* Reload when the mappings may have changed (a new library was loaded). */
+int modules_refresh(struct module_map *mm);
+
+/* The module holding pc, or NULL. */
+struct fw_module *modules_find(struct module_map *mm, uint64_t pc);
+
+/* CFI for the module (eh_frame preferred, debug_frame as fallback). */
+void module_load_cfi(struct fw_module *m);
+
+/* Frame-pointer verdict of a module (computed on first use). */
+enum fp_verdict module_fp_verdict(struct fw_module *m);
+
+#endif
