@@ -9,6 +9,7 @@
 #include "cmd/cmd.h"
 #include "output/format.h"
 #include "python/reader.h"
+#include "sampler/sampler.h"
 #include "target/proc.h"
 #include "util/options.h"
 #include "util/strbuf.h"
@@ -17,13 +18,61 @@
 #define DUMP_TRIES 5
 
 static const char dump_usage[] =
-	"usage: framewalk dump -p PID\n"
+	"usage: framewalk dump [--native [--kernel]] -p PID\n"
 	"\n"
-	"Print the current Python stack of every thread of a process, innermost\n"
-	"frame last, without stopping it.\n"
+	"Print the current stack of every thread of a process once, innermost\n"
+	"frame last. Without --native only Python frames are read and the process\n"
+	"is never stopped; --native stops one thread at a time, briefly (ptrace).\n"
 	"\n"
-	"  -p, --pid PID   the process\n"
-	"  -h, --help      this help\n";
+	"  -p, --pid PID     the process\n"
+	"      --native      whole stacks: Python, C extensions, native libraries\n"
+	"      --kernel      add kernel frames (implies --native)\n"
+	"      --native-all  keep the interpreter's call machinery frames\n"
+	"  -h, --help        this help\n";
+
+/* --native: one ptrace tick through the sampler, then print each stack. */
+static int dump_native(const struct py_target *t, const struct sampler_opts *so)
+{
+	struct sampler s;
+	struct profile prof;
+	struct strbuf sb = STRBUF_INIT;
+	uint32_t *frames = xmalloc(sizeof(*frames) * 8192);
+	int ret;
+
+	profile_init(&prof);
+	sampler_init(&s, t, &prof, so);
+	ret = sampler_tick(&s);
+	if (ret == -EPERM) {
+		fw_error("ptrace refused for process %d", (int)t->pid);
+		cmd_permission_hints(t->pid);
+	}
+	for (size_t th = 0; th < prof.nthreads; th++) {
+		char state = '?';
+
+		proc_task_state(t->pid, prof.threads[th].tid, &state);
+		strbuf_reset(&sb);
+		escape_append(&sb, profile_str(&prof, prof.threads[th].name), ESCAPE_TERMINAL);
+		printf("\nThread %d \"%s\" %s\n", (int)prof.threads[th].tid, strbuf_str(&sb),
+		       state == 'R' ? "on-cpu" : "off-cpu");
+		for (size_t i = 0; i < prof.ncounts; i++) {
+			size_t depth;
+
+			if (prof.counts[i].thread != th)
+				continue;
+			depth = profile_node_frames(&prof, prof.counts[i].node, frames, 8192);
+			for (size_t k = 0; k < depth; k++) {
+				strbuf_reset(&sb);
+				format_frame(&sb, &prof, frames[k], ESCAPE_TERMINAL);
+				printf("  %s\n", strbuf_str(&sb));
+			}
+		}
+	}
+	free(frames);
+	strbuf_release(&sb);
+	sampler_release(&s);
+	profile_release(&prof);
+	return ret == -EPERM ? FW_EXIT_PERMISSION : FW_EXIT_OK;
+}
 
 static void print_thread(struct py_reader *r, const struct py_thread_info *t,
 			 struct py_frame_info *frames)
@@ -68,8 +117,12 @@ int cmd_dump(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "native", no_argument, NULL, 'N' },
+		{ "kernel", no_argument, NULL, 'K' },
+		{ "native-all", no_argument, NULL, 'A' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct sampler_opts so;
 	struct py_thread_info *threads;
 	struct py_frame_info *frames;
 	struct target_mem mem;
@@ -80,10 +133,21 @@ int cmd_dump(int argc, char **argv)
 	size_t n = 0;
 	int c, pid = 0, ret = -EFAULT, code;
 
+	memset(&so, 0, sizeof(so));
+	so.rate_hz = 1;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "p:h", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'N':
+			so.native = 1;
+			break;
+		case 'K':
+			so.kernel = so.native = 1;
+			break;
+		case 'A':
+			so.native_all = so.native = 1;
+			break;
 		case 'p':
 			if (parse_pid(optarg, &pid)) {
 				fw_error("bad process id: '%s'", optarg);
@@ -106,6 +170,14 @@ int cmd_dump(int argc, char **argv)
 	code = cmd_attach(pid, &t);
 	if (code)
 		return code;
+	if (so.native) {
+		so.backend = BACKEND_PTRACE;
+		proc_task_comm(pid, pid, comm, sizeof(comm));
+		escape_append(&sb, comm, ESCAPE_TERMINAL);
+		printf("Process %d (%s), Python %s\n", pid, strbuf_str(&sb), t.version);
+		strbuf_release(&sb);
+		return dump_native(&t, &so);
+	}
 	mem_init_pid(&mem, pid);
 	py_reader_init(&r, &mem, &t);
 	threads = xcalloc(PY_MAX_THREADS, sizeof(*threads));
