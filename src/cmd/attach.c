@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "sampler/bpf.h"
 #include "target/proc.h"
 #include "util/strbuf.h"
 #include "util/util.h"
@@ -138,6 +139,8 @@ int cmd_parse_backend(const char *name, enum backend *out)
 		*out = BACKEND_VM;
 	else if (!strcmp(name, "ptrace"))
 		*out = BACKEND_PTRACE;
+	else if (!strcmp(name, "bpf"))
+		*out = BACKEND_BPF;
 	else
 		return -EINVAL;
 	return 0;
@@ -145,24 +148,60 @@ int cmd_parse_backend(const char *name, enum backend *out)
 
 int cmd_choose_backend(struct sampler_opts *so)
 {
+	struct strbuf why = STRBUF_INIT;
+
 	if (so->kernel)
 		so->native = 1;
 	if (!so->backend) {
-		so->backend = so->native ? BACKEND_PTRACE : BACKEND_VM;
+		/*
+		 * Python-only profiles use the reader that never stops the target
+		 * and samples every thread; whole stacks prefer bpf (nothing
+		 * stopped) and fall back to ptrace.
+		 */
+		if (!so->native) {
+			so->backend = BACKEND_VM;
+			return 0;
+		}
+		if (!bpf_backend_built())
+			strbuf_addstr(&why, "this framewalk was built without BPF support");
+		else if (!bpf_backend_probe(&why))
+			so->backend = BACKEND_BPF;
+		if (!so->backend) {
+			so->backend = BACKEND_PTRACE;
+			if (so->announce)
+				fprintf(stderr, "framewalk: backend ptrace (stops one thread at a time); "
+					"bpf is not available: %s\n", strbuf_str(&why));
+		} else if (so->announce) {
+			fprintf(stderr, "framewalk: backend bpf (whole stacks, nothing stopped)\n");
+		}
+		strbuf_release(&why);
 		return 0;
 	}
 	if (so->backend == BACKEND_VM && so->native) {
 		fw_error("--native and --kernel need a backend that sees native stacks: "
-			 "--backend ptrace (or leave --backend out)");
+			 "--backend ptrace or bpf (or leave --backend out)");
 		return -EINVAL;
 	}
-	if (so->backend == BACKEND_PTRACE)
+	if (so->backend == BACKEND_BPF) {
+		if (!bpf_backend_built() || bpf_backend_probe(&why)) {
+			if (!bpf_backend_built())
+				strbuf_addstr(&why, "this framewalk was built without BPF support");
+			fw_error("--backend bpf: %s", strbuf_str(&why));
+			strbuf_release(&why);
+			return -EPERM;
+		}
+	}
+	if (so->backend == BACKEND_PTRACE || so->backend == BACKEND_BPF)
 		so->native = 1;
+	strbuf_release(&why);
 	return 0;
 }
 
 const char *cmd_backend_description(const struct sampler_opts *so)
 {
+	if (so->backend == BACKEND_BPF)
+		return so->kernel ? "bpf (perf_event + BPF: Python + native + kernel; never stops the target)" :
+			"bpf (perf_event + BPF: Python + native; never stops the target)";
 	if (so->backend == BACKEND_PTRACE)
 		return so->kernel ? "ptrace (Python + native + kernel; stops one thread at a time)" :
 			"ptrace (Python + native; stops one thread at a time)";

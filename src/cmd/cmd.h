@@ -19,6 +19,7 @@ int cmd_dump(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_check(int argc, char **argv);
 
 /*
  * Discover the Python runtime of pid, printing the error and its fix on

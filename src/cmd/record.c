@@ -44,7 +44,8 @@ static const char record_usage[] =
 	"      --kernel           add kernel frames (implies --native; needs root)\n"
 	"      --native-all       keep the interpreter's own call machinery frames\n"
 	"      --backend B        auto (default), vm (Python only, never stops the\n"
-	"                         target) or ptrace\n"
+	"                         target), ptrace or bpf (whole stacks at the sample's\n"
+	"                         instant, nothing stopped; CAP_BPF + CAP_PERFMON)\n"
 	"  -q, --quiet            no live status line on stderr\n"
 	"  -h, --help             this help\n"
 	"\n"
@@ -93,7 +94,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		{ "backend", required_argument, NULL, 'B' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, pid;
+	int c, pid, ret;
 	long v;
 
 	memset(o, 0, sizeof(*o));
@@ -153,7 +154,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'B':
 			if (cmd_parse_backend(optarg, &o->sampling.backend))
-				return usage_error("unknown backend: '%s' (auto, vm or ptrace)", optarg);
+				return usage_error("unknown backend: '%s' (auto, vm, ptrace or bpf)", optarg);
 			break;
 		case 'h':
 			fputs(record_usage, stdout);
@@ -168,8 +169,10 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		return usage_error("%s", "nothing to profile: give -p PID or -- COMMAND");
 	if (o->pid && o->command)
 		return usage_error("%s", "give either -p PID or a command, not both");
-	if (cmd_choose_backend(&o->sampling))
-		return FW_EXIT_USAGE;
+	o->sampling.announce = !o->quiet;
+	ret = cmd_choose_backend(&o->sampling);
+	if (ret)
+		return ret == -EPERM ? FW_EXIT_PERMISSION : FW_EXIT_USAGE;
 	if (!o->noutputs)
 		o->outputs[o->noutputs++] = "-";
 	for (int i = 0; i < o->noutputs; i++) {
@@ -296,6 +299,9 @@ static int write_outputs(const struct profile *prof, const struct record_opts *o
 			ret = outfile_commit(&of[i]);
 		else
 			outfile_abort(&of[i]);
+		/* A reader that went away (| head) is not an error worth a message. */
+		if (ret && !strcmp(o->outputs[i], "-") && errno == EPIPE)
+			continue;
 		if (ret) {
 			fw_error("writing the profile to %s failed: %s",
 				 strcmp(o->outputs[i], "-") ? o->outputs[i] : "stdout", strerror(-ret));

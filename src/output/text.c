@@ -201,12 +201,23 @@ static void print_header(const struct profile *p, FILE *f)
 	fprintf(f, "Python:    %s\n", m->python_version ? m->python_version : "unknown");
 	fprintf(f, "Backend:   %s\n", m->backend ? m->backend : "unknown");
 	fprintf(f, "Duration:  %.2f s at %.0f Hz requested\n", secs, m->rate_hz);
-	fprintf(f, "Samples:   %" PRIu64 " stacks from %" PRIu64 " of %" PRIu64
-		" requested ticks (%.1f%%; %.0f ticks/s achieved)\n",
-		m->samples, m->ticks_taken, m->ticks_requested,
-		pct(m->ticks_taken, m->ticks_requested), secs > 0 ? (double)m->ticks_taken / secs : 0);
+	if (m->ticks_requested)
+		fprintf(f, "Samples:   %" PRIu64 " stacks from %" PRIu64 " of %" PRIu64
+			" requested ticks (%.1f%%; %.0f ticks/s achieved)\n",
+			m->samples, m->ticks_taken, m->ticks_requested,
+			pct(m->ticks_taken, m->ticks_requested),
+			secs > 0 ? (double)m->ticks_taken / secs : 0);
+	else
+		fprintf(f, "Samples:   %" PRIu64 " on-CPU stacks (cpu-clock at %.0f Hz per CPU; "
+			"%" PRIu64 " lost to a full ring buffer)\n", m->samples, m->rate_hz, m->lost);
+	if (m->bpf_run_cnt)
+		fprintf(f, "BPF:       program mean %.1f us per run over %" PRIu64 " runs\n",
+			(double)m->bpf_run_ns / (double)m->bpf_run_cnt / 1e3, m->bpf_run_cnt);
 	fprintf(f, "Errors:    %" PRIu64 " dropped samples (%.2f%%)\n", m->errors,
 		pct(m->errors, attempts));
+	if (!m->ticks_requested)
+		fprintf(f, "Profiler:  %.2f s CPU in user space\n", (double)m->profiler_cpu_ns / 1e9);
+	else
 	fprintf(f, "Per tick:  mean %.1f us, max %.1f us; profiler CPU %.2f s\n",
 		m->ticks_taken ? (double)m->sample_ns_total / (double)m->ticks_taken / 1e3 : 0.0,
 		(double)m->sample_ns_max / 1e3, (double)m->profiler_cpu_ns / 1e9);

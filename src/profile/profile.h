@@ -73,6 +73,9 @@ struct profile_meta {
 	uint64_t fp_steps, cfi_steps;
 	uint64_t merge_mismatches;   /* Python frames left over after merging */
 	char *unwind_breaks;         /* "module: reason N; ..." for incomplete stacks */
+	/* bpf backend */
+	uint64_t lost;               /* samples the ring buffer had no room for */
+	uint64_t bpf_run_ns, bpf_run_cnt;  /* program run time (kernel statistics) */
 };
 
 struct profile {

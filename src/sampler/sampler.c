@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sampler/bpf.h"
 #include "sampler/merge.h"
 #include "sampler/sampler.h"
 #include "target/proc.h"
@@ -56,7 +57,7 @@ void sampler_init(struct sampler *s, const struct py_target *t, struct profile *
 	s->threads = xcalloc(PY_MAX_THREADS, sizeof(*s->threads));
 	s->frames = xcalloc(PY_MAX_DEPTH, sizeof(*s->frames));
 	s->frame_ids = xcalloc(MERGED_MAX, sizeof(*s->frame_ids));
-	if (s->opts.backend == BACKEND_PTRACE) {
+	if (s->opts.backend == BACKEND_PTRACE || s->opts.backend == BACKEND_BPF) {
 		modules_load(&s->mm, t->pid);
 		symbolizer_init(&s->sym, &s->mm);
 		s->sr = stack_reader_new();
@@ -70,7 +71,7 @@ void sampler_release(struct sampler *s)
 {
 	py_reader_release(&s->reader);
 	mem_release(&s->mem);
-	if (s->opts.backend == BACKEND_PTRACE) {
+	if (s->opts.backend == BACKEND_PTRACE || s->opts.backend == BACKEND_BPF) {
 		native_sample_clear(&s->ns);
 		symbolizer_release(&s->sym);
 		modules_release(&s->mm);
@@ -121,6 +122,7 @@ static int is_gone(int ret)
 
 static int sample_threads(struct sampler *s, uint64_t now);
 static int ptrace_tick(struct sampler *s, uint64_t now);
+static int sampler_run_ticks(struct sampler *s);
 
 int sampler_tick(struct sampler *s)
 {
@@ -177,6 +179,14 @@ static int sample_threads(struct sampler *s, uint64_t now)
 	return 0;
 }
 
+int sampler_child_exited(struct sampler *s)
+{
+	if (s->opts.child > 0 && !s->child_reaped &&
+	    waitpid(s->opts.child, &s->child_status, WNOHANG) == s->opts.child)
+		s->child_reaped = 1;
+	return s->opts.child > 0 && s->child_reaped;
+}
+
 /* Has the target gone away (exited, zombie, or our child reaped)? */
 static int target_exited(struct sampler *s)
 {
@@ -229,6 +239,22 @@ static void sleep_until(uint64_t deadline)
 }
 
 int sampler_run(struct sampler *s)
+{
+	if (s->opts.backend == BACKEND_BPF) {
+		struct strbuf why = STRBUF_INIT;
+		int ret = bpf_backend_run(s, &why);
+
+		if (ret) {
+			fw_error("the bpf backend failed: %s", strbuf_str(&why));
+			s->stop_reason = SAMPLER_STOP_ERROR;
+		}
+		strbuf_release(&why);
+		return ret;
+	}
+	return sampler_run_ticks(s);
+}
+
+static int sampler_run_ticks(struct sampler *s)
 {
 	struct profile_meta *m = &s->prof->meta;
 	uint64_t interval = (uint64_t)(1e9 / s->opts.rate_hz);
@@ -338,7 +364,7 @@ static void symbolize_native(struct sampler *s, uint64_t now)
 		symbolize_pc(&s->sym, uw->pcs[i], uw->signal_frame[i], &s->syms[i]);
 }
 
-static void record_native(struct sampler *s, pid_t tid, uint64_t now)
+void sampler_record_native(struct sampler *s, pid_t tid, uint64_t now)
 {
 	struct profile_meta *m = &s->prof->meta;
 	struct native_sample *ns = &s->ns;
@@ -414,7 +440,7 @@ static int ptrace_tick(struct sampler *s, uint64_t now)
 			native_sample_clear(&s->ns);
 			continue;      /* the thread exited meanwhile */
 		}
-		record_native(s, tid, now);
+		sampler_record_native(s, tid, now);
 		native_sample_clear(&s->ns);
 	}
 	return 0;

@@ -23,6 +23,7 @@
 enum backend {
 	BACKEND_VM = 1,           /* process_vm_readv only: Python frames, never stops */
 	BACKEND_PTRACE,           /* stops one thread at a time: Python + native + kernel */
+	BACKEND_BPF,              /* perf_event + BPF: everything at the sample's instant */
 };
 
 struct sampler_opts {
@@ -30,6 +31,7 @@ struct sampler_opts {
 	int native;               /* unwind native frames */
 	int kernel;               /* add kernel frames */
 	int native_all;           /* keep interpreter internals */
+	int announce;             /* say on stderr which backend auto chose, and why */
 	double rate_hz;           /* ticks per second */
 	double duration_s;        /* 0: until stopped or the target exits */
 	int status_line;          /* draw the live status line on stderr */
@@ -100,6 +102,12 @@ int sampler_tick(struct sampler *s);
 
 /* Run until the duration, a stop request or the target's exit. */
 int sampler_run(struct sampler *s);
+
+/* Symbolize, merge and count the native sample in s->ns for thread tid. */
+void sampler_record_native(struct sampler *s, pid_t tid, uint64_t now);
+
+/* Has the target (or the child we started) exited? */
+int sampler_child_exited(struct sampler *s);
 
 /* Write the unwind-quality summary into the profile's meta (native backends). */
 void sampler_finish_meta(struct sampler *s);

@@ -169,9 +169,62 @@ void mem_tick_begin(struct target_mem *m)
 	m->snap_active = 1;
 }
 
+void mem_overlay_reset(struct target_mem *m)
+{
+	m->snap_active = 0;
+	m->nsnap = 0;
+	m->nlog = 0;
+	m->overlay_bytes = 0;
+}
+
+void mem_overlay_add(struct target_mem *m, uint64_t addr, const void *data, uint32_t len)
+{
+	size_t off = m->overlay_bytes;
+
+	if (!len)
+		return;
+	if (off + len > m->snap_buf_alloc) {
+		size_t n = m->snap_buf_alloc ? m->snap_buf_alloc : 4096;
+		while (n < off + len)
+			n *= 2;
+		m->snap_buf = xrealloc(m->snap_buf, n);
+		m->snap_buf_alloc = n;
+	}
+	memcpy(m->snap_buf + off, data, len);
+	m->snap = xgrow(m->snap, sizeof(*m->snap), m->nsnap + 1, &m->snap_alloc);
+	m->snap[m->nsnap].addr = addr;
+	m->snap[m->nsnap].len = len;
+	m->snap[m->nsnap].off = (uint32_t)off;
+	m->nsnap++;
+	m->overlay_bytes = off + len;
+}
+
+void mem_overlay_activate(struct target_mem *m)
+{
+	size_t keep = 0;
+
+	qsort(m->snap, m->nsnap, sizeof(*m->snap), cmp_span);
+	/* Drop overlapping copies (a frame seen twice): keep the first. */
+	for (size_t i = 0; i < m->nsnap; i++) {
+		if (keep && m->snap[i].addr < m->snap[keep - 1].addr + m->snap[keep - 1].len)
+			continue;
+		m->snap[keep++] = m->snap[i];
+	}
+	m->nsnap = keep;
+	m->snap_active = 1;
+	m->log_off++;
+}
+
 void mem_tick_end(struct target_mem *m)
 {
 	m->snap_active = 0;
+}
+
+void mem_overlay_deactivate(struct target_mem *m)
+{
+	m->snap_active = 0;
+	if (m->log_off)
+		m->log_off--;
 }
 
 int mem_read(struct target_mem *m, uint64_t addr, void *buf, size_t len)

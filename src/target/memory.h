@@ -48,6 +48,7 @@ struct target_mem {
 	uint8_t *snap_buf;
 	size_t snap_buf_alloc;
 	int snap_active;
+	size_t overlay_bytes;
 };
 
 void mem_init_pid(struct target_mem *m, pid_t pid);
@@ -71,6 +72,14 @@ int mem_readv(struct target_mem *m, struct mem_iov *iov, size_t n);
  * is never used after mem_tick_end, so no data outlives its tick.
  */
 void mem_tick_begin(struct target_mem *m);
+/*
+ * Serve reads from copies taken elsewhere (e.g. by the BPF program at the
+ * instant of a sample) until mem_tick_end: add each copy, then activate.
+ */
+void mem_overlay_reset(struct target_mem *m);
+void mem_overlay_add(struct target_mem *m, uint64_t addr, const void *data, uint32_t len);
+void mem_overlay_activate(struct target_mem *m);
+void mem_overlay_deactivate(struct target_mem *m);
 void mem_tick_end(struct target_mem *m);
 void mem_release(struct target_mem *m);
 
