@@ -24,7 +24,7 @@ endif
 
 FRAMEWALK = $(BUILDDIR)/framewalk
 
-.PHONY: all deps test-deps build demo check unit functional install bench clean sid-root
+.PHONY: all deps test-deps build demo check unit functional install bench clean sid-root js-deps
 
 all: build
 
@@ -49,7 +49,14 @@ sid-root: test-deps
 unit: test-deps build
 	meson test -C $(BUILDDIR) --print-errorlogs
 
-functional: test-deps build sid-root
+# tests/js: the npm validators of the output formats (speedscope schema, pprof-format)
+JS_STAMP = tests/js/node_modules/.package-lock.json
+js-deps: test-deps $(JS_STAMP)
+
+$(JS_STAMP): tests/js/package.json tests/js/package-lock.json | test-deps
+	cd tests/js && npm ci --no-audit --no-fund --loglevel=error
+
+functional: test-deps build sid-root js-deps
 	FRAMEWALK=$(abspath $(FRAMEWALK)) $(PYTEST) tests/functional $(PYTEST_ARGS)
 
 check: unit functional

@@ -23,6 +23,10 @@ struct command {
 static const struct command commands[] = {
 	{ "record", cmd_record, "sample a process (or a command) and write a profile" },
 	{ "dump", cmd_dump, "print every thread's current Python stack once" },
+	{ "top", cmd_top, "live view of a running process's hottest functions" },
+	{ "diff", cmd_diff, "compare two saved profiles (table, differential flame graph)" },
+	{ "report", cmd_report, "render a saved profile (pprof, collapsed) in any format" },
+	{ "check", cmd_check, "can this machine profile? backends, permissions, frame pointers" },
 };
 
 static void usage(FILE *f)

@@ -4,6 +4,7 @@
  * profile. The output path is opened before sampling starts and the profile
  * is always written, whichever way the capture ends.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -21,6 +22,7 @@
 
 #define LAUNCH_WAIT_NS (10ull * 1000000000ull)
 #define MAX_OUTPUTS 8
+#define MAX_PIDS 64
 #define LIBPYTHON_WAIT_NS (1000ull * 1000000ull)
 
 static const char record_usage[] =
@@ -29,7 +31,8 @@ static const char record_usage[] =
 	"\n"
 	"Sample the Python stacks of every thread of a process and write a profile.\n"
 	"\n"
-	"  -p, --pid PID          the process to profile\n"
+	"  -p, --pid PID          the process to profile (may be given several times)\n"
+	"      --all-python       every Python process on the host (each labeled)\n"
 	"  -d, --duration SECS    stop after SECS seconds (default: until Ctrl-C or exit)\n"
 	"  -r, --rate RATE        samples per second: 100, 1k, 10khz (default 100)\n"
 	"  -o, --output FILE      write the profile to FILE (default: text report on\n"
@@ -53,7 +56,9 @@ static const char record_usage[] =
 	"capture first, the command is sent SIGTERM.\n";
 
 struct record_opts {
-	pid_t pid;
+	pid_t pids[MAX_PIDS];
+	int npids;
+	int all_python;
 	double rate, duration;
 	const char *outputs[MAX_OUTPUTS];
 	enum output_format formats[MAX_OUTPUTS];
@@ -92,6 +97,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		{ "kernel", no_argument, NULL, 'K' },
 		{ "native-all", no_argument, NULL, 'A' },
 		{ "backend", required_argument, NULL, 'B' },
+		{ "all-python", no_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, pid, ret;
@@ -108,7 +114,12 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		case 'p':
 			if (parse_pid(optarg, &pid))
 				return usage_error("bad process id: '%s'", optarg);
-			o->pid = pid;
+			if (o->npids == MAX_PIDS)
+				return usage_error("%s", "too many -p options (at most 64)");
+			o->pids[o->npids++] = pid;
+			break;
+		case 'P':
+			o->all_python = 1;
 			break;
 		case 'd':
 			if (parse_seconds(optarg, &o->duration))
@@ -165,10 +176,10 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 	}
 	if (optind < argc)
 		o->command = argv + optind;
-	if (!o->pid && !o->command)
-		return usage_error("%s", "nothing to profile: give -p PID or -- COMMAND");
-	if (o->pid && o->command)
-		return usage_error("%s", "give either -p PID or a command, not both");
+	if (!o->npids && !o->command && !o->all_python)
+		return usage_error("%s", "nothing to profile: give -p PID, --all-python or -- COMMAND");
+	if ((o->npids || o->all_python) && o->command)
+		return usage_error("%s", "give either -p PID / --all-python or a command, not both");
 	o->sampling.announce = !o->quiet;
 	ret = cmd_choose_backend(&o->sampling);
 	if (ret)
@@ -268,15 +279,25 @@ static void stop_child(pid_t child, struct sampler *s)
 	waitpid(child, &status, 0);
 }
 
-static void fill_meta(struct profile *prof, const struct py_target *t,
+static void fill_meta(struct profile *prof, const struct session *sess,
 		      const struct sampler_opts *so)
 {
-	char cmdline[1024] = "";
+	struct strbuf target = STRBUF_INIT, versions = STRBUF_INIT;
 
-	proc_cmdline(t->pid, cmdline, sizeof(cmdline));
-	prof->meta.pid = t->pid;
-	prof->meta.target = xstrdup(cmdline[0] ? cmdline : t->exe);
-	prof->meta.python_version = xstrdup(t->version);
+	for (size_t i = 0; i < sess->n; i++) {
+		const struct py_target *t = &sess->targets[i]->target;
+		char cmdline[1024] = "";
+
+		proc_cmdline(t->pid, cmdline, sizeof(cmdline));
+		if (sess->n > 1)
+			strbuf_addf(&target, "%s%d: ", i ? "; " : "", (int)t->pid);
+		strbuf_addstr(&target, cmdline[0] ? cmdline : t->exe);
+		if (!strstr(strbuf_str(&versions), t->version))
+			strbuf_addf(&versions, "%s%s", versions.len ? ", " : "", t->version);
+	}
+	prof->meta.pid = sess->n == 1 ? sess->targets[0]->target.pid : 0;
+	prof->meta.target = strbuf_detach(&target);
+	prof->meta.python_version = strbuf_detach(&versions);
 	prof->meta.backend = xstrdup(cmd_backend_description(so));
 }
 
@@ -325,15 +346,82 @@ static const char *stop_reason_text(enum sampler_stop r)
 	}
 }
 
+/* Every Python process on the host but ourselves (for --all-python). */
+static int add_all_python(struct session *sess)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	int found = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		struct strbuf why = STRBUF_INIT;
+		struct target_mem mem;
+		struct py_target t;
+		long v;
+
+		if (parse_long(de->d_name, &v) || v <= 0 || v == getpid())
+			continue;
+		mem_init_pid(&mem, (pid_t)v);
+		if (!py_discover((pid_t)v, &mem, &t, &why) && !session_find(sess, (pid_t)v)) {
+			session_add(sess, &t);
+			found++;
+		}
+		strbuf_release(&why);
+	}
+	closedir(d);
+	return found;
+}
+
+/* Attach every target the options name. Returns an exit code. */
+static int attach_targets(struct record_opts *o, struct session *sess, pid_t *child)
+{
+	struct py_target target;
+	int code;
+
+	*child = 0;
+	if (o->command) {
+		pid_t pid = launch(o->command);
+
+		if (pid < 0) {
+			fw_error("cannot run %s: %s", o->command[0], strerror((int)-pid));
+			return FW_EXIT_FAILURE;
+		}
+		*child = pid;
+		sess->opts.child = pid;
+		code = attach_launched(pid, &target);
+		if (code) {
+			kill(pid, SIGTERM);
+			waitpid(pid, NULL, 0);
+			return code;
+		}
+		session_add(sess, &target);
+		return FW_EXIT_OK;
+	}
+	for (int i = 0; i < o->npids; i++) {
+		code = cmd_attach(o->pids[i], &target);
+		if (code)
+			return code;
+		if (!session_find(sess, o->pids[i]))
+			session_add(sess, &target);
+	}
+	if (o->all_python && !add_all_python(sess) && !sess->n) {
+		fw_error("no Python process found on this host");
+		fw_hint("framewalk reads processes it may ptrace: run as root to see every user's");
+		return FW_EXIT_NOT_PYTHON;
+	}
+	return FW_EXIT_OK;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o;
 	struct outfile of[MAX_OUTPUTS];
-	struct py_target target;
 	struct sampler_opts so;
-	struct sampler s;
+	struct session sess;
 	struct profile prof;
-	pid_t pid;
+	pid_t child = 0;
 	int ret, code;
 
 	ret = parse_record_args(argc, argv, &o);
@@ -348,52 +436,37 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 	sampler_install_signals();
-	if (o.command) {
-		pid = launch(o.command);
-		if (pid < 0) {
-			fw_error("cannot run %s: %s", o.command[0], strerror((int)-pid));
-			abort_outputs(of, o.noutputs);
-			return FW_EXIT_FAILURE;
-		}
-		code = attach_launched(pid, &target);
-	} else {
-		pid = o.pid;
-		code = cmd_attach(pid, &target);
-	}
-	if (code) {
-		abort_outputs(of, o.noutputs);
-		if (o.command) {
-			kill(pid, SIGTERM);
-			waitpid(pid, NULL, 0);
-		}
-		return code;
-	}
-	profile_init(&prof);
-	fill_meta(&prof, &target, &o.sampling);
 	so = o.sampling;
 	so.rate_hz = o.rate;
 	so.duration_s = o.duration;
 	so.status_line = !o.quiet && isatty(STDERR_FILENO);
-	so.child = o.command ? pid : 0;
-	sampler_init(&s, &target, &prof, &so);
-	sampler_run(&s);
-	if (o.command)
-		stop_child(pid, &s);
+	profile_init(&prof);
+	session_init(&sess, &prof, &so);
+	code = attach_targets(&o, &sess, &child);
+	if (code) {
+		abort_outputs(of, o.noutputs);
+		session_release(&sess);
+		profile_release(&prof);
+		return code;
+	}
+	fill_meta(&prof, &sess, &o.sampling);
+	session_run(&sess);
+	if (child)
+		stop_child(child, sess.targets[0]);
 	code = write_outputs(&prof, &o, of);
 	if (!code && !o.quiet) {
 		fprintf(stderr, "framewalk: %s after %.1f s: %llu samples, %llu errors\n",
-			stop_reason_text(s.stop_reason), (double)prof.meta.duration_ns / 1e9,
+			stop_reason_text(sess.stop_reason), (double)prof.meta.duration_ns / 1e9,
 			(unsigned long long)prof.meta.samples, (unsigned long long)prof.meta.errors);
 		for (int i = 0; i < o.noutputs; i++)
 			if (strcmp(o.outputs[i], "-"))
 				fprintf(stderr, "framewalk: wrote %s\n", o.outputs[i]);
 	}
-	ret = code;
-	if (s.stop_reason == SAMPLER_STOP_ERROR && !ret) {
-		fw_error("lost access to process %d during the capture", (int)pid);
+	if (sess.stop_reason == SAMPLER_STOP_ERROR && !code) {
+		fw_error("lost access to a target during the capture (ptrace or memory reads refused)");
 		code = FW_EXIT_PERMISSION;
 	}
-	sampler_release(&s);
+	session_release(&sess);
 	profile_release(&prof);
 	return code;
 }

@@ -115,6 +115,13 @@ void format_thread(struct strbuf *sb, const struct profile *p, uint32_t thread,
 
 	escape_append(sb, profile_str(p, t->name), mode);
 	strbuf_addf(sb, " (%d)", (int)t->tid);
+	/* Several processes in one profile: say whose thread it is. */
+	for (size_t i = 0; i < p->nthreads; i++) {
+		if (p->threads[i].pid != t->pid) {
+			strbuf_addf(sb, " [pid %d]", (int)t->pid);
+			break;
+		}
+	}
 }
 
 int thread_matches(const struct profile *p, uint32_t thread, const char *filter)

@@ -14,6 +14,10 @@
 enum output_format {
 	OUTPUT_TEXT = 1,
 	OUTPUT_COLLAPSED,
+	OUTPUT_HTML,             /* interactive flame graph, one offline file */
+	OUTPUT_PPROF,            /* gzip'd profile.proto: the saved format */
+	OUTPUT_SPEEDSCOPE,       /* speedscope JSON */
+	OUTPUT_GECKO,            /* Firefox Profiler (Gecko profile) JSON */
 };
 
 struct output_opts {
@@ -30,6 +34,10 @@ enum output_format output_format_for_path(const char *path);
 
 int output_collapsed(const struct profile *p, FILE *f, const struct output_opts *o);
 int output_text(const struct profile *p, FILE *f, const struct output_opts *o);
+int output_html(const struct profile *p, FILE *f, const struct output_opts *o);
+int output_pprof(const struct profile *p, FILE *f, const struct output_opts *o);
+int output_speedscope(const struct profile *p, FILE *f, const struct output_opts *o);
+int output_gecko(const struct profile *p, FILE *f, const struct output_opts *o);
 int output_write(const struct profile *p, enum output_format fmt, FILE *f,
 		 const struct output_opts *o);
 

@@ -197,7 +197,10 @@ static void print_header(const struct profile *p, FILE *f)
 	uint64_t attempts = m->samples + m->errors;
 
 	escape_append(&sb, m->target ? m->target : "", ESCAPE_TERMINAL);
-	fprintf(f, "Target:    PID %d: %s\n", (int)m->pid, strbuf_str(&sb));
+	if (m->pid)
+		fprintf(f, "Target:    PID %d: %s\n", (int)m->pid, strbuf_str(&sb));
+	else
+		fprintf(f, "Targets:   %s\n", strbuf_str(&sb));
 	fprintf(f, "Python:    %s\n", m->python_version ? m->python_version : "unknown");
 	fprintf(f, "Backend:   %s\n", m->backend ? m->backend : "unknown");
 	fprintf(f, "Duration:  %.2f s at %.0f Hz requested\n", secs, m->rate_hz);

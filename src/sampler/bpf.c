@@ -26,7 +26,7 @@
 #define POLL_MS 50
 
 struct bpf_run {
-	struct sampler *s;
+	struct session *sess;
 	struct fwprof *skel;
 	struct ring_buffer *rb;
 	struct bpf_link **links;
@@ -146,9 +146,8 @@ static int needs_stack_copy(struct module_map *mm)
 }
 
 /* Mirror the interpreter's threads into the tid -> thread state map. */
-static void refresh_tstates(struct bpf_run *br)
+static void refresh_tstates(struct bpf_run *br, struct sampler *s)
 {
-	struct sampler *s = br->s;
 	int fd = bpf_map__fd(br->skel->maps.tstates);
 	size_t n = 0;
 
@@ -193,9 +192,8 @@ static void unwind_from_fp_walk(const struct fw_sample_hdr *h, struct unwind_res
 	uw->end = UNWIND_END_COMPLETE;
 }
 
-static void python_from_record(struct bpf_run *br, const struct fw_sample_hdr *h)
+static void python_from_record(struct sampler *s, const struct fw_sample_hdr *h)
 {
-	struct sampler *s = br->s;
 	struct native_sample *ns = &s->ns;
 	struct py_thread_info ti;
 
@@ -218,18 +216,20 @@ static void python_from_record(struct bpf_run *br, const struct fw_sample_hdr *h
 static int handle_record(void *ctx, void *data, size_t size)
 {
 	struct bpf_run *br = ctx;
-	struct sampler *s = br->s;
 	const struct fw_sample_hdr *h = data;
-	struct native_sample *ns = &s->ns;
+	struct sampler *s;
+	struct native_sample *ns;
 	struct arch_regs regs;
 	uint64_t now = fw_now_ns();
 
 	if (size < sizeof(*h) || (h->kind == FW_REC_FULL && size < sizeof(struct fw_sample_full)))
 		return 0;
-	if ((pid_t)h->pid != s->target.pid)
+	s = session_find(br->sess, (pid_t)h->pid);
+	if (!s)
 		return 0;
+	ns = &s->ns;
 	native_sample_clear(ns);
-	python_from_record(br, h);
+	python_from_record(s, h);
 	if (h->kind == FW_REC_FULL) {
 		regs.valid = 0;
 		for (int i = 0; i < FW_NREGS && i < ARCH_NREGS; i++)
@@ -253,6 +253,37 @@ static int handle_record(void *ctx, void *data, size_t size)
 	native_sample_clear(ns);
 	s->prof->meta.ticks_taken++;
 	return 0;
+}
+
+/* Configure every live target; returns how many are alive. */
+static size_t update_targets(struct bpf_run *br, int first)
+{
+	struct session *sess = br->sess;
+	int fd = bpf_map__fd(br->skel->maps.targets);
+	size_t alive = 0;
+
+	for (size_t i = 0; i < sess->n; i++) {
+		struct sampler *s = sess->targets[i];
+		uint32_t key = (uint32_t)s->target.pid;
+
+		if (sess->exited[i])
+			continue;
+		if (!first && sampler_target_exited(s)) {
+			sess->exited[i] = 1;
+			s->stop_reason = SAMPLER_STOP_TARGET_EXIT;
+			bpf_map_delete_elem(fd, &key);
+			continue;
+		}
+		if (first) {
+			struct fw_target_cfg cfg;
+
+			target_config(&s->target.offsets, needs_stack_copy(&s->mm), &cfg);
+			bpf_map_update_elem(fd, &key, &cfg, BPF_ANY);
+		}
+		refresh_tstates(br, s);
+		alive++;
+	}
+	return alive;
 }
 
 static uint64_t lost_samples(struct bpf_run *br)
@@ -293,18 +324,16 @@ static void bpf_run_destroy(struct bpf_run *br)
 	kallsyms_release(&br->ksyms);
 }
 
-int bpf_backend_run(struct sampler *s, struct strbuf *why)
+int bpf_backend_run(struct session *sess, struct strbuf *why)
 {
-	struct profile_meta *m = &s->prof->meta;
+	struct profile_meta *m = &sess->prof->meta;
 	struct bpf_run br;
-	struct fw_target_cfg cfg;
-	uint32_t key = (uint32_t)s->target.pid;
 	uint64_t start, end, last_refresh = 0, cpu0 = fw_cpu_ns();
 	struct timespec wall;
 	int stats_fd, err;
 
 	memset(&br, 0, sizeof(br));
-	br.s = s;
+	br.sess = sess;
 	libbpf_set_print(silent_print);
 	stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 	br.skel = fwprof__open();
@@ -317,43 +346,38 @@ int bpf_backend_run(struct sampler *s, struct strbuf *why)
 		explain_failure(err, why);
 		goto out;
 	}
-	target_config(&s->target.offsets, needs_stack_copy(&s->mm), &cfg);
-	bpf_map_update_elem(bpf_map__fd(br.skel->maps.targets), &key, &cfg, BPF_ANY);
-	refresh_tstates(&br);
+	update_targets(&br, 1);
 	br.rb = ring_buffer__new(bpf_map__fd(br.skel->maps.samples), handle_record, &br, NULL);
 	if (!br.rb) {
 		err = -errno;
 		explain_failure(err, why);
 		goto out;
 	}
-	err = attach_events(&br, s->opts.rate_hz, why);
+	err = attach_events(&br, sess->opts.rate_hz, why);
 	if (err)
 		goto out;
 	clock_gettime(CLOCK_REALTIME, &wall);
 	m->start_unix_ns = (uint64_t)wall.tv_sec * 1000000000ull + (uint64_t)wall.tv_nsec;
-	m->rate_hz = s->opts.rate_hz;
-	start = fw_now_ns();
-	end = s->opts.duration_s > 0 ? start + (uint64_t)(s->opts.duration_s * 1e9) : 0;
+	m->rate_hz = sess->opts.rate_hz;
+	start = last_refresh = fw_now_ns();
+	end = sess->opts.duration_s > 0 ? start + (uint64_t)(sess->opts.duration_s * 1e9) : 0;
 	for (;;) {
 		uint64_t now = fw_now_ns();
-		char state;
 
 		if (sampler_stop_requested) {
-			s->stop_reason = SAMPLER_STOP_SIGNAL;
+			sess->stop_reason = SAMPLER_STOP_SIGNAL;
 			break;
 		}
 		if (end && now >= end) {
-			s->stop_reason = SAMPLER_STOP_DURATION;
+			sess->stop_reason = SAMPLER_STOP_DURATION;
 			break;
 		}
 		if (now - last_refresh >= TSTATE_REFRESH_NS) {
 			last_refresh = now;
-			if (proc_task_state(s->target.pid, s->target.pid, &state) || state == 'Z' ||
-			    sampler_child_exited(s)) {
-				s->stop_reason = SAMPLER_STOP_TARGET_EXIT;
+			if (!update_targets(&br, 0)) {
+				sess->stop_reason = SAMPLER_STOP_TARGET_EXIT;
 				break;
 			}
-			refresh_tstates(&br);
 		}
 		err = ring_buffer__poll(br.rb, POLL_MS);
 		if (err < 0 && err != -EINTR)
@@ -366,7 +390,6 @@ int bpf_backend_run(struct sampler *s, struct strbuf *why)
 	m->lost = lost_samples(&br);
 	prog_stats(&br, m);
 	m->profiler_cpu_ns = fw_cpu_ns() - cpu0;
-	sampler_finish_meta(s);
 	err = 0;
 out:
 	bpf_run_destroy(&br);

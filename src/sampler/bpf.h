@@ -10,7 +10,7 @@
 
 #include "util/strbuf.h"
 
-struct sampler;
+struct session;
 
 /* Is the BPF backend built in? */
 int bpf_backend_built(void);
@@ -21,7 +21,7 @@ int bpf_backend_built(void);
  */
 int bpf_backend_probe(struct strbuf *why);
 
-/* Run a capture for s until the duration, a stop request or the target's exit. */
-int bpf_backend_run(struct sampler *s, struct strbuf *why);
+/* Run a capture of every target of sess until the duration, a stop request or their exit. */
+int bpf_backend_run(struct session *sess, struct strbuf *why);
 
 #endif

@@ -15,8 +15,8 @@ int bpf_backend_probe(struct strbuf *why)
 	return -ENOTSUP;
 }
 
-int bpf_backend_run(struct sampler *s, struct strbuf *why)
+int bpf_backend_run(struct session *sess, struct strbuf *why)
 {
-	(void)s;
+	(void)sess;
 	return bpf_backend_probe(why);
 }

@@ -122,7 +122,6 @@ static int is_gone(int ret)
 
 static int sample_threads(struct sampler *s, uint64_t now);
 static int ptrace_tick(struct sampler *s, uint64_t now);
-static int sampler_run_ticks(struct sampler *s);
 
 int sampler_tick(struct sampler *s)
 {
@@ -188,146 +187,19 @@ int sampler_child_exited(struct sampler *s)
 }
 
 /* Has the target gone away (exited, zombie, or our child reaped)? */
-static int target_exited(struct sampler *s)
+int sampler_target_exited(struct sampler *s)
 {
 	char state;
 
-	if (s->opts.child > 0 && !s->child_reaped) {
-		pid_t w = waitpid(s->opts.child, &s->child_status, WNOHANG);
-		if (w == s->opts.child) {
-			s->child_reaped = 1;
-			return 1;
-		}
-	}
-	if (s->opts.child > 0 && s->child_reaped)
+	if (sampler_child_exited(s))
 		return 1;
 	if (proc_task_state(s->target.pid, s->target.pid, &state))
 		return 1;
 	return state == 'Z' || state == 'X';
 }
 
-static void draw_status(struct sampler *s, uint64_t elapsed_ns, size_t nthreads, int final)
-{
-	const struct profile_meta *m = &s->prof->meta;
-	double secs = (double)elapsed_ns / 1e9;
-	double achieved = secs > 0 ? (double)m->ticks_taken / secs : 0;
 
-	if (final) {
-		fputs("\r\033[K", stderr);
-		return;
-	}
-	fprintf(stderr, "\r\033[Kframewalk: %.1fs  %llu samples  %.0f/%.0f Hz  %llu errors  %zu threads",
-		secs, (unsigned long long)m->samples, achieved, s->opts.rate_hz,
-		(unsigned long long)m->errors, nthreads);
-	fflush(stderr);
-}
 
-static void timespec_from_ns(struct timespec *ts, uint64_t ns)
-{
-	ts->tv_sec = (time_t)(ns / 1000000000ull);
-	ts->tv_nsec = (long)(ns % 1000000000ull);
-}
-
-static void sleep_until(uint64_t deadline)
-{
-	struct timespec ts;
-
-	timespec_from_ns(&ts, deadline);
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR &&
-	       !sampler_stop_requested)
-		;
-}
-
-int sampler_run(struct sampler *s)
-{
-	if (s->opts.backend == BACKEND_BPF) {
-		struct strbuf why = STRBUF_INIT;
-		int ret = bpf_backend_run(s, &why);
-
-		if (ret) {
-			fw_error("the bpf backend failed: %s", strbuf_str(&why));
-			s->stop_reason = SAMPLER_STOP_ERROR;
-		}
-		strbuf_release(&why);
-		return ret;
-	}
-	return sampler_run_ticks(s);
-}
-
-static int sampler_run_ticks(struct sampler *s)
-{
-	struct profile_meta *m = &s->prof->meta;
-	uint64_t interval = (uint64_t)(1e9 / s->opts.rate_hz);
-	uint64_t start = fw_now_ns(), next = start, last_status = 0;
-	uint64_t end = s->opts.duration_s > 0 ? start + (uint64_t)(s->opts.duration_s * 1e9) : 0;
-	uint64_t cpu0 = fw_cpu_ns(), tick = 0;
-	struct timespec wall;
-
-	if (!interval)
-		interval = 1;
-	/* Default timer slack (50 us) would make every short sleep late. */
-	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-	clock_gettime(CLOCK_REALTIME, &wall);
-	m->start_unix_ns = (uint64_t)wall.tv_sec * 1000000000ull + (uint64_t)wall.tv_nsec;
-	m->rate_hz = s->opts.rate_hz;
-	for (;;) {
-		uint64_t t0, t1;
-		int ret;
-
-		if (sampler_stop_requested) {
-			s->stop_reason = SAMPLER_STOP_SIGNAL;
-			break;
-		}
-		t0 = fw_now_ns();
-		if (end && t0 >= end) {
-			s->stop_reason = SAMPLER_STOP_DURATION;
-			break;
-		}
-		ret = sampler_tick(s);
-		t1 = fw_now_ns();
-		m->ticks_taken++;
-		m->sample_ns_total += t1 - t0;
-		if (t1 - t0 > m->sample_ns_max)
-			m->sample_ns_max = t1 - t0;
-		if (ret || (++tick % 64 == 0 && s->opts.child > 0 && target_exited(s))) {
-			if (target_exited(s)) {
-				s->stop_reason = SAMPLER_STOP_TARGET_EXIT;
-				break;
-			}
-			if (ret == -EPERM) {
-				s->stop_reason = SAMPLER_STOP_ERROR;
-				break;
-			}
-		}
-		if (s->opts.status_line && t1 - last_status >= STATUS_EVERY_NS) {
-			draw_status(s, t1 - start, s->nnames, 0);
-			last_status = t1;
-		}
-		/*
-		 * Absolute deadlines, so the rate does not drift. When behind,
-		 * the missed ticks are skipped (not bunched up) and the next tick
-		 * starts at once: the report compares ticks taken to requested.
-		 */
-		next += interval;
-		if (next <= t1) {
-			next = t1 + interval - (t1 - next) % interval;
-			if (next - t1 < interval)
-				continue;
-		}
-		if (end && next > end)
-			next = end;
-		sleep_until(next);
-	}
-	m->duration_ns = fw_now_ns() - start;
-	m->ticks_requested = (uint64_t)((double)m->duration_ns / 1e9 * s->opts.rate_hz + 0.5);
-	if (m->ticks_requested < m->ticks_taken)
-		m->ticks_requested = m->ticks_taken;
-	m->profiler_cpu_ns = fw_cpu_ns() - cpu0;
-	if (s->opts.status_line)
-		draw_status(s, m->duration_ns, s->nnames, 1);
-	sampler_finish_meta(s);
-	return 0;
-}
 
 /* ---- the ptrace backend's tick -------------------------------------- */
 
@@ -455,14 +327,17 @@ static int cmp_break(const void *a, const void *b)
 void sampler_finish_meta(struct sampler *s)
 {
 	struct strbuf sb = STRBUF_INIT;
+	char *old = s->prof->meta.unwind_breaks;
 
 	if (!s->nbreaks)
 		return;
 	qsort(s->breaks, s->nbreaks, sizeof(*s->breaks), cmp_break);
+	if (old)
+		strbuf_addf(&sb, "%s; ", old);
 	for (size_t i = 0; i < s->nbreaks && i < 8; i++)
 		strbuf_addf(&sb, "%s%s: %s (%llu)", i ? "; " : "",
 			    s->breaks[i].module[0] ? s->breaks[i].module : "[no module]",
 			    unwind_end_text(s->breaks[i].reason), (unsigned long long)s->breaks[i].count);
-	free(s->prof->meta.unwind_breaks);
+	free(old);
 	s->prof->meta.unwind_breaks = strbuf_detach(&sb);
 }

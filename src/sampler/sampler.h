@@ -103,6 +103,31 @@ int sampler_tick(struct sampler *s);
 /* Run until the duration, a stop request or the target's exit. */
 int sampler_run(struct sampler *s);
 
+/* Has the target (a zombie, gone, or our reaped child) exited? */
+int sampler_target_exited(struct sampler *s);
+
+/*
+ * A capture of one or more targets into one profile (each sample labeled
+ * with its process through the thread's pid). The loop stops on the
+ * duration, a stop request, or when every target has exited.
+ */
+struct session {
+	struct profile *prof;
+	struct sampler_opts opts;
+	struct sampler **targets;
+	size_t n, alloc;
+	int *exited;
+	enum sampler_stop stop_reason;
+};
+
+void session_init(struct session *sess, struct profile *prof, const struct sampler_opts *opts);
+/* Add a discovered target (a copy is kept). Returns its sampler. */
+struct sampler *session_add(struct session *sess, const struct py_target *t);
+int session_run(struct session *sess);
+void session_release(struct session *sess);
+/* The target sampling pid, or NULL. */
+struct sampler *session_find(struct session *sess, pid_t pid);
+
 /* Symbolize, merge and count the native sample in s->ns for thread tid. */
 void sampler_record_native(struct sampler *s, pid_t tid, uint64_t now);
 

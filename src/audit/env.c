@@ -1,0 +1,732 @@
+/*
+ * Implementation of env.h. Facts come from /proc and /sys; the verdict on
+ * each backend from a real probe, explained with those facts. The BPF probe
+ * uses the raw bpf(2) and perf_event_open(2) system calls (no libbpf): the
+ * two-instruction program "r0 = 0; exit" is enough to learn whether the
+ * kernel lets this process load and attach a perf_event program.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/bpf.h>
+#include <linux/perf_event.h>
+#include <pwd.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "audit/env.h"
+#include "util/util.h"
+
+const char *const audit_ns_names[NS_COUNT] = {
+	"pid", "mnt", "user", "net", "cgroup", "ipc", "uts",
+};
+
+/* Inode numbers of the initial namespaces (include/linux/proc_ns.h). */
+#define PROC_USER_INIT_INO 0xEFFFFFFDu
+#define PROC_PID_INIT_INO 0xEFFFFFFCu
+#define PROC_CGROUP_INIT_INO 0xEFFFFFFBu
+
+static const char *const container_cgroup_markers[] = {
+	"docker", "kubepods", "containerd", "libpod", "lxc", "crio", "podman", "garden",
+};
+
+static int read_small_file(const char *path, char *buf, size_t size)
+{
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	if (n < 0) {
+		int err = -errno;
+		close(fd);
+		return err;
+	}
+	close(fd);
+	buf[n] = '\0';
+	return 0;
+}
+
+static long read_sysctl(const char *path)
+{
+	char buf[64];
+	long v;
+
+	if (read_small_file(path, buf, sizeof(buf)))
+		return AUDIT_UNSET;
+	buf[strcspn(buf, "\n")] = '\0';
+	return parse_long(buf, &v) ? AUDIT_UNSET : v;
+}
+
+/* The value after "Key:" in a /proc status text, or NULL. */
+static const char *status_field(const char *text, const char *key)
+{
+	size_t n = strlen(key);
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, key, n) && p[n] == ':') {
+			p += n + 1;
+			while (*p == ' ' || *p == '\t')
+				p++;
+			return p;
+		}
+	return NULL;
+}
+
+static void user_name(uid_t uid, char *buf, size_t size)
+{
+	struct passwd *pw = getpwuid(uid);
+
+	xsnprintf(buf, size, "%s", pw ? pw->pw_name : "?");
+}
+
+int audit_has_cap(const struct audit_env *e, int cap)
+{
+	return cap >= 0 && cap < 64 && (e->cap_eff >> cap) & 1;
+}
+
+static int in_bounding_set(const struct audit_env *e, int cap)
+{
+	return cap >= 0 && cap < 64 && (e->cap_bnd >> cap) & 1;
+}
+
+const char *audit_cap_name(int cap)
+{
+	switch (cap) {
+	case AUDIT_CAP_SYS_PTRACE: return "CAP_SYS_PTRACE";
+	case AUDIT_CAP_SYS_ADMIN: return "CAP_SYS_ADMIN";
+	case AUDIT_CAP_SYSLOG: return "CAP_SYSLOG";
+	case AUDIT_CAP_PERFMON: return "CAP_PERFMON";
+	case AUDIT_CAP_BPF: return "CAP_BPF";
+	default: return "?";
+	}
+}
+
+const char *audit_backend_status_name(enum backend_status s)
+{
+	switch (s) {
+	case BACKEND_USABLE: return "usable";
+	case BACKEND_LIMITED: return "limited";
+	case BACKEND_UNUSABLE:
+	default: return "unusable";
+	}
+}
+
+static unsigned long long ns_inode(pid_t pid, const char *ns, int *err)
+{
+	char path[64], link[64];
+	ssize_t n;
+	const char *lb;
+
+	if (pid)
+		xsnprintf(path, sizeof(path), "/proc/%d/ns/%s", (int)pid, ns);
+	else
+		xsnprintf(path, sizeof(path), "/proc/self/ns/%s", ns);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0) {
+		*err = -errno;
+		return 0;
+	}
+	link[n] = '\0';
+	lb = strchr(link, '[');
+	*err = 0;
+	return lb ? strtoull(lb + 1, NULL, 10) : 0;
+}
+
+/*
+ * The cgroup of a process: the v2 ("0::") path, else the first v1 line's;
+ * but a line naming a container runtime wins, on whichever controller.
+ */
+static void read_cgroup(pid_t pid, char *out, size_t size)
+{
+	char path[64], buf[4096];
+	const char *pick = NULL;
+
+	out[0] = '\0';
+	if (pid)
+		xsnprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+	else
+		xsnprintf(path, sizeof(path), "/proc/self/cgroup");
+	if (read_small_file(path, buf, sizeof(buf)))
+		return;
+	for (char *line = buf; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		const char *p = strchr(line, ':');
+		size_t len;
+
+		if (!p || !(p = strchr(p + 1, ':')))
+			continue;
+		p++;
+		len = strcspn(p, "\n");
+		for (size_t i = 0; i < ARRAY_SIZE(container_cgroup_markers); i++)
+			if (memmem(p, len, container_cgroup_markers[i],
+				   strlen(container_cgroup_markers[i]))) {
+				xsnprintf(out, size, "%.*s", (int)len, p);
+				return;
+			}
+		if (!pick || !strncmp(line, "0::", 3))
+			pick = p;
+	}
+	if (pick)
+		xsnprintf(out, size, "%.*s", (int)strcspn(pick, "\n"), pick);
+}
+
+static void detect_container(pid_t pid, const char *cgroup, int *in, char *why, size_t size)
+{
+	struct strbuf sb = STRBUF_INIT;
+	unsigned long long ino;
+	int err;
+
+	*in = 0;
+	ino = ns_inode(pid, "pid", &err);
+	if (!err && ino != PROC_PID_INIT_INO) {
+		*in = 1;
+		strbuf_addstr(&sb, "own pid namespace");
+	}
+	ino = ns_inode(pid, "user", &err);
+	if (!err && ino != PROC_USER_INIT_INO) {
+		*in = 1;
+		strbuf_addf(&sb, "%sown user namespace", sb.len ? ", " : "");
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(container_cgroup_markers); i++)
+		if (strstr(cgroup, container_cgroup_markers[i])) {
+			*in = 1;
+			strbuf_addf(&sb, "%scgroup %s", sb.len ? ", " : "", cgroup);
+			break;
+		}
+	if (!pid) {
+		if (!access("/.dockerenv", F_OK))
+			strbuf_addf(&sb, "%s/.dockerenv", sb.len ? ", " : "");
+		if (!access("/run/.containerenv", F_OK))
+			strbuf_addf(&sb, "%s/run/.containerenv", sb.len ? ", " : "");
+	}
+	if (!*in) {
+		ino = ns_inode(pid, "pid", &err);
+		if (err)
+			xsnprintf(why, size, "unknown (namespaces unreadable)%s%s",
+				  sb.len ? ", " : "", strbuf_str(&sb));
+		else
+			xsnprintf(why, size, "initial namespaces%s%s%s", sb.len ? "; " : "",
+				  strbuf_str(&sb), sb.len ? " present, but the namespaces are the host's" : "");
+	} else {
+		xsnprintf(why, size, "%s", strbuf_str(&sb));
+	}
+	strbuf_release(&sb);
+}
+
+/* ------------------------------------------------------------------ */
+/* Probes                                                              */
+
+static volatile uint64_t probe_word = 0x66776b6c61776d66ull;
+
+/* Read a word of our own stopped-in-pause child, and seize it. */
+static void probe_own_child(struct audit_env *e)
+{
+	uint64_t got = 0;
+	struct iovec local = { &got, sizeof(got) };
+	struct iovec remote = { (void *)&probe_word, sizeof(got) };
+	int status;
+	pid_t child = fork();
+
+	if (child < 0) {
+		e->vm_err = e->ptrace_err = -errno;
+		return;
+	}
+	if (!child) {
+		for (;;)
+			pause();
+	}
+	if (process_vm_readv(child, &local, 1, &remote, 1, 0) == (ssize_t)sizeof(got))
+		e->vm_err = got == probe_word ? 0 : -EIO;
+	else
+		e->vm_err = -errno;
+	e->ptrace_err = ptrace(PTRACE_SEIZE, child, NULL, NULL) ? -errno : 0;
+	kill(child, SIGKILL);
+	while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+		;
+}
+
+static int sys_bpf(int cmd, union bpf_attr *attr)
+{
+	return (int)syscall(__NR_bpf, cmd, attr, sizeof(*attr));
+}
+
+static void probe_bpf(struct audit_env *e)
+{
+	struct bpf_insn insns[2];
+	struct perf_event_attr pa;
+	union bpf_attr attr;
+	int prog = -1, ev = -1;
+
+	e->perf_open_err = e->bpf_attach_err = -ECANCELED;
+	memset(insns, 0, sizeof(insns));
+	insns[0].code = BPF_ALU64 | BPF_MOV | BPF_K;   /* r0 = 0 */
+	insns[1].code = BPF_JMP | BPF_EXIT;            /* exit */
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_type = BPF_PROG_TYPE_PERF_EVENT;
+	attr.insns = (uint64_t)(uintptr_t)insns;
+	attr.insn_cnt = 2;
+	attr.license = (uint64_t)(uintptr_t)"GPL";
+	prog = sys_bpf(BPF_PROG_LOAD, &attr);
+	e->bpf_load_err = prog < 0 ? -errno : 0;
+
+	memset(&pa, 0, sizeof(pa));
+	pa.size = sizeof(pa);
+	pa.type = PERF_TYPE_SOFTWARE;
+	pa.config = PERF_COUNT_SW_CPU_CLOCK;
+	pa.sample_period = 10000000;
+	pa.disabled = 1;                /* never fires: only the permission matters */
+	ev = (int)syscall(__NR_perf_event_open, &pa, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	e->perf_open_err = ev < 0 ? -errno : 0;
+	if (prog >= 0 && ev >= 0)
+		e->bpf_attach_err = ioctl(ev, PERF_EVENT_IOC_SET_BPF, prog) ? -errno : 0;
+	if (ev >= 0)
+		close(ev);
+	if (prog >= 0)
+		close(prog);
+}
+
+static int probe_kallsyms(void)
+{
+	char buf[256];
+	unsigned long long addr;
+
+	if (read_small_file("/proc/kallsyms", buf, sizeof(buf)))
+		return -1;
+	addr = strtoull(buf, NULL, 16);
+	return addr != 0;
+}
+
+void audit_env_probe(struct audit_env *e)
+{
+	char status[8192];
+	const char *v;
+	struct utsname u;
+	ssize_t n;
+
+	memset(e, 0, sizeof(*e));
+	e->uid = getuid();
+	e->euid = geteuid();
+	e->gid = getgid();
+	user_name(e->euid, e->user, sizeof(e->user));
+	e->seccomp = -1;
+	if (!read_small_file("/proc/self/status", status, sizeof(status))) {
+		if ((v = status_field(status, "CapEff")))
+			e->cap_eff = strtoull(v, NULL, 16);
+		if ((v = status_field(status, "CapBnd")))
+			e->cap_bnd = strtoull(v, NULL, 16);
+		if ((v = status_field(status, "Seccomp")))
+			e->seccomp = (int)strtol(v, NULL, 10);
+		if ((v = status_field(status, "NoNewPrivs")))
+			e->no_new_privs = (int)strtol(v, NULL, 10);
+	}
+	e->cap_last = read_sysctl("/proc/sys/kernel/cap_last_cap");
+	e->perf_event_paranoid = read_sysctl("/proc/sys/kernel/perf_event_paranoid");
+	e->kptr_restrict = read_sysctl("/proc/sys/kernel/kptr_restrict");
+	e->ptrace_scope = read_sysctl("/proc/sys/kernel/yama/ptrace_scope");
+	e->unprivileged_bpf_disabled = read_sysctl("/proc/sys/kernel/unprivileged_bpf_disabled");
+	read_cgroup(0, e->cgroup, sizeof(e->cgroup));
+	detect_container(0, e->cgroup, &e->in_container, e->container_why, sizeof(e->container_why));
+	n = readlink("/proc/self/exe", e->self_exe, sizeof(e->self_exe) - 1);
+	e->self_exe[n > 0 ? n : 0] = '\0';
+	if (!uname(&u))
+		xsnprintf(e->kernel, sizeof(e->kernel), "%s", u.release);
+	e->btf = !access("/sys/kernel/btf/vmlinux", R_OK);
+	e->kallsyms = probe_kallsyms();
+	probe_own_child(e);
+	probe_bpf(e);
+}
+
+/* PTRACE_SEIZE pid from a child process, which exits (detaching) at once. */
+static int probe_ptrace_target(pid_t pid)
+{
+	int status;
+	pid_t child = fork();
+
+	if (child < 0)
+		return -errno;
+	if (!child)
+		_exit(ptrace(PTRACE_SEIZE, pid, NULL, NULL) ? (errno & 0x7f) : 0);
+	while (waitpid(child, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (!WIFEXITED(status))
+		return -ECHILD;
+	return -WEXITSTATUS(status);
+}
+
+int audit_target_probe(const struct audit_env *e, pid_t pid, struct audit_target *t)
+{
+	char path[64], status[8192], cgroup[256], byte;
+	struct iovec local = { &byte, 1 }, remote;
+	uint64_t probe_addr = 0x10000;   /* unmapped: EFAULT still means "allowed" */
+	const char *v;
+	ssize_t n;
+	int fd;
+
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	t->seccomp = -1;
+	xsnprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (read_small_file(path, status, sizeof(status)))
+		return -ESRCH;
+	if ((v = status_field(status, "Uid"))) {
+		t->uid = (uid_t)strtoul(v, NULL, 10);
+		t->uid_known = 1;
+		user_name(t->uid, t->user, sizeof(t->user));
+	}
+	if ((v = status_field(status, "Seccomp")))
+		t->seccomp = (int)strtol(v, NULL, 10);
+	if ((v = status_field(status, "TracerPid")))
+		t->tracer = (pid_t)strtol(v, NULL, 10);
+	if (t->tracer > 0) {
+		char cp[64];
+
+		xsnprintf(cp, sizeof(cp), "/proc/%d/comm", (int)t->tracer);
+		if (!read_small_file(cp, t->tracer_comm, sizeof(t->tracer_comm)))
+			t->tracer_comm[strcspn(t->tracer_comm, "\n")] = '\0';
+	}
+	for (int i = 0; i < NS_COUNT; i++) {
+		int e1, e2;
+		unsigned long long a = ns_inode(pid, audit_ns_names[i], &e1);
+		unsigned long long b = ns_inode(0, audit_ns_names[i], &e2);
+
+		t->ns_same[i] = e1 || e2 ? -1 : a == b;
+	}
+	xsnprintf(path, sizeof(path), "/proc/%d/root", (int)pid);
+	n = readlink(path, t->root, sizeof(t->root) - 1);
+	t->root[n > 0 ? n : 0] = '\0';
+	t->chroot = n > 0 && strcmp(t->root, "/") && t->ns_same[NS_MNT] == 1;
+	read_cgroup(pid, cgroup, sizeof(cgroup));
+	detect_container(pid, cgroup, &t->in_container, t->container_why, sizeof(t->container_why));
+
+	xsnprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		t->maps_err = -errno;
+	} else {
+		char line[128];
+
+		n = read(fd, line, sizeof(line) - 1);
+		t->maps_err = n < 0 ? -errno : 0;
+		if (n > 0) {
+			line[n] = '\0';
+			probe_addr = strtoull(line, NULL, 16);
+		}
+		close(fd);
+	}
+	remote.iov_base = (void *)(uintptr_t)probe_addr;
+	remote.iov_len = 1;
+	if (process_vm_readv(pid, &local, 1, &remote, 1, 0) == 1 || errno == EFAULT)
+		t->vm_err = 0;
+	else
+		t->vm_err = -errno;
+	t->ptrace_err = probe_ptrace_target(pid);
+	(void)e;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Backends and fixes                                                  */
+
+static void add_fix(struct backend_report *r, const char *fmt, ...) PRINTF_LIKE(2, 3);
+
+static void add_fix(struct backend_report *r, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	if (r->nfixes >= AUDIT_MAX_FIXES)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	r->fixes[r->nfixes++] = xstrdup(buf);
+}
+
+static const char *exe_or_default(const struct audit_env *e)
+{
+	return e->self_exe[0] ? e->self_exe : "$(command -v framewalk)";
+}
+
+/*
+ * The narrowest way to get caps (names without CAP_, lower-case for setcap):
+ * inside a container whose bounding set lacks one, only the container's
+ * configuration can add it; otherwise a file capability on framewalk itself.
+ */
+static void cap_fixes(const struct audit_env *e, struct backend_report *r, const int *caps,
+		      size_t n, const char *kube_profile)
+{
+	struct strbuf setcap = STRBUF_INIT, docker = STRBUF_INIT, kube = STRBUF_INIT;
+	int bounded = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *name = audit_cap_name(caps[i]) + 4;
+
+		if (!in_bounding_set(e, caps[i]))
+			bounded = 1;
+		strbuf_addstr(&setcap, i ? ",cap_" : "cap_");
+		for (const char *p = name; *p; p++)
+			strbuf_addch(&setcap, (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p));
+		strbuf_addf(&docker, " --cap-add %s", name);
+		strbuf_addf(&kube, "%s\"%s\"", i ? "," : "", name);
+	}
+	if (e->in_container || bounded) {
+		add_fix(r, "docker run%s ... (podman: the same flags)", strbuf_str(&docker));
+		if (kube_profile)
+			add_fix(r, "kubectl debug -it POD --image=IMAGE --target=CONTAINER --profile=%s",
+				kube_profile);
+		else
+			add_fix(r, "kubectl debug -it POD --image=IMAGE --target=CONTAINER "
+				"--custom=caps.json, caps.json: {\"securityContext\":{\"capabilities\":"
+				"{\"add\":[%s]}}}", strbuf_str(&kube));
+	}
+	if (!bounded)
+		add_fix(r, "sudo setcap %s+ep %s", strbuf_str(&setcap), exe_or_default(e));
+	strbuf_release(&setcap);
+	strbuf_release(&docker);
+	strbuf_release(&kube);
+}
+
+/* vm and ptrace need the same access to the target; err is the probe's result. */
+static void eval_attach(const struct audit_env *e, const struct audit_target *t,
+			struct backend_report *r, int err, int is_ptrace)
+{
+	static const int ptrace_cap[] = { AUDIT_CAP_SYS_PTRACE };
+	const char *call = is_ptrace ? "PTRACE_SEIZE" : "process_vm_readv";
+	int cap = audit_has_cap(e, AUDIT_CAP_SYS_PTRACE);
+	long scope = e->ptrace_scope;
+
+	if (!t) {
+		if (err) {
+			r->status = BACKEND_UNUSABLE;
+			r->failure = BACKEND_NO_PERMISSION;
+			if (scope == 2 && !cap) {
+				strbuf_addstr(&r->reason, "kernel.yama.ptrace_scope is 2: only CAP_SYS_PTRACE "
+					      "may attach, even to framewalk's own children");
+				cap_fixes(e, r, ptrace_cap, 1, "general");
+				add_fix(r, "sudo sysctl -w kernel.yama.ptrace_scope=1");
+			} else if (scope == 3) {
+				strbuf_addstr(&r->reason, "kernel.yama.ptrace_scope is 3: no process may "
+					      "attach to another until reboot");
+				add_fix(r, "boot with kernel.yama.ptrace_scope=0 or 1 (3 cannot be lowered "
+					"at run time)");
+			} else if (e->seccomp == 2) {
+				strbuf_addf(&r->reason, "a seccomp filter refuses %s (%s)", call,
+					    strerror(-err));
+				add_fix(r, "docker run --cap-add SYS_PTRACE ... (Docker's default seccomp "
+					"profile allows ptrace and process_vm_readv with it)");
+				add_fix(r, "or: docker run --security-opt seccomp=PROFILE.json with a "
+					"profile that allows %s", call);
+			} else {
+				strbuf_addf(&r->reason, "%s of framewalk's own child failed: %s", call,
+					    strerror(-err));
+			}
+			return;
+		}
+		if (cap) {
+			r->status = BACKEND_USABLE;
+			strbuf_addstr(&r->reason, "any process (CAP_SYS_PTRACE)");
+			return;
+		}
+		r->status = BACKEND_LIMITED;
+		strbuf_addf(&r->reason, "only processes of uid %u (%s)%s; other users' processes "
+			    "need CAP_SYS_PTRACE", (unsigned)e->euid, e->user,
+			    scope == 1 ? " that framewalk starts itself (kernel.yama.ptrace_scope=1)" : "");
+		if (scope == 1)
+			add_fix(r, "sudo sysctl -w kernel.yama.ptrace_scope=0 (lets you read your "
+				"own running processes)");
+		cap_fixes(e, r, ptrace_cap, 1, "general");
+		return;
+	}
+
+	if (!err) {
+		r->status = BACKEND_USABLE;
+		strbuf_addf(&r->reason, "%s on process %d works", call, (int)t->pid);
+		if (is_ptrace && t->tracer > 0) {
+			/* Cannot happen (a traced process refuses a second tracer). */
+			strbuf_addf(&r->note, "already traced by %d", (int)t->tracer);
+		}
+		return;
+	}
+	r->status = BACKEND_UNUSABLE;
+	r->failure = BACKEND_NO_PERMISSION;
+	if (err == -ESRCH) {
+		r->failure = BACKEND_GONE;
+		strbuf_addf(&r->reason, "process %d exited", (int)t->pid);
+		return;
+	}
+	if (is_ptrace && t->tracer > 0) {
+		strbuf_addf(&r->reason, "process %d is already traced by process %d (%s)",
+			    (int)t->pid, (int)t->tracer, t->tracer_comm[0] ? t->tracer_comm : "?");
+		add_fix(r, "detach the other tracer (gdb, strace, another profiler) first");
+		return;
+	}
+	if (scope == 3) {
+		strbuf_addstr(&r->reason, "kernel.yama.ptrace_scope is 3: no process may attach to "
+			      "another until reboot");
+		add_fix(r, "boot with kernel.yama.ptrace_scope=0 or 1 (3 cannot be lowered at run time)");
+		return;
+	}
+	if (t->uid_known && t->uid != e->euid && !cap) {
+		strbuf_addf(&r->reason, "process %d runs as uid %u (%s) and framewalk as uid %u (%s), "
+			    "without CAP_SYS_PTRACE", (int)t->pid, (unsigned)t->uid, t->user,
+			    (unsigned)e->euid, e->user);
+		if (t->uid != 0)
+			add_fix(r, "run as the process's own user: sudo -u %s framewalk ...", t->user);
+		cap_fixes(e, r, ptrace_cap, 1, "general");
+		return;
+	}
+	if (!cap && scope >= 1 && scope != AUDIT_UNSET) {
+		strbuf_addf(&r->reason, "kernel.yama.ptrace_scope is %ld: %s without CAP_SYS_PTRACE",
+			    scope, scope == 1 ? "only a parent may attach to its descendants" :
+			    "only CAP_SYS_PTRACE may attach");
+		if (scope == 1)
+			add_fix(r, "start the program under framewalk: framewalk record -- COMMAND");
+		cap_fixes(e, r, ptrace_cap, 1, "general");
+		add_fix(r, "sudo sysctl -w kernel.yama.ptrace_scope=%d", scope == 1 ? 0 : 1);
+		return;
+	}
+	if (!cap) {
+		strbuf_addf(&r->reason, "process %d is not dumpable or holds capabilities framewalk "
+			    "lacks (setuid, file capabilities or prctl(PR_SET_DUMPABLE, 0))", (int)t->pid);
+		cap_fixes(e, r, ptrace_cap, 1, "general");
+		return;
+	}
+	if (e->seccomp == 2) {
+		strbuf_addf(&r->reason, "a seccomp filter refuses %s (%s)", call, strerror(-err));
+		add_fix(r, "docker run --cap-add SYS_PTRACE ... (Docker's default seccomp profile "
+			"allows ptrace and process_vm_readv with it)");
+		return;
+	}
+	if (t->ns_same[NS_USER] == 0) {
+		strbuf_addf(&r->reason, "process %d is in another user namespace, where framewalk's "
+			    "CAP_SYS_PTRACE does not count (%s)", (int)t->pid, strerror(-err));
+		add_fix(r, "run framewalk in the target's user namespace or an ancestor of it "
+			"(e.g. on the host, or with nsenter --user --target %d)", (int)t->pid);
+		return;
+	}
+	strbuf_addf(&r->reason, "%s on process %d: %s (a security module may refuse it)", call,
+		    (int)t->pid, strerror(-err));
+}
+
+static void eval_bpf(const struct audit_env *e, const struct audit_target *t,
+		     struct backend_report *r)
+{
+	int missing[3];
+	size_t nmissing = 0;
+	int modern = e->cap_last == AUDIT_UNSET || e->cap_last >= AUDIT_CAP_BPF;
+	int admin = audit_has_cap(e, AUDIT_CAP_SYS_ADMIN);
+	int maps_denied = t && (t->maps_err == -EACCES || t->maps_err == -EPERM);
+
+	if (modern && !admin) {
+		if (!audit_has_cap(e, AUDIT_CAP_BPF))
+			missing[nmissing++] = AUDIT_CAP_BPF;
+		if (!audit_has_cap(e, AUDIT_CAP_PERFMON))
+			missing[nmissing++] = AUDIT_CAP_PERFMON;
+	} else if (!admin) {
+		missing[nmissing++] = AUDIT_CAP_SYS_ADMIN;
+	}
+	if (maps_denied && !audit_has_cap(e, AUDIT_CAP_SYS_PTRACE))
+		missing[nmissing++] = AUDIT_CAP_SYS_PTRACE;
+
+	if (!e->bpf_load_err && !e->perf_open_err && !e->bpf_attach_err && e->btf && !maps_denied) {
+		r->status = BACKEND_USABLE;
+		strbuf_addstr(&r->reason, "a perf_event BPF program loads and attaches; kernel BTF present");
+		if (e->kallsyms == 0)
+			strbuf_addf(&r->note, "kernel frames will show no names: /proc/kallsyms hides "
+				    "addresses (kernel.kptr_restrict=%ld); fix: sudo sysctl -w "
+				    "kernel.kptr_restrict=0, or CAP_SYSLOG", e->kptr_restrict);
+		return;
+	}
+	r->status = BACKEND_UNUSABLE;
+	r->failure = BACKEND_NO_PERMISSION;
+	if (nmissing) {
+		strbuf_addstr(&r->reason, "missing ");
+		for (size_t i = 0; i < nmissing; i++)
+			strbuf_addf(&r->reason, "%s%s", i ? ", " : "", audit_cap_name(missing[i]));
+		if (e->bpf_load_err)
+			strbuf_addf(&r->reason, " (BPF_PROG_LOAD: %s)", strerror(-e->bpf_load_err));
+		if (maps_denied && !audit_has_cap(e, AUDIT_CAP_SYS_PTRACE))
+			strbuf_addf(&r->reason, "; CAP_SYS_PTRACE because /proc/%d/maps is refused",
+				    (int)t->pid);
+		if (maps_denied && t->uid_known && t->uid != 0 && t->uid != e->euid)
+			strbuf_addf(&r->note, "or run as uid %u (%s) to read the target's maps "
+				    "without CAP_SYS_PTRACE", (unsigned)t->uid, t->user);
+		cap_fixes(e, r, missing, nmissing, NULL);
+		if (!e->btf)
+			strbuf_addstr(&r->note, "the kernel has no BTF (/sys/kernel/btf/vmlinux) either");
+		return;
+	}
+	if (e->bpf_load_err) {
+		if (e->seccomp == 2) {
+			strbuf_addf(&r->reason, "a seccomp filter refuses bpf() (%s)",
+				    strerror(-e->bpf_load_err));
+			add_fix(r, "docker run --cap-add BPF --cap-add PERFMON ... (Docker 20.10+ allows "
+				"bpf() and perf_event_open() with them), or --security-opt "
+				"seccomp=PROFILE.json allowing bpf and perf_event_open");
+		} else {
+			r->failure = e->bpf_load_err == -ENOSYS || e->bpf_load_err == -EINVAL ?
+				     BACKEND_NO_FEATURE : BACKEND_NO_PERMISSION;
+			strbuf_addf(&r->reason, "BPF_PROG_LOAD of a perf_event program failed: %s",
+				    strerror(-e->bpf_load_err));
+			if (r->failure == BACKEND_NO_FEATURE)
+				add_fix(r, "a kernel built with CONFIG_BPF_SYSCALL=y and "
+					"CONFIG_BPF_EVENTS=y");
+		}
+		return;
+	}
+	if (e->perf_open_err) {
+		r->failure = e->perf_open_err == -ENOENT || e->perf_open_err == -ENOSYS ||
+			     e->perf_open_err == -EOPNOTSUPP ? BACKEND_NO_FEATURE : BACKEND_NO_PERMISSION;
+		strbuf_addf(&r->reason, "perf_event_open of a cpu-clock event failed: %s "
+			    "(kernel.perf_event_paranoid=%ld)", strerror(-e->perf_open_err),
+			    e->perf_event_paranoid);
+		if (r->failure == BACKEND_NO_PERMISSION && e->seccomp == 2)
+			add_fix(r, "docker run --cap-add PERFMON ... or a seccomp profile allowing "
+				"perf_event_open");
+		else if (r->failure == BACKEND_NO_PERMISSION)
+			add_fix(r, "sudo sysctl -w kernel.perf_event_paranoid=-1");
+		return;
+	}
+	if (e->bpf_attach_err) {
+		r->failure = BACKEND_NO_FEATURE;
+		strbuf_addf(&r->reason, "attaching the program to a perf event failed: %s",
+			    strerror(-e->bpf_attach_err));
+		return;
+	}
+	r->failure = BACKEND_NO_FEATURE;
+	strbuf_addstr(&r->reason, "the kernel has no BTF (/sys/kernel/btf/vmlinux), which the "
+		      "BPF backend needs to read kernel structures");
+	add_fix(r, "a kernel built with CONFIG_DEBUG_INFO_BTF=y (most distribution kernels "
+		"since 5.4; on Debian: the stock linux-image packages)");
+}
+
+void audit_backends(const struct audit_env *e, const struct audit_target *t,
+		    struct backend_report out[AUDIT_NBACKENDS])
+{
+	memset(out, 0, sizeof(*out) * AUDIT_NBACKENDS);
+	out[0].name = "vm";
+	out[1].name = "ptrace";
+	out[2].name = "bpf";
+	eval_attach(e, t, &out[0], t ? t->vm_err : e->vm_err, 0);
+	eval_attach(e, t, &out[1], t ? t->ptrace_err : e->ptrace_err, 1);
+	eval_bpf(e, t, &out[2]);
+}
+
+void audit_backends_release(struct backend_report out[AUDIT_NBACKENDS])
+{
+	for (int i = 0; i < AUDIT_NBACKENDS; i++) {
+		strbuf_release(&out[i].reason);
+		strbuf_release(&out[i].note);
+		for (size_t k = 0; k < out[i].nfixes; k++)
+			free(out[i].fixes[k]);
+		out[i].nfixes = 0;
+	}
+}

@@ -1,0 +1,110 @@
+/*
+ * Permissions and environment for `framewalk check`: who framewalk runs as
+ * and with which capabilities, the sysctls and security modules that decide
+ * whether one process may read another, whether this process or a target
+ * runs in a container, and real probes (a read of a child's memory, a
+ * PTRACE_SEIZE, a BPF perf_event program loaded and attached) rather than
+ * guesses. From these facts audit_backends() says which backend is usable and,
+ * for each one that is not, the narrowest fix.
+ *
+ * Probes never stop or change a target: the ptrace probe seizes it from a
+ * short-lived child process (the kernel detaches when that child exits), the
+ * BPF program is attached to a disabled event and closed at once.
+ */
+#ifndef FRAMEWALK_AUDIT_ENV_H
+#define FRAMEWALK_AUDIT_ENV_H
+
+#include <limits.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "util/strbuf.h"
+
+#define AUDIT_UNSET LONG_MIN            /* a sysctl that does not exist here */
+
+enum audit_ns { NS_PID, NS_MNT, NS_USER, NS_NET, NS_CGROUP, NS_IPC, NS_UTS, NS_COUNT };
+extern const char *const audit_ns_names[NS_COUNT];
+
+/* The capabilities check reports, by number (linux/capability.h). */
+#define AUDIT_CAP_SYS_PTRACE 19
+#define AUDIT_CAP_SYS_ADMIN 21
+#define AUDIT_CAP_SYSLOG 34
+#define AUDIT_CAP_PERFMON 38
+#define AUDIT_CAP_BPF 39
+
+struct audit_env {
+	uid_t uid, euid;
+	gid_t gid;
+	char user[64];
+	uint64_t cap_eff, cap_bnd;
+	long cap_last;                  /* kernel.cap_last_cap */
+	long perf_event_paranoid, kptr_restrict, ptrace_scope, unprivileged_bpf_disabled;
+	int seccomp;                    /* 0 off, 1 strict, 2 filter, -1 unknown */
+	int no_new_privs;
+	int in_container;
+	char container_why[256];        /* the evidence, or why not */
+	char cgroup[256];               /* own cgroup path (v2, or the first v1 line) */
+	char self_exe[PATH_MAX];
+	char kernel[128];
+	int btf;                        /* /sys/kernel/btf/vmlinux readable */
+	int kallsyms;                   /* 1 addresses visible, 0 hidden, -1 unknown */
+	int vm_err;                     /* process_vm_readv of our own child: 0 or -errno */
+	int ptrace_err;                 /* PTRACE_SEIZE of our own child */
+	int bpf_load_err;               /* BPF_PROG_LOAD of a perf_event program */
+	int perf_open_err;              /* perf_event_open cpu-clock, all processes, cpu 0 */
+	int bpf_attach_err;             /* PERF_EVENT_IOC_SET_BPF */
+};
+
+struct audit_target {
+	pid_t pid;
+	int uid_known;
+	uid_t uid;
+	char user[64];
+	int seccomp;
+	pid_t tracer;                   /* TracerPid, 0 none */
+	char tracer_comm[64];
+	char root[PATH_MAX];            /* readlink /proc/PID/root, "" unknown */
+	int chroot;                     /* same mount namespace, another root */
+	int ns_same[NS_COUNT];          /* 1 same as framewalk, 0 different, -1 unknown */
+	int in_container;
+	char container_why[256];
+	int maps_err;                   /* reading /proc/PID/maps: 0 or -errno */
+	int vm_err;                     /* process_vm_readv: 0 or -errno */
+	int ptrace_err;                 /* PTRACE_SEIZE from a child: 0 or -errno */
+};
+
+void audit_env_probe(struct audit_env *e);
+/* Facts and probes for pid. 0, or -ESRCH when there is no such process. */
+int audit_target_probe(const struct audit_env *e, pid_t pid, struct audit_target *t);
+
+int audit_has_cap(const struct audit_env *e, int cap);
+const char *audit_cap_name(int cap);
+
+enum backend_status { BACKEND_USABLE, BACKEND_LIMITED, BACKEND_UNUSABLE };
+enum backend_failure {
+	BACKEND_OK,
+	BACKEND_NO_PERMISSION,          /* a privilege, sysctl or security policy */
+	BACKEND_NO_FEATURE,             /* the kernel lacks something */
+	BACKEND_GONE,                   /* the target exited */
+};
+
+#define AUDIT_MAX_FIXES 4
+#define AUDIT_NBACKENDS 3
+
+struct backend_report {
+	const char *name;               /* "vm", "ptrace", "bpf" */
+	enum backend_status status;
+	enum backend_failure failure;
+	struct strbuf reason;           /* what limits it, one line */
+	struct strbuf note;             /* an aside that does not block it */
+	char *fixes[AUDIT_MAX_FIXES];   /* exact commands, narrowest first */
+	size_t nfixes;
+};
+
+/* Evaluate every backend, for target t (NULL: this machine in general). */
+void audit_backends(const struct audit_env *e, const struct audit_target *t,
+		    struct backend_report out[AUDIT_NBACKENDS]);
+void audit_backends_release(struct backend_report out[AUDIT_NBACKENDS]);
+const char *audit_backend_status_name(enum backend_status s);
+
+#endif

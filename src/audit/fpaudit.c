@@ -1,0 +1,804 @@
+/*
+ * Implementation of fpaudit.h. Functions come from the FDEs of the unwind
+ * tables (complete also in stripped files) plus the function symbols no FDE
+ * covers; each examined function's CFI rows are read with libdw
+ * (dwarf_cfi_addrframe, dwarf_frame_cfa) and its first bytes matched against
+ * the frame-setup prologue. The file may be hostile: every pointer into
+ * section data is bounds-checked, and libdw does its own checking.
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "audit/fpaudit.h"
+#include "util/util.h"
+
+/* x86-64 facts: DWARF numbers of rsp and rbp, and the frame-setup prologue. */
+#define X86_64_REG_RBP 6
+#define X86_64_REG_RSP 7
+#define X86_64_ENTRY_CFA_OFFSET 8      /* CFA = rsp + 8 at a function's entry */
+
+static const uint8_t endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
+static const uint8_t push_rbp = 0x55;
+static const uint8_t mov_rsp_rbp[][3] = {
+	{ 0x48, 0x89, 0xe5 },          /* mov %rsp,%rbp (gcc, clang) */
+	{ 0x48, 0x8b, 0xec },          /* the same with the other opcode */
+};
+
+static const uint8_t push_rbx = 0x53;          /* r12-r15: 41 54..57 */
+static const uint8_t moves_rsp[][3] = {
+	{ 0x48, 0x83, 0xec },          /* sub $imm8,%rsp */
+	{ 0x48, 0x81, 0xec },          /* sub $imm32,%rsp */
+};
+
+#define MAX_ROWS 64                    /* CFI rows read per function */
+
+/* Toolchain glue that never had a frame pointer, whatever the module's flags. */
+static const char *const crt_functions[] = {
+	"_init", "_fini", "_start", "deregister_tm_clones", "register_tm_clones",
+	"__do_global_dtors_aux", "frame_dummy", "__libc_csu_init", "__libc_csu_fini",
+	"_dl_relocate_static_pie",
+};
+
+struct xsection {
+	uint64_t addr, size;
+	const uint8_t *data;            /* NULL when unreadable */
+	int skip;                       /* .plt*, .init, .fini */
+};
+
+struct fn {
+	uint64_t start, end;
+	const char *name;               /* from the symbol table, may be NULL */
+	int has_fde;
+};
+
+struct module {
+	Elf *elf;
+	struct xsection *xs;
+	size_t nxs, axs;
+	struct fn *syms;                /* function symbols, sorted by start */
+	size_t nsyms, asyms;
+	struct fn *fdes;                /* FDE ranges, sorted by start */
+	size_t nfdes, afdes;
+	Dwarf_CFI *cfi;
+	Dwarf *dwarf;                   /* owner of cfi for .debug_frame */
+	int cfi_from_elf;               /* cfi must be released with dwarf_cfi_end */
+};
+
+int fpa_prologue_match(const uint8_t *code, size_t len)
+{
+	if (len >= sizeof(endbr64) && !memcmp(code, endbr64, sizeof(endbr64))) {
+		code += sizeof(endbr64);
+		len -= sizeof(endbr64);
+	}
+	if (len < 4 || code[0] != push_rbp)
+		return 0;
+	if (len > FPA_PROLOGUE_WINDOW)
+		len = FPA_PROLOGUE_WINDOW;
+	/*
+	 * The scheduler may put a few instructions between the two, but none
+	 * that moves rsp: after a sub or another push, "mov %rsp,%rbp" only
+	 * borrows rbp as a scratch register. Scanning bytes, not instructions,
+	 * such a stop can misfire inside an operand: that only loses a match.
+	 */
+	for (size_t at = 1; at + 3 <= len; at++) {
+		for (size_t i = 0; i < ARRAY_SIZE(mov_rsp_rbp); i++)
+			if (!memcmp(code + at, mov_rsp_rbp[i], 3))
+				return 1;
+		for (size_t i = 0; i < ARRAY_SIZE(moves_rsp); i++)
+			if (!memcmp(code + at, moves_rsp[i], 3))
+				return 0;
+		if (code[at] == push_rbx || (code[at] == 0x41 && code[at + 1] >= 0x54 &&
+					     code[at + 1] <= 0x57))
+			return 0;
+	}
+	return 0;
+}
+
+enum fpa_verdict fpa_verdict_of(size_t with_fp, size_t without_fp)
+{
+	double pct;
+
+	if (!with_fp && !without_fp)
+		return FPA_NA;
+	pct = 100.0 * (double)with_fp / (double)(with_fp + without_fp);
+	if (pct >= FPA_YES_PERCENT)
+		return FPA_YES;
+	if (pct >= FPA_NO_PERCENT)
+		return FPA_PARTLY;
+	return FPA_NO;
+}
+
+const char *fpa_verdict_name(enum fpa_verdict v)
+{
+	switch (v) {
+	case FPA_NA: return "n/a";
+	case FPA_NO: return "no";
+	case FPA_PARTLY: return "partly";
+	case FPA_YES: return "yes";
+	case FPA_UNKNOWN:
+	default: return "unknown";
+	}
+}
+
+enum fpa_unwind fpa_unwind_of(const struct fpa_result *r)
+{
+	if (r->verdict == FPA_YES || r->verdict == FPA_NA)
+		return FPA_UNWIND_FP;
+	if (r->cfi_section && r->fdes)
+		return FPA_UNWIND_DWARF;
+	return FPA_UNWIND_NONE;
+}
+
+const char *fpa_unwind_name(enum fpa_unwind u)
+{
+	switch (u) {
+	case FPA_UNWIND_FP: return "frame-pointers";
+	case FPA_UNWIND_DWARF: return "dwarf";
+	case FPA_UNWIND_NONE:
+	default: return "none";
+	}
+}
+
+const char *fpa_symbols_name(enum fpa_symbols s)
+{
+	switch (s) {
+	case FPA_SYMS_SYMTAB: return "symtab";
+	case FPA_SYMS_DYNSYM: return "dynsym";
+	case FPA_SYMS_NONE:
+	default: return "none";
+	}
+}
+
+static int cmp_fn(const void *a, const void *b)
+{
+	const struct fn *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->end < y->end) - (x->end > y->end);   /* longest first */
+}
+
+/* Sort and keep one entry per start address. */
+static void sort_unique(struct fn *v, size_t *n)
+{
+	size_t o = 0;
+
+	if (!*n)
+		return;
+	qsort(v, *n, sizeof(*v), cmp_fn);
+	for (size_t i = 0; i < *n; i++) {
+		if (o && v[o - 1].start == v[i].start) {
+			if (!v[o - 1].name)
+				v[o - 1].name = v[i].name;
+			continue;
+		}
+		v[o++] = v[i];
+	}
+	*n = o;
+}
+
+/* The entry of sorted v whose range holds addr, or NULL. */
+static const struct fn *find_fn(const struct fn *v, size_t n, uint64_t addr)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	return addr < v[lo - 1].end ? &v[lo - 1] : NULL;
+}
+
+static const struct xsection *find_xsection(const struct module *m, uint64_t start, uint64_t end)
+{
+	for (size_t i = 0; i < m->nxs; i++)
+		if (start >= m->xs[i].addr && end <= m->xs[i].addr + m->xs[i].size && end > start)
+			return &m->xs[i];
+	return NULL;
+}
+
+static int is_crt_function(const char *name)
+{
+	if (!name)
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(crt_functions); i++)
+		if (!strcmp(name, crt_functions[i]))
+			return 1;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Sections, symbols, notes                                            */
+
+static void read_build_id(Elf_Scn *scn, struct fpa_result *out)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t off = 0, name_off, desc_off;
+	GElf_Nhdr nh;
+
+	if (!data || out->build_id[0])
+		return;
+	while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+		const uint8_t *desc = (const uint8_t *)data->d_buf + desc_off;
+
+		if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+		    memcmp((const char *)data->d_buf + name_off, "GNU", 4) ||
+		    nh.n_descsz * 2 + 1 > sizeof(out->build_id))
+			continue;
+		for (size_t i = 0; i < nh.n_descsz; i++)
+			xsnprintf(out->build_id + 2 * i, 3, "%02x", desc[i]);
+		return;
+	}
+}
+
+static void read_debuglink(Elf_Scn *scn, struct fpa_result *out)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t n;
+
+	if (!data || !data->d_buf || !data->d_size)
+		return;
+	n = strnlen(data->d_buf, data->d_size);
+	if (n == data->d_size || n >= sizeof(out->debuglink) || memchr(data->d_buf, '/', n))
+		return;
+	memcpy(out->debuglink, data->d_buf, n);
+	out->debuglink[n] = '\0';
+}
+
+static void add_symbols(struct module *m, Elf_Scn *scn, const GElf_Shdr *shdr)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t count;
+
+	if (!data || !shdr->sh_entsize)
+		return;
+	count = data->d_size / shdr->sh_entsize;
+	for (size_t i = 0; i < count; i++) {
+		GElf_Sym sym;
+		struct fn f;
+
+		if (!gelf_getsym(data, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+		    sym.st_shndx == SHN_UNDEF || !sym.st_size || sym.st_value + sym.st_size < sym.st_value)
+			continue;
+		f.start = sym.st_value;
+		f.end = sym.st_value + sym.st_size;
+		f.name = elf_strptr(m->elf, shdr->sh_link, sym.st_name);
+		f.has_fde = 0;
+		m->syms = xgrow(m->syms, sizeof(*m->syms), m->nsyms + 1, &m->asyms);
+		m->syms[m->nsyms++] = f;
+	}
+}
+
+/* Walk the section headers once: code, symbol tables, notes, debug sections. */
+static int scan_sections(struct module *m, struct fpa_result *out, Elf_Scn **cfi_scn)
+{
+	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL, *eh = NULL, *dbg = NULL;
+	GElf_Shdr shdr, symtab_shdr, dynsym_shdr;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(m->elf, &shstrndx))
+		return -ENOEXEC;
+	while ((scn = elf_nextscn(m->elf, scn))) {
+		const char *name;
+
+		if (!gelf_getshdr(scn, &shdr))
+			continue;
+		name = elf_strptr(m->elf, shstrndx, shdr.sh_name);
+		if (!name)
+			name = "";
+		if (shdr.sh_type == SHT_SYMTAB && shdr.sh_entsize &&
+		    shdr.sh_size / shdr.sh_entsize > 1) {
+			symtab = scn;
+			symtab_shdr = shdr;
+		} else if (shdr.sh_type == SHT_DYNSYM) {
+			dynsym = scn;
+			dynsym_shdr = shdr;
+		} else if (shdr.sh_type == SHT_NOTE) {
+			read_build_id(scn, out);
+		} else if (shdr.sh_type == SHT_NOBITS) {
+			continue;
+		} else if (!strcmp(name, ".eh_frame") && shdr.sh_size > 4) {
+			eh = scn;
+		} else if (!strcmp(name, ".debug_frame") && shdr.sh_size > 4) {
+			dbg = scn;
+		} else if (!strcmp(name, ".debug_info") && shdr.sh_size) {
+			out->debug_embedded = 1;
+		} else if (!strcmp(name, ".gnu_debugdata")) {
+			out->minidebuginfo = 1;
+		} else if (!strcmp(name, ".gnu_debuglink")) {
+			read_debuglink(scn, out);
+		}
+		if (shdr.sh_type == SHT_PROGBITS && (shdr.sh_flags & SHF_EXECINSTR) && shdr.sh_size) {
+			Elf_Data *data = elf_getdata(scn, NULL);
+			struct xsection x = { shdr.sh_addr, shdr.sh_size, NULL, 0 };
+
+			if (data && data->d_buf && data->d_size == shdr.sh_size)
+				x.data = data->d_buf;
+			x.skip = !strncmp(name, ".plt", 4) || !strcmp(name, ".init") ||
+				 !strcmp(name, ".fini");
+			m->xs = xgrow(m->xs, sizeof(*m->xs), m->nxs + 1, &m->axs);
+			m->xs[m->nxs++] = x;
+		}
+	}
+	if (symtab) {
+		out->symbols = FPA_SYMS_SYMTAB;
+		add_symbols(m, symtab, &symtab_shdr);
+	} else if (dynsym) {
+		out->symbols = FPA_SYMS_DYNSYM;
+		add_symbols(m, dynsym, &dynsym_shdr);
+	}
+	sort_unique(m->syms, &m->nsyms);
+	if (eh) {
+		*cfi_scn = eh;
+		out->cfi_section = ".eh_frame";
+	} else if (dbg) {
+		*cfi_scn = dbg;
+		out->cfi_section = ".debug_frame";
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* FDE enumeration                                                     */
+
+struct cie_info {
+	Dwarf_Off off;
+	uint8_t enc;                    /* FDE pointer encoding */
+	int ok;
+};
+
+static int read_uleb(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	unsigned shift = 0;
+
+	*v = 0;
+	while (*p < end && shift < 64) {
+		uint8_t b = *(*p)++;
+
+		*v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return 0;
+		shift += 7;
+	}
+	return -EINVAL;
+}
+
+/* Read an encoded value (format in the low nibble). 0 or -EINVAL. */
+static int read_encoded(const uint8_t **p, const uint8_t *end, uint8_t enc, uint64_t *v)
+{
+	size_t n;
+
+	switch (enc & 0x0f) {
+	case DW_EH_PE_absptr: case DW_EH_PE_udata8: case DW_EH_PE_sdata8: n = 8; break;
+	case DW_EH_PE_udata4: case DW_EH_PE_sdata4: n = 4; break;
+	case DW_EH_PE_udata2: case DW_EH_PE_sdata2: n = 2; break;
+	case DW_EH_PE_uleb128: return read_uleb(p, end, v);
+	case DW_EH_PE_sleb128: {
+		uint64_t u;
+		const uint8_t *s = *p;
+		int ret = read_uleb(p, end, &u);
+		size_t bits = (size_t)(*p - s) * 7;
+
+		if (!ret && bits < 64 && (u >> (bits - 1)) & 1)
+			u |= ~0ull << bits;
+		*v = u;
+		return ret;
+	}
+	default: return -EINVAL;
+	}
+	if ((size_t)(end - *p) < n)
+		return -EINVAL;
+	if (n == 8) {
+		memcpy(v, *p, 8);
+	} else if (n == 4) {
+		uint32_t x;
+		memcpy(&x, *p, 4);
+		*v = (enc & 0x0f) == DW_EH_PE_sdata4 ? (uint64_t)(int64_t)(int32_t)x : x;
+	} else {
+		uint16_t x;
+		memcpy(&x, *p, 2);
+		*v = (enc & 0x0f) == DW_EH_PE_sdata2 ? (uint64_t)(int64_t)(int16_t)x : x;
+	}
+	*p += n;
+	return 0;
+}
+
+/* The FDE pointer encoding a CIE declares ('R' in a "z..." augmentation). */
+static int cie_fde_encoding(const Dwarf_CIE *cie, uint8_t *enc)
+{
+	const char *a = cie->augmentation;
+	const uint8_t *d = cie->augmentation_data, *end;
+
+	*enc = DW_EH_PE_absptr;
+	if (!a || !a[0])
+		return 0;
+	if (a[0] != 'z' || !d)
+		return -EINVAL;
+	end = d + cie->augmentation_data_size;
+	for (a++; *a; a++) {
+		uint64_t skip;
+
+		switch (*a) {
+		case 'R':
+			if (d >= end)
+				return -EINVAL;
+			*enc = *d++;
+			return 0;
+		case 'L':
+			d++;
+			break;
+		case 'P':
+			if (d >= end)
+				return -EINVAL;
+			skip = *d++;
+			if (read_encoded(&d, end, (uint8_t)skip, &skip))
+				return -EINVAL;
+			break;
+		case 'S': case 'B': case 'G':
+			break;
+		default:
+			return 0;
+		}
+	}
+	return 0;
+}
+
+static const struct cie_info *find_cie(const struct cie_info *v, size_t n, Dwarf_Off off)
+{
+	for (size_t i = n; i-- > 0;)
+		if (v[i].off == off)
+			return &v[i];
+	return NULL;
+}
+
+static void collect_fdes(struct module *m, Elf_Scn *scn, int eh_frame)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	const unsigned char *ident = (const unsigned char *)elf_getident(m->elf, NULL);
+	struct cie_info *cies = NULL;
+	size_t ncies = 0, acies = 0;
+	Dwarf_Off off = 0, next;
+	GElf_Shdr shdr;
+
+	if (!data || !data->d_buf || !ident || !gelf_getshdr(scn, &shdr))
+		return;
+	for (size_t guard = 0; guard < 10000000; guard++) {
+		Dwarf_CFI_Entry e;
+		int r = dwarf_next_cfi(ident, data, eh_frame, off, &next, &e);
+
+		if (r != 0 || next <= off)
+			break;
+		if (dwarf_cfi_cie_p(&e)) {
+			struct cie_info ci = { off, 0, 0 };
+
+			ci.ok = !cie_fde_encoding(&e.cie, &ci.enc) &&
+				!(ci.enc & DW_EH_PE_indirect) &&
+				((ci.enc & 0x70) == 0 || (ci.enc & 0x70) == DW_EH_PE_pcrel);
+			cies = xgrow(cies, sizeof(*cies), ncies + 1, &acies);
+			cies[ncies++] = ci;
+		} else {
+			const struct cie_info *ci = find_cie(cies, ncies, e.fde.CIE_pointer);
+			const uint8_t *p = e.fde.start, *end = e.fde.end;
+			uint64_t start, range;
+
+			if (ci && ci->ok && p >= (const uint8_t *)data->d_buf &&
+			    !read_encoded(&p, end, ci->enc, &start) &&
+			    !read_encoded(&p, end, ci->enc & 0x0f, &range) && range) {
+				if ((ci->enc & 0x70) == DW_EH_PE_pcrel)
+					start += shdr.sh_addr +
+						 (uint64_t)(e.fde.start - (const uint8_t *)data->d_buf);
+				if (start + range > start) {
+					struct fn f = { start, start + range, NULL, 1 };
+
+					m->fdes = xgrow(m->fdes, sizeof(*m->fdes), m->nfdes + 1, &m->afdes);
+					m->fdes[m->nfdes++] = f;
+				}
+			}
+		}
+		off = next;
+	}
+	free(cies);
+	sort_unique(m->fdes, &m->nfdes);
+}
+
+/* ------------------------------------------------------------------ */
+/* Per-function classification                                         */
+
+enum fn_class { FN_WITH_FP, FN_WITHOUT_FP, FN_NEUTRAL };
+
+/*
+ * Read the CFI rows of [start, end): *rbp when a row puts the CFA on rbp,
+ * *entry_only when every row keeps it at rsp+8. 0, or -ENOENT without CFI.
+ */
+static int cfi_rows(struct module *m, uint64_t start, uint64_t end, int *rbp, int *entry_only)
+{
+	uint64_t pc = start;
+	int rows = 0;
+
+	*rbp = 0;
+	*entry_only = 1;
+	while (pc < end && rows < MAX_ROWS) {
+		Dwarf_Frame *frame;
+		Dwarf_Op *ops;
+		size_t nops;
+		Dwarf_Addr fstart, fend;
+
+		if (dwarf_cfi_addrframe(m->cfi, pc, &frame))
+			return rows ? 0 : -ENOENT;
+		if (!dwarf_frame_cfa(frame, &ops, &nops) && nops == 1 && ops[0].atom == DW_OP_bregx) {
+			if (ops[0].number == X86_64_REG_RBP)
+				*rbp = 1;
+			if (ops[0].number != X86_64_REG_RSP ||
+			    (int64_t)ops[0].number2 != X86_64_ENTRY_CFA_OFFSET)
+				*entry_only = 0;
+		} else {
+			*entry_only = 0;        /* an expression: not a plain entry state */
+		}
+		if (dwarf_frame_info(frame, &fstart, &fend, NULL) < 0 || fend <= pc) {
+			free(frame);
+			break;
+		}
+		free(frame);
+		pc = fend;
+		rows++;
+	}
+	return 0;
+}
+
+static enum fn_class classify(struct module *m, const struct fn *f, const struct xsection *x,
+			      int *no_cfi)
+{
+	uint64_t size = f->end - f->start;
+	const uint8_t *code = NULL;
+	size_t avail = 0;
+	int prologue = 0, rbp, entry_only;
+
+	*no_cfi = 0;
+	if (x->data) {
+		code = x->data + (f->start - x->addr);
+		avail = (size_t)(x->addr + x->size - f->start);
+		if (avail > size)
+			avail = (size_t)size;
+		prologue = fpa_prologue_match(code, avail);
+	}
+	if (size < FPA_SMALL)
+		return FN_NEUTRAL;
+	/* The CFI is exact where it exists; the bytes are the fallback. */
+	if (m->cfi && f->has_fde && !cfi_rows(m, f->start, f->end, &rbp, &entry_only)) {
+		if (rbp)
+			return FN_WITH_FP;
+		return entry_only ? FN_NEUTRAL : FN_WITHOUT_FP;
+	}
+	*no_cfi = 1;
+	return prologue ? FN_WITH_FP : FN_WITHOUT_FP;
+}
+
+/* The functions to examine: every FDE, plus function symbols no FDE covers. */
+static struct fn *candidates(struct module *m, size_t *n)
+{
+	struct fn *v = NULL;
+	size_t alloc = 0;
+
+	*n = 0;
+	for (size_t i = 0; i < m->nfdes; i++) {
+		const struct xsection *x = find_xsection(m, m->fdes[i].start, m->fdes[i].end);
+		const struct fn *s;
+		struct fn f = m->fdes[i];
+
+		if (!x || x->skip)
+			continue;
+		s = find_fn(m->syms, m->nsyms, f.start);
+		if (s && s->start == f.start)
+			f.name = s->name;
+		if (is_crt_function(f.name))
+			continue;
+		v = xgrow(v, sizeof(*v), *n + 1, &alloc);
+		v[(*n)++] = f;
+	}
+	for (size_t i = 0; i < m->nsyms; i++) {
+		const struct xsection *x = find_xsection(m, m->syms[i].start, m->syms[i].end);
+
+		if (!x || x->skip || is_crt_function(m->syms[i].name) ||
+		    find_fn(m->fdes, m->nfdes, m->syms[i].start))
+			continue;
+		v = xgrow(v, sizeof(*v), *n + 1, &alloc);
+		v[(*n)++] = m->syms[i];
+	}
+	return v;
+}
+
+static void analyse(struct module *m, struct fpa_result *out)
+{
+	size_t n, step_num, take;
+	struct fn *v = candidates(m, &n);
+
+	out->functions = n;
+	take = n < FPA_MAX_SAMPLED ? n : FPA_MAX_SAMPLED;
+	step_num = n;
+	for (size_t k = 0; k < take; k++) {
+		/* Evenly spread over the address-sorted list, deterministic. */
+		const struct fn *f = &v[take == n ? k : (size_t)((uint64_t)k * step_num / take)];
+		const struct xsection *x = find_xsection(m, f->start, f->end);
+		int no_cfi;
+
+		if (!x)
+			continue;
+		out->sampled++;
+		switch (classify(m, f, x, &no_cfi)) {
+		case FN_WITH_FP:
+			out->with_fp++;
+			break;
+		case FN_NEUTRAL:
+			out->neutral++;
+			break;
+		case FN_WITHOUT_FP:
+			out->without_fp++;
+			if (out->nexamples < FPA_MAX_EXAMPLES && f->name) {
+				xsnprintf(out->examples[out->nexamples], sizeof(out->examples[0]),
+					  "%s", f->name);
+				out->nexamples++;
+			}
+			break;
+		}
+		out->no_cfi += (size_t)no_cfi;
+	}
+	free(v);
+	if (out->with_fp + out->without_fp)
+		out->fp_percent = 100.0 * (double)out->with_fp /
+				  (double)(out->with_fp + out->without_fp);
+	out->verdict = fpa_verdict_of(out->with_fp, out->without_fp);
+}
+
+/* ------------------------------------------------------------------ */
+/* Separate debug info                                                 */
+
+static int regular_file(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISREG(st.st_mode);
+}
+
+static int try_debug(struct fpa_result *out, const char *via, const char *fmt, ...)
+	PRINTF_LIKE(3, 4);
+
+static int try_debug(struct fpa_result *out, const char *via, const char *fmt, ...)
+{
+	char path[PATH_MAX];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(path, sizeof(path), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(path) || !regular_file(path))
+		return 0;
+	memcpy(out->debug_path, path, (size_t)n + 1);
+	out->debug_via = via;
+	return 1;
+}
+
+static void find_debug_info(const char *host_path, const char *target_path, const char *root,
+			    struct fpa_result *out)
+{
+	const char *cache = getenv("DEBUGINFOD_CACHE_PATH"), *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+	const char *id = out->build_id;
+	char hdir[PATH_MAX], tdir[PATH_MAX];
+	char *slash;
+
+	if (out->debug_embedded) {
+		out->debug_via = "embedded";
+		return;
+	}
+	if (strlen(id) > 2 &&
+	    try_debug(out, "build-id", "%s/usr/lib/debug/.build-id/%.2s/%s.debug", root, id, id + 2))
+		return;
+	if (out->debuglink[0]) {
+		const char *base = strrchr(host_path, '/');
+
+		xsnprintf(hdir, sizeof(hdir), "%s", host_path);
+		slash = strrchr(hdir, '/');
+		if (slash)
+			*slash = '\0';
+		xsnprintf(tdir, sizeof(tdir), "%s", target_path);
+		slash = strrchr(tdir, '/');
+		if (slash)
+			*slash = '\0';
+		/* The debuglink beside the file itself, unless it names the file. */
+		if ((strcmp(base ? base + 1 : host_path, out->debuglink) &&
+		     try_debug(out, "debuglink", "%s/%s", hdir, out->debuglink)) ||
+		    try_debug(out, "debuglink", "%s/.debug/%s", hdir, out->debuglink) ||
+		    try_debug(out, "debuglink", "%s/usr/lib/debug%s/%s", root, tdir, out->debuglink))
+			return;
+	}
+	if (!id[0])
+		return;
+	if (cache && *cache)
+		try_debug(out, "debuginfod cache", "%s/%s/debuginfo", cache, id);
+	else if (xdg && *xdg)
+		try_debug(out, "debuginfod cache", "%s/debuginfod_client/%s/debuginfo", xdg, id);
+	else if (home && *home)
+		try_debug(out, "debuginfod cache", "%s/.cache/debuginfod_client/%s/debuginfo",
+			  home, id);
+}
+
+/* ------------------------------------------------------------------ */
+
+static void module_release(struct module *m)
+{
+	if (m->cfi && m->cfi_from_elf)
+		dwarf_cfi_end(m->cfi);
+	if (m->dwarf)
+		dwarf_end(m->dwarf);
+	free(m->xs);
+	free(m->syms);
+	free(m->fdes);
+}
+
+int fpa_audit_file(const char *host_path, const char *target_path, const char *root,
+		   struct fpa_result *out)
+{
+	struct module m;
+	Elf_Scn *cfi_scn = NULL;
+	GElf_Ehdr eh;
+	int fd, ret;
+
+	memset(out, 0, sizeof(*out));
+	memset(&m, 0, sizeof(m));
+	out->verdict = FPA_UNKNOWN;
+	elf_version(EV_CURRENT);
+	fd = open(host_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	m.elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!m.elf || elf_kind(m.elf) != ELF_K_ELF || gelf_getclass(m.elf) != ELFCLASS64 ||
+	    !gelf_getehdr(m.elf, &eh)) {
+		ret = -ENOEXEC;
+		goto out;
+	}
+	ret = scan_sections(&m, out, &cfi_scn);
+	if (ret)
+		goto out;
+	find_debug_info(host_path, target_path, root, out);
+	out->x86_64 = eh.e_machine == EM_X86_64;
+	if (!out->x86_64)
+		goto out;
+	if (cfi_scn) {
+		int eh_frame = !strcmp(out->cfi_section, ".eh_frame");
+
+		collect_fdes(&m, cfi_scn, eh_frame);
+		out->fdes = m.nfdes;
+		if (eh_frame) {
+			m.cfi = dwarf_getcfi_elf(m.elf);
+			m.cfi_from_elf = 1;
+		} else {
+			m.dwarf = dwarf_begin_elf(m.elf, DWARF_C_READ, NULL);
+			m.cfi = m.dwarf ? dwarf_getcfi(m.dwarf) : NULL;
+		}
+		if (!m.cfi) {
+			out->fdes = 0;
+			for (size_t i = 0; i < m.nfdes; i++)
+				m.fdes[i].has_fde = 0;
+		}
+	}
+	analyse(&m, out);
+out:
+	module_release(&m);
+	if (m.elf)
+		elf_end(m.elf);
+	close(fd);
+	return ret;
+}

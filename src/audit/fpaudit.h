@@ -1,0 +1,107 @@
+/*
+ * Frame-pointer and unwind-table audit of one ELF module, for `framewalk
+ * check`: does its machine code keep the frame-pointer chain, can DWARF CFI
+ * take over where it does not, and which symbols and debug info it carries.
+ * Nothing is cached; the work per module is capped (FPA_MAX_SAMPLED).
+ *
+ * The rule per function (x86-64), decided from the CFI rows and the bytes:
+ *   with frame pointer   some CFI row defines the CFA on rbp; or, for a
+ *                        function without CFI, the code starts with
+ *                        [endbr64] push %rbp; ... mov %rsp,%rbp
+ *   neutral              shorter than FPA_SMALL bytes, or a CFA that stays
+ *                        rsp+8 over the whole function (no frame at all, so
+ *                        no call: a leaf or a tail call). Neutral functions
+ *                        are left out of the percentage, because a leaf may
+ *                        legitimately omit the frame (-momit-leaf-frame-pointer)
+ *   without              anything else (CFA on rsp after a push or sub)
+ * Module verdict over the non-neutral functions: yes >= 90 %, partly 10-90 %,
+ * no < 10 %; n/a when every function is neutral.
+ */
+#ifndef FRAMEWALK_AUDIT_FPAUDIT_H
+#define FRAMEWALK_AUDIT_FPAUDIT_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define FPA_MAX_SAMPLED 2000    /* functions examined per module, spread evenly */
+#define FPA_SMALL 16            /* bytes: a function this short is neutral */
+#define FPA_YES_PERCENT 90.0
+#define FPA_NO_PERCENT 10.0
+#define FPA_MAX_EXAMPLES 5
+
+enum fpa_verdict {
+	FPA_UNKNOWN,    /* not analysed (not x86-64, unreadable) */
+	FPA_NA,         /* no function needs a frame */
+	FPA_NO,
+	FPA_PARTLY,
+	FPA_YES,
+};
+
+enum fpa_symbols {
+	FPA_SYMS_NONE,
+	FPA_SYMS_DYNSYM,        /* stripped to the dynamic symbols */
+	FPA_SYMS_SYMTAB,
+};
+
+/* How a native stack walk gets through this module. */
+enum fpa_unwind {
+	FPA_UNWIND_FP,          /* frame pointers */
+	FPA_UNWIND_DWARF,       /* unwind tables where frame pointers are missing */
+	FPA_UNWIND_NONE,        /* neither: the chain is cut here */
+};
+
+struct fpa_result {
+	int x86_64;                     /* 0: another architecture, not analysed */
+	char build_id[128];             /* lower-case hex, "" when absent */
+
+	size_t functions;               /* functions found (FDEs, then symbols) */
+	size_t sampled;                 /* of which examined */
+	size_t with_fp, without_fp, neutral;
+	size_t no_cfi;                  /* examined functions that have no FDE */
+	double fp_percent;              /* with_fp / (with_fp + without_fp) * 100 */
+	enum fpa_verdict verdict;
+	char examples[FPA_MAX_EXAMPLES][96]; /* functions without a frame pointer */
+	size_t nexamples;
+
+	const char *cfi_section;        /* ".eh_frame", ".debug_frame" or NULL */
+	size_t fdes;                    /* FDEs in it */
+
+	enum fpa_symbols symbols;
+	int debug_embedded;             /* .debug_info in the file itself */
+	int minidebuginfo;              /* .gnu_debugdata */
+	char debuglink[256];            /* .gnu_debuglink name, "" when absent */
+	const char *debug_via;          /* "embedded", "build-id", "debuglink",
+					   "debuginfod cache" or NULL */
+	char debug_path[PATH_MAX];      /* the separate debug file found */
+};
+
+/*
+ * Audit the file at host_path. target_path is the name the process or the
+ * installation uses for it and root the directory that name is relative to
+ * ("" for the host, "/proc/PID/root", a sysroot): both only steer the search
+ * for separate debug info. 0, or -errno when the file cannot be opened or is
+ * not a 64-bit ELF (-ENOEXEC).
+ */
+int fpa_audit_file(const char *host_path, const char *target_path, const char *root,
+		   struct fpa_result *out);
+
+/*
+ * Does code (len bytes at a function's start) set up a frame pointer: an
+ * optional endbr64 (f3 0f 1e fa), push %rbp (55) first, then mov %rsp,%rbp
+ * (48 89 e5, or 48 8b ec) within FPA_PROLOGUE_WINDOW bytes, because the
+ * compiler may schedule other instructions between the two at -O2, but no
+ * other push or sub from rsp before it. Used where a function has no CFI.
+ */
+#define FPA_PROLOGUE_WINDOW 32
+int fpa_prologue_match(const uint8_t *code, size_t len);
+
+/* The module verdict for these counts (see the rule above). */
+enum fpa_verdict fpa_verdict_of(size_t with_fp, size_t without_fp);
+
+const char *fpa_verdict_name(enum fpa_verdict v);
+enum fpa_unwind fpa_unwind_of(const struct fpa_result *r);
+const char *fpa_unwind_name(enum fpa_unwind u);
+const char *fpa_symbols_name(enum fpa_symbols s);
+
+#endif

@@ -1,0 +1,169 @@
+/*
+ * framewalk report: re-render a saved profile (pprof, as `record -o x.pb.gz`
+ * writes it, or collapsed stacks) in any output format. The input is
+ * untrusted: a corrupt, truncated or empty file is one error line and exit
+ * code FW_EXIT_BAD_INPUT. Outputs land whole or not at all (util/outfile.h).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "input/load.h"
+#include "output/output.h"
+#include "util/options.h"
+#include "util/outfile.h"
+#include "util/strbuf.h"
+#include "util/util.h"
+
+#define MAX_OUTPUTS 8
+
+static const char report_usage[] =
+	"usage: framewalk report [options] FILE\n"
+	"\n"
+	"Render a saved profile (pprof .pb.gz or collapsed stacks; '-' reads standard\n"
+	"input) as a report or in another format.\n"
+	"\n"
+	"  -o, --output FILE      write to FILE (default: standard output); may be given\n"
+	"                         several times\n"
+	"  -f, --format FMT       text, collapsed, pprof, speedscope, gecko or html\n"
+	"                         (default: from each FILE's extension, text on stdout)\n"
+	"      --limit N          rows in the report's top tables (default 20)\n"
+	"      --min-percent P    hide call-tree branches under P%% (default 0.5)\n"
+	"      --thread T         only the thread named T or with tid T\n"
+	"  -h, --help             this help\n"
+	"\n"
+	"Extensions: .txt text, .pb.gz/.pprof pprof, .speedscope.json/.json speedscope,\n"
+	".gecko.json Firefox Profiler, .html flame graph, anything else collapsed.\n"
+	"See docs/FORMATS.md.\n";
+
+struct report_opts {
+	const char *input;
+	const char *outputs[MAX_OUTPUTS];
+	enum output_format formats[MAX_OUTPUTS];
+	int noutputs;
+	enum output_format format;
+	int format_given;
+	struct output_opts out;
+};
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "framewalk: error: ");
+	fprintf(stderr, fmt, arg);
+	fputc('\n', stderr);
+	fw_hint("see framewalk report --help");
+	return FW_EXIT_USAGE;
+}
+
+static int parse_report_args(int argc, char **argv, struct report_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "limit", required_argument, NULL, 'L' },
+		{ "min-percent", required_argument, NULL, 'M' },
+		{ "thread", required_argument, NULL, 'T' },
+		{ NULL, 0, NULL, 0 },
+	};
+	long v;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	output_opts_default(&o->out);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "o:f:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			if (o->noutputs == MAX_OUTPUTS)
+				return usage_error("%s", "too many -o options (at most 8)");
+			o->outputs[o->noutputs++] = optarg;
+			break;
+		case 'f':
+			if (output_format_parse(optarg, &o->format))
+				return usage_error("unknown format: '%s' (text, collapsed, pprof, "
+						   "speedscope, gecko or html)", optarg);
+			o->format_given = 1;
+			break;
+		case 'L':
+			if (parse_long(optarg, &v) || v < 1 || v > 1000000)
+				return usage_error("bad --limit: '%s'", optarg);
+			o->out.limit = (int)v;
+			break;
+		case 'M':
+			if (parse_seconds(optarg, &o->out.min_percent) || o->out.min_percent > 100)
+				return usage_error("bad --min-percent: '%s'", optarg);
+			break;
+		case 'T':
+			o->out.thread = optarg;
+			break;
+		case 'h':
+			fputs(report_usage, stdout);
+			return -1;
+		default:
+			return usage_error("unknown option or missing value: '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return usage_error("%s", "no input: give the saved profile to read");
+	if (optind + 1 < argc)
+		return usage_error("more than one input: '%s'", argv[optind + 1]);
+	o->input = argv[optind];
+	if (!o->noutputs)
+		o->outputs[o->noutputs++] = "-";
+	for (int i = 0; i < o->noutputs; i++) {
+		int is_stdout = !strcmp(o->outputs[i], "-");
+
+		o->formats[i] = o->format_given ? o->format :
+			is_stdout ? OUTPUT_TEXT : output_format_for_path(o->outputs[i]);
+		if (is_stdout && o->formats[i] == OUTPUT_PPROF && isatty(STDOUT_FILENO))
+			return usage_error("%s", "pprof is binary: write it to a file with -o FILE.pb.gz");
+	}
+	return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct outfile of[MAX_OUTPUTS];
+	struct report_opts o;
+	struct profile prof;
+	int ret, code = FW_EXIT_OK;
+
+	ret = parse_report_args(argc, argv, &o);
+	if (ret)
+		return ret < 0 ? FW_EXIT_OK : ret;
+	ret = profile_load(o.input, &prof, &err);
+	if (ret) {
+		fw_error("cannot read %s", strbuf_str(&err));
+		strbuf_release(&err);
+		return FW_EXIT_BAD_INPUT;
+	}
+	strbuf_release(&err);
+	for (int i = 0; i < o.noutputs; i++) {
+		ret = outfile_open(&of[i], o.outputs[i]);
+		if (ret) {
+			for (int k = 0; k < i; k++)
+				outfile_abort(&of[k]);
+			profile_release(&prof);
+			return cmd_output_error(o.outputs[i], ret);
+		}
+	}
+	for (int i = 0; i < o.noutputs; i++) {
+		ret = output_write(&prof, o.formats[i], of[i].f, &o.out);
+		if (!ret)
+			ret = outfile_commit(&of[i]);
+		else
+			outfile_abort(&of[i]);
+		if (ret) {
+			fw_error("writing %s failed: %s",
+				 strcmp(o.outputs[i], "-") ? o.outputs[i] : "standard output",
+				 strerror(-ret));
+			code = FW_EXIT_OUTPUT;
+		}
+	}
+	profile_release(&prof);
+	return code;
+}

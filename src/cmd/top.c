@@ -1,0 +1,642 @@
+/*
+ * framewalk top: a live view of a running process, like top(1) for its
+ * functions. It drives the sampler's ticks itself (absolute deadlines, as
+ * sampler_run does) so it can refresh the screen every interval and read
+ * keys in between. Shares are over the last interval; the seconds columns
+ * are cumulative. On a terminal the view is an ncurses screen; otherwise one
+ * plain table is printed per refresh, so `top | tee log` works.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <locale.h>
+#include <poll.h>
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <curses.h>
+
+#include "cmd/cmd.h"
+#include "output/diff.h"
+#include "output/format.h"
+#include "sampler/sampler.h"
+#include "target/proc.h"
+#include "util/options.h"
+#include "util/strbuf.h"
+#include "util/util.h"
+
+#define NS 1000000000ull
+#define DEFAULT_PLAIN_ROWS 20
+
+static const char top_usage[] =
+	"usage: framewalk top [options] -p PID\n"
+	"\n"
+	"A live view of where a running Python process spends its time: its\n"
+	"functions by self and total share, refreshed every second.\n"
+	"\n"
+	"  -p, --pid PID          the process to watch\n"
+	"  -r, --rate RATE        samples per second: 100, 1k (default 100)\n"
+	"  -i, --interval SECS    refresh every SECS seconds (default 1)\n"
+	"  -d, --duration SECS    stop after SECS seconds (default: until q, Ctrl-C\n"
+	"                         or the target's exit)\n"
+	"      --thread T         start with only the thread named T or with tid T\n"
+	"  -n, --limit N          rows shown (default: what fits; 20 when not a terminal)\n"
+	"  -h, --help             this help\n"
+	"\n"
+	"Keys: s sort by self, t by total, n by name; [ and ] (or left/right)\n"
+	"step through the threads, a shows all threads again; space or p pauses\n"
+	"the display (sampling goes on); q quits.\n"
+	"\n"
+	"%Self and %Total are shares of the samples of the last interval; Self(s)\n"
+	"and Total(s) add up every interval since the start (thread-seconds). When\n"
+	"standard output is not a terminal, one plain table is printed per refresh.\n";
+
+enum sort_key { SORT_SELF, SORT_TOTAL, SORT_NAME };
+
+struct top_opts {
+	pid_t pid;
+	double rate, interval, duration;
+	const char *thread;
+	int limit;
+};
+
+struct top_row {
+	uint32_t fn;
+	uint64_t wself, wtotal;   /* last interval */
+	uint64_t cself, ctotal;   /* since the start */
+};
+
+struct top {
+	struct top_opts o;
+	struct profile prof;
+	struct sampler s;
+	struct fn_table t;
+	struct top_row *rows;
+	size_t nrows;
+	uint64_t window_samples, window_ns;
+	uint64_t *base;           /* counts at the last refresh */
+	size_t nbase, base_alloc;
+	uint64_t last_snapshot_ns, start_ns;
+	enum sort_key sort;
+	int thread_sel;           /* -1: all, else index into the profile's threads */
+	char thread_buf[32];
+	const char *filter;       /* thread_matches filter in force */
+	int paused, curses;
+	uint64_t refreshes;
+};
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "framewalk: error: ");
+	fprintf(stderr, fmt, arg);
+	fputc('\n', stderr);
+	fw_hint("see framewalk top --help");
+	return FW_EXIT_USAGE;
+}
+
+static int parse_top_args(int argc, char **argv, struct top_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "rate", required_argument, NULL, 'r' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "limit", required_argument, NULL, 'n' },
+		{ "thread", required_argument, NULL, 'T' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, pid;
+	long v;
+
+	memset(o, 0, sizeof(*o));
+	o->rate = 100;
+	o->interval = 1;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+p:r:i:d:n:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (parse_pid(optarg, &pid))
+				return usage_error("bad process id: '%s'", optarg);
+			o->pid = pid;
+			break;
+		case 'r':
+			if (parse_rate(optarg, &o->rate))
+				return usage_error("bad rate: '%s' (e.g. 100, 1k, 10khz; 1 Hz to 1 MHz)", optarg);
+			break;
+		case 'i':
+			if (parse_seconds(optarg, &o->interval) || o->interval < 0.1)
+				return usage_error("bad interval: '%s' (seconds, at least 0.1)", optarg);
+			break;
+		case 'd':
+			if (parse_seconds(optarg, &o->duration))
+				return usage_error("bad duration: '%s' (seconds, e.g. 10 or 2.5)", optarg);
+			break;
+		case 'n':
+			if (parse_long(optarg, &v) || v < 1 || v > 100000)
+				return usage_error("bad --limit: '%s'", optarg);
+			o->limit = (int)v;
+			break;
+		case 'T':
+			o->thread = optarg;
+			break;
+		case 'h':
+			fputs(top_usage, stdout);
+			return -1;
+		default:
+			return usage_error("unknown option or missing value: '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument: '%s' (top watches a running process: -p PID)",
+				   argv[optind]);
+	if (!o->pid)
+		return usage_error("%s", "nothing to watch: give -p PID");
+	return 0;
+}
+
+/* ---- the table ----------------------------------------------------------- */
+
+static const struct top *sort_top;
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct top_row *x = a, *y = b;
+	uint64_t kx, ky;
+
+	if (sort_top->sort == SORT_NAME) {
+		const struct profile *k = &sort_top->t.keys;
+		int r = strcmp(profile_str(k, k->frames[x->fn].name), profile_str(k, k->frames[y->fn].name));
+		if (r)
+			return r;
+		return x->fn < y->fn ? -1 : (x->fn > y->fn);
+	}
+	kx = sort_top->sort == SORT_SELF ? x->wself : x->wtotal;
+	ky = sort_top->sort == SORT_SELF ? y->wself : y->wtotal;
+	if (kx != ky)
+		return kx < ky ? 1 : -1;
+	kx = sort_top->sort == SORT_SELF ? x->cself : x->ctotal;
+	ky = sort_top->sort == SORT_SELF ? y->cself : y->ctotal;
+	if (kx != ky)
+		return kx < ky ? 1 : -1;
+	return x->fn < y->fn ? -1 : (x->fn > y->fn);
+}
+
+static void sort_rows(struct top *tp)
+{
+	sort_top = tp;
+	qsort(tp->rows, tp->nrows, sizeof(*tp->rows), cmp_rows);
+}
+
+/* Tally the last interval (counts above base) and everything, per function. */
+static void compute(struct top *tp)
+{
+	struct fn_table *t = &tp->t;
+
+	fn_table_release(t);
+	fn_table_init(t);
+	fn_table_add(t, 0, &tp->prof, tp->filter, tp->base, tp->nbase);
+	fn_table_add(t, 1, &tp->prof, tp->filter, NULL, 0);
+	free(tp->rows);
+	tp->rows = xcalloc(t->keys.nframes ? t->keys.nframes : 1, sizeof(*tp->rows));
+	tp->nrows = 0;
+	for (uint32_t i = 1; i < t->keys.nframes; i++) {
+		struct top_row *r;
+
+		if (!t->total[1][i])
+			continue;
+		r = &tp->rows[tp->nrows++];
+		r->fn = i;
+		r->wself = t->self[0][i];
+		r->wtotal = t->total[0][i];
+		r->cself = t->self[1][i];
+		r->ctotal = t->total[1][i];
+	}
+	tp->window_samples = t->samples[0];
+	tp->window_ns = fw_now_ns() - tp->last_snapshot_ns;
+	sort_rows(tp);
+}
+
+static void snapshot(struct top *tp)
+{
+	tp->base = xgrow(tp->base, sizeof(*tp->base), tp->prof.ncounts + 1, &tp->base_alloc);
+	for (size_t i = 0; i < tp->prof.ncounts; i++)
+		tp->base[i] = tp->prof.counts[i].count;
+	tp->nbase = tp->prof.ncounts;
+	tp->last_snapshot_ns = fw_now_ns();
+}
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static const char *sort_name(enum sort_key k)
+{
+	return k == SORT_SELF ? "self" : k == SORT_TOTAL ? "total" : "name";
+}
+
+static void format_row(struct top *tp, const struct top_row *r, struct strbuf *sb)
+{
+	double rate = tp->o.rate > 0 ? tp->o.rate : 1;
+
+	strbuf_reset(sb);
+	strbuf_addf(sb, "%7.2f %7.2f %9.2f %9.2f  ", pct(r->wself, tp->window_samples),
+		    pct(r->wtotal, tp->window_samples), (double)r->cself / rate,
+		    (double)r->ctotal / rate);
+	format_function(sb, &tp->t.keys, r->fn, ESCAPE_TERMINAL);
+}
+
+static void format_thread_sel(struct top *tp, struct strbuf *sb)
+{
+	if (tp->thread_sel >= 0)
+		format_thread(sb, &tp->prof, (uint32_t)tp->thread_sel, ESCAPE_TERMINAL);
+	else if (tp->filter)
+		escape_append(sb, tp->filter, ESCAPE_TERMINAL);
+	else
+		strbuf_addstr(sb, "all");
+}
+
+static void format_title(struct top *tp, struct strbuf *sb)
+{
+	strbuf_addf(sb, "framewalk top: PID %d (", (int)tp->o.pid);
+	escape_append(sb, tp->prof.meta.target ? tp->prof.meta.target : "", ESCAPE_TERMINAL);
+	strbuf_addf(sb, "), Python %s", tp->prof.meta.python_version ? tp->prof.meta.python_version : "?");
+}
+
+static void format_status(struct top *tp, struct strbuf *sb)
+{
+	const struct profile_meta *m = &tp->prof.meta;
+	double elapsed = (double)(fw_now_ns() - tp->start_ns) / 1e9;
+
+	strbuf_addf(sb, "%.1f s, %" PRIu64 " samples (%" PRIu64 " in the last %.1f s), %" PRIu64
+		    " errors, %zu thread%s; sort: %s; thread: ", elapsed, m->samples,
+		    tp->window_samples, (double)tp->window_ns / 1e9, m->errors, tp->prof.nthreads,
+		    tp->prof.nthreads == 1 ? "" : "s",
+		    sort_name(tp->sort));
+	format_thread_sel(tp, sb);
+}
+
+static const char table_header[] = "  %Self  %Total   Self(s)  Total(s)  Function";
+
+/* ---- plain output (not a terminal) ------------------------------------------ */
+
+static void draw_plain(struct top *tp)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int limit = tp->o.limit ? tp->o.limit : DEFAULT_PLAIN_ROWS;
+
+	format_title(tp, &sb);
+	printf("%s\n", strbuf_str(&sb));
+	strbuf_reset(&sb);
+	format_status(tp, &sb);
+	printf("%s\n%s\n", strbuf_str(&sb), table_header);
+	for (size_t i = 0; i < tp->nrows && (int)i < limit; i++) {
+		format_row(tp, &tp->rows[i], &sb);
+		printf("%s\n", strbuf_str(&sb));
+	}
+	if (!tp->nrows)
+		printf("  (no samples yet)\n");
+	printf("\n");
+	fflush(stdout);
+	strbuf_release(&sb);
+}
+
+/* ---- curses ----------------------------------------------------------------- */
+
+/* Put at most cols columns of s (valid UTF-8, no controls) at (y, 0). */
+static void put_line(int y, const char *s, int cols, int reverse)
+{
+	size_t n = strlen(s), max = cols > 0 ? (size_t)cols : 0;
+
+	if (n > max) {
+		n = max;
+		while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+			n--;
+	}
+	move(y, 0);
+	if (reverse)
+		attron(A_REVERSE);
+	addnstr(s, (int)n);
+	if (reverse) {
+		for (int x = getcurx(stdscr); x < cols; x++)
+			addch(' ');
+		attroff(A_REVERSE);
+	} else {
+		clrtoeol();
+	}
+}
+
+static void draw_curses(struct top *tp)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int rows = LINES, cols = COLS, y = 0, avail;
+
+	erase();
+	format_title(tp, &sb);
+	put_line(y++, strbuf_str(&sb), cols, 1);
+	strbuf_reset(&sb);
+	format_status(tp, &sb);
+	if (tp->paused)
+		strbuf_addstr(&sb, "  [PAUSED]");
+	put_line(y++, strbuf_str(&sb), cols, 0);
+	y++;
+	attron(A_BOLD);
+	put_line(y++, table_header, cols, 0);
+	attroff(A_BOLD);
+	avail = rows - y - 1;
+	if (tp->o.limit && tp->o.limit < avail)
+		avail = tp->o.limit;
+	for (size_t i = 0; i < tp->nrows && (int)i < avail; i++) {
+		format_row(tp, &tp->rows[i], &sb);
+		put_line(y++, strbuf_str(&sb), cols, 0);
+	}
+	if (!tp->nrows)
+		put_line(y++, "  (no samples yet)", cols, 0);
+	put_line(rows - 1, "q quit  s/t/n sort by self/total/name  [ ] thread  a all threads  "
+		 "space pause", cols, 1);
+	refresh();
+	strbuf_release(&sb);
+}
+
+static void draw(struct top *tp)
+{
+	if (tp->curses)
+		draw_curses(tp);
+	else
+		draw_plain(tp);
+}
+
+/* Thread indices sorted by tid, for stepping with [ and ]. */
+static int cmp_tid(const void *a, const void *b, void *arg)
+{
+	const struct profile *p = arg;
+	pid_t x = p->threads[*(const uint32_t *)a].tid, y = p->threads[*(const uint32_t *)b].tid;
+
+	return x < y ? -1 : (x > y);
+}
+
+static void step_thread(struct top *tp, int dir)
+{
+	size_t n = tp->prof.nthreads;
+	uint32_t *order;
+	int pos = -1;
+
+	if (!n)
+		return;
+	order = xcalloc(n, sizeof(*order));
+	for (size_t i = 0; i < n; i++)
+		order[i] = (uint32_t)i;
+	qsort_r(order, n, sizeof(*order), cmp_tid, &tp->prof);
+	for (size_t i = 0; i < n; i++)
+		if ((int)order[i] == tp->thread_sel)
+			pos = (int)i;
+	/* positions: -1 (all), 0..n-1 */
+	pos += dir;
+	if (pos >= (int)n)
+		pos = -1;
+	else if (pos < -1)
+		pos = (int)n - 1;
+	tp->thread_sel = pos < 0 ? -1 : (int)order[pos];
+	free(order);
+	if (tp->thread_sel >= 0) {
+		xsnprintf(tp->thread_buf, sizeof(tp->thread_buf), "%d",
+			  (int)tp->prof.threads[tp->thread_sel].tid);
+		tp->filter = tp->thread_buf;
+	} else {
+		tp->filter = NULL;
+	}
+}
+
+/* Handle pending keys; returns 1 to quit. */
+static int handle_keys(struct top *tp)
+{
+	int ch, redraw = 0, recompute = 0;
+
+	while ((ch = getch()) != ERR) {
+		switch (ch) {
+		case 'q':
+		case 'Q':
+			return 1;
+		case 's':
+			tp->sort = SORT_SELF;
+			redraw = 1;
+			break;
+		case 't':
+			tp->sort = SORT_TOTAL;
+			redraw = 1;
+			break;
+		case 'n':
+			tp->sort = SORT_NAME;
+			redraw = 1;
+			break;
+		case ']':
+		case KEY_RIGHT:
+			step_thread(tp, 1);
+			recompute = 1;
+			break;
+		case '[':
+		case KEY_LEFT:
+			step_thread(tp, -1);
+			recompute = 1;
+			break;
+		case 'a':
+			tp->thread_sel = -1;
+			tp->filter = NULL;
+			recompute = 1;
+			break;
+		case ' ':
+		case 'p':
+			tp->paused = !tp->paused;
+			redraw = 1;
+			break;
+		case KEY_RESIZE:
+		case 12: /* Ctrl-L */
+			redraw = 1;
+			break;
+		default:
+			break;
+		}
+	}
+	if (recompute)
+		compute(tp);
+	else if (redraw)
+		sort_rows(tp);
+	if (recompute || redraw)
+		draw(tp);
+	return 0;
+}
+
+static int curses_start(void)
+{
+	SCREEN *scr;
+
+	setlocale(LC_ALL, "");
+	scr = newterm(NULL, stdout, stdin);
+	if (!scr)
+		return -ENOTTY;
+	set_term(scr);
+	cbreak();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	nodelay(stdscr, TRUE);
+	curs_set(0);
+	return 0;
+}
+
+/* ---- the loop ------------------------------------------------------------- */
+
+static void fill_meta(struct profile *prof, const struct py_target *t)
+{
+	char cmdline[1024] = "";
+
+	proc_cmdline(t->pid, cmdline, sizeof(cmdline));
+	prof->meta.pid = t->pid;
+	prof->meta.target = xstrdup(cmdline[0] ? cmdline : t->exe);
+	prof->meta.python_version = xstrdup(t->version);
+	prof->meta.rate_hz = 0;
+}
+
+static int target_gone(pid_t pid)
+{
+	char state;
+
+	if (proc_task_state(pid, pid, &state))
+		return 1;
+	return state == 'Z' || state == 'X';
+}
+
+/* Sleep until deadline (monotonic ns), waking early for a key when curses. */
+static void wait_until(struct top *tp, uint64_t deadline)
+{
+	uint64_t now = fw_now_ns();
+
+	if (deadline <= now)
+		return;
+	if (tp->curses) {
+		struct pollfd pfd = { STDIN_FILENO, POLLIN, 0 };
+		struct timespec ts = { (time_t)((deadline - now) / NS), (long)((deadline - now) % NS) };
+		ppoll(&pfd, 1, &ts, NULL);
+	} else {
+		struct timespec ts = { (time_t)(deadline / NS), (long)(deadline % NS) };
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+	}
+}
+
+enum top_end { END_QUIT, END_DURATION, END_SIGNAL, END_TARGET, END_LOST };
+
+static enum top_end run(struct top *tp)
+{
+	struct profile_meta *m = &tp->prof.meta;
+	uint64_t period = (uint64_t)(1e9 / tp->o.rate), interval = (uint64_t)(tp->o.interval * 1e9);
+	uint64_t now = fw_now_ns(), next_tick = now, next_refresh = now + interval, gone_check = now;
+	uint64_t end = tp->o.duration > 0 ? now + (uint64_t)(tp->o.duration * 1e9) : 0;
+
+	if (!period)
+		period = 1;
+	tp->start_ns = tp->last_snapshot_ns = now;
+	m->rate_hz = tp->o.rate;
+	if (tp->curses) {
+		compute(tp);
+		draw(tp);
+	}
+	for (;;) {
+		if (sampler_stop_requested)
+			return END_SIGNAL;
+		if (tp->curses && handle_keys(tp))
+			return END_QUIT;
+		now = fw_now_ns();
+		if (end && now >= end) {
+			compute(tp);
+			draw(tp);
+			return END_DURATION;
+		}
+		if (now >= next_tick) {
+			int ret = sampler_tick(&tp->s);
+			uint64_t t1 = fw_now_ns();
+
+			m->ticks_taken++;
+			m->sample_ns_total += t1 - now;
+			if (t1 - now > m->sample_ns_max)
+				m->sample_ns_max = t1 - now;
+			if (ret == -EPERM && !target_gone(tp->o.pid))
+				return END_LOST;
+			if (ret || t1 - gone_check > NS / 4) {
+				gone_check = t1;
+				if (target_gone(tp->o.pid))
+					return END_TARGET;
+			}
+			next_tick += period;
+			if (next_tick < t1)
+				next_tick = t1 + period - (t1 - next_tick) % period;
+		}
+		now = fw_now_ns();
+		if (now >= next_refresh) {
+			if (!tp->paused) {
+				compute(tp);
+				draw(tp);
+			}
+			snapshot(tp);
+			tp->refreshes++;
+			next_refresh += interval;
+			if (next_refresh < now)
+				next_refresh = now + interval;
+		}
+		{
+			uint64_t deadline = next_tick < next_refresh ? next_tick : next_refresh;
+			if (end && end < deadline)
+				deadline = end;
+			wait_until(tp, deadline);
+		}
+	}
+}
+
+int cmd_top(int argc, char **argv)
+{
+	struct top tp;
+	struct py_target target;
+	struct sampler_opts so;
+	enum top_end why;
+	int ret, code = FW_EXIT_OK;
+
+	memset(&tp, 0, sizeof(tp));
+	ret = parse_top_args(argc, argv, &tp.o);
+	if (ret)
+		return ret < 0 ? FW_EXIT_OK : ret;
+	tp.thread_sel = -1;
+	tp.filter = tp.o.thread;
+	sampler_install_signals();
+	code = cmd_attach(tp.o.pid, &target);
+	if (code)
+		return code;
+	profile_init(&tp.prof);
+	fill_meta(&tp.prof, &target);
+	fn_table_init(&tp.t);
+	memset(&so, 0, sizeof(so));
+	so.rate_hz = tp.o.rate;
+	sampler_init(&tp.s, &target, &tp.prof, &so);
+	tp.curses = isatty(STDOUT_FILENO) && isatty(STDIN_FILENO) && !curses_start();
+	why = run(&tp);
+	if (tp.curses)
+		endwin();
+	switch (why) {
+	case END_TARGET:
+		fprintf(stderr, "framewalk: process %d exited\n", (int)tp.o.pid);
+		break;
+	case END_LOST:
+		fw_error("lost access to process %d", (int)tp.o.pid);
+		code = FW_EXIT_PERMISSION;
+		break;
+	default:
+		break;
+	}
+	sampler_release(&tp.s);
+	fn_table_release(&tp.t);
+	profile_release(&tp.prof);
+	free(tp.rows);
+	free(tp.base);
+	return code;
+}

@@ -1,0 +1,133 @@
+/*
+ * profile_load(): read a saved profile whole (up to LOAD_MAX_FILE), un-gzip
+ * it when it starts with the gzip magic, decide its format from the content
+ * (binary -> pprof, text -> collapsed stacks) and hand it to the reader.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "input/load.h"
+#include "input/readers.h"
+#include "util/util.h"
+
+/* Control bytes that never appear in a text file (tab, LF, CR do). */
+static int looks_binary(const unsigned char *d, size_t n)
+{
+	if (n > 4096)
+		n = 4096;
+	for (size_t i = 0; i < n; i++)
+		if (d[i] < 0x20 && d[i] != '\t' && d[i] != '\n' && d[i] != '\r')
+			return 1;
+	return 0;
+}
+
+int profile_load_buffer(const void *data, size_t len, const char *name,
+			struct profile *out, struct strbuf *err)
+{
+	const unsigned char *d = data;
+	struct strbuf why = STRBUF_INIT;
+	unsigned char *inflated = NULL;
+	int ret = 0, gz = len >= 2 && d[0] == 0x1f && d[1] == 0x8b;
+
+	profile_init(out);
+	if (gz) {
+		ret = inflate_gzip(d, len, &inflated, &len, &why);
+		d = inflated;
+	}
+	if (ret) {
+		/* the reason is in why */
+	} else if (len == 0) {
+		strbuf_addstr(&why, gz ? "empty gzip data" : "empty file");
+		ret = -EINVAL;
+	} else if (looks_binary(d, len)) {
+		ret = read_pprof(d, len, gz, out, &why);
+	} else {
+		ret = read_collapsed((const char *)d, len, out, &why);
+	}
+	free(inflated);
+	if (ret) {
+		profile_release(out);
+		strbuf_addf(err, "%s: %s", name, strbuf_str(&why));
+	}
+	strbuf_release(&why);
+	return ret;
+}
+
+/* Read all of fd, at most LOAD_MAX_FILE bytes; 0 or -errno. */
+static int read_all(int fd, unsigned char **out, size_t *outlen)
+{
+	unsigned char *buf = NULL;
+	size_t len = 0, alloc = 0;
+
+	for (;;) {
+		ssize_t n;
+
+		if (len == alloc) {
+			if (alloc >= LOAD_MAX_FILE) {
+				free(buf);
+				return -EFBIG;
+			}
+			alloc = alloc ? alloc * 2 : 65536;
+			if (alloc > LOAD_MAX_FILE)
+				alloc = LOAD_MAX_FILE;
+			buf = xrealloc(buf, alloc + 1);
+		}
+		n = read(fd, buf + len, alloc - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = -errno;
+			free(buf);
+			return e;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf = buf ? buf : xmalloc(1);
+	buf[len] = '\0';
+	*out = buf;
+	*outlen = len;
+	return 0;
+}
+
+int profile_load(const char *path, struct profile *out, struct strbuf *err)
+{
+	int is_stdin = !strcmp(path, "-");
+	const char *name = is_stdin ? "standard input" : path;
+	unsigned char *data = NULL;
+	struct stat st;
+	size_t len = 0;
+	int fd, ret;
+
+	memset(out, 0, sizeof(*out));
+	fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		strbuf_addf(err, "%s: %s", name, strerror(-ret));
+		return ret;
+	}
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		ret = -EISDIR;
+	} else if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > (off_t)LOAD_MAX_FILE) {
+		ret = -EFBIG;
+	} else {
+		ret = read_all(fd, &data, &len);
+	}
+	if (!is_stdin)
+		close(fd);
+	if (ret == -EFBIG) {
+		strbuf_addf(err, "%s: larger than the %u MiB limit for a saved profile", name,
+			    LOAD_MAX_FILE >> 20);
+		return ret;
+	}
+	if (ret) {
+		strbuf_addf(err, "%s: %s", name, strerror(-ret));
+		return ret;
+	}
+	ret = profile_load_buffer(data, len, name, out, err);
+	free(data);
+	return ret;
+}

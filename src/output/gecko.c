@@ -1,0 +1,342 @@
+/*
+ * Firefox Profiler input in the Gecko profile format (meta.version 24, the
+ * version the profiler's own `perf script` importer produces; the profiler
+ * upgrades it on load): meta with categories, and per thread a stringTable,
+ * a frameTable, a stackTable (prefix tree) and samples.
+ *
+ * The profile keeps counts, not a timeline, so each counted sample becomes
+ * one Gecko sample, with synthetic times spaced by the sampling interval and
+ * grouped by stack: the call tree and flame graph are exact, the timeline
+ * order is not the order of capture. Frame kinds map to categories; a frame's
+ * location string is "name (file)", or "name (in module)" for native code,
+ * which the profiler turns into a library resource.
+ */
+#include <errno.h>
+#include <math.h>
+
+#include "output/format.h"
+#include "output/json.h"
+#include "output/output.h"
+#include "util/strbuf.h"
+#include "util/util.h"
+
+static const struct {
+	const char *name, *color;
+} categories[] = {
+	[FRAME_PYTHON] = { "Python", "yellow" },
+	[FRAME_NATIVE] = { "Native", "blue" },
+	[FRAME_KERNEL] = { "Kernel", "orange" },
+	[FRAME_OTHER] = { "Other", "grey" },
+};
+
+struct gk_thread {
+	struct profile strings;     /* interner: ids are stringTable indexes */
+	int64_t *node_stack;        /* node -> stack index, -1 = none (shared, reset per thread) */
+	uint32_t *frame_local;      /* frame -> frame index + 1 (shared, reset per thread) */
+	uint32_t *stack_prefix;     /* per stack: prefix stack + 1, 0 = none */
+	uint32_t *stack_frame;      /* per stack: frame index */
+	size_t nstacks, stacks_alloc, prefix_alloc;
+	uint32_t *frames;           /* per frame index: profile frame id */
+	size_t nframes, frames_alloc;
+	uint32_t *touched;          /* nodes given a stack */
+	size_t ntouched, touched_alloc;
+};
+
+static uint32_t local_frame(struct gk_thread *g, uint32_t frame)
+{
+	if (!g->frame_local[frame]) {
+		g->frames = xgrow(g->frames, sizeof(*g->frames), g->nframes + 1, &g->frames_alloc);
+		g->frames[g->nframes++] = frame;
+		g->frame_local[frame] = (uint32_t)g->nframes;
+	}
+	return g->frame_local[frame] - 1;
+}
+
+/* The stack index of node, creating its ancestors first. */
+static int64_t node_stack(struct gk_thread *g, const struct profile *p, uint32_t node)
+{
+	uint32_t chain_buf[64], *chain = chain_buf;
+	size_t n = 0, cap = ARRAY_SIZE(chain_buf);
+	int64_t prefix;
+
+	if (!node)
+		return -1;
+	for (uint32_t nd = node; nd && g->node_stack[nd] < 0; nd = p->nodes[nd].parent) {
+		if (n == cap) {
+			uint32_t *bigger = xmalloc(sizeof(*bigger) * cap * 2);
+			memcpy(bigger, chain, sizeof(*chain) * n);
+			if (chain != chain_buf)
+				free(chain);
+			chain = bigger;
+			cap *= 2;
+		}
+		chain[n++] = nd;
+	}
+	while (n-- > 0) {
+		uint32_t nd = chain[n];
+
+		prefix = p->nodes[nd].parent ? g->node_stack[p->nodes[nd].parent] : -1;
+		g->stack_prefix = xgrow(g->stack_prefix, sizeof(*g->stack_prefix), g->nstacks + 1,
+					&g->prefix_alloc);
+		g->stack_frame = xgrow(g->stack_frame, sizeof(*g->stack_frame), g->nstacks + 1,
+				       &g->stacks_alloc);
+		g->stack_prefix[g->nstacks] = (uint32_t)(prefix + 1);
+		g->stack_frame[g->nstacks] = local_frame(g, p->nodes[nd].frame);
+		g->node_stack[nd] = (int64_t)g->nstacks++;
+		g->touched = xgrow(g->touched, sizeof(*g->touched), g->ntouched + 1, &g->touched_alloc);
+		g->touched[g->ntouched++] = nd;
+	}
+	if (chain != chain_buf)
+		free(chain);
+	return g->node_stack[node];
+}
+
+static void schema(struct json *j, const char *const *names, size_t n)
+{
+	json_key(j, "schema");
+	json_begin_object(j);
+	for (size_t i = 0; i < n; i++) {
+		json_key(j, names[i]);
+		json_uint(j, i);
+	}
+	json_end_object(j);
+}
+
+static void write_thread(struct json *j, const struct profile *p, uint32_t t,
+			 struct gk_thread *g, const struct output_opts *o, double interval)
+{
+	static const char *const marker_cols[] = { "name", "startTime", "endTime", "phase",
+						   "category", "data" };
+	static const char *const sample_cols[] = { "stack", "time", "responsiveness" };
+	static const char *const stack_cols[] = { "prefix", "frame" };
+	static const char *const frame_cols[] = { "location", "relevantForJS", "innerWindowID",
+						  "implementation", "optimizations", "line",
+						  "column", "category", "subcategory" };
+	const struct pf_thread *th = &p->threads[t];
+	struct strbuf sb = STRBUF_INIT;
+	uint64_t seq = 0;
+
+	json_newline(j);
+	json_begin_object(j);
+	json_key(j, "name");
+	json_string(j, *profile_str(p, th->name) ? profile_str(p, th->name) : "thread");
+	json_key(j, "processType");
+	json_string(j, "default");
+	json_key(j, "processName");
+	json_string(j, p->meta.target ? p->meta.target : "python");
+	json_key(j, "pid");
+	json_int(j, th->pid);
+	json_key(j, "tid");
+	json_int(j, th->tid);
+	json_key(j, "registerTime");
+	json_uint(j, 0);
+	json_key(j, "unregisterTime");
+	json_null(j);
+	json_key(j, "markers");
+	json_begin_object(j);
+	schema(j, marker_cols, ARRAY_SIZE(marker_cols));
+	json_key(j, "data");
+	json_begin_array(j);
+	json_end_array(j);
+	json_end_object(j);
+
+	/* samples: builds the stack and frame tables as a side effect */
+	json_key(j, "samples");
+	json_begin_object(j);
+	schema(j, sample_cols, ARRAY_SIZE(sample_cols));
+	json_key(j, "data");
+	json_begin_array(j);
+	for (size_t i = 0; i < p->ncounts; i++) {
+		const struct pf_count *c = &p->counts[i];
+		int64_t s;
+
+		if (c->thread != t || (o && !thread_matches(p, t, o->thread)))
+			continue;
+		s = node_stack(g, p, c->node);
+		for (uint64_t k = 0; k < c->count; k++) {
+			json_begin_array(j);
+			if (s < 0)
+				json_null(j);
+			else
+				json_int(j, s);
+			json_double(j, (double)seq++ * interval);
+			json_uint(j, 0);
+			json_end_array(j);
+		}
+	}
+	json_end_array(j);
+	json_end_object(j);
+
+	json_key(j, "stackTable");
+	json_begin_object(j);
+	schema(j, stack_cols, ARRAY_SIZE(stack_cols));
+	json_key(j, "data");
+	json_begin_array(j);
+	for (size_t s = 0; s < g->nstacks; s++) {
+		json_begin_array(j);
+		if (g->stack_prefix[s])
+			json_uint(j, g->stack_prefix[s] - 1);
+		else
+			json_null(j);
+		json_uint(j, g->stack_frame[s]);
+		json_end_array(j);
+	}
+	json_end_array(j);
+	json_end_object(j);
+
+	json_key(j, "frameTable");
+	json_begin_object(j);
+	schema(j, frame_cols, ARRAY_SIZE(frame_cols));
+	json_key(j, "data");
+	json_begin_array(j);
+	for (size_t fi = 0; fi < g->nframes; fi++) {
+		const struct pf_frame *fr = &p->frames[g->frames[fi]];
+		unsigned kind = fr->kind < ARRAY_SIZE(categories) ? fr->kind : FRAME_OTHER;
+
+		strbuf_reset(&sb);
+		strbuf_addstr(&sb, profile_str(p, fr->name));
+		if (fr->kind == FRAME_NATIVE && fr->module) {
+			/* "name (in lib)" makes the profiler group it under the library */
+			const char *mod = profile_str(p, fr->module), *base = strrchr(mod, '/');
+			strbuf_addf(&sb, " (in %s)", base && base[1] ? base + 1 : mod);
+		} else if (fr->file) {
+			strbuf_addf(&sb, " (%s)", profile_str(p, fr->file));
+		}
+		json_begin_array(j);
+		json_uint(j, profile_string(&g->strings, sb.buf, sb.len));
+		json_bool(j, 0);
+		json_uint(j, 0);
+		json_null(j);
+		json_null(j);
+		if (fr->line > 0)
+			json_int(j, fr->line);
+		else
+			json_null(j);
+		json_null(j);
+		json_uint(j, kind);
+		json_uint(j, 0);
+		json_end_array(j);
+	}
+	json_end_array(j);
+	json_end_object(j);
+
+	json_key(j, "stringTable");
+	json_begin_array(j);
+	for (size_t i = 0; i < g->strings.nstrings; i++)
+		json_string_len(j, g->strings.strings[i], g->strings.string_len[i]);
+	json_end_array(j);
+	json_end_object(j);
+	strbuf_release(&sb);
+}
+
+int output_gecko(const struct profile *p, FILE *f, const struct output_opts *o)
+{
+	const struct profile_meta *m = &p->meta;
+	double interval = m->rate_hz > 0 && isfinite(m->rate_hz) ? 1000.0 / m->rate_hz : 1.0;
+	struct gk_thread g;
+	struct strbuf sb = STRBUF_INIT;
+	uint8_t *has_samples = xcalloc(p->nthreads + 1, 1);
+	struct json j;
+
+	memset(&g, 0, sizeof(g));
+	g.node_stack = xmalloc(sizeof(*g.node_stack) * (p->nnodes + 1));
+	for (size_t i = 0; i <= p->nnodes; i++)
+		g.node_stack[i] = -1;
+	g.frame_local = xcalloc(p->nframes + 1, sizeof(*g.frame_local));
+	for (size_t i = 0; i < p->ncounts; i++)
+		has_samples[p->counts[i].thread] = 1;
+
+	json_init(&j, f);
+	json_begin_object(&j);
+	json_key(&j, "meta");
+	json_begin_object(&j);
+	json_key(&j, "version");
+	json_uint(&j, 24);
+	json_key(&j, "startTime");
+	json_double(&j, (double)m->start_unix_ns / 1e6);
+	json_key(&j, "shutdownTime");
+	json_null(&j);
+	json_key(&j, "interval");
+	json_double(&j, interval);
+	json_key(&j, "stackwalk");
+	json_uint(&j, 1);
+	json_key(&j, "debug");
+	json_uint(&j, 0);
+	json_key(&j, "gcpoison");
+	json_uint(&j, 0);
+	json_key(&j, "asyncstack");
+	json_uint(&j, 0);
+	json_key(&j, "processType");
+	json_uint(&j, 0);
+	json_key(&j, "presymbolicated");
+	json_bool(&j, 1);
+	json_key(&j, "product");
+	strbuf_addf(&sb, "framewalk: PID %d", (int)m->pid);
+	if (m->target && *m->target)
+		strbuf_addf(&sb, " %s", m->target);
+	json_string(&j, strbuf_str(&sb));
+	json_key(&j, "platform");
+	json_string(&j, "Linux");
+	json_key(&j, "misc");
+	strbuf_reset(&sb);
+	strbuf_addf(&sb, "Python %s; %llu samples, %llu errors",
+		    m->python_version ? m->python_version : "unknown",
+		    (unsigned long long)m->samples, (unsigned long long)m->errors);
+	json_string(&j, strbuf_str(&sb));
+	json_key(&j, "categories");
+	json_begin_array(&j);
+	for (size_t i = 0; i < ARRAY_SIZE(categories); i++) {
+		json_begin_object(&j);
+		json_key(&j, "name");
+		json_string(&j, categories[i].name);
+		json_key(&j, "color");
+		json_string(&j, categories[i].color);
+		json_key(&j, "subcategories");
+		json_begin_array(&j);
+		json_string(&j, "Other");
+		json_end_array(&j);
+		json_end_object(&j);
+	}
+	json_end_array(&j);
+	json_key(&j, "markerSchema");
+	json_begin_array(&j);
+	json_end_array(&j);
+	json_end_object(&j);
+
+	json_key(&j, "libs");
+	json_begin_array(&j);
+	json_end_array(&j);
+	json_key(&j, "threads");
+	json_begin_array(&j);
+	for (uint32_t t = 0; t < p->nthreads; t++) {
+		if (!has_samples[t] || (o && !thread_matches(p, t, o->thread)))
+			continue;
+		profile_init(&g.strings);
+		write_thread(&j, p, t, &g, o, interval);
+		profile_release(&g.strings);
+		for (size_t i = 0; i < g.ntouched; i++)
+			g.node_stack[g.touched[i]] = -1;
+		for (size_t i = 0; i < g.nframes; i++)
+			g.frame_local[g.frames[i]] = 0;
+		g.ntouched = g.nstacks = g.nframes = 0;
+	}
+	json_end_array(&j);
+	json_key(&j, "processes");
+	json_begin_array(&j);
+	json_end_array(&j);
+	json_key(&j, "pausedRanges");
+	json_begin_array(&j);
+	json_end_array(&j);
+	json_end_object(&j);
+	json_newline(&j);
+
+	strbuf_release(&sb);
+	free(has_samples);
+	free(g.node_stack);
+	free(g.frame_local);
+	free(g.stack_prefix);
+	free(g.stack_frame);
+	free(g.frames);
+	free(g.touched);
+	return json_finish(&j);
+}
