@@ -48,7 +48,7 @@ static int parse_literal(struct cursor *c, struct strbuf *sb)
 	char quote;
 	int raw = 0;
 
-	while (c->p < c->end && strchr("rRbBuU", *c->p) && c->p + 1 < c->end &&
+	while (c->p < c->end && *c->p && strchr("rRbBuU", *c->p) && c->p + 1 < c->end &&
 	       (isalpha((unsigned char)c->p[1]) || c->p[1] == '\'' || c->p[1] == '"')) {
 		if (*c->p == 'r' || *c->p == 'R')
 			raw = 1;
@@ -101,7 +101,7 @@ static int starts_literal(const struct cursor *c)
 {
 	const char *p = c->p;
 
-	while (p < c->end && strchr("rRbBuU", *p))
+	while (p < c->end && *p && strchr("rRbBuU", *p))
 		p++;
 	return p < c->end && (*p == '\'' || *p == '"') && p - c->p <= 2;
 }
@@ -201,9 +201,15 @@ int sysconfig_parse(const char *text, size_t len,
 				skip_space(&c);
 			}
 			if (ok && paren) {
-				if (c.p >= c.end || *c.p != ')')
-					goto out;
-				c.p++;
+				if (c.p < c.end && *c.p == ')') {
+					c.p++;
+				} else {
+					/* a tuple of strings: not one string */
+					c.p = save;
+					if (skip_value(&c))
+						goto out;
+					ok = 0;
+				}
 			}
 			if (ok) {
 				fn(strbuf_str(&key), strbuf_str(&val), 0, arg);

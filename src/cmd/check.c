@@ -335,6 +335,25 @@ static int is_extension_path(const char *p)
 	return strstr(p, "/lib-dynload/") || strstr(p, "-packages/");
 }
 
+/* Move the first module with this role to the front of the list. */
+static void front_module(struct check *c, const char *role)
+{
+	for (size_t i = 0; i < c->nmods; i++) {
+		struct check_module m;
+
+		if (strcmp(c->mods[i].role, role))
+			continue;
+		m = c->mods[i];
+		memmove(c->mods + 1, c->mods, i * sizeof(*c->mods));
+		c->mods[0] = m;
+		if (c->interp.mod >= 0 && (size_t)c->interp.mod < i)
+			c->interp.mod++;
+		else if (c->interp.mod >= 0 && (size_t)c->interp.mod == i)
+			c->interp.mod = 0;
+		return;
+	}
+}
+
 static void gather_process(struct check *c)
 {
 	struct target_mem mem;
@@ -347,6 +366,7 @@ static void gather_process(struct check *c)
 	mem_init_pid(&mem, c->o.pid);
 	memset(&t, 0, sizeof(t));
 	c->discover_err = py_discover(c->o.pid, &mem, &t, &c->discover_why);
+	mem_release(&mem);
 	switch (c->discover_err) {
 	case 0:
 		break;
@@ -406,6 +426,8 @@ static void gather_process(struct check *c)
 			xsnprintf(exe_host, sizeof(exe_host), "%s", host);
 	}
 	proc_maps_release(&maps);
+	front_module(c, "executable");
+	front_module(c, "interpreter");
 	if (!c->discover_err) {
 		c->interp.present = 1;
 		xsnprintf(c->interp.version, sizeof(c->interp.version), "%s", t.version);
@@ -460,11 +482,19 @@ static void gather_files(struct check *c)
 	for (int i = 0; i < c->o.nfiles; i++) {
 		char real[PATH_MAX];
 		struct check_module *cm;
+		struct stat st;
 
 		if (!realpath(c->o.files[i], real)) {
 			cm = add_module(c, c->o.files[i], NULL, "module", NULL);
 			cm->err = -errno;
 			problem(c, FW_EXIT_BAD_INPUT, "%s: %s", c->o.files[i], strerror(errno));
+			continue;
+		}
+		if (!stat(real, &st) && S_ISDIR(st.st_mode)) {
+			cm = add_module(c, real, NULL, "module", NULL);
+			cm->err = -EISDIR;
+			problem(c, FW_EXIT_BAD_INPUT, "%s is a directory (for a site-packages "
+				"directory: --python PATH --site-packages=DIR)", c->o.files[i]);
 			continue;
 		}
 		cm = add_module(c, real, real, "module", NULL);

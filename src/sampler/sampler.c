@@ -226,7 +226,8 @@ static void symbolize_native(struct sampler *s, uint64_t now)
 	struct unwind_result *uw = &s->ns.uw;
 
 	for (size_t i = 0; i < uw->n; i++) {
-		if (!modules_find(&s->mm, uw->pcs[i]) && now - s->modules_ns > MODULES_REFRESH_NS) {
+		/* A pc in no executable mapping we know: a library loaded since. */
+		if (!modules_find_range(&s->mm, uw->pcs[i]) && now - s->modules_ns > MODULES_REFRESH_NS) {
 			s->modules_ns = now;
 			symbolizer_reset(&s->sym);
 			modules_refresh(&s->mm);

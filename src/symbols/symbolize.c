@@ -173,8 +173,12 @@ static void resolve(struct symbolizer *s, struct sym_entry *e, uint64_t pc)
 		if (!name)
 			strbuf_addf(&sb, "%s+0x%" PRIx64, m->name, function_start(m, pc) - m->bias);
 	} else {
+		const struct exec_range *r = modules_find_range(s->mm, pc);
+
 		name = perf_map_lookup(s, pc);
-		if (!name)
+		if (!name && r && r->name[0])
+			strbuf_addf(&sb, "%s+0x%" PRIx64, r->name, pc - r->start);
+		else if (!name)
 			strbuf_addf(&sb, "[anon]+0x%" PRIx64, pc);
 	}
 	/* "memcpy@@GLIBC_2.14" -> "memcpy": the symbol version is noise here. */

@@ -34,6 +34,9 @@ static void module_free(struct fw_module *m)
 
 void modules_release(struct module_map *mm)
 {
+	for (size_t i = 0; i < mm->nranges; i++)
+		free(mm->ranges[i].name);
+	free(mm->ranges);
 	for (size_t i = 0; i < mm->n; i++)
 		module_free(&mm->mods[i]);
 	free(mm->mods);
@@ -153,7 +156,14 @@ int modules_load(struct module_map *mm, pid_t pid)
 	for (size_t i = 0; i < maps.n; i++) {
 		const struct proc_map *m = &maps.maps[i];
 
-		if (m->perms[2] != 'x' || m->path[0] != '/' || find_by_path(mm, m->path))
+		if (m->perms[2] != 'x')
+			continue;
+		mm->ranges = xgrow(mm->ranges, sizeof(*mm->ranges), mm->nranges + 1, &mm->ranges_alloc);
+		mm->ranges[mm->nranges].start = m->start;
+		mm->ranges[mm->nranges].end = m->end;
+		mm->ranges[mm->nranges].name = xstrdup(m->path);
+		mm->nranges++;
+		if (m->path[0] != '/' || find_by_path(mm, m->path))
 			continue;
 		report_module(mm, &maps, m);
 	}
@@ -169,6 +179,14 @@ int modules_refresh(struct module_map *mm)
 
 	modules_release(mm);
 	return modules_load(mm, pid);
+}
+
+const struct exec_range *modules_find_range(const struct module_map *mm, uint64_t pc)
+{
+	for (size_t i = 0; i < mm->nranges; i++)
+		if (pc >= mm->ranges[i].start && pc < mm->ranges[i].end)
+			return &mm->ranges[i];
+	return NULL;
 }
 
 struct fw_module *modules_find(struct module_map *mm, uint64_t pc)

@@ -35,8 +35,15 @@ struct fw_module {
 	int fp_percent;
 };
 
+struct exec_range {
+	uint64_t start, end;
+	char *name;                 /* "[vdso]", "" for anonymous (JIT), or a path */
+};
+
 struct module_map {
 	pid_t pid;
+	struct exec_range *ranges;  /* every executable mapping, file-backed or not */
+	size_t nranges, ranges_alloc;
 	Dwfl *dwfl;
 	Dwfl_Callbacks callbacks;
 	char *debuginfo_path;
@@ -51,6 +58,9 @@ void modules_release(struct module_map *mm);
 
 /* Reload when the mappings may have changed (a new library was loaded). */
 int modules_refresh(struct module_map *mm);
+
+/* The executable mapping holding pc (module or not), or NULL. */
+const struct exec_range *modules_find_range(const struct module_map *mm, uint64_t pc);
 
 /* The module holding pc, or NULL. */
 struct fw_module *modules_find(struct module_map *mm, uint64_t pc);
