@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "audit/env.h"
+#include "sampler/bpf.h"
 #include "util/util.h"
 
 const char *const audit_ns_names[NS_COUNT] = {
@@ -109,12 +110,12 @@ const char *audit_cap_name(int cap)
 	}
 }
 
-const char *audit_backend_status_name(enum backend_status s)
+const char *audit_backend_status_name(enum audit_status s)
 {
 	switch (s) {
-	case BACKEND_USABLE: return "usable";
-	case BACKEND_LIMITED: return "limited";
-	case BACKEND_UNUSABLE:
+	case AUDIT_USABLE: return "usable";
+	case AUDIT_LIMITED: return "limited";
+	case AUDIT_UNUSABLE:
 	default: return "unusable";
 	}
 }
@@ -341,6 +342,33 @@ void audit_env_probe(struct audit_env *e)
 	e->kallsyms = probe_kallsyms();
 	probe_own_child(e);
 	probe_bpf(e);
+	e->bpf_built = bpf_backend_built();
+	e->bpf_backend_err = -ECANCELED;
+	/* The real program only when the trivial one loads: the verifier's time is not free. */
+	if (e->bpf_built && !e->bpf_load_err && !e->perf_open_err && !e->bpf_attach_err) {
+		struct strbuf why = STRBUF_INIT;
+
+		e->bpf_backend_err = bpf_backend_probe(&why);
+		xsnprintf(e->bpf_backend_why, sizeof(e->bpf_backend_why), "%s", strbuf_str(&why));
+		strbuf_release(&why);
+	}
+}
+
+/* PF_KTHREAD in the flags of /proc/PID/stat (field 9: the 7th after the comm). */
+static int is_kthread(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long flags;
+
+	xsnprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (read_small_file(path, buf, sizeof(buf)) || !(p = strrchr(buf, ')')))
+		return 0;
+	for (int field = 0; field < 7 && p; field++)
+		p = strchr(p + 1, ' ');
+	if (!p)
+		return 0;
+	flags = strtoul(p + 1, NULL, 10);
+	return (flags & 0x00200000ul) != 0;
 }
 
 /* PTRACE_SEIZE pid from a child process, which exits (detaching) at once. */
@@ -392,6 +420,7 @@ int audit_target_probe(const struct audit_env *e, pid_t pid, struct audit_target
 		if (!read_small_file(cp, t->tracer_comm, sizeof(t->tracer_comm)))
 			t->tracer_comm[strcspn(t->tracer_comm, "\n")] = '\0';
 	}
+	t->kthread = is_kthread(pid);
 	for (int i = 0; i < NS_COUNT; i++) {
 		int e1, e2;
 		unsigned long long a = ns_inode(pid, audit_ns_names[i], &e1);
@@ -435,9 +464,9 @@ int audit_target_probe(const struct audit_env *e, pid_t pid, struct audit_target
 /* ------------------------------------------------------------------ */
 /* Backends and fixes                                                  */
 
-static void add_fix(struct backend_report *r, const char *fmt, ...) PRINTF_LIKE(2, 3);
+static void add_fix(struct audit_backend *r, const char *fmt, ...) PRINTF_LIKE(2, 3);
 
-static void add_fix(struct backend_report *r, const char *fmt, ...)
+static void add_fix(struct audit_backend *r, const char *fmt, ...)
 {
 	char buf[512];
 	va_list ap;
@@ -460,7 +489,7 @@ static const char *exe_or_default(const struct audit_env *e)
  * inside a container whose bounding set lacks one, only the container's
  * configuration can add it; otherwise a file capability on framewalk itself.
  */
-static void cap_fixes(const struct audit_env *e, struct backend_report *r, const int *caps,
+static void cap_fixes(const struct audit_env *e, struct audit_backend *r, const int *caps,
 		      size_t n, const char *kube_profile)
 {
 	struct strbuf setcap = STRBUF_INIT, docker = STRBUF_INIT, kube = STRBUF_INIT;
@@ -496,7 +525,7 @@ static void cap_fixes(const struct audit_env *e, struct backend_report *r, const
 
 /* vm and ptrace need the same access to the target; err is the probe's result. */
 static void eval_attach(const struct audit_env *e, const struct audit_target *t,
-			struct backend_report *r, int err, int is_ptrace)
+			struct audit_backend *r, int err, int is_ptrace)
 {
 	static const int ptrace_cap[] = { AUDIT_CAP_SYS_PTRACE };
 	const char *call = is_ptrace ? "PTRACE_SEIZE" : "process_vm_readv";
@@ -505,8 +534,8 @@ static void eval_attach(const struct audit_env *e, const struct audit_target *t,
 
 	if (!t) {
 		if (err) {
-			r->status = BACKEND_UNUSABLE;
-			r->failure = BACKEND_NO_PERMISSION;
+			r->status = AUDIT_UNUSABLE;
+			r->failure = AUDIT_NO_PERMISSION;
 			if (scope == 2 && !cap) {
 				strbuf_addstr(&r->reason, "kernel.yama.ptrace_scope is 2: only CAP_SYS_PTRACE "
 					      "may attach, even to framewalk's own children");
@@ -522,7 +551,7 @@ static void eval_attach(const struct audit_env *e, const struct audit_target *t,
 					    strerror(-err));
 				add_fix(r, "docker run --cap-add SYS_PTRACE ... (Docker's default seccomp "
 					"profile allows ptrace and process_vm_readv with it)");
-				add_fix(r, "or: docker run --security-opt seccomp=PROFILE.json with a "
+				add_fix(r, "docker run --security-opt seccomp=PROFILE.json with a "
 					"profile that allows %s", call);
 			} else {
 				strbuf_addf(&r->reason, "%s of framewalk's own child failed: %s", call,
@@ -531,11 +560,11 @@ static void eval_attach(const struct audit_env *e, const struct audit_target *t,
 			return;
 		}
 		if (cap) {
-			r->status = BACKEND_USABLE;
+			r->status = AUDIT_USABLE;
 			strbuf_addstr(&r->reason, "any process (CAP_SYS_PTRACE)");
 			return;
 		}
-		r->status = BACKEND_LIMITED;
+		r->status = AUDIT_LIMITED;
 		strbuf_addf(&r->reason, "only processes of uid %u (%s)%s; other users' processes "
 			    "need CAP_SYS_PTRACE", (unsigned)e->euid, e->user,
 			    scope == 1 ? " that framewalk starts itself (kernel.yama.ptrace_scope=1)" : "");
@@ -547,18 +576,20 @@ static void eval_attach(const struct audit_env *e, const struct audit_target *t,
 	}
 
 	if (!err) {
-		r->status = BACKEND_USABLE;
+		r->status = AUDIT_USABLE;
 		strbuf_addf(&r->reason, "%s on process %d works", call, (int)t->pid);
-		if (is_ptrace && t->tracer > 0) {
-			/* Cannot happen (a traced process refuses a second tracer). */
-			strbuf_addf(&r->note, "already traced by %d", (int)t->tracer);
-		}
 		return;
 	}
-	r->status = BACKEND_UNUSABLE;
-	r->failure = BACKEND_NO_PERMISSION;
+	r->status = AUDIT_UNUSABLE;
+	r->failure = AUDIT_NO_PERMISSION;
+	if (t->kthread) {
+		r->failure = AUDIT_GONE;
+		strbuf_addf(&r->reason, "process %d is a kernel thread: it has no user space",
+			    (int)t->pid);
+		return;
+	}
 	if (err == -ESRCH) {
-		r->failure = BACKEND_GONE;
+		r->failure = AUDIT_GONE;
 		strbuf_addf(&r->reason, "process %d exited", (int)t->pid);
 		return;
 	}
@@ -612,12 +643,13 @@ static void eval_attach(const struct audit_env *e, const struct audit_target *t,
 			"(e.g. on the host, or with nsenter --user --target %d)", (int)t->pid);
 		return;
 	}
-	strbuf_addf(&r->reason, "%s on process %d: %s (a security module may refuse it)", call,
-		    (int)t->pid, strerror(-err));
+	strbuf_addf(&r->reason, "%s on process %d: %s, although framewalk has CAP_SYS_PTRACE "
+		    "(the kernel or a security module refuses this process)", call, (int)t->pid,
+		    strerror(-err));
 }
 
 static void eval_bpf(const struct audit_env *e, const struct audit_target *t,
-		     struct backend_report *r)
+		     struct audit_backend *r)
 {
 	int missing[3];
 	size_t nmissing = 0;
@@ -636,17 +668,26 @@ static void eval_bpf(const struct audit_env *e, const struct audit_target *t,
 	if (maps_denied && !audit_has_cap(e, AUDIT_CAP_SYS_PTRACE))
 		missing[nmissing++] = AUDIT_CAP_SYS_PTRACE;
 
-	if (!e->bpf_load_err && !e->perf_open_err && !e->bpf_attach_err && e->btf && !maps_denied) {
-		r->status = BACKEND_USABLE;
-		strbuf_addstr(&r->reason, "a perf_event BPF program loads and attaches; kernel BTF present");
+	if (!e->bpf_built) {
+		r->status = AUDIT_UNUSABLE;
+		r->failure = AUDIT_NO_FEATURE;
+		strbuf_addstr(&r->reason, "this framewalk was built without the BPF backend");
+		add_fix(r, "rebuild with clang, bpftool and libbpf-dev installed (make deps)");
+		return;
+	}
+	if (!e->bpf_load_err && !e->perf_open_err && !e->bpf_attach_err && e->btf && !maps_denied &&
+	    !e->bpf_backend_err) {
+		r->status = AUDIT_USABLE;
+		strbuf_addstr(&r->reason, "framewalk's BPF program loads, a perf_event program "
+			      "attaches; kernel BTF present");
 		if (e->kallsyms == 0)
 			strbuf_addf(&r->note, "kernel frames will show no names: /proc/kallsyms hides "
 				    "addresses (kernel.kptr_restrict=%ld); fix: sudo sysctl -w "
 				    "kernel.kptr_restrict=0, or CAP_SYSLOG", e->kptr_restrict);
 		return;
 	}
-	r->status = BACKEND_UNUSABLE;
-	r->failure = BACKEND_NO_PERMISSION;
+	r->status = AUDIT_UNUSABLE;
+	r->failure = AUDIT_NO_PERMISSION;
 	if (nmissing) {
 		strbuf_addstr(&r->reason, "missing ");
 		for (size_t i = 0; i < nmissing; i++)
@@ -673,10 +714,10 @@ static void eval_bpf(const struct audit_env *e, const struct audit_target *t,
 				"seccomp=PROFILE.json allowing bpf and perf_event_open");
 		} else {
 			r->failure = e->bpf_load_err == -ENOSYS || e->bpf_load_err == -EINVAL ?
-				     BACKEND_NO_FEATURE : BACKEND_NO_PERMISSION;
+				     AUDIT_NO_FEATURE : AUDIT_NO_PERMISSION;
 			strbuf_addf(&r->reason, "BPF_PROG_LOAD of a perf_event program failed: %s",
 				    strerror(-e->bpf_load_err));
-			if (r->failure == BACKEND_NO_FEATURE)
+			if (r->failure == AUDIT_NO_FEATURE)
 				add_fix(r, "a kernel built with CONFIG_BPF_SYSCALL=y and "
 					"CONFIG_BPF_EVENTS=y");
 		}
@@ -684,32 +725,47 @@ static void eval_bpf(const struct audit_env *e, const struct audit_target *t,
 	}
 	if (e->perf_open_err) {
 		r->failure = e->perf_open_err == -ENOENT || e->perf_open_err == -ENOSYS ||
-			     e->perf_open_err == -EOPNOTSUPP ? BACKEND_NO_FEATURE : BACKEND_NO_PERMISSION;
+			     e->perf_open_err == -EOPNOTSUPP ? AUDIT_NO_FEATURE : AUDIT_NO_PERMISSION;
 		strbuf_addf(&r->reason, "perf_event_open of a cpu-clock event failed: %s "
 			    "(kernel.perf_event_paranoid=%ld)", strerror(-e->perf_open_err),
 			    e->perf_event_paranoid);
-		if (r->failure == BACKEND_NO_PERMISSION && e->seccomp == 2)
+		if (r->failure == AUDIT_NO_PERMISSION && e->seccomp == 2)
 			add_fix(r, "docker run --cap-add PERFMON ... or a seccomp profile allowing "
 				"perf_event_open");
-		else if (r->failure == BACKEND_NO_PERMISSION)
+		else if (r->failure == AUDIT_NO_PERMISSION)
 			add_fix(r, "sudo sysctl -w kernel.perf_event_paranoid=-1");
 		return;
 	}
+	if (e->bpf_backend_err && e->btf) {
+		r->failure = e->bpf_backend_err == -EPERM || e->bpf_backend_err == -EACCES ?
+			     AUDIT_NO_PERMISSION : AUDIT_NO_FEATURE;
+		strbuf_addf(&r->reason, "a trivial perf_event program loads, but framewalk's own "
+			    "BPF program does not: %s", e->bpf_backend_why[0] ? e->bpf_backend_why :
+			    strerror(-e->bpf_backend_err));
+		return;
+	}
 	if (e->bpf_attach_err) {
-		r->failure = BACKEND_NO_FEATURE;
+		r->failure = AUDIT_NO_FEATURE;
 		strbuf_addf(&r->reason, "attaching the program to a perf event failed: %s",
 			    strerror(-e->bpf_attach_err));
 		return;
 	}
-	r->failure = BACKEND_NO_FEATURE;
-	strbuf_addstr(&r->reason, "the kernel has no BTF (/sys/kernel/btf/vmlinux), which the "
-		      "BPF backend needs to read kernel structures");
-	add_fix(r, "a kernel built with CONFIG_DEBUG_INFO_BTF=y (most distribution kernels "
-		"since 5.4; on Debian: the stock linux-image packages)");
+	if (!e->btf) {
+		r->failure = AUDIT_NO_FEATURE;
+		strbuf_addstr(&r->reason, "the kernel has no BTF (/sys/kernel/btf/vmlinux), which "
+			      "the BPF backend needs to read kernel structures");
+		add_fix(r, "a kernel built with CONFIG_DEBUG_INFO_BTF=y (most distribution kernels "
+			"since 5.4; on Debian: the stock linux-image packages)");
+		return;
+	}
+	/* maps_denied with CAP_SYS_PTRACE: the kernel refuses this process to everyone. */
+	strbuf_addf(&r->reason, "/proc/%d/maps is refused (%s) although framewalk has "
+		    "CAP_SYS_PTRACE, so the target's modules cannot be found", (int)t->pid,
+		    strerror(-t->maps_err));
 }
 
 void audit_backends(const struct audit_env *e, const struct audit_target *t,
-		    struct backend_report out[AUDIT_NBACKENDS])
+		    struct audit_backend out[AUDIT_NBACKENDS])
 {
 	memset(out, 0, sizeof(*out) * AUDIT_NBACKENDS);
 	out[0].name = "vm";
@@ -720,7 +776,7 @@ void audit_backends(const struct audit_env *e, const struct audit_target *t,
 	eval_bpf(e, t, &out[2]);
 }
 
-void audit_backends_release(struct backend_report out[AUDIT_NBACKENDS])
+void audit_backends_release(struct audit_backend out[AUDIT_NBACKENDS])
 {
 	for (int i = 0; i < AUDIT_NBACKENDS; i++) {
 		strbuf_release(&out[i].reason);

@@ -4,8 +4,9 @@
  * whether one process may read another, whether this process or a target
  * runs in a container, and real probes (a read of a child's memory, a
  * PTRACE_SEIZE, a BPF perf_event program loaded and attached) rather than
- * guesses. From these facts audit_backends() says which backend is usable and,
- * for each one that is not, the narrowest fix.
+ * guesses, and the BPF backend's own program loaded through the verifier.
+ * From these facts audit_backends() says which backend is usable and, for
+ * each one that is not, the narrowest fix.
  *
  * Probes never stop or change a target: the ptrace probe seizes it from a
  * short-lived child process (the kernel detaches when that child exits), the
@@ -53,6 +54,9 @@ struct audit_env {
 	int bpf_load_err;               /* BPF_PROG_LOAD of a perf_event program */
 	int perf_open_err;              /* perf_event_open cpu-clock, all processes, cpu 0 */
 	int bpf_attach_err;             /* PERF_EVENT_IOC_SET_BPF */
+	int bpf_built;                  /* this framewalk has the BPF backend */
+	int bpf_backend_err;            /* loading framewalk's own BPF program: 0 or -errno */
+	char bpf_backend_why[256];      /* its failure, from the backend */
 };
 
 struct audit_target {
@@ -61,6 +65,7 @@ struct audit_target {
 	uid_t uid;
 	char user[64];
 	int seccomp;
+	int kthread;                    /* a kernel thread: no user space to read */
 	pid_t tracer;                   /* TracerPid, 0 none */
 	char tracer_comm[64];
 	char root[PATH_MAX];            /* readlink /proc/PID/root, "" unknown */
@@ -80,21 +85,21 @@ int audit_target_probe(const struct audit_env *e, pid_t pid, struct audit_target
 int audit_has_cap(const struct audit_env *e, int cap);
 const char *audit_cap_name(int cap);
 
-enum backend_status { BACKEND_USABLE, BACKEND_LIMITED, BACKEND_UNUSABLE };
-enum backend_failure {
-	BACKEND_OK,
-	BACKEND_NO_PERMISSION,          /* a privilege, sysctl or security policy */
-	BACKEND_NO_FEATURE,             /* the kernel lacks something */
-	BACKEND_GONE,                   /* the target exited */
+enum audit_status { AUDIT_USABLE, AUDIT_LIMITED, AUDIT_UNUSABLE };
+enum audit_failure {
+	AUDIT_OK,
+	AUDIT_NO_PERMISSION,          /* a privilege, sysctl or security policy */
+	AUDIT_NO_FEATURE,             /* the kernel lacks something */
+	AUDIT_GONE,                   /* the target exited */
 };
 
 #define AUDIT_MAX_FIXES 4
 #define AUDIT_NBACKENDS 3
 
-struct backend_report {
+struct audit_backend {
 	const char *name;               /* "vm", "ptrace", "bpf" */
-	enum backend_status status;
-	enum backend_failure failure;
+	enum audit_status status;
+	enum audit_failure failure;
 	struct strbuf reason;           /* what limits it, one line */
 	struct strbuf note;             /* an aside that does not block it */
 	char *fixes[AUDIT_MAX_FIXES];   /* exact commands, narrowest first */
@@ -103,8 +108,8 @@ struct backend_report {
 
 /* Evaluate every backend, for target t (NULL: this machine in general). */
 void audit_backends(const struct audit_env *e, const struct audit_target *t,
-		    struct backend_report out[AUDIT_NBACKENDS]);
-void audit_backends_release(struct backend_report out[AUDIT_NBACKENDS]);
-const char *audit_backend_status_name(enum backend_status s);
+		    struct audit_backend out[AUDIT_NBACKENDS]);
+void audit_backends_release(struct audit_backend out[AUDIT_NBACKENDS]);
+const char *audit_backend_status_name(enum audit_status s);
 
 #endif

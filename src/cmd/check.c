@@ -111,7 +111,7 @@ struct check {
 	size_t nmods, amods;
 	int maps_err;
 	int modules_truncated;
-	struct backend_report backends[AUDIT_NBACKENDS];
+	struct audit_backend backends[AUDIT_NBACKENDS];
 	struct strbuf problems[16];
 	size_t nproblems;
 	int exit_code;
@@ -121,12 +121,14 @@ static void problem(struct check *c, int code, const char *fmt, ...) PRINTF_LIKE
 
 /*
  * Record a failure: its message and the exit code it asks for. Target
- * problems (3, 4, 5, 8) outrank permission (6), which outranks the rest (9).
+ * problems (3, 4, 5, 8, then 1 for anything unexpected) outrank permission
+ * (6), which outranks the rest (9).
  */
 static void problem(struct check *c, int code, const char *fmt, ...)
 {
-	static const int rank[] = { FW_EXIT_CHECK_FAILED, FW_EXIT_PERMISSION, FW_EXIT_BAD_INPUT,
-				    FW_EXIT_UNSUPPORTED, FW_EXIT_NOT_PYTHON, FW_EXIT_NO_PROCESS };
+	static const int rank[] = { FW_EXIT_CHECK_FAILED, FW_EXIT_PERMISSION, FW_EXIT_FAILURE,
+				    FW_EXIT_BAD_INPUT, FW_EXIT_UNSUPPORTED, FW_EXIT_NOT_PYTHON,
+				    FW_EXIT_NO_PROCESS };
 	int old = -1, new = -1;
 	char buf[1024];
 	va_list ap;
@@ -371,6 +373,11 @@ static void gather_process(struct check *c)
 	case 0:
 		break;
 	case -ESRCH:
+		if (c->has_target && c->target.kthread) {
+			problem(c, FW_EXIT_NOT_PYTHON, "process %d (%s) is a kernel thread, not a "
+				"Python process", (int)c->o.pid, c->comm);
+			return;
+		}
 		problem(c, FW_EXIT_NO_PROCESS, "no such process: %d", (int)c->o.pid);
 		return;
 	case -ENOEXEC:
@@ -534,14 +541,16 @@ static void decide(struct check *c)
 			   c->o.mode == MODE_INSTALL || c->o.mode == MODE_FILES;
 
 	for (int i = 0; i < AUDIT_NBACKENDS; i++) {
-		const struct backend_report *b = &c->backends[i];
-		int ok = b->status == BACKEND_USABLE ||
-			 (b->status == BACKEND_LIMITED && !c->has_target);
+		const struct audit_backend *b = &c->backends[i];
+		int ok = b->status == AUDIT_USABLE ||
+			 (b->status == AUDIT_LIMITED && !c->has_target);
 
 		if (!(c->o.need & bits[i]) || ok)
 			continue;
-		problem(c, b->failure == BACKEND_NO_PERMISSION ? FW_EXIT_PERMISSION :
-			   b->failure == BACKEND_GONE ? FW_EXIT_NO_PROCESS : FW_EXIT_CHECK_FAILED,
+		if (c->has_target && c->target.kthread)
+			continue;       /* said once, as "not a Python process" */
+		problem(c, b->failure == AUDIT_NO_PERMISSION ? FW_EXIT_PERMISSION :
+			   b->failure == AUDIT_GONE ? FW_EXIT_NO_PROCESS : FW_EXIT_CHECK_FAILED,
 			"backend %s is not usable: %s", b->name, strbuf_str(&b->reason));
 	}
 	if (c->maps_err)
@@ -713,7 +722,7 @@ static void print_modules(const struct check *c)
 {
 	struct strbuf *fp = xcalloc(c->nmods ? c->nmods : 1, sizeof(*fp));
 	struct strbuf *sy = xcalloc(c->nmods ? c->nmods : 1, sizeof(*sy));
-	size_t wname = 6, wfp = 14, wsy = 7, nbreak = 0;
+	size_t wname = 6, wfp = 14, wsy = 7, nbreak = 0, analysed = 0;
 	struct strbuf breaks = STRBUF_INIT;
 
 	for (size_t i = 0; i < c->nmods; i++) {
@@ -772,11 +781,13 @@ static void print_modules(const struct check *c)
 		strbuf_release(&sy[i]);
 	}
 	chain_summary(c, &breaks, &nbreak);
+	for (size_t i = 0; i < c->nmods; i++)
+		analysed += !c->mods[i].err && c->mods[i].r.x86_64;
 	if (nbreak) {
 		printf("  the chain breaks in: ");
 		put_escaped(strbuf_str(&breaks));
 		putchar('\n');
-	} else if (c->nmods) {
+	} else if (analysed) {
 		printf("  the frame-pointer chain is intact in every module\n");
 	}
 	strbuf_release(&breaks);
@@ -822,7 +833,9 @@ static void print_env(const struct check *c)
 	       e->kallsyms == 1 ? "visible" : e->kallsyms == 0 ? "hidden" : "unreadable");
 	printf("  bpf probe: ");
 	if (!e->bpf_load_err && !e->perf_open_err && !e->bpf_attach_err)
-		printf("a perf_event program loaded and attached to a cpu-clock event\n");
+		printf("a perf_event program loaded and attached to a cpu-clock event; "
+		       "framewalk's own program %s\n", !e->bpf_built ? "is not built in" :
+		       !e->bpf_backend_err ? "loaded" : "failed to load");
 	else if (e->bpf_load_err)
 		printf("BPF_PROG_LOAD failed: %s\n", strerror(-e->bpf_load_err));
 	else if (e->perf_open_err)
@@ -871,13 +884,13 @@ static void print_backends(const struct check *c)
 
 	printf("\nBackends%s\n", c->has_target ? " for this process" : "");
 	for (int i = 0; i < AUDIT_NBACKENDS; i++) {
-		const struct backend_report *b = &c->backends[i];
+		const struct audit_backend *b = &c->backends[i];
 
 		printf("  %-7s %-9s %s%s\n", b->name, audit_backend_status_name(b->status),
 		       strbuf_str(&b->reason), c->o.need & bits[i] ? " [required]" : "");
-		for (size_t k = 0; k < b->nfixes && b->status != BACKEND_USABLE; k++)
+		for (size_t k = 0; k < b->nfixes && b->status != AUDIT_USABLE; k++)
 			printf("  %-7s %-9s fix: %s\n", "", "", b->fixes[k]);
-		for (size_t k = 0; k < b->nfixes && b->status == BACKEND_USABLE; k++)
+		for (size_t k = 0; k < b->nfixes && b->status == AUDIT_USABLE; k++)
 			printf("  %-7s %-9s for more: %s\n", "", "", b->fixes[k]);
 		if (b->note.len)
 			printf("  %-7s %-9s note: %s\n", "", "", strbuf_str(&b->note));
@@ -1093,6 +1106,15 @@ static void json_env(struct json *j, const struct check *c)
 	jkey_err(j, "perf_event_open", e->perf_open_err);
 	jkey_err(j, "attach", e->bpf_load_err || e->perf_open_err ? 0 : e->bpf_attach_err);
 	jkey_bool(j, "ok", !e->bpf_load_err && !e->perf_open_err && !e->bpf_attach_err);
+	jkey_bool(j, "backend_built", e->bpf_built);
+	json_key(j, "backend_program");
+	if (e->bpf_backend_err == -ECANCELED)
+		json_null(j);           /* not tried */
+	else if (e->bpf_backend_err)
+		json_string(j, e->bpf_backend_why[0] ? e->bpf_backend_why :
+			    strerror(-e->bpf_backend_err));
+	else
+		json_string(j, "loaded");
 	json_end_object(j);
 	json_end_object(j);
 }
@@ -1178,7 +1200,7 @@ static int print_json(const struct check *c)
 	json_key(&j, "backends");
 	json_begin_array(&j);
 	for (int i = 0; i < AUDIT_NBACKENDS; i++) {
-		const struct backend_report *b = &c->backends[i];
+		const struct audit_backend *b = &c->backends[i];
 
 		json_begin_object(&j);
 		jkey_str(&j, "name", b->name);

@@ -40,7 +40,7 @@ static const char record_usage[] =
 	"  -f, --format FMT       collapsed or text, for every output (default: from each\n"
 	"                         FILE's extension: .txt is text, anything else collapsed)\n"
 	"      --limit N          rows in the report's top tables (default 20)\n"
-	"      --min-percent P    hide call-tree branches under P%% (default 0.5)\n"
+	"      --min-percent P    hide call-tree branches under P% (default 0.5)\n"
 	"      --thread T         report only the thread named T or with tid T\n"
 	"      --native           whole stacks: Python, C extensions, native libraries\n"
 	"                         (ptrace backend: stops one thread at a time, briefly)\n"

@@ -29,7 +29,7 @@ static const char report_usage[] =
 	"  -f, --format FMT       text, collapsed, pprof, speedscope, gecko or html\n"
 	"                         (default: from each FILE's extension, text on stdout)\n"
 	"      --limit N          rows in the report's top tables (default 20)\n"
-	"      --min-percent P    hide call-tree branches under P%% (default 0.5)\n"
+	"      --min-percent P    hide call-tree branches under P% (default 0.5)\n"
 	"      --thread T         only the thread named T or with tid T\n"
 	"  -h, --help             this help\n"
 	"\n"

@@ -620,8 +620,14 @@ int cmd_top(int argc, char **argv)
 	sampler_init(&tp.s, &target, &tp.prof, &so);
 	tp.curses = isatty(STDOUT_FILENO) && isatty(STDIN_FILENO) && !curses_start();
 	why = run(&tp);
-	if (tp.curses)
+	if (tp.curses) {
 		endwin();
+	} else if (why == END_TARGET || why == END_SIGNAL) {
+		/* a last table with what came since the previous one */
+		compute(&tp);
+		if (tp.window_samples)
+			draw(&tp);
+	}
 	switch (why) {
 	case END_TARGET:
 		fprintf(stderr, "framewalk: process %d exited\n", (int)tp.o.pid);

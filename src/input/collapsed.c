@@ -220,8 +220,9 @@ int read_collapsed(const char *data, size_t len, struct profile *p, struct strbu
 			continue;
 		if (!have_thread)
 			thread = profile_thread(p, 0, 0, "all");
-		if (total > UINT64_MAX - count) {
-			ret = line_error(err, lineno, 0, "sample counts overflow");
+		/* counts are written back as int64 (pprof values) */
+		if (count > (uint64_t)INT64_MAX - total) {
+			ret = line_error(err, lineno, 0, "sample counts add up past 2^63");
 			break;
 		}
 		total += count;

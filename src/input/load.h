@@ -21,7 +21,7 @@
 
 /*
  * Read the profile at path ("-" is standard input) into out, which this
- * initialises. Returns 0, or -errno (-EINVAL for content that is not a valid
+ * initialises (release it with profile_release()). Returns 0, or -errno (-EINVAL for content that is not a valid
  * profile, -EFBIG past a cap, or the error of open/read) with one line in err
  * naming the file and the problem, e.g. "x.pb.gz: truncated gzip data". On
  * failure out holds nothing and needs no release (releasing it is harmless).

@@ -430,6 +430,12 @@ static int read_samples(struct reader *r)
 		}
 		if (!have_tid && !tname)
 			tname = "all";
+		/* counts are written back as int64 (pprof values) */
+		if (count > (uint64_t)INT64_MAX - total) {
+			strbuf_addstr(r->err, "sample counts add up past 2^63");
+			ret = -EINVAL;
+			break;
+		}
 		total += count;
 		profile_add(p, profile_thread(p, (pid_t)pid, (pid_t)tid, tname ? tname : ""),
 			    profile_stack(p, stack, depth), count);

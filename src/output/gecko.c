@@ -7,18 +7,21 @@
  * The profile keeps counts, not a timeline, so each counted sample becomes
  * one Gecko sample, with synthetic times spaced by the sampling interval and
  * grouped by stack: the call tree and flame graph are exact, the timeline
- * order is not the order of capture. Frame kinds map to categories; a frame's
+ * order is not the order of capture. Past GECKO_MAX_SAMPLES the counts are
+ * scaled down (each stack keeping at least one sample), so a huge or hostile
+ * count cannot make the file unbounded; meta.misc then says so. Frame kinds map to categories; a frame's
  * location string is "name (file)", or "name (in module)" for native code,
  * which the profiler turns into a library resource.
  */
 #include <errno.h>
-#include <math.h>
 
 #include "output/format.h"
 #include "output/json.h"
 #include "output/output.h"
 #include "util/strbuf.h"
 #include "util/util.h"
+
+#define GECKO_MAX_SAMPLES 1000000u
 
 static const struct {
 	const char *name, *color;
@@ -102,8 +105,19 @@ static void schema(struct json *j, const char *const *names, size_t n)
 	json_end_object(j);
 }
 
+/* Samples written for a count: all of them, or scaled when the total is too big. */
+static uint64_t scaled(uint64_t count, double scale)
+{
+	double n;
+
+	if (scale >= 1.0)
+		return count;
+	n = (double)count * scale + 0.5;
+	return n < 1.0 ? 1 : (uint64_t)n;
+}
+
 static void write_thread(struct json *j, const struct profile *p, uint32_t t,
-			 struct gk_thread *g, const struct output_opts *o, double interval)
+			 struct gk_thread *g, double interval, double scale)
 {
 	static const char *const marker_cols[] = { "name", "startTime", "endTime", "phase",
 						   "category", "data" };
@@ -150,10 +164,13 @@ static void write_thread(struct json *j, const struct profile *p, uint32_t t,
 		const struct pf_count *c = &p->counts[i];
 		int64_t s;
 
-		if (c->thread != t || (o && !thread_matches(p, t, o->thread)))
+		uint64_t n;
+
+		if (c->thread != t)
 			continue;
 		s = node_stack(g, p, c->node);
-		for (uint64_t k = 0; k < c->count; k++) {
+		n = scaled(c->count, scale);
+		for (uint64_t k = 0; k < n; k++) {
 			json_begin_array(j);
 			if (s < 0)
 				json_null(j);
@@ -232,10 +249,12 @@ static void write_thread(struct json *j, const struct profile *p, uint32_t t,
 int output_gecko(const struct profile *p, FILE *f, const struct output_opts *o)
 {
 	const struct profile_meta *m = &p->meta;
-	double interval = m->rate_hz > 0 && isfinite(m->rate_hz) ? 1000.0 / m->rate_hz : 1.0;
+	/* ms between samples; 1 when the rate is unknown (or insane: it may come from a file) */
+	double interval = m->rate_hz >= 0.001 && m->rate_hz <= 1e9 ? 1000.0 / m->rate_hz : 1.0;
 	struct gk_thread g;
 	struct strbuf sb = STRBUF_INIT;
 	uint8_t *has_samples = xcalloc(p->nthreads + 1, 1);
+	double total = 0, scale = 1.0;
 	struct json j;
 
 	memset(&g, 0, sizeof(g));
@@ -243,8 +262,14 @@ int output_gecko(const struct profile *p, FILE *f, const struct output_opts *o)
 	for (size_t i = 0; i <= p->nnodes; i++)
 		g.node_stack[i] = -1;
 	g.frame_local = xcalloc(p->nframes + 1, sizeof(*g.frame_local));
-	for (size_t i = 0; i < p->ncounts; i++)
+	for (size_t i = 0; i < p->ncounts; i++) {
+		if (o && !thread_matches(p, p->counts[i].thread, o->thread))
+			continue;
 		has_samples[p->counts[i].thread] = 1;
+		total += (double)p->counts[i].count;
+	}
+	if (total > GECKO_MAX_SAMPLES)
+		scale = GECKO_MAX_SAMPLES / total;
 
 	json_init(&j, f);
 	json_begin_object(&j);
@@ -282,6 +307,9 @@ int output_gecko(const struct profile *p, FILE *f, const struct output_opts *o)
 	strbuf_addf(&sb, "Python %s; %llu samples, %llu errors",
 		    m->python_version ? m->python_version : "unknown",
 		    (unsigned long long)m->samples, (unsigned long long)m->errors);
+	if (scale < 1.0)
+		strbuf_addf(&sb, "; sample counts scaled by %.3g to fit %u samples", scale,
+			    GECKO_MAX_SAMPLES);
 	json_string(&j, strbuf_str(&sb));
 	json_key(&j, "categories");
 	json_begin_array(&j);
@@ -309,10 +337,10 @@ int output_gecko(const struct profile *p, FILE *f, const struct output_opts *o)
 	json_key(&j, "threads");
 	json_begin_array(&j);
 	for (uint32_t t = 0; t < p->nthreads; t++) {
-		if (!has_samples[t] || (o && !thread_matches(p, t, o->thread)))
+		if (!has_samples[t])
 			continue;
 		profile_init(&g.strings);
-		write_thread(&j, p, t, &g, o, interval);
+		write_thread(&j, p, t, &g, interval, scale);
 		profile_release(&g.strings);
 		for (size_t i = 0; i < g.ntouched; i++)
 			g.node_stack[g.touched[i]] = -1;

@@ -11,7 +11,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <math.h>
 #include <zlib.h>
 
 #include "output/format.h"
@@ -166,10 +165,9 @@ int output_pprof(const struct profile *p, FILE *f, const struct output_opts *o)
 	memset(&w, 0, sizeof(w));
 	w.p = p;
 	profile_init(&w.st);
-	if (m->rate_hz > 0 && isfinite(m->rate_hz))
+	/* a rate from a file can be anything: only a sane one gives a period */
+	if (m->rate_hz >= 0.001 && m->rate_hz <= 1e9)
 		period = (int64_t)(1e9 / m->rate_hz + 0.5);
-	if (period < 1 && m->rate_hz > 0)
-		period = 1;
 
 	/* sample types */
 	for (int i = 0; i < 2; i++)

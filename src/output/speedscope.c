@@ -6,7 +6,6 @@
  * nanoseconds, so speedscope shows time. The busiest thread opens first.
  */
 #include <errno.h>
-#include <math.h>
 
 #include "output/format.h"
 #include "output/json.h"
@@ -15,6 +14,12 @@
 #include "util/util.h"
 
 static const struct profile *sort_profile;
+
+/* Round a non-negative value; past 2^53 every double is already integral. */
+static double round_pos(double x)
+{
+	return x < 9007199254740992.0 ? (double)(uint64_t)(x + 0.5) : x;
+}
 
 /* Counts grouped by thread, in profile order within a thread. */
 static int cmp_count(const void *a, const void *b)
@@ -43,7 +48,8 @@ static uint32_t *counts_by_thread(const struct profile *p, const struct output_o
 int output_speedscope(const struct profile *p, FILE *f, const struct output_opts *o)
 {
 	const struct profile_meta *m = &p->meta;
-	double period = m->rate_hz > 0 && isfinite(m->rate_hz) ? 1e9 / m->rate_hz : 0;
+	/* weights in nanoseconds when the rate is known (and sane: it may come from a file) */
+	double period = m->rate_hz >= 0.001 && m->rate_hz <= 1e9 ? 1e9 / m->rate_hz : 0;
 	uint32_t *frame_index = xcalloc(p->nframes + 1, sizeof(*frame_index));
 	uint32_t *stack;
 	size_t maxdepth = 1;
@@ -145,7 +151,7 @@ int output_speedscope(const struct profile *p, FILE *f, const struct output_opts
 		json_key(&j, "startValue");
 		json_uint(&j, 0);
 		json_key(&j, "endValue");
-		json_double(&j, (double)(uint64_t)(total + 0.5));
+		json_double(&j, round_pos(total));
 		json_key(&j, "samples");
 		json_begin_array(&j);
 		for (i = first; i < end; i++) {
@@ -161,7 +167,7 @@ int output_speedscope(const struct profile *p, FILE *f, const struct output_opts
 		json_begin_array(&j);
 		for (i = first; i < end; i++) {
 			uint64_t c = p->counts[idx[i]].count;
-			json_double(&j, period ? (double)(uint64_t)((double)c * period + 0.5) : (double)c);
+			json_double(&j, round_pos((double)c * (period ? period : 1)));
 		}
 		json_end_array(&j);
 		json_end_object(&j);

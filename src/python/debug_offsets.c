@@ -85,6 +85,7 @@ int py_offsets_from_debug(const struct py_debug_offsets_layout *l,
 	o->frame_instr = field(&b, l->frame_instr_ptr, 256);
 	o->frame_owner = field(&b, l->frame_owner, 256);
 	o->frame_is_entry = PYOFF_NONE;
+	o->frame_gen = PYOFF_NONE;
 	o->frame_code_tagged = l->executable_tag_mask ? l->executable_tag_mask : PYOFF_NONE;
 	{
 		int32_t t[] = { o->frame_previous, o->frame_code, o->frame_instr, o->frame_owner };

@@ -95,6 +95,8 @@ struct py_offsets {
 	                               * inside that struct. PYOFF_NONE <= 3.11 */
 	int32_t chunk_data;           /* 3.11+: offsetof(_PyStackChunk, data), where
 	                               * the first frame of a chunk starts */
+	int32_t frame_gen;            /* <= 3.10: PyFrameObject.f_gen (NULL unless a
+	                               * generator's frame) */
 };
 
 /*

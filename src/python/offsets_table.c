@@ -81,6 +81,7 @@ static const struct py_offsets py38 = {
 	.gil_in_interp = 0,
 	.interp_gil_ptr = PYOFF_NONE,
 	.chunk_data = PYOFF_NONE,
+	.frame_gen = 96,
 };
 
 /* from pyenv 3.9.18 headers */
@@ -129,6 +130,7 @@ static const struct py_offsets py39 = {
 	.gil_in_interp = 0,
 	.interp_gil_ptr = PYOFF_NONE,
 	.chunk_data = PYOFF_NONE,
+	.frame_gen = 96,
 };
 
 /* from pyenv 3.10.13 headers */
@@ -177,6 +179,7 @@ static const struct py_offsets py310 = {
 	.gil_in_interp = 0,
 	.interp_gil_ptr = PYOFF_NONE,
 	.chunk_data = PYOFF_NONE,
+	.frame_gen = 88,
 };
 
 /* from pyenv 3.11.7 headers */
@@ -225,6 +228,7 @@ static const struct py_offsets py311 = {
 	.gil_in_interp = 0,
 	.interp_gil_ptr = PYOFF_NONE,
 	.chunk_data = 24,
+	.frame_gen = PYOFF_NONE,
 };
 
 /* from pyenv 3.12.1 headers */
@@ -273,6 +277,7 @@ static const struct py_offsets py312 = {
 	.gil_in_interp = 1,
 	.interp_gil_ptr = 384,
 	.chunk_data = 24,
+	.frame_gen = PYOFF_NONE,
 };
 
 const struct py_offsets *py_offsets_builtin(int minor)

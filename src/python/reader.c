@@ -513,6 +513,17 @@ int py_reader_threads(struct py_reader *r, struct py_thread_info *out, size_t ma
 
 /* ---- frames ----------------------------------------------------------- */
 
+#define FRAME_OWNED_BY_GENERATOR 1
+
+static int generator_frame(const struct py_offsets *o, const uint8_t *buf)
+{
+	if (o->frame_owner != PYOFF_NONE)
+		return buf[o->frame_owner] == FRAME_OWNED_BY_GENERATOR;
+	if (o->frame_gen != PYOFF_NONE)
+		return get_u64(buf, o->frame_gen) != 0;
+	return 0;
+}
+
 static uint64_t code_start(const struct py_offsets *o, uint64_t code)
 {
 	return code + (uint64_t)o->code_code_adaptive;
@@ -545,6 +556,12 @@ int py_reader_stack(struct py_reader *r, const struct py_thread_info *t,
 			return ret;
 		prev_frame = frame;
 		code_addr = get_u64(buf, o->frame_code);
+		/*
+		 * A running generator's frame always has a caller; one without
+		 * was read after it was suspended: the chain was read as it changed.
+		 */
+		if (!get_u64(buf, o->frame_previous) && generator_frame(o, buf))
+			return -EAGAIN;
 		if (o->frame_code_tagged != PYOFF_NONE && o->frame_code_tagged)
 			code_addr &= ~(uint64_t)o->frame_code_tagged;
 		frame = get_u64(buf, o->frame_previous);
@@ -605,6 +622,16 @@ int py_reader_stack(struct py_reader *r, const struct py_thread_info *t,
 			frames[n].entry = 0;
 		n++;
 	}
+	/*
+	 * From 3.11 every thread's chain ends where a C-level eval call began
+	 * (3.11: an is_entry frame; 3.12+: a C-stack shim). A chain that ends
+	 * anywhere else was read while it changed (a generator suspended
+	 * between two reads): reject it rather than report a stack that never was.
+	 */
+	if (n && o->frame_model == PY_FRAMES_INTERP_311 && !frames[n - 1].entry)
+		return -EAGAIN;
+	if (n && o->frame_model == PY_FRAMES_INTERP_312 && !frames[n - 1].shim)
+		return -EAGAIN;
 	if (n)
 		frames[n - 1].entry = 1;
 	*depth = n;

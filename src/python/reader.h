@@ -86,8 +86,9 @@ int py_reader_threads(struct py_reader *r, struct py_thread_info *out, size_t ma
 
 /*
  * The Python stack of one thread, innermost frame first, into frames (at most
- * max). Returns 0; -EFAULT on a torn or invalid read; -ELOOP when the chain
- * exceeds max frames; -ESRCH/-EPERM from the memory reader.
+ * max). Returns 0; -EFAULT on an invalid read; -EAGAIN when the chain was
+ * read while it changed (3.11+: it does not end at an entry frame); -ELOOP
+ * when the chain exceeds max frames; -ESRCH/-EPERM from the memory reader.
  */
 int py_reader_stack(struct py_reader *r, const struct py_thread_info *t,
 		    struct py_frame_info *frames, size_t max, size_t *depth);

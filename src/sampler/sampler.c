@@ -137,10 +137,28 @@ int sampler_tick(struct sampler *s)
 }
 
 /* One tick's work, with the tick's prefetched memory active. */
+/*
+ * Part of a walk came live from the target, not from the tick's one-call
+ * copy: if the thread's innermost frame changed meanwhile, the frames may
+ * mix two moments (<= 3.10 chains carry no end marker to tell).
+ */
+static int moved_meanwhile(struct sampler *s, const struct py_thread_info *t)
+{
+	struct py_thread_info now = *t;
+	int active = s->mem.snap_active;
+
+	s->mem.snap_active = 0;
+	if (py_reader_thread_frame(&s->reader, &now))
+		now.frame = 0;
+	s->mem.snap_active = active;
+	return now.frame != t->frame;
+}
+
 static int sample_threads(struct sampler *s, uint64_t now)
 {
 	struct profile_meta *m = &s->prof->meta;
 	size_t nthreads, depth;
+	uint64_t live_reads;
 	int ret;
 
 	ret = py_reader_threads(&s->reader, s->threads, PY_MAX_THREADS, &nthreads);
@@ -160,9 +178,12 @@ static int sample_threads(struct sampler *s, uint64_t now)
 
 		if (!t->frame)
 			continue;     /* no Python code running in this thread */
+		live_reads = s->mem.reads;
 		ret = py_reader_stack(&s->reader, t, s->frames, PY_MAX_DEPTH, &depth);
 		if (is_gone(ret))
 			return ret;
+		if (!ret && s->mem.reads != live_reads && moved_meanwhile(s, t))
+			ret = -EAGAIN;
 		if (ret || depth == 0) {
 			m->errors++;
 			continue;

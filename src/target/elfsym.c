@@ -197,7 +197,12 @@ int elf_file_find_version_string(struct elf_file *ef, const char *prefix, char *
 		for (size_t i = 1; d && i < len; i++) {
 			size_t m;
 
-			if (d[i - 1] != '\0' || d[i] != prefix[0])
+			/*
+			 * The linker merges a string into the tail of a longer one
+			 * ("/root/.pyenv/versions/3.8.18"), so accept any start
+			 * that is not part of a longer number or word.
+			 */
+			if (d[i] != prefix[0] || isalnum((unsigned char)d[i - 1]) || d[i - 1] == '.')
 				continue;
 			m = match_version(d + i, len - i, prefix);
 			if (m && m < size) {

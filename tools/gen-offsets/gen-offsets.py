@@ -192,6 +192,7 @@ BUILTIN_FIELDS = [
     ("gil_in_interp", None),
     ("interp_gil_ptr", "interp_gil_ptr"),
     ("chunk_data", "chunk_data"),
+    ("frame_gen", "frame_gen"),
 ]
 
 SIZE_GROUPS = {
@@ -199,7 +200,7 @@ SIZE_GROUPS = {
                     "tstate_thread_id", "tstate_native_thread_id",
                     "tstate_datastack_chunk"],
     "frame_size": ["frame_previous", "frame_code", "frame_instr",
-                   "frame_owner", "frame_is_entry"],
+                   "frame_owner", "frame_is_entry", "frame_gen"],
     "code_size": ["code_filename", "code_name", "code_qualname",
                   "code_linetable", "code_firstlineno", "code_code_adaptive"],
 }

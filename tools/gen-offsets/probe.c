@@ -156,6 +156,7 @@ int main(void)
 	ST("frame_previous", PyFrameObject, f_back);
 	ST("frame_code", PyFrameObject, f_code);
 	ST("frame_instr", PyFrameObject, f_lasti);
+	ST("frame_gen", PyFrameObject, f_gen);
 #else
 	ST("frame_previous", _PyInterpreterFrame, previous);
 #if MINOR <= 12

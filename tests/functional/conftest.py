@@ -1,0 +1,54 @@
+"""Fixtures of framewalk's functional tests.
+
+Interpreters: pyenv 3.8-3.13, Debian's static /usr/bin/python3.11, and
+python3.13/3.14/3.15 in the Debian-unstable root made by scripts/sid-root.sh
+(FRAMEWALK_SID_ROOT, default /var/cache/framewalk/sid). A missing interpreter
+or root makes its tests FAIL, never skip.
+
+A test taking an `interp` argument runs once per interpreter; restrict it
+with @pytest.mark.interps("py3.12", "sid-py3.15").
+"""
+import pytest
+
+from fwtest import INTERPS, INTERP_BY_ID, start_workload
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "interps(*ids): run an interp-parametrized test only on these interpreters")
+
+
+def pytest_generate_tests(metafunc):
+    if "interp" not in metafunc.fixturenames:
+        return
+    marker = metafunc.definition.get_closest_marker("interps")
+    if marker:
+        unknown = [i for i in marker.args if i not in INTERP_BY_ID]
+        assert not unknown, "unknown interpreter ids %s" % unknown
+        chosen = [INTERP_BY_ID[i] for i in marker.args]
+    else:
+        chosen = INTERPS
+    metafunc.parametrize("interp", chosen, ids=[i.id for i in chosen])
+
+
+@pytest.fixture
+def workload():
+    """Factory: workload(interp, 'structure.py', *args, ready=True) starts a
+    workload (waiting for its READY line); every one started is killed at
+    teardown."""
+    started = []
+
+    def start(interp, script, *args, ready=True):
+        w = start_workload(interp, script, *args, ready=ready)
+        started.append(w)
+        return w
+
+    yield start
+    for w in started:
+        w.stop()
+
+
+@pytest.fixture
+def structure(interp, workload):
+    """structure.py running under `interp`, READY."""
+    return workload(interp, "structure.py")

@@ -1,0 +1,535 @@
+"""Helpers shared by framewalk's functional tests: interpreters, workloads,
+source markers, output parsers and the expected call structure of
+tests/workloads/structure.py."""
+import ast
+import os
+import re
+import select
+import shutil
+import signal
+import subprocess
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+WORKLOADS = REPO / "tests" / "workloads"
+FRAMEWALK = Path(os.environ.get("FRAMEWALK") or os.environ.get("FRAMEWALK_BIN") or
+                 str(REPO / "build" / "framewalk"))
+SID_ROOT = Path(os.environ.get("FRAMEWALK_SID_ROOT", "/var/cache/framewalk/sid"))
+CHROOT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+
+def pyenv_root():
+    env = os.environ.get("PYENV_ROOT")
+    if env:
+        return Path(env)
+    exe = shutil.which("pyenv")
+    if exe:
+        try:
+            out = subprocess.run([exe, "root"], capture_output=True, text=True,
+                                 timeout=10)
+            if out.returncode == 0 and out.stdout.strip():
+                return Path(out.stdout.strip())
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+    return Path("/root/.pyenv")
+
+
+# --------------------------------------------------------------------------
+# Interpreters
+# --------------------------------------------------------------------------
+
+class Interp:
+    """One interpreter under test. kind is 'host' or 'chroot'."""
+
+    def __init__(self, ident, version, kind, exe, root=None):
+        self.id = ident
+        self.version = version          # (major, minor)
+        self.kind = kind
+        self.exe = exe                  # host path, or path inside the root
+        self.root = root
+        self._full_version = None
+
+    def __repr__(self):
+        return "Interp(%s)" % self.id
+
+    def check(self):
+        """Fail the test loudly if the interpreter is not there."""
+        if self.kind == "host":
+            if not os.access(self.exe, os.X_OK):
+                pytest.fail("interpreter %s missing: %s is not an executable "
+                            "(expected a pyenv or Debian install)" % (self.id, self.exe))
+        else:
+            inside = Path(str(self.root) + self.exe)
+            if not self.root.is_dir():
+                pytest.fail("sid root %s missing: create it with scripts/sid-root.sh "
+                            "(needed for %s)" % (self.root, self.id))
+            if not os.access(str(inside), os.X_OK):
+                pytest.fail("interpreter %s missing: %s not in sid root %s "
+                            "(run scripts/sid-root.sh; Debian unstable may have "
+                            "dropped it)" % (self.id, self.exe, self.root))
+
+    def argv(self, *args):
+        if self.kind == "host":
+            return [str(self.exe)] + list(args)
+        return ["chroot", str(self.root), self.exe] + list(args)
+
+    def env(self):
+        if self.kind == "host":
+            env = dict(os.environ)
+        else:
+            env = {"PATH": CHROOT_PATH, "LC_ALL": "C.UTF-8", "HOME": "/root"}
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        env.pop("PYTHONPATH", None)
+        env.pop("PYTHONHOME", None)
+        return env
+
+    @property
+    def full_version(self):
+        if self._full_version is None:
+            self.check()
+            out = subprocess.run(
+                self.argv("-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"),
+                capture_output=True, text=True, env=self.env(), timeout=30)
+            assert out.returncode == 0, out.stderr
+            self._full_version = out.stdout.strip()
+            assert self._full_version.startswith("%d.%d." % self.version)
+        return self._full_version
+
+    def has_qualname(self):
+        return self.version >= (3, 11)
+
+
+def _interps():
+    pr = pyenv_root()
+    out = []
+    for full in ("3.8.18", "3.9.18", "3.10.13", "3.11.7", "3.12.1", "3.13.0"):
+        major, minor = full.split(".")[:2]
+        out.append(Interp("py%s.%s" % (major, minor), (int(major), int(minor)), "host",
+                          pr / "versions" / full / "bin" / "python"))
+    out.append(Interp("py3.11-static", (3, 11), "host", Path("/usr/bin/python3.11")))
+    for minor in (13, 14, 15):
+        out.append(Interp("sid-py3.%d" % minor, (3, minor), "chroot",
+                          "/usr/bin/python3.%d" % minor, root=SID_ROOT))
+    return out
+
+
+INTERPS = _interps()
+INTERP_BY_ID = {i.id: i for i in INTERPS}
+
+
+# --------------------------------------------------------------------------
+# Source markers and function spans
+# --------------------------------------------------------------------------
+
+MARKER_RE = re.compile(r"#.*$")
+MARKER_NAME_RE = re.compile(r"@([A-Za-z_]\w*)")
+
+
+class SourceInfo:
+    """Markers ('# @name' comments) and function spans of one workload file."""
+
+    def __init__(self, path):
+        self.path = Path(path)
+        text = self.path.read_text(encoding="utf-8")
+        self.markers = {}
+        for no, line in enumerate(text.splitlines(), 1):
+            m = MARKER_RE.search(line)
+            if not m:
+                continue
+            for name in MARKER_NAME_RE.findall(m.group(0)):
+                self.markers.setdefault(name, set()).add(no)
+        self.functions = {}     # qualname -> (first, last, own lines)
+        tree = ast.parse(text, filename=str(self.path))
+        self._walk(tree, "")
+
+    def _walk(self, node, prefix):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                qual = prefix + child.name
+                self._add(qual, child)
+                self._walk(child, qual + ".<locals>.")
+            elif isinstance(child, ast.ClassDef):
+                self._walk(child, prefix + child.name + ".")
+            elif isinstance(child, ast.Lambda):
+                self._add(prefix + "<lambda>", child)
+                self._walk(child, prefix + "<lambda>.<locals>.")
+            elif isinstance(child, ast.GeneratorExp):
+                self._add(prefix + "<genexpr>", child)
+                self._walk(child, prefix + "<genexpr>.<locals>.")
+            else:
+                self._walk(child, prefix)
+
+    def _add(self, qual, node):
+        assert qual not in self.functions, "ambiguous qualname %s" % qual
+        span = set(range(node.lineno, node.end_lineno + 1))
+        own = set(span)
+        for sub in ast.walk(node):
+            if sub is not node and isinstance(sub, (ast.FunctionDef, ast.ClassDef)):
+                own -= set(range(sub.lineno, sub.end_lineno + 1))
+        self.functions[qual] = (node.lineno, node.end_lineno, own)
+
+    def lines(self, *markers):
+        out = set()
+        for m in markers:
+            assert m in self.markers, "marker @%s not in %s" % (m, self.path)
+            out |= self.markers[m]
+        return out
+
+    def line(self, marker):
+        lines = self.lines(marker)
+        assert len(lines) == 1, "marker @%s on several lines" % marker
+        return next(iter(lines))
+
+    def own_lines(self, qual):
+        assert qual in self.functions, "no function %s in %s" % (qual, self.path)
+        return set(self.functions[qual][2])
+
+
+def frame_name(interp, qualname):
+    """The name framewalk must print: co_qualname on 3.11+, co_name before."""
+    if interp.has_qualname():
+        return qualname
+    return qualname.rsplit(".", 1)[-1]
+
+
+# --------------------------------------------------------------------------
+# Workloads
+# --------------------------------------------------------------------------
+
+class Workload:
+    def __init__(self, interp, script, args, proc, host_dir, target_dir, cleanup_dir):
+        self.interp = interp
+        self.script = script
+        self.args = args
+        self.proc = proc
+        self.pid = proc.pid
+        self.host_dir = Path(host_dir)          # where the test reads the files
+        self.target_dir = target_dir            # the directory as the target sees it
+        self._cleanup_dir = cleanup_dir
+        self._sources = {}
+
+    def target_path(self, name):
+        """A workload file's path as the interpreter has it (co_filename)."""
+        return self.target_dir.rstrip("/") + "/" + name
+
+    def source(self, name):
+        if name not in self._sources:
+            self._sources[name] = SourceInfo(self.host_dir / name)
+        return self._sources[name]
+
+    def tids(self):
+        return sorted(int(t) for t in os.listdir("/proc/%d/task" % self.pid))
+
+    def comm(self, tid):
+        with open("/proc/%d/task/%d/comm" % (self.pid, tid), "rb") as f:
+            return f.read().rstrip(b"\n").decode("utf-8", "replace")
+
+    def thread_names(self):
+        return {tid: self.comm(tid) for tid in self.tids()}
+
+    def state(self, tid):
+        """The one-letter scheduler state of thread TID (R, S, D, ...)."""
+        with open("/proc/%d/task/%d/stat" % (self.pid, tid)) as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+
+    def wait_asleep(self, tid, timeout=5.0):
+        """Wait until thread TID has been asleep (S) for 0.1 s."""
+        deadline = time.monotonic() + timeout
+        since = None
+        while time.monotonic() < deadline:
+            if self.state(tid) == "S":
+                since = since or time.monotonic()
+                if time.monotonic() - since >= 0.1:
+                    return
+            else:
+                since = None
+            time.sleep(0.01)
+        pytest.fail("thread %d of %d never settled asleep" % (tid, self.pid))
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def stop(self):
+        if self.proc.poll() is None:
+            try:
+                self.proc.kill()
+            except ProcessLookupError:
+                pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+        for f in (self.proc.stdout, self.proc.stderr):
+            if f:
+                f.close()
+        if self._cleanup_dir:
+            shutil.rmtree(self._cleanup_dir, ignore_errors=True)
+            self._cleanup_dir = None
+
+
+def wait_ready(proc, timeout=30.0, what="workload"):
+    """Read proc's stdout until a line READY; fail with its stderr if it dies."""
+    deadline = time.monotonic() + timeout
+    buf = b""
+    fd = proc.stdout.fileno()
+    while b"READY\n" not in buf:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            proc.kill()
+            pytest.fail("%s did not print READY within %.0f s" % (what, timeout))
+        r, _, _ = select.select([fd], [], [], min(left, 0.5))
+        if r:
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                err = proc.stderr.read().decode("utf-8", "replace") if proc.stderr else ""
+                proc.wait()
+                pytest.fail("%s exited (%s) before READY: %s" % (what, proc.returncode, err))
+            buf += chunk
+
+
+def start_workload(interp, script, *args, ready=True):
+    """Start tests/workloads/SCRIPT under INTERP. For a chroot interpreter the
+    files are copied to <root>/tmp/fw-tests/<unique>/ and run from there."""
+    interp.check()
+    if interp.kind == "host":
+        host_dir = WORKLOADS
+        target_dir = str(WORKLOADS)
+        cleanup = None
+    else:
+        unique = "%s-%s" % (interp.id, uuid.uuid4().hex[:12])
+        host_dir = Path(str(interp.root)) / "tmp" / "fw-tests" / unique
+        host_dir.mkdir(parents=True)
+        for f in WORKLOADS.glob("*.py"):
+            shutil.copy2(str(f), str(host_dir / f.name))
+        target_dir = "/tmp/fw-tests/" + unique
+        cleanup = host_dir
+    argv = interp.argv("-B", target_dir + "/" + script, *args)
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=interp.env())
+    w = Workload(interp, script, args, proc, host_dir, target_dir, cleanup)
+    if ready:
+        try:
+            wait_ready(proc, what="%s %s" % (interp.id, script))
+        except BaseException:
+            w.stop()
+            raise
+    return w
+
+
+# --------------------------------------------------------------------------
+# Running framewalk
+# --------------------------------------------------------------------------
+
+def framewalk_path():
+    if not os.access(str(FRAMEWALK), os.X_OK):
+        pytest.fail("framewalk binary missing: %s (build it first: meson setup build "
+                    "&& ninja -C build)" % FRAMEWALK)
+    return str(FRAMEWALK)
+
+
+class Result:
+    def __init__(self, argv, returncode, stdout, stderr, elapsed):
+        self.argv = argv
+        self.returncode = returncode
+        self.stdout_bytes = stdout
+        self.stderr_bytes = stderr
+        self.stdout = stdout.decode("utf-8", "replace")
+        self.stderr = stderr.decode("utf-8", "replace")
+        self.elapsed = elapsed
+
+    def __repr__(self):
+        return ("framewalk %s -> exit %s in %.1fs\n--- stdout ---\n%s\n--- stderr ---\n%s"
+                % (" ".join(self.argv[1:]), self.returncode, self.elapsed,
+                   self.stdout[-3000:], self.stderr[-3000:]))
+
+
+def run_fw(*args, timeout=60, prefix=(), binary=None, input_=None):
+    argv = list(prefix) + [binary or framewalk_path()] + [str(a) for a in args]
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run(argv, capture_output=True, timeout=timeout,
+                           stdin=subprocess.DEVNULL if input_ is None else None,
+                           input=input_)
+    except subprocess.TimeoutExpired as e:
+        pytest.fail("framewalk %s did not finish within %s s; stderr: %s"
+                    % (" ".join(argv), timeout,
+                       (e.stderr or b"").decode("utf-8", "replace")[-2000:]))
+    return Result(argv, p.returncode, p.stdout, p.stderr, time.monotonic() - t0)
+
+
+# --------------------------------------------------------------------------
+# Output parsers
+# --------------------------------------------------------------------------
+
+THREAD_RE = re.compile(r"^(?P<name>.*) \((?P<tid>\d+)\)$")
+FRAME_RE = re.compile(r"^(?P<name>.+) \((?P<file>.+):(?P<line>\d+)\)$")
+
+
+def parse_frame(text):
+    m = FRAME_RE.match(text)
+    if not m:
+        raise ValueError("malformed frame %r" % text)
+    return (m.group("name"), m.group("file"), int(m.group("line")))
+
+
+def parse_collapsed(data):
+    """Parse collapsed output (bytes, UTF-8) into a list of
+    (thread_name, tid, [(name, file, line), ...outermost first], count)."""
+    text = data.decode("utf-8")         # strict: the output must be UTF-8
+    assert text == "" or text.endswith("\n"), "collapsed output does not end with a newline"
+    out = []
+    for no, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            raise AssertionError("collapsed line %d is empty" % no)
+        stack, sep, count = line.rpartition(" ")
+        if not sep or not count.isdigit() or int(count) <= 0:
+            raise AssertionError("collapsed line %d has no positive count: %r" % (no, line))
+        parts = stack.split(";")
+        m = THREAD_RE.match(parts[0])
+        if not m:
+            raise AssertionError("collapsed line %d: bad thread %r" % (no, parts[0]))
+        try:
+            frames = [parse_frame(p) for p in parts[1:]]
+        except ValueError as e:
+            raise AssertionError("collapsed line %d: %s in %r" % (no, e, line))
+        out.append((m.group("name"), int(m.group("tid")), frames, int(count)))
+    return out
+
+
+DUMP_HEAD_RE = re.compile(r"^Process (?P<pid>\d+) \((?P<name>.*)\), Python (?P<ver>\d+\.\d+\.\d+\S*)$")
+DUMP_THREAD_RE = re.compile(r'^Thread (?P<tid>\d+) "(?P<name>.*)" (?P<state>on-cpu|off-cpu)$')
+
+
+def parse_dump(text):
+    """Parse `framewalk dump` output into (head, {tid: (name, state, frames)}),
+    frames outermost first (the dump prints innermost last)."""
+    lines = text.splitlines()
+    assert lines, "empty dump"
+    m = DUMP_HEAD_RE.match(lines[0])
+    assert m, "bad dump header %r" % lines[0]
+    head = {"pid": int(m.group("pid")), "name": m.group("name"), "version": m.group("ver")}
+    threads = {}
+    cur = None
+    for line in lines[1:]:
+        if not line.strip():
+            continue
+        t = DUMP_THREAD_RE.match(line)
+        if t:
+            tid = int(t.group("tid"))
+            assert tid not in threads, "thread %d listed twice" % tid
+            cur = (t.group("name"), t.group("state"), [])
+            threads[tid] = cur
+            continue
+        assert cur is not None, "frame line before any thread: %r" % line
+        assert line.startswith("  ") and not line.startswith("   "), \
+            "frame line not indented by two spaces: %r" % line
+        cur[2].append(parse_frame(line[2:]))
+    return head, threads
+
+
+# --------------------------------------------------------------------------
+# Expected call structure of structure.py
+# --------------------------------------------------------------------------
+
+class Pattern:
+    """A frame pattern: exact name and file, line in a set."""
+
+    def __init__(self, name, file, lines):
+        self.name, self.file, self.lines = name, file, frozenset(lines)
+        assert self.lines, "empty line set for %s" % name
+
+    def matches(self, frame):
+        return frame[0] == self.name and frame[1] == self.file and frame[2] in self.lines
+
+    def __repr__(self):
+        return "%s (%s:%s)" % (self.name, os.path.basename(self.file),
+                               ",".join(str(x) for x in sorted(self.lines)))
+
+
+def chain_matches(chain, frames):
+    return len(chain) == len(frames) and all(p.matches(f) for p, f in zip(chain, frames))
+
+
+def fmt_frames(frames):
+    return ";".join("%s (%s:%d)" % (n, os.path.basename(f), l) for n, f, l in frames)
+
+
+class StructureSpec:
+    """For each thread of structure.py (by comm; 'main' for the main thread):
+    `valid`: every chain a sample of that thread may have;
+    `exact`: the chain whose leaf is on the marked hot line(s)."""
+
+    def __init__(self, workload):
+        interp = workload.interp
+        S = workload.source("structure.py")
+        H = workload.source("structure_helper.py")
+        spath = workload.target_path("structure.py")
+        hpath = workload.target_path("structure_helper.py")
+
+        def P(qual, lines, path=spath):
+            return Pattern(frame_name(interp, qual), path, lines)
+
+        self.valid = {}
+        self.exact = {}
+
+        # comm, entry function, loop marker, call marker, list of callee levels:
+        # (qualname, source, path, marker of the call it makes or None, leaf marker)
+        simple = [
+            ("fw-method", "thread_method", "method",
+             [("Worker.spin", S, spath, None, "leaf_method")]),
+            ("fw-lambda", "thread_lambda", "lambda",
+             [("<lambda>", S, spath, None, "leaf_lambda")]),
+            ("fw-gen", "thread_gen", "consume",
+             [("consume_squares", S, spath, "call_gen", None),
+              ("squares", S, spath, None, "leaf_gen")]),
+            ("fw-genexpr", "thread_genexpr", "spin_genexpr",
+             [("spin_genexpr", S, spath, "call_genexpr", None),
+              ("spin_genexpr.<locals>.<genexpr>", S, spath, None, "leaf_genexpr")]),
+            ("fw-nested", "thread_nested", "outer",
+             [("outer", S, spath, "call_inner", None),
+              ("outer.<locals>.inner", S, spath, None, "leaf_inner")]),
+            ("fw-helper", "thread_helper", "helper",
+             [("helper_spin", H, hpath, None, "leaf_helper")]),
+            ("fw-unicode", "計算", "unicode",
+             [("calcul_énergie", S, spath, None, "leaf_unicode")]),
+            ("fw-worker", "thread_named", "named",
+             [("named_spin", S, spath, None, "leaf_named")]),
+        ]
+        loop_marker = {"method": "loop_method", "lambda": "loop_lambda",
+                       "consume": "loop_gen", "spin_genexpr": "loop_genexpr",
+                       "outer": "loop_nested", "helper": "loop_helper",
+                       "unicode": "loop_unicode", "named": "loop_named"}
+        call_marker = {"method": "call_method", "lambda": "call_lambda",
+                       "consume": "call_consume", "spin_genexpr": "call_spin_genexpr",
+                       "outer": "call_outer", "helper": "call_helper",
+                       "unicode": "call_unicode", "named": "call_named"}
+        for comm, entry, key, levels in simple:
+            call = S.lines(call_marker[key])
+            # Between two calls the entry function is innermost, on its loop.
+            chains = [[P(entry, S.lines(loop_marker[key]) | call)]]
+            prefix = [P(entry, call)]
+            exact = None
+            for qual, src, path, calls, leaf in levels:
+                own = src.own_lines(qual)
+                chains.append(prefix + [P(qual, own, path)])
+                if calls:
+                    prefix = prefix + [P(qual, src.lines(calls), path)]
+                else:
+                    exact = prefix + [P(qual, src.lines(leaf), path)]
+            self.valid[comm] = chains
+            self.exact[comm] = exact
+
+        self.valid["main"] = [[P("<module>", S.lines("call_main")),
+                               P("main", S.lines("main_ready", "main_wait"))]]
+        self.exact["main"] = [P("<module>", S.lines("call_main")),
+                              P("main", S.lines("main_wait"))]
+
+    def key_for(self, workload, tid, comm):
+        return "main" if tid == workload.pid else comm
+
+    def matches_any(self, key, frames):
+        return any(chain_matches(c, frames) for c in self.valid[key])

@@ -1,0 +1,72 @@
+"""framewalk dump: header, every thread of /proc/PID/task with its comm, and
+each thread's stack (innermost last) one of the chains the workload allows."""
+from fwtest import StructureSpec, chain_matches, fmt_frames, frame_name, parse_dump, run_fw, Pattern
+
+
+def test_dump_structure(interp, structure):
+    w = structure
+    names = w.thread_names()
+    r = run_fw("dump", "-p", w.pid, timeout=30)
+    assert r.returncode == 0, r
+    head, threads = parse_dump(r.stdout_bytes.decode("utf-8"))
+    assert head["pid"] == w.pid, r
+    assert head["name"] == names[w.pid], r
+    assert head["version"] == interp.full_version, r
+    assert sorted(threads) == w.tids(), "dump threads %s, /proc/%d/task has %s" % (
+        sorted(threads), w.pid, w.tids())
+    assert len(threads) == 9
+    assert w.alive(), "the target died while being dumped"
+
+    spec = StructureSpec(w)
+    problems = []
+    for tid, (name, state, frames) in sorted(threads.items()):
+        if name != names[tid]:
+            problems.append("thread %d named %r, comm is %r" % (tid, name, names[tid]))
+        key = spec.key_for(w, tid, names[tid])
+        if not spec.matches_any(key, frames):
+            problems.append("thread %s (%d): stack %s is none of %s"
+                            % (key, tid, fmt_frames(frames), spec.valid[key]))
+    assert not problems, "\n".join(problems) + "\n" + repr(r)
+
+
+def test_dump_busy(interp, workload):
+    """A thread that never blocks is on-cpu, in hot_a or hot_b."""
+    w = workload(interp, "split.py", "--seconds", "30")
+    r = run_fw("dump", "-p", w.pid, timeout=30)
+    assert r.returncode == 0, r
+    head, threads = parse_dump(r.stdout_bytes.decode("utf-8"))
+    assert sorted(threads) == w.tids() == [w.pid], r
+    src = w.source("split.py")
+    path = w.target_path("split.py")
+    name, state, frames = threads[w.pid]
+    assert state == "on-cpu", r
+    top = [Pattern("<module>", path, src.lines("call_main"))]
+    valid = [top + [Pattern("main", path, src.own_lines("main"))]]
+    for fn, call in (("hot_a", "call_a"), ("hot_b", "call_b")):
+        valid.append(top + [Pattern("main", path, src.lines(call)),
+                            Pattern(fn, path, src.own_lines(fn))])
+    assert any(chain_matches(c, frames) for c in valid), "stack %s, expected one of %s\n%r" % (
+        fmt_frames(frames), valid, r)
+
+
+def test_dump_idle(interp, workload):
+    w = workload(interp, "idle.py")
+    # After READY it still has to finish writing it and get into time.sleep.
+    w.wait_asleep(w.pid)
+    r = run_fw("dump", "-p", w.pid, timeout=30)
+    assert r.returncode == 0, r
+    head, threads = parse_dump(r.stdout_bytes.decode("utf-8"))
+    assert head["pid"] == w.pid and head["version"] == interp.full_version, r
+    assert sorted(threads) == w.tids() == [w.pid], r
+    src = w.source("idle.py")
+    path = w.target_path("idle.py")
+    expected = [Pattern("<module>", path, src.lines("call_main")),
+                Pattern("main", path, src.lines("call_idle")),
+                Pattern(frame_name(interp, "idle_wait"), path, src.lines("idle_wait"))]
+    name, state, frames = threads[w.pid]
+    assert state == "off-cpu", r
+    assert chain_matches(expected, frames), "stack %s, expected %s\n%r" % (
+        fmt_frames(frames), expected, r)
+    # Innermost last: the sleeping function is the last frame printed.
+    last = r.stdout.rstrip("\n").splitlines()[-1]
+    assert last.startswith("  %s (%s:" % (frame_name(interp, "idle_wait"), path)), r

@@ -1,0 +1,68 @@
+"""record -p on structure.py: every known leaf shows with its exact frame
+chain (names per interpreter version, line numbers from the source markers),
+and >= 99% of each thread's samples have one of that thread's valid chains."""
+from collections import Counter
+
+from fwtest import (StructureSpec, chain_matches, fmt_frames, parse_collapsed,
+                    run_fw)
+
+THREADS = ["fw-method", "fw-lambda", "fw-gen", "fw-genexpr", "fw-nested",
+           "fw-helper", "fw-unicode", "fw-worker"]
+
+
+def test_structure(interp, structure, tmp_path):
+    w = structure
+    names = w.thread_names()
+    assert sorted(names.values()).count("fw-worker") == 1, names
+    out = tmp_path / "structure.collapsed"
+    r = run_fw("record", "-p", w.pid, "-d", "2", "-r", "200", "--format", "collapsed",
+               "-o", out, "-q", timeout=60)
+    assert r.returncode == 0, r
+    assert w.alive(), "the target died while being profiled"
+    raw = out.read_bytes()
+    samples = parse_collapsed(raw)
+    assert samples, "no samples recorded"
+
+    by_tid = {}
+    for tname, tid, frames, count in samples:
+        assert tid in names, "sample for unknown thread %d (threads: %s)" % (tid, names)
+        assert tname == names[tid], "thread %d labelled %r, its comm is %r" % (
+            tid, tname, names[tid])
+        by_tid.setdefault(tid, Counter())[tuple(frames)] += count
+
+    # The thread named from inside itself with prctl shows as "fw-worker (TID)".
+    worker_tid = [t for t, n in names.items() if n == "fw-worker"][0]
+    assert ("\nfw-worker (%d);" % worker_tid).encode() in b"\n" + raw
+    # Non-ASCII function names come out as UTF-8.
+    assert "calcul_énergie (".encode("utf-8") in raw
+    assert "計算 (".encode("utf-8") in raw
+
+    spec = StructureSpec(w)
+    problems = []
+    for tid, stacks in sorted(by_tid.items()):
+        key = spec.key_for(w, tid, names[tid])
+        if key not in spec.valid:
+            problems.append("unexpected thread %s (%d) with %d samples"
+                            % (names[tid], tid, sum(stacks.values())))
+            continue
+        total = sum(stacks.values())
+        good = sum(c for f, c in stacks.items() if spec.matches_any(key, list(f)))
+        if good < 0.99 * total:
+            bad = [(c, fmt_frames(f)) for f, c in stacks.most_common()
+                   if not spec.matches_any(key, list(f))][:5]
+            problems.append(
+                "thread %s: only %d of %d samples have a valid chain; valid: %s; "
+                "unexpected (count, stack): %s" % (key, good, total, spec.valid[key], bad))
+
+    for comm in THREADS:
+        tid = [t for t, n in names.items() if n == comm]
+        assert len(tid) == 1, "workload thread %s not found: %s" % (comm, names)
+        stacks = by_tid.get(tid[0])
+        if not stacks:
+            problems.append("thread %s (%d) has no samples" % (comm, tid[0]))
+            continue
+        if not any(chain_matches(spec.exact[comm], list(f)) for f in stacks):
+            problems.append("thread %s: expected chain %s not found; got: %s" % (
+                comm, spec.exact[comm],
+                [(c, fmt_frames(f)) for f, c in stacks.most_common(4)]))
+    assert not problems, "\n".join(problems)
