@@ -56,7 +56,20 @@ js-deps: test-deps $(JS_STAMP)
 $(JS_STAMP): tests/js/package.json tests/js/package-lock.json | test-deps
 	cd tests/js && npm ci --no-audit --no-fund --loglevel=error
 
-functional: test-deps build sid-root js-deps
+# tests/browser: playwright-core driving Debian's chromium over the HTML views
+BROWSER_STAMP = tests/browser/node_modules/.package-lock.json
+.PHONY: browser-deps vendor
+browser-deps: test-deps $(BROWSER_STAMP)
+
+$(BROWSER_STAMP): tests/browser/package.json tests/browser/package-lock.json | test-deps
+	cd tests/browser && npm ci --no-audit --no-fund --loglevel=error
+
+# Regenerate src/output/assets/vendor/ (d3, d3-flame-graph) from npm; the
+# copies are checked in, so building never needs npm or the network.
+vendor:
+	tools/embed/vendor.sh
+
+functional: test-deps build sid-root js-deps browser-deps
 	FRAMEWALK=$(abspath $(FRAMEWALK)) $(PYTEST) tests/functional $(PYTEST_ARGS)
 
 check: unit functional

@@ -7,12 +7,15 @@ set -eu
 
 BUILD_PKGS="gcc make meson ninja-build pkg-config libelf-dev libdw-dev zlib1g-dev"
 BUILD_PKGS="$BUILD_PKGS protobuf-c-compiler libprotobuf-c-dev"
+BUILD_PKGS="$BUILD_PKGS libncurses-dev"      # top's live view
 TEST_PKGS="libcmocka-dev python3-pytest mmdebstrap binutils util-linux procps"
 # go tool pprof and node (tests/js) read the pprof and JSON outputs. A Node.js
 # that bundles npm (nodesource's) conflicts with Debian's npm package, so the
 # Debian ones are asked for only when there is no npm at all.
 TEST_PKGS="$TEST_PKGS golang-go"
 command -v npm >/dev/null 2>&1 || TEST_PKGS="$TEST_PKGS nodejs npm"
+# the HTML views are checked in headless chromium, top in a tmux terminal
+TEST_PKGS="$TEST_PKGS chromium tmux"
 
 case "${1:-build}" in
 build) want="$BUILD_PKGS" ;;

@@ -34,6 +34,11 @@ struct arch_fp_layout {
 };
 extern const struct arch_fp_layout arch_fp;
 
+/* Name of a system call number, or NULL. */
+const char *arch_syscall_name(long nr);
+/* Does the system call take a file descriptor as its first argument? */
+int arch_syscall_fd_arg(long nr);
+
 /* Read a stopped thread's registers with ptrace. 0 or -errno. */
 int arch_ptrace_getregs(pid_t tid, struct arch_regs *regs);
 

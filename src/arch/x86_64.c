@@ -3,6 +3,7 @@
  * rdx 1, rcx 2, rbx 3, rsi 4, rdi 5, rbp 6, rsp 7, r8-r15 8-15, rip 16.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <sys/ptrace.h>
 #include <sys/user.h>
 
@@ -40,5 +41,40 @@ int arch_ptrace_getregs(pid_t tid, struct arch_regs *regs)
 	arch_reg_set(regs, 14, u.r14);
 	arch_reg_set(regs, 15, u.r15);
 	arch_reg_set(regs, 16, u.rip);
+	return 0;
+}
+
+/* The system calls a thread is commonly found waiting in. */
+static const struct {
+	long nr;
+	const char *name;
+	int fd_arg;
+} syscalls[] = {
+	{ 0, "read", 1 }, { 1, "write", 1 }, { 7, "poll", 0 }, { 17, "pread64", 1 },
+	{ 18, "pwrite64", 1 }, { 19, "readv", 1 }, { 20, "writev", 1 }, { 23, "select", 0 },
+	{ 34, "pause", 0 }, { 35, "nanosleep", 0 }, { 42, "connect", 1 }, { 43, "accept", 1 },
+	{ 44, "sendto", 1 }, { 45, "recvfrom", 1 }, { 46, "sendmsg", 1 }, { 47, "recvmsg", 1 },
+	{ 61, "wait4", 0 }, { 72, "fcntl", 1 }, { 74, "fsync", 1 }, { 75, "fdatasync", 1 },
+	{ 128, "rt_sigtimedwait", 0 }, { 130, "rt_sigsuspend", 0 }, { 202, "futex", 0 },
+	{ 230, "clock_nanosleep", 0 }, { 232, "epoll_wait", 1 }, { 247, "waitid", 0 },
+	{ 257, "openat", 0 }, { 270, "pselect6", 0 }, { 271, "ppoll", 0 },
+	{ 281, "epoll_pwait", 1 }, { 288, "accept4", 1 }, { 295, "preadv", 1 },
+	{ 299, "recvmmsg", 1 }, { 307, "sendmmsg", 1 }, { 426, "io_uring_enter", 1 },
+	{ 441, "epoll_pwait2", 1 }, { 449, "futex_waitv", 0 },
+};
+
+const char *arch_syscall_name(long nr)
+{
+	for (size_t i = 0; i < sizeof(syscalls) / sizeof(syscalls[0]); i++)
+		if (syscalls[i].nr == nr)
+			return syscalls[i].name;
+	return NULL;
+}
+
+int arch_syscall_fd_arg(long nr)
+{
+	for (size_t i = 0; i < sizeof(syscalls) / sizeof(syscalls[0]); i++)
+		if (syscalls[i].nr == nr)
+			return syscalls[i].fd_arg;
 	return 0;
 }

@@ -162,7 +162,9 @@ int cmd_choose_backend(struct sampler_opts *so)
 			so->backend = BACKEND_VM;
 			return 0;
 		}
-		if (!bpf_backend_built())
+		if (so->mode != MODE_CPU)
+			strbuf_addstr(&why, "it samples threads on a CPU only (--mode cpu)");
+		else if (!bpf_backend_built())
 			strbuf_addstr(&why, "this framewalk was built without BPF support");
 		else if (!bpf_backend_probe(&why))
 			so->backend = BACKEND_BPF;
@@ -180,6 +182,11 @@ int cmd_choose_backend(struct sampler_opts *so)
 	if (so->backend == BACKEND_VM && so->native) {
 		fw_error("--native and --kernel need a backend that sees native stacks: "
 			 "--backend ptrace or bpf (or leave --backend out)");
+		return -EINVAL;
+	}
+	if (so->backend == BACKEND_BPF && so->mode != MODE_CPU) {
+		fw_error("--backend bpf samples threads on a CPU only: use --mode cpu, or "
+			 "--backend ptrace / vm for wall and gil modes");
 		return -EINVAL;
 	}
 	if (so->backend == BACKEND_BPF) {

@@ -37,8 +37,13 @@ static const char record_usage[] =
 	"  -r, --rate RATE        samples per second: 100, 1k, 10khz (default 100)\n"
 	"  -o, --output FILE      write the profile to FILE (default: text report on\n"
 	"                         stdout); may be given several times\n"
-	"  -f, --format FMT       collapsed or text, for every output (default: from each\n"
-	"                         FILE's extension: .txt is text, anything else collapsed)\n"
+	"  -f, --format FMT       text, collapsed, html, pprof, speedscope or gecko, for\n"
+	"                         every output (default: from each FILE's extension:\n"
+	"                         .txt text, .html flame graph, .pb.gz pprof,\n"
+	"                         .speedscope.json, .gecko.json; anything else collapsed)\n"
+	"      --mode M           cpu (default: threads on a CPU), wall (every thread;\n"
+	"                         a waiting one ends in a [wait] frame naming its system\n"
+	"                         call) or gil (the thread holding the GIL)\n"
 	"      --limit N          rows in the report's top tables (default 20)\n"
 	"      --min-percent P    hide call-tree branches under P% (default 0.5)\n"
 	"      --thread T         report only the thread named T or with tid T\n"
@@ -98,6 +103,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		{ "native-all", no_argument, NULL, 'A' },
 		{ "backend", required_argument, NULL, 'B' },
 		{ "all-python", no_argument, NULL, 'P' },
+		{ "mode", required_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, pid, ret;
@@ -121,6 +127,16 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		case 'P':
 			o->all_python = 1;
 			break;
+		case 'm':
+			if (!strcmp(optarg, "cpu"))
+				o->sampling.mode = MODE_CPU;
+			else if (!strcmp(optarg, "wall"))
+				o->sampling.mode = MODE_WALL;
+			else if (!strcmp(optarg, "gil"))
+				o->sampling.mode = MODE_GIL;
+			else
+				return usage_error("unknown mode: '%s' (cpu, wall or gil)", optarg);
+			break;
 		case 'd':
 			if (parse_seconds(optarg, &o->duration))
 				return usage_error("bad duration: '%s' (seconds, e.g. 10 or 2.5)", optarg);
@@ -136,7 +152,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'f':
 			if (output_format_parse(optarg, &o->format))
-				return usage_error("unknown format: '%s' (collapsed or text)", optarg);
+				return usage_error("unknown format: '%s' (text, collapsed, html, pprof, speedscope or gecko)", optarg);
 			o->format_given = 1;
 			break;
 		case 'q':
@@ -296,6 +312,7 @@ static void fill_meta(struct profile *prof, const struct session *sess,
 			strbuf_addf(&versions, "%s%s", versions.len ? ", " : "", t->version);
 	}
 	prof->meta.pid = sess->n == 1 ? sess->targets[0]->target.pid : 0;
+	prof->meta.mode = xstrdup(so->mode == MODE_WALL ? "wall" : so->mode == MODE_GIL ? "gil" : "cpu");
 	prof->meta.target = strbuf_detach(&target);
 	prof->meta.python_version = strbuf_detach(&versions);
 	prof->meta.backend = xstrdup(cmd_backend_description(so));

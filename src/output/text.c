@@ -203,6 +203,8 @@ static void print_header(const struct profile *p, FILE *f)
 		fprintf(f, "Targets:   %s\n", strbuf_str(&sb));
 	fprintf(f, "Python:    %s\n", m->python_version ? m->python_version : "unknown");
 	fprintf(f, "Backend:   %s\n", m->backend ? m->backend : "unknown");
+	if (m->mode)
+		fprintf(f, "Mode:      %s\n", m->mode);
 	fprintf(f, "Duration:  %.2f s at %.0f Hz requested\n", secs, m->rate_hz);
 	if (m->ticks_requested)
 		fprintf(f, "Samples:   %" PRIu64 " stacks from %" PRIu64 " of %" PRIu64
@@ -442,6 +444,100 @@ static void print_tree(const struct fn_view *v, FILE *f, const struct output_opt
 	children_release(&ch);
 }
 
+/* Per thread: what its [wait] leaves say it waited in, as shares of its samples. */
+static void wait_summary(const struct profile *p, uint32_t thread, struct strbuf *out)
+{
+	struct { char name[32]; uint64_t n; } top[6];
+	uint64_t total = 0;
+	size_t ntop = 0;
+
+	for (size_t i = 0; i < p->ncounts; i++) {
+		const struct pf_count *c = &p->counts[i];
+		const struct pf_frame *leaf;
+		const char *name;
+		char word[32];
+		size_t k, len;
+
+		if (c->thread != thread)
+			continue;
+		total += c->count;
+		leaf = &p->frames[p->nodes[c->node].frame];
+		name = profile_str(p, leaf->name);
+		if (leaf->kind != FRAME_OTHER || strncmp(name, "[wait] ", 7))
+			continue;
+		len = strcspn(name + 7, " ");
+		if (len >= sizeof(word))
+			len = sizeof(word) - 1;
+		memcpy(word, name + 7, len);
+		word[len] = '\0';
+		for (k = 0; k < ntop; k++)
+			if (!strcmp(top[k].name, word))
+				break;
+		if (k == ntop) {
+			if (ntop == ARRAY_SIZE(top))
+				continue;
+			memcpy(top[ntop].name, word, len + 1);
+			top[ntop++].n = 0;
+		}
+		top[k].n += c->count;
+	}
+	for (size_t a = 0; a < ntop; a++) {
+		for (size_t b = a + 1; b < ntop; b++) {
+			if (top[b].n > top[a].n) {
+				char tn[32];
+				uint64_t tc = top[a].n;
+
+				memcpy(tn, top[a].name, sizeof(tn));
+				top[a] = top[b];
+				memcpy(top[b].name, tn, sizeof(tn));
+				top[b].n = tc;
+			}
+		}
+	}
+	for (size_t a = 0; a < ntop && a < 3 && total; a++) {
+		strbuf_addstr(out, a ? ", " : " - waiting: ");
+		escape_append(out, top[a].name, ESCAPE_TERMINAL);
+		strbuf_addf(out, " %.0f%%", pct(top[a].n, total));
+	}
+}
+
+/* CPU and wall time per thread from the kernel's accounting, not from samples. */
+static void print_time_summary(const struct profile *p, FILE *f, const struct output_opts *o)
+{
+	struct strbuf sb = STRBUF_INIT;
+	uint64_t cpu = 0, any = 0;
+	double wall = (double)p->meta.duration_ns / 1e9;
+
+	for (size_t i = 0; i < p->nthreads; i++) {
+		cpu += p->threads[i].cpu_ns;
+		any |= p->threads[i].wall_ns;
+	}
+	if (!any)
+		return;
+	fprintf(f, "\nTime (kernel accounting over the capture, independent of sampling)\n");
+	fprintf(f, "  process: %.1f s wall, %.2f s CPU (%.0f%% of one CPU)\n", wall,
+		(double)cpu / 1e9, wall > 0 ? 100.0 * (double)cpu / 1e9 / wall : 0.0);
+	for (size_t i = 0; i < p->nthreads; i++) {
+		const struct pf_thread *t = &p->threads[i];
+		double tw = (double)t->wall_ns / 1e9;
+
+		if (!thread_matches(p, (uint32_t)i, o->thread))
+			continue;
+		strbuf_reset(&sb);
+		format_thread(&sb, p, (uint32_t)i, ESCAPE_TERMINAL);
+		fprintf(f, "  %s: %.1f s wall, %.2f s CPU (%.0f%%)", strbuf_str(&sb), tw,
+			(double)t->cpu_ns / 1e9, tw > 0 ? 100.0 * (double)t->cpu_ns / 1e9 / tw : 0.0);
+		strbuf_reset(&sb);
+		wait_summary(p, (uint32_t)i, &sb);
+		fprintf(f, "%s\n", strbuf_str(&sb));
+		if (t->gil_ticks)
+			fprintf(f, "      GIL: held %.0f%%, waiting %.0f%% of %" PRIu64 " ticks\n",
+				pct(t->gil_held, t->gil_ticks), pct(t->gil_waiting, t->gil_ticks),
+				t->gil_ticks);
+	}
+	strbuf_release(&sb);
+}
+
 static void print_threads(const struct profile *p, FILE *f, uint64_t total,
 			  const struct output_opts *o)
 {
@@ -472,6 +568,7 @@ int output_text(const struct profile *p, FILE *f, const struct output_opts *opts
 		opts = &def;
 	}
 	print_header(p, f);
+	print_time_summary(p, f, opts);
 	fn_view_build(&v, p, opts);
 	if (!v.total) {
 		fprintf(f, "\nNo samples were recorded.\n");

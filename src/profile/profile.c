@@ -127,6 +127,7 @@ void profile_release(struct profile *p)
 	free(p->meta.target);
 	free(p->meta.python_version);
 	free(p->meta.backend);
+	free(p->meta.mode);
 	free(p->meta.unwind_breaks);
 	memset(p, 0, sizeof(*p));
 }
@@ -231,6 +232,9 @@ uint32_t profile_thread(struct profile *p, pid_t pid, pid_t tid, const char *nam
 		}
 	}
 	p->threads = xgrow(p->threads, sizeof(*p->threads), p->nthreads + 1, &p->threads_alloc);
+	p->threads[p->nthreads].pid = pid;
+	p->threads[p->nthreads].tid = tid;
+	memset(&p->threads[p->nthreads], 0, sizeof(p->threads[p->nthreads]));
 	p->threads[p->nthreads].pid = pid;
 	p->threads[p->nthreads].tid = tid;
 	p->threads[p->nthreads].name = profile_cstring(p, name ? name : "");

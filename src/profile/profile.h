@@ -37,6 +37,11 @@ struct pf_node {
 struct pf_thread {
 	pid_t pid, tid;
 	uint32_t name;      /* string id */
+	/* kernel accounting over the capture, independent of sampling (0: unknown) */
+	uint64_t cpu_ns;    /* CPU time used while seen */
+	uint64_t wall_ns;   /* time the thread was seen alive */
+	/* gil mode: ticks holding the GIL, waiting for it, and seen at all */
+	uint64_t gil_held, gil_waiting, gil_ticks;
 };
 
 struct pf_count {
@@ -65,6 +70,7 @@ struct profile_meta {
 	uint64_t sample_ns_total;/* time spent taking ticks */
 	uint64_t sample_ns_max;
 	uint64_t profiler_cpu_ns;
+	char *mode;                  /* "cpu", "wall" or "gil" */
 	/* native unwinding (ptrace / bpf backends) */
 	uint64_t native_stacks;      /* stacks unwound */
 	uint64_t native_complete;    /* ... that reached the thread's entry */

@@ -655,3 +655,37 @@ int py_reader_thread_frame(struct py_reader *r, struct py_thread_info *t)
 	t->frame = frame;
 	return 0;
 }
+
+int py_reader_gil(struct py_reader *r, uint64_t *holder, int *locked)
+{
+	const struct py_offsets *o = r->off;
+	uint64_t base, interp;
+	int32_t lk = 0;
+	int ret;
+
+	*holder = 0;
+	*locked = 0;
+	if (o->gil_holder == PYOFF_NONE || o->gil_locked == PYOFF_NONE)
+		return -ENOTSUP;
+	if (!o->gil_in_interp) {
+		base = r->target->runtime_addr;
+	} else {
+		ret = read_interp(r, &interp);
+		if (ret)
+			return ret;
+		base = interp;
+		if (o->interp_gil_ptr != PYOFF_NONE) {
+			/* 3.12: interp->ceval.gil points at the GIL */
+			ret = mem_read_u64(r->mem, interp + (uint64_t)o->interp_gil_ptr, &base);
+			if (ret)
+				return ret;
+		}
+	}
+	ret = mem_read_u64(r->mem, base + (uint64_t)o->gil_holder, holder);
+	if (!ret)
+		ret = mem_read(r->mem, base + (uint64_t)o->gil_locked, &lk, sizeof(lk));
+	if (ret)
+		return ret;
+	*locked = lk != 0;
+	return 0;
+}

@@ -93,6 +93,12 @@ int py_reader_threads(struct py_reader *r, struct py_thread_info *out, size_t ma
 int py_reader_stack(struct py_reader *r, const struct py_thread_info *t,
 		    struct py_frame_info *frames, size_t max, size_t *depth);
 
+/*
+ * Who holds the GIL: the holder's thread state (0 when none) and whether it
+ * is locked at all. 0 or -errno (-ENOTSUP: no GIL offsets for this version).
+ */
+int py_reader_gil(struct py_reader *r, uint64_t *holder, int *locked);
+
 /* Re-read the innermost frame of one thread state (after stopping it). */
 int py_reader_thread_frame(struct py_reader *r, struct py_thread_info *t);
 

@@ -24,6 +24,7 @@ struct merge_input {
 	char **kernel;                          /* innermost first */
 	size_t nkernel;
 	int native_all;                         /* keep interpreter internals */
+	const char *wait;                       /* "[wait] ..." leaf, or NULL */
 };
 
 /* Profile frame id of a Python frame (interns its strings once per code). */

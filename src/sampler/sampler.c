@@ -53,6 +53,8 @@ void sampler_init(struct sampler *s, const struct py_target *t, struct profile *
 	s->prof = prof;
 	s->opts = *opts;
 	mem_init_pid(&s->mem, t->pid);
+	s->mem.prefetch = 1;
+	taskstat_init(&s->tasks, t->pid);
 	py_reader_init(&s->reader, &s->mem, &s->target);
 	s->threads = xcalloc(PY_MAX_THREADS, sizeof(*s->threads));
 	s->frames = xcalloc(PY_MAX_DEPTH, sizeof(*s->frames));
@@ -71,6 +73,7 @@ void sampler_release(struct sampler *s)
 {
 	py_reader_release(&s->reader);
 	mem_release(&s->mem);
+	taskstat_release(&s->tasks);
 	if (s->opts.backend == BACKEND_PTRACE || s->opts.backend == BACKEND_BPF) {
 		native_sample_clear(&s->ns);
 		symbolizer_release(&s->sym);
@@ -89,31 +92,92 @@ void sampler_release(struct sampler *s)
 	memset(s, 0, sizeof(*s));
 }
 
+static struct thread_name_cache *thread_cache(struct sampler *s, pid_t tid)
+{
+	for (size_t i = 0; i < s->nnames; i++)
+		if (s->names[i].tid == tid)
+			return &s->names[i];
+	return NULL;
+}
+
 uint32_t sampler_thread(struct sampler *s, pid_t tid, uint64_t now)
 {
 	char name[64];
-	struct thread_name_cache *c = NULL;
+	struct thread_name_cache *c = thread_cache(s, tid);
+	uint64_t cpu;
 
-	for (size_t i = 0; i < s->nnames; i++) {
-		if (s->names[i].tid == tid) {
-			c = &s->names[i];
-			break;
-		}
+	if (c) {
+		c->seen_last_ns = now;
+		if (now - c->refreshed_ns < NAME_REFRESH_NS)
+			return c->thread;
 	}
-	if (c && now - c->refreshed_ns < NAME_REFRESH_NS)
-		return c->thread;
 	if (tid <= 0 || proc_task_comm(s->target.pid, tid, name, sizeof(name)))
 		xsnprintf(name, sizeof(name), "%s", tid > 0 ? "?" : "unknown");
 	if (!c) {
 		s->names = xgrow(s->names, sizeof(*s->names), s->nnames + 1, &s->names_alloc);
 		c = &s->names[s->nnames++];
+		memset(c, 0, sizeof(*c));
 		c->tid = tid;
+		c->seen_first_ns = c->seen_last_ns = now;
+		if (tid > 0 && !taskstat_cpu_ns(&s->tasks, tid, &cpu))
+			c->cpu_first_ns = c->cpu_last_ns = cpu;
+	} else if (tid > 0 && !taskstat_cpu_ns(&s->tasks, tid, &cpu)) {
+		c->cpu_last_ns = cpu;
 	}
 	c->thread = profile_thread(s->prof, s->target.pid, tid, name);
 	c->refreshed_ns = now;
 	return c->thread;
 }
 
+void sampler_finish_threads(struct sampler *s)
+{
+	uint64_t now = fw_now_ns(), cpu;
+
+	for (size_t i = 0; i < s->nnames; i++) {
+		struct thread_name_cache *c = &s->names[i];
+		struct pf_thread *t = &s->prof->threads[c->thread];
+
+		if (c->tid > 0 && !taskstat_cpu_ns(&s->tasks, c->tid, &cpu)) {
+			c->cpu_last_ns = cpu;
+			c->seen_last_ns = now;
+		}
+		t->cpu_ns = c->cpu_last_ns - c->cpu_first_ns;
+		t->wall_ns = c->seen_last_ns - c->seen_first_ns;
+	}
+}
+
+int sampler_mode_filter(struct sampler *s, pid_t tid, uint64_t tstate, uint64_t gil_holder,
+			char *wait, size_t size)
+{
+	char state, label[160];
+	int waiting;
+
+	wait[0] = '\0';
+	if (tid <= 0 || taskstat_state(&s->tasks, tid, &state))
+		return s->opts.mode != MODE_GIL || (gil_holder && tstate == gil_holder);
+	switch (s->opts.mode) {
+	case MODE_CPU:
+		return state == 'R';
+	case MODE_WALL:
+		if (state != 'R' && !taskstat_wait(&s->tasks, tid, label, sizeof(label)))
+			xsnprintf(wait, size, "[wait] %s", label);
+		return 1;
+	case MODE_GIL: {
+		struct pf_thread *t = &s->prof->threads[sampler_thread(s, tid, fw_now_ns())];
+		int holds = gil_holder && tstate == gil_holder;
+
+		/* Not holding it but wanting to run: runnable, or parked on a futex. */
+		waiting = !holds && (state == 'R' ||
+			  (!taskstat_wait(&s->tasks, tid, label, sizeof(label)) &&
+			   !strncmp(label, "futex", 5)));
+		t->gil_ticks++;
+		t->gil_held += holds;
+		t->gil_waiting += waiting;
+		return holds;
+	}
+	}
+	return 1;
+}
 
 static int is_gone(int ret)
 {
@@ -130,6 +194,7 @@ int sampler_tick(struct sampler *s)
 
 	if (s->opts.backend == BACKEND_PTRACE)
 		return ptrace_tick(s, now);
+	taskstat_prune(&s->tasks);
 	mem_tick_begin(&s->mem);
 	ret = sample_threads(s, now);
 	mem_tick_end(&s->mem);
@@ -172,12 +237,22 @@ static int sample_threads(struct sampler *s, uint64_t now)
 		m->errors++;
 		return 0;
 	}
+	if (s->opts.mode == MODE_GIL) {
+		int locked;
+		if (py_reader_gil(&s->reader, &s->gil_holder, &locked) || !locked)
+			s->gil_holder = 0;
+	}
 	for (size_t i = 0; i < nthreads; i++) {
 		const struct py_thread_info *t = &s->threads[i];
 		uint32_t thread, node;
+		char wait[192];
 
+		if (t->tid > 0)
+			sampler_thread(s, t->tid, now);   /* counted in the time summary */
 		if (!t->frame)
 			continue;     /* no Python code running in this thread */
+		if (!sampler_mode_filter(s, t->tid, t->tstate, s->gil_holder, wait, sizeof(wait)))
+			continue;
 		live_reads = s->mem.reads;
 		ret = py_reader_stack(&s->reader, t, s->frames, PY_MAX_DEPTH, &depth);
 		if (is_gone(ret))
@@ -191,6 +266,9 @@ static int sample_threads(struct sampler *s, uint64_t now)
 		/* Reader gives innermost first; the profile wants outermost first. */
 		for (size_t k = 0; k < depth; k++)
 			s->frame_ids[k] = merge_python_frame(s->prof, &s->frames[depth - 1 - k]);
+		if (wait[0])
+			s->frame_ids[depth++] = profile_frame(s->prof, FRAME_OTHER,
+							      profile_cstring(s->prof, wait), 0, 0);
 		thread = sampler_thread(s, t->tid, now);
 		node = profile_stack(s->prof, s->frame_ids, depth);
 		profile_add(s->prof, thread, node, 1);
@@ -286,6 +364,7 @@ void sampler_record_native(struct sampler *s, pid_t tid, uint64_t now)
 	in.npy = ns->py_ok ? ns->npy : 0;
 	in.kernel = ns->kernel;
 	in.nkernel = ns->nkernel;
+	in.wait = s->wait[0] ? s->wait : NULL;
 	in.native_all = s->opts.native_all;
 	depth = merge_stack(s->prof, &in, s->frame_ids, MERGED_MAX, &leftover);
 	if (leftover)
@@ -313,6 +392,12 @@ static int ptrace_tick(struct sampler *s, uint64_t now)
 	}
 	/* The thread list is read live: the snapshot would predate the stops. */
 	ret = py_reader_threads(&s->reader, s->threads, PY_MAX_THREADS, &nthreads);
+	if (s->opts.mode == MODE_GIL) {
+		int locked;
+		if (py_reader_gil(&s->reader, &s->gil_holder, &locked) || !locked)
+			s->gil_holder = 0;
+	}
+	taskstat_prune(&s->tasks);
 	if (ret == -ESRCH || ret == -EPERM)
 		return ret;
 	if (ret)
@@ -324,6 +409,11 @@ static int ptrace_tick(struct sampler *s, uint64_t now)
 		for (size_t k = 0; k < nthreads; k++)
 			if (s->threads[k].tid == tid)
 				pt = &s->threads[k];
+		sampler_thread(s, tid, now);
+		/* Decided before the stop: stopping a thread changes its state. */
+		if (!sampler_mode_filter(s, tid, pt ? pt->tstate : 0, s->gil_holder, s->wait,
+					 sizeof(s->wait)))
+			continue;
 		ret = ptrace_sample_thread(s->target.pid, tid, &s->mm, &s->reader, pt,
 					   s->opts.kernel, s->sr, &s->ns);
 		if (ret == -EPERM) {

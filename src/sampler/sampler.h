@@ -18,6 +18,7 @@
 #include "sampler/ptrace.h"
 #include "symbols/symbolize.h"
 #include "target/memory.h"
+#include "target/taskstat.h"
 #include "unwind/modules.h"
 
 enum backend {
@@ -26,8 +27,15 @@ enum backend {
 	BACKEND_BPF,              /* perf_event + BPF: everything at the sample's instant */
 };
 
+enum sample_mode {
+	MODE_CPU = 0,             /* threads on a CPU only */
+	MODE_WALL,                /* every thread; waiting ones get a [wait] leaf */
+	MODE_GIL,                 /* the thread holding the GIL only */
+};
+
 struct sampler_opts {
 	enum backend backend;
+	enum sample_mode mode;
 	int native;               /* unwind native frames */
 	int kernel;               /* add kernel frames */
 	int native_all;           /* keep interpreter internals */
@@ -49,6 +57,9 @@ struct thread_name_cache {
 	pid_t tid;
 	uint32_t thread;          /* profile thread index */
 	uint64_t refreshed_ns;
+	uint64_t cpu_first_ns, cpu_last_ns;   /* CPU time at first and last look */
+	uint64_t seen_first_ns, seen_last_ns;
+	uint64_t cpu_checked_ns;
 };
 
 struct unwind_break {
@@ -59,6 +70,7 @@ struct unwind_break {
 
 struct sampler {
 	struct target_mem mem;
+	struct taskstat tasks;
 	/* native backends */
 	struct module_map mm;
 	struct symbolizer sym;
@@ -84,6 +96,8 @@ struct sampler {
 	int child_status;         /* wait status when the child exited */
 	int child_reaped;
 	uint64_t not_ready_ticks; /* ticks before the runtime had a thread */
+	uint64_t gil_holder;      /* this tick's GIL holder (gil mode) */
+	char wait[192];           /* [wait] leaf of the thread being sampled */
 };
 
 /* Set by the signal handler; the loop checks it every tick. */
@@ -133,6 +147,17 @@ void sampler_record_native(struct sampler *s, pid_t tid, uint64_t now);
 
 /* Has the target (or the child we started) exited? */
 int sampler_child_exited(struct sampler *s);
+
+/* Fill each thread's CPU and wall time (kernel accounting) into the profile. */
+void sampler_finish_threads(struct sampler *s);
+
+/*
+ * Decide whether thread tid is sampled this tick under the mode, and the
+ * [wait] leaf for a waiting thread in wall mode (wait[0] = 0: none).
+ * Returns 1 to sample, 0 to skip.
+ */
+int sampler_mode_filter(struct sampler *s, pid_t tid, uint64_t tstate, uint64_t gil_holder,
+			char *wait, size_t size);
 
 /* Write the unwind-quality summary into the profile's meta (native backends). */
 void sampler_finish_meta(struct sampler *s);

@@ -199,6 +199,7 @@ int session_run(struct session *sess)
 		    sess->targets[i]->stop_reason != SAMPLER_STOP_ERROR)
 			sess->targets[i]->stop_reason = sess->stop_reason;
 		sampler_finish_meta(sess->targets[i]);
+		sampler_finish_threads(sess->targets[i]);
 	}
 	return ret;
 }

@@ -63,7 +63,7 @@ void mem_release(struct target_mem *m)
 
 static void log_read(struct target_mem *m, uint64_t addr, size_t len)
 {
-	if (m->log_off || m->nlog >= LOG_MAX || len > PREFETCH_MAX_SPAN)
+	if (!m->prefetch || m->log_off || m->nlog >= LOG_MAX || len > PREFETCH_MAX_SPAN)
 		return;
 	m->log = xgrow(m->log, sizeof(*m->log), m->nlog + 1, &m->log_alloc);
 	m->log[m->nlog].addr = addr;

@@ -40,6 +40,7 @@ struct target_mem {
 	uint64_t snapshot_hits;         /* reads served from the tick's prefetch */
 	int last_error;                 /* -errno of the last failed read */
 	/* Prefetch: what one tick read, fetched in one call at the next tick. */
+	int prefetch;                   /* log reads for mem_tick_begin (samplers) */
 	int log_off;                    /* > 0: reads are not logged (cache fills) */
 	struct mem_span *log;
 	size_t nlog, log_alloc;

@@ -42,6 +42,22 @@ int outfile_open(struct outfile *of, const char *path)
 		struct stat st;
 		if (!lstat(path, &st) && (S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode)))
 			return S_ISDIR(st.st_mode) ? -EISDIR : -ELOOP;
+		/*
+		 * A device, fifo or socket (/dev/null, a pipe) is written in place:
+		 * renaming a file over it would replace the node itself.
+		 */
+		if (!lstat(path, &st) && !S_ISREG(st.st_mode)) {
+			fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+			if (fd < 0)
+				return -errno;
+			of->f = fdopen(fd, "w");
+			if (!of->f) {
+				int err = -errno;
+				close(fd);
+				return err;
+			}
+			return 0;
+		}
 	}
 	dircopy = xstrdup(path);
 	strbuf_addf(&tmp, "%s/.%s.framewalk-XXXXXX", dirname(dircopy), strrchr(path, '/') ?
@@ -75,6 +91,9 @@ int outfile_commit(struct outfile *of)
 	if (!of->tmp) {
 		if (of->f && (fflush(of->f) || ferror(of->f)))
 			ret = -EIO;
+		if (of->f && of->f != stdout)
+			fclose(of->f);
+		of->f = NULL;
 		return ret;
 	}
 	if (fflush(of->f) || ferror(of->f) || fsync(fileno(of->f)))
@@ -94,6 +113,8 @@ int outfile_commit(struct outfile *of)
 
 void outfile_abort(struct outfile *of)
 {
+	if (!of->tmp && of->f && of->f != stdout)
+		fclose(of->f);
 	if (of->tmp) {
 		if (of->f)
 			fclose(of->f);

@@ -1,0 +1,174 @@
+/* Implementation of taskstat.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <unistd.h>
+
+#include "arch/arch.h"
+#include "target/proc.h"
+#include "target/taskstat.h"
+#include "util/util.h"
+
+#define PRUNE_AFTER_TICKS 64
+
+void taskstat_init(struct taskstat *ts, pid_t pid)
+{
+	memset(ts, 0, sizeof(*ts));
+	ts->pid = pid;
+}
+
+static void task_close(struct task_files *t)
+{
+	if (t->stat_fd >= 0)
+		close(t->stat_fd);
+	if (t->syscall_fd >= 0)
+		close(t->syscall_fd);
+	if (t->schedstat_fd >= 0)
+		close(t->schedstat_fd);
+}
+
+void taskstat_release(struct taskstat *ts)
+{
+	for (size_t i = 0; i < ts->n; i++)
+		task_close(&ts->tasks[i]);
+	free(ts->tasks);
+	memset(ts, 0, sizeof(*ts));
+}
+
+void taskstat_prune(struct taskstat *ts)
+{
+	size_t keep = 0;
+
+	ts->tick++;
+	for (size_t i = 0; i < ts->n; i++) {
+		if (ts->tick - ts->tasks[i].used_tick > PRUNE_AFTER_TICKS)
+			task_close(&ts->tasks[i]);
+		else
+			ts->tasks[keep++] = ts->tasks[i];
+	}
+	ts->n = keep;
+}
+
+static struct task_files *task(struct taskstat *ts, pid_t tid)
+{
+	struct task_files *t;
+
+	for (size_t i = 0; i < ts->n; i++) {
+		if (ts->tasks[i].tid == tid) {
+			ts->tasks[i].used_tick = ts->tick;
+			return &ts->tasks[i];
+		}
+	}
+	ts->tasks = xgrow(ts->tasks, sizeof(*ts->tasks), ts->n + 1, &ts->alloc);
+	t = &ts->tasks[ts->n++];
+	t->tid = tid;
+	t->stat_fd = t->syscall_fd = t->schedstat_fd = -2;   /* -2: not opened yet */
+	t->used_tick = ts->tick;
+	return t;
+}
+
+static int open_task_file(struct taskstat *ts, pid_t tid, const char *name, int *fd)
+{
+	char path[96];
+
+	if (*fd == -2) {
+		xsnprintf(path, sizeof(path), "/proc/%d/task/%d/%s", (int)ts->pid, (int)tid, name);
+		*fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (*fd < 0) {
+			int err = errno == ENOENT ? -ESRCH : -errno;
+			*fd = -1;
+			return err;
+		}
+	}
+	return *fd >= 0 ? 0 : -ENOENT;
+}
+
+static ssize_t read_task_file(struct taskstat *ts, pid_t tid, const char *name, int *fd,
+			      char *buf, size_t size)
+{
+	ssize_t n;
+	int ret = open_task_file(ts, tid, name, fd);
+
+	if (ret)
+		return ret;
+	n = pread(*fd, buf, size - 1, 0);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return n;
+}
+
+int taskstat_state(struct taskstat *ts, pid_t tid, char *state)
+{
+	struct task_files *t = task(ts, tid);
+	char buf[512];
+	ssize_t n = read_task_file(ts, tid, "stat", &t->stat_fd, buf, sizeof(buf));
+
+	if (n < 0)
+		return (int)n;
+	return proc_stat_parse_state(buf, (size_t)n, state);
+}
+
+/* "socket", "pipe", "file", ... from what /proc/PID/fd/N points at. */
+static const char *fd_kind(pid_t pid, long fd)
+{
+	char path[64], link[256];
+	ssize_t n;
+
+	xsnprintf(path, sizeof(path), "/proc/%d/fd/%ld", (int)pid, fd);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		return NULL;
+	link[n] = '\0';
+	if (!strncmp(link, "socket:", 7))
+		return "socket";
+	if (!strncmp(link, "pipe:", 5))
+		return "pipe";
+	if (!strncmp(link, "anon_inode:", 11))
+		return "anon";
+	if (link[0] == '/')
+		return !strncmp(link, "/dev/", 5) ? "device" : "file";
+	return "other";
+}
+
+int taskstat_wait(struct taskstat *ts, pid_t tid, char *buf, size_t size)
+{
+	struct task_files *t = task(ts, tid);
+	char text[256], *end;
+	const char *name, *kind;
+	long nr, fd;
+	ssize_t n = read_task_file(ts, tid, "syscall", &t->syscall_fd, text, sizeof(text));
+
+	if (n < 0)
+		return (int)n;
+	nr = strtol(text, &end, 10);
+	if (end == text || nr < 0)
+		return -ENOENT;     /* "running", or blocked outside a system call */
+	name = arch_syscall_name(nr);
+	if (!name) {
+		xsnprintf(buf, size, "syscall %ld", nr);
+		return 0;
+	}
+	if (arch_syscall_fd_arg(nr)) {
+		fd = (long)strtoull(end, NULL, 16);
+		kind = fd >= 0 && fd < (1 << 24) ? fd_kind(ts->pid, fd) : NULL;
+		if (kind) {
+			xsnprintf(buf, size, "%s fd=%ld (%s)", name, fd, kind);
+			return 0;
+		}
+	}
+	xsnprintf(buf, size, "%s", name);
+	return 0;
+}
+
+int taskstat_cpu_ns(struct taskstat *ts, pid_t tid, uint64_t *ns)
+{
+	struct task_files *t = task(ts, tid);
+	char buf[128];
+	ssize_t n = read_task_file(ts, tid, "schedstat", &t->schedstat_fd, buf, sizeof(buf));
+
+	if (n < 0)
+		return (int)n;
+	*ns = strtoull(buf, NULL, 10);
+	return 0;
+}

@@ -1,0 +1,44 @@
+/*
+ * Per-thread kernel accounting of a target, read cheaply every tick: the
+ * scheduler state (is it on a CPU?), the system call a blocked thread waits
+ * in and on which file descriptor, and its CPU time. /proc files stay open
+ * per thread and are re-read with pread, one system call each.
+ */
+#ifndef FRAMEWALK_TARGET_TASKSTAT_H
+#define FRAMEWALK_TARGET_TASKSTAT_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct task_files {
+	pid_t tid;
+	int stat_fd, syscall_fd, schedstat_fd;
+	uint64_t used_tick;
+};
+
+struct taskstat {
+	pid_t pid;
+	struct task_files *tasks;
+	size_t n, alloc;
+	uint64_t tick;
+};
+
+void taskstat_init(struct taskstat *ts, pid_t pid);
+void taskstat_release(struct taskstat *ts);
+/* Close the files of threads not asked about for a while (exited threads). */
+void taskstat_prune(struct taskstat *ts);
+
+/* Scheduler state letter (R running/runnable, S, D, ...). 0 or -errno. */
+int taskstat_state(struct taskstat *ts, pid_t tid, char *state);
+
+/*
+ * What a blocked thread waits in: a label such as "recvfrom fd=5 (socket)",
+ * "futex", "clock_nanosleep" into buf. 0, or -errno when unknown (running,
+ * not in a system call, or not allowed).
+ */
+int taskstat_wait(struct taskstat *ts, pid_t tid, char *buf, size_t size);
+
+/* CPU time the thread has used, in ns (schedstat, else utime+stime). */
+int taskstat_cpu_ns(struct taskstat *ts, pid_t tid, uint64_t *ns);
+
+#endif

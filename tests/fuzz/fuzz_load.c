@@ -1,0 +1,344 @@
+/*
+ * libFuzzer harness for the saved-profile readers (src/input/load.h): pprof
+ * (plain or gzip'd) and collapsed text, detected from the content. A profile
+ * that loads is then written in every output format, and each output is
+ * checked for what a hostile name must never break:
+ *   - collapsed: one "STACK COUNT" per line, UTF-8, no control characters;
+ *     loading it again keeps every sample, and from the second round on
+ *     writing and loading is a fixed point;
+ *   - text: UTF-8, no control characters but '\n' (no terminal escapes);
+ *   - speedscope and gecko: valid JSON (strict, UTF-8);
+ *   - pprof: loads again.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "input/load.h"
+#include "output/output.h"
+#include "profile/profile.h"
+#include "util/strbuf.h"
+
+#define CHECK(cond)                                                            \
+	do {                                                                   \
+		if (!(cond)) {                                                 \
+			fprintf(stderr, "fuzz_load: check failed: %s (line %d)\n", \
+				#cond, __LINE__);                              \
+			abort();                                               \
+		}                                                              \
+	} while (0)
+
+/* ---- output checks -------------------------------------------------------- */
+
+/* Length of a valid UTF-8 sequence at s[0..n), 0 when invalid. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+	size_t len;
+	uint32_t c;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2, c = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3, c = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4, c = s[0] & 0x07;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (s[i] & 0x3f);
+	}
+	if ((len == 3 && (c < 0x800 || (c >= 0xd800 && c <= 0xdfff))) ||
+	    (len == 4 && (c < 0x10000 || c > 0x10ffff)))
+		return 0;
+	return len;
+}
+
+/* UTF-8 with no C0/C1 control character and no DEL, except '\n'. */
+static void check_terminal_safe(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+
+	for (size_t i = 0; i < n;) {
+		size_t l = utf8_seq(u + i, n - i);
+
+		CHECK(l);
+		if (l == 1)
+			CHECK(u[i] == '\n' || (u[i] >= 0x20 && u[i] != 0x7f));
+		if (l == 2)
+			CHECK(!(u[i] == 0xc2 && u[i + 1] < 0xa0));
+		i += l;
+	}
+}
+
+static void check_collapsed(const char *s, size_t n)
+{
+	size_t start = 0;
+
+	check_terminal_safe(s, n);
+	CHECK(n == 0 || s[n - 1] == '\n');
+	while (start < n) {
+		const char *nl = memchr(s + start, '\n', n - start);
+		size_t end = (size_t)(nl - s), i = end;
+
+		/* "... COUNT": digits after the last space */
+		while (i > start && s[i - 1] >= '0' && s[i - 1] <= '9')
+			i--;
+		CHECK(i < end && i > start + 1 && s[i - 1] == ' ');
+		start = end + 1;
+	}
+}
+
+/* A strict JSON syntax check (RFC 8259), strings UTF-8 without controls. */
+struct jp {
+	const unsigned char *s;
+	size_t n, i;
+	int depth;
+};
+
+static void jp_ws(struct jp *p)
+{
+	while (p->i < p->n && (p->s[p->i] == ' ' || p->s[p->i] == '\n' ||
+			       p->s[p->i] == '\r' || p->s[p->i] == '\t'))
+		p->i++;
+}
+
+static int jp_value(struct jp *p);
+
+static int jp_lit(struct jp *p, const char *lit)
+{
+	size_t l = strlen(lit);
+
+	if (p->n - p->i < l || memcmp(p->s + p->i, lit, l))
+		return 0;
+	p->i += l;
+	return 1;
+}
+
+static int jp_string(struct jp *p)
+{
+	if (p->i >= p->n || p->s[p->i] != '"')
+		return 0;
+	p->i++;
+	while (p->i < p->n) {
+		unsigned char c = p->s[p->i];
+		size_t l;
+
+		if (c == '"') {
+			p->i++;
+			return 1;
+		}
+		if (c < 0x20)
+			return 0;
+		if (c == '\\') {
+			if (++p->i >= p->n)
+				return 0;
+			c = p->s[p->i];
+			if (c == 'u') {
+				for (int k = 1; k <= 4; k++) {
+					unsigned char h = p->i + k < p->n ? p->s[p->i + k] : 0;
+					if (!((h >= '0' && h <= '9') || (h >= 'a' && h <= 'f') ||
+					      (h >= 'A' && h <= 'F')))
+						return 0;
+				}
+				p->i += 5;
+			} else if (strchr("\"\\/bfnrt", c) && c) {
+				p->i++;
+			} else {
+				return 0;
+			}
+			continue;
+		}
+		l = utf8_seq(p->s + p->i, p->n - p->i);
+		if (!l)
+			return 0;
+		p->i += l;
+	}
+	return 0;
+}
+
+static int jp_number(struct jp *p)
+{
+	size_t start = p->i;
+
+	if (p->i < p->n && p->s[p->i] == '-')
+		p->i++;
+	if (p->i >= p->n || p->s[p->i] < '0' || p->s[p->i] > '9')
+		return 0;
+	if (p->s[p->i] == '0')
+		p->i++;
+	else
+		while (p->i < p->n && p->s[p->i] >= '0' && p->s[p->i] <= '9')
+			p->i++;
+	if (p->i < p->n && p->s[p->i] == '.') {
+		p->i++;
+		if (p->i >= p->n || p->s[p->i] < '0' || p->s[p->i] > '9')
+			return 0;
+		while (p->i < p->n && p->s[p->i] >= '0' && p->s[p->i] <= '9')
+			p->i++;
+	}
+	if (p->i < p->n && (p->s[p->i] == 'e' || p->s[p->i] == 'E')) {
+		p->i++;
+		if (p->i < p->n && (p->s[p->i] == '+' || p->s[p->i] == '-'))
+			p->i++;
+		if (p->i >= p->n || p->s[p->i] < '0' || p->s[p->i] > '9')
+			return 0;
+		while (p->i < p->n && p->s[p->i] >= '0' && p->s[p->i] <= '9')
+			p->i++;
+	}
+	return p->i > start;
+}
+
+static int jp_container(struct jp *p, char open, char close)
+{
+	int first = 1;
+
+	if (++p->depth > 512)
+		return 0;
+	p->i++;                         /* open */
+	(void)open;
+	for (;;) {
+		jp_ws(p);
+		if (p->i < p->n && p->s[p->i] == close && first) {
+			p->i++;
+			break;
+		}
+		if (close == '}') {
+			if (!jp_string(p))
+				return 0;
+			jp_ws(p);
+			if (p->i >= p->n || p->s[p->i] != ':')
+				return 0;
+			p->i++;
+		}
+		if (!jp_value(p))
+			return 0;
+		jp_ws(p);
+		if (p->i < p->n && p->s[p->i] == ',') {
+			p->i++;
+			first = 0;
+			continue;
+		}
+		if (p->i < p->n && p->s[p->i] == close) {
+			p->i++;
+			break;
+		}
+		return 0;
+	}
+	p->depth--;
+	return 1;
+}
+
+static int jp_value(struct jp *p)
+{
+	jp_ws(p);
+	if (p->i >= p->n)
+		return 0;
+	switch (p->s[p->i]) {
+	case '{':
+		return jp_container(p, '{', '}');
+	case '[':
+		return jp_container(p, '[', ']');
+	case '"':
+		return jp_string(p);
+	case 't':
+		return jp_lit(p, "true");
+	case 'f':
+		return jp_lit(p, "false");
+	case 'n':
+		return jp_lit(p, "null");
+	default:
+		return jp_number(p);
+	}
+}
+
+static void check_json(const char *s, size_t n)
+{
+	struct jp p = { (const unsigned char *)s, n, 0, 0 };
+
+	CHECK(jp_value(&p));
+	jp_ws(&p);
+	CHECK(p.i == n);
+}
+
+/* ---- the harness ---------------------------------------------------------- */
+
+static char *render(const struct profile *p, enum output_format fmt, size_t *len)
+{
+	struct output_opts o;
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+
+	CHECK(f);
+	output_opts_default(&o);
+	CHECK(output_write(p, fmt, f, &o) == 0);
+	CHECK(fclose(f) == 0);
+	return buf;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct profile p, again;
+	char *coll, *coll2, *out;
+	size_t coll_len, coll2_len, len;
+
+	if (profile_load_buffer(data, size, "fuzz", &p, &err)) {
+		CHECK(err.len > 0);
+		strbuf_release(&err);
+		profile_release(&p);
+		return 0;
+	}
+	strbuf_release(&err);
+
+	coll = render(&p, OUTPUT_COLLAPSED, &coll_len);
+	check_collapsed(coll, coll_len);
+	out = render(&p, OUTPUT_TEXT, &len);
+	check_terminal_safe(out, len);
+	free(out);
+	out = render(&p, OUTPUT_SPEEDSCOPE, &len);
+	check_json(out, len);
+	free(out);
+	out = render(&p, OUTPUT_GECKO, &len);
+	check_json(out, len);
+	free(out);
+
+	/* pprof loads again */
+	out = render(&p, OUTPUT_PPROF, &len);
+	CHECK(profile_load_buffer(out, len, "pprof", &again, &err) == 0);
+	profile_release(&again);
+	strbuf_release(&err);
+	free(out);
+
+	/*
+	 * collapsed -> load -> collapsed keeps every sample, and is a fixed
+	 * point from the second round on (the first may merge stacks whose
+	 * names differed only in bytes the escaping replaced).
+	 */
+	if (coll_len) {
+		struct profile third;
+		char *coll3;
+		size_t coll3_len;
+
+		CHECK(profile_load_buffer(coll, coll_len, "collapsed", &again, &err) == 0);
+		CHECK(profile_total(&again) == profile_total(&p));
+		coll2 = render(&again, OUTPUT_COLLAPSED, &coll2_len);
+		CHECK(profile_load_buffer(coll2, coll2_len, "collapsed", &third, &err) == 0);
+		coll3 = render(&third, OUTPUT_COLLAPSED, &coll3_len);
+		CHECK(coll3_len == coll2_len && !memcmp(coll2, coll3, coll2_len));
+		free(coll3);
+		free(coll2);
+		profile_release(&third);
+		profile_release(&again);
+		strbuf_release(&err);
+	}
+	free(coll);
+	profile_release(&p);
+	return 0;
+}

@@ -1,0 +1,153 @@
+/*
+ * libFuzzer harness for the Python reader (src/python/reader.h) over a
+ * crafted memory image (reader_image.h gives the input format): the thread
+ * list, frame chains, code objects, strings and line tables of every version
+ * 3.8-3.15, with 3.13+ offsets themselves taken from a fuzzed
+ * _Py_DebugOffsets block (py_offsets_from_debug). Whatever the memory holds,
+ * the reader must return an error or a bounded, well-formed result.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "python/discover.h"
+#include "python/reader.h"
+#include "target/memory.h"
+
+#include "reader_image.h"
+
+static struct py_thread_info threads[PY_MAX_THREADS];
+static struct py_frame_info frames[PY_MAX_DEPTH];
+static struct py_target target;
+static int verbose = -1;    /* FUZZ_VERBOSE=1: print what each walk read */
+
+static void check_code(const struct py_code *c)
+{
+	/* names are capped in code points, 4 UTF-8 bytes each at most */
+	if (!c || !c->name || !c->file || strlen(c->name) > 4 * PY_NAME_MAX ||
+	    strlen(c->file) > 4 * PY_FILE_MAX || (c->table_len && !c->table))
+		abort();
+}
+
+static void walk(struct py_reader *r, struct target_mem *m, int small)
+{
+	size_t maxt = small ? 3 : PY_MAX_THREADS, maxf = small ? 5 : PY_MAX_DEPTH;
+	size_t n = 0;
+
+	int tret;
+
+	mem_tick_begin(m);
+	tret = py_reader_threads(r, threads, maxt, &n);
+	if (verbose)
+		fprintf(stderr, "threads: %d, %zu\n", tret, n);
+	if (tret == 0) {
+		if (n > maxt)
+			abort();
+		for (size_t i = 0; i < n; i++) {
+			size_t depth = 0;
+			int ret = py_reader_stack(r, &threads[i], frames, maxf, &depth);
+
+			if (depth > maxf || (ret && depth))
+				abort();
+			if (verbose)
+				fprintf(stderr, "  thread %d: %d, depth %zu (code errors %llu)\n",
+					threads[i].tid, ret, depth,
+					(unsigned long long)r->stats.code_errors);
+			for (size_t j = 0; j < depth; j++) {
+				check_code(frames[j].code);
+				if (verbose)
+					fprintf(stderr, "    %s (%s:%d)%s\n", frames[j].code->name,
+						frames[j].code->file, frames[j].line,
+						frames[j].entry ? " entry" : "");
+				if (frames[j].line < 0)
+					abort();
+			}
+			py_reader_thread_frame(r, &threads[i]);
+		}
+	}
+	mem_tick_end(m);
+}
+
+/* Parse up to READER_NREGIONS regions at *pos; returns how many. */
+static size_t parse_image(const uint8_t *data, size_t size, size_t *pos,
+			  struct mem_region *regions)
+{
+	size_t nreg = 0;
+
+	while (nreg < READER_NREGIONS && *pos + 2 <= size) {
+		size_t len = (size_t)data[*pos] | (size_t)data[*pos + 1] << 8;
+
+		*pos += 2;
+		if (len > size - *pos)
+			len = size - *pos;
+		regions[nreg].addr = READER_REGION(nreg);
+		regions[nreg].data = data + *pos;
+		regions[nreg].len = len;
+		nreg++;
+		*pos += len;
+	}
+	return nreg;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct mem_region regions[READER_NREGIONS], regions2[READER_NREGIONS];
+	struct target_mem mem;
+	struct py_reader r;
+	size_t nreg, nreg2 = 0, pos = 2;
+	int minor, flags;
+
+	if (verbose < 0)
+		verbose = getenv("FUZZ_VERBOSE") != NULL;
+	if (size < 2)
+		return 0;
+	minor = 8 + data[0] % 8;
+	flags = data[1];
+	nreg = parse_image(data, size, &pos, regions);
+	if (flags & READER_F_CHANGE)
+		nreg2 = parse_image(data, size, &pos, regions2);
+
+	memset(&target, 0, sizeof(target));
+	/* our own pid: the <= 3.10 tid scan reads our /proc/self/task */
+	target.pid = getpid();
+	target.major = 3;
+	target.minor = minor;
+	target.runtime_addr = READER_REGION(0);
+	target.code_type_addr = (flags & READER_F_CODE_TYPE) ? READER_CODE_TYPE : 0;
+	if (minor <= 12) {
+		target.offsets = *py_offsets_builtin(minor);
+	} else {
+		const struct py_debug_offsets_layout *l = py_debug_layout(minor);
+
+		/* as discover.c does: the block is the start of _PyRuntime */
+		if (!nreg || regions[0].len < (size_t)l->block_size)
+			return 0;
+		if (py_offsets_from_debug(l, regions[0].data, (size_t)l->block_size,
+					  &target.offsets))
+			return 0;
+	}
+
+	mem_init_image(&mem, regions, nreg);
+	py_reader_init(&r, &mem, &target);
+	walk(&r, &mem, flags & READER_F_SMALL_MAX);
+	if (flags & (READER_F_TWO_PASSES | READER_F_CHANGE)) {
+		if (flags & READER_F_CHANGE) {
+			/* the prefetch log and snapshot survive, as in the sampler */
+			mem.image = regions2;
+			mem.nimage = nreg2;
+		}
+		if (flags & READER_F_RECHECK) {
+			/* as if a second had passed: re-validate every cached entry */
+			for (size_t i = 0; i < r.codes_cap; i++)
+				if (r.codes[i])
+					r.codes[i]->checked_ns = 0;
+			r.threads_head_ns = 0;
+		}
+		walk(&r, &mem, flags & READER_F_SMALL_MAX);
+	}
+	py_reader_release(&r);
+	mem_release(&mem);
+	return 0;
+}
