@@ -33,6 +33,9 @@ static const char record_usage[] =
 	"\n"
 	"  -p, --pid PID          the process to profile (may be given several times)\n"
 	"      --all-python       every Python process on the host (each labeled)\n"
+	"      --subprocesses     also profile children started during the capture\n"
+	"                         (fork, multiprocessing, pre-forked workers, a child\n"
+	"                         that execs Python later); each labeled\n"
 	"  -d, --duration SECS    stop after SECS seconds (default: until Ctrl-C or exit)\n"
 	"  -r, --rate RATE        samples per second: 100, 1k, 10khz (default 100)\n"
 	"  -o, --output FILE      write the profile to FILE (default: text report on\n"
@@ -104,6 +107,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		{ "backend", required_argument, NULL, 'B' },
 		{ "all-python", no_argument, NULL, 'P' },
 		{ "mode", required_argument, NULL, 'm' },
+		{ "subprocesses", no_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, pid, ret;
@@ -126,6 +130,9 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'P':
 			o->all_python = 1;
+			break;
+		case 'S':
+			o->sampling.subprocesses = 1;
 			break;
 		case 'm':
 			if (!strcmp(optarg, "cpu"))

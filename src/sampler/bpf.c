@@ -262,19 +262,22 @@ static size_t update_targets(struct bpf_run *br, int first)
 	int fd = bpf_map__fd(br->skel->maps.targets);
 	size_t alive = 0;
 
+	(void)first;
+	session_follow_children(sess, fw_now_ns());
 	for (size_t i = 0; i < sess->n; i++) {
 		struct sampler *s = sess->targets[i];
 		uint32_t key = (uint32_t)s->target.pid;
 
 		if (sess->exited[i])
 			continue;
-		if (!first && sampler_target_exited(s)) {
+		if (s->bpf_configured && sampler_target_exited(s)) {
 			sess->exited[i] = 1;
 			s->stop_reason = SAMPLER_STOP_TARGET_EXIT;
 			bpf_map_delete_elem(fd, &key);
 			continue;
 		}
-		if (first) {
+		if (!s->bpf_configured) {
+			s->bpf_configured = 1;
 			struct fw_target_cfg cfg;
 
 			target_config(&s->target.offsets, needs_stack_copy(&s->mm), &cfg);

@@ -40,6 +40,7 @@ struct sampler_opts {
 	int kernel;               /* add kernel frames */
 	int native_all;           /* keep interpreter internals */
 	int announce;             /* say on stderr which backend auto chose, and why */
+	int subprocesses;         /* follow children created during the capture */
 	double rate_hz;           /* ticks per second */
 	double duration_s;        /* 0: until stopped or the target exits */
 	int status_line;          /* draw the live status line on stderr */
@@ -83,6 +84,7 @@ struct sampler {
 	struct unwind_break *breaks;
 	size_t nbreaks, breaks_alloc;
 	int ptrace_denied;
+	int bpf_configured;       /* its configuration is in the BPF program's map */
 	struct py_target target;
 	struct py_reader reader;
 	struct profile *prof;
@@ -125,6 +127,11 @@ int sampler_target_exited(struct sampler *s);
  * with its process through the thread's pid). The loop stops on the
  * duration, a stop request, or when every target has exited.
  */
+struct known_pid {
+	pid_t pid;
+	char exe[256];            /* what it ran when last looked at */
+};
+
 struct session {
 	struct profile *prof;
 	struct sampler_opts opts;
@@ -132,6 +139,10 @@ struct session {
 	size_t n, alloc;
 	int *exited;
 	enum sampler_stop stop_reason;
+	/* --subprocesses: descendants already looked at */
+	struct known_pid *known;
+	size_t nknown, known_alloc;
+	uint64_t scanned_ns;
 };
 
 void session_init(struct session *sess, struct profile *prof, const struct sampler_opts *opts);
@@ -141,6 +152,13 @@ int session_run(struct session *sess);
 void session_release(struct session *sess);
 /* The target sampling pid, or NULL. */
 struct sampler *session_find(struct session *sess, pid_t pid);
+
+/*
+ * --subprocesses: add every Python descendant of the targets not seen
+ * before, and re-look at a child whose executable changed (exec). Non-Python
+ * children are skipped. Returns how many targets were added.
+ */
+size_t session_follow_children(struct session *sess, uint64_t now);
 
 /* Symbolize, merge and count the native sample in s->ns for thread tid. */
 void sampler_record_native(struct sampler *s, pid_t tid, uint64_t now);

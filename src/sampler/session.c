@@ -11,10 +11,13 @@
 
 #include "sampler/bpf.h"
 #include "sampler/sampler.h"
+#include "target/proc.h"
 #include "util/strbuf.h"
 #include "util/util.h"
 
 #define STATUS_EVERY_NS 250000000ull
+#define CHILD_SCAN_NS 100000000ull
+#define CHILD_DEPTH 6
 
 void session_init(struct session *sess, struct profile *prof, const struct sampler_opts *opts)
 {
@@ -47,8 +50,74 @@ struct sampler *session_find(struct session *sess, pid_t pid)
 	return NULL;
 }
 
+/* Look at pid: a Python process not yet sampled becomes a target. */
+static size_t consider_pid(struct session *sess, pid_t pid)
+{
+	struct known_pid *k = NULL;
+	struct strbuf why = STRBUF_INIT;
+	struct target_mem mem;
+	struct py_target t;
+	char exe[256];
+	size_t added = 0;
+
+	if (session_find(sess, pid) || proc_exe(pid, exe, sizeof(exe)))
+		return 0;
+	for (size_t i = 0; i < sess->nknown; i++)
+		if (sess->known[i].pid == pid)
+			k = &sess->known[i];
+	if (k && !strcmp(k->exe, exe))
+		return 0;       /* looked at already, and it did not exec since */
+	if (!k) {
+		sess->known = xgrow(sess->known, sizeof(*sess->known), sess->nknown + 1,
+				    &sess->known_alloc);
+		k = &sess->known[sess->nknown++];
+		k->pid = pid;
+	}
+	xsnprintf(k->exe, sizeof(k->exe), "%s", exe);
+	mem_init_pid(&mem, pid);
+	if (!py_discover(pid, &mem, &t, &why)) {
+		/* The runtime may not be initialized yet: sampling copes (-EAGAIN). */
+		session_add(sess, &t);
+		added = 1;
+	} else {
+		k->exe[0] = '\0';   /* not Python (yet): look again next scan */
+	}
+	mem_release(&mem);
+	strbuf_release(&why);
+	return added;
+}
+
+static size_t follow_from(struct session *sess, pid_t pid, int depth)
+{
+	pid_t *kids;
+	size_t n, added = 0;
+
+	if (depth > CHILD_DEPTH || proc_children(pid, &kids, &n))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		added += consider_pid(sess, kids[i]);
+		added += follow_from(sess, kids[i], depth + 1);
+	}
+	free(kids);
+	return added;
+}
+
+size_t session_follow_children(struct session *sess, uint64_t now)
+{
+	size_t added = 0, roots = sess->n;
+
+	if (!sess->opts.subprocesses || now - sess->scanned_ns < CHILD_SCAN_NS)
+		return 0;
+	sess->scanned_ns = now;
+	for (size_t i = 0; i < roots; i++)
+		if (!sess->exited[i])
+			added += follow_from(sess, sess->targets[i]->target.pid, 0);
+	return added;
+}
+
 void session_release(struct session *sess)
 {
+	free(sess->known);
 	for (size_t i = 0; i < sess->n; i++) {
 		sampler_release(sess->targets[i]);
 		free(sess->targets[i]);
@@ -142,6 +211,8 @@ static int run_ticks(struct session *sess)
 			break;
 		}
 		alive = tick_targets(sess, ++tick);
+		if (sess->opts.subprocesses)
+			alive += session_follow_children(sess, t0);
 		t1 = fw_now_ns();
 		m->ticks_taken++;
 		m->sample_ns_total += t1 - t0;
