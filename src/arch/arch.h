@@ -34,6 +34,9 @@ struct arch_fp_layout {
 };
 extern const struct arch_fp_layout arch_fp;
 
+/* Is DWARF register n preserved across calls by the ABI? */
+int arch_reg_callee_saved(int n);
+
 /* Name of a system call number, or NULL. */
 const char *arch_syscall_name(long nr);
 /* Does the system call take a file descriptor as its first argument? */

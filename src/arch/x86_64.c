@@ -17,6 +17,12 @@ const char *const arch_name = "x86_64";
 /* [rbp] = caller's rbp, [rbp+8] = return address, caller's rsp = rbp+16 */
 const struct arch_fp_layout arch_fp = { 0, 8, 16 };
 
+int arch_reg_callee_saved(int n)
+{
+	/* rbx, rbp, r12-r15 (System V AMD64 ABI) */
+	return n == 3 || n == 6 || (n >= 12 && n <= 15);
+}
+
 int arch_ptrace_getregs(pid_t tid, struct arch_regs *regs)
 {
 	struct user_regs_struct u;

@@ -2,9 +2,9 @@
  * Reader of collapsed stacks, as output/collapsed.c writes them and as
  * flamegraph.pl, py-spy and inferno exchange them: one "STACK COUNT" per
  * line, STACK being ';'-separated frames, outermost first. Our own files
- * start each stack with the thread, "name (tid)"; a first element of that
- * shape is read as the thread, otherwise the line belongs to a thread "all"
- * with tid 0. Frames "name (file:line)" and "name (file)" are split back into
+ * start each stack with the thread, "name (tid)" (with " [pid N]" when the
+ * profile holds several processes); a first element of that shape is read as
+ * the thread, otherwise the line belongs to a thread "all" with tid 0. Frames "name (file:line)" and "name (file)" are split back into
  * their parts, so writing the profile again gives the same text.
  */
 #include <errno.h>
@@ -122,19 +122,35 @@ static uint32_t parse_frame(struct profile *p, struct span e)
 			     file.n ? profile_string(p, file.s, file.n) : 0, (int32_t)line);
 }
 
-/* "name (tid)" -> thread; returns 0 when e does not have that shape. */
+/*
+ * "name (tid)", or "name (tid) [pid N]" when the profile holds several
+ * processes -> thread; returns 0 when e does not have that shape.
+ */
 static int parse_thread(struct profile *p, struct span e, uint32_t *thread, struct strbuf *tmp)
 {
+	static const char pid_tag[] = " [pid ";
+	const size_t tag = sizeof(pid_tag) - 1;
 	struct span name, inner;
-	uint64_t tid;
+	uint64_t tid, pid = 0;
 
+	if (e.n > tag + 1 && e.s[e.n - 1] == ']') {
+		size_t i = e.n - 1;
+
+		while (i > 0 && e.s[i - 1] >= '0' && e.s[i - 1] <= '9')
+			i--;
+		if (i < tag || memcmp(e.s + i - tag, pid_tag, tag) || e.n - 1 - i > 9 ||
+		    parse_u64(e.s + i, e.n - 1 - i, &pid) || !all_digits(e.s + i, e.n - 1 - i) ||
+		    pid > INT32_MAX)
+			return 0;
+		e.n = i - tag;
+	}
 	if (!split_paren(e, &name, &inner) || inner.n > 9 || !all_digits(inner.s, inner.n))
 		return 0;
 	if (parse_u64(inner.s, inner.n, &tid) || tid > INT32_MAX)
 		return 0;
 	strbuf_reset(tmp);
 	strbuf_add(tmp, name.s, name.n);
-	*thread = profile_thread(p, 0, (pid_t)tid, strbuf_str(tmp));
+	*thread = profile_thread(p, (pid_t)pid, (pid_t)tid, strbuf_str(tmp));
 	return 1;
 }
 

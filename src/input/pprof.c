@@ -311,6 +311,9 @@ static void read_comments(const PbProfile *pb, struct profile_meta *m)
 		} else if (KEY(PPROF_COMMENT_UNWIND_BREAKS)) {
 			free(m->unwind_breaks);
 			m->unwind_breaks = xstrdup(v);
+		} else if (KEY(PPROF_COMMENT_MODE)) {
+			free(m->mode);
+			m->mode = xstrdup(v);
 		} else if (KEY(PPROF_COMMENT_PID)) {
 			long pid = strtol(v, &end, 10);
 			if (!*end && pid >= 0 && pid <= INT32_MAX)
@@ -335,6 +338,9 @@ static void read_comments(const PbProfile *pb, struct profile_meta *m)
 				{ PPROF_COMMENT_FP_STEPS, offsetof(struct profile_meta, fp_steps) },
 				{ PPROF_COMMENT_CFI_STEPS, offsetof(struct profile_meta, cfi_steps) },
 				{ PPROF_COMMENT_MERGE_MISMATCHES, offsetof(struct profile_meta, merge_mismatches) },
+				{ PPROF_COMMENT_LOST, offsetof(struct profile_meta, lost) },
+				{ PPROF_COMMENT_BPF_RUN_NS, offsetof(struct profile_meta, bpf_run_ns) },
+				{ PPROF_COMMENT_BPF_RUN_CNT, offsetof(struct profile_meta, bpf_run_cnt) },
 			};
 			for (size_t k = 0; k < ARRAY_SIZE(u64s); k++) {
 				unsigned long long x;
@@ -372,7 +378,9 @@ static int read_samples(struct reader *r)
 		const Perftools__Profiles__Sample *s = pb->sample[i];
 		const char *tname = NULL;
 		int64_t tid = 0, pid = p->meta.pid, v;
-		int have_tid = 0;
+		/* a thread record's accounting: cpu, wall, gil held, waiting, ticks */
+		uint64_t acct[5] = { 0 };
+		int have_tid = 0, record = s->n_location_id == 0;
 		size_t depth = 0;
 		uint64_t count;
 
@@ -395,10 +403,42 @@ static int read_samples(struct reader *r)
 				pid = l->num;
 			} else if (!strcmp(key, PPROF_LABEL_THREAD_NAME) || !strcmp(key, "thread")) {
 				tname = str_at(pb, l->str);
+			} else {
+				static const char *const acct_keys[] = {
+					PPROF_LABEL_THREAD_CPU_NS, PPROF_LABEL_THREAD_WALL_NS,
+					PPROF_LABEL_GIL_HELD, PPROF_LABEL_GIL_WAITING,
+					PPROF_LABEL_GIL_TICKS,
+				};
+				for (size_t a = 0; a < ARRAY_SIZE(acct_keys); a++)
+					if (!strcmp(key, acct_keys[a]) && l->num > 0)
+						acct[a] = (uint64_t)l->num;
 			}
 		}
 		if (ret)
 			break;
+		for (size_t k = 0; k < s->n_value; k++)
+			record &= s->value[k] == 0;
+		if (tid < INT32_MIN || tid > INT32_MAX || pid < INT32_MIN || pid > INT32_MAX) {
+			ret = bad(r, "thread or process id out of range", i);
+			break;
+		}
+		if (record) {
+			/* no stack, no weight: a thread record (output/pprof.h) */
+			struct pf_thread *t;
+			uint32_t ti;
+
+			if (!have_tid)
+				continue;
+			/* (profile_thread may move the array: index it afterwards) */
+			ti = profile_thread(p, (pid_t)pid, (pid_t)tid, tname ? tname : "");
+			t = &p->threads[ti];
+			t->cpu_ns = acct[0];
+			t->wall_ns = acct[1];
+			t->gil_held = acct[2];
+			t->gil_waiting = acct[3];
+			t->gil_ticks = acct[4];
+			continue;
+		}
 		/* location ids run leaf first; the stack is built outermost first */
 		for (size_t k = s->n_location_id; k-- > 0;) {
 			long li = find_id(r->loc_ix, pb->n_location, s->location_id[k]);
@@ -424,10 +464,6 @@ static int read_samples(struct reader *r)
 		if (v <= 0)
 			continue;
 		count = (uint64_t)(v / divisor + (v % divisor ? 1 : 0));
-		if (tid < INT32_MIN || tid > INT32_MAX || pid < INT32_MIN || pid > INT32_MAX) {
-			ret = bad(r, "thread or process id out of range", i);
-			break;
-		}
 		if (!have_tid && !tname)
 			tname = "all";
 		/* counts are written back as int64 (pprof values) */

@@ -7,7 +7,7 @@
  * Every distinct frame becomes one Location (id = the frame id), every
  * distinct (kind, name, file) one Function, every (thread, stack) count one
  * Sample whose location ids run leaf first, the order of the prefix tree's
- * parent chain.
+ * parent chain; each thread also gets a weightless thread record.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -29,7 +29,8 @@ typedef Perftools__Profiles__Function PbFunction;
 typedef Perftools__Profiles__Mapping PbMapping;
 typedef Perftools__Profiles__ValueType PbValueType;
 
-#define NLABELS 3
+#define NLABELS 3           /* on a sample: thread id, process id, thread name */
+#define NRECORD_LABELS 8    /* on a thread record: those and the accounting */
 
 struct pp_writer {
 	const struct profile *p;
@@ -113,6 +114,35 @@ static void comment_u64(struct pp_writer *w, int64_t **ids, size_t *n, size_t *a
 	comment_add(w, ids, n, alloc, key, b);
 }
 
+static PbLabel *label_add(PbLabel *labels, size_t *n, int64_t key)
+{
+	PbLabel *l = &labels[(*n)++];
+
+	perftools__profiles__label__init(l);
+	l->key = key;
+	return l;
+}
+
+static void label_num(struct pp_writer *w, PbLabel *labels, size_t *n, const char *key,
+		      uint64_t v, const char *unit)
+{
+	PbLabel *l = label_add(labels, n, str_id(w, key));
+
+	l->num = v > INT64_MAX ? INT64_MAX : (int64_t)v;
+	l->num_unit = str_id(w, unit);
+}
+
+/* The labels every sample of thread t carries. */
+static void thread_labels(struct pp_writer *w, PbLabel *labels, size_t *n,
+			  const struct pf_thread *t)
+{
+	label_add(labels, n, str_id(w, PPROF_LABEL_THREAD_ID))->num = t->tid;
+	label_add(labels, n, str_id(w, PPROF_LABEL_PROCESS_ID))->num = t->pid;
+	if (*profile_str(w->p, t->name))
+		label_add(labels, n, str_id(w, PPROF_LABEL_THREAD_NAME))->str =
+			str_id(w, profile_str(w->p, t->name));
+}
+
 /* gzip data and write it to f; 0 or -errno. */
 static int write_gzip(FILE *f, const uint8_t *data, size_t len)
 {
@@ -156,7 +186,8 @@ int output_pprof(const struct profile *p, FILE *f, const struct output_opts *o)
 	int64_t *values, *comments = NULL;
 	size_t ncomments = 0, comments_alloc = 0, nsamples = 0, nlocs = 0, total_depth = 0;
 	size_t nlabels = 0, nids = 0;
-	int64_t period = 0, s_thread_id, s_thread_name, s_process_id;
+	int64_t period = 0;
+	size_t nvalues;
 	uint8_t *packed;
 	size_t packed_len;
 	char b[64];
@@ -174,11 +205,13 @@ int output_pprof(const struct profile *p, FILE *f, const struct output_opts *o)
 		perftools__profiles__value_type__init(&types[i]);
 	types[0].type = str_id(&w, PPROF_TYPE_SAMPLES);
 	types[0].unit = str_id(&w, "count");
-	types[1].type = str_id(&w, PPROF_TYPE_WALL);
+	types[1].type = str_id(&w, m->mode && !strcmp(m->mode, "cpu") ? PPROF_TYPE_CPU
+								       : PPROF_TYPE_WALL);
 	types[1].unit = str_id(&w, "nanoseconds");
 	type_ptrs[0] = &types[0];
 	type_ptrs[1] = &types[1];
-	msg.n_sample_type = period ? 2 : 1;
+	nvalues = period ? 2 : 1;
+	msg.n_sample_type = nvalues;
 	msg.sample_type = type_ptrs;
 	if (period) {
 		period_type.type = types[1].type;
@@ -186,12 +219,12 @@ int output_pprof(const struct profile *p, FILE *f, const struct output_opts *o)
 		msg.period_type = &period_type;
 		msg.period = period;
 	}
-	s_thread_id = str_id(&w, PPROF_LABEL_THREAD_ID);
-	s_thread_name = str_id(&w, PPROF_LABEL_THREAD_NAME);
-	s_process_id = str_id(&w, PPROF_LABEL_PROCESS_ID);
 
 	/* which frames are used, and how many location ids the samples need */
 	loc_of_frame = xcalloc(p->nframes ? p->nframes : 1, sizeof(*loc_of_frame));
+	for (size_t i = 0; i < p->nthreads; i++)
+		if (!o || thread_matches(p, (uint32_t)i, o->thread))
+			nsamples++;   /* its thread record */
 	for (size_t i = 0; i < p->ncounts; i++) {
 		const struct pf_count *c = &p->counts[i];
 
@@ -241,7 +274,11 @@ int output_pprof(const struct profile *p, FILE *f, const struct output_opts *o)
 		perftools__profiles__function__init(fn);
 		fn->id = fi;
 		fn->name = w.st.frames[fi].name;
-		fn->system_name = w.st.frames[fi].name;
+		/* pprof "demangles" a name whose system_name equals it, and takes
+		 * <module> or <genexpr> for C++ template arguments to strip; only
+		 * native names are symbols. */
+		if (w.st.frames[fi].kind == FRAME_NATIVE)
+			fn->system_name = w.st.frames[fi].name;
 		fn->filename = w.st.frames[fi].file;
 		func_ptrs[fi - 1] = fn;
 	}
@@ -249,11 +286,38 @@ int output_pprof(const struct profile *p, FILE *f, const struct output_opts *o)
 	/* samples */
 	samples = xcalloc(nsamples ? nsamples : 1, sizeof(*samples));
 	sample_ptrs = xcalloc(nsamples ? nsamples : 1, sizeof(*sample_ptrs));
-	labels = xcalloc(nsamples * NLABELS + 1, sizeof(*labels));
-	label_ptrs = xcalloc(nsamples * NLABELS + 1, sizeof(*label_ptrs));
+	labels = xcalloc(nsamples * NRECORD_LABELS + 1, sizeof(*labels));
+	label_ptrs = xcalloc(nsamples * NRECORD_LABELS + 1, sizeof(*label_ptrs));
 	values = xcalloc(nsamples * 2 + 1, sizeof(*values));
 	loc_ids = xcalloc(total_depth + 1, sizeof(*loc_ids));
 	nsamples = 0;
+	/* thread records: every thread, in order, with its accounting */
+	for (size_t i = 0; i < p->nthreads; i++) {
+		const struct pf_thread *t = &p->threads[i];
+		PbSample *s = &samples[nsamples];
+		size_t first_label = nlabels;
+
+		if (o && !thread_matches(p, (uint32_t)i, o->thread))
+			continue;
+		perftools__profiles__sample__init(s);
+		s->value = &values[nsamples * 2];
+		s->n_value = nvalues;
+		thread_labels(&w, labels, &nlabels, t);
+		label_num(&w, labels, &nlabels, PPROF_LABEL_THREAD_CPU_NS, t->cpu_ns, "nanoseconds");
+		label_num(&w, labels, &nlabels, PPROF_LABEL_THREAD_WALL_NS, t->wall_ns,
+			  "nanoseconds");
+		if (t->gil_ticks) {
+			label_num(&w, labels, &nlabels, PPROF_LABEL_GIL_HELD, t->gil_held, "ticks");
+			label_num(&w, labels, &nlabels, PPROF_LABEL_GIL_WAITING, t->gil_waiting,
+				  "ticks");
+			label_num(&w, labels, &nlabels, PPROF_LABEL_GIL_TICKS, t->gil_ticks, "ticks");
+		}
+		for (size_t k = first_label; k < nlabels; k++)
+			label_ptrs[k] = &labels[k];
+		s->n_label = nlabels - first_label;
+		s->label = &label_ptrs[first_label];
+		sample_ptrs[nsamples++] = s;
+	}
 	for (size_t i = 0; i < p->ncounts; i++) {
 		const struct pf_count *c = &p->counts[i];
 		const struct pf_thread *t = &p->threads[c->thread];
@@ -271,18 +335,8 @@ int output_pprof(const struct profile *p, FILE *f, const struct output_opts *o)
 		s->value[0] = c->count > INT64_MAX ? INT64_MAX : (int64_t)c->count;
 		s->value[1] = period && c->count > (uint64_t)(INT64_MAX / period) ?
 			      INT64_MAX : (int64_t)c->count * period;
-		s->n_value = period ? 2 : 1;
-		perftools__profiles__label__init(&labels[nlabels]);
-		labels[nlabels].key = s_thread_id;
-		labels[nlabels++].num = t->tid;
-		perftools__profiles__label__init(&labels[nlabels]);
-		labels[nlabels].key = s_process_id;
-		labels[nlabels++].num = t->pid;
-		if (*profile_str(p, t->name)) {
-			perftools__profiles__label__init(&labels[nlabels]);
-			labels[nlabels].key = s_thread_name;
-			labels[nlabels++].str = str_id(&w, profile_str(p, t->name));
-		}
+		s->n_value = nvalues;
+		thread_labels(&w, labels, &nlabels, t);
 		for (size_t k = first_label; k < nlabels; k++)
 			label_ptrs[k] = &labels[k];
 		s->n_label = nlabels - first_label;
@@ -298,6 +352,7 @@ int output_pprof(const struct profile *p, FILE *f, const struct output_opts *o)
 	comment_add(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_PYTHON,
 		    m->python_version);
 	comment_add(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_BACKEND, m->backend);
+	comment_add(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_MODE, m->mode);
 	xsnprintf(b, sizeof(b), "%.17g", m->rate_hz);
 	comment_add(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_RATE, b);
 	comment_u64(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_TICKS_REQUESTED,
@@ -330,6 +385,14 @@ int output_pprof(const struct profile *p, FILE *f, const struct output_opts *o)
 	}
 	comment_add(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_UNWIND_BREAKS,
 		    m->unwind_breaks);
+	if (m->lost)
+		comment_u64(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_LOST, m->lost);
+	if (m->bpf_run_cnt) {
+		comment_u64(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_BPF_RUN_NS,
+			    m->bpf_run_ns);
+		comment_u64(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_BPF_RUN_CNT,
+			    m->bpf_run_cnt);
+	}
 
 	mapping_ptrs = xcalloc(w.nmappings + 1, sizeof(*mapping_ptrs));
 	for (size_t i = 0; i < w.nmappings; i++)

@@ -4,9 +4,14 @@
  * them for other tools.
  *
  * - Sample types: PPROF_TYPE_SAMPLES/count, then, when the sampling rate is
- *   known, PPROF_TYPE_WALL/nanoseconds (count x period); the period type is
- *   wall/nanoseconds with period = 1e9 / rate.
+ *   known, PPROF_TYPE_CPU/nanoseconds in cpu mode, else PPROF_TYPE_WALL/
+ *   nanoseconds (count x period); the period type is the same, with
+ *   period = 1e9 / rate.
  * - Per-sample labels: thread id and process id (numbers), thread name.
+ * - Thread records: first, one sample per thread with all values 0 and no
+ *   locations, whose labels add the thread's kernel accounting (CPU and wall
+ *   time, GIL ticks). They keep threads that have no samples, and the order
+ *   of threads; they weigh nothing in any tool.
  * - Frame kind: by the mapping of the frame's Location. Python frames belong
  *   to the mapping named PPROF_MAPPING_PYTHON, kernel frames to
  *   PPROF_MAPPING_KERNEL, markers to PPROF_MAPPING_OTHER; native frames to
@@ -19,10 +24,17 @@
 
 #define PPROF_TYPE_SAMPLES "samples"
 #define PPROF_TYPE_WALL "wall"
+#define PPROF_TYPE_CPU "cpu"       /* mode cpu: only on-CPU threads are sampled */
 
 #define PPROF_LABEL_THREAD_ID "thread_id"
 #define PPROF_LABEL_THREAD_NAME "thread_name"
 #define PPROF_LABEL_PROCESS_ID "process_id"
+/* on thread records only (see above), numbers */
+#define PPROF_LABEL_THREAD_CPU_NS "thread_cpu_ns"
+#define PPROF_LABEL_THREAD_WALL_NS "thread_wall_ns"
+#define PPROF_LABEL_GIL_HELD "gil_held_ticks"
+#define PPROF_LABEL_GIL_WAITING "gil_waiting_ticks"
+#define PPROF_LABEL_GIL_TICKS "gil_ticks"
 
 #define PPROF_MAPPING_PYTHON "[python]"
 #define PPROF_MAPPING_NATIVE "[native]"
@@ -49,5 +61,9 @@
 #define PPROF_COMMENT_CFI_STEPS "cfi_steps"
 #define PPROF_COMMENT_MERGE_MISMATCHES "merge_mismatches"
 #define PPROF_COMMENT_UNWIND_BREAKS "unwind_breaks"
+#define PPROF_COMMENT_MODE "mode"
+#define PPROF_COMMENT_LOST "lost"
+#define PPROF_COMMENT_BPF_RUN_NS "bpf_run_ns"
+#define PPROF_COMMENT_BPF_RUN_CNT "bpf_run_cnt"
 
 #endif

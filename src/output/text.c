@@ -501,11 +501,25 @@ static void wait_summary(const struct profile *p, uint32_t thread, struct strbuf
 	}
 }
 
+static const struct profile *cpu_view;
+
+static int cmp_thread_cpu(const void *a, const void *b)
+{
+	const struct pf_thread *x = &cpu_view->threads[*(const uint32_t *)a];
+	const struct pf_thread *y = &cpu_view->threads[*(const uint32_t *)b];
+
+	if (x->cpu_ns != y->cpu_ns)
+		return x->cpu_ns < y->cpu_ns ? 1 : -1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
 /* CPU and wall time per thread from the kernel's accounting, not from samples. */
 static void print_time_summary(const struct profile *p, FILE *f, const struct output_opts *o)
 {
 	struct strbuf sb = STRBUF_INIT;
 	uint64_t cpu = 0, any = 0;
+	uint32_t *order;
+	size_t shown = 0;
 	double wall = (double)p->meta.duration_ns / 1e9;
 
 	for (size_t i = 0; i < p->nthreads; i++) {
@@ -517,12 +531,32 @@ static void print_time_summary(const struct profile *p, FILE *f, const struct ou
 	fprintf(f, "\nTime (kernel accounting over the capture, independent of sampling)\n");
 	fprintf(f, "  process: %.1f s wall, %.2f s CPU (%.0f%% of one CPU)\n", wall,
 		(double)cpu / 1e9, wall > 0 ? 100.0 * (double)cpu / 1e9 / wall : 0.0);
-	for (size_t i = 0; i < p->nthreads; i++) {
+	order = xmalloc(sizeof(*order) * (p->nthreads ? p->nthreads : 1));
+	for (size_t i = 0; i < p->nthreads; i++)
+		order[i] = (uint32_t)i;
+	cpu_view = p;
+	qsort(order, p->nthreads, sizeof(*order), cmp_thread_cpu);
+	for (size_t k = 0; k < p->nthreads; k++) {
+		size_t i = order[k];
 		const struct pf_thread *t = &p->threads[i];
 		double tw = (double)t->wall_ns / 1e9;
 
 		if (!thread_matches(p, (uint32_t)i, o->thread))
 			continue;
+		if (shown == (size_t)o->limit) {
+			uint64_t rest = 0;
+			size_t nrest = 0;
+			for (size_t j = k; j < p->nthreads; j++) {
+				if (!thread_matches(p, order[j], o->thread))
+					continue;
+				rest += p->threads[order[j]].cpu_ns;
+				nrest++;
+			}
+			fprintf(f, "  ... and %zu more threads: %.2f s CPU together (--limit shows more)\n",
+				nrest, (double)rest / 1e9);
+			break;
+		}
+		shown++;
 		strbuf_reset(&sb);
 		format_thread(&sb, p, (uint32_t)i, ESCAPE_TERMINAL);
 		fprintf(f, "  %s: %.1f s wall, %.2f s CPU (%.0f%%)", strbuf_str(&sb), tw,
@@ -535,6 +569,7 @@ static void print_time_summary(const struct profile *p, FILE *f, const struct ou
 				pct(t->gil_held, t->gil_ticks), pct(t->gil_waiting, t->gil_ticks),
 				t->gil_ticks);
 	}
+	free(order);
 	strbuf_release(&sb);
 }
 

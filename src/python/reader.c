@@ -493,8 +493,10 @@ int py_reader_threads(struct py_reader *r, struct py_thread_info *out, size_t ma
 		t->tstate = ts;
 		t->pthread_id = get_u64(buf, o->tstate_thread_id);
 		frame = get_u64(buf, o->tstate_frame);
+		t->frame_slot = ts + (uint64_t)o->tstate_frame;
 		if (o->cframe_current_frame != PYOFF_NONE && frame) {
-			ret = mem_read_u64(r->mem, frame + (uint64_t)o->cframe_current_frame, &frame);
+			t->frame_slot = frame + (uint64_t)o->cframe_current_frame;
+			ret = mem_read_u64(r->mem, t->frame_slot, &frame);
 			if (ret)
 				return ret;
 		}

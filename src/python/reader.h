@@ -50,6 +50,7 @@ struct py_frame_info {
 struct py_thread_info {
 	uint64_t tstate;
 	uint64_t frame;             /* innermost frame address, 0 when idle */
+	uint64_t frame_slot;        /* where that address is stored (tstate or cframe) */
 	uint64_t pthread_id;
 	int32_t tid;                /* native thread id, 0 when unknown */
 };

@@ -219,6 +219,28 @@ static int moved_meanwhile(struct sampler *s, const struct py_thread_info *t)
 	return now.frame != t->frame;
 }
 
+static int thread_gone(struct sampler *s, pid_t tid)
+{
+	char path[96];
+
+	if (tid <= 0)
+		return 0;
+	xsnprintf(path, sizeof(path), "/proc/%d/task/%d", (int)s->target.pid, (int)tid);
+	return access(path, F_OK) != 0;
+}
+
+/* Next tick's prefetch checks that no thread's innermost frame moved during the copy. */
+static void set_guards(struct sampler *s, size_t nthreads)
+{
+	uint64_t addrs[32];
+	size_t n = 0;
+
+	for (size_t i = 0; i < nthreads && n < ARRAY_SIZE(addrs); i++)
+		if (s->threads[i].frame_slot)
+			addrs[n++] = s->threads[i].frame_slot;
+	mem_set_guards(&s->mem, addrs, n);
+}
+
 static int sample_threads(struct sampler *s, uint64_t now)
 {
 	struct profile_meta *m = &s->prof->meta;
@@ -242,6 +264,7 @@ static int sample_threads(struct sampler *s, uint64_t now)
 		if (py_reader_gil(&s->reader, &s->gil_holder, &locked) || !locked)
 			s->gil_holder = 0;
 	}
+	set_guards(s, nthreads);
 	for (size_t i = 0; i < nthreads; i++) {
 		const struct py_thread_info *t = &s->threads[i];
 		uint32_t thread, node;
@@ -260,7 +283,9 @@ static int sample_threads(struct sampler *s, uint64_t now)
 		if (!ret && s->mem.reads != live_reads && moved_meanwhile(s, t))
 			ret = -EAGAIN;
 		if (ret || depth == 0) {
-			m->errors++;
+			/* A thread that exited while being read is not an error. */
+			if (!thread_gone(s, t->tid))
+				m->errors++;
 			continue;
 		}
 		/* Reader gives innermost first; the profile wants outermost first. */

@@ -55,6 +55,9 @@ void mem_release(struct target_mem *m)
 	free(m->log);
 	free(m->snap);
 	free(m->snap_buf);
+	free(m->guards);
+	m->guards = NULL;
+	m->nguards = m->guards_alloc = 0;
 	m->log = m->snap = NULL;
 	m->snap_buf = NULL;
 	m->nlog = m->log_alloc = m->nsnap = m->snap_alloc = m->snap_buf_alloc = 0;
@@ -134,10 +137,22 @@ static void plan_prefetch(struct target_mem *m)
 	m->nlog = 0;
 }
 
+void mem_set_guards(struct target_mem *m, const uint64_t *addrs, size_t n)
+{
+	m->guards = xgrow(m->guards, sizeof(*m->guards), n, &m->guards_alloc);
+	memcpy(m->guards, addrs, n * sizeof(*addrs));
+	m->nguards = n;
+}
+
+#define PREFETCH_TRIES 3
+
 void mem_tick_begin(struct target_mem *m)
 {
-	struct mem_iov iov[PREFETCH_MAX_SPANS];
-	size_t off = 0, keep = 0;
+	size_t nguard = m->nguards < 32 ? m->nguards : 32;
+	struct mem_iov iov[PREFETCH_MAX_SPANS + 64];
+	uint64_t before[32], after[32];
+	size_t off = 0, keep = 0, n = 0;
+	int tries = 0;
 
 	m->snap_active = 0;
 	plan_prefetch(m);
@@ -152,18 +167,42 @@ void mem_tick_begin(struct target_mem *m)
 		m->snap_buf = xmalloc(off);
 		m->snap_buf_alloc = off;
 	}
-	for (size_t i = 0; i < m->nsnap; i++) {
-		iov[i].addr = m->snap[i].addr;
-		iov[i].buf = m->snap_buf + m->snap[i].off;
-		iov[i].len = m->snap[i].len;
+	for (size_t g = 0; g < nguard; g++) {
+		iov[n].addr = m->guards[g];
+		iov[n].buf = &before[g];
+		iov[n++].len = 8;
 	}
-	if (mem_readv(m, iov, m->nsnap) <= 0) {
-		m->nsnap = 0;
-		return;
+	for (size_t i = 0; i < m->nsnap; i++) {
+		iov[n].addr = m->snap[i].addr;
+		iov[n].buf = m->snap_buf + m->snap[i].off;
+		iov[n++].len = m->snap[i].len;
+	}
+	for (size_t g = 0; g < nguard; g++) {
+		iov[n].addr = m->guards[g];
+		iov[n].buf = &after[g];
+		iov[n++].len = 8;
+	}
+	for (;;) {
+		int moved = 0;
+
+		if (mem_readv(m, iov, n) <= 0) {
+			m->nsnap = 0;
+			return;
+		}
+		for (size_t g = 0; g < nguard; g++)
+			if (iov[g].ok && iov[nguard + m->nsnap + g].ok && before[g] != after[g])
+				moved = 1;
+		if (!moved)
+			break;
+		m->torn_prefetches++;
+		if (++tries == PREFETCH_TRIES) {
+			m->nsnap = 0;      /* keeps changing: read live, checked after */
+			return;
+		}
 	}
 	/* Keep only the spans that were read whole. */
 	for (size_t i = 0; i < m->nsnap; i++)
-		if (iov[i].ok)
+		if (iov[nguard + i].ok)
 			m->snap[keep++] = m->snap[i];
 	m->nsnap = keep;
 	m->snap_active = 1;

@@ -50,6 +50,9 @@ struct target_mem {
 	size_t snap_buf_alloc;
 	int snap_active;
 	size_t overlay_bytes;
+	uint64_t *guards;
+	size_t nguards, guards_alloc;
+	uint64_t torn_prefetches;       /* copies taken again because a guard moved */
 };
 
 void mem_init_pid(struct target_mem *m, pid_t pid);
@@ -82,6 +85,13 @@ void mem_overlay_add(struct target_mem *m, uint64_t addr, const void *data, uint
 void mem_overlay_activate(struct target_mem *m);
 void mem_overlay_deactivate(struct target_mem *m);
 void mem_tick_end(struct target_mem *m);
+/*
+ * Words the prefetch reads both before and after everything else (a
+ * seqlock without the lock): when a copy differs, the target changed while
+ * being copied, and the prefetch is taken again (the innermost frame of each
+ * thread is the word to guard: it changes whenever a call starts or ends).
+ */
+void mem_set_guards(struct target_mem *m, const uint64_t *addrs, size_t n);
 void mem_release(struct target_mem *m);
 
 static inline int mem_read_u64(struct target_mem *m, uint64_t addr, uint64_t *v)

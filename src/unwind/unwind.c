@@ -158,7 +158,13 @@ static int cfi_step(struct fw_module *m, uint64_t lookup_pc, struct arch_regs *r
 				ret = 1;
 				goto out;
 			}
-			if (ops && arch_reg_valid(regs, reg))   /* same value */
+			/*
+			 * Same value, or no rule at all: a callee-saved register the
+			 * function did not save was not touched, so the caller has the
+			 * same one (the frame pointer through a function built without
+			 * frame pointers, above all).
+			 */
+			if ((ops || arch_reg_callee_saved(reg)) && arch_reg_valid(regs, reg))
 				arch_reg_set(&caller, reg, regs->r[reg]);
 			continue;
 		}

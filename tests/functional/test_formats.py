@@ -125,14 +125,18 @@ def capture(tmp_path_factory):
     try:
         assert proc.stdout.readline().strip() == "READY"
         time.sleep(0.2)
-        args = ["record", "-p", proc.pid, "-d", "2", "-r", "200", "-q"]
+        # wall mode: every thread, with [wait] marker frames
+        args = ["record", "-p", proc.pid, "-d", "2", "-r", "200", "-q", "--mode", "wall"]
         for name in OUTPUTS.values():
             args += ["-o", d / name]
         run(*args, check=True, timeout=60)
+        run("record", "-p", proc.pid, "-d", "0.5", "-q", "--mode", "cpu", "-o", d / "cpu.pb.gz",
+            check=True, timeout=60)
     finally:
         proc.kill()
         proc.wait()
     paths = {fmt: d / name for fmt, name in OUTPUTS.items()}
+    paths["cpu"] = d / "cpu.pb.gz"
     paths["dir"] = d
     paths["pid"] = proc.pid
     return paths
@@ -171,12 +175,24 @@ def test_go_tool_pprof_reads_it(capture):
     assert r.returncode == 0, r.stderr
     assert "Type: wall" in r.stdout
     assert re.search(r"\bspin\b", r.stdout), r.stdout
+    # Python names are not taken for demangled C++ (pprof strips "<...>" then)
+    assert re.search(r"\s<module>$", r.stdout, re.M), r.stdout
     assert "python: 3.12.1" in r.stdout          # metadata comments
+    assert "mode: wall" in r.stdout
     r = go_pprof("-traces", capture["pprof"])
     assert r.returncode == 0, r.stderr
     assert "thread_name:  fw-worker" in r.stdout
     assert re.search(r"thread_id:\s+\d+", r.stdout)
     assert "process_id:  %d" % capture["pid"] in r.stdout
+
+
+def test_pprof_cpu_mode_sample_type(capture):
+    p = json.loads(node("pprof-decode.js", capture["cpu"]).stdout)
+    assert p["sampleTypes"] == [["samples", "count"], ["cpu", "nanoseconds"]]
+    assert p["periodType"] == ["cpu", "nanoseconds"]
+    assert "mode: cpu" in p["comments"]
+    r = go_pprof("-top", capture["cpu"])
+    assert r.returncode == 0 and "Type: cpu" in r.stdout, r.stdout + r.stderr
 
 
 def test_pprof_format_decoder_reads_it(capture):
@@ -189,21 +205,35 @@ def test_pprof_format_decoder_reads_it(capture):
     assert "python: 3.12.1" in p["comments"]
     assert any(c.startswith("backend: ") for c in p["comments"])
     assert any(re.fullmatch(r"errors: \d+", c) for c in p["comments"])
-    assert [m["filename"] for m in p["mappings"]] == ["[python]"]
+    # Python frames, and the [wait] markers of wall mode
+    assert {m["filename"] for m in p["mappings"]} == {"[python]", "[other]"}
 
+    # thread records first: no stack, no weight, the kernel accounting
+    records = [s for s in p["samples"] if not s["stack"]]
+    assert p["samples"][:len(records)] == records
+    assert all(s["values"] == [0, 0] for s in records)
+    assert {s["labels"]["thread_name"] for s in records} == {"python", "fw-worker"}
+    assert all(s["labels"]["thread_wall_ns"] > 1e9 for s in records)
+    worker = [s for s in records if s["labels"]["thread_name"] == "fw-worker"][0]
+    assert worker["labels"]["thread_cpu_ns"] > 1e8            # it spins
+
+    samples = p["samples"][len(records):]
     collapsed = parse_collapsed(capture["collapsed"].read_text())
-    assert sum(s["values"][0] for s in p["samples"]) == sum(collapsed.values())
-    for s in p["samples"]:
+    assert sum(s["values"][0] for s in samples) == sum(collapsed.values())
+    for s in samples:
         count, wall = s["values"]
         assert wall == count * p["period"]
         assert set(s["labels"]) >= {"thread_id", "process_id"}
         assert s["labels"]["process_id"] == capture["pid"]
-        assert all(f["mapping"] == "[python]" for f in s["stack"])
-    names = {f["name"] for s in p["samples"] for f in s["stack"]}
+        assert s["stack"]
+        assert all(f["mapping"] == ("[other]" if f["name"].startswith("[wait]") else "[python]")
+                   for f in s["stack"])
+    names = {f["name"] for s in samples for f in s["stack"]}
     assert {"spin", "worker", "<module>"} <= names
-    lines = {f["line"] for s in p["samples"] for f in s["stack"] if f["name"] == "spin"}
+    assert any(n.startswith("[wait] ") for n in names)
+    lines = {f["line"] for s in samples for f in s["stack"] if f["name"] == "spin"}
     assert lines and all(line > 0 for line in lines)
-    workers = [s for s in p["samples"] if s["labels"].get("thread_name") == "fw-worker"]
+    workers = [s for s in samples if s["labels"].get("thread_name") == "fw-worker"]
     assert workers and all(s["stack"][-1]["name"] == "Thread._bootstrap" for s in workers)
 
 
@@ -448,3 +478,15 @@ def test_gecko_sample_expansion_is_bounded(tmp_path):
     assert 999000 <= len(stacks) <= 1000001
     assert len(set(stacks)) == 2                     # "small" is still there
     assert "scaled" in doc["meta"]["misc"]
+
+
+def test_collapsed_several_processes(tmp_path):
+    """A profile of several processes labels threads "name (tid) [pid N]";
+    the pid survives collapsed -> pprof -> collapsed."""
+    f = tmp_path / "multi.collapsed"
+    text = b"a (11) [pid 10];f (x.py:1) 3\nb (21) [pid 20];g (y.py:2) 4\n"
+    f.write_bytes(text)
+    assert run("report", f, "-f", "collapsed", check=True).stdout == text
+    pb = tmp_path / "multi.pb.gz"
+    run("report", f, "-o", pb, check=True)
+    assert run("report", pb, "-f", "collapsed", check=True).stdout == text

@@ -327,7 +327,7 @@ def hostile():
 def recorded(hostile, formats):
     """One 3-second capture written in every format at once: {fmt: bytes}."""
     outs = {f: os.path.join(hostile.dir, "rec" + FORMAT_EXT[f]) for f in formats}
-    args = ["record", "-q", "-p", hostile.pid, "-d", "3", "-r", "100"]
+    args = ["record", "--mode", "wall", "-q", "-p", hostile.pid, "-d", "3", "-r", "100"]
     for f in formats:
         args += ["-o", outs[f]]
     p = fw(*args, timeout=60)
@@ -367,7 +367,7 @@ def test_collapsed_counts_add_up(recorded, hostile):
 
 def test_text_report_on_stdout(hostile):
     """Without -o the text report goes to stdout: still no control characters."""
-    p = fw("record", "-q", "-p", hostile.pid, "-d", "1")
+    p = fw("record", "--mode", "wall", "-q", "-p", hostile.pid, "-d", "1")
     assert p.returncode == 0, p.stderr.decode("utf-8", "replace")
     assert_terminal_safe(p.stdout, "record's text report")
     assert_terminal_safe(p.stderr, "record's stderr")

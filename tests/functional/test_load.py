@@ -12,6 +12,7 @@ Target: pyenv's CPython 3.12.1.
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -172,7 +173,7 @@ def record_watching_rss(pid, seconds, workdir):
     Returns (returncode, stderr, text report, collapsed, [(t, rss_kb)...])."""
     txt = os.path.join(workdir, "load.txt")
     coll = os.path.join(workdir, "load.collapsed")
-    fw = subprocess.Popen([framewalk_bin(), "record", "-q", "-p", str(pid), "-d", str(seconds),
+    fw = subprocess.Popen([framewalk_bin(), "record", "--mode", "wall", "-q", "-p", str(pid), "-d", str(seconds),
                            "-r", "100", "-o", txt, "-o", coll],
                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE)
@@ -266,7 +267,7 @@ def test_thread_churn_valgrind(target, tmp_path):
     out = tmp_path / "vg.collapsed"
     p = subprocess.run([valgrind, "--leak-check=full", "--error-exitcode=3",
                         "--errors-for-leak-kinds=definite", "--num-callers=30",
-                        framewalk_bin(), "record", "-q", "-p", str(t.pid), "-d", "5",
+                        framewalk_bin(), "record", "--mode", "wall", "-q", "-p", str(t.pid), "-d", "5",
                         "-o", str(out)],
                        stdin=subprocess.DEVNULL, capture_output=True, timeout=300)
     err = p.stderr.decode("utf-8", "replace")
@@ -277,3 +278,46 @@ def test_thread_churn_valgrind(target, tmp_path):
     assert m is None or m.group(1) == "0", tail
     assert "ERROR SUMMARY: 0 errors" in err, tail
     assert out.stat().st_size > 0
+
+
+def test_sigterm_under_churn(target, tmp_path):
+    """SIGTERM mid-capture while threads come and go: the capture ends
+    cleanly (exit 0) with its outputs written."""
+    t = target(CHURN)
+    txt = tmp_path / "term.txt"
+    coll = tmp_path / "term.collapsed"
+    fw = subprocess.Popen([framewalk_bin(), "record", "--mode", "wall", "-q", "-p", str(t.pid), "-r", "200",
+                           "-o", str(txt), "-o", str(coll)],
+                          stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE)
+    time.sleep(3)
+    fw.send_signal(signal.SIGTERM)
+    try:
+        out, err = fw.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        fw.kill()
+        fw.communicate()
+        pytest.fail("record did not stop within 20 s of SIGTERM")
+    assert fw.returncode == 0, err.decode("utf-8", "replace")
+    assert t.proc.poll() is None, "the target died with framewalk"
+    report = txt.read_text(encoding="utf-8")
+    assert samples(report) > 0
+    assert ";churn_work (" in coll.read_text(encoding="utf-8")
+
+
+def test_dump_into_closed_pipe(target):
+    """`framewalk dump | head -1` on 500 threads: framewalk ends quietly
+    (exit 0, or killed by SIGPIPE) with nothing on stderr."""
+    t = target(MANY_THREADS, str(N_THREADS))
+    p = subprocess.Popen([framewalk_bin(), "dump", "-p", str(t.pid)], stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    first = p.stdout.readline()
+    p.stdout.close()
+    try:
+        err = p.stderr.read()
+        rc = p.wait(timeout=30)
+    finally:
+        p.stderr.close()
+    assert first.startswith(b"Process %d " % t.pid), first
+    assert rc in (0, -signal.SIGPIPE), "exit %d: %s" % (rc, err.decode("utf-8", "replace"))
+    assert err == b"", err.decode("utf-8", "replace")

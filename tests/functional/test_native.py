@@ -34,7 +34,7 @@ import pytest
 from fwtest import INTERP_BY_ID, REPO, framewalk_path, run_fw
 
 NATIVE = REPO / "tests" / "native"
-BACKEND = ("--backend", "ptrace")
+BACKEND = ("--backend", "ptrace", "--mode", "wall")
 
 # Outermost frames that end a complete stack when the module has names.
 ENTRY_NAMES = {"_start", "__clone3", "clone3", "__clone", "clone", "start_thread",
@@ -59,7 +59,7 @@ def fw(*args, timeout=60):
 # --------------------------------------------------------------------------
 
 class Frame:
-    """One collapsed frame: kind 'py', 'native' or 'kernel'."""
+    """One collapsed frame: kind 'py', 'native', 'kernel' or 'wait'."""
 
     LINE_RE = re.compile(r"^(?P<name>.+) \((?P<file>[^()]+):(?P<line>\d+)\)$")
     MOD_RE = re.compile(r"^(?P<name>.+) \((?P<module>[^()]+)\)$")
@@ -70,6 +70,9 @@ class Frame:
         self.line = 0
         if text.endswith(" [k]"):
             self.kind, self.name = "kernel", text[:-4]
+            return
+        if text.startswith("[wait] "):       # --mode wall: what a waiting thread waits in
+            self.kind, self.name = "wait", text
             return
         m = self.LINE_RE.match(text)
         if m:
@@ -374,6 +377,11 @@ def record(pid, tmp_path, tag, *opts, tids=(), min_samples=150, rate=200, second
 # 1. Python -> C -> Python -> C -> libc
 # --------------------------------------------------------------------------
 
+# What ext_inner calls besides qsort, as libc and the interpreter name them.
+EXT_INNER_CALLS = {"malloc", "free", "__libc_malloc", "__libc_free", "cfree",
+                   "PyLong_AsLong", "PyLong_FromLong", "PyErr_Occurred"}
+
+
 def objdump_function(so, name):
     out = subprocess.run(["objdump", "-d", "--no-show-raw-insn", "--disassemble=" + name,
                           str(so)], capture_output=True, text=True, timeout=60)
@@ -439,8 +447,7 @@ def test_extension_interleaved(interp_id, fp, env_for, tmp_path):
         inner_at = ours[4][0]
         below = frames[inner_at + 1:]
         if below:
-            if "qsort" not in below[0].name and below[0].name not in (
-                    "free", "malloc", "__libc_free", "__libc_malloc", "cfree"):
+            if "qsort" not in below[0].name and below[0].name not in EXT_INNER_CALLS:
                 return "ext_inner calls %s" % below[0]
             if "qsort" in below[0].name and ours[4][1].line not in qsort_line:
                 return "ext_inner's call of qsort at line %d" % ours[4][1].line
@@ -543,8 +550,9 @@ def test_kernel_recv(interp_id, env_for, tmp_path):
     env = env_for(interp_id)
     proc, info = env.start("recv_workload.py")
     tid, spin = info["TID"], info["SPIN"]
-    cap = record(proc.pid, tmp_path, "recv", "--kernel", tids=[tid, spin], min_samples=100,
-                 rate=100)
+    # --mode wall: the recv thread is off CPU, and must be sampled all the same.
+    cap = record(proc.pid, tmp_path, "recv", "--kernel", "--mode", "wall", tids=[tid, spin],
+                 min_samples=100, rate=100)
     assert proc.poll() is None, "the target died while sampled"
     wpath = env.tpath("recv_workload.py")
     call_recv = markers(env.host / "recv_workload.py", "#")["call_recv"]
@@ -562,8 +570,11 @@ def test_kernel_recv(interp_id, env_for, tmp_path):
             names.index("tcp_recvmsg", k + 1)
         except (StopIteration, ValueError):
             return False
-        # Kernel frames are innermost, all of them, and only after the user part.
-        kinds = [f.kind == "kernel" for f in frames]
+        # Kernel frames are innermost, all of them, after the user part; at most
+        # a [wait] leaf (wall mode) below them.
+        if any(f.kind == "wait" for f in frames[:-1]):
+            return False
+        kinds = [f.kind == "kernel" for f in frames if f.kind != "wait"]
         return kinds == sorted(kinds) and not any(f.kind == "py" for f in frames[i + 1:])
 
     mine = thread_samples(cap.samples, tid)

@@ -156,8 +156,9 @@ def test_top_plain_output(target):
     last = tables[-1].splitlines()
     first_row = last[3].split()
     assert first_row[4] == "top_hot_fn", last
-    # Two threads spin in top_hot_fn, a third sleeps: two thirds of the samples.
-    assert 50 <= float(first_row[0]) <= 80, last
+    # Two threads spin in top_hot_fn, a third sleeps: top shows CPU time, so
+    # the sleeper does not count and top_hot_fn has (nearly) all of it.
+    assert float(first_row[0]) >= 80, last
     assert "\x1b" not in r.stdout
 
 

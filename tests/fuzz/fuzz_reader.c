@@ -6,6 +6,7 @@
  * _Py_DebugOffsets block (py_offsets_from_debug). Whatever the memory holds,
  * the reader must return an error or a bounded, well-formed result.
  */
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,8 @@
 static struct py_thread_info threads[PY_MAX_THREADS];
 static struct py_frame_info frames[PY_MAX_DEPTH];
 static struct py_target target;
+static uint8_t runtime_copy[1u << 16];  /* region 0, patched */
+
 static int verbose = -1;    /* FUZZ_VERBOSE=1: print what each walk read */
 
 static void check_code(const struct py_code *c)
@@ -96,7 +99,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct mem_region regions[READER_NREGIONS], regions2[READER_NREGIONS];
 	struct target_mem mem;
 	struct py_reader r;
-	size_t nreg, nreg2 = 0, pos = 2;
+	size_t nreg, nreg2 = 0, pos = 2, npatch = 0;
+	const uint8_t *patch = NULL;
 	int minor, flags;
 
 	if (verbose < 0)
@@ -105,6 +109,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	minor = 8 + data[0] % 8;
 	flags = data[1];
+	if ((flags & READER_F_PATCH) && pos < size) {
+		npatch = data[pos++];
+		if (npatch > (size - pos) / 3)
+			npatch = (size - pos) / 3;
+		patch = data + pos;
+		pos += 3 * npatch;
+		if (npatch > READER_MAX_PATCHES)
+			npatch = READER_MAX_PATCHES;
+	}
 	nreg = parse_image(data, size, &pos, regions);
 	if (flags & READER_F_CHANGE)
 		nreg2 = parse_image(data, size, &pos, regions2);
@@ -124,6 +137,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* as discover.c does: the block is the start of _PyRuntime */
 		if (!nreg || regions[0].len < (size_t)l->block_size)
 			return 0;
+		if (npatch) {
+			memcpy(runtime_copy, regions[0].data, regions[0].len);
+			for (size_t i = 0; i < npatch; i++) {
+				int32_t at = *(const int32_t *)((const char *)l +
+					reader_patchable[patch[3 * i] % READER_NPATCHABLE]);
+				uint64_t v = (uint64_t)patch[3 * i + 1] | (uint64_t)patch[3 * i + 2] << 8;
+
+				if (at != PYOFF_NONE && (size_t)at + 8 <= regions[0].len)
+					memcpy(runtime_copy + at, &v, 8);
+			}
+			regions[0].data = runtime_copy;
+		}
 		if (py_offsets_from_debug(l, regions[0].data, (size_t)l->block_size,
 					  &target.offsets))
 			return 0;

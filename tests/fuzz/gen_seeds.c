@@ -287,7 +287,7 @@ static void make_tstate(struct image *im, const struct py_offsets *o, int slot,
 	put8(im, R_PTHREAD, 0, 2047, 0);
 }
 
-enum variant { V_BASIC, V_CHANGED, V_DEEP, V_COUNT };
+enum variant { V_BASIC, V_CHANGED, V_DEEP, V_PATCHED, V_COUNT };
 
 /* Build the image of one version and variant; second is the changed target. */
 static void build(struct image *im, const struct py_offsets *o, const uint8_t *block,
@@ -341,6 +341,31 @@ static void build(struct image *im, const struct py_offsets *o, const uint8_t *b
 	put64(im, R_INTERP, 0, o->interp_threads_head, addr(R_TSTATE, 0));
 }
 
+/* Patches that set a few block fields to the values they already have. */
+static void write_patches(FILE *f, const struct py_debug_offsets_layout *l, const uint8_t *block)
+{
+	static const size_t fields[] = {
+		READER_POS(unicode_length), READER_POS(unicode_state), READER_POS(frame_owner),
+		READER_POS(code_firstlineno), READER_POS(object_type), READER_POS(bytes_data),
+		READER_POS(tstate_current_frame),
+	};
+	uint8_t n = (uint8_t)ARRAY_SIZE(fields);
+
+	fwrite(&n, 1, 1, f);
+	for (size_t i = 0; i < ARRAY_SIZE(fields); i++) {
+		int32_t at = *(const int32_t *)((const char *)l + fields[i]);
+		uint64_t v = 0;
+		uint8_t p[3];
+
+		if (at != PYOFF_NONE)
+			memcpy(&v, block + at, 8);
+		p[0] = (uint8_t)reader_patch_index(fields[i]);
+		p[1] = (uint8_t)v;
+		p[2] = (uint8_t)(v >> 8);
+		fwrite(p, 1, 3, f);
+	}
+}
+
 static void emit_image(FILE *out, const struct image *im)
 {
 	for (int r = 0; r < READER_NREGIONS; r++) {
@@ -374,8 +399,9 @@ static void reader_seeds(const char *dir)
 		READER_F_CODE_TYPE | READER_F_TWO_PASSES | READER_F_RECHECK,
 		READER_F_CHANGE | READER_F_RECHECK,
 		READER_F_CODE_TYPE | READER_F_SMALL_MAX | READER_F_CHANGE,
+		READER_F_CODE_TYPE | READER_F_PATCH,
 	};
-	static const char *const vname[V_COUNT] = { "basic", "changed", "deep" };
+	static const char *const vname[V_COUNT] = { "basic", "changed", "deep", "patched" };
 
 	for (int minor = 8; minor <= 15; minor++) {
 		struct py_offsets o;
@@ -399,10 +425,15 @@ static void reader_seeds(const char *dir)
 			uint8_t head[2] = { (uint8_t)(minor - 8), flags[v] };
 			FILE *f;
 
+			if (v == V_PATCHED && minor < 13)
+				continue;
 			snprintf(name, sizeof(name), "seed-3.%d-%s", minor, vname[v]);
 			f = open_seed(dir, "fuzz_reader", name);
-			build(&im, &o, block_len ? block : NULL, block_len, (enum variant)v, 0);
+			build(&im, &o, block_len ? block : NULL, block_len,
+			      v == V_PATCHED ? V_BASIC : (enum variant)v, 0);
 			fwrite(head, 1, 2, f);
+			if (v == V_PATCHED)
+				write_patches(f, py_debug_layout(minor), block);
 			emit_image(f, &im);
 			if (flags[v] & READER_F_CHANGE) {
 				build(&im2, &o, block_len ? block : NULL, block_len, (enum variant)v, 1);

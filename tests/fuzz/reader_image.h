@@ -4,6 +4,11 @@
  *
  *   byte 0      minor version: 8 + (b % 8), so 3.8 ... 3.15
  *   byte 1      flags (READER_F_*)
+ *   then        with READER_F_PATCH (3.13+ only): a count byte n (at most
+ *               READER_MAX_PATCHES are used), then n patches of 3 bytes:
+ *               a field index and a u16 value (LE) written as the u64 at
+ *               that field's position in the _Py_DebugOffsets block, so
+ *               mutations reach the offsets the block declares directly
  *   then        up to READER_NREGIONS regions, each a little-endian u16
  *               length followed by that many bytes; region i is mapped at
  *               READER_REGION(i). Region 0 holds _PyRuntime (and, for
@@ -15,7 +20,10 @@
 #ifndef FRAMEWALK_FUZZ_READER_IMAGE_H
 #define FRAMEWALK_FUZZ_READER_IMAGE_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+#include "python/offsets.h"
 
 #define READER_NREGIONS 8
 /* 64 KiB apart: a region never overlaps the next, prefetch spans may merge */
@@ -29,7 +37,35 @@
 #define READER_F_TWO_PASSES 0x02  /* walk again: cached code objects, prefetch */
 #define READER_F_SMALL_MAX 0x04   /* room for only 3 threads and 5 frames */
 #define READER_F_CHANGE 0x08      /* the second walk reads a second image */
+#define READER_F_PATCH 0x20       /* patches of the debug-offsets block follow */
+#define READER_MAX_PATCHES 16
 #define READER_F_RECHECK 0x10     /* cached code objects are re-checked and the
                                    * thread list head re-read before walk 2 */
+
+/* The debug-offsets block fields READER_F_PATCH can set, by index. */
+#define READER_POS(f) offsetof(struct py_debug_offsets_layout, f)
+static const size_t reader_patchable[] = {
+	READER_POS(runtime_interpreters_head), READER_POS(interp_next),
+	READER_POS(interp_threads_head), READER_POS(interp_id), READER_POS(tstate_next),
+	READER_POS(tstate_interp), READER_POS(tstate_current_frame),
+	READER_POS(tstate_thread_id), READER_POS(tstate_native_thread_id),
+	READER_POS(frame_previous), READER_POS(frame_executable), READER_POS(frame_instr_ptr),
+	READER_POS(frame_owner), READER_POS(code_filename), READER_POS(code_name),
+	READER_POS(code_qualname), READER_POS(code_linetable), READER_POS(code_firstlineno),
+	READER_POS(code_co_code_adaptive), READER_POS(object_type), READER_POS(bytes_size),
+	READER_POS(bytes_data), READER_POS(unicode_state), READER_POS(unicode_length),
+	READER_POS(unicode_asciiobject_size), READER_POS(unicode_compactunicodeobject_size),
+	READER_POS(interp_gil_runtime_state_holder), READER_POS(interp_gil_runtime_state_locked),
+};
+#define READER_NPATCHABLE (sizeof(reader_patchable) / sizeof(reader_patchable[0]))
+
+/* The index in reader_patchable of a field, for the seed generator. */
+static inline int reader_patch_index(size_t pos)
+{
+	for (size_t i = 0; i < READER_NPATCHABLE; i++)
+		if (reader_patchable[i] == pos)
+			return (int)i;
+	return -1;
+}
 
 #endif

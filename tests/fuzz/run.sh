@@ -9,7 +9,7 @@
 # Each harness starts from its committed seeds (tests/fuzz/corpus/NAME, never
 # written by a run) plus what earlier local runs found ($B/fuzz-corpus/NAME,
 # not committed), after replaying the saved crash inputs
-# (tests/fuzz/crashes/NAME-*). A new crash, leak, timeout (> 10 s for one
+# (tests/fuzz/crashes/NAME-*). A new crash, leak, timeout (> 25 s for one
 # input) or out-of-memory (> 1 GiB in one allocation, 2 GiB RSS) is saved
 # as tests/fuzz/crashes/NAME-crash-<sha1> and makes the script exit 1.
 # FUZZ_JOBS harnesses run at once (default: the number of CPUs); FUZZ_ONLY
@@ -34,7 +34,7 @@ tests/fuzz/build.sh
 HARNESSES=${FUZZ_ONLY:-$(cd tests/fuzz && ls fuzz_*.c | sed 's/\.c$//')}
 LOGS="$B/fuzz-logs"
 mkdir -p "$LOGS" tests/fuzz/crashes
-OPTS="-timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 -print_final_stats=1"
+OPTS="-timeout=25 -rss_limit_mb=2048 -malloc_limit_mb=1024 -print_final_stats=1"
 # LSan finds leaks; UBSan reports become crashes (-fno-sanitize-recover)
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:symbolize=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"

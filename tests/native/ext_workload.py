@@ -11,7 +11,7 @@ import threading
 sys.path.insert(0, sys.argv[1])
 import fwext  # noqa: E402
 
-N = int(sys.argv[2]) if len(sys.argv) > 2 else 200000
+N = int(sys.argv[2]) if len(sys.argv) > 2 else 400000   # ~50 ms of qsort per call
 started = threading.Event()
 
 

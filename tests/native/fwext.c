@@ -39,9 +39,11 @@ ext_inner(PyObject *self, PyObject *arg)
         buf[i] = (int)(s >> 8);
     }
     qsort(buf, (size_t)n, sizeof *buf, cmp_ints);  /* @ext_qsort */
-    long r = buf[n / 2];
+    /* Result first, free last: no tail call, ext_inner stays on the stack
+     * until it returns. */
+    PyObject *res = PyLong_FromLong(buf[n / 2]);
     free(buf);
-    return PyLong_FromLong(r);
+    return res;
 }
 
 /* fwext.call_twice(fn): call fn twice, return None. Neither call is a tail
