@@ -117,6 +117,14 @@ int py_offsets_from_debug(const struct py_debug_offsets_layout *l,
 	o->chunk_size = l->chunk_size_field;
 	o->chunk_data = l->chunk_header_size;
 
+	o->gc_in_interp = 1;
+	o->gc_collecting = PYOFF_NONE;
+	if (l->interp_gc != PYOFF_NONE && l->gc_collecting != PYOFF_NONE) {
+		int32_t gc = field(&b, l->interp_gc, MAX_STRUCT_OFFSET * 64);
+		int32_t col = field(&b, l->gc_collecting, MAX_STRUCT_OFFSET);
+		if (gc != PYOFF_NONE && col != PYOFF_NONE)
+			o->gc_collecting = gc + col;
+	}
 	o->gil_in_interp = 1;
 	o->interp_gil_ptr = PYOFF_NONE;
 	o->gil_holder = field(&b, l->interp_gil_runtime_state_holder, MAX_STRUCT_OFFSET * 64);

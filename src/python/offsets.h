@@ -97,6 +97,9 @@ struct py_offsets {
 	                               * the first frame of a chunk starts */
 	int32_t frame_gen;            /* <= 3.10: PyFrameObject.f_gen (NULL unless a
 	                               * generator's frame) */
+	int32_t gc_collecting;        /* the collector's int "collecting" flag */
+	int32_t gc_in_interp;         /* 1: gc_collecting is interpreter-relative
+	                               * (3.9+), 0: runtime-relative (3.8) */
 };
 
 /*
@@ -167,6 +170,8 @@ struct py_debug_offsets_layout {
 	int32_t unicode_compact_data; /* sizeof(PyCompactUnicodeObject) */
 	int32_t frame_owner_shim;     /* owner >= this: not a Python frame (the
 	                               * C-stack / interpreter shim entry frame) */
+	int32_t interp_gc;            /* block position: interp offset of its gc state */
+	int32_t gc_collecting;        /* block position: "collecting" inside the gc state */
 };
 
 /* The _Py_DebugOffsets layout for a minor version (13+), or NULL. */

@@ -82,6 +82,8 @@ static const struct py_offsets py38 = {
 	.interp_gil_ptr = PYOFF_NONE,
 	.chunk_data = PYOFF_NONE,
 	.frame_gen = 96,
+	.gc_collecting = 544,
+	.gc_in_interp = 0,
 };
 
 /* from pyenv 3.9.18 headers */
@@ -131,6 +133,8 @@ static const struct py_offsets py39 = {
 	.interp_gil_ptr = PYOFF_NONE,
 	.chunk_data = PYOFF_NONE,
 	.frame_gen = 96,
+	.gc_collecting = 816,
+	.gc_in_interp = 1,
 };
 
 /* from pyenv 3.10.13 headers */
@@ -180,6 +184,8 @@ static const struct py_offsets py310 = {
 	.interp_gil_ptr = PYOFF_NONE,
 	.chunk_data = PYOFF_NONE,
 	.frame_gen = 88,
+	.gc_collecting = 816,
+	.gc_in_interp = 1,
 };
 
 /* from pyenv 3.11.7 headers */
@@ -229,6 +235,8 @@ static const struct py_offsets py311 = {
 	.interp_gil_ptr = PYOFF_NONE,
 	.chunk_data = 24,
 	.frame_gen = PYOFF_NONE,
+	.gc_collecting = 848,
+	.gc_in_interp = 1,
 };
 
 /* from pyenv 3.12.1 headers */
@@ -278,6 +286,8 @@ static const struct py_offsets py312 = {
 	.interp_gil_ptr = 384,
 	.chunk_data = 24,
 	.frame_gen = PYOFF_NONE,
+	.gc_collecting = 312,
+	.gc_in_interp = 1,
 };
 
 const struct py_offsets *py_offsets_builtin(int minor)
@@ -335,6 +345,8 @@ static const struct py_debug_offsets_layout dbg313 = {
 	.tstate_holds_gil = PYOFF_NONE,
 	.interp_code_object_generation = PYOFF_NONE,
 	.unicode_compactunicodeobject_size = PYOFF_NONE,
+	.interp_gc = 80,
+	.gc_collecting = 576,
 	/* plain values from the headers, not block positions */
 	.chunk_size_field = 8,
 	.chunk_header_size = 24,
@@ -386,6 +398,8 @@ static const struct py_debug_offsets_layout dbg314 = {
 	.tstate_holds_gil = PYOFF_NONE,
 	.interp_code_object_generation = 160,
 	.unicode_compactunicodeobject_size = PYOFF_NONE,
+	.interp_gc = 88,
+	.gc_collecting = 656,
 	/* plain values from the headers, not block positions */
 	.chunk_size_field = 8,
 	.chunk_header_size = 24,
@@ -437,6 +451,8 @@ static const struct py_debug_offsets_layout dbg315 = {
 	.tstate_holds_gil = 272,
 	.interp_code_object_generation = 160,
 	.unicode_compactunicodeobject_size = 744,
+	.interp_gc = 88,
+	.gc_collecting = 760,
 	/* plain values from the headers, not block positions */
 	.chunk_size_field = 8,
 	.chunk_header_size = 24,

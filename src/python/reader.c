@@ -691,3 +691,27 @@ int py_reader_gil(struct py_reader *r, uint64_t *holder, int *locked)
 	*locked = lk != 0;
 	return 0;
 }
+
+int py_reader_gc(struct py_reader *r, int *collecting)
+{
+	const struct py_offsets *o = r->off;
+	uint64_t base;
+	int32_t v;
+	int ret;
+
+	*collecting = 0;
+	if (o->gc_collecting == PYOFF_NONE)
+		return -ENOTSUP;
+	if (o->gc_in_interp) {
+		ret = read_interp(r, &base);
+		if (ret)
+			return ret;
+	} else {
+		base = r->target->runtime_addr;
+	}
+	ret = mem_read(r->mem, base + (uint64_t)o->gc_collecting, &v, sizeof(v));
+	if (ret)
+		return ret;
+	*collecting = v != 0;
+	return 0;
+}

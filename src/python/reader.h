@@ -100,6 +100,9 @@ int py_reader_stack(struct py_reader *r, const struct py_thread_info *t,
  */
 int py_reader_gil(struct py_reader *r, uint64_t *holder, int *locked);
 
+/* Is the cyclic garbage collector running? 0 or -errno (-ENOTSUP: unknown). */
+int py_reader_gc(struct py_reader *r, int *collecting);
+
 /* Re-read the innermost frame of one thread state (after stopping it). */
 int py_reader_thread_frame(struct py_reader *r, struct py_thread_info *t);
 

@@ -245,8 +245,8 @@ static int sample_threads(struct sampler *s, uint64_t now)
 {
 	struct profile_meta *m = &s->prof->meta;
 	size_t nthreads, depth;
-	uint64_t live_reads;
-	int ret;
+	uint64_t live_reads, gc_thread;
+	int ret, collecting;
 
 	ret = py_reader_threads(&s->reader, s->threads, PY_MAX_THREADS, &nthreads);
 	if (ret == -EAGAIN) {
@@ -265,6 +265,15 @@ static int sample_threads(struct sampler *s, uint64_t now)
 			s->gil_holder = 0;
 	}
 	set_guards(s, nthreads);
+	/* The collector runs in the thread that holds the GIL: mark it <GC>. */
+	gc_thread = 0;
+	if (!py_reader_gc(&s->reader, &collecting) && collecting) {
+		int locked;
+		if (s->opts.mode == MODE_GIL)
+			gc_thread = s->gil_holder;
+		else if (!py_reader_gil(&s->reader, &gc_thread, &locked) && !locked)
+			gc_thread = 0;
+	}
 	for (size_t i = 0; i < nthreads; i++) {
 		const struct py_thread_info *t = &s->threads[i];
 		uint32_t thread, node;
@@ -291,6 +300,9 @@ static int sample_threads(struct sampler *s, uint64_t now)
 		/* Reader gives innermost first; the profile wants outermost first. */
 		for (size_t k = 0; k < depth; k++)
 			s->frame_ids[k] = merge_python_frame(s->prof, &s->frames[depth - 1 - k]);
+		if (gc_thread && t->tstate == gc_thread && depth < PY_MAX_DEPTH)
+			s->frame_ids[depth++] = profile_frame(s->prof, FRAME_OTHER,
+							      profile_cstring(s->prof, "<GC>"), 0, 0);
 		if (wait[0])
 			s->frame_ids[depth++] = profile_frame(s->prof, FRAME_OTHER,
 							      profile_cstring(s->prof, wait), 0, 0);

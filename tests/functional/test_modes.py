@@ -161,3 +161,20 @@ def test_rate_fidelity_at_100hz(tmp_path):
                 assert n >= 980, per
     finally:
         w.stop()
+
+
+@pytest.mark.parametrize("interp_id", ["py3.8", "py3.12", "sid-py3.15"])
+def test_gc_frame_while_the_collector_runs(interp_id, tmp_path):
+    w = start_workload(INTERP_BY_ID[interp_id], "gc_churn.py")
+    try:
+        col = collapsed(record(w, tmp_path, seconds=2, rate=200))
+        total = sum(c for _, f, c in col)
+        gc_under_collect = sum(c for _, f, c in col
+                               if f and f[-1] == "<GC>" and len(f) >= 2 and
+                               func(f[-2]) == "churn")
+        assert total > 50, col
+        # gc.collect() of 20000 cycles dominates the loop
+        assert gc_under_collect >= 0.4 * total, col
+        assert all(f[-1] != "<GC>" or func(f[-2]) == "churn" for _, f, c in col)
+    finally:
+        w.stop()

@@ -193,6 +193,8 @@ BUILTIN_FIELDS = [
     ("interp_gil_ptr", "interp_gil_ptr"),
     ("chunk_data", "chunk_data"),
     ("frame_gen", "frame_gen"),
+    ("gc_collecting", "gc_collecting"),
+    ("gc_in_interp", None),
 ]
 
 SIZE_GROUPS = {
@@ -221,6 +223,7 @@ def builtin_values(minor, facts):
         vals[field] = cover(facts, keys)
     vals["frame_code_tagged"] = 0
     vals["gil_in_interp"] = 1 if minor >= 12 else 0
+    vals["gc_in_interp"] = 1 if minor >= 9 else 0
     return vals
 
 
@@ -247,7 +250,7 @@ LAYOUT_POSITIONS = [
 # positions appended at the end of the struct by this generator
 LAYOUT_EXTRA_POSITIONS = [
     "interp_ceval_gil", "tstate_holds_gil", "interp_code_object_generation",
-    "unicode_compactunicodeobject_size",
+    "unicode_compactunicodeobject_size", "interp_gc", "gc_collecting",
 ]
 # plain values from the headers appended at the end (not block positions)
 LAYOUT_EXTRA_VALUES = [

@@ -103,6 +103,8 @@
 	X(unicode_state, unicode_object.state) \
 	X(unicode_length, unicode_object.length) \
 	X(unicode_asciiobject_size, unicode_object.asciiobject_size) \
+	X(interp_gc, interpreter_state.gc) \
+	X(gc_collecting, gc.collecting) \
 	DEBUG_FIELDS_314(X) \
 	DEBUG_FIELDS_315(X)
 
@@ -149,6 +151,13 @@ int main(void)
 	ST("tstate_datastack_chunk", PyThreadState, datastack_chunk);
 	ST("chunk_size", _PyStackChunk, size);
 	ST("chunk_data", _PyStackChunk, data);
+#endif
+
+	/* the cyclic garbage collector's "collecting" flag */
+#if MINOR == 8
+	ST("gc_collecting", _PyRuntimeState, gc.collecting);
+#else
+	ST("gc_collecting", PyInterpreterState, gc.collecting);
 #endif
 
 	/* frames */
