@@ -175,6 +175,9 @@ def test_gc_frame_while_the_collector_runs(interp_id, tmp_path):
         assert total > 50, col
         # gc.collect() of 20000 cycles dominates the loop
         assert gc_under_collect >= 0.4 * total, col
-        assert all(f[-1] != "<GC>" or func(f[-2]) == "churn" for _, f, c in col)
+        # automatic collections also start inside allocations
+        allowed = {"churn", "<listcomp>", "churn.<locals>.<listcomp>", "__init__",
+                   "Node.__init__"}
+        assert all(f[-1] != "<GC>" or func(f[-2]) in allowed for _, f, c in col), col
     finally:
         w.stop()
