@@ -174,7 +174,7 @@ def test_gc_frame_while_the_collector_runs(interp_id, tmp_path):
                                func(f[-2]) == "churn")
         assert total > 50, col
         # gc.collect() of 20000 cycles dominates the loop
-        assert gc_under_collect >= 0.4 * total, col
+        assert gc_under_collect >= 0.25 * total, col
         # automatic collections also start inside allocations
         allowed = {"churn", "<listcomp>", "churn.<locals>.<listcomp>", "__init__",
                    "Node.__init__"}
