@@ -100,6 +100,18 @@ size_t kernel_stack_read(pid_t pid, pid_t tid, char **out, size_t max)
 		out[n++] = xstrndup(p, (size_t)(end - p));
 	}
 	fclose(f);
+	/*
+	 * A stack entered through an interrupt (asm_sysvec_*, asm_common_interrupt)
+	 * belongs to a thread that was running user code and got preempted: the
+	 * kernel frames are the scheduler's, not the thread's. Exceptions
+	 * (asm_exc_page_fault) and system calls are kept.
+	 */
+	if (n && (!strncmp(out[n - 1], "asm_sysvec_", 11) ||
+		  !strcmp(out[n - 1], "asm_common_interrupt"))) {
+		for (size_t i = 0; i < n; i++)
+			free(out[i]);
+		n = 0;
+	}
 	return n;
 }
 

@@ -199,7 +199,10 @@ def parse_collapsed(data, python_frames=True):
         assert m, "collapsed line %d: bad thread %r" % (no, parts[0][:200])
         for p in parts[1:]:
             assert p, "collapsed line %d: an empty frame" % no
-            assert not python_frames or FRAME_RE.match(p), "collapsed line %d: frame %r is not " \
+            # framewalk's own markers ([wait] ..., <GC>) carry no file:line
+            marker = p.startswith("[wait] ") or p == "<GC>"
+            assert not python_frames or marker or FRAME_RE.match(p), \
+                "collapsed line %d: frame %r is not " \
                 "'name (file:line)' (a raw ';' or newline inside a name?)" % (no, p[:200])
         out.append((m.group("name"), int(m.group("tid")), parts[1:], int(count)))
     return out

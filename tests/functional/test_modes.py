@@ -51,7 +51,9 @@ def test_cpu_shows_busy_only_and_wall_shows_the_sleeper_waiting(interp_id, tmp_p
         busy_cpu = sum(c for t in cpu.values() for f, c in t
                        if any(func(x) == "busy_loop" for x in f))
         assert busy_cpu > 100, cpu
-        assert sleeper_cpu <= 0.02 * busy_cpu, (sleeper_cpu, busy_cpu)
+        # a sleeper is runnable for a moment after each wake-up (longer on a
+        # loaded machine): a few percent at most
+        assert sleeper_cpu <= 0.05 * busy_cpu, (sleeper_cpu, busy_cpu)
         wall = collapsed(record(w, tmp_path, "--mode", "wall", name="wall"))
         sleeper = sum(c for _, f, c in wall if any(func(x) == "sleeper" for x in f))
         busy = sum(c for _, f, c in wall if any(func(x) == "busy_loop" for x in f))

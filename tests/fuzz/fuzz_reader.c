@@ -26,6 +26,49 @@ static uint8_t runtime_copy[1u << 16];  /* region 0, patched */
 
 static int verbose = -1;    /* FUZZ_VERBOSE=1: print what each walk read */
 
+/*
+ * Every offset the reader uses inside a struct it reads whole must lie in
+ * the bytes it reads: else it reads past its buffer, or stale stack bytes.
+ * The built-in tables satisfy this by construction; offsets taken from a
+ * target's _Py_DebugOffsets block must be made to (py_offsets_from_debug).
+ */
+static void inside(const char *what, int32_t field, int width, int32_t size)
+{
+	if (field == PYOFF_NONE)
+		return;
+	if (field < 0 || field + width > size) {
+		fprintf(stderr, "fuzz_reader: offsets accepted with %s = %d (+%d) outside the %d bytes "
+			"read\n", what, field, width, size);
+		abort();
+	}
+}
+
+static void check_offsets(const struct py_offsets *o)
+{
+	int32_t code_read = o->code_size;
+
+	if (o->object_type + 16 > code_read)
+		code_read = o->object_type + 16;     /* as read_code_header */
+	inside("tstate_next", o->tstate_next, 8, o->tstate_size);
+	inside("tstate_frame", o->tstate_frame, 8, o->tstate_size);
+	inside("tstate_thread_id", o->tstate_thread_id, 8, o->tstate_size);
+	inside("tstate_native_thread_id", o->tstate_native_thread_id, 8, o->tstate_size);
+	inside("frame_previous", o->frame_previous, 8, o->frame_size);
+	inside("frame_code", o->frame_code, 8, o->frame_size);
+	inside("frame_instr", o->frame_instr, o->instr_model == PY_INSTR_POINTER ? 8 : 4,
+	       o->frame_size);
+	inside("frame_owner", o->frame_owner, 1, o->frame_size);
+	inside("frame_is_entry", o->frame_is_entry, 1, o->frame_size);
+	inside("code_filename", o->code_filename, 8, code_read);
+	inside("code_name", o->code_name, 8, code_read);
+	inside("code_qualname", o->code_qualname, 8, code_read);
+	inside("code_linetable", o->code_linetable, 8, code_read);
+	inside("code_firstlineno", o->code_firstlineno, 4, code_read);
+	/* read_unicode reads unicode_compact_data bytes of header */
+	inside("unicode_length", o->unicode_length, 8, o->unicode_compact_data);
+	inside("unicode_state", o->unicode_state, 4, o->unicode_compact_data);
+}
+
 static void check_code(const struct py_code *c)
 {
 	/* names are capped in code points, 4 UTF-8 bytes each at most */
@@ -154,6 +197,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			return 0;
 	}
 
+	check_offsets(&target.offsets);
 	mem_init_image(&mem, regions, nreg);
 	py_reader_init(&r, &mem, &target);
 	walk(&r, &mem, flags & READER_F_SMALL_MAX);
