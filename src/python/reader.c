@@ -613,6 +613,7 @@ int py_reader_stack(struct py_reader *r, const struct py_thread_info *t,
 			r->stats.depth_capped++;
 			return -ELOOP;
 		}
+		frames[n].addr = prev_frame;
 		frames[n].code = code;
 		frames[n].line = py_code_line(code, o, instr);
 		frames[n].shim = 0;

@@ -40,6 +40,7 @@ struct py_code {
 };
 
 struct py_frame_info {
+	uint64_t addr;              /* the frame in the target */
 	const struct py_code *code;
 	int line;                   /* 0 when unknown */
 	int entry;                  /* outermost frame of its C-level eval call */

@@ -198,6 +198,7 @@ int sampler_tick(struct sampler *s)
 	mem_tick_begin(&s->mem);
 	ret = sample_threads(s, now);
 	mem_tick_end(&s->mem);
+	mem_set_guards(&s->mem, s->guards, s->nguards);
 	return ret;
 }
 
@@ -229,16 +230,24 @@ static int thread_gone(struct sampler *s, pid_t tid)
 	return access(path, F_OK) != 0;
 }
 
-/* Next tick's prefetch checks that no thread's innermost frame moved during the copy. */
-static void set_guards(struct sampler *s, size_t nthreads)
+/*
+ * Next tick's prefetch checks, before and after its copy, each thread's
+ * innermost-frame pointer and the instruction pointers of the callers seen
+ * this tick: those change only when a call ends, which is when a copy can
+ * mix two moments (even when the same frame address is reused at once).
+ */
+static void add_guard(struct sampler *s, uint64_t addr)
 {
-	uint64_t addrs[32];
-	size_t n = 0;
+	if (addr && s->nguards < MEM_MAX_GUARDS)
+		s->guards[s->nguards++] = addr;
+}
 
-	for (size_t i = 0; i < nthreads && n < ARRAY_SIZE(addrs); i++)
-		if (s->threads[i].frame_slot)
-			addrs[n++] = s->threads[i].frame_slot;
-	mem_set_guards(&s->mem, addrs, n);
+static void guard_callers(struct sampler *s, const struct py_frame_info *f, size_t depth)
+{
+	const struct py_offsets *o = &s->target.offsets;
+
+	for (size_t k = 1; k < depth && k <= 4; k++)
+		add_guard(s, f[k].addr + (uint64_t)o->frame_instr);
 }
 
 static int sample_threads(struct sampler *s, uint64_t now)
@@ -264,7 +273,9 @@ static int sample_threads(struct sampler *s, uint64_t now)
 		if (py_reader_gil(&s->reader, &s->gil_holder, &locked) || !locked)
 			s->gil_holder = 0;
 	}
-	set_guards(s, nthreads);
+	s->nguards = 0;
+	for (size_t i = 0; i < nthreads; i++)
+		add_guard(s, s->threads[i].frame_slot);
 	/* The collector runs in the thread that holds the GIL: mark it <GC>. */
 	gc_thread = 0;
 	if (!py_reader_gc(&s->reader, &collecting) && collecting) {
@@ -297,6 +308,7 @@ static int sample_threads(struct sampler *s, uint64_t now)
 				m->errors++;
 			continue;
 		}
+		guard_callers(s, s->frames, depth);
 		/* Reader gives innermost first; the profile wants outermost first. */
 		for (size_t k = 0; k < depth; k++)
 			s->frame_ids[k] = merge_python_frame(s->prof, &s->frames[depth - 1 - k]);

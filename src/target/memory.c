@@ -148,9 +148,9 @@ void mem_set_guards(struct target_mem *m, const uint64_t *addrs, size_t n)
 
 void mem_tick_begin(struct target_mem *m)
 {
-	size_t nguard = m->nguards < 32 ? m->nguards : 32;
-	struct mem_iov iov[PREFETCH_MAX_SPANS + 64];
-	uint64_t before[32], after[32];
+	size_t nguard = m->nguards < MEM_MAX_GUARDS ? m->nguards : MEM_MAX_GUARDS;
+	struct mem_iov iov[PREFETCH_MAX_SPANS + 2 * MEM_MAX_GUARDS];
+	uint64_t before[MEM_MAX_GUARDS], after[MEM_MAX_GUARDS];
 	size_t off = 0, keep = 0, n = 0;
 	int tries = 0;
 

@@ -91,6 +91,7 @@ void mem_tick_end(struct target_mem *m);
  * being copied, and the prefetch is taken again (the innermost frame of each
  * thread is the word to guard: it changes whenever a call starts or ends).
  */
+#define MEM_MAX_GUARDS 64
 void mem_set_guards(struct target_mem *m, const uint64_t *addrs, size_t n);
 void mem_release(struct target_mem *m);
 

@@ -393,7 +393,9 @@ def parse_collapsed(data):
         if not m:
             raise AssertionError("collapsed line %d: bad thread %r" % (no, parts[0]))
         try:
-            frames = [parse_frame(p) for p in parts[1:]]
+            # framewalk's own markers ([wait] ..., <GC>) are not Python frames
+            frames = [parse_frame(p) for p in parts[1:]
+                      if not p.startswith("[wait] ") and p != "<GC>"]
         except ValueError as e:
             raise AssertionError("collapsed line %d: %s in %r" % (no, e, line))
         out.append((m.group("name"), int(m.group("tid")), frames, int(count)))

@@ -15,8 +15,10 @@ def test_structure(interp, structure, tmp_path):
     names = w.thread_names()
     assert sorted(names.values()).count("fw-worker") == 1, names
     out = tmp_path / "structure.collapsed"
-    r = run_fw("record", "-p", w.pid, "-d", "2", "-r", "200", "--format", "collapsed",
-               "-o", out, "-q", timeout=60)
+    # wall mode: every thread at every tick, so each thread's chains are
+    # checked over ~400 samples, not only the ticks it held the GIL
+    r = run_fw("record", "-p", w.pid, "-d", "2", "-r", "200", "--mode", "wall",
+               "--format", "collapsed", "-o", out, "-q", timeout=60)
     assert r.returncode == 0, r
     assert w.alive(), "the target died while being profiled"
     raw = out.read_bytes()

@@ -47,6 +47,27 @@ replay_crashes() {
 	"$B/fuzz/$h" $OPTS "$@" >"$LOGS/$h.replay.log" 2>&1
 }
 
+CORPUS_MAX_FILES=50
+CORPUS_MAX_KB=2048
+
+# Drop the largest files of $2 that are not in $1 until it fits the caps.
+trim_corpus() {
+	while :; do
+		n=$(ls "$2" | wc -l)
+		kb=$(du -sk "$2" | cut -f1)
+		[ "$n" -le "$CORPUS_MAX_FILES" ] && [ "$kb" -le "$CORPUS_MAX_KB" ] && return 0
+		victim=""
+		for f in $(ls -S "$2"); do
+			if [ ! -e "$1/$f" ]; then
+				victim=$f
+				break
+			fi
+		done
+		[ -n "$victim" ] || return 0
+		rm -f "$2/$victim"
+	done
+}
+
 run_one() {
 	h=$1
 	bin="$B/fuzz/$h"
@@ -67,10 +88,14 @@ run_one() {
 			-artifact_prefix="tests/fuzz/crashes/$h-" "$work" "$seeds" \
 			>"$LOGS/$h.log" 2>&1 ;;
 	merge)
+		# the seeds stay; inputs of earlier runs that add coverage join
+		# them (smallest first), then the largest additions go until the
+		# corpus fits CORPUS_MAX_FILES and CORPUS_MAX_KB
 		rm -rf "$work.merged"
-		mkdir -p "$work.merged"
+		cp -r "$seeds" "$work.merged"
 		# shellcheck disable=SC2086
-		"$bin" $OPTS -merge=1 "$work.merged" "$seeds" "$work" >"$LOGS/$h.log" 2>&1 &&
+		"$bin" $OPTS -merge=1 "$work.merged" "$work" >"$LOGS/$h.log" 2>&1 &&
+			trim_corpus "$seeds" "$work.merged" &&
 			rm -rf "$seeds" && mv "$work.merged" "$seeds" ;;
 	esac
 	rc=$?
