@@ -10,6 +10,7 @@
 
 #include <sys/types.h>
 
+#include "output/output.h"
 #include "python/discover.h"
 #include "sampler/sampler.h"
 #include "target/memory.h"
@@ -35,6 +36,20 @@ int cmd_parse_backend(const char *name, enum backend *out);
 /* Resolve auto and check the combination (--native needs ptrace). 0 or -EINVAL. */
 int cmd_choose_backend(struct sampler_opts *so);
 const char *cmd_backend_description(const struct sampler_opts *so);
+
+/*
+ * "framewalk: error: <fmt with arg>" and a hint to see `framewalk CMD --help`.
+ * Returns FW_EXIT_USAGE.
+ */
+int cmd_usage_error(const char *cmd, const char *fmt, const char *arg);
+
+/*
+ * The report filters every rendering command takes: 'L' --limit, 'M'
+ * --min-percent, 'T' --thread. Returns 0 when c was one of them and its
+ * value is good, 1 when c is not one of them, or FW_EXIT_USAGE (message
+ * printed) for a bad value.
+ */
+int cmd_output_filter_option(const char *cmd, int c, const char *arg, struct output_opts *out);
 
 /* The exit code and message for an unusable output path. */
 int cmd_output_error(const char *path, int err);

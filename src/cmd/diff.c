@@ -47,17 +47,7 @@ struct diff_opts {
 
 static int usage_error(const char *fmt, const char *arg)
 {
-	fprintf(stderr, "framewalk: error: ");
-	fprintf(stderr, fmt, arg);
-	fputc('\n', stderr);
-	fw_hint("see framewalk diff --help");
-	return FW_EXIT_USAGE;
-}
-
-static int ends_with(const char *s, const char *suffix)
-{
-	size_t a = strlen(s), b = strlen(suffix);
-	return a >= b && !strcmp(s + a - b, suffix);
+	return cmd_usage_error("diff", fmt, arg);
 }
 
 static int parse_diff_args(int argc, char **argv, struct diff_opts *o)
@@ -72,7 +62,6 @@ static int parse_diff_args(int argc, char **argv, struct diff_opts *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
-	long v;
 
 	memset(o, 0, sizeof(*o));
 	o->format = -1;
@@ -95,12 +84,10 @@ static int parse_diff_args(int argc, char **argv, struct diff_opts *o)
 				return usage_error("unknown format: '%s' (html or text)", optarg);
 			break;
 		case 'L':
-			if (parse_long(optarg, &v) || v < 1)
-				return usage_error("bad --limit: '%s'", optarg);
-			o->out.limit = (int)v;
-			break;
+		case 'M':
 		case 'T':
-			o->out.thread = optarg;
+			if (cmd_output_filter_option("diff", c, optarg, &o->out))
+				return FW_EXIT_USAGE;
 			break;
 		case 'q':
 			o->quiet = 1;
@@ -118,7 +105,7 @@ static int parse_diff_args(int argc, char **argv, struct diff_opts *o)
 	o->after = argv[optind + 1];
 	for (int i = 0; i < o->noutputs; i++)
 		o->html[i] = o->format >= 0 ? o->format :
-			ends_with(o->outputs[i], ".html") || ends_with(o->outputs[i], ".htm");
+			str_ends_with(o->outputs[i], ".html") || str_ends_with(o->outputs[i], ".htm");
 	return 0;
 }
 

@@ -81,11 +81,7 @@ struct record_opts {
 
 static int usage_error(const char *fmt, const char *arg)
 {
-	fprintf(stderr, "framewalk: error: ");
-	fprintf(stderr, fmt, arg);
-	fputc('\n', stderr);
-	fw_hint("see framewalk record --help");
-	return FW_EXIT_USAGE;
+	return cmd_usage_error("record", fmt, arg);
 }
 
 static int parse_record_args(int argc, char **argv, struct record_opts *o)
@@ -111,7 +107,6 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, pid, ret;
-	long v;
 
 	memset(o, 0, sizeof(*o));
 	o->rate = 100;
@@ -166,16 +161,10 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 			o->quiet = 1;
 			break;
 		case 'L':
-			if (parse_long(optarg, &v) || v < 1)
-				return usage_error("bad --limit: '%s'", optarg);
-			o->out.limit = (int)v;
-			break;
 		case 'M':
-			if (parse_seconds(optarg, &o->out.min_percent) || o->out.min_percent > 100)
-				return usage_error("bad --min-percent: '%s'", optarg);
-			break;
 		case 'T':
-			o->out.thread = optarg;
+			if (cmd_output_filter_option("record", c, optarg, &o->out))
+				return FW_EXIT_USAGE;
 			break;
 		case 'N':
 			o->sampling.native = 1;

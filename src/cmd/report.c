@@ -49,11 +49,7 @@ struct report_opts {
 
 static int usage_error(const char *fmt, const char *arg)
 {
-	fprintf(stderr, "framewalk: error: ");
-	fprintf(stderr, fmt, arg);
-	fputc('\n', stderr);
-	fw_hint("see framewalk report --help");
-	return FW_EXIT_USAGE;
+	return cmd_usage_error("report", fmt, arg);
 }
 
 static int parse_report_args(int argc, char **argv, struct report_opts *o)
@@ -67,7 +63,6 @@ static int parse_report_args(int argc, char **argv, struct report_opts *o)
 		{ "thread", required_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 },
 	};
-	long v;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -88,16 +83,10 @@ static int parse_report_args(int argc, char **argv, struct report_opts *o)
 			o->format_given = 1;
 			break;
 		case 'L':
-			if (parse_long(optarg, &v) || v < 1 || v > 1000000)
-				return usage_error("bad --limit: '%s'", optarg);
-			o->out.limit = (int)v;
-			break;
 		case 'M':
-			if (parse_seconds(optarg, &o->out.min_percent) || o->out.min_percent > 100)
-				return usage_error("bad --min-percent: '%s'", optarg);
-			break;
 		case 'T':
-			o->out.thread = optarg;
+			if (cmd_output_filter_option("report", c, optarg, &o->out))
+				return FW_EXIT_USAGE;
 			break;
 		case 'h':
 			fputs(report_usage, stdout);

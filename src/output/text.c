@@ -42,24 +42,18 @@ int output_format_parse(const char *name, enum output_format *out)
 	return 0;
 }
 
-static int ends_with(const char *s, const char *suffix)
-{
-	size_t a = strlen(s), b = strlen(suffix);
-	return a >= b && !strcmp(s + a - b, suffix);
-}
-
 enum output_format output_format_for_path(const char *path)
 {
-	if (ends_with(path, ".txt") || ends_with(path, ".report"))
+	if (str_ends_with(path, ".txt") || str_ends_with(path, ".report"))
 		return OUTPUT_TEXT;
-	if (ends_with(path, ".html") || ends_with(path, ".htm"))
+	if (str_ends_with(path, ".html") || str_ends_with(path, ".htm"))
 		return OUTPUT_HTML;
 	/* docs/FORMATS.md: plain .json is speedscope, as py-spy writes it */
-	if (ends_with(path, ".pb.gz") || ends_with(path, ".pprof") || ends_with(path, ".pb"))
+	if (str_ends_with(path, ".pb.gz") || str_ends_with(path, ".pprof") || str_ends_with(path, ".pb"))
 		return OUTPUT_PPROF;
-	if (ends_with(path, ".gecko.json"))
+	if (str_ends_with(path, ".gecko.json"))
 		return OUTPUT_GECKO;
-	if (ends_with(path, ".json"))
+	if (str_ends_with(path, ".json"))
 		return OUTPUT_SPEEDSCOPE;
 	return OUTPUT_COLLAPSED;
 }

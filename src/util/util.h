@@ -53,6 +53,13 @@ uint64_t fw_cpu_ns(void);
 /* snprintf that always terminates and reports truncation as -1. */
 int xsnprintf(char *buf, size_t size, const char *fmt, ...) PRINTF_LIKE(3, 4);
 
+/* Does s end with suffix? */
+static inline int str_ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+	return a >= b && !strcmp(s + a - b, suffix);
+}
+
 /* Parse a whole decimal number; 0 or -EINVAL. */
 int parse_long(const char *s, long *out);
 
