@@ -74,6 +74,20 @@ functional: test-deps build sid-root js-deps browser-deps
 
 check: unit functional
 
+# tests/fuzz: libFuzzer harnesses (clang, ASan+UBSan, build-fuzz/) of every
+# parser of untrusted input; docs/RELIABILITY.md. `make fuzz` runs each for
+# FUZZ_SECONDS; `check` runs a short round (FUZZ_CHECK_SECONDS each).
+FUZZ_SECONDS ?= 60
+FUZZ_CHECK_SECONDS ?= 20
+.PHONY: fuzz fuzz-check
+fuzz: test-deps
+	tests/fuzz/run.sh $(FUZZ_SECONDS)
+
+fuzz-check: test-deps
+	tests/fuzz/run.sh $(FUZZ_CHECK_SECONDS)
+
+check: fuzz-check
+
 install: build
 	meson configure $(BUILDDIR) --prefix=$(PREFIX) >/dev/null
 	ninja -C $(BUILDDIR) >/dev/null
@@ -83,4 +97,4 @@ bench: build
 	@bench/run-all.sh $(FRAMEWALK)
 
 clean:
-	rm -rf build build-sanitize
+	rm -rf build build-sanitize build-fuzz

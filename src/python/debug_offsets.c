@@ -136,6 +136,12 @@ int py_offsets_from_debug(const struct py_debug_offsets_layout *l,
 	    o->unicode_compact_data <= 0 || o->code_size <= 0 || o->frame_size <= 0 ||
 	    o->tstate_size <= 0)
 		return -EPROTO;
+	/* The string header fields must lie inside the header the reader copies. */
+	if (o->unicode_length < 0 || o->unicode_state < 0 ||
+	    o->unicode_length + 8 > o->unicode_ascii_data ||
+	    o->unicode_state + 4 > o->unicode_ascii_data ||
+	    o->unicode_ascii_data > o->unicode_compact_data)
+		return -EPROTO;
 	/* The walkers read at most these sizes in one piece. */
 	if (o->frame_size > 256 || o->code_size > 512 || o->tstate_size > 1024 ||
 	    o->unicode_compact_data > 128)

@@ -100,7 +100,8 @@ static int read_unicode(struct py_reader *r, uint64_t addr, size_t cap, char **o
 	int ret;
 
 	hdr = (size_t)o->unicode_compact_data;
-	if (hdr > sizeof(head))
+	if (hdr > sizeof(head) || o->unicode_length < 0 || o->unicode_state < 0 ||
+	    (size_t)o->unicode_length + 8 > hdr || (size_t)o->unicode_state + 4 > hdr)
 		return -EFAULT;
 	ret = mem_read(r->mem, addr, head, hdr);
 	if (ret)

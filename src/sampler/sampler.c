@@ -110,6 +110,11 @@ uint32_t sampler_thread(struct sampler *s, pid_t tid, uint64_t now)
 		c->seen_last_ns = now;
 		if (now - c->refreshed_ns < NAME_REFRESH_NS)
 			return c->thread;
+		/* CPU time going backwards: the kernel reused the tid for a new thread. */
+		if (tid > 0 && !taskstat_cpu_ns(&s->tasks, tid, &cpu) && cpu < c->cpu_last_ns) {
+			c->cpu_first_ns = c->cpu_last_ns = cpu;
+			c->seen_first_ns = now;
+		}
 	}
 	if (tid <= 0 || proc_task_comm(s->target.pid, tid, name, sizeof(name)))
 		xsnprintf(name, sizeof(name), "%s", tid > 0 ? "?" : "unknown");
@@ -141,8 +146,8 @@ void sampler_finish_threads(struct sampler *s)
 			c->cpu_last_ns = cpu;
 			c->seen_last_ns = now;
 		}
-		t->cpu_ns = c->cpu_last_ns - c->cpu_first_ns;
-		t->wall_ns = c->seen_last_ns - c->seen_first_ns;
+		t->cpu_ns = c->cpu_last_ns >= c->cpu_first_ns ? c->cpu_last_ns - c->cpu_first_ns : 0;
+		t->wall_ns = c->seen_last_ns >= c->seen_first_ns ? c->seen_last_ns - c->seen_first_ns : 0;
 	}
 }
 

@@ -236,7 +236,7 @@ int elf_file_build_id(struct elf_file *ef, char *buf, size_t size)
 			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
 			    memcmp((const char *)data->d_buf + name_off, "GNU", 4))
 				continue;
-			if (size < nh.n_descsz * 2 + 1)
+			if ((size_t)nh.n_descsz > (size - 1) / 2)
 				return -ENOSPC;
 			for (size_t i = 0; i < nh.n_descsz; i++)
 				xsnprintf(buf + 2 * i, 3, "%02x", desc[i]);

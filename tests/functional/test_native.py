@@ -10,7 +10,9 @@ and that the stack is complete (reaches the thread's entry).
 2. zlib.compress (3.15 has frame pointers, its libz none; pyenv builds have
    none at all): complete through libz, `deflate` named.
 3. A thread blocked in recv on a local socket, with --kernel: the syscall
-   path down to tcp_recvmsg; a pure-Python thread gets no kernel frames.
+   path down to tcp_recvmsg; a pure-Python thread gets no kernel frames; a
+   thread going in and out of a system call at 1 kHz gets kernel frames only
+   under that call, and nobody gets the profiler's own ptrace-stop path.
 4. SIGKILL of framewalk mid-capture leaves the target running and untraced;
    SIGINT writes the complete report and leaves it running too.
 
@@ -78,6 +80,10 @@ class Frame:
         if m:
             self.name, self.file, self.line = m.group("name"), m.group("file"), int(m.group("line"))
             self.kind = "py" if self.file.endswith(".py") else "native"
+            return
+        m = re.match(r"^\[[\w.-]+\]\+0x[0-9a-f]+$", text)
+        if m:       # code outside any file: [vdso]+0x..., [anon]+0x...
+            self.kind, self.name, self.module = "native", text, text.split("+")[0]
             return
         m = self.MOD_RE.match(text)
         if not m:
@@ -598,6 +604,42 @@ def test_kernel_recv(interp_id, env_for, tmp_path):
     assert nk <= 0.1 * nspin, (
         "%d of %d samples of a thread spinning in Python carry kernel frames\n%s"
         % (nk, nspin, show(with_k)))
+
+
+# The kernel path by which ptrace stops a thread: framewalk's own doing.
+OWN_STOP = {"ptrace_stop", "ptrace_do_notify", "ptrace_notify", "do_signal_stop",
+            "do_jobctl_trap"}
+
+
+@pytest.mark.parametrize("interp_id", ["py3.12"])
+def test_kernel_frames_belong_to_the_sample(interp_id, env_for, tmp_path):
+    """A thread that keeps entering and leaving a system call, at 1 kHz: kernel
+    frames only under its time.sleep call, and never the profiler's own stop
+    path (read from /proc/TID/stack before the thread has left the previous
+    sample's ptrace stop)."""
+    env = env_for(interp_id)
+    proc, info = env.start("nap_workload.py")
+    tid = info["TID"]
+    cap = record(proc.pid, tmp_path, "nap", "--kernel", "--mode", "wall", tids=[tid],
+                 min_samples=300, rate=1000)
+    assert proc.poll() is None, "the target died while sampled"
+    wpath = env.tpath("nap_workload.py")
+    sleep_line = markers(env.host / "nap_workload.py", "#")["sleep"]
+    own = [(fr, c) for _, _, fr, c in cap.samples
+           if any(f.kind == "kernel" and f.name in OWN_STOP for f in fr)]
+    assert not own, "%d samples carry the ptrace stop's own kernel path:\n%s" % (
+        sum(c for _, c in own), show(own))
+    mine = thread_samples(cap.samples, tid)
+    misplaced = []
+    for fr, c in mine:
+        if not any(f.kind == "kernel" for f in fr):
+            continue
+        py = [f for f in fr if f.kind == "py" and f.file == wpath]
+        if not py or py[-1].line not in sleep_line:
+            misplaced.append((fr, c))
+    assert not misplaced, (
+        "%d of %d samples have kernel frames outside the thread's time.sleep call:\n%s"
+        % (sum(c for _, c in misplaced), sum(c for _, c in mine), show(misplaced)))
 
 
 # --------------------------------------------------------------------------

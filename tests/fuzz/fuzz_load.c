@@ -8,6 +8,9 @@
  *     writing and loading is a fixed point;
  *   - text: UTF-8, no control characters but '\n' (no terminal escapes);
  *   - speedscope and gecko: valid JSON (strict, UTF-8);
+ *   - HTML (flame graph, and the differential one against the profile as
+ *     pprof gives it back): the data block is valid JSON that nothing
+ *     inside can close; the diff table is terminal-safe;
  *   - pprof: loads again.
  */
 #include <stdint.h>
@@ -16,6 +19,7 @@
 #include <string.h>
 
 #include "input/load.h"
+#include "output/diff.h"
 #include "output/output.h"
 #include "profile/profile.h"
 #include "util/strbuf.h"
@@ -273,7 +277,39 @@ CHECKER static void check_json(const char *s, size_t n)
 	CHECK(p.i == n);
 }
 
+#define DATA_OPEN "<script type=\"application/json\" id=\"fw-data\">"
+
+/* The page's data block, up to the first "</script": valid JSON, no "<!--". */
+CHECKER static void check_html(const char *s, size_t n)
+{
+	const char *open = memmem(s, n, DATA_OPEN, strlen(DATA_OPEN)), *data, *close;
+
+	CHECK(open);
+	data = open + strlen(DATA_OPEN);
+	close = memmem(data, n - (size_t)(data - s), "</script", 8);
+	CHECK(close);
+	CHECK(!memmem(data, (size_t)(close - data), "<!--", 4));
+	check_json(data, (size_t)(close - data));
+}
+
 /* ---- the harness ---------------------------------------------------------- */
+
+typedef int (*diff_writer)(const struct profile *, const char *, const struct profile *,
+			   const char *, FILE *, const struct output_opts *);
+
+static char *render_diff(diff_writer w, const struct profile *a, const struct profile *b,
+			 size_t *len)
+{
+	struct output_opts o;
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+
+	CHECK(f);
+	output_opts_default(&o);
+	CHECK(w(a, "before", b, "after", f, &o) == 0);
+	CHECK(fclose(f) == 0);
+	return buf;
+}
 
 static char *render(const struct profile *p, enum output_format fmt, size_t *len)
 {
@@ -316,8 +352,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(out);
 
 	/* pprof loads again */
+	out = render(&p, OUTPUT_HTML, &len);
+	check_html(out, len);
+	free(out);
+
 	out = render(&p, OUTPUT_PPROF, &len);
 	CHECK(profile_load_buffer(out, len, "pprof", &again, &err) == 0);
+	free(out);
+	out = render_diff(output_html_diff, &p, &again, &len);
+	check_html(out, len);
+	free(out);
+	out = render_diff(output_diff_text, &again, &p, &len);
+	check_terminal_safe(out, len);
 	profile_release(&again);
 	strbuf_release(&err);
 	free(out);

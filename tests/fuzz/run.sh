@@ -44,7 +44,7 @@ replay_crashes() {
 	h=$1
 	set -- tests/fuzz/crashes/"$h"-*
 	[ -e "$1" ] || return 0
-	"$B/fuzz/$h" $OPTS "$@" >"$LOGS/$h.replay.log" 2>&1
+	"$B/fuzz/$h" $OPTS -artifact_prefix="$LOGS/$h-replay-" "$@" >"$LOGS/$h.replay.log" 2>&1
 }
 
 CORPUS_MAX_FILES=50
@@ -74,14 +74,15 @@ run_one() {
 	seeds="tests/fuzz/corpus/$h"
 	work="$B/fuzz-corpus/$h"
 	mkdir -p "$work" "$seeds"
-	if ! replay_crashes "$h"; then
+	if [ "$MODE" != merge ] && ! replay_crashes "$h"; then
 		echo "$h: FAILED replaying tests/fuzz/crashes/$h-* (see $LOGS/$h.replay.log)"
 		return 1
 	fi
 	case $MODE in
 	replay)
 		# shellcheck disable=SC2086
-		"$bin" $OPTS -runs=0 "$seeds" >"$LOGS/$h.log" 2>&1 ;;
+		"$bin" $OPTS -runs=0 -artifact_prefix="$LOGS/$h-replay-" "$seeds" \
+			>"$LOGS/$h.log" 2>&1 ;;
 	fuzz)
 		# shellcheck disable=SC2086
 		"$bin" $OPTS -max_total_time="$SECONDS_PER" \
@@ -94,7 +95,8 @@ run_one() {
 		rm -rf "$work.merged"
 		cp -r "$seeds" "$work.merged"
 		# shellcheck disable=SC2086
-		"$bin" $OPTS -merge=1 "$work.merged" "$work" >"$LOGS/$h.log" 2>&1 &&
+		"$bin" $OPTS -merge=1 -artifact_prefix="$LOGS/$h-merge-" "$work.merged" "$work" \
+			>"$LOGS/$h.log" 2>&1 &&
 			trim_corpus "$seeds" "$work.merged" &&
 			rm -rf "$seeds" && mv "$work.merged" "$seeds" ;;
 	esac
