@@ -106,7 +106,13 @@ size_t kernel_stack_read(pid_t pid, pid_t tid, char **out, size_t max)
 	 * kernel frames are the scheduler's, not the thread's. Exceptions
 	 * (asm_exc_page_fault) and system calls are kept.
 	 */
-	if (n && (!strncmp(out[n - 1], "asm_sysvec_", 11) ||
+	int ours = 0;
+
+	/* Still leaving the previous sample's stop: the path is framewalk's own. */
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(out[i], "ptrace_stop") || !strcmp(out[i], "ptrace_notify"))
+			ours = 1;
+	if (n && (ours || !strncmp(out[n - 1], "asm_sysvec_", 11) ||
 		  !strcmp(out[n - 1], "asm_common_interrupt"))) {
 		for (size_t i = 0; i < n; i++)
 			free(out[i]);

@@ -170,6 +170,12 @@ int modules_load(struct module_map *mm, pid_t pid)
 	dwfl_report_end(mm->dwfl, NULL, NULL);
 	proc_maps_release(&maps);
 	qsort(mm->mods, mm->n, sizeof(*mm->mods), cmp_module);
+	/*
+	 * Unwind tables and frame-pointer verdicts now, before any thread is
+	 * stopped: loading them during the first stop held it for 100s of ms.
+	 */
+	for (size_t i = 0; i < mm->n; i++)
+		module_fp_verdict(&mm->mods[i]);
 	return 0;
 }
 
@@ -211,7 +217,9 @@ void module_load_cfi(struct fw_module *m)
 		return;
 	m->cfi_loaded = 1;
 	m->eh_cfi = dwfl_module_eh_cfi(m->dwfl_mod, &m->eh_bias);
-	m->dbg_cfi = dwfl_module_dwarf_cfi(m->dwfl_mod, &m->dbg_bias);
+	/* .debug_frame may live in a separate debug file: only when needed. */
+	if (!m->eh_cfi)
+		m->dbg_cfi = dwfl_module_dwarf_cfi(m->dwfl_mod, &m->dbg_bias);
 }
 
 /* Is the CFA at pc (absolute) defined on the frame pointer? 1 yes, 0 no, -1 unknown. */

@@ -388,6 +388,13 @@ EXT_INNER_CALLS = {"malloc", "free", "__libc_malloc", "__libc_free", "cfree",
                    "PyLong_AsLong", "PyLong_FromLong", "PyErr_Occurred"}
 
 
+def is_libc_malloc(f):
+    """malloc/free's internals, where free tail-calls them: named from glibc's
+    debug info on the host (malloc.c), unnamed in the sid root's stripped libc."""
+    return f.kind == "native" and (f.file in ("malloc.c", "arena.c") or (
+        (f.module or "").startswith("libc.so") and f.name.startswith(f.module + "+0x")))
+
+
 def objdump_function(so, name):
     out = subprocess.run(["objdump", "-d", "--no-show-raw-insn", "--disassemble=" + name,
                           str(so)], capture_output=True, text=True, timeout=60)
@@ -453,7 +460,8 @@ def test_extension_interleaved(interp_id, fp, env_for, tmp_path):
         inner_at = ours[4][0]
         below = frames[inner_at + 1:]
         if below:
-            if "qsort" not in below[0].name and below[0].name not in EXT_INNER_CALLS:
+            if "qsort" not in below[0].name and below[0].name not in EXT_INNER_CALLS \
+                    and not is_libc_malloc(below[0]):
                 return "ext_inner calls %s" % below[0]
             if "qsort" in below[0].name and ours[4][1].line not in qsort_line:
                 return "ext_inner's call of qsort at line %d" % ours[4][1].line
@@ -621,7 +629,7 @@ def test_kernel_frames_belong_to_the_sample(interp_id, env_for, tmp_path):
     proc, info = env.start("nap_workload.py")
     tid = info["TID"]
     cap = record(proc.pid, tmp_path, "nap", "--kernel", "--mode", "wall", tids=[tid],
-                 min_samples=300, rate=1000)
+                 min_samples=150, rate=1000)
     assert proc.poll() is None, "the target died while sampled"
     wpath = env.tpath("nap_workload.py")
     sleep_line = markers(env.host / "nap_workload.py", "#")["sleep"]
