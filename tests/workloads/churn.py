@@ -34,5 +34,6 @@ while True:
     sum(range(20000))
     n += 1
     if n % 50 == 0:
-        with open(progress, "w") as f:
+        with open(progress + ".tmp", "w") as f:
             f.write(str(n))
+        os.replace(progress + ".tmp", progress)     # never seen half written
