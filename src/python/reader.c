@@ -615,6 +615,7 @@ int py_reader_stack(struct py_reader *r, const struct py_thread_info *t,
 			return -ELOOP;
 		}
 		frames[n].addr = prev_frame;
+		frames[n].instr = instr;
 		frames[n].code = code;
 		frames[n].line = py_code_line(code, o, instr);
 		frames[n].shim = 0;

@@ -41,6 +41,7 @@ struct py_code {
 
 struct py_frame_info {
 	uint64_t addr;              /* the frame in the target */
+	int64_t instr;              /* instruction offset, in the version's units */
 	const struct py_code *code;
 	int line;                   /* 0 when unknown */
 	int entry;                  /* outermost frame of its C-level eval call */

@@ -236,6 +236,27 @@ static int thread_gone(struct sampler *s, pid_t tid)
 }
 
 /*
+ * Wall mode: is the thread waiting, and in what? A thread whose innermost
+ * Python frame or instruction moved since the last tick has been running;
+ * only one that stands still can be blocked, and only then is its state read
+ * (one system call saved per running thread per tick).
+ */
+static void wall_wait_leaf(struct sampler *s, pid_t tid, const struct py_frame_info *leaf,
+			   char *wait, size_t size)
+{
+	struct thread_name_cache *c = tid > 0 ? thread_cache(s, tid) : NULL;
+	int moved = !c || c->leaf_addr != leaf->addr || c->leaf_instr != leaf->instr;
+
+	wait[0] = '\0';
+	if (c) {
+		c->leaf_addr = leaf->addr;
+		c->leaf_instr = leaf->instr;
+	}
+	if (!moved)
+		sampler_mode_filter(s, tid, 0, 0, wait, size);
+}
+
+/*
  * Next tick's prefetch checks, before and after its copy, each thread's
  * innermost-frame pointer and the instruction pointers of the callers seen
  * this tick: those change only when a call ends, which is when a copy can
@@ -299,8 +320,10 @@ static int sample_threads(struct sampler *s, uint64_t now)
 			sampler_thread(s, t->tid, now);   /* counted in the time summary */
 		if (!t->frame)
 			continue;     /* no Python code running in this thread */
-		if (!sampler_mode_filter(s, t->tid, t->tstate, s->gil_holder, wait, sizeof(wait)))
+		if (s->opts.mode != MODE_WALL &&
+		    !sampler_mode_filter(s, t->tid, t->tstate, s->gil_holder, wait, sizeof(wait)))
 			continue;
+		wait[0] = '\0';
 		live_reads = s->mem.reads;
 		ret = py_reader_stack(&s->reader, t, s->frames, PY_MAX_DEPTH, &depth);
 		if (is_gone(ret))
@@ -314,6 +337,8 @@ static int sample_threads(struct sampler *s, uint64_t now)
 			continue;
 		}
 		guard_callers(s, s->frames, depth);
+		if (s->opts.mode == MODE_WALL)
+			wall_wait_leaf(s, t->tid, &s->frames[0], wait, sizeof(wait));
 		/* Reader gives innermost first; the profile wants outermost first. */
 		for (size_t k = 0; k < depth; k++)
 			s->frame_ids[k] = merge_python_frame(s->prof, &s->frames[depth - 1 - k]);

@@ -61,6 +61,8 @@ struct thread_name_cache {
 	uint64_t cpu_first_ns, cpu_last_ns;   /* CPU time at first and last look */
 	uint64_t seen_first_ns, seen_last_ns;
 	uint64_t cpu_checked_ns;
+	uint64_t leaf_addr;       /* innermost Python frame and instruction last tick */
+	int64_t leaf_instr;
 };
 
 struct unwind_break {
