@@ -22,6 +22,12 @@
 #define STATUS_EVERY_NS 250000000ull
 #define TIDS_REFRESH_NS 200000000ull
 #define MODULES_REFRESH_NS 500000000ull
+/*
+ * A thread's scheduler state is re-read at most this often (and whenever its
+ * Python frame moves): exact at rates up to 100 Hz, one system call per
+ * thread per 10 ms above.
+ */
+#define STATE_MAX_AGE_NS 10000000ull
 
 volatile sig_atomic_t sampler_stop_requested;
 
@@ -158,13 +164,17 @@ int sampler_mode_filter(struct sampler *s, pid_t tid, uint64_t tstate, uint64_t 
 	int waiting;
 
 	wait[0] = '\0';
-	if (tid <= 0 || taskstat_state(&s->tasks, tid, &state))
+	label[0] = '\0';
+	if (tid <= 0 || taskstat_state_recent(&s->tasks, tid, fw_now_ns(), STATE_MAX_AGE_NS,
+					      &state, NULL, 0))
 		return s->opts.mode != MODE_GIL || (gil_holder && tstate == gil_holder);
 	switch (s->opts.mode) {
 	case MODE_CPU:
 		return state == 'R';
 	case MODE_WALL:
-		if (state != 'R' && !taskstat_wait(&s->tasks, tid, label, sizeof(label)))
+		if (state != 'R' && !taskstat_state_recent(&s->tasks, tid, fw_now_ns(),
+							   STATE_MAX_AGE_NS, &state, label,
+							   sizeof(label)))
 			xsnprintf(wait, size, "[wait] %s", label);
 		return 1;
 	case MODE_GIL: {

@@ -172,3 +172,35 @@ int taskstat_cpu_ns(struct taskstat *ts, pid_t tid, uint64_t *ns)
 	*ns = strtoull(buf, NULL, 10);
 	return 0;
 }
+
+int taskstat_state_recent(struct taskstat *ts, pid_t tid, uint64_t now, uint64_t max_age_ns,
+			  char *state, char *wait, size_t size)
+{
+	struct task_files *t = task(ts, tid);
+	int ret;
+
+	if (t->state && now - t->state_ns < max_age_ns) {
+		*state = t->state;
+		if (wait) {
+			if (!t->wait_ok)
+				return -ENOENT;
+			xsnprintf(wait, size, "%s", t->wait);
+		}
+		return 0;
+	}
+	ret = taskstat_state(ts, tid, state);
+	if (ret)
+		return ret;
+	t = task(ts, tid);
+	t->state = *state;
+	t->state_ns = now;
+	t->wait_ok = 0;
+	if (*state != 'R' && !taskstat_wait(ts, tid, t->wait, sizeof(t->wait)))
+		t->wait_ok = 1;
+	if (wait) {
+		if (!t->wait_ok)
+			return -ENOENT;
+		xsnprintf(wait, size, "%s", t->wait);
+	}
+	return 0;
+}

@@ -14,6 +14,10 @@ struct task_files {
 	pid_t tid;
 	int stat_fd, syscall_fd, schedstat_fd;
 	uint64_t used_tick;
+	char state;               /* last state read, and when */
+	uint64_t state_ns;
+	char wait[96];            /* last wait label read with it */
+	int wait_ok;
 };
 
 struct taskstat {
@@ -30,6 +34,14 @@ void taskstat_prune(struct taskstat *ts);
 
 /* Scheduler state letter (R running/runnable, S, D, ...). 0 or -errno. */
 int taskstat_state(struct taskstat *ts, pid_t tid, char *state);
+
+/*
+ * The same, reusing a reading younger than max_age_ns (and the wait label
+ * read with it, when wait is given), so that at high rates a thread's state
+ * costs one system call per max_age_ns instead of one per tick.
+ */
+int taskstat_state_recent(struct taskstat *ts, pid_t tid, uint64_t now, uint64_t max_age_ns,
+			  char *state, char *wait, size_t size);
 
 /*
  * What a blocked thread waits in: a label such as "recvfrom fd=5 (socket)",
