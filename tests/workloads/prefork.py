@@ -17,8 +17,14 @@ def handle_request():
     return x
 
 
-def worker():
-    while True:
+def worker(parent):
+    # die with the master, even when it is killed with SIGKILL
+    try:
+        import ctypes
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)    # PR_SET_PDEATHSIG
+    except Exception:
+        pass
+    while os.getppid() == parent:
         handle_request()
 
 
@@ -28,9 +34,10 @@ def main():
     time.sleep(1.0)             # the profiler attaches before the fork
     pids = []
     for _ in range(WORKERS):
+        parent = os.getpid()
         pid = os.fork()
         if pid == 0:
-            worker()
+            worker(parent)
             os._exit(0)
         pids.append(pid)
     with open(sys.argv[sys.argv.index("--pids") + 1], "w") as f:
