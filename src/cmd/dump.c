@@ -74,7 +74,46 @@ static int dump_native(const struct py_target *t, const struct sampler_opts *so)
 	return ret == -EPERM ? FW_EXIT_PERMISSION : FW_EXIT_OK;
 }
 
-static void print_thread(struct py_reader *r, const struct py_thread_info *t,
+static int same_stack(const struct py_frame_info *a, size_t na,
+		      const struct py_frame_info *b, size_t nb)
+{
+	if (na != nb)
+		return 0;
+	for (size_t i = 0; i < na; i++)
+		if (a[i].code != b[i].code || a[i].line != b[i].line || a[i].addr != b[i].addr)
+			return 0;
+	return 1;
+}
+
+/*
+ * The target keeps running while it is read: a stack is printed only when
+ * two reads in a row agree, so a dump never shows a chain that mixes two
+ * moments. A thread that never stands still gets its last good read.
+ */
+static int read_stable_stack(struct py_reader *r, struct py_thread_info *t,
+			     struct py_frame_info *frames, size_t *depth)
+{
+	struct py_frame_info *again = xcalloc(PY_MAX_DEPTH, sizeof(*again));
+	size_t n2 = 0;
+	int ret = -EFAULT, have = 0;
+
+	for (int i = 0; i < DUMP_TRIES * 4; i++) {
+		if (py_reader_thread_frame(r, t))
+			break;
+		ret = py_reader_stack(r, t, again, PY_MAX_DEPTH, &n2);
+		if (ret)
+			continue;
+		if (have && same_stack(frames, *depth, again, n2))
+			break;
+		memcpy(frames, again, n2 * sizeof(*again));
+		*depth = n2;
+		have = 1;
+	}
+	free(again);
+	return have ? 0 : ret;
+}
+
+static void print_thread(struct py_reader *r, struct py_thread_info *t,
 			 struct py_frame_info *frames)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -94,8 +133,7 @@ static void print_thread(struct py_reader *r, const struct py_thread_info *t,
 		strbuf_release(&sb);
 		return;
 	}
-	for (int i = 0; i < DUMP_TRIES && ret; i++)
-		ret = py_reader_stack(r, t, frames, PY_MAX_DEPTH, &depth);
+	ret = read_stable_stack(r, t, frames, &depth);
 	if (ret) {
 		printf("  (stack unreadable: %s)\n", strerror(-ret));
 		strbuf_release(&sb);

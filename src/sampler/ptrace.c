@@ -110,7 +110,8 @@ size_t kernel_stack_read(pid_t pid, pid_t tid, char **out, size_t max)
 
 	/* Still leaving the previous sample's stop: the path is framewalk's own. */
 	for (size_t i = 0; i < n; i++)
-		if (!strcmp(out[i], "ptrace_stop") || !strcmp(out[i], "ptrace_notify"))
+		if (!strcmp(out[i], "ptrace_stop") || !strcmp(out[i], "ptrace_notify") ||
+		    !strcmp(out[i], "get_signal") || !strcmp(out[i], "ptrace_do_notify"))
 			ours = 1;
 	if (n && (ours || !strncmp(out[n - 1], "asm_sysvec_", 11) ||
 		  !strcmp(out[n - 1], "asm_common_interrupt"))) {

@@ -61,6 +61,7 @@ static struct task_files *task(struct taskstat *ts, pid_t tid)
 	}
 	ts->tasks = xgrow(ts->tasks, sizeof(*ts->tasks), ts->n + 1, &ts->alloc);
 	t = &ts->tasks[ts->n++];
+	memset(t, 0, sizeof(*t));
 	t->tid = tid;
 	t->stat_fd = t->syscall_fd = t->schedstat_fd = -2;   /* -2: not opened yet */
 	t->used_tick = ts->tick;

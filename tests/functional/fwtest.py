@@ -169,7 +169,8 @@ class SourceInfo:
         own = set(span)
         for sub in ast.walk(node):
             if sub is not node and isinstance(sub, (ast.FunctionDef, ast.ClassDef)):
-                own -= set(range(sub.lineno, sub.end_lineno + 1))
+                # the def/class line itself runs in the enclosing function
+                own -= set(range(sub.lineno + 1, sub.end_lineno + 1))
         self.functions[qual] = (node.lineno, node.end_lineno, own)
 
     def lines(self, *markers):

@@ -66,7 +66,9 @@ def capture(tmp_path_factory):
     html, collapsed = d / "flame.html", d / "flame.collapsed"
     target = start_target(script)
     try:
-        wait_record(record_async(target.pid, [html, collapsed], seconds=2))
+        # wall mode: both spinning threads at every tick (in cpu mode the GIL
+        # lets one run at a time, and their shares follow the scheduler)
+        wait_record(record_async(target.pid, [html, collapsed], seconds=2, mode="wall"))
     finally:
         stop_target(target)
     return {"dir": d, "html": html, "collapsed": collapsed, "script": script}

@@ -75,10 +75,12 @@ def stop_target(p):
             f.close()
 
 
-def record_async(pid, out_files, seconds=2, rate="997"):
+def record_async(pid, out_files, seconds=2, rate="997", mode=None):
     """Start `framewalk record -p PID -d SECONDS -r RATE -q -o ...`.
     997 Hz: a prime rate, so sampling never locks onto a workload's period."""
     argv = [framewalk(), "record", "-p", str(pid), "-d", str(seconds), "-r", rate, "-q"]
+    if mode:
+        argv += ["--mode", mode]
     for f in out_files:
         argv += ["-o", str(f)]
     return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
