@@ -16,6 +16,7 @@
 struct arch_regs {
 	uint64_t r[ARCH_NREGS];
 	uint32_t valid;            /* bit n: r[n] is known */
+	int in_syscall;            /* ptrace: stopped inside a system call */
 };
 
 extern const int arch_reg_ip;  /* DWARF number of the return address column */

@@ -47,6 +47,7 @@ int arch_ptrace_getregs(pid_t tid, struct arch_regs *regs)
 	arch_reg_set(regs, 14, u.r14);
 	arch_reg_set(regs, 15, u.r15);
 	arch_reg_set(regs, 16, u.rip);
+	regs->in_syscall = (long)u.orig_rax >= 0;
 	return 0;
 }
 

@@ -83,7 +83,8 @@ void format_frame(struct strbuf *sb, const struct profile *p, uint32_t frame,
 	} else if (f->file) {
 		strbuf_addstr(sb, " (");
 		escape_append(sb, profile_str(p, f->file), mode);
-		if (f->line > 0)
+		/* Python frames always carry a line (0: the code has none there) */
+		if (f->line > 0 || f->kind == FRAME_PYTHON)
 			strbuf_addf(sb, ":%d", f->line);
 		strbuf_addch(sb, ')');
 	} else if (f->module) {

@@ -232,6 +232,7 @@ static int handle_record(void *ctx, void *data, size_t size)
 	python_from_record(s, h);
 	if (h->kind == FW_REC_FULL) {
 		regs.valid = 0;
+		regs.in_syscall = 0;
 		for (int i = 0; i < FW_NREGS && i < ARCH_NREGS; i++)
 			arch_reg_set(&regs, i, h->regs[i]);
 		unwind_stack(&s->mm, &regs, copy_read, (void *)data, &ns->uw);

@@ -186,6 +186,12 @@ int ptrace_sample_thread(pid_t pid, pid_t tid, struct module_map *mm, struct py_
 		return ret;     /* the thread exited: nothing to detach */
 	/* Everything below runs while the thread is stopped; detach follows. */
 	ret = arch_ptrace_getregs(tid, &regs);
+	/* Read before the stop; stale if the thread has since left the kernel. */
+	if (!ret && !regs.in_syscall) {
+		for (size_t i = 0; i < out->nkernel; i++)
+			free(out->kernel[i]);
+		out->nkernel = 0;
+	}
 	if (!ret) {
 		for (unsigned i = 0; i < NBLOCKS; i++)
 			sr->blocks[i].used = 0;
