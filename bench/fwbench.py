@@ -159,9 +159,22 @@ def proc_rss_kb(pid):
 
 # --- profilers ----------------------------------------------------------------
 
+_MODE_FLAG = {}
+
+
+def framewalk_mode_args(framewalk):
+    """["--mode", "wall"] when this build has --mode (its default is cpu:
+    only on-CPU threads), so both profilers sample every thread, as the
+    peer's default wall mode does; [] for older builds (always every thread)."""
+    if framewalk not in _MODE_FLAG:
+        h = subprocess.run([framewalk, "record", "--help"], capture_output=True, text=True)
+        _MODE_FLAG[framewalk] = ["--mode", "wall"] if "--mode" in h.stdout + h.stderr else []
+    return _MODE_FLAG[framewalk]
+
+
 def framewalk_cmd(framewalk, pid, rate, seconds, out_txt, out_collapsed=None):
-    cmd = [framewalk, "record", "-p", str(pid), "-d", str(seconds), "-r", str(rate),
-           "-o", out_txt, "-q"]
+    cmd = [framewalk, "record", "-p", str(pid), "-d", str(seconds), "-r", str(rate)] + \
+        framewalk_mode_args(framewalk) + ["-o", out_txt, "-q"]
     if out_collapsed:
         cmd[-1:-1] = ["-o", out_collapsed]
     return cmd
@@ -170,7 +183,7 @@ def framewalk_cmd(framewalk, pid, rate, seconds, out_txt, out_collapsed=None):
 def peer_cmd(pid, rate, seconds, out_in_root):
     # -a: every thread, like framewalk; --collapsed: the aggregating collector
     # closest to framewalk's own profile (the default pstats aggregates too).
-    return ["chroot", ROOT, PY, "-m", "profiling.sampling", "attach", "-a",
+    return ["chroot", ROOT, PY, "-m", "profiling.sampling", "attach", "-a", "--mode", "wall",
             "-r", str(rate), "-d", str(int(round(seconds))), "--collapsed", "-o", out_in_root,
             str(pid)]
 
@@ -377,8 +390,8 @@ def machine_info(framewalk):
         "mem_total": sh("grep MemTotal /proc/meminfo | awk '{print $2\" kB\"}'"),
         "framewalk": os.environ.get("FWBENCH_FRAMEWALK_SOURCE") or os.path.abspath(framewalk),
         "framewalk_sha256": sh("sha256sum %s | cut -c1-16" % framewalk),
-        "framewalk_built": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(
-            os.stat(os.environ.get("FWBENCH_FRAMEWALK_SOURCE") or framewalk).st_mtime)),
+        "framewalk_built": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(os.stat(framewalk).st_mtime)),
+        "framewalk_mode_args": framewalk_mode_args(framewalk),
         "framewalk_rev": sh("git -C %s rev-parse --short HEAD" % REPO) +
         (" (+ uncommitted changes)" if sh("git -C %s status --porcelain -uno" % REPO) else ""),
         "python_target": sh("chroot %s %s -VV" % (ROOT, PY)),

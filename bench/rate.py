@@ -21,6 +21,7 @@ import argparse
 import os
 import sys
 
+sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fwbench as fb  # noqa: E402
 
@@ -110,10 +111,11 @@ def report(res):
     lines.append("")
     lines.append("Per capture:")
     for c in res["captures"]:
+        counted = not c.get("busy") or s[c["kind"]]["all_busy"]
         lines.append("  %-10s %12s/s  err %6s%%  steady %6s us/sample  proc %6s us/sample  other load %s CPUs  exit %s" % (
             c["kind"], fb.fmt(c.get("rate"), "{:,.0f}"), fb.fmt(c.get("error_pct")),
             fb.fmt(c.get("cpu_us_per_sample_steady")), fb.fmt(c.get("cpu_us_per_sample_total")),
-            fb.fmt(c.get("other_load_cpus")), c["exit"]) + ("  (busy: not counted)" if c.get("busy") else ""))
+            fb.fmt(c.get("other_load_cpus")), c["exit"]) + ("" if not c.get("busy") else "  (busy)" if counted else "  (busy: not counted)"))
     return "\n".join(lines) + "\n"
 
 
@@ -123,11 +125,11 @@ def main():
     ap.add_argument("--seconds", type=int, default=10)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--rate", type=int, default=1000000)
-    ap.add_argument("--quiet-wait", type=float, default=60.0,
+    ap.add_argument("--quiet-wait", type=float, default=30.0,
                     help="before each capture wait up to this many seconds for other jobs to go quiet")
     ap.add_argument("--busy", type=float, default=0.3,
                     help="a capture during which other jobs used more CPUs than this is not counted")
-    ap.add_argument("--retries", type=int, default=2, help="re-runs of a capture not counted as busy")
+    ap.add_argument("--retries", type=int, default=1, help="re-runs of a capture not counted as busy")
     ap.add_argument("--results", default=os.path.join(fb.BENCH, "results"))
     a = ap.parse_args()
     fb.install_signal_handlers()
@@ -135,6 +137,24 @@ def main():
     raw = os.path.join(a.results, "raw")
     os.makedirs(raw, exist_ok=True)
     caps = []
+    interrupted = False
+    try:
+        run_captures(a, raw, caps)
+    except (fb.Stop, KeyboardInterrupt):
+        interrupted = True
+        fb.log("interrupted: writing the %d captures taken so far" % len(caps))
+    res = {"benchmark": "rate", "rate_requested": a.rate, "seconds": a.seconds, "reps": a.reps,
+           "interrupted": interrupted,
+           "machine": fb.machine_info(a.framewalk), "captures": caps}
+    res["summary"] = summarize(caps)
+    fb.write_json(os.path.join(a.results, "rate.json"), res)
+    text = report(res)
+    with open(os.path.join(a.results, "rate.txt"), "w") as f:
+        f.write(text)
+    sys.stdout.write(text)
+
+
+def run_captures(a, raw, caps):
     with fb.ProcMount() as pm, fb.Target("cpu.py", "spin") as target:
         order = []
         for i in range(a.reps):
@@ -143,7 +163,7 @@ def main():
             for attempt in range(a.retries + 1):
                 pm.ensure()
                 fb.wait_quiet([target.pid], a.quiet_wait)
-                tag = "%s-%d" % (kind, n // 2 + 1)
+                tag = "%s-%d%s" % (kind, n // 2 + 1, "" if not attempt else "-retry%d" % attempt)
                 fb.log("rate: %s capture %d/%d" % (kind, n + 1, len(order)))
                 c = one_capture(kind, a.framewalk, target, a.rate, a.seconds, raw, tag)
                 load = c.get("other_load_cpus")
@@ -153,14 +173,6 @@ def main():
                     break
                 fb.log("machine was busy (%.2f CPUs) during the capture%s" % (
                     load, ": retrying" if attempt < a.retries else ""))
-    res = {"benchmark": "rate", "rate_requested": a.rate, "seconds": a.seconds, "reps": a.reps,
-           "machine": fb.machine_info(a.framewalk), "captures": caps}
-    res["summary"] = summarize(caps)
-    fb.write_json(os.path.join(a.results, "rate.json"), res)
-    text = report(res)
-    with open(os.path.join(a.results, "rate.txt"), "w") as f:
-        f.write(text)
-    sys.stdout.write(text)
 
 
 if __name__ == "__main__":

@@ -3,12 +3,14 @@
 # side by side in one run. See bench/README.md.
 #
 #   bench/run-all.sh FRAMEWALK [--quick] [--rss-seconds N] [--only rate,slowdown,rss]
-#                              [--no-peer-rss] [--results DIR]
+#                              [--no-peer-rss] [--quiet-wait S] [--results DIR]
 #
-# Default (full): max-rate captures of 10 s x 3 each, slowdown with 9
+# Default (full): max-rate captures of 10 s x 3 each, slowdown with 7
 # interleaved 2 s rounds per condition at 100 Hz and 10 kHz, RSS over 600 s
 # at 1 kHz on a 50-thread target (framewalk, then the peer: 20 min).
-# --quick: 5 s x 2, 5 rounds of 1 s, RSS over 60 s (about 5 minutes in all).
+# --quick: 5 s x 2, 5 rounds of 1 s, RSS over 60 s (about 6 minutes in all).
+# --quiet-wait S: before each capture/round wait up to S s for other jobs
+# on the machine to go quiet (default 30 for rate, 15 for slowdown).
 # Prints the summary table; writes bench/results/{rate,slowdown,rss-Ns,summary}.{txt,json}
 # and the profilers' own outputs under bench/results/raw/.
 # Needs root (ptrace-level access, chroot, mount). Creates the Debian-unstable
@@ -21,17 +23,18 @@ repo=$(dirname "$here")
 root=${FRAMEWALK_SID_ROOT:-/var/cache/framewalk/sid}
 py=/usr/bin/python3
 
-usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 [[ $# -ge 1 ]] || usage
 fw=$1; shift
 [[ -x $fw ]] || { echo "run-all: $fw is not an executable (build it with make)" >&2; exit 2; }
-quick=0 rss_seconds= only=rate,slowdown,rss peer_rss=1 results=$here/results
+quick=0 rss_seconds= only=rate,slowdown,rss peer_rss=1 results=$here/results wait_args=()
 while [[ $# -gt 0 ]]; do
     case $1 in
         --quick) quick=1 ;;
         --rss-seconds) rss_seconds=$2; shift ;;
         --only) only=$2; shift ;;
         --no-peer-rss) peer_rss=0 ;;
+        --quiet-wait) wait_args=(--quiet-wait "$2"); shift ;;
         --results) results=$2; shift ;;
         -h|--help) usage ;;
         *) echo "run-all: unknown option $1" >&2; usage ;;
@@ -47,7 +50,7 @@ if ((quick)); then
     rss_seconds=${rss_seconds:-60}
 else
     rate_args=(--seconds 10 --reps 3)
-    slow_args=(--reps 9 --round 2)
+    slow_args=(--reps 7 --round 2)
     rss_seconds=${rss_seconds:-600}
 fi
 profilers=framewalk; ((peer_rss)) && profilers=framewalk,peer
@@ -63,7 +66,7 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
-cp "$fw" "$work/framewalk"
+cp -p "$fw" "$work/framewalk"
 export FWBENCH_FRAMEWALK_SOURCE=$(cd "$(dirname "$fw")" && pwd)/$(basename "$fw")
 if ! mountpoint -q "$root/proc"; then
     mount -t proc proc "$root/proc"; mounted=1
@@ -72,8 +75,8 @@ mkdir -p "$results"
 
 for b in ${only//,/ }; do
     case $b in
-        rate)     "$py" "$here/rate.py" "$work/framewalk" "${rate_args[@]}" --results "$results" ;;
-        slowdown) "$py" "$here/slowdown.py" "$work/framewalk" "${slow_args[@]}" --results "$results" ;;
+        rate)     "$py" "$here/rate.py" "$work/framewalk" "${rate_args[@]}" ${wait_args[@]+"${wait_args[@]}"} --results "$results" ;;
+        slowdown) "$py" "$here/slowdown.py" "$work/framewalk" "${slow_args[@]}" ${wait_args[@]+"${wait_args[@]}"} --results "$results" ;;
         rss)      "$py" "$here/rss.py" "$work/framewalk" --seconds "$rss_seconds" \
                         --profilers "$profilers" --results "$results" ;;
         *) echo "run-all: unknown benchmark $b" >&2; exit 2 ;;

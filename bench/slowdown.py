@@ -20,11 +20,13 @@ Writes results/slowdown.json and results/slowdown.txt.
 """
 import argparse
 import os
+import random
 import signal
 import subprocess
 import sys
 import time
 
+sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fwbench as fb  # noqa: E402
 
@@ -60,11 +62,24 @@ def stop_profiler(p, timeout=60):
 
 
 def one_round(cond, a, target, rate, raw, tag):
+    holder = []
+    try:
+        return _one_round(cond, a, target, rate, raw, tag, holder)
+    except BaseException:
+        for p in holder:            # interrupted: leave no profiler behind
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        raise
+
+
+def _one_round(cond, a, target, rate, raw, tag, holder):
     r = {"cond": cond, "rate": rate}
     prof = None
     if cond != "none":
         prof, out, log, cmd = start_profiler(cond, a.framewalk, target.pid, rate,
                                              int(a.settle + a.round * 5 + 60), raw, tag)
+        holder.append(prof)
         r["cmd"] = cmd
     time.sleep(a.settle)
     if prof is not None and prof.poll() is not None:
@@ -98,6 +113,17 @@ def one_round(cond, a, target, rate, raw, tag):
     return r
 
 
+def bootstrap_ci(xs, base, n=4000, seed=1):
+    """95% interval of median(xs)/median(base) by resampling both sets."""
+    if len(xs) < 3 or len(base) < 3:
+        return None
+    rng = random.Random(seed)
+    med = fb.median
+    ratios = sorted(med(rng.choices(xs, k=len(xs))) / med(rng.choices(base, k=len(base)))
+                    for _ in range(n))
+    return [ratios[int(0.025 * n)], ratios[int(0.975 * n) - 1]]
+
+
 def summarize(rounds, rates):
     out = {}
     for rate in rates:
@@ -124,6 +150,7 @@ def summarize(rounds, rates):
                 "median_wall_s": w,
                 "median_thread_cpu_s": c,
                 "slowdown": (w / bw) if w and bw else None,
+                "slowdown_ci95": bootstrap_ci([r["wall_s"] for r in cs], [r["wall_s"] for r in base]),
                 "slowdown_paired_median": fb.median(paired),
                 "cpu_slowdown": (c / bc) if c and bc else None,
                 "profiler_cpu_util": fb.median(r.get("profiler_cpu_util") for r in cs),
@@ -141,15 +168,17 @@ def summarize(rounds, rates):
 def report(res):
     lines = ["Target slowdown: fixed work of ~%g s (pure Python, 1 thread, python3.15), "
              "%d interleaved repetitions per condition, medians" % (res["round_s"], res["reps"]), ""]
-    lines.append("%-8s %-10s %10s %9s %9s %9s %10s %10s" % (
-        "rate", "profiler", "wall s", "slowdown", "paired", "cpu", "prof CPU", "achieved"))
+    lines.append("%-8s %-10s %10s %9s %17s %9s %9s %10s %10s" % (
+        "rate", "profiler", "wall s", "slowdown", "95% interval", "paired", "cpu", "prof CPU", "achieved"))
     for rate, s in res["summary"].items():
         lines.append("%-8s %-10s %10s" % (rate, "none", fb.fmt(s["none"]["median_wall_s"], "{:.4f}")))
         for cond in CONDS[1:]:
             k = s[cond]
-            lines.append("%-8s %-10s %10s %9s %9s %9s %10s %10s" % (
+            ci = k.get("slowdown_ci95")
+            lines.append("%-8s %-10s %10s %9s %17s %9s %9s %10s %10s" % (
                 rate, cond, fb.fmt(k["median_wall_s"], "{:.4f}"),
                 fb.fmt(k["slowdown"] and (k["slowdown"] - 1) * 100, "{:+.2f}%"),
+                "%+.1f%%..%+.1f%%" % ((ci[0] - 1) * 100, (ci[1] - 1) * 100) if ci else "-",
                 fb.fmt(k["slowdown_paired_median"] and (k["slowdown_paired_median"] - 1) * 100, "{:+.2f}%"),
                 fb.fmt(k["cpu_slowdown"] and (k["cpu_slowdown"] - 1) * 100, "{:+.2f}%"),
                 fb.fmt(k["profiler_cpu_util"], "{:.1%}"),
@@ -160,8 +189,9 @@ def report(res):
         if s["busy_fallback"]:
             lines.append("%-8s WARNING: fewer than 3 quiet rounds per condition: busy rounds counted too" % "")
     lines.append("")
-    lines.append("slowdown = median wall with profiler / median wall without, minus 1; paired = median "
-                 "of per-repetition ratios; cpu = same on the target's thread CPU time; goal < 1% at 100 Hz")
+    lines.append("slowdown = median wall with profiler / median wall without, minus 1; 95% interval: "
+                 "bootstrap of that ratio over the rounds; paired = median of per-repetition ratios; "
+                 "cpu = same on the target's thread CPU time; goal < 1% at 100 Hz")
     lines.append("")
     lines.append("Rounds (in order):")
     for r in res["rounds"]:
@@ -169,7 +199,8 @@ def report(res):
             r["rep"], r["rate"], r["cond"], fb.fmt(r.get("wall_s"), "{:.4f}"),
             fb.fmt(r.get("thread_cpu_s"), "{:.4f}"), fb.fmt(r.get("profiler_rate"), "{:,.0f}/s"),
             fb.fmt(r.get("other_load_cpus")), ("  ERROR " + r["error"]) if "error" in r else
-            ("  (busy: not counted)" if r.get("busy") else "")))
+            ("" if not r.get("busy") else "  (busy)" if res["summary"][str(r["rate"])]["busy_fallback"]
+             else "  (busy: not counted)")))
     return "\n".join(lines) + "\n"
 
 
@@ -180,21 +211,41 @@ def main():
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--round", type=float, default=2.0, help="seconds of work per round (calibrated)")
     ap.add_argument("--settle", type=float, default=1.5, help="seconds between profiler start and the round")
-    ap.add_argument("--quiet-wait", type=float, default=60.0,
+    ap.add_argument("--quiet-wait", type=float, default=15.0,
                     help="before each round wait up to this many seconds for other jobs to go quiet")
     ap.add_argument("--busy", type=float, default=0.3,
                     help="a round during which other jobs used more CPUs than this is not counted")
-    ap.add_argument("--retries", type=int, default=3, help="re-runs of a round not counted as busy")
+    ap.add_argument("--retries", type=int, default=1, help="re-runs of a round not counted as busy")
     ap.add_argument("--results", default=os.path.join(fb.BENCH, "results"))
     a = ap.parse_args()
     a.framewalk = os.path.abspath(a.framewalk)
+    a.iterations = None
     rates = [int(x) for x in a.rates.split(",")]
     fb.install_signal_handlers()
     fb.ensure_root()
     raw = os.path.join(a.results, "raw")
     os.makedirs(raw, exist_ok=True)
     rounds = []
+    interrupted = False
+    try:
+        run_rounds(a, rates, raw, rounds)
+    except (fb.Stop, KeyboardInterrupt):
+        interrupted = True
+        fb.log("interrupted: writing the %d rounds measured so far" % len(rounds))
+    res = {"benchmark": "slowdown", "rates": rates, "reps": a.reps, "round_s": a.round, "busy": a.busy,
+           "interrupted": interrupted, "iterations": a.iterations,
+           "machine": fb.machine_info(a.framewalk), "rounds": rounds}
+    res["summary"] = summarize(rounds, rates)
+    fb.write_json(os.path.join(a.results, "slowdown.json"), res)
+    text = report(res)
+    with open(os.path.join(a.results, "slowdown.txt"), "w") as f:
+        f.write(text)
+    sys.stdout.write(text)
+
+
+def run_rounds(a, rates, raw, rounds):
     with fb.ProcMount() as pm, fb.Target("cpu.py", "serve", "--round", a.round, stdin=True) as target:
+        a.iterations = int(target.ready[0])
         fb.log("slowdown: target calibrated to %s iterations per round" % target.ready[0])
         target.command("go")                      # warm-up round, not counted
         for rate in rates:
@@ -215,14 +266,6 @@ def main():
                                                          if r["busy"] and attempt < a.retries else ""))
                         if not r["busy"]:
                             break
-    res = {"benchmark": "slowdown", "rates": rates, "reps": a.reps, "round_s": a.round, "busy": a.busy,
-           "iterations": int(target.ready[0]), "machine": fb.machine_info(a.framewalk), "rounds": rounds}
-    res["summary"] = summarize(rounds, rates)
-    fb.write_json(os.path.join(a.results, "slowdown.json"), res)
-    text = report(res)
-    with open(os.path.join(a.results, "slowdown.txt"), "w") as f:
-        f.write(text)
-    sys.stdout.write(text)
 
 
 if __name__ == "__main__":

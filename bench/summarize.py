@@ -9,6 +9,7 @@ import json
 import os
 import sys
 
+sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fwbench as fb  # noqa: E402
 
@@ -65,16 +66,33 @@ def main():
             f, p = s["framewalk"], s["peer"]
             pct = lambda x: None if x is None else (x - 1) * 100  # noqa: E731
             goal, ok = "", ""
+            ci = f.get("slowdown_ci95")
             if int(r) == 100:
                 goal = "< 1%"
-                ok = verdict(None if f["slowdown"] is None else pct(f["slowdown"]) < 1.0)
+                if ci is None:
+                    ok = verdict(None if f["slowdown"] is None else pct(f["slowdown"]) < 1.0)
+                elif pct(ci[1]) < 1.0:
+                    ok = "yes"
+                elif pct(ci[0]) >= 1.0:
+                    ok = "NO"
+                else:
+                    ok = "unresolved (noise)"
             rows.append(("target slowdown at %s Hz (wall, medians)" % "{:,}".format(int(r)),
                          fb.fmt(pct(f["slowdown"]), "{:+.2f}%"), fb.fmt(pct(p["slowdown"]), "{:+.2f}%"),
                          goal, ok))
+
+            def ci_txt(k):
+                c = k.get("slowdown_ci95")
+                return "%+.0f..%+.0f%%" % (pct(c[0]), pct(c[1])) if c else "-"
+            rows.append(("  95% interval (bootstrap)", ci_txt(f), ci_txt(p), "", ""))
+            rows.append(("  target thread CPU ratio", fb.fmt(pct(f["cpu_slowdown"]), "{:+.2f}%"),
+                         fb.fmt(pct(p["cpu_slowdown"]), "{:+.2f}%"), "", ""))
             rows.append(("  paired per-repetition median", fb.fmt(pct(f["slowdown_paired_median"]), "{:+.2f}%"),
                          fb.fmt(pct(p["slowdown_paired_median"]), "{:+.2f}%"), "", ""))
             rows.append(("  profiler CPU during the round", fb.fmt(f["profiler_cpu_util"], "{:.1%}"),
                          fb.fmt(p["profiler_cpu_util"], "{:.1%}"), "", ""))
+            rows.append(("  achieved samples/s", fb.fmt(f["profiler_rate"], "{:,.0f}"),
+                         fb.fmt(p["profiler_rate"], "{:,.0f}"), "", ""))
         summary["slowdown"] = slow["summary"]
     if rss:
         caps = {c["kind"]: c for c in rss["captures"]}

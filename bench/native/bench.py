@@ -9,7 +9,11 @@ thread):
               (the report's profiler CPU / stacks), frame-pointer vs CFI steps
   slowdown    the target's time for a fixed unit of work (~--unit s) with
               framewalk attached at each rate / without, rounds interleaved
-              (none, fw, fw, none, ...) in the same run; ratio of medians
+              (none, fw, fw, none, ...) in the same run; ratio of medians.
+              Each unit follows 1.5 s of the same work (framewalk attached in
+              its rounds), so the first-sample cost is outside the timed unit;
+              it shows in the Stopped max instead. "stopped share" = mean stop
+              x rate: the part of a busy thread's time it spends stopped.
   complete    share of the main thread's samples whose stack reaches _start,
               for framewalk --native, `perf record -g` (the kernel's
               frame-pointer walk) and `perf record --call-graph dwarf`, each
@@ -17,6 +21,7 @@ thread):
 
 usage: bench.py [--framewalk PATH] [--interps sid-py3.15,py3.12]
                 [--workloads zlib,ext] [--rates 100,1000] [--reps 5]
+                [--extra-backends bpf]
                 [--unit 2] [--seconds 3] [--json FILE]
 Run as root. The framewalk binary is copied first, so a rebuild mid-run does
 not mix two builds.
@@ -41,6 +46,8 @@ SID_ROOT = Path(os.environ.get("FRAMEWALK_SID_ROOT", "/var/cache/framewalk/sid")
 CHROOT_ENV = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
               "LC_ALL": "C.UTF-8", "HOME": "/root", "PYTHONDONTWRITEBYTECODE": "1"}
 ENTRY = {"_start", "__libc_start_main", "__libc_start_call_main"}
+MAIN = {"main", "Py_BytesMain", "Py_Main"}     # the interpreter's own main
+WARMUP = 1.5    # seconds of work before each timed unit, with and without framewalk
 
 
 def pyenv_root():
@@ -153,6 +160,9 @@ def parse_report(text):
     m = re.search(r"^Per tick:.*profiler CPU ([\d.]+) s", text, re.M)
     if m:
         out["cpu_s"] = float(m.group(1))
+    m = re.search(r"^Duration:\s+([\d.]+) s", text, re.M)
+    if m:
+        out["duration_s"] = float(m.group(1))
     m = re.search(r"^Samples:\s+(\d+) stacks from (\d+) of (\d+) requested ticks", text, re.M)
     if m:
         out["stacks"], out["ticks"], out["requested"] = map(int, m.groups())
@@ -168,8 +178,9 @@ def parse_report(text):
 
 
 def collapsed_completeness(path, tid):
-    """(complete, total, with_python) samples of thread tid in a collapsed file."""
-    done = total = py = 0
+    """(complete, total, with_python, reaching main) samples of thread tid in a
+    collapsed file."""
+    done = total = py = main = 0
     for line in Path(path).read_text().splitlines():
         stack, _, count = line.rpartition(" ")
         frames = stack.split(";")
@@ -182,7 +193,10 @@ def collapsed_completeness(path, tid):
             done += n
         if any(re.search(r"\.py:\d+\)$", f) for f in frames[1:]):
             py += n
-    return done, total, py
+        if any(f.rsplit(" (", 1)[0] in MAIN and not re.search(r"\.py:\d+\)$", f)
+               for f in frames[1:]):
+            main += n
+    return done, total, py, main
 
 
 def start_fw(fw, pid, rate, outs, seconds=600, backend="ptrace"):
@@ -211,18 +225,19 @@ def stop_fw(p):
 # --------------------------------------------------------------------------
 
 def perf_completeness(pid, mode, seconds, workdir):
-    """(complete, total) user stacks of thread pid under perf record."""
+    """(complete, total, bytes recorded, reaching main) user stacks of thread
+    pid under perf record."""
     data = Path(workdir) / ("perf-%s.data" % mode)
     cg = ["-g"] if mode == "fp" else ["--call-graph", "dwarf"]
     r = subprocess.run(["perf", "record", "-F", "1000", *cg, "-p", str(pid), "-o", str(data),
                         "--", "sleep", str(seconds)], capture_output=True, text=True)
     if r.returncode != 0:
         log("bench: perf record failed: %s" % r.stderr[-500:])
-        return 0, 0, 0
+        return 0, 0, 0, 0
     size = data.stat().st_size
     r = subprocess.run(["perf", "script", "-i", str(data), "-F", "tid,ip,sym,dso"],
                        capture_output=True, text=True)
-    done = total = 0
+    done = total = main = 0
     for block in r.stdout.split("\n\n"):
         lines = [l for l in block.splitlines() if l.strip()]
         if not lines or not lines[0].strip().isdigit() or int(lines[0].strip()) != pid:
@@ -234,8 +249,11 @@ def perf_completeness(pid, mode, seconds, workdir):
             sym = parts[1].rsplit("+0x", 1)[0] if len(parts) > 1 else ""
             if sym in ENTRY:
                 done += 1
+        syms = [(l.split() + ["", ""])[1].rsplit("+0x", 1)[0] for l in user]
+        if any(x in MAIN for x in syms):
+            main += 1
     data.unlink()
-    return done, total, size
+    return done, total, size, main
 
 
 # --------------------------------------------------------------------------
@@ -259,12 +277,19 @@ def bench_one(fw, interp, workload, args, workdir):
                 order = ("none", "fw") if rep % 2 == 0 else ("fw", "none")
                 for what in order:
                     if what == "none":
+                        t.send("spin %s" % WARMUP)
+                        t.expect("DONE")
                         t.send("go")
                         none.append(float(t.expect("ELAPSED")[0]))
                         continue
                     out = Path(workdir) / ("%s-%s-%d-%d.txt" % (interp, workload, rate, rep))
                     p = start_fw(fw, t.pid, rate, [out])
-                    time.sleep(1.5)     # past attaching and the first samples
+                    # Busy warm-up: in cpu mode an idle thread is not sampled,
+                    # so its first sample (and framewalk's loading of unwind
+                    # and debug info, done while it is stopped) would fall in
+                    # the timed unit. The Stopped max shows that cost.
+                    t.send("spin %s" % WARMUP)
+                    t.expect("DONE")
                     t.send("go")
                     withfw.append(float(t.expect("ELAPSED")[0]))
                     stop_fw(p)
@@ -278,6 +303,9 @@ def bench_one(fw, interp, workload, args, workdir):
             stacks = sum(r.get("stacks", 0) for r in reports)
             agg["cpu_per_sample_us"] = (1e6 * sum(r.get("cpu_s", 0) for r in reports) / stacks
                                         if stacks else float("nan"))
+            # The share of a busy thread's time it spends stopped at this rate:
+            # mean stop x rate. Much less noisy than the ratio of times.
+            agg["stopped_share_pct"] = 100.0 * agg["stopped_mean_us"] * 1e-6 * rate
             agg["achieved_pct"] = (100.0 * sum(r.get("ticks", 0) for r in reports) /
                                    max(1, sum(r.get("requested", 0) for r in reports)))
             fp = sum(r.get("fp_steps", 0) for r in reports)
@@ -287,10 +315,11 @@ def bench_one(fw, interp, workload, args, workdir):
             agg["breaks"] = sorted({r["breaks"] for r in reports if "breaks" in r})
             res["rates"][rate] = agg
             log("   %5d Hz: slowdown %.3f (none %.3f s, fw %.3f s), stopped mean %.0f us "
-                "max %.0f us, cpu/sample %.0f us, fp %d / cfi %d steps, unwinding %.1f%%"
+                "max %.0f us (%.2f%% of the time), cpu/sample %.0f us, fp %d / cfi %d steps, "
+                "unwinding %.1f%%"
                 % (rate, agg["slowdown"], agg["none_s"], agg["fw_s"], agg["stopped_mean_us"],
-                   agg["stopped_max_us"], agg["cpu_per_sample_us"], fp, cfi,
-                   agg["unwinding_pct"]))
+                   agg["stopped_max_us"], agg["stopped_share_pct"], agg["cpu_per_sample_us"],
+                   fp, cfi, agg["unwinding_pct"]))
         # Completeness, side by side on the same busy target.
         comp = {}
         backends = [("framewalk", "ptrace")] + [("framewalk-" + b, b) for b in args.extra_backends]
@@ -303,20 +332,24 @@ def bench_one(fw, interp, workload, args, workdir):
                          backend=backend)
             p.communicate(timeout=120)
             t.expect("DONE")
-            d, n, py = collapsed_completeness(out_col, t.pid)
-            comp[label] = {"complete": d, "total": n, "python": py,
+            d, n, py, mn = collapsed_completeness(out_col, t.pid)
+            comp[label] = {"complete": d, "total": n, "python": py, "main": mn,
                            "report": parse_report(out_txt.read_text())}
         for mode in ("fp", "dwarf"):
             t.send("spin %s" % (args.seconds + 2))
             time.sleep(0.5)
-            d, n, size = perf_completeness(t.pid, mode, args.seconds, workdir)
+            d, n, size, mn = perf_completeness(t.pid, mode, args.seconds, workdir)
             t.expect("DONE")
-            comp["perf-" + mode] = {"complete": d, "total": n, "python": 0, "bytes": size}
+            comp["perf-" + mode] = {"complete": d, "total": n, "python": 0, "bytes": size,
+                                    "main": mn}
         for k, v in comp.items():
             v["pct"] = 100.0 * v["complete"] / v["total"] if v["total"] else float("nan")
-            log("   %-16s %5.1f%% of %d main-thread stacks reach _start%s"
-                % (k, v["pct"], v["total"], ", %.1f MB recorded" % (v["bytes"] / 1e6)
-                   if "bytes" in v else ""))
+            v["main_pct"] = 100.0 * v["main"] / v["total"] if v["total"] else float("nan")
+            v["python_pct"] = 100.0 * v["python"] / v["total"] if v["total"] else float("nan")
+            log("   %-16s %5.1f%% of %d main-thread stacks reach _start, %.1f%% the "
+                "interpreter's main, %.1f%% have Python frames%s"
+                % (k, v["pct"], v["total"], v["main_pct"], v["python_pct"],
+                   ", %.1f MB recorded" % (v["bytes"] / 1e6) if "bytes" in v else ""))
         res["complete"] = comp
     finally:
         t.close()
@@ -325,17 +358,21 @@ def bench_one(fw, interp, workload, args, workdir):
 
 def table(results, rates):
     lines = []
-    lines.append("| interpreter | workload | rate | slowdown (median fw / none) | stopped per "
-                 "thread sample, mean / max | framewalk CPU per sample | FP / CFI steps | "
-                 "ticks achieved | unwinding complete |")
-    lines.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    lines.append("| interpreter | workload | rate | slowdown (median fw / none; min-max "
+                 "ratio of pairs) | stopped per thread sample, mean / max | stopped share (mean x rate) | "
+                 "framewalk CPU per sample | FP / CFI steps | ticks achieved | "
+                 "unwinding complete |")
+    lines.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in results:
         for rate in rates:
             a = r["rates"][rate]
-            lines.append("| %s | %s | %d Hz | %.3f (%.2f s / %.2f s) | %.0f us / %.0f us | "
-                         "%.0f us | %d / %d (%.0f%% FP) | %.0f%% | %.1f%% |"
+            pairs = [f / n for f, n in zip(a["fw_all"], a["none_all"])]
+            lines.append("| %s | %s | %d Hz | %.3f (%.2f s / %.2f s; %.2f-%.2f) | "
+                         "%.0f us / %.0f us | %.2f%% | %.0f us | %d / %d (%.0f%% FP) | "
+                         "%.0f%% | %.1f%% |"
                          % (r["interp"], r["workload"], rate, a["slowdown"], a["fw_s"],
-                            a["none_s"], a["stopped_mean_us"], a["stopped_max_us"],
+                            a["none_s"], min(pairs), max(pairs), a["stopped_mean_us"],
+                            a["stopped_max_us"], a["stopped_share_pct"],
                             a["cpu_per_sample_us"], a["fp_steps"], a["cfi_steps"],
                             a["fp_share_pct"], a["achieved_pct"], a["unwinding_pct"]))
     lines.append("")
@@ -344,6 +381,9 @@ def table(results, rates):
         for k in r["complete"]:
             if k not in keys:
                 keys.append(k)
+    lines.append("Main-thread stacks reaching _start / the interpreter's main "
+                 "(Py_BytesMain), of N samples:")
+    lines.append("")
     lines.append("| interpreter | workload | " + " | ".join(keys) + " |")
     lines.append("| --- | --- |" + " --- |" * len(keys))
     for r in results:
@@ -353,7 +393,7 @@ def table(results, rates):
             if not v:
                 cells.append("")
                 continue
-            cell = "%.1f%% of %d" % (v["pct"], v["total"])
+            cell = "%.1f%% / %.1f%% of %d" % (v["pct"], v["main_pct"], v["total"])
             if "bytes" in v:
                 cell += " (%.1f MB)" % (v["bytes"] / 1e6)
             cells.append(cell)

@@ -3,7 +3,7 @@
 #   bench/native/run.sh [FRAMEWALK] [--quick] [bench.py options...]
 # Prints a Markdown table; raw figures go to bench/native/results/native.json.
 # Run as root. Needs perf, gcc, the pyenv 3.12 build and the sid root
-# (scripts/sid-root.sh). ~6 min in full, ~2 min with --quick.
+# (scripts/sid-root.sh). ~10 min in full, ~3 min with --quick.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
