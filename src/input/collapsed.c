@@ -106,7 +106,7 @@ static uint32_t parse_frame(struct profile *p, struct span e)
 			uint64_t v;
 
 			if (dn <= 9 && all_digits(colon + 1, dn) && !parse_u64(colon + 1, dn, &v) &&
-			    v > 0 && v <= INT32_MAX) {
+			    v <= INT32_MAX) {
 				line = (int64_t)v;
 				file.n = (size_t)(colon - inner.s);
 			}
