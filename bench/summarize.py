@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Combine results/rate.json, slowdown.json and rss-<N>s.json into one
+"""Combine results/rate.json, slowdown.json, toggle.json and rss-<N>s.json into one
 table against the goals; writes results/summary.txt and summary.json.
 
   bench/summarize.py [--results DIR] [--rss-seconds N]
@@ -39,6 +39,7 @@ def main():
                       if n.startswith("rss-") and n.endswith("s.json") and n[4:-6].isdigit())
         a.rss_seconds = runs[-1] if runs else 0
     rss = load(os.path.join(a.results, "rss-%ds.json" % a.rss_seconds))
+    tog = load(os.path.join(a.results, "toggle.json"))
 
     rows = []   # (metric, framewalk, peer, goal, met)
     summary = {}
@@ -94,6 +95,30 @@ def main():
             rows.append(("  achieved samples/s", fb.fmt(f["profiler_rate"], "{:,.0f}"),
                          fb.fmt(p["profiler_rate"], "{:,.0f}"), "", ""))
         summary["slowdown"] = slow["summary"]
+    if tog:
+        pct = lambda x: None if x is None else (x - 1) * 100  # noqa: E731
+        for hz in sorted({p["rate"] for p in tog["phases"]}):
+            ph = {p["kind"]: p for p in tog["phases"] if p["rate"] == hz}
+            f, p = ph.get("framewalk", {}), ph.get("peer", {})
+            goal = ok = ""
+            ci = f.get("slowdown_ci95")
+            if hz == 100:
+                goal = "< 1%"
+                if ci:
+                    ok = "yes" if pct(ci[1]) < 1.0 else "NO" if pct(ci[0]) >= 1.0 else "unresolved"
+            rows.append(("slowdown at %s Hz, pause/resume (%g s)" % ("{:,}".format(hz), tog["seconds"]),
+                         fb.fmt(pct(f.get("slowdown")), "{:+.2f}%"), fb.fmt(pct(p.get("slowdown")), "{:+.2f}%"),
+                         goal, ok))
+
+            def ci_txt(k):
+                c = k.get("slowdown_ci95")
+                return "%+.1f..%+.1f%%" % (pct(c[0]), pct(c[1])) if c else "-"
+            rows.append(("  95% interval (bootstrap over windows)", ci_txt(f), ci_txt(p), "", ""))
+            rows.append(("  profiler CPU while running", fb.fmt(f.get("profiler_cpu_util_on"), "{:.1%}"),
+                         fb.fmt(p.get("profiler_cpu_util_on"), "{:.1%}"), "", ""))
+            rows.append(("  effective samples/s while running", fb.fmt(f.get("profiler_effective_rate_on"), "{:,.0f}"),
+                         fb.fmt(p.get("profiler_effective_rate_on"), "{:,.0f}"), "", ""))
+        summary["toggle"] = tog["phases"]
     if rss:
         caps = {c["kind"]: c for c in rss["captures"]}
         f, p = caps.get("framewalk"), caps.get("peer")
@@ -126,7 +151,7 @@ def main():
     lines = [head, "-" * len(head)]
     for r in rows:
         lines.append(("%-" + str(w0) + "s %14s %14s  %-22s %s") % r)
-    m = (rate or slow or rss or {}).get("machine")
+    m = (rate or slow or tog or rss or {}).get("machine")
     if m:
         lines += ["", "machine: %s CPUs (%s), %s, kernel %s; framewalk %s (%s); target %s" % (
             m["cpus"], m["cpu_model"], m["mem_total"], m["kernel"], m["framewalk"],

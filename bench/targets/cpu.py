@@ -84,6 +84,36 @@ def serve(round_seconds):
         print("%.6f %.6f" % (t1 - t0, c1 - c0), flush=True)
 
 
+def units(unit_ms, seconds):
+    n = 1
+    while True:
+        t0 = time.perf_counter()
+        work(n)
+        dt = time.perf_counter() - t0
+        if dt >= 0.1:
+            break
+        n *= 2
+    iterations = max(1, int(round(n * unit_ms / 1000.0 / dt)))
+    print("READY %d" % iterations, flush=True)
+    deadline = time.monotonic() + seconds
+    out = []
+    mono = time.monotonic
+    while True:
+        t0 = mono()
+        if t0 >= deadline:
+            break
+        work(iterations)
+        out.append("%.6f %.6f" % (t0, mono()))
+        if len(out) >= 50:
+            sys.stdout.write("\n".join(out) + "\n")
+            sys.stdout.flush()
+            out = []
+    if out:
+        sys.stdout.write("\n".join(out) + "\n")
+    sys.stdout.write("END\n")
+    sys.stdout.flush()
+
+
 def main():
     args = sys.argv[1:]
     mode = args[0] if args else "spin"
@@ -95,8 +125,10 @@ def main():
         spin(opt("--seconds", 0.0))
     elif mode == "serve":
         serve(opt("--round", 1.0))
+    elif mode == "units":
+        units(opt("--unit-ms", 20.0), opt("--seconds", 60.0))
     else:
-        sys.exit("usage: cpu.py spin [--seconds S] | serve [--round S]")
+        sys.exit("usage: cpu.py spin [--seconds S] | serve [--round S] | units [--unit-ms M] [--seconds S]")
 
 
 if __name__ == "__main__":
