@@ -159,11 +159,7 @@ static const char *basename_of(const char *path)
 
 static int usage_error(const char *fmt, const char *arg)
 {
-	fprintf(stderr, "framewalk: error: ");
-	fprintf(stderr, fmt, arg);
-	fputc('\n', stderr);
-	fw_hint("see framewalk check --help");
-	return FW_EXIT_USAGE;
+	return cmd_usage_error("check", fmt, arg);
 }
 
 static int parse_args(int argc, char **argv, struct check_opts *o)

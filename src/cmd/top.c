@@ -88,11 +88,7 @@ struct top {
 
 static int usage_error(const char *fmt, const char *arg)
 {
-	fprintf(stderr, "framewalk: error: ");
-	fprintf(stderr, fmt, arg);
-	fputc('\n', stderr);
-	fw_hint("see framewalk top --help");
-	return FW_EXIT_USAGE;
+	return cmd_usage_error("top", fmt, arg);
 }
 
 static int parse_top_args(int argc, char **argv, struct top_opts *o)
