@@ -38,6 +38,14 @@ def pyenv_root():
     return Path("/root/.pyenv")
 
 
+def pyenv_python(version):
+    """The pyenv interpreter of a full version ("3.12.1"); the test fails without it."""
+    exe = pyenv_root() / "versions" / version / "bin" / "python"
+    if not os.access(str(exe), os.X_OK):
+        pytest.fail("interpreter missing: %s (pyenv install %s)" % (exe, version))
+    return str(exe)
+
+
 # --------------------------------------------------------------------------
 # Interpreters
 # --------------------------------------------------------------------------

@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from fwtest import framewalk_path, pyenv_python
+
 REPO = Path(__file__).resolve().parents[2]
 LONG = os.environ.get("FRAMEWALK_LONG") == "1"
 DURATION = 60 if LONG else 20
@@ -98,22 +100,7 @@ while True:
 # --------------------------------------------------------------------------
 
 def framewalk_bin():
-    path = os.environ.get("FRAMEWALK") or os.environ.get("FRAMEWALK_BIN") or \
-        str(REPO / "build" / "framewalk")
-    if not os.access(path, os.X_OK):
-        pytest.fail("framewalk binary missing: %s (build it: make)" % path)
-    return path
-
-
-def pyenv_python(version):
-    root = os.environ.get("PYENV_ROOT")
-    if not root and shutil.which("pyenv"):
-        out = subprocess.run(["pyenv", "root"], capture_output=True, text=True)
-        root = out.stdout.strip() if out.returncode == 0 else None
-    exe = Path(root or "/root/.pyenv") / "versions" / version / "bin" / "python"
-    if not os.access(str(exe), os.X_OK):
-        pytest.fail("interpreter missing: %s (pyenv install %s)" % (exe, version))
-    return str(exe)
+    return framewalk_path()
 
 
 class Target:
