@@ -1,7 +1,10 @@
 /*
  * framewalk dump: print every thread's current Python stack once, like
  * py-spy dump: thread name and native id, on or off CPU, frames innermost
- * last with file:line. A torn read (the target keeps running) is retried.
+ * last with file:line. Each thread is stopped (ptrace) for the moment its
+ * stack is read, so the chain is one instant's; with --nonblocking, or when
+ * ptrace is refused, the target keeps running and a read is retried until
+ * two in a row agree.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -9,6 +12,7 @@
 #include "cmd/cmd.h"
 #include "output/format.h"
 #include "python/reader.h"
+#include "sampler/ptrace.h"
 #include "sampler/sampler.h"
 #include "target/proc.h"
 #include "util/options.h"
@@ -18,13 +22,15 @@
 #define DUMP_TRIES 5
 
 static const char dump_usage[] =
-	"usage: framewalk dump [--native [--kernel]] -p PID\n"
+	"usage: framewalk dump [--native [--kernel]] [--nonblocking] -p PID\n"
 	"\n"
 	"Print the current stack of every thread of a process once, innermost\n"
-	"frame last. Without --native only Python frames are read and the process\n"
-	"is never stopped; --native stops one thread at a time, briefly (ptrace).\n"
+	"frame last. Each thread is stopped (ptrace) for the moment its stack is\n"
+	"read, one thread at a time, so every stack is one instant's.\n"
 	"\n"
 	"  -p, --pid PID     the process\n"
+	"      --nonblocking never stop the target (Python frames only): a stack\n"
+	"                    is printed when two reads in a row agree\n"
 	"      --native      whole stacks: Python, C extensions, native libraries\n"
 	"      --kernel      add kernel frames (implies --native)\n"
 	"      --native-all  keep the interpreter's call machinery frames\n"
@@ -113,8 +119,46 @@ static int read_stable_stack(struct py_reader *r, struct py_thread_info *t,
 	return have ? 0 : ret;
 }
 
+/*
+ * Read t's stack while the thread is stopped. -EPERM when ptrace is refused
+ * (the caller falls back to reading it running), -ESRCH when it is gone.
+ */
+static int read_stopped_stack(struct py_reader *r, struct py_thread_info *t,
+			      struct py_frame_info *frames, size_t *depth)
+{
+	int sig, ret = ptrace_stop_thread((pid_t)t->tid, &sig);
+
+	if (ret)
+		return ret;
+	ret = py_reader_thread_frame(r, t);
+	if (!ret && t->frame)
+		ret = py_reader_stack(r, t, frames, PY_MAX_DEPTH, depth);
+	else if (!ret)
+		*depth = 0;
+	ptrace_resume_thread((pid_t)t->tid, sig);
+	return ret;
+}
+
+/* How stacks are read: *may_stop drops to 0 on the first ptrace refusal. */
+static int read_thread_stack(struct py_reader *r, struct py_thread_info *t,
+			     struct py_frame_info *frames, size_t *depth, int *may_stop)
+{
+	int ret;
+
+	if (*may_stop && t->tid > 0) {
+		ret = read_stopped_stack(r, t, frames, depth);
+		if (ret != -EPERM)
+			return ret;
+		*may_stop = 0;
+		fw_warning("ptrace refused for thread %d: reading without stopping the target; "
+			"stacks of threads that change fast may be retried or approximate",
+			(int)t->tid);
+	}
+	return read_stable_stack(r, t, frames, depth);
+}
+
 static void print_thread(struct py_reader *r, struct py_thread_info *t,
-			 struct py_frame_info *frames)
+			 struct py_frame_info *frames, int *may_stop)
 {
 	struct strbuf sb = STRBUF_INIT;
 	char name[64] = "?", state = '?';
@@ -133,18 +177,21 @@ static void print_thread(struct py_reader *r, struct py_thread_info *t,
 		strbuf_release(&sb);
 		return;
 	}
-	ret = read_stable_stack(r, t, frames, &depth);
-	if (ret) {
+	ret = read_thread_stack(r, t, frames, &depth, may_stop);
+	if (ret == -ESRCH)
+		printf("  (the thread exited while being read)\n");
+	else if (ret)
 		printf("  (stack unreadable: %s)\n", strerror(-ret));
-		strbuf_release(&sb);
-		return;
-	}
-	for (size_t k = depth; k-- > 0;) {
+	else if (!depth)
+		printf("  (no Python frames)\n");
+	for (size_t k = 0; !ret && k < depth; k++) {
+		size_t i = depth - 1 - k;
+
 		strbuf_reset(&sb);
-		escape_append(&sb, frames[k].code->name, ESCAPE_TERMINAL);
+		escape_append(&sb, frames[i].code->name, ESCAPE_TERMINAL);
 		strbuf_addstr(&sb, " (");
-		escape_append(&sb, frames[k].code->file, ESCAPE_TERMINAL);
-		strbuf_addf(&sb, ":%d)", frames[k].line);
+		escape_append(&sb, frames[i].code->file, ESCAPE_TERMINAL);
+		strbuf_addf(&sb, ":%d)", frames[i].line);
 		printf("  %s\n", strbuf_str(&sb));
 	}
 	strbuf_release(&sb);
@@ -158,6 +205,7 @@ int cmd_dump(int argc, char **argv)
 		{ "native", no_argument, NULL, 'N' },
 		{ "kernel", no_argument, NULL, 'K' },
 		{ "native-all", no_argument, NULL, 'A' },
+		{ "nonblocking", no_argument, NULL, 'B' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct sampler_opts so;
@@ -169,7 +217,7 @@ int cmd_dump(int argc, char **argv)
 	struct strbuf sb = STRBUF_INIT;
 	char comm[64] = "?";
 	size_t n = 0;
-	int c, pid = 0, ret = -EFAULT, code;
+	int c, pid = 0, ret = -EFAULT, code, may_stop = 1;
 
 	memset(&so, 0, sizeof(so));
 	so.rate_hz = 1;
@@ -185,6 +233,9 @@ int cmd_dump(int argc, char **argv)
 			break;
 		case 'A':
 			so.native_all = so.native = 1;
+			break;
+		case 'B':
+			may_stop = 0;
 			break;
 		case 'p':
 			if (parse_pid(optarg, &pid)) {
@@ -208,6 +259,10 @@ int cmd_dump(int argc, char **argv)
 	code = cmd_attach(pid, &t);
 	if (code)
 		return code;
+	if (so.native && !may_stop) {
+		fw_error("--native stops each thread to read its registers; it cannot be --nonblocking");
+		return FW_EXIT_USAGE;
+	}
 	if (so.native) {
 		so.backend = BACKEND_PTRACE;
 		proc_task_comm(pid, pid, comm, sizeof(comm));
@@ -230,7 +285,7 @@ int cmd_dump(int argc, char **argv)
 	else if (ret)
 		fw_error("cannot read the thread list of process %d: %s", pid, strerror(-ret));
 	for (size_t i = 0; !ret && i < n; i++)
-		print_thread(&r, &threads[i], frames);
+		print_thread(&r, &threads[i], frames, &may_stop);
 	free(threads);
 	free(frames);
 	py_reader_release(&r);

@@ -148,6 +148,26 @@ static int wait_stopped(pid_t tid, int *sig)
 	}
 }
 
+int ptrace_stop_thread(pid_t tid, int *sig)
+{
+	int ret;
+
+	*sig = 0;
+	if (ptrace(PTRACE_SEIZE, tid, 0, 0) < 0)
+		return errno == EPERM ? -EPERM : -ESRCH;
+	if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) < 0) {
+		ptrace(PTRACE_DETACH, tid, 0, 0);
+		return -ESRCH;
+	}
+	ret = wait_stopped(tid, sig);
+	return ret;     /* -ESRCH: the thread exited, nothing to detach */
+}
+
+void ptrace_resume_thread(pid_t tid, int sig)
+{
+	ptrace(PTRACE_DETACH, tid, 0, sig);
+}
+
 struct stack_reader *stack_reader_new(void)
 {
 	return xcalloc(1, sizeof(struct stack_reader));
@@ -174,16 +194,10 @@ int ptrace_sample_thread(pid_t pid, pid_t tid, struct module_map *mm, struct py_
 	 */
 	if (kernel)
 		out->nkernel = kernel_stack_read(pid, tid, out->kernel, KERNEL_MAX_FRAMES);
-	if (ptrace(PTRACE_SEIZE, tid, 0, 0) < 0)
-		return errno == EPERM ? -EPERM : -ESRCH;
 	t0 = fw_now_ns();
-	if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) < 0) {
-		ptrace(PTRACE_DETACH, tid, 0, 0);
-		return -ESRCH;
-	}
-	ret = wait_stopped(tid, &sig);
+	ret = ptrace_stop_thread(tid, &sig);
 	if (ret)
-		return ret;     /* the thread exited: nothing to detach */
+		return ret;
 	/* Everything below runs while the thread is stopped; detach follows. */
 	ret = arch_ptrace_getregs(tid, &regs);
 	/* Read before the stop; stale if the thread has since left the kernel. */
@@ -202,7 +216,7 @@ int ptrace_sample_thread(pid_t pid, pid_t tid, struct module_map *mm, struct py_
 			out->py_ok = py_reader_stack(r, py_thread, out->py, PY_MAX_DEPTH, &out->npy) == 0;
 	}
 	t1 = fw_now_ns();
-	ptrace(PTRACE_DETACH, tid, 0, sig);
+	ptrace_resume_thread(tid, sig);
 	out->stopped_ns = t1 - t0;
 	return ret;
 }

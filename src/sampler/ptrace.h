@@ -42,6 +42,15 @@ int ptrace_sample_thread(pid_t pid, pid_t tid, struct module_map *mm, struct py_
 
 void native_sample_clear(struct native_sample *ns);
 
+/*
+ * Stop one thread (PTRACE_SEIZE + PTRACE_INTERRUPT, wait for the stop).
+ * 0 stopped: the caller must ptrace_resume_thread(tid, *sig) it; -EPERM
+ * ptrace refused; -ESRCH the thread is gone (nothing to resume).
+ */
+int ptrace_stop_thread(pid_t tid, int *sig);
+/* Detach a stopped thread, re-delivering the signal that arrived meanwhile. */
+void ptrace_resume_thread(pid_t tid, int sig);
+
 /* Kernel stack of a thread from /proc/PID/task/TID/stack, innermost first. */
 size_t kernel_stack_read(pid_t pid, pid_t tid, char **out, size_t max);
 

@@ -1,5 +1,10 @@
 """framewalk dump: header, every thread of /proc/PID/task with its comm, and
 each thread's stack (innermost last) one of the chains the workload allows."""
+import ctypes
+import os
+
+import pytest
+
 from fwtest import StructureSpec, chain_matches, fmt_frames, frame_name, parse_dump, run_fw, Pattern
 
 
@@ -29,11 +34,32 @@ def test_dump_structure(interp, structure):
     assert not problems, "\n".join(problems) + "\n" + repr(r)
 
 
-def test_dump_busy(interp, workload):
-    """A thread that never blocks is on-cpu, in hot_a or hot_b."""
+def seize_without_stopping(tid):
+    """Make this test process tid's tracer (PTRACE_SEIZE stops nothing), so
+    that framewalk's own PTRACE_SEIZE is refused. The tracee is killed with
+    its workload at the end of the test."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p]
+    if libc.ptrace(0x4206, tid, None, None) != 0:  # PTRACE_SEIZE
+        pytest.skip("cannot ptrace here: %s" % os.strerror(ctypes.get_errno()))
+
+
+@pytest.mark.parametrize("how", ["stopping", "nonblocking", "traced"])
+def test_dump_busy(interp, workload, how):
+    """A thread that never blocks is on-cpu, in hot_a or hot_b: read while
+    stopped (the default), while running (--nonblocking), and while running
+    because another tracer holds the thread (one warning, same answer)."""
     w = workload(interp, "split.py", "--seconds", "30")
-    r = run_fw("dump", "-p", w.pid, timeout=30)
+    if how == "traced":
+        seize_without_stopping(w.pid)
+    r = run_fw("dump", "-p", w.pid, *(["--nonblocking"] if how == "nonblocking" else []),
+               timeout=30)
     assert r.returncode == 0, r
+    if how == "traced":
+        assert "warning: ptrace refused for thread %d" % w.pid in r.stderr, r
+        assert len(r.stderr.strip().splitlines()) == 1, r
+    else:
+        assert r.stderr == "", r
     head, threads = parse_dump(r.stdout_bytes.decode("utf-8"))
     assert sorted(threads) == w.tids() == [w.pid], r
     src = w.source("split.py")
