@@ -256,13 +256,13 @@ int cmd_dump(int argc, char **argv)
 		fw_error("nothing to dump: give -p PID");
 		return FW_EXIT_USAGE;
 	}
-	code = cmd_attach(pid, &t);
-	if (code)
-		return code;
 	if (so.native && !may_stop) {
 		fw_error("--native stops each thread to read its registers; it cannot be --nonblocking");
 		return FW_EXIT_USAGE;
 	}
+	code = cmd_attach(pid, &t);
+	if (code)
+		return code;
 	if (so.native) {
 		so.backend = BACKEND_PTRACE;
 		proc_task_comm(pid, pid, comm, sizeof(comm));
