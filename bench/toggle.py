@@ -17,13 +17,23 @@ so during "on" windows it takes about twice its requested rate; the report
 gives each profiler's effective rate over the on-time. framewalk skips
 missed ticks. The default is framewalk only (the goal is framewalk's).
 
-Writes results/toggle.json and results/toggle.txt.
+Writes results/toggle.json and results/toggle.txt (--name NAME: NAME.*).
+--fw-args adds framewalk options, e.g. the eBPF backend's overhead:
+
+  bench/toggle.py FRAMEWALK --rates 100,1000 --name toggle-bpf \
+      --fw-args "--backend bpf --native --kernel"
+
+With bpf, a paused framewalk leaves the BPF program attached: it keeps
+running on every tick but finds the ring buffer full and returns at once,
+so "off" still carries that prologue (well under a microsecond per tick)
+and the slowdown is underestimated by about that much.
 
   bench/toggle.py FRAMEWALK [--rates 100,10000] [--seconds 60] [--profilers framewalk]
 """
 import argparse
 import os
 import random
+import shlex
 import signal
 import subprocess
 import sys
@@ -35,7 +45,7 @@ import fwbench as fb  # noqa: E402
 
 
 def run_phase(a, kind, rate, raw):
-    tag = "toggle-%d-%s" % (rate, kind)
+    tag = "%s-%d-%s" % (a.name, rate, kind)
     path = fb.stage("cpu.py")
     target = subprocess.Popen(["chroot", fb.ROOT, fb.PY, path, "units", "--unit-ms", str(a.unit_ms),
                                "--seconds", str(a.seconds + a.settle + 5)],
@@ -47,6 +57,7 @@ def run_phase(a, kind, rate, raw):
     if kind == "framewalk":
         out = os.path.join(raw, tag + ".txt")
         cmd = fb.framewalk_cmd(a.framewalk, target.pid, rate, a.seconds + a.settle + 30, out)
+        cmd += shlex.split(a.fw_args)
         log = os.path.join(raw, tag + ".log")
     else:
         out = log = os.path.join(raw, tag + ".txt")
@@ -151,7 +162,9 @@ def run_phase(a, kind, rate, raw):
 
 def report(res):
     lines = ["Target slowdown, paused/resumed profiler: %g s per rate, windows of ~%g s, "
-             "units of ~%g ms of pure-Python work (python3.15, 1 thread)" % (res["seconds"], res["window"], res["unit_ms"]),
+             "units of ~%g ms of pure-Python work (python3.15, 1 thread)%s" % (
+                 res["seconds"], res["window"], res["unit_ms"],
+                 "; framewalk " + res["fw_args"] if res.get("fw_args") else ""),
              "",
              "%-7s %-10s %9s %9s %10s %17s %9s %10s %12s %7s" % (
                  "rate", "profiler", "on ms", "off ms", "slowdown", "95% interval", "mean", "prof CPU",
@@ -182,6 +195,9 @@ def main():
     ap.add_argument("--unit-ms", type=float, default=20.0)
     ap.add_argument("--settle", type=float, default=1.5)
     ap.add_argument("--results", default=os.path.join(fb.BENCH, "results"))
+    ap.add_argument("--fw-args", default="",
+                    help="more framewalk options, e.g. '--backend bpf --native --kernel'")
+    ap.add_argument("--name", default="toggle", help="results/NAME.{json,txt}")
     a = ap.parse_args()
     a.framewalk = os.path.abspath(a.framewalk)
     fb.install_signal_handlers()
@@ -195,11 +211,11 @@ def main():
                 pm.ensure()
                 fb.log("toggle: %s at %d Hz for %g s" % (kind, rate, a.seconds))
                 phases.append(run_phase(a, kind, rate, raw))
-    res = {"benchmark": "toggle", "seconds": a.seconds, "window": a.window, "margin": a.margin,
+    res = {"benchmark": a.name, "fw_args": a.fw_args, "seconds": a.seconds, "window": a.window, "margin": a.margin,
            "unit_ms": a.unit_ms, "machine": fb.machine_info(a.framewalk), "phases": phases}
-    fb.write_json(os.path.join(a.results, "toggle.json"), res)
+    fb.write_json(os.path.join(a.results, a.name + ".json"), res)
     text = report(res)
-    with open(os.path.join(a.results, "toggle.txt"), "w") as f:
+    with open(os.path.join(a.results, a.name + ".txt"), "w") as f:
         f.write(text)
     sys.stdout.write(text)
 

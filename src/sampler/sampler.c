@@ -268,29 +268,82 @@ static void wall_wait_leaf(struct sampler *s, pid_t tid, const struct py_frame_i
 
 /*
  * Next tick's prefetch checks, before and after its copy, each thread's
- * innermost-frame pointer and the instruction pointers of the callers seen
- * this tick: those change only when a call ends, which is when a copy can
- * mix two moments (even when the same frame address is reused at once).
+ * innermost-frame pointer and the instruction pointers of its nearest
+ * callers seen this tick: those change only when a call ends, which is when
+ * a copy can mix two moments (even when the same frame address is reused at
+ * once). A guard that moved makes only its own thread be read live.
  */
-static void add_guard(struct sampler *s, uint64_t addr)
+#define GUARDED_CALLERS 2
+
+static void add_guard(struct sampler *s, uint64_t addr, uint32_t len, uint64_t owner)
 {
-	if (addr && s->nguards < MEM_MAX_GUARDS)
-		s->guards[s->nguards++] = addr;
+	if (addr && s->nguards < MEM_MAX_GUARDS) {
+		s->guards[s->nguards].addr = addr;
+		s->guards[s->nguards].len = len;
+		s->guards[s->nguards++].owner = owner;
+	}
 }
 
-static void guard_callers(struct sampler *s, const struct py_frame_info *f, size_t depth)
+/*
+ * From 3.11 the callers' frames lie one after another on the thread's data
+ * stack and none of their bytes change while they wait for their callee, so
+ * the bytes from one guarded instruction pointer to the other are checked
+ * as one range: one remote read instead of one per caller.
+ */
+static void guard_callers(struct sampler *s, const struct py_thread_info *t,
+			  const struct py_frame_info *f, size_t depth)
 {
 	const struct py_offsets *o = &s->target.offsets;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	size_t k;
 
-	for (size_t k = 1; k < depth && k <= 4; k++)
-		add_guard(s, f[k].addr + (uint64_t)o->frame_instr);
+	for (k = 1; k < depth && k <= GUARDED_CALLERS; k++) {
+		uint64_t a = f[k].addr + (uint64_t)o->frame_instr;
+
+		lo = a < lo ? a : lo;
+		hi = a + 8 > hi ? a + 8 : hi;
+	}
+	if (k == 1)
+		return;
+	if (o->version_hex >= 0x030b0000 && hi - lo <= MEM_MAX_GUARD_LEN) {
+		add_guard(s, lo, (uint32_t)(hi - lo), t->tstate);
+		return;
+	}
+	for (k = 1; k < depth && k <= GUARDED_CALLERS; k++)
+		add_guard(s, f[k].addr + (uint64_t)o->frame_instr, 8, t->tstate);
+}
+
+/*
+ * Read one thread's stack: from the tick's copy, or live when its guards
+ * moved during the copy. A walk that read anything live is kept only if
+ * the thread's innermost frame is still the same afterwards.
+ */
+static int read_thread_stack(struct sampler *s, struct py_thread_info *t, size_t *depth)
+{
+	int active = s->mem.snap_active, ret;
+	uint64_t live_reads = s->mem.reads;
+
+	if (active && mem_owner_moved(&s->mem, t->tstate)) {
+		s->mem.snap_active = 0;
+		ret = py_reader_thread_frame(&s->reader, t);
+		if (!ret && !t->frame)
+			ret = -EAGAIN;
+		if (!ret)
+			ret = py_reader_stack(&s->reader, t, s->frames, PY_MAX_DEPTH, depth);
+		s->mem.snap_active = active;
+	} else {
+		ret = py_reader_stack(&s->reader, t, s->frames, PY_MAX_DEPTH, depth);
+	}
+	if (!ret && s->mem.reads != live_reads && moved_meanwhile(s, t))
+		ret = -EAGAIN;
+	return ret;
 }
 
 static int sample_threads(struct sampler *s, uint64_t now)
 {
 	struct profile_meta *m = &s->prof->meta;
 	size_t nthreads, depth;
-	uint64_t live_reads, gc_thread;
+	uint64_t gc_thread;
 	int ret, collecting;
 
 	ret = py_reader_threads(&s->reader, s->threads, PY_MAX_THREADS, &nthreads);
@@ -311,7 +364,7 @@ static int sample_threads(struct sampler *s, uint64_t now)
 	}
 	s->nguards = 0;
 	for (size_t i = 0; i < nthreads; i++)
-		add_guard(s, s->threads[i].frame_slot);
+		add_guard(s, s->threads[i].frame_slot, 8, s->threads[i].tstate);
 	/* The collector runs in the thread that holds the GIL: mark it <GC>. */
 	gc_thread = 0;
 	if (!py_reader_gc(&s->reader, &collecting) && collecting) {
@@ -322,7 +375,7 @@ static int sample_threads(struct sampler *s, uint64_t now)
 			gc_thread = 0;
 	}
 	for (size_t i = 0; i < nthreads; i++) {
-		const struct py_thread_info *t = &s->threads[i];
+		struct py_thread_info *t = &s->threads[i];
 		uint32_t thread, node;
 		char wait[192];
 
@@ -334,19 +387,16 @@ static int sample_threads(struct sampler *s, uint64_t now)
 		    !sampler_mode_filter(s, t->tid, t->tstate, s->gil_holder, wait, sizeof(wait)))
 			continue;
 		wait[0] = '\0';
-		live_reads = s->mem.reads;
-		ret = py_reader_stack(&s->reader, t, s->frames, PY_MAX_DEPTH, &depth);
+		ret = read_thread_stack(s, t, &depth);
 		if (is_gone(ret))
 			return ret;
-		if (!ret && s->mem.reads != live_reads && moved_meanwhile(s, t))
-			ret = -EAGAIN;
 		if (ret || depth == 0) {
 			/* A thread that exited while being read is not an error. */
 			if (!thread_gone(s, t->tid))
 				m->errors++;
 			continue;
 		}
-		guard_callers(s, s->frames, depth);
+		guard_callers(s, t, s->frames, depth);
 		if (s->opts.mode == MODE_WALL)
 			wall_wait_leaf(s, t->tid, &s->frames[0], wait, sizeof(wait));
 		/* Reader gives innermost first; the profile wants outermost first. */

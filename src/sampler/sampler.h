@@ -102,7 +102,7 @@ struct sampler {
 	uint64_t not_ready_ticks; /* ticks before the runtime had a thread */
 	uint64_t gil_holder;      /* this tick's GIL holder (gil mode) */
 	char wait[192];           /* [wait] leaf of the thread being sampled */
-	uint64_t guards[MEM_MAX_GUARDS];  /* words the next prefetch re-checks */
+	struct mem_guard guards[MEM_MAX_GUARDS];  /* words the next prefetch re-checks */
 	size_t nguards;
 };
 

@@ -9,7 +9,7 @@
 #include "target/memory.h"
 #include "util/util.h"
 
-#define MAX_IOV 64
+#define MAX_IOV 512
 #define PREFETCH_MAX_SPANS 256
 #define PREFETCH_MAX_SPAN (64u << 10)
 #define PREFETCH_MAX_BYTES (512u << 10)
@@ -56,6 +56,9 @@ void mem_release(struct target_mem *m)
 	free(m->snap);
 	free(m->snap_buf);
 	free(m->guards);
+	free(m->guard_buf);
+	m->guard_buf = NULL;
+	m->guard_buf_alloc = 0;
 	m->guards = NULL;
 	m->nguards = m->guards_alloc = 0;
 	m->log = m->snap = NULL;
@@ -137,25 +140,69 @@ static void plan_prefetch(struct target_mem *m)
 	m->nlog = 0;
 }
 
-void mem_set_guards(struct target_mem *m, const uint64_t *addrs, size_t n)
+void mem_set_guards(struct target_mem *m, const struct mem_guard *g, size_t n)
 {
+	size_t bytes = 0;
+
+	if (n > MEM_MAX_GUARDS)
+		n = MEM_MAX_GUARDS;
 	m->guards = xgrow(m->guards, sizeof(*m->guards), n, &m->guards_alloc);
-	memcpy(m->guards, addrs, n * sizeof(*addrs));
-	m->nguards = n;
+	m->nguards = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!g[i].len || g[i].len > MEM_MAX_GUARD_LEN)
+			continue;
+		m->guards[m->nguards++] = g[i];
+		bytes += g[i].len;
+	}
+	if (2 * bytes > m->guard_buf_alloc) {
+		free(m->guard_buf);
+		m->guard_buf_alloc = 2 * bytes;
+		m->guard_buf = xmalloc(m->guard_buf_alloc);
+	}
 }
 
-#define PREFETCH_TRIES 3
+int mem_owner_moved(const struct target_mem *m, uint64_t owner)
+{
+	for (size_t i = 0; i < m->nmoved; i++)
+		if (m->moved_owners[i] == owner)
+			return 1;
+	return 0;
+}
+
+static void note_moved_owner(struct target_mem *m, uint64_t owner)
+{
+	if (mem_owner_moved(m, owner) || m->nmoved == MEM_MAX_GUARDS)
+		return;
+	m->moved_owners[m->nmoved++] = owner;
+}
+
+/* Taken once more when a guard moved; owners still moving are read live. */
+#define PREFETCH_TRIES 2
+/* The same spans serve while a tick reads nothing outside them, this long. */
+#define PLAN_MAX_AGE 64
+
+/* Spans for this tick: the last tick's again, or a new plan from its reads. */
+static void choose_spans(struct target_mem *m)
+{
+	if (m->plan_reusable && m->nsnap && ++m->plan_age < PLAN_MAX_AGE) {
+		m->nlog = 0;
+	} else {
+		m->plan_age = 0;
+		plan_prefetch(m);
+	}
+	m->plan_reusable = 1;
+}
 
 void mem_tick_begin(struct target_mem *m)
 {
-	size_t nguard = m->nguards < MEM_MAX_GUARDS ? m->nguards : MEM_MAX_GUARDS;
+	size_t nguard = m->nguards, gbytes = m->guard_buf_alloc / 2;
 	struct mem_iov iov[PREFETCH_MAX_SPANS + 2 * MEM_MAX_GUARDS];
-	uint64_t before[MEM_MAX_GUARDS], after[MEM_MAX_GUARDS];
+	uint8_t *before = m->guard_buf, *after = m->guard_buf + gbytes;
 	size_t off = 0, keep = 0, n = 0;
-	int tries = 0;
 
 	m->snap_active = 0;
-	plan_prefetch(m);
+	m->nmoved = 0;
+	choose_spans(m);
 	if (!m->nsnap)
 		return;
 	for (size_t i = 0; i < m->nsnap; i++) {
@@ -167,38 +214,43 @@ void mem_tick_begin(struct target_mem *m)
 		m->snap_buf = xmalloc(off);
 		m->snap_buf_alloc = off;
 	}
+	off = 0;
 	for (size_t g = 0; g < nguard; g++) {
-		iov[n].addr = m->guards[g];
-		iov[n].buf = &before[g];
-		iov[n++].len = 8;
+		iov[n].addr = m->guards[g].addr;
+		iov[n].buf = before + off;
+		iov[n++].len = m->guards[g].len;
+		off += m->guards[g].len;
 	}
 	for (size_t i = 0; i < m->nsnap; i++) {
 		iov[n].addr = m->snap[i].addr;
 		iov[n].buf = m->snap_buf + m->snap[i].off;
 		iov[n++].len = m->snap[i].len;
 	}
+	off = 0;
 	for (size_t g = 0; g < nguard; g++) {
-		iov[n].addr = m->guards[g];
-		iov[n].buf = &after[g];
-		iov[n++].len = 8;
+		iov[n].addr = m->guards[g].addr;
+		iov[n].buf = after + off;
+		iov[n++].len = m->guards[g].len;
+		off += m->guards[g].len;
 	}
-	for (;;) {
-		int moved = 0;
-
+	for (int tries = 1;; tries++) {
 		if (mem_readv(m, iov, n) <= 0) {
 			m->nsnap = 0;
 			return;
 		}
-		for (size_t g = 0; g < nguard; g++)
-			if (iov[g].ok && iov[nguard + m->nsnap + g].ok && before[g] != after[g])
-				moved = 1;
-		if (!moved)
+		m->nmoved = 0;
+		off = 0;
+		for (size_t g = 0; g < nguard; g++) {
+			if (iov[g].ok && iov[nguard + m->nsnap + g].ok &&
+			    memcmp(before + off, after + off, m->guards[g].len))
+				note_moved_owner(m, m->guards[g].owner);
+			off += m->guards[g].len;
+		}
+		if (!m->nmoved)
 			break;
 		m->torn_prefetches++;
-		if (++tries == PREFETCH_TRIES) {
-			m->nsnap = 0;      /* keeps changing: read live, checked after */
-			return;
-		}
+		if (tries == PREFETCH_TRIES)
+			break;
 	}
 	/* Keep only the spans that were read whole. */
 	for (size_t i = 0; i < m->nsnap; i++)
@@ -211,6 +263,7 @@ void mem_tick_begin(struct target_mem *m)
 void mem_overlay_reset(struct target_mem *m)
 {
 	m->snap_active = 0;
+	m->plan_reusable = 0;
 	m->nsnap = 0;
 	m->nlog = 0;
 	m->overlay_bytes = 0;
@@ -282,6 +335,8 @@ int mem_read(struct target_mem *m, uint64_t addr, void *buf, size_t len)
 		return 0;
 	}
 	m->reads++;
+	if (!m->log_off)
+		m->plan_reusable = 0;       /* outside the copy: plan anew next tick */
 	if (!m->pid) {
 		ret = image_read(m, addr, buf, len);
 		if (ret)

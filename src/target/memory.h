@@ -31,6 +31,19 @@ struct mem_span {
 	uint32_t off;                   /* prefetch: offset in the snapshot buffer */
 };
 
+/*
+ * Bytes the next prefetch checks (a word, or a range that stays unchanged
+ * while its owner does not move), and what they vouch for (a thread).
+ */
+struct mem_guard {
+	uint64_t addr;
+	uint32_t len;                   /* 1..MEM_MAX_GUARD_LEN */
+	uint64_t owner;
+};
+
+#define MEM_MAX_GUARDS 128
+#define MEM_MAX_GUARD_LEN 512
+
 struct target_mem {
 	pid_t pid;                      /* > 0: live process */
 	const struct mem_region *image; /* else: these regions */
@@ -50,9 +63,15 @@ struct target_mem {
 	size_t snap_buf_alloc;
 	int snap_active;
 	size_t overlay_bytes;
-	uint64_t *guards;
+	struct mem_guard *guards;
 	size_t nguards, guards_alloc;
-	uint64_t torn_prefetches;       /* copies taken again because a guard moved */
+	uint8_t *guard_buf;             /* before and after copies of the guards */
+	size_t guard_buf_alloc;
+	int plan_reusable;              /* this tick read nothing outside the copy */
+	unsigned plan_age;              /* ticks the same spans were reused */
+	uint64_t moved_owners[MEM_MAX_GUARDS];  /* this tick: owners whose guard moved */
+	size_t nmoved;
+	uint64_t torn_prefetches;       /* copies in which a guard moved */
 };
 
 void mem_init_pid(struct target_mem *m, pid_t pid);
@@ -87,12 +106,15 @@ void mem_overlay_deactivate(struct target_mem *m);
 void mem_tick_end(struct target_mem *m);
 /*
  * Words the prefetch reads both before and after everything else (a
- * seqlock without the lock): when a copy differs, the target changed while
- * being copied, and the prefetch is taken again (the innermost frame of each
- * thread is the word to guard: it changes whenever a call starts or ends).
+ * seqlock without the lock): when a guard differs, its owner (a thread)
+ * changed while being copied; the copy is taken once more, and an owner
+ * whose guard moved again is reported by mem_owner_moved, so only that
+ * thread is read live (the innermost frame of each thread is the word to
+ * guard: it changes whenever a call starts or ends).
  */
-#define MEM_MAX_GUARDS 64
-void mem_set_guards(struct target_mem *m, const uint64_t *addrs, size_t n);
+void mem_set_guards(struct target_mem *m, const struct mem_guard *g, size_t n);
+/* Did a guard of owner move during this tick's copy? */
+int mem_owner_moved(const struct target_mem *m, uint64_t owner);
 void mem_release(struct target_mem *m);
 
 static inline int mem_read_u64(struct target_mem *m, uint64_t addr, uint64_t *v)
