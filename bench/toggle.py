@@ -21,7 +21,7 @@ Writes results/toggle.json and results/toggle.txt (--name NAME: NAME.*).
 --fw-args adds framewalk options, e.g. the eBPF backend's overhead:
 
   bench/toggle.py FRAMEWALK --rates 100,1000 --name toggle-bpf \
-      --fw-args "--backend bpf --native --kernel"
+      --fw-args "--backend bpf --native --kernel --mode cpu"
 
 With bpf, a paused framewalk leaves the BPF program attached: it keeps
 running on every tick but finds the ring buffer full and returns at once,
@@ -71,6 +71,9 @@ def run_phase(a, kind, rate, raw):
             prof = subprocess.Popen(cmd, stdout=lf, stderr=subprocess.STDOUT)
         t_start = time.monotonic()
         time.sleep(a.settle)
+        if prof.poll() is not None:
+            raise SystemExit("toggle: the profiler exited at once (%s): %s"
+                             % (" ".join(cmd), open(log, errors="replace").read()[-2000:]))
         rng = random.Random(rate)
         on = True
         t = time.monotonic()

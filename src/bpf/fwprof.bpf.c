@@ -31,6 +31,14 @@ struct {
 	__type(value, __u64);
 } tstates SEC(".maps");
 
+/* tid -> end of the stack the last complete unwind needed (user space's). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u64);
+} stack_ends SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 32 << 20);
@@ -120,8 +128,49 @@ static __always_inline void fill_common(struct fw_sample_hdr *h, struct bpf_perf
 	copy_regs(h, uregs);
 	h->kstack_bytes = h->user_mode ? 0 :
 		bpf_get_stack(ctx, h->kstack, sizeof(h->kstack), 0);
-	h->ustack_bytes = bpf_get_stack(ctx, h->ustack, sizeof(h->ustack), BPF_F_USER_STACK);
+	/*
+	 * The kernel's frame-pointer walk is only used when no stack is copied;
+	 * through code without frame pointers it follows garbage for up to
+	 * FW_USTACK_MAX steps, the costliest part of a sample.
+	 */
+	h->ustack_bytes = cfg->copy_stack ? 0 :
+		bpf_get_stack(ctx, h->ustack, sizeof(h->ustack), BPF_F_USER_STACK);
 	copy_python(h, cfg);
+}
+
+/*
+ * Copy only [sp, end) when user space has learnt where this thread's stack
+ * ends (the outermost frame of a complete unwind): a few KiB instead of
+ * FW_STACK_COPY, which keeps the copy out of the target's caches.
+ */
+static __always_inline int copy_known_stack(struct fw_sample_full *rec, __u64 sp, __u32 tid)
+{
+	__u64 *end = bpf_map_lookup_elem(&stack_ends, &tid);
+	__u64 len;
+
+	if (!end || *end <= sp)
+		return 0;
+	len = *end - sp;
+	if (len > FW_STACK_COPY || len == 0)
+		return 0;
+	if (bpf_probe_read_user(rec->stack, len, (void *)sp))
+		return 0;
+	rec->h.stack_base = sp;
+	rec->h.stack_bytes = (__u32)len;
+	return 1;
+}
+
+/*
+ * Waking the reader costs the sampled CPU an interrupt and a wake-up per
+ * sample; user space polls at least every POLL_MS anyway, so it is woken
+ * only when the ring buffer is filling up.
+ */
+#define FW_RB_WAKE_BYTES (8 << 20)
+
+static __always_inline __u64 submit_flags(void)
+{
+	return bpf_ringbuf_query(&samples, BPF_RB_AVAIL_DATA) > FW_RB_WAKE_BYTES ?
+	       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 }
 
 SEC("perf_event")
@@ -151,6 +200,8 @@ int fwprof_sample(struct bpf_perf_event_data *ctx)
 		}
 		rec->h.kind = FW_REC_FULL;
 		fill_common(&rec->h, ctx, cfg, pid_tgid, &uregs);
+		if (copy_known_stack(rec, uregs.rsp, (__u32)pid_tgid))
+			goto submit;
 		/* Whole pages from the one holding sp upward, until a read fails. */
 #pragma unroll
 		for (int i = 0; i < FW_STACK_PAGES; i++) {
@@ -160,7 +211,8 @@ int fwprof_sample(struct bpf_perf_event_data *ctx)
 		}
 		rec->h.stack_base = base;
 		rec->h.stack_bytes = got;
-		bpf_ringbuf_submit(rec, 0);
+submit:
+		bpf_ringbuf_submit(rec, submit_flags());
 	} else {
 		struct fw_sample_hdr *rec = bpf_ringbuf_reserve(&samples, sizeof(*rec), 0);
 
@@ -171,7 +223,7 @@ int fwprof_sample(struct bpf_perf_event_data *ctx)
 		rec->kind = FW_REC_SMALL;
 		fill_common(rec, ctx, cfg, pid_tgid, &uregs);
 		rec->stack_bytes = 0;
-		bpf_ringbuf_submit(rec, 0);
+		bpf_ringbuf_submit(rec, submit_flags());
 	}
 	count(1);
 	return 0;

@@ -162,16 +162,53 @@ static void refresh_tstates(struct bpf_run *br, struct sampler *s)
 	}
 }
 
+/* The unwinder's view of a record's stack copy, and how far it read. */
+struct copy_reader {
+	const struct fw_sample_full *rec;
+	uint64_t end;               /* highest byte read + 1 */
+	int beyond;                 /* a read fell past the end of the copy */
+};
+
 static int copy_read(void *ctx, uint64_t addr, uint64_t *val)
 {
-	const struct fw_sample_full *rec = ctx;
-	uint64_t base = rec->h.stack_base;
+	struct copy_reader *cr = ctx;
+	uint64_t base = cr->rec->h.stack_base;
 
-	if (rec->h.kind != FW_REC_FULL || addr < base || addr + 8 > base + rec->h.stack_bytes ||
-	    addr + 8 < addr)
+	if (addr + 8 < addr)
 		return -EFAULT;
-	memcpy(val, rec->stack + (addr - base), 8);
+	if (addr < base || addr + 8 > base + cr->rec->h.stack_bytes) {
+		if (addr >= base + cr->rec->h.stack_bytes && addr < base + FW_STACK_COPY)
+			cr->beyond = 1;
+		return -EFAULT;
+	}
+	memcpy(val, cr->rec->stack + (addr - base), 8);
+	if (addr + 8 > cr->end)
+		cr->end = addr + 8;
 	return 0;
+}
+
+/* Room past the last word a complete unwind read (the outermost frame's CFA). */
+#define STACK_END_SLACK 64
+
+/*
+ * Teach the program where this thread's stack ends, so later samples copy
+ * only [sp, end); forget it when an unwind ran past the copy.
+ */
+static void learn_stack_end(struct bpf_run *br, uint32_t tid, const struct copy_reader *cr,
+			    const struct unwind_result *uw)
+{
+	int fd = bpf_map__fd(br->skel->maps.stack_ends);
+	uint64_t end = (cr->end + STACK_END_SLACK + 15) & ~15ull, known = 0;
+
+	if (cr->beyond) {
+		bpf_map_delete_elem(fd, &tid);
+		return;
+	}
+	if (uw->end != UNWIND_END_COMPLETE || !cr->end)
+		return;
+	if (!bpf_map_lookup_elem(fd, &tid, &known) && known >= end)
+		return;
+	bpf_map_update_elem(fd, &tid, &end, BPF_ANY);
 }
 
 /* User pcs from the kernel's frame-pointer walk (records without a stack copy). */
@@ -235,7 +272,10 @@ static int handle_record(void *ctx, void *data, size_t size)
 		regs.in_syscall = 0;
 		for (int i = 0; i < FW_NREGS && i < ARCH_NREGS; i++)
 			arch_reg_set(&regs, i, h->regs[i]);
-		unwind_stack(&s->mm, &regs, copy_read, (void *)data, &ns->uw);
+		struct copy_reader cr = { .rec = data };
+
+		unwind_stack(&s->mm, &regs, copy_read, &cr, &ns->uw);
+		learn_stack_end(br, h->tid, &cr, &ns->uw);
 	} else {
 		unwind_from_fp_walk(h, &ns->uw);
 	}
@@ -383,7 +423,10 @@ int bpf_backend_run(struct session *sess, struct strbuf *why)
 				break;
 			}
 		}
+		/* The program wakes us only when the buffer fills: drain on every pass. */
 		err = ring_buffer__poll(br.rb, POLL_MS);
+		if (err >= 0)
+			err = ring_buffer__consume(br.rb);
 		if (err < 0 && err != -EINTR)
 			break;
 	}
