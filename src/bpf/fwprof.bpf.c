@@ -139,23 +139,27 @@ static __always_inline void fill_common(struct fw_sample_hdr *h, struct bpf_perf
 }
 
 /*
- * Copy only [sp, end) when user space has learnt where this thread's stack
- * ends (the outermost frame of a complete unwind): a few KiB instead of
- * FW_STACK_COPY, which keeps the copy out of the target's caches.
+ * Copy only [sp - FW_BELOW_SP, end) when user space has learnt where this
+ * thread's stack ends (the outermost frame of a complete unwind): a few KiB
+ * instead of FW_STACK_COPY, which keeps the copy out of the target's caches.
+ * Below sp: the red zone, where CFI of an epilogue can still place saved
+ * registers.
  */
+#define FW_BELOW_SP 256
+
 static __always_inline int copy_known_stack(struct fw_sample_full *rec, __u64 sp, __u32 tid)
 {
 	__u64 *end = bpf_map_lookup_elem(&stack_ends, &tid);
-	__u64 len;
+	__u64 base = sp - FW_BELOW_SP, len;
 
 	if (!end || *end <= sp)
 		return 0;
-	len = *end - sp;
+	len = *end - base;
 	if (len > FW_STACK_COPY || len == 0)
 		return 0;
-	if (bpf_probe_read_user(rec->stack, len, (void *)sp))
+	if (bpf_probe_read_user(rec->stack, len, (void *)base))
 		return 0;
-	rec->h.stack_base = sp;
+	rec->h.stack_base = base;
 	rec->h.stack_bytes = (__u32)len;
 	return 1;
 }
