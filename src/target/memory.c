@@ -197,8 +197,11 @@ void mem_tick_begin(struct target_mem *m)
 {
 	size_t nguard = m->nguards, gbytes = m->guard_buf_alloc / 2;
 	struct mem_iov iov[PREFETCH_MAX_SPANS + 2 * MEM_MAX_GUARDS];
-	uint8_t *before = m->guard_buf, *after = m->guard_buf + gbytes;
+	uint8_t *before = m->guard_buf, *after = before ? before + gbytes : NULL;
 	size_t off = 0, keep = 0, n = 0;
+
+	if (!before)
+		nguard = 0;             /* no guards set yet */
 
 	m->snap_active = 0;
 	m->nmoved = 0;
