@@ -275,6 +275,12 @@ static int handle_record(void *ctx, void *data, size_t size)
 		struct copy_reader cr = { .rec = data };
 
 		unwind_stack(&s->mm, &regs, copy_read, &cr, &ns->uw);
+		/* A library loaded since the modules were read: once more with it. */
+		if (ns->uw.end == UNWIND_END_NO_MODULE && sampler_refresh_modules(s, now)) {
+			cr.end = 0;
+			cr.beyond = 0;
+			unwind_stack(&s->mm, &regs, copy_read, &cr, &ns->uw);
+		}
 		learn_stack_end(br, h->tid, &cr, &ns->uw);
 	} else {
 		unwind_from_fp_walk(h, &ns->uw);

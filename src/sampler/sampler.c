@@ -21,7 +21,7 @@
 #define NAME_REFRESH_NS 1000000000ull
 #define STATUS_EVERY_NS 250000000ull
 #define TIDS_REFRESH_NS 200000000ull
-#define MODULES_REFRESH_NS 500000000ull
+#define MODULES_CHECK_NS 100000000ull
 /*
  * A thread's scheduler state is re-read at most this often (and whenever its
  * Python frame moves): exact at rates up to 100 Hz, one system call per
@@ -458,19 +458,31 @@ static void count_break(struct sampler *s, const struct unwind_result *uw)
 	s->nbreaks++;
 }
 
+/*
+ * A pc in no executable mapping we know: a library loaded since? Re-read
+ * the mappings (at most every MODULES_CHECK_NS) and reload the modules only
+ * when they changed. 1 when reloaded.
+ */
+int sampler_refresh_modules(struct sampler *s, uint64_t now)
+{
+	if (now - s->modules_ns < MODULES_CHECK_NS)
+		return 0;
+	s->modules_ns = now;
+	if (!modules_changed(&s->mm))
+		return 0;
+	symbolizer_reset(&s->sym);
+	modules_refresh(&s->mm);
+	return 1;
+}
+
 /* Symbolize the native frames; reload the module map if a pc is in none. */
 static void symbolize_native(struct sampler *s, uint64_t now)
 {
 	struct unwind_result *uw = &s->ns.uw;
 
-	for (size_t i = 0; i < uw->n; i++) {
-		/* A pc in no executable mapping we know: a library loaded since. */
-		if (!modules_find_range(&s->mm, uw->pcs[i]) && now - s->modules_ns > MODULES_REFRESH_NS) {
-			s->modules_ns = now;
-			symbolizer_reset(&s->sym);
-			modules_refresh(&s->mm);
-		}
-	}
+	for (size_t i = 0; i < uw->n; i++)
+		if (!modules_find_range(&s->mm, uw->pcs[i]) && sampler_refresh_modules(s, now))
+			break;
 	for (size_t i = 0; i < uw->n; i++)
 		symbolize_pc(&s->sym, uw->pcs[i], uw->signal_frame[i], &s->syms[i]);
 }

@@ -29,6 +29,10 @@ static int cmp_module(const void *a, const void *b)
 
 static void module_free(struct fw_module *m)
 {
+	if (m->cfi_cache)
+		for (size_t i = 0; i < CFI_CACHE_SLOTS; i++)
+			free(m->cfi_cache[i].frame);
+	free(m->cfi_cache);
 	free(m->path);
 }
 
@@ -177,6 +181,27 @@ int modules_load(struct module_map *mm, pid_t pid)
 	for (size_t i = 0; i < mm->n; i++)
 		module_fp_verdict(&mm->mods[i]);
 	return 0;
+}
+
+int modules_changed(const struct module_map *mm)
+{
+	struct proc_maps maps;
+	size_t n = 0;
+	int changed = 0;
+
+	if (proc_maps_read(mm->pid, &maps))
+		return 0;
+	for (size_t i = 0; i < maps.n && !changed; i++) {
+		const struct proc_map *m = &maps.maps[i];
+
+		if (m->perms[2] != 'x')
+			continue;
+		changed = n >= mm->nranges || m->start != mm->ranges[n].start ||
+			  m->end != mm->ranges[n].end || strcmp(m->path, mm->ranges[n].name);
+		n++;
+	}
+	proc_maps_release(&maps);
+	return changed || n != mm->nranges;
 }
 
 int modules_refresh(struct module_map *mm)

@@ -33,6 +33,18 @@ struct fw_module {
 	enum fp_verdict fp;
 	int fp_checked;
 	int fp_percent;
+	struct cfi_cache_slot *cfi_cache;   /* lookup pc -> CFI row, see unwind.c */
+};
+
+/*
+ * A CFI row found for one lookup pc (frame NULL: no CFI there). Finding a
+ * row means searching the FDEs and running the CIE's and FDE's programs up
+ * to pc; the pcs of a profile repeat, so rows are kept per module.
+ */
+#define CFI_CACHE_SLOTS 512
+struct cfi_cache_slot {
+	uint64_t pc;                /* 0: empty */
+	Dwarf_Frame *frame;
 };
 
 struct exec_range {
@@ -56,6 +68,8 @@ struct module_map {
 int modules_load(struct module_map *mm, pid_t pid);
 void modules_release(struct module_map *mm);
 
+/* Do the target's executable mappings differ from the loaded ones? */
+int modules_changed(const struct module_map *mm);
 /* Reload when the mappings may have changed (a new library was loaded). */
 int modules_refresh(struct module_map *mm);
 
