@@ -2,7 +2,8 @@
  * Implementation of modules.h. Each file-backed executable mapping becomes a
  * libdwfl module reported with the fd we opened ourselves (through
  * /proc/PID/root, inode-checked), so container files are used, not the
- * host's. The frame-pointer verdict samples up to FP_SAMPLE functions and
+ * host's. The frame-pointer verdict is `framewalk check`'s (src/audit/
+ * fpaudit.c) on x86-64; elsewhere it samples up to FP_SAMPLE functions and
  * asks the CFI whether the CFA is rbp-based in the middle of each.
  */
 #include <dwarf.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "arch/arch.h"
+#include "audit/fpaudit.h"
 #include "target/proc.h"
 #include "unwind/modules.h"
 #include "util/strbuf.h"
@@ -33,6 +35,7 @@ static void module_free(struct fw_module *m)
 		for (size_t i = 0; i < CFI_CACHE_SLOTS; i++)
 			free(m->cfi_cache[i].frame);
 	free(m->cfi_cache);
+	free(m->host_path);
 	free(m->path);
 }
 
@@ -128,6 +131,7 @@ static void report_module(struct module_map *mm, const struct proc_maps *maps,
 	m->end = hi;
 	m->bias = bias;
 	m->path = xstrdup(exec_map->path);
+	m->host_path = xstrdup(host);
 	m->name = strrchr(m->path, '/') ? strrchr(m->path, '/') + 1 : m->path;
 	len = dwfl_module_build_id(m->dwfl_mod, &bid, &vaddr);
 	for (int i = 0; i < len && i < 20; i++)
@@ -247,7 +251,7 @@ void module_load_cfi(struct fw_module *m)
 		m->dbg_cfi = dwfl_module_dwarf_cfi(m->dwfl_mod, &m->dbg_bias);
 }
 
-/* Is the CFA at pc (absolute) defined on the frame pointer? 1 yes, 0 no, -1 unknown. */
+/* Is the CFA at pc (absolute) defined on the frame pointer? 1 yes, 0 no, -1 unknown or no frame. */
 static int cfa_on_fp(struct fw_module *m, uint64_t pc)
 {
 	Dwarf_CFI *cfi = m->eh_cfi ? m->eh_cfi : m->dbg_cfi;
@@ -263,12 +267,35 @@ static int cfa_on_fp(struct fw_module *m, uint64_t pc)
 		uint8_t op = ops[0].atom;
 		if (op == DW_OP_breg0 + arch_reg_fp)
 			ret = 1;
+		else if (op == DW_OP_breg0 + arch_reg_sp && (int64_t)ops[0].number == 8)
+			ret = -1;       /* no frame at all: a leaf, neutral (as check's audit) */
 		else if (op >= DW_OP_breg0 && op <= DW_OP_breg31)
 			ret = 0;
 		else if (op == DW_OP_bregx)
 			ret = (int)ops[0].number == arch_reg_fp;
 	}
 	free(frame);
+	return ret;
+}
+
+/*
+ * The verdict of `framewalk check`'s audit (x86-64): CFI rows of every FDE
+ * (a shrink-wrapped function sets up rbp only on the path that calls, which
+ * a row at one pc can miss), leaf functions without a frame left out.
+ * 0, or -1 when the audit cannot say (another architecture, unreadable).
+ */
+static int audit_fp_verdict(struct fw_module *m)
+{
+	struct fpa_result *r = xcalloc(1, sizeof(*r));
+	int ret = -1;
+
+	if (m->host_path && !fpa_audit_file(m->host_path, m->path, "", r) && r->x86_64 &&
+	    (r->verdict == FPA_YES || r->verdict == FPA_PARTLY || r->verdict == FPA_NO)) {
+		m->fp_percent = (int)r->fp_percent;
+		m->fp = r->verdict == FPA_YES ? FP_YES : r->verdict == FPA_PARTLY ? FP_PARTLY : FP_NO;
+		ret = 0;
+	}
+	free(r);
 	return ret;
 }
 
@@ -280,6 +307,9 @@ enum fp_verdict module_fp_verdict(struct fw_module *m)
 		return m->fp;
 	m->fp_checked = 1;
 	module_load_cfi(m);
+	if (!audit_fp_verdict(m))
+		goto out;
+	/* Elsewhere: CFI sampled at the middle of up to FP_SAMPLE functions. */
 	nsyms = dwfl_module_getsymtab(m->dwfl_mod);
 	if (nsyms <= 0) {
 		m->fp = FP_UNKNOWN;
@@ -307,8 +337,9 @@ enum fp_verdict module_fp_verdict(struct fw_module *m)
 	}
 	m->fp_percent = yes * 100 / total;
 	m->fp = m->fp_percent >= 90 ? FP_YES : m->fp_percent >= 10 ? FP_PARTLY : FP_NO;
+out:
 	if (getenv("FRAMEWALK_DEBUG_FP"))
-		fprintf(stderr, "framewalk: %s: frame pointers in %d%% of %d functions\n",
-			m->name, m->fp_percent, total);
+		fprintf(stderr, "framewalk: %s: frame pointers in %d%% of its functions\n",
+			m->name, m->fp_percent);
 	return m->fp;
 }

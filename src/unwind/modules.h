@@ -24,6 +24,7 @@ struct fw_module {
 	uint64_t start, end;        /* lowest and highest mapped address of the file */
 	uint64_t bias;              /* load bias */
 	char *path;                 /* as the target names it */
+	char *host_path;            /* where framewalk opens it */
 	const char *name;           /* basename of path */
 	char build_id[41];
 	Dwfl_Module *dwfl_mod;
