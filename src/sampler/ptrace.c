@@ -1,8 +1,10 @@
 /*
- * Implementation of ptrace.h. The stopped thread's stack is read through a
- * small cache of 16 KiB blocks, so a whole native walk costs a few system
- * calls; what is stopped is only the one thread, and only for the time of
- * reading (names and merging happen after it runs again).
+ * Implementation of ptrace.h. While the thread is stopped, its registers,
+ * one copy of its live stack (from just below sp to where its outermost
+ * frame was last seen, in one system call) and its Python frames are read;
+ * it is detached before the native walk, which runs over the copy, and
+ * names and merging come after that. What is stopped is only the one thread,
+ * and only for the reading.
  */
 #include <errno.h>
 #include <signal.h>
@@ -14,55 +16,102 @@
 #include "sampler/ptrace.h"
 #include "util/util.h"
 
-#define BLOCK_SHIFT 14
-#define BLOCK_SIZE (1u << BLOCK_SHIFT)
-#define NBLOCKS 32
+/* Below sp: the red zone, where an epilogue's CFI can still find registers. */
+#define BELOW_SP 256
+/* A thread's first copy, and the most a deeper stack may get. */
+#define FIRST_COPY (64u << 10)
+#define MAX_COPY (1u << 20)
+/* Room past the last word a complete walk read (the outermost frame). */
+#define END_SLACK 64
+#define STACK_ENDS 256
+
+struct stack_end {
+	pid_t tid;
+	uint64_t end;               /* where its stack ends, 0: not known yet */
+	uint32_t want;              /* bytes to copy while end is unknown */
+};
 
 struct stack_reader {
 	pid_t pid;
-	struct {
-		uint64_t base;
-		uint32_t len;        /* bytes valid from base; 0: read failed */
-		int used;
-		uint8_t data[BLOCK_SIZE];
-	} blocks[NBLOCKS];
-	unsigned next;
+	uint8_t *data;              /* the copy: [base, base + len) */
+	size_t alloc;
+	uint64_t base;
+	size_t len;
+	uint64_t read_end;          /* highest byte the walk read + 1 */
+	int beyond;                 /* the walk wanted a word past the copy */
+	struct stack_end ends[STACK_ENDS];   /* per thread, by tid % STACK_ENDS */
 };
 
-static int block_load(struct stack_reader *sr, uint64_t base, unsigned slot)
+/* How many bytes from base this thread's copy needs. */
+static size_t copy_size(struct stack_reader *sr, pid_t tid, uint64_t base)
 {
-	struct iovec local = { sr->blocks[slot].data, BLOCK_SIZE };
-	struct iovec remote = { (void *)(uintptr_t)base, BLOCK_SIZE };
-	ssize_t n = process_vm_readv(sr->pid, &local, 1, &remote, 1, 0);
+	struct stack_end *e = &sr->ends[(unsigned)tid % STACK_ENDS];
 
-	sr->blocks[slot].base = base;
-	sr->blocks[slot].used = 1;
-	sr->blocks[slot].len = n > 0 ? (uint32_t)n : 0;
-	return n > 0 ? 0 : -EFAULT;
+	if (e->tid != tid) {
+		e->tid = tid;
+		e->end = 0;
+		e->want = FIRST_COPY;
+	}
+	if (e->end > base && e->end - base <= MAX_COPY)
+		return (size_t)(e->end - base);
+	return e->want;
+}
+
+/* Read [base, base + size) of the stopped thread: as much as is mapped. */
+static void stack_copy(struct stack_reader *sr, uint64_t base, size_t size)
+{
+	struct iovec local, remote;
+	ssize_t n;
+
+	if (size > sr->alloc) {
+		free(sr->data);
+		sr->data = xmalloc(size);
+		sr->alloc = size;
+	}
+	local.iov_base = sr->data;
+	local.iov_len = size;
+	remote.iov_base = (void *)(uintptr_t)base;
+	remote.iov_len = size;
+	n = process_vm_readv(sr->pid, &local, 1, &remote, 1, 0);
+	sr->base = base;
+	sr->len = n > 0 ? (size_t)n : 0;
+	sr->read_end = 0;
+	sr->beyond = 0;
 }
 
 static int stack_read(void *ctx, uint64_t addr, uint64_t *val)
 {
 	struct stack_reader *sr = ctx;
-	uint64_t base = addr & ~(uint64_t)(BLOCK_SIZE - 1);
-	unsigned off = (unsigned)(addr - base), slot;
 
-	if (off + 8 > BLOCK_SIZE) {
-		/* Straddles two blocks: read it directly. */
-		struct iovec local = { val, 8 }, remote = { (void *)(uintptr_t)addr, 8 };
-		return process_vm_readv(sr->pid, &local, 1, &remote, 1, 0) == 8 ? 0 : -EFAULT;
-	}
-	for (slot = 0; slot < NBLOCKS; slot++)
-		if (sr->blocks[slot].used && sr->blocks[slot].base == base)
-			break;
-	if (slot == NBLOCKS) {
-		slot = sr->next++ % NBLOCKS;
-		block_load(sr, base, slot);
-	}
-	if (off + 8 > sr->blocks[slot].len)
+	if (addr < sr->base || addr + 8 < addr || addr + 8 > sr->base + sr->len) {
+		if (addr >= sr->base + sr->len)
+			sr->beyond = 1;
 		return -EFAULT;
-	memcpy(val, sr->blocks[slot].data + off, 8);
+	}
+	memcpy(val, sr->data + (addr - sr->base), 8);
+	if (addr + 8 > sr->read_end)
+		sr->read_end = addr + 8;
 	return 0;
+}
+
+/*
+ * After a walk: a complete one tells where the thread's stack ends (the
+ * next copies stop there); one that ran past the copy asks for more.
+ */
+static void learn_stack_end(struct stack_reader *sr, pid_t tid, const struct unwind_result *uw)
+{
+	struct stack_end *e = &sr->ends[(unsigned)tid % STACK_ENDS];
+
+	if (e->tid != tid)
+		return;
+	if (sr->beyond) {
+		e->end = 0;
+		if (sr->len == e->want && e->want < MAX_COPY)
+			e->want *= 2;
+		return;
+	}
+	if (uw->end == UNWIND_END_COMPLETE && sr->read_end)
+		e->end = (sr->read_end + END_SLACK + 15) & ~15ull;
 }
 
 void native_sample_clear(struct native_sample *ns)
@@ -175,6 +224,8 @@ struct stack_reader *stack_reader_new(void)
 
 void stack_reader_free(struct stack_reader *sr)
 {
+	if (sr)
+		free(sr->data);
 	free(sr);
 }
 
@@ -207,16 +258,19 @@ int ptrace_sample_thread(pid_t pid, pid_t tid, struct module_map *mm, struct py_
 		out->nkernel = 0;
 	}
 	if (!ret) {
-		for (unsigned i = 0; i < NBLOCKS; i++)
-			sr->blocks[i].used = 0;
+		uint64_t base = regs.r[arch_reg_sp] - BELOW_SP;
+
 		sr->pid = pid;
-		sr->next = 0;
-		unwind_stack(mm, &regs, stack_read, sr, &out->uw);
+		stack_copy(sr, base, copy_size(sr, tid, base));
 		if (py_thread && !py_reader_thread_frame(r, py_thread) && py_thread->frame)
 			out->py_ok = py_reader_stack(r, py_thread, out->py, PY_MAX_DEPTH, &out->npy) == 0;
 	}
 	t1 = fw_now_ns();
 	ptrace_resume_thread(tid, sig);
 	out->stopped_ns = t1 - t0;
+	if (!ret) {
+		unwind_stack(mm, &regs, stack_read, sr, &out->uw);
+		learn_stack_end(sr, tid, &out->uw);
+	}
 	return ret;
 }
