@@ -214,12 +214,17 @@ static void print_header(const struct profile *p, FILE *f)
 			(double)m->bpf_run_ns / (double)m->bpf_run_cnt / 1e3, m->bpf_run_cnt);
 	fprintf(f, "Errors:    %" PRIu64 " dropped samples (%.2f%%)\n", m->errors,
 		pct(m->errors, attempts));
+	/* The reader that never stops the target drops a stack that changed under it. */
+	if (pct(m->errors, attempts) >= 1.0 && m->backend && !strncmp(m->backend, "vm ", 3))
+		fprintf(f, "           (stacks that kept changing while read without stopping the target:\n"
+			"            threads making calls faster than a copy takes; --backend bpf or\n"
+			"            --backend ptrace --native read them at one instant)\n");
 	if (!m->ticks_requested)
 		fprintf(f, "Profiler:  %.2f s CPU in user space\n", (double)m->profiler_cpu_ns / 1e9);
 	else
-	fprintf(f, "Per tick:  mean %.1f us, max %.1f us; profiler CPU %.2f s\n",
-		m->ticks_taken ? (double)m->sample_ns_total / (double)m->ticks_taken / 1e3 : 0.0,
-		(double)m->sample_ns_max / 1e3, (double)m->profiler_cpu_ns / 1e9);
+		fprintf(f, "Per tick:  mean %.1f us, max %.1f us; profiler CPU %.2f s\n",
+			m->ticks_taken ? (double)m->sample_ns_total / (double)m->ticks_taken / 1e3 : 0.0,
+			(double)m->sample_ns_max / 1e3, (double)m->profiler_cpu_ns / 1e9);
 	fprintf(f, "Threads:   %zu\n", p->nthreads);
 	if (m->native_stacks) {
 		fprintf(f, "Unwinding: %.1f%% of %" PRIu64 " native stacks complete; %" PRIu64
