@@ -17,7 +17,8 @@ and that the stack is complete (reaches the thread's entry).
    SIGINT writes the complete report and leaves it running too.
 
 The ptrace backend is asked for explicitly (`--backend ptrace`): these tests
-are about its stops, its Stopped line and its detaching.
+are about its stops, its Stopped line and its detaching. The extension test
+runs through the eBPF backend too (`--backend bpf`, cpu mode).
 """
 import os
 import random
@@ -37,6 +38,8 @@ from fwtest import INTERP_BY_ID, REPO, framewalk_path, run_fw
 
 NATIVE = REPO / "tests" / "native"
 BACKEND = ("--backend", "ptrace", "--mode", "wall")
+# The eBPF backend samples threads on a CPU only (cpu-clock events).
+BACKENDS = {"ptrace": BACKEND, "bpf": ("--backend", "bpf", "--mode", "cpu")}
 
 # Outermost frames that end a complete stack when the module has names.
 ENTRY_NAMES = {"_start", "__clone3", "clone3", "__clone", "clone", "start_thread",
@@ -352,7 +355,8 @@ class Capture:
         return "\n".join("\n".join(r.splitlines()[:14]) for r in self.reports)
 
 
-def record(pid, tmp_path, tag, *opts, tids=(), min_samples=150, rate=200, seconds=2, tries=4):
+def record(pid, tmp_path, tag, *opts, tids=(), min_samples=150, rate=200, seconds=2, tries=4,
+           backend="ptrace"):
     """Capture (text report + collapsed stacks of the same run) until every
     thread in tids has min_samples samples, at most `tries` captures: on a
     loaded machine the achieved rate can be far below the requested one."""
@@ -360,7 +364,7 @@ def record(pid, tmp_path, tag, *opts, tids=(), min_samples=150, rate=200, second
     for i in range(tries):
         txt = Path(tmp_path) / ("%s-%d.txt" % (tag, i))
         col = Path(tmp_path) / ("%s-%d.collapsed" % (tag, i))
-        r = fw("record", "-p", pid, *BACKEND, *opts, "-d", seconds, "-r", rate, "-q",
+        r = fw("record", "-p", pid, *BACKENDS[backend], *opts, "-d", seconds, "-r", rate, "-q",
                "-o", txt, "-o", col, timeout=60 + 2 * seconds)
         assert r.returncode == 0, r
         report = txt.read_text()
@@ -402,9 +406,12 @@ def objdump_function(so, name):
     return out.stdout
 
 
+@pytest.mark.parametrize("backend", ["ptrace", "bpf"])
 @pytest.mark.parametrize("fp", [True, False], ids=["fp", "nofp"])
 @pytest.mark.parametrize("interp_id", ["py3.12", "sid-py3.15"])
-def test_extension_interleaved(interp_id, fp, env_for, tmp_path):
+def test_extension_interleaved(interp_id, fp, backend, env_for, tmp_path):
+    """The same chain, sample by sample, whether the thread is stopped
+    (ptrace) or read in the kernel at the interrupt (bpf)."""
     env = env_for(interp_id)
     ext_dir, so = env.build_ext(fp)
     # The premise: with frame pointers both C functions set rbp up; without,
@@ -419,7 +426,7 @@ def test_extension_interleaved(interp_id, fp, env_for, tmp_path):
 
     proc, info = env.start("ext_workload.py", ext_dir)
     tid = info["TID"]
-    cap = record(proc.pid, tmp_path, "ext", "--native", tids=[tid])
+    cap = record(proc.pid, tmp_path, "ext", "--native", tids=[tid], backend=backend)
     assert proc.poll() is None, "the target died while sampled"
 
     wpath = env.tpath("ext_workload.py")
