@@ -379,7 +379,7 @@ static int read_samples(struct reader *r)
 		const char *tname = NULL;
 		int64_t tid = 0, pid = p->meta.pid, v;
 		/* a thread record's accounting: cpu, wall, gil held, waiting, ticks */
-		uint64_t acct[5] = { 0 };
+		uint64_t acct[6] = { 0 };
 		int have_tid = 0, record = s->n_location_id == 0;
 		size_t depth = 0;
 		uint64_t count;
@@ -407,7 +407,7 @@ static int read_samples(struct reader *r)
 				static const char *const acct_keys[] = {
 					PPROF_LABEL_THREAD_CPU_NS, PPROF_LABEL_THREAD_WALL_NS,
 					PPROF_LABEL_GIL_HELD, PPROF_LABEL_GIL_WAITING,
-					PPROF_LABEL_GIL_TICKS,
+					PPROF_LABEL_GIL_TICKS, PPROF_LABEL_DROPPED,
 				};
 				for (size_t a = 0; a < ARRAY_SIZE(acct_keys); a++)
 					if (!strcmp(key, acct_keys[a]) && l->num > 0)
@@ -437,6 +437,7 @@ static int read_samples(struct reader *r)
 			t->gil_held = acct[2];
 			t->gil_waiting = acct[3];
 			t->gil_ticks = acct[4];
+			t->dropped = acct[5];
 			continue;
 		}
 		/* location ids run leaf first; the stack is built outermost first */

@@ -30,7 +30,7 @@ typedef Perftools__Profiles__Mapping PbMapping;
 typedef Perftools__Profiles__ValueType PbValueType;
 
 #define NLABELS 3           /* on a sample: thread id, process id, thread name */
-#define NRECORD_LABELS 8    /* on a thread record: those and the accounting */
+#define NRECORD_LABELS 9    /* on a thread record: those, the accounting, drops */
 
 struct pp_writer {
 	const struct profile *p;
@@ -306,6 +306,8 @@ int output_pprof(const struct profile *p, FILE *f, const struct output_opts *o)
 		label_num(&w, labels, &nlabels, PPROF_LABEL_THREAD_CPU_NS, t->cpu_ns, "nanoseconds");
 		label_num(&w, labels, &nlabels, PPROF_LABEL_THREAD_WALL_NS, t->wall_ns,
 			  "nanoseconds");
+		if (t->dropped)
+			label_num(&w, labels, &nlabels, PPROF_LABEL_DROPPED, t->dropped, "count");
 		if (t->gil_ticks) {
 			label_num(&w, labels, &nlabels, PPROF_LABEL_GIL_HELD, t->gil_held, "ticks");
 			label_num(&w, labels, &nlabels, PPROF_LABEL_GIL_WAITING, t->gil_waiting,

@@ -586,7 +586,11 @@ static void print_threads(const struct profile *p, FILE *f, uint64_t total,
 			continue;
 		strbuf_reset(&sb);
 		format_thread(&sb, p, (uint32_t)i, ESCAPE_TERMINAL);
-		fprintf(f, " %6.2f%% %10" PRIu64 "  %s\n", pct(per[i], total), per[i], strbuf_str(&sb));
+		fprintf(f, " %6.2f%% %10" PRIu64 "  %s", pct(per[i], total), per[i], strbuf_str(&sb));
+		if (p->threads[i].dropped)
+			fprintf(f, "  (%" PRIu64 " dropped, %.1f%%)", p->threads[i].dropped,
+				pct(p->threads[i].dropped, per[i] + p->threads[i].dropped));
+		fputc('\n', f);
 	}
 	free(per);
 	strbuf_release(&sb);

@@ -42,6 +42,7 @@ struct pf_thread {
 	uint64_t wall_ns;   /* time the thread was seen alive */
 	/* gil mode: ticks holding the GIL, waiting for it, and seen at all */
 	uint64_t gil_held, gil_waiting, gil_ticks;
+	uint64_t dropped;   /* samples of this thread dropped (unreadable or torn) */
 };
 
 struct pf_count {

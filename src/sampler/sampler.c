@@ -392,8 +392,11 @@ static int sample_threads(struct sampler *s, uint64_t now)
 			return ret;
 		if (ret || depth == 0) {
 			/* A thread that exited while being read is not an error. */
-			if (!thread_gone(s, t->tid))
+			if (!thread_gone(s, t->tid)) {
 				m->errors++;
+				if (t->tid > 0)
+					s->prof->threads[sampler_thread(s, t->tid, now)].dropped++;
+			}
 			continue;
 		}
 		guard_callers(s, t, s->frames, depth);
