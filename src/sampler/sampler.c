@@ -22,6 +22,9 @@
 #define STATUS_EVERY_NS 250000000ull
 #define TIDS_REFRESH_NS 200000000ull
 #define MODULES_CHECK_NS 100000000ull
+/* Threads that moved during the tick's copy: their own spans copied again, this much per tick. */
+#define RETAKE_TRIES 32
+#define RETAKE_BUDGET_NS 200000ull
 /*
  * A thread's scheduler state is re-read at most this often (and whenever its
  * Python frame moves): exact at rates up to 100 Hz, one system call per
@@ -63,6 +66,7 @@ void sampler_init(struct sampler *s, const struct py_target *t, struct profile *
 	taskstat_init(&s->tasks, t->pid);
 	py_reader_init(&s->reader, &s->mem, &s->target);
 	s->threads = xcalloc(PY_MAX_THREADS, sizeof(*s->threads));
+	s->deferred = xcalloc(PY_MAX_THREADS, sizeof(*s->deferred));
 	s->frames = xcalloc(PY_MAX_DEPTH, sizeof(*s->frames));
 	s->frame_ids = xcalloc(MERGED_MAX, sizeof(*s->frame_ids));
 	if (s->opts.backend == BACKEND_PTRACE || s->opts.backend == BACKEND_BPF) {
@@ -93,6 +97,7 @@ void sampler_release(struct sampler *s)
 	free(s->tids);
 	free(s->names);
 	free(s->threads);
+	free(s->deferred);
 	free(s->frames);
 	free(s->frame_ids);
 	memset(s, 0, sizeof(*s));
@@ -339,11 +344,77 @@ static int read_thread_stack(struct sampler *s, struct py_thread_info *t, size_t
 	return ret;
 }
 
+/* Read one thread's stack and add it to the profile. 0, or the target is gone. */
+static int sample_one_thread(struct sampler *s, struct py_thread_info *t, uint64_t now,
+			     uint64_t gc_thread)
+{
+	struct profile_meta *m = &s->prof->meta;
+	uint32_t thread, node;
+	char wait[192];
+	size_t depth;
+	int ret;
+
+	if (t->tid > 0)
+		sampler_thread(s, t->tid, now);   /* counted in the time summary */
+	if (!t->frame)
+		return 0;     /* no Python code running in this thread */
+	if (s->opts.mode != MODE_WALL &&
+	    !sampler_mode_filter(s, t->tid, t->tstate, s->gil_holder, wait, sizeof(wait)))
+		return 0;
+	wait[0] = '\0';
+	ret = read_thread_stack(s, t, &depth);
+	if (is_gone(ret))
+		return ret;
+	if (ret || depth == 0) {
+		/* A thread that exited while being read is not an error. */
+		if (!thread_gone(s, t->tid)) {
+			m->errors++;
+			if (t->tid > 0)
+				s->prof->threads[sampler_thread(s, t->tid, now)].dropped++;
+		}
+		return 0;
+	}
+	guard_callers(s, t, s->frames, depth);
+	if (s->opts.mode == MODE_WALL)
+		wall_wait_leaf(s, t->tid, &s->frames[0], wait, sizeof(wait));
+	/* Reader gives innermost first; the profile wants outermost first. */
+	for (size_t k = 0; k < depth; k++)
+		s->frame_ids[k] = merge_python_frame(s->prof, &s->frames[depth - 1 - k]);
+	if (gc_thread && t->tstate == gc_thread && depth < PY_MAX_DEPTH)
+		s->frame_ids[depth++] = profile_frame(s->prof, FRAME_OTHER,
+						      profile_cstring(s->prof, "<GC>"), 0, 0);
+	if (wait[0])
+		s->frame_ids[depth++] = profile_frame(s->prof, FRAME_OTHER,
+						      profile_cstring(s->prof, wait), 0, 0);
+	thread = sampler_thread(s, t->tid, now);
+	node = profile_stack(s->prof, s->frame_ids, depth);
+	profile_add(s->prof, thread, node, 1);
+	m->samples++;
+	return 0;
+}
+
+/*
+ * A thread whose guards moved during the tick's copy: copy its own spans
+ * again between its guards, up to RETAKE_TRIES times while the tick's
+ * budget lasts, so a thread that calls functions every microsecond is read
+ * whole rather than dropped.
+ */
+static void retake_thread(struct sampler *s, struct py_thread_info *t, uint64_t until)
+{
+	for (int tries = 0; tries < RETAKE_TRIES && fw_now_ns() < until; tries++) {
+		if (!mem_retake_owner(&s->mem, t->tstate)) {
+			if (py_reader_thread_frame(&s->reader, t))
+				t->frame = 0;
+			return;
+		}
+	}
+}
+
 static int sample_threads(struct sampler *s, uint64_t now)
 {
 	struct profile_meta *m = &s->prof->meta;
-	size_t nthreads, depth;
-	uint64_t gc_thread;
+	size_t nthreads;
+	uint64_t gc_thread, retake_until;
 	int ret, collecting;
 
 	ret = py_reader_threads(&s->reader, s->threads, PY_MAX_THREADS, &nthreads);
@@ -374,47 +445,23 @@ static int sample_threads(struct sampler *s, uint64_t now)
 		else if (!py_reader_gil(&s->reader, &gc_thread, &locked) && !locked)
 			gc_thread = 0;
 	}
+	/*
+	 * Threads whose guards held still are read from the tick's copy first;
+	 * the others get their own spans copied again (which may refresh data
+	 * the first ones share) and are read after.
+	 */
 	for (size_t i = 0; i < nthreads; i++) {
-		struct py_thread_info *t = &s->threads[i];
-		uint32_t thread, node;
-		char wait[192];
-
-		if (t->tid > 0)
-			sampler_thread(s, t->tid, now);   /* counted in the time summary */
-		if (!t->frame)
-			continue;     /* no Python code running in this thread */
-		if (s->opts.mode != MODE_WALL &&
-		    !sampler_mode_filter(s, t->tid, t->tstate, s->gil_holder, wait, sizeof(wait)))
-			continue;
-		wait[0] = '\0';
-		ret = read_thread_stack(s, t, &depth);
-		if (is_gone(ret))
+		s->deferred[i] = s->mem.snap_active && mem_owner_moved(&s->mem, s->threads[i].tstate);
+		if (!s->deferred[i] && (ret = sample_one_thread(s, &s->threads[i], now, gc_thread)))
 			return ret;
-		if (ret || depth == 0) {
-			/* A thread that exited while being read is not an error. */
-			if (!thread_gone(s, t->tid)) {
-				m->errors++;
-				if (t->tid > 0)
-					s->prof->threads[sampler_thread(s, t->tid, now)].dropped++;
-			}
+	}
+	retake_until = fw_now_ns() + RETAKE_BUDGET_NS;
+	for (size_t i = 0; i < nthreads; i++) {
+		if (!s->deferred[i])
 			continue;
-		}
-		guard_callers(s, t, s->frames, depth);
-		if (s->opts.mode == MODE_WALL)
-			wall_wait_leaf(s, t->tid, &s->frames[0], wait, sizeof(wait));
-		/* Reader gives innermost first; the profile wants outermost first. */
-		for (size_t k = 0; k < depth; k++)
-			s->frame_ids[k] = merge_python_frame(s->prof, &s->frames[depth - 1 - k]);
-		if (gc_thread && t->tstate == gc_thread && depth < PY_MAX_DEPTH)
-			s->frame_ids[depth++] = profile_frame(s->prof, FRAME_OTHER,
-							      profile_cstring(s->prof, "<GC>"), 0, 0);
-		if (wait[0])
-			s->frame_ids[depth++] = profile_frame(s->prof, FRAME_OTHER,
-							      profile_cstring(s->prof, wait), 0, 0);
-		thread = sampler_thread(s, t->tid, now);
-		node = profile_stack(s->prof, s->frame_ids, depth);
-		profile_add(s->prof, thread, node, 1);
-		m->samples++;
+		retake_thread(s, &s->threads[i], retake_until);
+		if ((ret = sample_one_thread(s, &s->threads[i], now, gc_thread)))
+			return ret;
 	}
 	return 0;
 }

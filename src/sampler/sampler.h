@@ -94,6 +94,7 @@ struct sampler {
 	struct thread_name_cache *names;
 	size_t nnames, names_alloc;
 	struct py_thread_info *threads;
+	uint8_t *deferred;        /* this tick: read after the others (guards moved) */
 	struct py_frame_info *frames;
 	uint32_t *frame_ids;
 	enum sampler_stop stop_reason;

@@ -176,6 +176,89 @@ static void note_moved_owner(struct target_mem *m, uint64_t owner)
 	m->moved_owners[m->nmoved++] = owner;
 }
 
+static void forget_moved_owner(struct target_mem *m, uint64_t owner)
+{
+	for (size_t i = 0; i < m->nmoved; i++)
+		if (m->moved_owners[i] == owner) {
+			m->moved_owners[i] = m->moved_owners[--m->nmoved];
+			return;
+		}
+}
+
+/* The snapshot span holding addr, or -1. */
+static long span_of(const struct target_mem *m, uint64_t addr)
+{
+	size_t lo = 0, hi = m->nsnap;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (addr < m->snap[mid].addr)
+			hi = mid;
+		else if (addr >= m->snap[mid].addr + m->snap[mid].len)
+			lo = mid + 1;
+		else
+			return (long)mid;
+	}
+	return -1;
+}
+
+#define RETAKE_MAX_GUARDS 8
+
+int mem_retake_owner(struct target_mem *m, uint64_t owner)
+{
+	struct mem_iov iov[3 * RETAKE_MAX_GUARDS];
+	uint8_t before[RETAKE_MAX_GUARDS * MEM_MAX_GUARD_LEN], after[sizeof(before)];
+	size_t g[RETAKE_MAX_GUARDS], ng = 0, spans[RETAKE_MAX_GUARDS], nspans = 0, n = 0, off = 0;
+
+	if (!m->snap_active)
+		return -EAGAIN;
+	for (size_t i = 0; i < m->nguards && ng < RETAKE_MAX_GUARDS; i++) {
+		long sp;
+		size_t k;
+
+		if (m->guards[i].owner != owner)
+			continue;
+		g[ng++] = i;
+		sp = span_of(m, m->guards[i].addr);
+		for (k = 0; sp >= 0 && k < nspans && spans[k] != (size_t)sp; k++)
+			;
+		if (sp >= 0 && k == nspans)
+			spans[nspans++] = (size_t)sp;
+	}
+	if (!ng || !nspans)
+		return -EAGAIN;
+	for (size_t i = 0; i < ng; i++) {
+		iov[n].addr = m->guards[g[i]].addr;
+		iov[n].buf = before + off;
+		iov[n++].len = m->guards[g[i]].len;
+		off += m->guards[g[i]].len;
+	}
+	for (size_t i = 0; i < nspans; i++) {
+		iov[n].addr = m->snap[spans[i]].addr;
+		iov[n].buf = m->snap_buf + m->snap[spans[i]].off;
+		iov[n++].len = m->snap[spans[i]].len;
+	}
+	off = 0;
+	for (size_t i = 0; i < ng; i++) {
+		iov[n].addr = m->guards[g[i]].addr;
+		iov[n].buf = after + off;
+		iov[n++].len = m->guards[g[i]].len;
+		off += m->guards[g[i]].len;
+	}
+	if (mem_readv(m, iov, n) != (int)n)
+		return -EAGAIN;
+	off = 0;
+	for (size_t i = 0; i < ng; i++) {
+		if (memcmp(before + off, after + off, m->guards[g[i]].len))
+			return -EAGAIN;
+		off += m->guards[g[i]].len;
+	}
+	forget_moved_owner(m, owner);
+	m->retaken++;
+	return 0;
+}
+
 /* Taken once more when a guard moved; owners still moving are read live. */
 #define PREFETCH_TRIES 2
 /* The same spans serve while a tick reads nothing outside them, this long. */

@@ -72,6 +72,7 @@ struct target_mem {
 	uint64_t moved_owners[MEM_MAX_GUARDS];  /* this tick: owners whose guard moved */
 	size_t nmoved;
 	uint64_t torn_prefetches;       /* copies in which a guard moved */
+	uint64_t retaken;               /* threads whose own spans were copied again */
 };
 
 void mem_init_pid(struct target_mem *m, pid_t pid);
@@ -115,6 +116,13 @@ void mem_tick_end(struct target_mem *m);
 void mem_set_guards(struct target_mem *m, const struct mem_guard *g, size_t n);
 /* Did a guard of owner move during this tick's copy? */
 int mem_owner_moved(const struct target_mem *m, uint64_t owner);
+/*
+ * Copy again, in one call between owner's guards, the spans that hold those
+ * guards (a thread's state and its frames' data stack): 0 when the guards
+ * held still this time (the owner is no longer "moved"), -EAGAIN when not.
+ * Other owners' data in those spans becomes newer: read them first.
+ */
+int mem_retake_owner(struct target_mem *m, uint64_t owner);
 void mem_release(struct target_mem *m);
 
 static inline int mem_read_u64(struct target_mem *m, uint64_t addr, uint64_t *v)
