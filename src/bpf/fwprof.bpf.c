@@ -143,10 +143,8 @@ static __always_inline void fill_common(struct fw_sample_hdr *h, struct bpf_perf
  * thread's stack ends (the outermost frame of a complete unwind): a few KiB
  * instead of FW_STACK_COPY, which keeps the copy out of the target's caches.
  * Below sp: the red zone, where CFI of an epilogue can still place saved
- * registers.
+ * registers (FW_BELOW_SP, fwprof.h).
  */
-#define FW_BELOW_SP 256
-
 static __always_inline int copy_known_stack(struct fw_sample_full *rec, __u64 sp, __u32 tid)
 {
 	__u64 *end = bpf_map_lookup_elem(&stack_ends, &tid);

@@ -13,6 +13,7 @@
 #define FW_FRAME_COPY 128        /* bytes copied per frame (>= every frame_size) */
 #define FW_STACK_PAGES 8
 #define FW_STACK_COPY (FW_STACK_PAGES * 4096)  /* user stack copied from sp */
+#define FW_BELOW_SP 256          /* a trimmed copy starts this far below sp */
 #define FW_KSTACK_MAX 64
 #define FW_USTACK_MAX 127
 #define FW_NREGS 17              /* DWARF order: rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip */

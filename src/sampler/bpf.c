@@ -20,6 +20,7 @@
 #include "sampler/sampler.h"
 #include "symbols/kallsyms.h"
 #include "target/proc.h"
+#include "unwind/stackcopy.h"
 #include "util/util.h"
 
 #define TSTATE_REFRESH_NS 100000000ull
@@ -34,7 +35,7 @@ struct bpf_run {
 	int ncpus;
 	struct kallsyms ksyms;
 	char *kernel_names[FW_KSTACK_MAX];
-	const struct fw_sample_full *cur;   /* record being unwound */
+	struct stack_ends ends;             /* what the program is told in stack_ends */
 };
 
 int bpf_backend_built(void)
@@ -162,53 +163,28 @@ static void refresh_tstates(struct bpf_run *br, struct sampler *s)
 	}
 }
 
-/* The unwinder's view of a record's stack copy, and how far it read. */
-struct copy_reader {
-	const struct fw_sample_full *rec;
-	uint64_t end;               /* highest byte read + 1 */
-	int beyond;                 /* a read fell past the end of the copy */
-};
-
-static int copy_read(void *ctx, uint64_t addr, uint64_t *val)
-{
-	struct copy_reader *cr = ctx;
-	uint64_t base = cr->rec->h.stack_base;
-
-	if (addr + 8 < addr)
-		return -EFAULT;
-	if (addr < base || addr + 8 > base + cr->rec->h.stack_bytes) {
-		if (addr >= base + cr->rec->h.stack_bytes && addr < base + FW_STACK_COPY)
-			cr->beyond = 1;
-		return -EFAULT;
-	}
-	memcpy(val, cr->rec->stack + (addr - base), 8);
-	if (addr + 8 > cr->end)
-		cr->end = addr + 8;
-	return 0;
-}
-
-/* Room past the last word a complete unwind read (the outermost frame's CFA). */
-#define STACK_END_SLACK 64
+/* The program's copies start where the unwinder's other copies do. */
+_Static_assert(FW_BELOW_SP == STACK_COPY_BELOW_SP, "stack copy margins differ");
 
 /*
  * Teach the program where this thread's stack ends, so later samples copy
- * only [sp, end); forget it when an unwind ran past the copy.
+ * only [sp - FW_BELOW_SP, end); forget it when an unwind ran past the copy.
+ * The map is written only when the end changes.
  */
-static void learn_stack_end(struct bpf_run *br, uint32_t tid, const struct copy_reader *cr,
+static void learn_stack_end(struct bpf_run *br, uint32_t tid, const struct stack_copy *sc,
 			    const struct unwind_result *uw)
 {
 	int fd = bpf_map__fd(br->skel->maps.stack_ends);
-	uint64_t end = (cr->end + STACK_END_SLACK + 15) & ~15ull, known = 0;
+	uint64_t end;
 
-	if (cr->beyond) {
+	switch (stack_ends_learn(&br->ends, (pid_t)tid, sc, uw, &end)) {
+	case -1:
 		bpf_map_delete_elem(fd, &tid);
-		return;
+		break;
+	case 1:
+		bpf_map_update_elem(fd, &tid, &end, BPF_ANY);
+		break;
 	}
-	if (uw->end != UNWIND_END_COMPLETE || !cr->end)
-		return;
-	if (!bpf_map_lookup_elem(fd, &tid, &known) && known >= end)
-		return;
-	bpf_map_update_elem(fd, &tid, &end, BPF_ANY);
 }
 
 /* User pcs from the kernel's frame-pointer walk (records without a stack copy). */
@@ -272,16 +248,17 @@ static int handle_record(void *ctx, void *data, size_t size)
 		regs.in_syscall = 0;
 		for (int i = 0; i < FW_NREGS && i < ARCH_NREGS; i++)
 			arch_reg_set(&regs, i, h->regs[i]);
-		struct copy_reader cr = { .rec = data };
+		const struct fw_sample_full *rec = data;
+		struct stack_copy sc;
 
-		unwind_stack(&s->mm, &regs, copy_read, &cr, &ns->uw);
+		stack_copy_init(&sc, rec->stack, h->stack_base, h->stack_bytes, FW_STACK_COPY);
+		unwind_stack(&s->mm, &regs, stack_copy_read, &sc, &ns->uw);
 		/* A library loaded since the modules were read: once more with it. */
 		if (ns->uw.end == UNWIND_END_NO_MODULE && sampler_refresh_modules(s, now)) {
-			cr.end = 0;
-			cr.beyond = 0;
-			unwind_stack(&s->mm, &regs, copy_read, &cr, &ns->uw);
+			stack_copy_init(&sc, rec->stack, h->stack_base, h->stack_bytes, FW_STACK_COPY);
+			unwind_stack(&s->mm, &regs, stack_copy_read, &sc, &ns->uw);
 		}
-		learn_stack_end(br, h->tid, &cr, &ns->uw);
+		learn_stack_end(br, h->tid, &sc, &ns->uw);
 	} else {
 		unwind_from_fp_walk(h, &ns->uw);
 	}
@@ -383,6 +360,7 @@ int bpf_backend_run(struct session *sess, struct strbuf *why)
 	int stats_fd, err;
 
 	memset(&br, 0, sizeof(br));
+	stack_ends_init(&br.ends, FW_STACK_COPY, FW_STACK_COPY);
 	br.sess = sess;
 	libbpf_set_print(silent_print);
 	stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);

@@ -14,51 +14,23 @@
 
 #include "arch/arch.h"
 #include "sampler/ptrace.h"
+#include "unwind/stackcopy.h"
 #include "util/util.h"
 
-/* Below sp: the red zone, where an epilogue's CFI can still find registers. */
-#define BELOW_SP 256
 /* A thread's first copy, and the most a deeper stack may get. */
 #define FIRST_COPY (64u << 10)
 #define MAX_COPY (1u << 20)
-/* Room past the last word a complete walk read (the outermost frame). */
-#define END_SLACK 64
-#define STACK_ENDS 256
-
-struct stack_end {
-	pid_t tid;
-	uint64_t end;               /* where its stack ends, 0: not known yet */
-	uint32_t want;              /* bytes to copy while end is unknown */
-};
 
 struct stack_reader {
 	pid_t pid;
-	uint8_t *data;              /* the copy: [base, base + len) */
+	uint8_t *data;              /* the last copy */
 	size_t alloc;
-	uint64_t base;
-	size_t len;
-	uint64_t read_end;          /* highest byte the walk read + 1 */
-	int beyond;                 /* the walk wanted a word past the copy */
-	struct stack_end ends[STACK_ENDS];   /* per thread, by tid % STACK_ENDS */
+	struct stack_copy copy;
+	struct stack_ends ends;
 };
 
-/* How many bytes from base this thread's copy needs. */
-static size_t copy_size(struct stack_reader *sr, pid_t tid, uint64_t base)
-{
-	struct stack_end *e = &sr->ends[(unsigned)tid % STACK_ENDS];
-
-	if (e->tid != tid) {
-		e->tid = tid;
-		e->end = 0;
-		e->want = FIRST_COPY;
-	}
-	if (e->end > base && e->end - base <= MAX_COPY)
-		return (size_t)(e->end - base);
-	return e->want;
-}
-
 /* Read [base, base + size) of the stopped thread: as much as is mapped. */
-static void stack_copy(struct stack_reader *sr, uint64_t base, size_t size)
+static void stack_copy_take(struct stack_reader *sr, uint64_t base, size_t size)
 {
 	struct iovec local, remote;
 	ssize_t n;
@@ -73,45 +45,7 @@ static void stack_copy(struct stack_reader *sr, uint64_t base, size_t size)
 	remote.iov_base = (void *)(uintptr_t)base;
 	remote.iov_len = size;
 	n = process_vm_readv(sr->pid, &local, 1, &remote, 1, 0);
-	sr->base = base;
-	sr->len = n > 0 ? (size_t)n : 0;
-	sr->read_end = 0;
-	sr->beyond = 0;
-}
-
-static int stack_read(void *ctx, uint64_t addr, uint64_t *val)
-{
-	struct stack_reader *sr = ctx;
-
-	if (addr < sr->base || addr + 8 < addr || addr + 8 > sr->base + sr->len) {
-		if (addr >= sr->base + sr->len)
-			sr->beyond = 1;
-		return -EFAULT;
-	}
-	memcpy(val, sr->data + (addr - sr->base), 8);
-	if (addr + 8 > sr->read_end)
-		sr->read_end = addr + 8;
-	return 0;
-}
-
-/*
- * After a walk: a complete one tells where the thread's stack ends (the
- * next copies stop there); one that ran past the copy asks for more.
- */
-static void learn_stack_end(struct stack_reader *sr, pid_t tid, const struct unwind_result *uw)
-{
-	struct stack_end *e = &sr->ends[(unsigned)tid % STACK_ENDS];
-
-	if (e->tid != tid)
-		return;
-	if (sr->beyond) {
-		e->end = 0;
-		if (sr->len == e->want && e->want < MAX_COPY)
-			e->want *= 2;
-		return;
-	}
-	if (uw->end == UNWIND_END_COMPLETE && sr->read_end)
-		e->end = (sr->read_end + END_SLACK + 15) & ~15ull;
+	stack_copy_init(&sr->copy, sr->data, base, n > 0 ? (size_t)n : 0, MAX_COPY);
 }
 
 void native_sample_clear(struct native_sample *ns)
@@ -219,7 +153,10 @@ void ptrace_resume_thread(pid_t tid, int sig)
 
 struct stack_reader *stack_reader_new(void)
 {
-	return xcalloc(1, sizeof(struct stack_reader));
+	struct stack_reader *sr = xcalloc(1, sizeof(*sr));
+
+	stack_ends_init(&sr->ends, FIRST_COPY, MAX_COPY);
+	return sr;
 }
 
 void stack_reader_free(struct stack_reader *sr)
@@ -258,10 +195,10 @@ int ptrace_sample_thread(pid_t pid, pid_t tid, struct module_map *mm, struct py_
 		out->nkernel = 0;
 	}
 	if (!ret) {
-		uint64_t base = regs.r[arch_reg_sp] - BELOW_SP;
+		uint64_t base = regs.r[arch_reg_sp] - STACK_COPY_BELOW_SP;
 
 		sr->pid = pid;
-		stack_copy(sr, base, copy_size(sr, tid, base));
+		stack_copy_take(sr, base, stack_ends_copy_size(&sr->ends, tid, base));
 		if (py_thread && !py_reader_thread_frame(r, py_thread) && py_thread->frame)
 			out->py_ok = py_reader_stack(r, py_thread, out->py, PY_MAX_DEPTH, &out->npy) == 0;
 	}
@@ -269,8 +206,10 @@ int ptrace_sample_thread(pid_t pid, pid_t tid, struct module_map *mm, struct py_
 	ptrace_resume_thread(tid, sig);
 	out->stopped_ns = t1 - t0;
 	if (!ret) {
-		unwind_stack(mm, &regs, stack_read, sr, &out->uw);
-		learn_stack_end(sr, tid, &out->uw);
+		uint64_t end;
+
+		unwind_stack(mm, &regs, stack_copy_read, &sr->copy, &out->uw);
+		stack_ends_learn(&sr->ends, tid, &sr->copy, &out->uw, &end);
 	}
 	return ret;
 }
