@@ -78,27 +78,37 @@ static void log_read(struct target_mem *m, uint64_t addr, size_t len)
 	m->nlog++;
 }
 
-/* Serve a read from the active snapshot; 0 when it is wholly inside one span. */
-static int snapshot_read(struct target_mem *m, uint64_t addr, void *buf, size_t len)
+/* The snapshot span holding addr, or -1. */
+static long span_of(const struct target_mem *m, uint64_t addr)
 {
 	size_t lo = 0, hi = m->nsnap;
 
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		const struct mem_span *s = &m->snap[mid];
 
-		if (addr < s->addr) {
+		if (addr < m->snap[mid].addr)
 			hi = mid;
-		} else if (addr >= s->addr + s->len) {
+		else if (addr >= m->snap[mid].addr + m->snap[mid].len)
 			lo = mid + 1;
-		} else {
-			if (len > s->addr + s->len - addr)
-				return -EFAULT;
-			memcpy(buf, m->snap_buf + s->off + (addr - s->addr), len);
-			return 0;
-		}
+		else
+			return (long)mid;
 	}
-	return -EFAULT;
+	return -1;
+}
+
+/* Serve a read from the active snapshot; 0 when it is wholly inside one span. */
+static int snapshot_read(struct target_mem *m, uint64_t addr, void *buf, size_t len)
+{
+	long i = span_of(m, addr);
+	const struct mem_span *s;
+
+	if (i < 0)
+		return -EFAULT;
+	s = &m->snap[i];
+	if (len > s->addr + s->len - addr)
+		return -EFAULT;
+	memcpy(buf, m->snap_buf + s->off + (addr - s->addr), len);
+	return 0;
 }
 
 static int cmp_span(const void *a, const void *b)
@@ -185,22 +195,18 @@ static void forget_moved_owner(struct target_mem *m, uint64_t owner)
 		}
 }
 
-/* The snapshot span holding addr, or -1. */
-static long span_of(const struct target_mem *m, uint64_t addr)
+/* One iovec per guard, their bytes laid out one after another in buf. */
+static size_t guard_iovs(struct mem_iov *iov, const struct mem_guard *g, size_t n, uint8_t *buf)
 {
-	size_t lo = 0, hi = m->nsnap;
+	size_t off = 0;
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (addr < m->snap[mid].addr)
-			hi = mid;
-		else if (addr >= m->snap[mid].addr + m->snap[mid].len)
-			lo = mid + 1;
-		else
-			return (long)mid;
+	for (size_t i = 0; i < n; i++) {
+		iov[i].addr = g[i].addr;
+		iov[i].buf = buf + off;
+		iov[i].len = g[i].len;
+		off += g[i].len;
 	}
-	return -1;
+	return n;
 }
 
 #define RETAKE_MAX_GUARDS 8
@@ -209,7 +215,8 @@ int mem_retake_owner(struct target_mem *m, uint64_t owner)
 {
 	struct mem_iov iov[3 * RETAKE_MAX_GUARDS];
 	uint8_t before[RETAKE_MAX_GUARDS * MEM_MAX_GUARD_LEN], after[sizeof(before)];
-	size_t g[RETAKE_MAX_GUARDS], ng = 0, spans[RETAKE_MAX_GUARDS], nspans = 0, n = 0, off = 0;
+	struct mem_guard mine[RETAKE_MAX_GUARDS];
+	size_t ng = 0, spans[RETAKE_MAX_GUARDS], nspans = 0, n, off = 0;
 
 	if (!m->snap_active)
 		return -EAGAIN;
@@ -219,7 +226,7 @@ int mem_retake_owner(struct target_mem *m, uint64_t owner)
 
 		if (m->guards[i].owner != owner)
 			continue;
-		g[ng++] = i;
+		mine[ng++] = m->guards[i];
 		sp = span_of(m, m->guards[i].addr);
 		for (k = 0; sp >= 0 && k < nspans && spans[k] != (size_t)sp; k++)
 			;
@@ -228,38 +235,23 @@ int mem_retake_owner(struct target_mem *m, uint64_t owner)
 	}
 	if (!ng || !nspans)
 		return -EAGAIN;
-	for (size_t i = 0; i < ng; i++) {
-		iov[n].addr = m->guards[g[i]].addr;
-		iov[n].buf = before + off;
-		iov[n++].len = m->guards[g[i]].len;
-		off += m->guards[g[i]].len;
-	}
-	for (size_t i = 0; i < nspans; i++) {
+	n = guard_iovs(iov, mine, ng, before);
+	for (size_t i = 0; i < nspans; i++, n++) {
 		iov[n].addr = m->snap[spans[i]].addr;
 		iov[n].buf = m->snap_buf + m->snap[spans[i]].off;
-		iov[n++].len = m->snap[spans[i]].len;
+		iov[n].len = m->snap[spans[i]].len;
 	}
-	off = 0;
-	for (size_t i = 0; i < ng; i++) {
-		iov[n].addr = m->guards[g[i]].addr;
-		iov[n].buf = after + off;
-		iov[n++].len = m->guards[g[i]].len;
-		off += m->guards[g[i]].len;
-	}
+	n += guard_iovs(iov + n, mine, ng, after);
 	if (mem_readv(m, iov, n) != (int)n)
 		return -EAGAIN;
-	off = 0;
-	for (size_t i = 0; i < ng; i++) {
-		if (memcmp(before + off, after + off, m->guards[g[i]].len))
+	for (size_t i = 0; i < ng; off += mine[i++].len)
+		if (memcmp(before + off, after + off, mine[i].len))
 			return -EAGAIN;
-		off += m->guards[g[i]].len;
-	}
 	forget_moved_owner(m, owner);
-	m->retaken++;
 	return 0;
 }
 
-/* Taken once more when a guard moved; owners still moving are read live. */
+/* Taken once more when a guard moved; owners still moving are retaken on their own. */
 #define PREFETCH_TRIES 2
 /* The same spans serve while a tick reads nothing outside them, this long. */
 #define PLAN_MAX_AGE 64
@@ -300,25 +292,13 @@ void mem_tick_begin(struct target_mem *m)
 		m->snap_buf = xmalloc(off);
 		m->snap_buf_alloc = off;
 	}
-	off = 0;
-	for (size_t g = 0; g < nguard; g++) {
-		iov[n].addr = m->guards[g].addr;
-		iov[n].buf = before + off;
-		iov[n++].len = m->guards[g].len;
-		off += m->guards[g].len;
-	}
-	for (size_t i = 0; i < m->nsnap; i++) {
+	n = guard_iovs(iov, m->guards, nguard, before);
+	for (size_t i = 0; i < m->nsnap; i++, n++) {
 		iov[n].addr = m->snap[i].addr;
 		iov[n].buf = m->snap_buf + m->snap[i].off;
-		iov[n++].len = m->snap[i].len;
+		iov[n].len = m->snap[i].len;
 	}
-	off = 0;
-	for (size_t g = 0; g < nguard; g++) {
-		iov[n].addr = m->guards[g].addr;
-		iov[n].buf = after + off;
-		iov[n++].len = m->guards[g].len;
-		off += m->guards[g].len;
-	}
+	n += guard_iovs(iov + n, m->guards, nguard, after);
 	for (int tries = 1;; tries++) {
 		if (mem_readv(m, iov, n) <= 0) {
 			m->nsnap = 0;

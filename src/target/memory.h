@@ -72,7 +72,6 @@ struct target_mem {
 	uint64_t moved_owners[MEM_MAX_GUARDS];  /* this tick: owners whose guard moved */
 	size_t nmoved;
 	uint64_t torn_prefetches;       /* copies in which a guard moved */
-	uint64_t retaken;               /* threads whose own spans were copied again */
 };
 
 void mem_init_pid(struct target_mem *m, pid_t pid);
@@ -109,9 +108,10 @@ void mem_tick_end(struct target_mem *m);
  * Words the prefetch reads both before and after everything else (a
  * seqlock without the lock): when a guard differs, its owner (a thread)
  * changed while being copied; the copy is taken once more, and an owner
- * whose guard moved again is reported by mem_owner_moved, so only that
- * thread is read live (the innermost frame of each thread is the word to
- * guard: it changes whenever a call starts or ends).
+ * whose guard moved again is reported by mem_owner_moved, for that thread
+ * alone to be copied again (mem_retake_owner) or read live (the innermost
+ * frame of each thread is the word to guard: it changes whenever a call
+ * starts or ends).
  */
 void mem_set_guards(struct target_mem *m, const struct mem_guard *g, size_t n);
 /* Did a guard of owner move during this tick's copy? */
