@@ -349,13 +349,13 @@ static int sample_one_thread(struct sampler *s, struct py_thread_info *t, uint64
 			     uint64_t gc_thread)
 {
 	struct profile_meta *m = &s->prof->meta;
-	uint32_t thread, node;
+	uint32_t thread = 0, node;
 	char wait[192];
 	size_t depth;
 	int ret;
 
 	if (t->tid > 0)
-		sampler_thread(s, t->tid, now);   /* counted in the time summary */
+		thread = sampler_thread(s, t->tid, now);   /* counted in the time summary */
 	if (!t->frame)
 		return 0;     /* no Python code running in this thread */
 	if (s->opts.mode != MODE_WALL &&
@@ -370,7 +370,7 @@ static int sample_one_thread(struct sampler *s, struct py_thread_info *t, uint64
 		if (!thread_gone(s, t->tid)) {
 			m->errors++;
 			if (t->tid > 0)
-				s->prof->threads[sampler_thread(s, t->tid, now)].dropped++;
+				s->prof->threads[thread].dropped++;
 		}
 		return 0;
 	}
@@ -386,7 +386,8 @@ static int sample_one_thread(struct sampler *s, struct py_thread_info *t, uint64
 	if (wait[0])
 		s->frame_ids[depth++] = profile_frame(s->prof, FRAME_OTHER,
 						      profile_cstring(s->prof, wait), 0, 0);
-	thread = sampler_thread(s, t->tid, now);
+	if (t->tid <= 0)
+		thread = sampler_thread(s, t->tid, now);
 	node = profile_stack(s->prof, s->frame_ids, depth);
 	profile_add(s->prof, thread, node, 1);
 	m->samples++;

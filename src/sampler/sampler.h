@@ -165,9 +165,9 @@ struct sampler *session_find(struct session *sess, pid_t pid);
  */
 size_t session_follow_children(struct session *sess, uint64_t now);
 
-/* Symbolize, merge and count the native sample in s->ns for thread tid. */
 /* Reload the module map if the target's executable mappings changed (rate-limited). */
 int sampler_refresh_modules(struct sampler *s, uint64_t now);
+/* Symbolize, merge and count the native sample in s->ns for thread tid. */
 void sampler_record_native(struct sampler *s, pid_t tid, uint64_t now);
 
 /* Has the target (or the child we started) exited? */
