@@ -54,6 +54,18 @@ def ensure_root():
         sys.exit("bench: %s has no %s; cannot run the benchmarks" % (ROOT, PY))
 
 
+def prepare(a):
+    """What every benchmark does first with its parsed arguments: framewalk
+    as an absolute path, SIGTERM/SIGHUP as a clean stop, the sid root in
+    place, and a.results/raw for the profilers' outputs, which it returns."""
+    a.framewalk = os.path.abspath(a.framewalk)
+    install_signal_handlers()
+    ensure_root()
+    raw = os.path.join(a.results, "raw")
+    os.makedirs(raw, exist_ok=True)
+    return raw
+
+
 def is_mountpoint(path):
     return subprocess.run(["mountpoint", "-q", path]).returncode == 0
 

@@ -132,10 +132,7 @@ def main():
     ap.add_argument("--retries", type=int, default=1, help="re-runs of a capture not counted as busy")
     ap.add_argument("--results", default=os.path.join(fb.BENCH, "results"))
     a = ap.parse_args()
-    fb.install_signal_handlers()
-    fb.ensure_root()
-    raw = os.path.join(a.results, "raw")
-    os.makedirs(raw, exist_ok=True)
+    raw = fb.prepare(a)
     caps = []
     interrupted = False
     try:

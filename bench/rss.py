@@ -122,11 +122,7 @@ def main():
     ap.add_argument("--profilers", default="framewalk,peer")
     ap.add_argument("--results", default=os.path.join(fb.BENCH, "results"))
     a = ap.parse_args()
-    a.framewalk = os.path.abspath(a.framewalk)
-    fb.install_signal_handlers()
-    fb.ensure_root()
-    raw = os.path.join(a.results, "raw")
-    os.makedirs(raw, exist_ok=True)
+    raw = fb.prepare(a)
     caps = []
     with fb.ProcMount() as pm, fb.Target("threads50.py") as target:
         for kind in a.profilers.split(","):

@@ -218,13 +218,9 @@ def main():
     ap.add_argument("--retries", type=int, default=1, help="re-runs of a round not counted as busy")
     ap.add_argument("--results", default=os.path.join(fb.BENCH, "results"))
     a = ap.parse_args()
-    a.framewalk = os.path.abspath(a.framewalk)
+    raw = fb.prepare(a)
     a.iterations = None
     rates = [int(x) for x in a.rates.split(",")]
-    fb.install_signal_handlers()
-    fb.ensure_root()
-    raw = os.path.join(a.results, "raw")
-    os.makedirs(raw, exist_ok=True)
     rounds = []
     interrupted = False
     try:

@@ -202,11 +202,7 @@ def main():
                     help="more framewalk options, e.g. '--backend bpf --native --kernel'")
     ap.add_argument("--name", default="toggle", help="results/NAME.{json,txt}")
     a = ap.parse_args()
-    a.framewalk = os.path.abspath(a.framewalk)
-    fb.install_signal_handlers()
-    fb.ensure_root()
-    raw = os.path.join(a.results, "raw")
-    os.makedirs(raw, exist_ok=True)
+    raw = fb.prepare(a)
     phases = []
     with fb.ProcMount() as pm:
         for rate in [int(x) for x in a.rates.split(",")]:

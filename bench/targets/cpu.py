@@ -58,16 +58,20 @@ def spin(seconds):
         work(50)
 
 
-def serve(round_seconds):
-    # Calibrate: grow until one batch takes >= 0.2 s, then scale.
-    n = 10
+def calibrate(n, min_seconds):
+    """Double n until work(n) takes at least min_seconds; (n, seconds it took)."""
     while True:
         t0 = time.perf_counter()
         work(n)
         dt = time.perf_counter() - t0
-        if dt >= 0.2:
-            break
+        if dt >= min_seconds:
+            return n, dt
         n *= 2
+
+
+def serve(round_seconds):
+    # Calibrate: grow until one batch takes >= 0.2 s, then scale.
+    n, dt = calibrate(10, 0.2)
     iterations = max(1, int(n * round_seconds / dt))
     print("READY %d" % iterations, flush=True)
     for line in sys.stdin:
@@ -85,14 +89,7 @@ def serve(round_seconds):
 
 
 def units(unit_ms, seconds):
-    n = 1
-    while True:
-        t0 = time.perf_counter()
-        work(n)
-        dt = time.perf_counter() - t0
-        if dt >= 0.1:
-            break
-        n *= 2
+    n, dt = calibrate(1, 0.1)
     iterations = max(1, int(round(n * unit_ms / 1000.0 / dt)))
     print("READY %d" % iterations, flush=True)
     deadline = time.monotonic() + seconds
