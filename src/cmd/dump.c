@@ -36,6 +36,20 @@ static const char dump_usage[] =
 	"      --native-all  keep the interpreter's call machinery frames\n"
 	"  -h, --help        this help\n";
 
+/* "Thread TID "NAME" on-cpu|off-cpu", the name made safe for a terminal. */
+static void print_thread_header(pid_t pid, pid_t tid, const char *name)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char state = '?';
+
+	if (tid > 0)
+		proc_task_state(pid, tid, &state);
+	escape_append(&sb, name, ESCAPE_TERMINAL);
+	printf("\nThread %d \"%s\" %s\n", (int)tid, strbuf_str(&sb),
+	       state == 'R' ? "on-cpu" : "off-cpu");
+	strbuf_release(&sb);
+}
+
 /* --native: one ptrace tick through the sampler, then print each stack. */
 static int dump_native(const struct py_target *t, const struct sampler_opts *so)
 {
@@ -53,13 +67,8 @@ static int dump_native(const struct py_target *t, const struct sampler_opts *so)
 		cmd_permission_hints(t->pid);
 	}
 	for (size_t th = 0; th < prof.nthreads; th++) {
-		char state = '?';
-
-		proc_task_state(t->pid, prof.threads[th].tid, &state);
-		strbuf_reset(&sb);
-		escape_append(&sb, profile_str(&prof, prof.threads[th].name), ESCAPE_TERMINAL);
-		printf("\nThread %d \"%s\" %s\n", (int)prof.threads[th].tid, strbuf_str(&sb),
-		       state == 'R' ? "on-cpu" : "off-cpu");
+		print_thread_header(t->pid, prof.threads[th].tid,
+				    profile_str(&prof, prof.threads[th].name));
 		for (size_t i = 0; i < prof.ncounts; i++) {
 			size_t depth;
 
@@ -161,17 +170,13 @@ static void print_thread(struct py_reader *r, struct py_thread_info *t,
 			 struct py_frame_info *frames, int *may_stop)
 {
 	struct strbuf sb = STRBUF_INIT;
-	char name[64] = "?", state = '?';
+	char name[64] = "?";
 	size_t depth = 0;
 	int ret = -EFAULT;
 
-	if (t->tid > 0) {
+	if (t->tid > 0)
 		proc_task_comm(r->target->pid, t->tid, name, sizeof(name));
-		proc_task_state(r->target->pid, t->tid, &state);
-	}
-	escape_append(&sb, name, ESCAPE_TERMINAL);
-	printf("\nThread %d \"%s\" %s\n", (int)t->tid, strbuf_str(&sb),
-	       state == 'R' ? "on-cpu" : "off-cpu");
+	print_thread_header(r->target->pid, t->tid, name);
 	if (!t->frame) {
 		printf("  (no Python frames)\n");
 		strbuf_release(&sb);
