@@ -96,3 +96,14 @@ def test_dump_idle(interp, workload):
     # Innermost last: the sleeping function is the last frame printed.
     last = r.stdout.rstrip("\n").splitlines()[-1]
     assert last.startswith("  %s (%s:" % (frame_name(interp, "idle_wait"), path)), r
+
+
+def test_dump_native_cannot_be_nonblocking():
+    """--native reads registers, which needs the thread stopped: asking for
+    both is a usage error (exit 2) with one line saying why, before any
+    process is looked at (the pid here does not exist)."""
+    r = run_fw("dump", "--native", "--nonblocking", "-p", 999999999)
+    assert r.returncode == 2, r
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "cannot be --nonblocking" in lines[0], r
+    assert r.stdout == "", r
