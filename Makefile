@@ -46,7 +46,11 @@ demo: build
 sid-root: test-deps
 	@scripts/sid-root.sh
 
+# A build configured before cmocka was installed (make demo on a fresh
+# machine) has no unit tests yet: reconfigure it once.
 unit: test-deps build
+	@meson introspect --tests $(BUILDDIR) | grep -q '"test_audit"' || \
+		{ meson setup --reconfigure $(BUILDDIR) >/dev/null && ninja -C $(BUILDDIR); }
 	meson test -C $(BUILDDIR) --print-errorlogs
 
 # tests/js: the npm validators of the output formats (speedscope schema, pprof-format)
