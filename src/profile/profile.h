@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "util/hashidx.h"
+
 enum frame_kind {
 	FRAME_PYTHON = 0,
 	FRAME_NATIVE = 1,
@@ -51,11 +53,6 @@ struct pf_count {
 	uint64_t count;
 };
 
-struct pf_table {           /* open addressing over ids, hash and compare by caller */
-	uint32_t *slots;
-	size_t cap, n;
-};
-
 struct profile_meta {
 	pid_t pid;
 	char *target;            /* command line of the target */
@@ -90,22 +87,22 @@ struct profile {
 	char **strings;
 	uint32_t *string_len;
 	size_t nstrings, strings_alloc;
-	struct pf_table string_index;
+	struct hidx string_index;
 	/* frames: id 0 unused */
 	struct pf_frame *frames;
 	size_t nframes, frames_alloc;
-	struct pf_table frame_index;
+	struct hidx frame_index;
 	/* nodes: id 0 is the root */
 	struct pf_node *nodes;
 	size_t nnodes, nodes_alloc;
-	struct pf_table node_index;
+	struct hidx node_index;
 	/* threads */
 	struct pf_thread *threads;
 	size_t nthreads, threads_alloc;
 	/* counts */
 	struct pf_count *counts;
 	size_t ncounts, counts_alloc;
-	struct pf_table count_index;
+	struct hidx count_index;
 	struct profile_meta meta;
 };
 

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "unwind/modules.h"
+#include "util/hashidx.h"
 
 struct native_symbol {
 	const char *name;           /* function, or "module+0xoff" */
@@ -31,8 +32,9 @@ struct perf_map_entry {
 
 struct symbolizer {
 	struct module_map *mm;
-	struct sym_entry **slots;   /* open addressing by lookup pc */
-	size_t cap, n;
+	struct sym_entry **entries; /* one per lookup pc seen */
+	size_t n, alloc;
+	struct hidx index;          /* lookup pc -> entry */
 	struct perf_map_entry *perf_map;
 	size_t nperf;
 	int perf_map_loaded;
