@@ -291,70 +291,9 @@ static void read_comments(const PbProfile *pb, struct profile_meta *m)
 {
 	for (size_t i = 0; i < pb->n_comment; i++) {
 		const char *c = str_at(pb, pb->comment[i]), *v;
-		size_t klen;
-		char *end;
 
-		if (!c || !(v = strstr(c, ": ")))
-			continue;
-		klen = (size_t)(v - c);
-		v += 2;
-#define KEY(k) (klen == strlen(k) && !memcmp(c, k, klen))
-		if (KEY(PPROF_COMMENT_TARGET)) {
-			free(m->target);
-			m->target = xstrdup(v);
-		} else if (KEY(PPROF_COMMENT_PYTHON)) {
-			free(m->python_version);
-			m->python_version = xstrdup(v);
-		} else if (KEY(PPROF_COMMENT_BACKEND)) {
-			free(m->backend);
-			m->backend = xstrdup(v);
-		} else if (KEY(PPROF_COMMENT_UNWIND_BREAKS)) {
-			free(m->unwind_breaks);
-			m->unwind_breaks = xstrdup(v);
-		} else if (KEY(PPROF_COMMENT_MODE)) {
-			free(m->mode);
-			m->mode = xstrdup(v);
-		} else if (KEY(PPROF_COMMENT_PID)) {
-			long pid = strtol(v, &end, 10);
-			if (!*end && pid >= 0 && pid <= INT32_MAX)
-				m->pid = (pid_t)pid;
-		} else if (KEY(PPROF_COMMENT_RATE)) {
-			double r = strtod(v, &end);
-			if (!*end && isfinite(r) && r >= 0)
-				m->rate_hz = r;
-		} else {
-			static const struct { const char *key; size_t off; } u64s[] = {
-				{ PPROF_COMMENT_TICKS_REQUESTED, offsetof(struct profile_meta, ticks_requested) },
-				{ PPROF_COMMENT_TICKS_TAKEN, offsetof(struct profile_meta, ticks_taken) },
-				{ PPROF_COMMENT_SAMPLES, offsetof(struct profile_meta, samples) },
-				{ PPROF_COMMENT_ERRORS, offsetof(struct profile_meta, errors) },
-				{ PPROF_COMMENT_SAMPLE_NS_TOTAL, offsetof(struct profile_meta, sample_ns_total) },
-				{ PPROF_COMMENT_SAMPLE_NS_MAX, offsetof(struct profile_meta, sample_ns_max) },
-				{ PPROF_COMMENT_PROFILER_CPU_NS, offsetof(struct profile_meta, profiler_cpu_ns) },
-				{ PPROF_COMMENT_NATIVE_STACKS, offsetof(struct profile_meta, native_stacks) },
-				{ PPROF_COMMENT_NATIVE_COMPLETE, offsetof(struct profile_meta, native_complete) },
-				{ PPROF_COMMENT_STOPPED_NS_TOTAL, offsetof(struct profile_meta, stopped_ns_total) },
-				{ PPROF_COMMENT_STOPPED_NS_MAX, offsetof(struct profile_meta, stopped_ns_max) },
-				{ PPROF_COMMENT_FP_STEPS, offsetof(struct profile_meta, fp_steps) },
-				{ PPROF_COMMENT_CFI_STEPS, offsetof(struct profile_meta, cfi_steps) },
-				{ PPROF_COMMENT_MERGE_MISMATCHES, offsetof(struct profile_meta, merge_mismatches) },
-				{ PPROF_COMMENT_LOST, offsetof(struct profile_meta, lost) },
-				{ PPROF_COMMENT_BPF_RUN_NS, offsetof(struct profile_meta, bpf_run_ns) },
-				{ PPROF_COMMENT_BPF_RUN_CNT, offsetof(struct profile_meta, bpf_run_cnt) },
-			};
-			for (size_t k = 0; k < ARRAY_SIZE(u64s); k++) {
-				unsigned long long x;
-
-				if (!KEY(u64s[k].key) || *v < '0' || *v > '9')
-					continue;
-				errno = 0;
-				x = strtoull(v, &end, 10);
-				if (*end || errno)
-					continue;
-				*(uint64_t *)((char *)m + u64s[k].off) = x;
-			}
-		}
-#undef KEY
+		if (c && (v = strstr(c, ": ")))
+			pprof_meta_read(m, c, (size_t)(v - c), v + 2);
 	}
 }
 

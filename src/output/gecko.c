@@ -249,8 +249,8 @@ static void write_thread(struct json *j, const struct profile *p, uint32_t t,
 int output_gecko(const struct profile *p, FILE *f, const struct output_opts *o)
 {
 	const struct profile_meta *m = &p->meta;
-	/* ms between samples; 1 when the rate is unknown (or insane: it may come from a file) */
-	double interval = m->rate_hz >= 0.001 && m->rate_hz <= 1e9 ? 1000.0 / m->rate_hz : 1.0;
+	/* ms between samples; 1 when the rate is unknown */
+	double interval = profile_rate_known(m) ? 1000.0 / m->rate_hz : 1.0;
 	struct gk_thread g;
 	struct strbuf sb = STRBUF_INIT;
 	uint8_t *has_samples = xcalloc(p->nthreads + 1, 1);

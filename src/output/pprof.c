@@ -92,26 +92,22 @@ static uint64_t frame_mapping(struct pp_writer *w, const struct pf_frame *f)
 	}
 }
 
-static void comment_add(struct pp_writer *w, int64_t **ids, size_t *n, size_t *alloc,
-			const char *key, const char *value)
+/* The comments under construction: string ids of "key: value". */
+struct comments {
+	struct pp_writer *w;
+	int64_t *ids;
+	size_t n, alloc;
+};
+
+static void comment_add(void *ctx, const char *key, const char *value)
 {
+	struct comments *c = ctx;
 	struct strbuf sb = STRBUF_INIT;
 
-	if (!value)
-		return;
 	strbuf_addf(&sb, "%s: %s", key, value);
-	*ids = xgrow(*ids, sizeof(**ids), *n + 1, alloc);
-	(*ids)[(*n)++] = str_id(w, strbuf_str(&sb));
+	c->ids = xgrow(c->ids, sizeof(*c->ids), c->n + 1, &c->alloc);
+	c->ids[c->n++] = str_id(c->w, strbuf_str(&sb));
 	strbuf_release(&sb);
-}
-
-static void comment_u64(struct pp_writer *w, int64_t **ids, size_t *n, size_t *alloc,
-			const char *key, uint64_t v)
-{
-	char b[32];
-
-	xsnprintf(b, sizeof(b), "%" PRIu64, v);
-	comment_add(w, ids, n, alloc, key, b);
 }
 
 static PbLabel *label_add(PbLabel *labels, size_t *n, int64_t key)
@@ -183,21 +179,20 @@ int output_pprof(const struct profile *p, FILE *f, const struct output_opts *o)
 	PbFunction *funcs = NULL, **func_ptrs = NULL;
 	PbMapping **mapping_ptrs;
 	uint64_t *loc_ids, *loc_of_frame;
-	int64_t *values, *comments = NULL;
-	size_t ncomments = 0, comments_alloc = 0, nsamples = 0, nlocs = 0, total_depth = 0;
+	int64_t *values, *comments;
+	struct comments cm = { 0 };
+	size_t ncomments, nsamples = 0, nlocs = 0, total_depth = 0;
 	size_t nlabels = 0, nids = 0;
 	int64_t period = 0;
 	size_t nvalues;
 	uint8_t *packed;
 	size_t packed_len;
-	char b[64];
 	int ret;
 
 	memset(&w, 0, sizeof(w));
 	w.p = p;
 	profile_init(&w.st);
-	/* a rate from a file can be anything: only a sane one gives a period */
-	if (m->rate_hz >= 0.001 && m->rate_hz <= 1e9)
+	if (profile_rate_known(m))
 		period = (int64_t)(1e9 / m->rate_hz + 0.5);
 
 	/* sample types */
@@ -347,54 +342,10 @@ int output_pprof(const struct profile *p, FILE *f, const struct output_opts *o)
 	}
 
 	/* metadata */
-	comment_add(&w, &comments, &ncomments, &comments_alloc, "framewalk", "saved profile");
-	comment_add(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_TARGET, m->target);
-	xsnprintf(b, sizeof(b), "%d", (int)m->pid);
-	comment_add(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_PID, b);
-	comment_add(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_PYTHON,
-		    m->python_version);
-	comment_add(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_BACKEND, m->backend);
-	comment_add(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_MODE, m->mode);
-	xsnprintf(b, sizeof(b), "%.17g", m->rate_hz);
-	comment_add(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_RATE, b);
-	comment_u64(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_TICKS_REQUESTED,
-		    m->ticks_requested);
-	comment_u64(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_TICKS_TAKEN,
-		    m->ticks_taken);
-	comment_u64(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_SAMPLES, m->samples);
-	comment_u64(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_ERRORS, m->errors);
-	comment_u64(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_SAMPLE_NS_TOTAL,
-		    m->sample_ns_total);
-	comment_u64(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_SAMPLE_NS_MAX,
-		    m->sample_ns_max);
-	comment_u64(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_PROFILER_CPU_NS,
-		    m->profiler_cpu_ns);
-	if (m->native_stacks) {
-		comment_u64(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_NATIVE_STACKS,
-			    m->native_stacks);
-		comment_u64(&w, &comments, &ncomments, &comments_alloc,
-			    PPROF_COMMENT_NATIVE_COMPLETE, m->native_complete);
-		comment_u64(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_STOPPED_NS_TOTAL,
-			    m->stopped_ns_total);
-		comment_u64(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_STOPPED_NS_MAX,
-			    m->stopped_ns_max);
-		comment_u64(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_FP_STEPS,
-			    m->fp_steps);
-		comment_u64(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_CFI_STEPS,
-			    m->cfi_steps);
-		comment_u64(&w, &comments, &ncomments, &comments_alloc,
-			    PPROF_COMMENT_MERGE_MISMATCHES, m->merge_mismatches);
-	}
-	comment_add(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_UNWIND_BREAKS,
-		    m->unwind_breaks);
-	if (m->lost)
-		comment_u64(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_LOST, m->lost);
-	if (m->bpf_run_cnt) {
-		comment_u64(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_BPF_RUN_NS,
-			    m->bpf_run_ns);
-		comment_u64(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_BPF_RUN_CNT,
-			    m->bpf_run_cnt);
-	}
+	cm.w = &w;
+	pprof_meta_write(m, comment_add, &cm);
+	comments = cm.ids;
+	ncomments = cm.n;
 
 	mapping_ptrs = xcalloc(w.nmappings + 1, sizeof(*mapping_ptrs));
 	for (size_t i = 0; i < w.nmappings; i++)

@@ -48,8 +48,8 @@ static uint32_t *counts_by_thread(const struct profile *p, const struct output_o
 int output_speedscope(const struct profile *p, FILE *f, const struct output_opts *o)
 {
 	const struct profile_meta *m = &p->meta;
-	/* weights in nanoseconds when the rate is known (and sane: it may come from a file) */
-	double period = m->rate_hz >= 0.001 && m->rate_hz <= 1e9 ? 1e9 / m->rate_hz : 0;
+	/* weights in nanoseconds when the rate is known */
+	double period = profile_rate_known(m) ? 1e9 / m->rate_hz : 0;
 	uint32_t *frame_index = xcalloc(p->nframes + 1, sizeof(*frame_index));
 	uint32_t *stack;
 	size_t maxdepth = 1;

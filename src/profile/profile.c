@@ -221,3 +221,8 @@ uint64_t profile_total(const struct profile *p)
 		t += p->counts[i].count;
 	return t;
 }
+
+int profile_rate_known(const struct profile_meta *m)
+{
+	return m->rate_hz >= 0.001 && m->rate_hz <= 1e9;
+}

@@ -132,4 +132,10 @@ size_t profile_node_frames(const struct profile *p, uint32_t node, uint32_t *out
 
 uint64_t profile_total(const struct profile *p);
 
+/*
+ * Is the requested rate usable to turn counts into time? A rate read from a
+ * file can be anything (0, negative, NaN, 1e300): only 1 mHz to 1 GHz is.
+ */
+int profile_rate_known(const struct profile_meta *m);
+
 #endif
