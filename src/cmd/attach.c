@@ -216,13 +216,15 @@ const char *cmd_backend_description(const struct sampler_opts *so)
 	return "vm (process_vm_readv; Python frames; never stops the target)";
 }
 
-int cmd_usage_error(const char *cmd, const char *fmt, const char *arg)
+int cmd_usage_error(const char *cmd, const char *fmt, ...)
 {
-	fprintf(stderr, "framewalk: error: ");
-	fprintf(stderr, fmt, arg);
-	fputc('\n', stderr);
-	fw_hint("see framewalk %s --help", cmd);
-	return FW_EXIT_USAGE;
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = usage_verror(cmd, fmt, ap);
+	va_end(ap);
+	return ret;
 }
 
 int cmd_output_filter_option(const char *cmd, int c, const char *arg, struct output_opts *out)

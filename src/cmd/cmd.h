@@ -14,6 +14,7 @@
 #include "python/discover.h"
 #include "sampler/sampler.h"
 #include "target/memory.h"
+#include "util/util.h"
 
 int cmd_record(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
@@ -38,10 +39,10 @@ int cmd_choose_backend(struct sampler_opts *so);
 const char *cmd_backend_description(const struct sampler_opts *so);
 
 /*
- * "framewalk: error: <fmt with arg>" and a hint to see `framewalk CMD --help`.
- * Returns FW_EXIT_USAGE.
+ * "framewalk: error: <message>" and a hint to see `framewalk CMD --help`
+ * (util/options.h). Returns FW_EXIT_USAGE.
  */
-int cmd_usage_error(const char *cmd, const char *fmt, const char *arg);
+int cmd_usage_error(const char *cmd, const char *fmt, ...) PRINTF_LIKE(2, 3);
 
 /*
  * The report filters every rendering command takes: 'L' --limit, 'M'

@@ -62,3 +62,12 @@ int parse_pid(const char *s, int *pid)
 	*pid = (int)v;
 	return 0;
 }
+
+int usage_verror(const char *cmd, const char *fmt, va_list ap)
+{
+	fputs("framewalk: error: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	fw_hint("see framewalk %s --help", cmd);
+	return FW_EXIT_USAGE;
+}

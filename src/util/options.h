@@ -1,14 +1,25 @@
 /*
  * Parsers for option values shared by the commands: rates ("1000", "1k",
  * "10khz", "250hz") and durations in seconds. Each returns 0 or -EINVAL.
+ * And the one way a usage error is reported.
  */
 #ifndef FRAMEWALK_UTIL_OPTIONS_H
 #define FRAMEWALK_UTIL_OPTIONS_H
+
+#include <stdarg.h>
+
+#include "util/util.h"
 
 #define RATE_MAX_HZ 1000000.0
 
 int parse_rate(const char *s, double *hz);
 int parse_seconds(const char *s, double *secs);
 int parse_pid(const char *s, int *pid);
+
+/*
+ * A usage error of command cmd: "framewalk: error: <message>" and a hint to
+ * see `framewalk CMD --help`, on stderr. Returns FW_EXIT_USAGE.
+ */
+int usage_verror(const char *cmd, const char *fmt, va_list ap) PRINTF_LIKE(2, 0);
 
 #endif
