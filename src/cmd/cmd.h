@@ -14,6 +14,8 @@
 #include "python/discover.h"
 #include "sampler/sampler.h"
 #include "target/memory.h"
+#include "util/outfile.h"
+#include "util/strbuf.h"
 #include "util/util.h"
 
 int cmd_record(int argc, char **argv);
@@ -54,5 +56,25 @@ int cmd_output_filter_option(const char *cmd, int c, const char *arg, struct out
 
 /* The exit code and message for an unusable output path. */
 int cmd_output_error(const char *path, int err);
+
+/* cmd/outputs.c: the output options every rendering command shares. */
+
+/* The help of -f/--format: the format names and file endings from the table. */
+void cmd_format_help(struct strbuf *sb, enum outfmt_use use);
+/* The same as the "-f, --format FMT" line of a help text. */
+void cmd_print_format_option(FILE *f, enum outfmt_use use);
+/* "unknown format: 'NAME' (the names that serve use)": a usage error of cmd. */
+int cmd_unknown_format(const char *cmd, const char *name, enum outfmt_use use);
+/*
+ * Open the n outputs (util/outfile.h) before any work: FW_EXIT_OK, or the
+ * exit code of the first unusable path (message printed, the others aborted).
+ */
+int cmd_open_outputs(struct outfile *of, const char *const *paths, int n);
+void cmd_abort_outputs(struct outfile *of, int n);
+/*
+ * Finish one output after its writer returned ret: committed when ret is 0,
+ * else removed. FW_EXIT_OK, or FW_EXIT_OUTPUT with the message printed.
+ */
+int cmd_finish_output(struct outfile *of, const char *path, int ret);
 
 #endif

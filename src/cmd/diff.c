@@ -18,29 +18,34 @@
 
 #define MAX_OUTPUTS 8
 
-static const char diff_usage[] =
-	"usage: framewalk diff [options] BEFORE AFTER\n"
-	"\n"
-	"Compare two saved profiles (pprof .pb.gz or collapsed stacks), each\n"
-	"normalised to its own total: print the functions whose share changed most\n"
-	"(self and total share before, after, and the delta in percentage points),\n"
-	"and write a differential flame graph with -o FILE.html (red: grew,\n"
-	"blue: shrank).\n"
-	"\n"
-	"  -o, --output FILE      also write FILE: the flame graph for .html/.htm, the\n"
-	"                         table otherwise; may be given several times\n"
-	"  -f, --format FMT       html or text, for every -o FILE\n"
-	"      --limit N          rows in the table (default 20)\n"
-	"      --thread T         compare only threads named T (or with tid T)\n"
-	"  -q, --quiet            no table on stdout (only the -o files)\n"
-	"  -h, --help             this help\n";
+static void diff_usage(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	outfmt_readable(&sb);
+	printf("usage: framewalk diff [options] BEFORE AFTER\n"
+	       "\n"
+	       "Compare two saved profiles (%s), each normalised to its own\n"
+	       "total: print the functions whose share changed most (self and total share\n"
+	       "before, after, and the delta in percentage points), and write a\n"
+	       "differential flame graph with -o FILE.html (red: grew, blue: shrank).\n"
+	       "\n"
+	       "  -o, --output FILE      also write FILE; may be given several times\n",
+	       strbuf_str(&sb));
+	cmd_print_format_option(stdout, OUTFMT_DIFF);
+	fputs("      --limit N          rows in the table (default 20)\n"
+	      "      --thread T         compare only threads named T (or with tid T)\n"
+	      "  -q, --quiet            no table on stdout (only the -o files)\n"
+	      "  -h, --help             this help\n", stdout);
+	strbuf_release(&sb);
+}
 
 struct diff_opts {
 	const char *before, *after;
 	const char *outputs[MAX_OUTPUTS];
-	int html[MAX_OUTPUTS];
+	const struct outfmt *formats[MAX_OUTPUTS];
 	int noutputs;
-	int format;               /* -1: by extension, 0 text, 1 html */
+	const struct outfmt *format;   /* -f, NULL: by extension */
 	int quiet;
 	struct output_opts out;
 };
@@ -64,7 +69,6 @@ static int parse_diff_args(int argc, char **argv, struct diff_opts *o)
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	o->format = -1;
 	output_opts_default(&o->out);
 	optind = 1;
 	opterr = 0;
@@ -76,12 +80,9 @@ static int parse_diff_args(int argc, char **argv, struct diff_opts *o)
 			o->outputs[o->noutputs++] = optarg;
 			break;
 		case 'f':
-			if (!strcmp(optarg, "html"))
-				o->format = 1;
-			else if (!strcmp(optarg, "text"))
-				o->format = 0;
-			else
-				return usage_error("unknown format: '%s' (html or text)", optarg);
+			o->format = outfmt_find(optarg, OUTFMT_DIFF);
+			if (!o->format)
+				return cmd_unknown_format("diff", optarg, OUTFMT_DIFF);
 			break;
 		case 'L':
 		case 'M':
@@ -93,7 +94,7 @@ static int parse_diff_args(int argc, char **argv, struct diff_opts *o)
 			o->quiet = 1;
 			break;
 		case 'h':
-			fputs(diff_usage, stdout);
+			diff_usage();
 			return -1;
 		default:
 			return usage_error("unknown option or missing value: '%s'", argv[optind - 1]);
@@ -104,14 +105,14 @@ static int parse_diff_args(int argc, char **argv, struct diff_opts *o)
 	o->before = argv[optind];
 	o->after = argv[optind + 1];
 	for (int i = 0; i < o->noutputs; i++)
-		o->html[i] = o->format >= 0 ? o->format :
-			str_ends_with(o->outputs[i], ".html") || str_ends_with(o->outputs[i], ".htm");
+		o->formats[i] = o->format ? o->format :
+			outfmt_for_path(o->outputs[i], OUTFMT_DIFF);
 	return 0;
 }
 
 static int load(const char *path, struct profile *p)
 {
-	struct strbuf err = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT, readable = STRBUF_INIT;
 	int ret = profile_load(path, p, &err);
 
 	if (ret) {
@@ -119,7 +120,9 @@ static int load(const char *path, struct profile *p)
 			fw_error("%s", strbuf_str(&err));
 		else
 			fw_error("cannot read profile %s: %s", path, strerror(-ret));
-		fw_hint("diff reads pprof (.pb.gz, as record -o x.pb.gz writes) and collapsed stacks");
+		outfmt_readable(&readable);
+		fw_hint("diff reads %s (record -o x.pb.gz writes pprof)", strbuf_str(&readable));
+		strbuf_release(&readable);
 	}
 	strbuf_release(&err);
 	return ret;
@@ -135,37 +138,22 @@ int cmd_diff(int argc, char **argv)
 	ret = parse_diff_args(argc, argv, &o);
 	if (ret)
 		return ret < 0 ? FW_EXIT_OK : ret;
-	for (int i = 0; i < o.noutputs; i++) {
-		ret = outfile_open(&of[i], o.outputs[i]);
-		if (ret) {
-			for (int k = 0; k < i; k++)
-				outfile_abort(&of[k]);
-			return cmd_output_error(o.outputs[i], ret);
-		}
-	}
+	code = cmd_open_outputs(of, o.outputs, o.noutputs);
+	if (code)
+		return code;
 	if (load(o.before, &before)) {
-		for (int i = 0; i < o.noutputs; i++)
-			outfile_abort(&of[i]);
+		cmd_abort_outputs(of, o.noutputs);
 		return FW_EXIT_BAD_INPUT;
 	}
 	if (load(o.after, &after)) {
-		for (int i = 0; i < o.noutputs; i++)
-			outfile_abort(&of[i]);
+		cmd_abort_outputs(of, o.noutputs);
 		profile_release(&before);
 		return FW_EXIT_BAD_INPUT;
 	}
 	for (int i = 0; i < o.noutputs; i++) {
-		ret = o.html[i] ? output_html_diff(&before, o.before, &after, o.after, of[i].f, &o.out)
-			: output_diff_text(&before, o.before, &after, o.after, of[i].f, &o.out);
-		if (!ret)
-			ret = outfile_commit(&of[i]);
-		else
-			outfile_abort(&of[i]);
-		if (ret) {
-			fw_error("writing %s failed: %s", strcmp(o.outputs[i], "-") ? o.outputs[i] : "stdout",
-				 strerror(-ret));
+		ret = o.formats[i]->write_diff(&before, o.before, &after, o.after, of[i].f, &o.out);
+		if (cmd_finish_output(&of[i], o.outputs[i], ret))
 			code = FW_EXIT_OUTPUT;
-		}
 	}
 	if (!o.quiet && (output_diff_text(&before, o.before, &after, o.after, stdout, &o.out)))
 		code = FW_EXIT_OUTPUT;

@@ -18,32 +18,34 @@
 
 #define MAX_OUTPUTS 8
 
-static const char report_usage[] =
-	"usage: framewalk report [options] FILE\n"
-	"\n"
-	"Render a saved profile (pprof .pb.gz or collapsed stacks; '-' reads standard\n"
-	"input) as a report or in another format.\n"
-	"\n"
-	"  -o, --output FILE      write to FILE (default: standard output); may be given\n"
-	"                         several times\n"
-	"  -f, --format FMT       text, collapsed, pprof, speedscope, gecko or html\n"
-	"                         (default: from each FILE's extension, text on stdout)\n"
-	"      --limit N          rows in the report's top tables (default 20)\n"
-	"      --min-percent P    hide call-tree branches under P% (default 0.5)\n"
-	"      --thread T         only the thread named T or with tid T\n"
-	"  -h, --help             this help\n"
-	"\n"
-	"Extensions: .txt text, .pb.gz/.pprof pprof, .speedscope.json/.json speedscope,\n"
-	".gecko.json Firefox Profiler, .html flame graph, anything else collapsed.\n"
-	"See docs/FORMATS.md.\n";
+static void report_usage(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	outfmt_readable(&sb);
+	printf("usage: framewalk report [options] FILE\n"
+	       "\n"
+	       "Render a saved profile (%s; '-' reads standard input)\n"
+	       "as a report or in another format.\n"
+	       "\n"
+	       "  -o, --output FILE      write to FILE (default: standard output); may be given\n"
+	       "                         several times\n", strbuf_str(&sb));
+	cmd_print_format_option(stdout, OUTFMT_PROFILE);
+	fputs("      --limit N          rows in the report's top tables (default 20)\n"
+	      "      --min-percent P    hide call-tree branches under P% (default 0.5)\n"
+	      "      --thread T         only the thread named T or with tid T\n"
+	      "  -h, --help             this help\n"
+	      "\n"
+	      "See docs/FORMATS.md.\n", stdout);
+	strbuf_release(&sb);
+}
 
 struct report_opts {
 	const char *input;
 	const char *outputs[MAX_OUTPUTS];
-	enum output_format formats[MAX_OUTPUTS];
+	const struct outfmt *formats[MAX_OUTPUTS];
 	int noutputs;
-	enum output_format format;
-	int format_given;
+	const struct outfmt *format;   /* -f, NULL: by extension */
 	struct output_opts out;
 };
 
@@ -77,10 +79,9 @@ static int parse_report_args(int argc, char **argv, struct report_opts *o)
 			o->outputs[o->noutputs++] = optarg;
 			break;
 		case 'f':
-			if (output_format_parse(optarg, &o->format))
-				return usage_error("unknown format: '%s' (text, collapsed, pprof, "
-						   "speedscope, gecko or html)", optarg);
-			o->format_given = 1;
+			o->format = outfmt_find(optarg, OUTFMT_PROFILE);
+			if (!o->format)
+				return cmd_unknown_format("report", optarg, OUTFMT_PROFILE);
 			break;
 		case 'L':
 		case 'M':
@@ -89,7 +90,7 @@ static int parse_report_args(int argc, char **argv, struct report_opts *o)
 				return FW_EXIT_USAGE;
 			break;
 		case 'h':
-			fputs(report_usage, stdout);
+			report_usage();
 			return -1;
 		default:
 			return usage_error("unknown option or missing value: '%s'", argv[optind - 1]);
@@ -105,10 +106,12 @@ static int parse_report_args(int argc, char **argv, struct report_opts *o)
 	for (int i = 0; i < o->noutputs; i++) {
 		int is_stdout = !strcmp(o->outputs[i], "-");
 
-		o->formats[i] = o->format_given ? o->format :
-			is_stdout ? OUTPUT_TEXT : output_format_for_path(o->outputs[i]);
-		if (is_stdout && o->formats[i] == OUTPUT_PPROF && isatty(STDOUT_FILENO))
-			return usage_error("%s", "pprof is binary: write it to a file with -o FILE.pb.gz");
+		o->formats[i] = o->format ? o->format :
+			outfmt_for_path(o->outputs[i], OUTFMT_PROFILE);
+		if (is_stdout && (o->formats[i]->flags & OUTFMT_BINARY) && isatty(STDOUT_FILENO))
+			return cmd_usage_error("report", "%s is binary: write it to a file with -o FILE%s",
+					       o->formats[i]->name, o->formats[i]->extensions ?
+					       o->formats[i]->extensions[0] : "");
 	}
 	return 0;
 }
@@ -131,27 +134,15 @@ int cmd_report(int argc, char **argv)
 		return FW_EXIT_BAD_INPUT;
 	}
 	strbuf_release(&err);
-	for (int i = 0; i < o.noutputs; i++) {
-		ret = outfile_open(&of[i], o.outputs[i]);
-		if (ret) {
-			for (int k = 0; k < i; k++)
-				outfile_abort(&of[k]);
-			profile_release(&prof);
-			return cmd_output_error(o.outputs[i], ret);
-		}
+	code = cmd_open_outputs(of, o.outputs, o.noutputs);
+	if (code) {
+		profile_release(&prof);
+		return code;
 	}
 	for (int i = 0; i < o.noutputs; i++) {
-		ret = output_write(&prof, o.formats[i], of[i].f, &o.out);
-		if (!ret)
-			ret = outfile_commit(&of[i]);
-		else
-			outfile_abort(&of[i]);
-		if (ret) {
-			fw_error("writing %s failed: %s",
-				 strcmp(o.outputs[i], "-") ? o.outputs[i] : "standard output",
-				 strerror(-ret));
+		ret = outfmt_write(o.formats[i], &prof, of[i].f, &o.out);
+		if (cmd_finish_output(&of[i], o.outputs[i], ret))
 			code = FW_EXIT_OUTPUT;
-		}
 	}
 	profile_release(&prof);
 	return code;

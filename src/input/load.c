@@ -1,7 +1,8 @@
 /*
  * profile_load(): read a saved profile whole (up to LOAD_MAX_FILE), un-gzip
  * it when it starts with the gzip magic, decide its format from the content
- * (binary -> pprof, text -> collapsed stacks) and hand it to the reader.
+ * (binary or text: the registry's reader of each, output/registry.c) and
+ * hand it to that reader.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -10,6 +11,7 @@
 
 #include "input/load.h"
 #include "input/readers.h"
+#include "output/output.h"
 #include "util/file.h"
 #include "util/util.h"
 
@@ -42,10 +44,15 @@ int profile_load_buffer(const void *data, size_t len, const char *name,
 	} else if (len == 0) {
 		strbuf_addstr(&why, gz ? "empty gzip data" : "empty file");
 		ret = -EINVAL;
-	} else if (looks_binary(d, len)) {
-		ret = read_pprof(d, len, gz, out, &why);
 	} else {
-		ret = read_collapsed((const char *)d, len, out, &why);
+		const struct outfmt *fmt = outfmt_reader(looks_binary(d, len));
+
+		if (fmt) {
+			ret = fmt->read(d, len, gz, out, &why);
+		} else {
+			strbuf_addstr(&why, "not a recognised profile");
+			ret = -EINVAL;
+		}
 	}
 	free(inflated);
 	if (ret) {

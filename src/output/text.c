@@ -23,61 +23,6 @@ void output_opts_default(struct output_opts *o)
 	o->thread = NULL;
 }
 
-int output_format_parse(const char *name, enum output_format *out)
-{
-	if (!strcmp(name, "text"))
-		*out = OUTPUT_TEXT;
-	else if (!strcmp(name, "collapsed"))
-		*out = OUTPUT_COLLAPSED;
-	else if (!strcmp(name, "html"))
-		*out = OUTPUT_HTML;
-	else if (!strcmp(name, "pprof"))
-		*out = OUTPUT_PPROF;
-	else if (!strcmp(name, "speedscope"))
-		*out = OUTPUT_SPEEDSCOPE;
-	else if (!strcmp(name, "gecko") || !strcmp(name, "firefox"))
-		*out = OUTPUT_GECKO;
-	else
-		return -EINVAL;
-	return 0;
-}
-
-enum output_format output_format_for_path(const char *path)
-{
-	if (str_ends_with(path, ".txt") || str_ends_with(path, ".report"))
-		return OUTPUT_TEXT;
-	if (str_ends_with(path, ".html") || str_ends_with(path, ".htm"))
-		return OUTPUT_HTML;
-	/* docs/FORMATS.md: plain .json is speedscope, as py-spy writes it */
-	if (str_ends_with(path, ".pb.gz") || str_ends_with(path, ".pprof") || str_ends_with(path, ".pb"))
-		return OUTPUT_PPROF;
-	if (str_ends_with(path, ".gecko.json"))
-		return OUTPUT_GECKO;
-	if (str_ends_with(path, ".json"))
-		return OUTPUT_SPEEDSCOPE;
-	return OUTPUT_COLLAPSED;
-}
-
-int output_write(const struct profile *p, enum output_format fmt, FILE *f,
-		 const struct output_opts *o)
-{
-	switch (fmt) {
-	case OUTPUT_TEXT:
-		return output_text(p, f, o);
-	case OUTPUT_COLLAPSED:
-		return output_collapsed(p, f, o);
-	case OUTPUT_HTML:
-		return output_html(p, f, o);
-	case OUTPUT_PPROF:
-		return output_pprof(p, f, o);
-	case OUTPUT_SPEEDSCOPE:
-		return output_speedscope(p, f, o);
-	case OUTPUT_GECKO:
-		return output_gecko(p, f, o);
-	}
-	return -EINVAL;
-}
-
 /* ---- the function-keyed view ----------------------------------------- */
 
 struct fn_view {

@@ -71,3 +71,35 @@ int usage_verror(const char *cmd, const char *fmt, va_list ap)
 	fw_hint("see framewalk %s --help", cmd);
 	return FW_EXIT_USAGE;
 }
+
+void usage_option_help(FILE *f, const char *left, const char *help, int col)
+{
+	const char *p = help;
+	int at = fprintf(f, "  %s", left);
+
+	if (at >= col) {
+		fputc('\n', f);
+		at = 0;
+	}
+	do {
+		const char *end = p;
+		int taken = 0;
+
+		/* whole words while they fit; a word longer than a line stands alone */
+		while (*end && *end != '\n') {
+			const char *w = end + strspn(end, " ");
+			const char *w_end = w + strcspn(w, " \n");
+
+			if (taken && col + (w_end - p) > USAGE_WIDTH - 1)
+				break;
+			end = w_end;
+			taken = 1;
+		}
+		fprintf(f, "%*s%.*s\n", col - at, "", (int)(end - p), p);
+		at = 0;
+		if (*end == '\n')
+			p = end + 1;
+		else
+			p = end + strspn(end, " ");
+	} while (*p);
+}

@@ -22,4 +22,15 @@ int parse_pid(const char *s, int *pid);
  */
 int usage_verror(const char *cmd, const char *fmt, va_list ap) PRINTF_LIKE(2, 0);
 
+/* Help texts start at this column unless an option's names need more. */
+#define USAGE_HELP_COLUMN 25
+
+/*
+ * One option of a --help text: "  LEFT" padded to column col, then help
+ * wrapped at USAGE_WIDTH with continuation lines indented to col ('\n' in
+ * help starts a new line too). A LEFT too long for col gets a line of its own.
+ */
+#define USAGE_WIDTH 80
+void usage_option_help(FILE *f, const char *left, const char *help, int col);
+
 #endif
