@@ -85,18 +85,4 @@ void outfmt_endings(struct strbuf *sb, enum outfmt_use use);
 int outfmt_write(const struct outfmt *fmt, const struct profile *p, FILE *f,
 		 const struct output_opts *o);
 
-/* The interface before the table, for cmd/record.c until it moves to it. */
-enum output_format {
-	OUTPUT_TEXT = 1,
-	OUTPUT_COLLAPSED,
-	OUTPUT_HTML,
-	OUTPUT_PPROF,
-	OUTPUT_SPEEDSCOPE,
-	OUTPUT_GECKO,
-};
-int output_format_parse(const char *name, enum output_format *out);
-enum output_format output_format_for_path(const char *path);
-int output_write(const struct profile *p, enum output_format fmt, FILE *f,
-		 const struct output_opts *o);
-
 #endif
