@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "audit/install.h"
+#include "python/version.h"
 #include "target/elfsym.h"
 #include "util/util.h"
 
@@ -139,69 +140,6 @@ static int is_elf(const char *path)
 
 /* ------------------------------------------------------------------ */
 /* Versions                                                            */
-
-static int version_from_name(const char *path, int *major, int *minor)
-{
-	const char *base = strrchr(path, '/'), *p;
-	char *end;
-	long ma, mi;
-
-	base = base ? base + 1 : path;
-	p = strstr(base, "python");
-	if (!p)
-		return -ENOENT;
-	ma = strtol(p + 6, &end, 10);
-	if (end == p + 6 || *end != '.')
-		return -ENOENT;
-	p = end + 1;
-	mi = strtol(p, &end, 10);
-	if (end == p || ma != 3 || mi < 0 || mi > 99)
-		return -ENOENT;
-	*major = (int)ma;
-	*minor = (int)mi;
-	return 0;
-}
-
-int install_module_version(struct elf_file *ef, const char *path, int *major, int *minor,
-			   char *version, size_t size)
-{
-	static const char levels[16] = { [0xa] = 'a', [0xb] = 'b', [0xc] = 'c' };
-	uint64_t addr;
-	uint32_t hex;
-	char prefix[16], str[32];
-
-	if (!elf_file_symbol(ef, "Py_Version", &addr, NULL) &&
-	    !elf_file_read_vaddr(ef, addr, &hex, sizeof(hex)) && (hex >> 24) == 3) {
-		unsigned level = (hex >> 4) & 0xf, serial = hex & 0xf;
-
-		*major = 3;
-		*minor = (int)((hex >> 16) & 0xff);
-		if (levels[level])
-			xsnprintf(version, size, "3.%d.%u%s%u", *minor, (hex >> 8) & 0xff,
-				  levels[level] == 'c' ? "rc" : levels[level] == 'a' ? "a" : "b", serial);
-		else
-			xsnprintf(version, size, "3.%d.%u", *minor, (hex >> 8) & 0xff);
-		return 0;
-	}
-	if (!version_from_name(path, major, minor)) {
-		xsnprintf(prefix, sizeof(prefix), "%d.%d.", *major, *minor);
-		if (!elf_file_find_version_string(ef, prefix, str, sizeof(str)))
-			xsnprintf(version, size, "%s", str);
-		else
-			xsnprintf(version, size, "%d.%d", *major, *minor);
-		return 0;
-	}
-	for (int m = 8; m <= 15; m++) {
-		xsnprintf(prefix, sizeof(prefix), "3.%d.", m);
-		if (!elf_file_find_version_string(ef, prefix, str, sizeof(str))) {
-			*major = 3;
-			*minor = m;
-			xsnprintf(version, size, "%s", str);
-			return 0;
-		}
-	}
-	return -ENOENT;
-}
 
 static int holds_runtime(struct elf_file *ef)
 {
@@ -438,6 +376,7 @@ int install_open(const char *python, const char *root, struct py_install *out, s
 	char abs[PATH_MAX], found[PATH_MAX], bindir[PATH_MAX], dir[PATH_MAX + 64];
 	struct elf_file *ef;
 	struct dyninfo d;
+	struct py_version v;
 	const char *interp;
 	int ret;
 
@@ -487,8 +426,7 @@ int install_open(const char *python, const char *root, struct py_install *out, s
 		strbuf_addf(why, "%s is not a CPython interpreter (no _PyRuntime, no libpython)", python);
 		return -ESRCH;
 	}
-	ret = install_module_version(ef, interp, &out->major, &out->minor, out->version,
-				     sizeof(out->version));
+	ret = py_module_version(ef, interp, &v);
 	{
 		uint64_t a;
 
@@ -499,6 +437,13 @@ int install_open(const char *python, const char *root, struct py_install *out, s
 	if (ret) {
 		strbuf_addf(why, "cannot tell the Python version of %s", interp);
 		return -ESRCH;
+	}
+	out->major = v.major;
+	out->minor = v.minor;
+	xsnprintf(out->version, sizeof(out->version), "%s", v.text);
+	if (!py_version_supported(out->major, out->minor)) {
+		py_unsupported_why(why, out->version);
+		return -ENOTSUP;
 	}
 	/* The standard library: PREFIX/lib/pythonX.Y (t for free-threaded builds). */
 	for (int k = 0; k < 4 && !out->stdlib[0]; k++) {

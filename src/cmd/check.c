@@ -19,6 +19,7 @@
 #include "output/format.h"
 #include "output/json.h"
 #include "python/discover.h"
+#include "python/version.h"
 #include "target/elfsym.h"
 #include "target/proc.h"
 #include "util/options.h"
@@ -293,12 +294,15 @@ static void interp_details(struct check_interp *ip, const char *module_host, con
 	ip->free_threaded = ip->debug = -1;
 	ip->sc_err = -ENOENT;
 	if (ef) {
+		struct py_version v;
 		uint64_t a;
-		char v[32];
 
-		if (!install_module_version(ef, module_host, &major, &minor, v, sizeof(v)) &&
-		    (!ip->version[0] || strlen(v) > strlen(ip->version)))
-			xsnprintf(ip->version, sizeof(ip->version), "%s", v);
+		if (!py_module_version(ef, module_host, &v)) {
+			major = v.major;
+			minor = v.minor;
+			if (!ip->version[0] || strlen(v.text) > strlen(ip->version))
+				xsnprintf(ip->version, sizeof(ip->version), "%s", v.text);
+		}
 		ip->free_threaded = !elf_file_symbol(ef, "_Py_MergeZeroLocalRefcount", &a, NULL);
 		ip->debug = !elf_file_symbol(ef, "_Py_NegativeRefcount", &a, NULL);
 		elf_file_close(ef);
@@ -451,8 +455,8 @@ static void gather_install(struct check *c)
 
 	ret = install_open(c->o.python, c->o.root, &in, &why);
 	if (ret) {
-		problem(c, ret == -ESRCH ? FW_EXIT_NOT_PYTHON : FW_EXIT_BAD_INPUT, "%s",
-			strbuf_str(&why));
+		problem(c, ret == -ESRCH ? FW_EXIT_NOT_PYTHON : ret == -ENOTSUP ? FW_EXIT_UNSUPPORTED :
+			FW_EXIT_BAD_INPUT, "%s", strbuf_str(&why));
 		strbuf_release(&why);
 		install_release(&in);
 		return;

@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "python/offsets.h"
+#include "python/version.h"
 #include "target/memory.h"
 #include "util/strbuf.h"
 
