@@ -113,7 +113,8 @@ int cmd_attach(pid_t pid, struct py_target *t)
 		break;
 	case -ENOTSUP:
 		fw_error("%s", strbuf_str(&why));
-		fw_hint("supported: CPython 3.8, 3.9, 3.10, 3.11, 3.12, 3.13, 3.14 and 3.15");
+		strbuf_reset(&why);
+		fw_hint("supported: CPython %s", py_supported_text(&why, 1));
 		code = FW_EXIT_UNSUPPORTED;
 		break;
 	default:
