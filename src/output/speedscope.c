@@ -13,8 +13,6 @@
 #include "util/strbuf.h"
 #include "util/util.h"
 
-static const struct profile *sort_profile;
-
 /* Round a non-negative value; past 2^53 every double is already integral. */
 static double round_pos(double x)
 {
@@ -22,10 +20,11 @@ static double round_pos(double x)
 }
 
 /* Counts grouped by thread, in profile order within a thread. */
-static int cmp_count(const void *a, const void *b)
+static int cmp_count(const void *a, const void *b, void *arg)
 {
+	const struct profile *p = arg;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	uint32_t tx = sort_profile->counts[x].thread, ty = sort_profile->counts[y].thread;
+	uint32_t tx = p->counts[x].thread, ty = p->counts[y].thread;
 
 	if (tx != ty)
 		return tx < ty ? -1 : 1;
@@ -40,8 +39,7 @@ static uint32_t *counts_by_thread(const struct profile *p, const struct output_o
 	for (size_t i = 0; i < p->ncounts; i++)
 		if (!o || thread_matches(p, p->counts[i].thread, o->thread))
 			idx[(*n)++] = (uint32_t)i;
-	sort_profile = p;
-	qsort(idx, *n, sizeof(*idx), cmp_count);
+	qsort_r(idx, *n, sizeof(*idx), cmp_count, (void *)p);
 	return idx;
 }
 

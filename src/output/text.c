@@ -256,12 +256,11 @@ struct children {
 	uint32_t *list;
 };
 
-static const struct fn_view *sort_view;
-
-static int cmp_child(const void *a, const void *b)
+static int cmp_child(const void *a, const void *b, void *arg)
 {
-	uint64_t x = sort_view->node_total[*(const uint32_t *)a];
-	uint64_t y = sort_view->node_total[*(const uint32_t *)b];
+	const struct fn_view *v = arg;
+	uint64_t x = v->node_total[*(const uint32_t *)a];
+	uint64_t y = v->node_total[*(const uint32_t *)b];
 	return x < y ? 1 : (x > y ? -1 : 0);
 }
 
@@ -283,9 +282,8 @@ static void children_build(struct children *ch, const struct fn_view *v)
 		uint32_t parent = v->tree.nodes[i].parent;
 		ch->list[ch->first[parent] + fill[parent]++] = (uint32_t)i;
 	}
-	sort_view = v;
 	for (size_t i = 0; i < n; i++)
-		qsort(ch->list + ch->first[i], ch->count[i], sizeof(uint32_t), cmp_child);
+		qsort_r(ch->list + ch->first[i], ch->count[i], sizeof(uint32_t), cmp_child, (void *)v);
 	free(fill);
 }
 
@@ -445,12 +443,11 @@ static void wait_summary(const struct profile *p, uint32_t thread, struct strbuf
 	}
 }
 
-static const struct profile *cpu_view;
-
-static int cmp_thread_cpu(const void *a, const void *b)
+static int cmp_thread_cpu(const void *a, const void *b, void *arg)
 {
-	const struct pf_thread *x = &cpu_view->threads[*(const uint32_t *)a];
-	const struct pf_thread *y = &cpu_view->threads[*(const uint32_t *)b];
+	const struct profile *p = arg;
+	const struct pf_thread *x = &p->threads[*(const uint32_t *)a];
+	const struct pf_thread *y = &p->threads[*(const uint32_t *)b];
 
 	if (x->cpu_ns != y->cpu_ns)
 		return x->cpu_ns < y->cpu_ns ? 1 : -1;
@@ -478,8 +475,7 @@ static void print_time_summary(const struct profile *p, FILE *f, const struct ou
 	order = xmalloc(sizeof(*order) * (p->nthreads ? p->nthreads : 1));
 	for (size_t i = 0; i < p->nthreads; i++)
 		order[i] = (uint32_t)i;
-	cpu_view = p;
-	qsort(order, p->nthreads, sizeof(*order), cmp_thread_cpu);
+	qsort_r(order, p->nthreads, sizeof(*order), cmp_thread_cpu, (void *)p);
 	for (size_t k = 0; k < p->nthreads; k++) {
 		size_t i = order[k];
 		const struct pf_thread *t = &p->threads[i];
