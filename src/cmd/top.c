@@ -155,10 +155,9 @@ static int parse_top_args(int argc, char **argv, struct top_opts *o)
 
 /* ---- the table ----------------------------------------------------------- */
 
-static const struct top *sort_top;
-
-static int cmp_rows(const void *a, const void *b)
+static int cmp_rows(const void *a, const void *b, void *arg)
 {
+	const struct top *sort_top = arg;
 	const struct top_row *x = a, *y = b;
 	uint64_t kx, ky;
 
@@ -182,8 +181,7 @@ static int cmp_rows(const void *a, const void *b)
 
 static void sort_rows(struct top *tp)
 {
-	sort_top = tp;
-	qsort(tp->rows, tp->nrows, sizeof(*tp->rows), cmp_rows);
+	qsort_r(tp->rows, tp->nrows, sizeof(*tp->rows), cmp_rows, tp);
 }
 
 /* Tally the last interval (counts above base) and everything, per function. */
