@@ -8,7 +8,6 @@
  * exit code lets scripts gate on the result (docs/CHECK.md).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <sys/stat.h>
 
 #include "audit/env.h"
@@ -25,36 +24,6 @@
 #include "util/options.h"
 #include "util/strbuf.h"
 #include "util/util.h"
-
-static const char check_usage[] =
-	"usage: framewalk check [-p PID] [--backend B]... [--native] [--json] [-v]\n"
-	"       framewalk check --python PATH [--site-packages[=DIR]] [--root DIR] [--json] [-v]\n"
-	"       framewalk check [options] ELF-FILE...\n"
-	"\n"
-	"Audit whether profiling works here: permissions and environment, which\n"
-	"backends are usable (and the exact fix for each that is not), and for a\n"
-	"process or an installation the interpreter's build and, for every module,\n"
-	"frame pointers, unwind tables, symbols and build-id.\n"
-	"\n"
-	"  -p, --pid PID             a running process: its interpreter and every\n"
-	"                            module it has loaded\n"
-	"      --python PATH         an installation, read from its files (never run)\n"
-	"      --site-packages[=DIR] also every extension under its site-packages\n"
-	"                            (or under DIR, e.g. a virtualenv's)\n"
-	"      --root DIR            the installation lives in this sysroot (default:\n"
-	"                            guessed from PATH, e.g. a chroot's DIR/usr/bin)\n"
-	"      --backend B           require backend B: vm, ptrace or bpf (repeatable;\n"
-	"                            default vm for a machine or a process)\n"
-	"      --native              require native stacks: ptrace, and every module\n"
-	"                            unwindable\n"
-	"      --json                the report as JSON\n"
-	"  -v, --verbose             per-module details (paths, counts, debug files)\n"
-	"  -h, --help                this help\n"
-	"\n"
-	"Exit status: 0 when everything required works; 3 no such process, 4 not\n"
-	"Python, 5 unsupported version, 8 unreadable file, 6 a required backend\n"
-	"lacks a privilege, 9 something else required does not work (a module that\n"
-	"cannot be unwound, a missing kernel feature).\n";
 
 enum check_mode { MODE_MACHINE, MODE_PROCESS, MODE_INSTALL, MODE_FILES };
 
@@ -158,79 +127,79 @@ static const char *basename_of(const char *path)
 /* ------------------------------------------------------------------ */
 /* Options                                                             */
 
-static int usage_error(const char *fmt, const char *arg)
+static int opt_site(const struct opt *o, const char *arg, struct strbuf *err)
 {
-	return cmd_usage_error("check", fmt, arg);
+	(void)err;
+	*(const char **)o->value = arg ? arg : "";
+	return 0;
 }
 
+static int opt_backend(const struct opt *o, const char *arg, struct strbuf *err)
+{
+	struct check_opts *co = o->value;
+
+	if (!strcmp(arg, "vm"))
+		co->need |= NEED_VM;
+	else if (!strcmp(arg, "ptrace"))
+		co->need |= NEED_PTRACE;
+	else if (!strcmp(arg, "bpf"))
+		co->need |= NEED_BPF;
+	else {
+		strbuf_addf(err, "unknown backend: '%s' (vm, ptrace or bpf)", arg);
+		return -1;
+	}
+	co->need_given = 1;
+	return 0;
+}
+
+/* Parse the command line into o: 0, or the exit code (-1: --help, exit 0). */
 static int parse_args(int argc, char **argv, struct check_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "python", required_argument, NULL, 'P' },
-		{ "site-packages", optional_argument, NULL, 'S' },
-		{ "root", required_argument, NULL, 'R' },
-		{ "backend", required_argument, NULL, 'B' },
-		{ "native", no_argument, NULL, 'N' },
-		{ "json", no_argument, NULL, 'J' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	const struct opt opts[] = {
+		OPT_CALL('p', "pid", &o->pid, "PID", "a running process: its interpreter and every "
+			 "module it has loaded", opts_pid),
+		OPT_STR(0, "python", &o->python, "PATH", "an installation, read from its files "
+			"(never run)"),
+		OPT_CALL_OPTARG(0, "site-packages", &o->site, "DIR", "also every extension under its "
+				"site-packages (or under DIR, e.g. a virtualenv's)", opt_site),
+		OPT_STR(0, "root", &o->root, "DIR", "the installation lives in this sysroot "
+			"(default: guessed from PATH, e.g. a chroot's DIR/usr/bin)"),
+		OPT_CALL(0, "backend", o, "B", "require backend B: vm, ptrace or bpf (repeatable; "
+			 "default vm for a machine or a process)", opt_backend),
+		OPT_BOOL(0, "native", &o->native, "require native stacks: ptrace, and every module "
+			 "unwindable"),
+		OPT_BOOL(0, "json", &o->json, "the report as JSON"),
+		OPT_BOOL('v', "verbose", &o->verbose, "per-module details (paths, counts, debug "
+			 "files)"),
+		OPT_TERMINATOR,
 	};
-	int c, pid;
+	const struct opt_command cmd = {
+		"check",
+		"usage: framewalk check [-p PID] [--backend B]... [--native] [--json] [-v]\n"
+		"       framewalk check --python PATH [--site-packages[=DIR]] [--root DIR] [--json] [-v]\n"
+		"       framewalk check [options] ELF-FILE...\n",
+		"Audit whether profiling works here: permissions and environment, which backends are "
+		"usable (and the exact fix for each that is not), and for a process or an "
+		"installation the interpreter's build and, for every module, frame pointers, unwind "
+		"tables, symbols and build-id.\n",
+		"Exit status: 0 when everything required works; 3 no such process, 4 not Python, 5 "
+		"unsupported version, 8 unreadable file, 6 a required backend lacks a privilege, 9 "
+		"something else required does not work (a module that cannot be unwound, a missing "
+		"kernel feature).\n",
+		opts, 0,
+	};
+	int ret, nargs;
 
 	memset(o, 0, sizeof(*o));
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "p:vh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			if (parse_pid(optarg, &pid))
-				return usage_error("bad process id: '%s'", optarg);
-			o->pid = pid;
-			break;
-		case 'P':
-			o->python = optarg;
-			break;
-		case 'S':
-			o->site = optarg ? optarg : "";
-			break;
-		case 'R':
-			o->root = optarg;
-			break;
-		case 'B':
-			if (!strcmp(optarg, "vm"))
-				o->need |= NEED_VM;
-			else if (!strcmp(optarg, "ptrace"))
-				o->need |= NEED_PTRACE;
-			else if (!strcmp(optarg, "bpf"))
-				o->need |= NEED_BPF;
-			else
-				return usage_error("unknown backend: '%s' (vm, ptrace or bpf)", optarg);
-			o->need_given = 1;
-			break;
-		case 'N':
-			o->native = 1;
-			break;
-		case 'J':
-			o->json = 1;
-			break;
-		case 'v':
-			o->verbose = 1;
-			break;
-		case 'h':
-			fputs(check_usage, stdout);
-			return -1;
-		default:
-			return usage_error("unknown option or missing value: '%s'", argv[optind - 1]);
-		}
-	}
-	o->files = argv + optind;
-	o->nfiles = argc - optind;
+	ret = opts_parse(&cmd, argc, argv, &nargs);
+	if (ret)
+		return ret;
+	o->files = argv + 1;
+	o->nfiles = nargs;
 	if (o->pid && o->python)
-		return usage_error("%s", "give either -p PID or --python PATH, not both");
+		return cmd_usage_error("check", "give either -p PID or --python PATH, not both");
 	if ((o->site || o->root) && !o->python)
-		return usage_error("%s", "--site-packages and --root need --python PATH");
+		return cmd_usage_error("check", "--site-packages and --root need --python PATH");
 	if (o->pid)
 		o->mode = MODE_PROCESS;
 	else if (o->python)

@@ -14,6 +14,7 @@
 #include "python/discover.h"
 #include "sampler/sampler.h"
 #include "target/memory.h"
+#include "util/options.h"
 #include "util/outfile.h"
 #include "util/strbuf.h"
 #include "util/util.h"
@@ -47,8 +48,9 @@ const char *cmd_backend_description(const struct sampler_opts *so);
 int cmd_usage_error(const char *cmd, const char *fmt, ...) PRINTF_LIKE(2, 3);
 
 /*
- * The report filters every rendering command takes: 'L' --limit, 'M'
- * --min-percent, 'T' --thread. Returns 0 when c was one of them and its
+ * The report filters for a getopt loop (record): 'L' --limit, 'M'
+ * --min-percent, 'T' --thread; the option-table commands take
+ * cmd_opt_limit() and the others below instead. Returns 0 when c was one of them and its
  * value is good, 1 when c is not one of them, or FW_EXIT_USAGE (message
  * printed) for a bad value.
  */
@@ -58,6 +60,27 @@ int cmd_output_filter_option(const char *cmd, int c, const char *arg, struct out
 int cmd_output_error(const char *path, int err);
 
 /* cmd/outputs.c: the output options every rendering command shares. */
+
+#define CMD_MAX_OUTPUTS 8
+
+/* -o FILE (repeatable) and -f FMT, and the format each output gets. */
+struct cmd_outputs {
+	enum outfmt_use use;
+	const char *paths[CMD_MAX_OUTPUTS];
+	const struct outfmt *formats[CMD_MAX_OUTPUTS];
+	int n;
+	const struct outfmt *format;         /* -f; NULL: by each path */
+};
+
+/* Option callbacks (util/options.h): value is a struct cmd_outputs. */
+int cmd_opt_output(const struct opt *o, const char *arg, struct strbuf *err);
+int cmd_opt_format(const struct opt *o, const char *arg, struct strbuf *err);
+/* The same for struct output_opts: --limit N, --min-percent P, --thread T. */
+int cmd_opt_limit(const struct opt *o, const char *arg, struct strbuf *err);
+int cmd_opt_min_percent(const struct opt *o, const char *arg, struct strbuf *err);
+int cmd_opt_thread(const struct opt *o, const char *arg, struct strbuf *err);
+/* After parsing: each output's format; standard output first when no -o was given and to_stdout. */
+void cmd_outputs_resolve(struct cmd_outputs *outs, int to_stdout);
 
 /* The help of -f/--format: the format names and file endings from the table. */
 void cmd_format_help(struct strbuf *sb, enum outfmt_use use);

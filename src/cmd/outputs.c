@@ -30,12 +30,14 @@ void cmd_print_format_option(FILE *f, enum outfmt_use use)
 
 int cmd_unknown_format(const char *cmd, const char *name, enum outfmt_use use)
 {
-	struct strbuf names = STRBUF_INIT;
+	struct cmd_outputs outs = { .use = use };
+	struct opt o = { .value = &outs };
+	struct strbuf err = STRBUF_INIT;
 	int ret;
 
-	outfmt_names(&names, use);
-	ret = cmd_usage_error(cmd, "unknown format: '%s' (%s)", name, strbuf_str(&names));
-	strbuf_release(&names);
+	cmd_opt_format(&o, name, &err);
+	ret = cmd_usage_error(cmd, "%s", strbuf_str(&err));
+	strbuf_release(&err);
 	return ret;
 }
 
@@ -72,4 +74,71 @@ int cmd_finish_output(struct outfile *of, const char *path, int ret)
 	fw_error("writing %s failed: %s", strcmp(path, "-") ? path : "standard output",
 		 strerror(-ret));
 	return FW_EXIT_OUTPUT;
+}
+
+int cmd_opt_output(const struct opt *o, const char *arg, struct strbuf *err)
+{
+	struct cmd_outputs *outs = o->value;
+
+	if (outs->n == CMD_MAX_OUTPUTS) {
+		strbuf_addf(err, "too many -o options (at most %d)", CMD_MAX_OUTPUTS);
+		return -1;
+	}
+	outs->paths[outs->n++] = arg;
+	return 0;
+}
+
+int cmd_opt_format(const struct opt *o, const char *arg, struct strbuf *err)
+{
+	struct cmd_outputs *outs = o->value;
+
+	outs->format = outfmt_find(arg, outs->use);
+	if (outs->format)
+		return 0;
+	strbuf_addf(err, "unknown format: '%s' (", arg);
+	outfmt_names(err, outs->use);
+	strbuf_addch(err, ')');
+	return -1;
+}
+
+void cmd_outputs_resolve(struct cmd_outputs *outs, int to_stdout)
+{
+	if (!outs->n && to_stdout)
+		outs->paths[outs->n++] = "-";
+	for (int i = 0; i < outs->n; i++)
+		outs->formats[i] = outs->format ? outs->format :
+			outfmt_for_path(outs->paths[i], outs->use);
+}
+
+int cmd_opt_limit(const struct opt *o, const char *arg, struct strbuf *err)
+{
+	struct output_opts *out = o->value;
+	long v;
+
+	if (parse_long(arg, &v) || v < 1 || v > 1000000) {
+		strbuf_addf(err, "bad --limit: '%s' (1 or more)", arg);
+		return -1;
+	}
+	out->limit = (int)v;
+	return 0;
+}
+
+int cmd_opt_min_percent(const struct opt *o, const char *arg, struct strbuf *err)
+{
+	struct output_opts *out = o->value;
+	double pct;
+
+	if (parse_seconds(arg, &pct) || pct > 100) {
+		strbuf_addf(err, "bad --min-percent: '%s' (0 to 100)", arg);
+		return -1;
+	}
+	out->min_percent = pct;
+	return 0;
+}
+
+int cmd_opt_thread(const struct opt *o, const char *arg, struct strbuf *err)
+{
+	(void)err;
+	((struct output_opts *)o->value)->thread = arg;
+	return 0;
 }
