@@ -125,6 +125,13 @@ void format_thread(struct strbuf *sb, const struct profile *p, uint32_t thread,
 	}
 }
 
+void format_profile_title(struct strbuf *sb, const struct profile *p)
+{
+	strbuf_addf(sb, "framewalk: PID %d", (int)p->meta.pid);
+	if (p->meta.target && *p->meta.target)
+		strbuf_addf(sb, " %s", p->meta.target);
+}
+
 int thread_matches(const struct profile *p, uint32_t thread, const char *filter)
 {
 	const struct pf_thread *t = &p->threads[thread];

@@ -194,9 +194,7 @@ int output_speedscope(const struct profile *p, FILE *f, const struct output_opts
 	json_key(&w.j, "$schema");
 	json_string(&w.j, "https://www.speedscope.app/file-format-schema.json");
 	json_key(&w.j, "name");
-	strbuf_addf(&sb, "framewalk: PID %d", (int)m->pid);
-	if (m->target && *m->target)
-		strbuf_addf(&sb, " %s", m->target);
+	format_profile_title(&sb, p);
 	json_string(&w.j, strbuf_str(&sb));
 	json_key(&w.j, "exporter");
 	json_string(&w.j, "framewalk");
