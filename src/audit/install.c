@@ -361,16 +361,6 @@ static void guess_root(const char *exe, char *root, size_t size)
 		xsnprintf(root, size, "%s", cand);
 }
 
-static void dirname_of(const char *path, char *out, size_t size)
-{
-	const char *slash = strrchr(path, '/');
-
-	if (!slash || slash == path)
-		xsnprintf(out, size, "/");
-	else
-		xsnprintf(out, size, "%.*s", (int)(slash - path), path);
-}
-
 int install_open(const char *python, const char *root, struct py_install *out, struct strbuf *why)
 {
 	char abs[PATH_MAX], found[PATH_MAX], bindir[PATH_MAX], dir[PATH_MAX + 64];
@@ -404,8 +394,8 @@ int install_open(const char *python, const char *root, struct py_install *out, s
 	for (size_t i = 0; i < ARRAY_SIZE(default_libdirs); i++)
 		add_libdir(out, default_libdirs[i]);
 
-	dirname_of(out->exe, bindir, sizeof(bindir));
-	dirname_of(bindir, out->prefix, sizeof(out->prefix));
+	path_dir(out->exe, bindir, sizeof(bindir));
+	path_dir(bindir, out->prefix, sizeof(out->prefix));
 	if (!read_dyninfo(out->exe, &d)) {
 		for (size_t i = 0; i < d.nneeded; i++)
 			if (!strncmp(d.needed[i], "libpython", 9) &&
@@ -550,7 +540,7 @@ void install_add_dependencies(const struct py_install *in, struct install_list *
 		char origin[PATH_MAX], found[PATH_MAX], *host = xstrdup(out->v[i].host_path);
 		struct dyninfo d;
 
-		dirname_of(host, origin, sizeof(origin));
+		path_dir(host, origin, sizeof(origin));
 		if (!read_dyninfo(host, &d)) {
 			for (size_t k = 0; k < d.nneeded; k++)
 				if (!find_library(in, &d, origin, d.needed[k], found, sizeof(found)))

@@ -60,6 +60,11 @@ static inline int str_ends_with(const char *s, const char *suffix)
 	return a >= b && !strcmp(s + a - b, suffix);
 }
 
+/* The last component of a path ("libz.so.1" of "/usr/lib/libz.so.1"); path itself when it has no '/' or ends in one. */
+const char *path_base(const char *path);
+/* The directory of a path into out: "/usr/lib" of "/usr/lib/libz.so.1", "/" for "/x" or "x". */
+void path_dir(const char *path, char *out, size_t size);
+
 /* Parse a whole decimal number; 0 or -EINVAL. */
 int parse_long(const char *s, long *out);
 
