@@ -15,26 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "arch/arch.h"
 #include "audit/fpaudit.h"
 #include "util/util.h"
-
-/* x86-64 facts: DWARF numbers of rsp and rbp, and the frame-setup prologue. */
-#define X86_64_REG_RBP 6
-#define X86_64_REG_RSP 7
-#define X86_64_ENTRY_CFA_OFFSET 8      /* CFA = rsp + 8 at a function's entry */
-
-static const uint8_t endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
-static const uint8_t push_rbp = 0x55;
-static const uint8_t mov_rsp_rbp[][3] = {
-	{ 0x48, 0x89, 0xe5 },          /* mov %rsp,%rbp (gcc, clang) */
-	{ 0x48, 0x8b, 0xec },          /* the same with the other opcode */
-};
-
-static const uint8_t push_rbx = 0x53;          /* r12-r15: 41 54..57 */
-static const uint8_t moves_rsp[][3] = {
-	{ 0x48, 0x83, 0xec },          /* sub $imm8,%rsp */
-	{ 0x48, 0x81, 0xec },          /* sub $imm32,%rsp */
-};
 
 #define MAX_ROWS 64                    /* CFI rows read per function */
 
@@ -72,32 +55,7 @@ struct module {
 
 int fpa_prologue_match(const uint8_t *code, size_t len)
 {
-	if (len >= sizeof(endbr64) && !memcmp(code, endbr64, sizeof(endbr64))) {
-		code += sizeof(endbr64);
-		len -= sizeof(endbr64);
-	}
-	if (len < 4 || code[0] != push_rbp)
-		return 0;
-	if (len > FPA_PROLOGUE_WINDOW)
-		len = FPA_PROLOGUE_WINDOW;
-	/*
-	 * The scheduler may put a few instructions between the two, but none
-	 * that moves rsp: after a sub or another push, "mov %rsp,%rbp" only
-	 * borrows rbp as a scratch register. Scanning bytes, not instructions,
-	 * such a stop can misfire inside an operand: that only loses a match.
-	 */
-	for (size_t at = 1; at + 3 <= len; at++) {
-		for (size_t i = 0; i < ARRAY_SIZE(mov_rsp_rbp); i++)
-			if (!memcmp(code + at, mov_rsp_rbp[i], 3))
-				return 1;
-		for (size_t i = 0; i < ARRAY_SIZE(moves_rsp); i++)
-			if (!memcmp(code + at, moves_rsp[i], 3))
-				return 0;
-		if (code[at] == push_rbx || (code[at] == 0x41 && code[at + 1] >= 0x54 &&
-					     code[at + 1] <= 0x57))
-			return 0;
-	}
-	return 0;
+	return arch_prologue_sets_fp(code, len, FPA_PROLOGUE_WINDOW);
 }
 
 enum fpa_verdict fpa_verdict_of(size_t with_fp, size_t without_fp)
@@ -538,10 +496,10 @@ static int cfi_rows(struct module *m, uint64_t start, uint64_t end, int *rbp, in
 		if (dwarf_cfi_addrframe(m->cfi, pc, &frame))
 			return rows ? 0 : -ENOENT;
 		if (!dwarf_frame_cfa(frame, &ops, &nops) && nops == 1 && ops[0].atom == DW_OP_bregx) {
-			if (ops[0].number == X86_64_REG_RBP)
+			if (ops[0].number == (Dwarf_Word)arch_reg_fp)
 				*rbp = 1;
-			if (ops[0].number != X86_64_REG_RSP ||
-			    (int64_t)ops[0].number2 != X86_64_ENTRY_CFA_OFFSET)
+			if (ops[0].number != (Dwarf_Word)arch_reg_sp ||
+			    (int64_t)ops[0].number2 != arch_entry_cfa_offset)
 				*entry_only = 0;
 		} else {
 			*entry_only = 0;        /* an expression: not a plain entry state */
@@ -773,8 +731,8 @@ int fpa_audit_file(const char *host_path, const char *target_path, const char *r
 	if (ret)
 		goto out;
 	find_debug_info(host_path, target_path, root, out);
-	out->x86_64 = eh.e_machine == EM_X86_64;
-	if (!out->x86_64)
+	out->analysed = eh.e_machine == arch_elf_machine;
+	if (!out->analysed)
 		goto out;
 	if (cfi_scn) {
 		int eh_frame = !strcmp(out->cfi_section, ".eh_frame");

@@ -52,7 +52,7 @@ enum fpa_unwind {
 };
 
 struct fpa_result {
-	int x86_64;                     /* 0: another architecture, not analysed */
+	int analysed;                   /* 0: another architecture than arch/ describes */
 	char build_id[128];             /* lower-case hex, "" when absent */
 
 	size_t functions;               /* functions found (FDEs, then symbols) */
@@ -87,11 +87,12 @@ int fpa_audit_file(const char *host_path, const char *target_path, const char *r
 		   struct fpa_result *out);
 
 /*
- * Does code (len bytes at a function's start) set up a frame pointer: an
- * optional endbr64 (f3 0f 1e fa), push %rbp (55) first, then mov %rsp,%rbp
- * (48 89 e5, or 48 8b ec) within FPA_PROLOGUE_WINDOW bytes, because the
- * compiler may schedule other instructions between the two at -O2, but no
- * other push or sub from rsp before it. Used where a function has no CFI.
+ * Does code (len bytes at a function's start) set up a frame pointer, within
+ * FPA_PROLOGUE_WINDOW bytes (the compiler may schedule other instructions in
+ * the prologue at -O2)? The pattern is the architecture's
+ * (arch_prologue_sets_fp; x86-64: an optional endbr64, push %rbp, then
+ * mov %rsp,%rbp with no other push or sub from rsp before it). Used where a
+ * function has no CFI.
  */
 #define FPA_PROLOGUE_WINDOW 32
 int fpa_prologue_match(const uint8_t *code, size_t len);

@@ -48,7 +48,7 @@ const char *audit_module_basename(const struct audit_module *m)
 
 int audit_module_breaks(const struct audit_module *m)
 {
-	return !m->err && m->r.x86_64 && fpa_unwind_of(&m->r) != FPA_UNWIND_FP;
+	return !m->err && m->r.analysed && fpa_unwind_of(&m->r) != FPA_UNWIND_FP;
 }
 
 void audit_chain_reason(const struct audit_module *m, struct strbuf *sb)

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "arch/arch.h"
 #include "audit/install.h"
 #include "python/version.h"
 #include "target/elfsym.h"
@@ -23,9 +24,9 @@
 #define WALK_MAX_ENTRIES 200000
 #define MAX_NEEDED 256
 
+/* After the multiarch pair (/lib/TRIPLET, /usr/lib/TRIPLET, from arch/). */
 static const char *const default_libdirs[] = {
-	"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64",
-	"/lib", "/usr/lib",
+	"/lib64", "/usr/lib64", "/lib", "/usr/lib",
 };
 
 const char *install_role_name(enum install_role r)
@@ -391,6 +392,10 @@ int install_open(const char *python, const char *root, struct py_install *out, s
 		return -ENOEXEC;
 	}
 	read_ld_conf(out, "/etc/ld.so.conf", 0);
+	xsnprintf(dir, sizeof(dir), "/lib/%s", arch_multiarch);
+	add_libdir(out, dir);
+	xsnprintf(dir, sizeof(dir), "/usr/lib/%s", arch_multiarch);
+	add_libdir(out, dir);
 	for (size_t i = 0; i < ARRAY_SIZE(default_libdirs); i++)
 		add_libdir(out, default_libdirs[i]);
 

@@ -64,7 +64,7 @@ static void json_module(struct json *j, const struct audit_module *m)
 	jkey_err(j, "error", m->err);
 	if (!m->err) {
 		jkey_str(j, "build_id", m->r.build_id[0] ? m->r.build_id : NULL);
-		jkey_str(j, "frame_pointers", m->r.x86_64 ? fpa_verdict_name(m->r.verdict) : "unknown");
+		jkey_str(j, "frame_pointers", m->r.analysed ? fpa_verdict_name(m->r.verdict) : "unknown");
 		json_key(j, "fp_percent");
 		if (m->r.with_fp + m->r.without_fp)
 			json_double(j, (double)(int)(m->r.fp_percent * 10 + 0.5) / 10);
@@ -86,7 +86,7 @@ static void json_module(struct json *j, const struct audit_module *m)
 		json_end_array(j);
 		jkey_str(j, "unwind_tables", m->r.cfi_section);
 		jkey_int(j, "fdes", (int64_t)m->r.fdes);
-		jkey_str(j, "unwind", m->r.x86_64 ? fpa_unwind_name(fpa_unwind_of(&m->r)) : "unknown");
+		jkey_str(j, "unwind", m->r.analysed ? fpa_unwind_name(fpa_unwind_of(&m->r)) : "unknown");
 		jkey_str(j, "symbols", fpa_symbols_name(m->r.symbols));
 		jkey_bool(j, "stripped", m->r.symbols != FPA_SYMS_SYMTAB);
 		json_key(j, "debug_info");

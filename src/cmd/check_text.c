@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 
+#include "arch/arch.h"
 #include "cmd/check.h"
 #include "output/format.h"
 #include "util/util.h"
@@ -38,8 +39,8 @@ static void fp_cell(const struct audit_module *m, struct strbuf *sb)
 			    strerror(-m->err));
 		return;
 	}
-	if (!m->r.x86_64) {
-		strbuf_addstr(sb, "unknown (not x86-64)");
+	if (!m->r.analysed) {
+		strbuf_addf(sb, "unknown (not %s)", arch_name);
 		return;
 	}
 	strbuf_addstr(sb, fpa_verdict_name(m->r.verdict));
@@ -225,7 +226,7 @@ static void print_modules(const struct check *c)
 	}
 	chain_summary(c, &breaks, &nbreak);
 	for (size_t i = 0; i < c->f.nmods; i++)
-		analysed += !c->f.mods[i].err && c->f.mods[i].r.x86_64;
+		analysed += !c->f.mods[i].err && c->f.mods[i].r.analysed;
 	if (nbreak) {
 		printf("  the chain breaks in: ");
 		put_escaped(strbuf_str(&breaks));

@@ -267,7 +267,8 @@ static int cfa_on_fp(struct fw_module *m, uint64_t pc)
 		uint8_t op = ops[0].atom;
 		if (op == DW_OP_breg0 + arch_reg_fp)
 			ret = 1;
-		else if (op == DW_OP_breg0 + arch_reg_sp && (int64_t)ops[0].number == 8)
+		else if (op == DW_OP_breg0 + arch_reg_sp &&
+			 (int64_t)ops[0].number == arch_entry_cfa_offset)
 			ret = -1;       /* no frame at all: a leaf, neutral (as check's audit) */
 		else if (op >= DW_OP_breg0 && op <= DW_OP_breg31)
 			ret = 0;
@@ -289,7 +290,7 @@ static int audit_fp_verdict(struct fw_module *m)
 	struct fpa_result *r = xcalloc(1, sizeof(*r));
 	int ret = -1;
 
-	if (m->host_path && !fpa_audit_file(m->host_path, m->path, "", r) && r->x86_64 &&
+	if (m->host_path && !fpa_audit_file(m->host_path, m->path, "", r) && r->analysed &&
 	    (r->verdict == FPA_YES || r->verdict == FPA_PARTLY || r->verdict == FPA_NO)) {
 		m->fp_percent = (int)r->fp_percent;
 		m->fp = r->verdict == FPA_YES ? FP_YES : r->verdict == FPA_PARTLY ? FP_PARTLY : FP_NO;
