@@ -127,7 +127,10 @@ uint32_t profile_stack(struct profile *p, const uint32_t *frames, size_t n);
 uint32_t profile_thread(struct profile *p, pid_t pid, pid_t tid, const char *name);
 void profile_add(struct profile *p, uint32_t thread, uint32_t node, uint64_t count);
 
-/* Frames of a node, outermost first, into out (capacity max). Returns depth. */
+/*
+ * Frames of a node, outermost first, into out (capacity max); of a stack
+ * deeper than max, its innermost max frames. Returns how many.
+ */
 size_t profile_node_frames(const struct profile *p, uint32_t node, uint32_t *out, size_t max);
 
 uint64_t profile_total(const struct profile *p);
