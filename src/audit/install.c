@@ -169,57 +169,29 @@ static void dyninfo_release(struct dyninfo *d)
 	memset(d, 0, sizeof(*d));
 }
 
+static void take_dynamic(void *ctx, int64_t tag, const char *s)
+{
+	struct dyninfo *d = ctx;
+
+	if (tag == DT_NEEDED && d->nneeded < MAX_NEEDED)
+		d->needed[d->nneeded++] = xstrdup(s);
+	else if (tag == DT_RUNPATH && !d->runpath)
+		d->runpath = xstrdup(s);
+	else if (tag == DT_RPATH && !d->rpath)
+		d->rpath = xstrdup(s);
+}
+
+/* What the dynamic loader needs for path: its libraries and search paths. 0 or -errno. */
 static int read_dyninfo(const char *path, struct dyninfo *d)
 {
-	Elf_Scn *scn = NULL;
-	GElf_Shdr shdr;
-	Elf *elf;
-	int fd;
+	struct elf_file *ef;
 
 	memset(d, 0, sizeof(*d));
-	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	ef = elf_file_open(path);
+	if (!ef)
 		return -errno;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		if (elf)
-			elf_end(elf);
-		close(fd);
-		return -ENOEXEC;
-	}
-	while ((scn = elf_nextscn(elf, scn))) {
-		Elf_Data *data;
-		size_t count;
-
-		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_DYNAMIC || !shdr.sh_entsize)
-			continue;
-		data = elf_getdata(scn, NULL);
-		if (!data)
-			continue;
-		count = data->d_size / shdr.sh_entsize;
-		for (size_t i = 0; i < count; i++) {
-			GElf_Dyn dyn;
-			const char *s;
-
-			if (!gelf_getdyn(data, (int)i, &dyn) || dyn.d_tag == DT_NULL)
-				break;
-			if (dyn.d_tag != DT_NEEDED && dyn.d_tag != DT_RUNPATH && dyn.d_tag != DT_RPATH)
-				continue;
-			s = elf_strptr(elf, shdr.sh_link, dyn.d_un.d_val);
-			if (!s)
-				continue;
-			if (dyn.d_tag == DT_NEEDED && d->nneeded < MAX_NEEDED)
-				d->needed[d->nneeded++] = xstrdup(s);
-			else if (dyn.d_tag == DT_RUNPATH && !d->runpath)
-				d->runpath = xstrdup(s);
-			else if (dyn.d_tag == DT_RPATH && !d->rpath)
-				d->rpath = xstrdup(s);
-		}
-		break;
-	}
-	elf_end(elf);
-	close(fd);
+	elf_file_dynamic_strings(ef, take_dynamic, d);
+	elf_file_close(ef);
 	return 0;
 }
 
