@@ -216,37 +216,3 @@ const char *cmd_backend_description(const struct sampler_opts *so)
 			"ptrace (Python + native; stops one thread at a time)";
 	return "vm (process_vm_readv; Python frames; never stops the target)";
 }
-
-int cmd_usage_error(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-	int ret;
-
-	va_start(ap, fmt);
-	ret = usage_verror(cmd, fmt, ap);
-	va_end(ap);
-	return ret;
-}
-
-int cmd_output_filter_option(const char *cmd, int c, const char *arg, struct output_opts *out)
-{
-	double pct;
-	long v;
-
-	switch (c) {
-	case 'L':
-		if (parse_long(arg, &v) || v < 1 || v > 1000000)
-			return cmd_usage_error(cmd, "bad --limit: '%s' (1 or more)", arg);
-		out->limit = (int)v;
-		return 0;
-	case 'M':
-		if (parse_seconds(arg, &pct) || pct > 100)
-			return cmd_usage_error(cmd, "bad --min-percent: '%s' (0 to 100)", arg);
-		out->min_percent = pct;
-		return 0;
-	case 'T':
-		out->thread = arg;
-		return 0;
-	}
-	return 1;
-}

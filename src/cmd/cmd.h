@@ -42,10 +42,10 @@ int cmd_choose_backend(struct sampler_opts *so);
 const char *cmd_backend_description(const struct sampler_opts *so);
 
 /*
- * "framewalk: error: <message>" and a hint to see `framewalk CMD --help`
- * (util/options.h). Returns FW_EXIT_USAGE.
+ * "framewalk: error: <message>" and a hint to see `framewalk CMD --help`.
+ * Returns FW_EXIT_USAGE. (The option parser's, util/options.h.)
  */
-int cmd_usage_error(const char *cmd, const char *fmt, ...) PRINTF_LIKE(2, 3);
+#define cmd_usage_error(...) opts_usage_error(__VA_ARGS__)
 
 /*
  * The report filters for a getopt loop (record): 'L' --limit, 'M'

@@ -142,3 +142,28 @@ int cmd_opt_thread(const struct opt *o, const char *arg, struct strbuf *err)
 	((struct output_opts *)o->value)->thread = arg;
 	return 0;
 }
+
+int cmd_output_filter_option(const char *cmd, int c, const char *arg, struct output_opts *out)
+{
+	const struct opt o = { .value = out };
+	struct strbuf err = STRBUF_INIT;
+	int ret;
+
+	switch (c) {
+	case 'L':
+		ret = cmd_opt_limit(&o, arg, &err);
+		break;
+	case 'M':
+		ret = cmd_opt_min_percent(&o, arg, &err);
+		break;
+	case 'T':
+		ret = cmd_opt_thread(&o, arg, &err);
+		break;
+	default:
+		return 1;
+	}
+	if (ret)
+		ret = cmd_usage_error(cmd, "%s", strbuf_str(&err));
+	strbuf_release(&err);
+	return ret;
+}
