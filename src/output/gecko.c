@@ -187,8 +187,7 @@ static void frame_location(struct strbuf *sb, const struct profile *p, const str
 	strbuf_addstr(sb, profile_str(p, fr->name));
 	if (fr->kind == FRAME_NATIVE && fr->module) {
 		/* "name (in lib)" makes the profiler group it under the library */
-		const char *mod = profile_str(p, fr->module), *base = strrchr(mod, '/');
-		strbuf_addf(sb, " (in %s)", base && base[1] ? base + 1 : mod);
+		strbuf_addf(sb, " (in %s)", path_base(profile_str(p, fr->module)));
 	} else if (fr->file) {
 		strbuf_addf(sb, " (%s)", profile_str(p, fr->file));
 	}

@@ -43,21 +43,14 @@ static uint32_t fn_frame(struct profile *tree, const struct profile *p, uint32_t
 	return profile_frame_module(tree, (enum frame_kind)f->kind, name, file, 0, module, 0);
 }
 
-static void fn_view_build(struct fn_view *v, const struct profile *p, const struct output_opts *o)
+/* The tree: each count's stack, thread first, re-interned by function. */
+static void fn_view_intern(struct fn_view *v, const struct profile *p, const struct output_opts *o,
+			   uint32_t *frames)
 {
-	uint32_t *frames = xmalloc(sizeof(*frames) * (MAX_DEPTH + 1));
-	uint32_t *seen;
-	size_t seen_alloc = 0;
-	uint32_t generation = 0;
-
-	memset(v, 0, sizeof(*v));
-	profile_init(&v->tree);
-	seen = NULL;
 	for (size_t i = 0; i < p->ncounts; i++) {
 		const struct pf_count *c = &p->counts[i];
 		struct strbuf label = STRBUF_INIT;
 		size_t depth;
-		uint32_t node, leaf_fn = 0;
 
 		if (o && !thread_matches(p, c->thread, o->thread))
 			continue;
@@ -68,26 +61,19 @@ static void fn_view_build(struct fn_view *v, const struct profile *p, const stru
 		depth = profile_node_frames(p, c->node, frames + 1, MAX_DEPTH);
 		for (size_t k = 1; k <= depth; k++)
 			frames[k] = fn_frame(&v->tree, p, frames[k]);
-		node = profile_stack(&v->tree, frames, depth + 1);
-		profile_add(&v->tree, 0, node, c->count);
+		profile_add(&v->tree, 0, profile_stack(&v->tree, frames, depth + 1), c->count);
 		v->total += c->count;
-		/* self and total per function; recursion counted once per stack */
-		v->fn_self = xgrow(v->fn_self, sizeof(*v->fn_self), v->tree.nframes, &(size_t){0});
-		if (seen_alloc < v->tree.nframes) {
-			size_t old = seen_alloc;
-			seen = xgrow(seen, sizeof(*seen), v->tree.nframes, &seen_alloc);
-			memset(seen + old, 0, (seen_alloc - old) * sizeof(*seen));
-		}
-		(void)leaf_fn;
-		generation++;
-		(void)generation;
 	}
-	free(v->fn_self);
+}
+
+/* Self and total per function (recursion counted once per stack), and inclusive node totals. */
+static void fn_view_tally(struct fn_view *v, uint32_t *frames)
+{
+	uint32_t *seen = xcalloc(v->tree.nframes, sizeof(*seen));
+	uint32_t generation = 0;
+
 	v->fn_self = xcalloc(v->tree.nframes, sizeof(*v->fn_self));
 	v->fn_total = xcalloc(v->tree.nframes, sizeof(*v->fn_total));
-	free(seen);
-	seen = xcalloc(v->tree.nframes, sizeof(*seen));
-	generation = 0;
 	for (size_t i = 0; i < v->tree.ncounts; i++) {
 		const struct pf_count *c = &v->tree.counts[i];
 		size_t depth = profile_node_frames(&v->tree, c->node, frames, MAX_DEPTH + 1);
@@ -110,6 +96,16 @@ static void fn_view_build(struct fn_view *v, const struct profile *p, const stru
 	for (size_t n = v->tree.nnodes; n-- > 1;)
 		v->node_total[v->tree.nodes[n].parent] += v->node_total[n];
 	free(seen);
+}
+
+static void fn_view_build(struct fn_view *v, const struct profile *p, const struct output_opts *o)
+{
+	uint32_t *frames = xmalloc(sizeof(*frames) * (MAX_DEPTH + 1));
+
+	memset(v, 0, sizeof(*v));
+	profile_init(&v->tree);
+	fn_view_intern(v, p, o, frames);
+	fn_view_tally(v, frames);
 	free(frames);
 }
 

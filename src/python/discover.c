@@ -18,16 +18,12 @@
 
 static int is_libpython(const char *path)
 {
-	const char *base = strrchr(path, '/');
-	base = base ? base + 1 : path;
-	return !strncmp(base, "libpython", 9);
+	return !strncmp(path_base(path), "libpython", 9);
 }
 
 static int looks_like_python(const char *path)
 {
-	const char *base = strrchr(path, '/');
-	base = base ? base + 1 : path;
-	return is_libpython(path) || !strncmp(base, "python", 6);
+	return is_libpython(path) || !strncmp(path_base(path), "python", 6);
 }
 
 static void set_version(struct py_target *t, int major, int minor, int micro)

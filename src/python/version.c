@@ -11,13 +11,10 @@
 
 int py_version_from_name(const char *path, int *major, int *minor)
 {
-	const char *base = strrchr(path, '/');
-	const char *p;
+	const char *p = strstr(path_base(path), "python");
 	long ma, mi;
 	char *end;
 
-	base = base ? base + 1 : path;
-	p = strstr(base, "python");
 	if (!p)
 		return -ENOENT;
 	p += 6;

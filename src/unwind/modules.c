@@ -132,7 +132,7 @@ static void report_module(struct module_map *mm, const struct proc_maps *maps,
 	m->bias = bias;
 	m->path = xstrdup(exec_map->path);
 	m->host_path = xstrdup(host);
-	m->name = strrchr(m->path, '/') ? strrchr(m->path, '/') + 1 : m->path;
+	m->name = path_base(m->path);
 	len = dwfl_module_build_id(m->dwfl_mod, &bid, &vaddr);
 	for (int i = 0; i < len && i < 20; i++)
 		xsnprintf(m->build_id + 2 * i, 3, "%02x", bid[i]);
