@@ -1,9 +1,12 @@
 /*
- * The subcommands (one file each, like git's builtin/) and the helpers they
- * share: attaching to a target with one clear message per failure, and the
- * exit code for each. To add a command: write cmd/NAME.c with cmd_NAME(),
- * declare it here, add it to the table in main.c, document it in
- * docs/framewalk.1 and README.md, and give it a --help test.
+ * The subcommands (one file each, like git's builtin/; check is check.c with
+ * its renderers check_text.c and check_json.c) and the helpers they share:
+ * attaching to a target with one clear message per failure and the exit
+ * code for each (attach.c), and the output options of every command that
+ * writes profiles (outputs.c). To add a command: write cmd/NAME.c with
+ * cmd_NAME() parsing its options from one table (util/options.h, which
+ * prints its --help too), declare it here, add it to the table in main.c,
+ * document it in docs/framewalk.1 and README.md, and give it a --help test.
  */
 #ifndef FRAMEWALK_CMD_CMD_H
 #define FRAMEWALK_CMD_CMD_H

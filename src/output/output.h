@@ -1,6 +1,7 @@
 /*
- * Writers that turn a profile into what people read. Each takes the profile
- * and a FILE and returns 0 or -errno; names from the target pass through the
+ * Writers that turn a profile into what people read, and the table of formats
+ * that names them (registry.c, below). Each writer takes the profile and a
+ * FILE and returns 0 or -errno; names from the target pass through the
  * escape helpers of format.h, so no output can be broken or hijacked by a
  * hostile function, file or thread name.
  */

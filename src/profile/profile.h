@@ -3,7 +3,8 @@
  * distinct string, frame and stack is stored once: strings and frames in
  * interned tables, stacks as nodes of a prefix tree (a stack is the id of its
  * innermost node), so memory grows with the number of distinct stacks, not
- * with the number of samples. Counts are kept per (thread, stack).
+ * with the number of samples. Counts are kept per (thread, stack). Each table
+ * is an array with a hash index of its ids (util/hashidx.h).
  */
 #ifndef FRAMEWALK_PROFILE_PROFILE_H
 #define FRAMEWALK_PROFILE_PROFILE_H

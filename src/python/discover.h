@@ -4,7 +4,8 @@
  * ones), where it is loaded, which version it is, and the offsets to read it
  * with (built-in tables for 3.8-3.12, the target's own _Py_DebugOffsets for
  * 3.13+). ELF files are opened through /proc/PID/root, so a process in a
- * container or chroot resolves to its own files.
+ * container or chroot resolves to its own files. Which version a module is
+ * and which versions are supported: version.h.
  */
 #ifndef FRAMEWALK_PYTHON_DISCOVER_H
 #define FRAMEWALK_PYTHON_DISCOVER_H

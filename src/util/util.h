@@ -1,7 +1,10 @@
 /*
  * Small shared helpers: allocation that dies in one place, error and warning
- * printing, the documented exit codes, and a monotonic clock. Library code
- * returns 0 or -errno (pointers: NULL with errno set); only cmd_* exits.
+ * printing, the documented exit codes, a monotonic clock, path components.
+ * Library code returns 0 or -errno (pointers: NULL with errno set); only
+ * cmd_* exits. The other util/ headers: strbuf.h (strings), file.h (the
+ * bounded file reader), hashidx.h (the hash index), options.h (the option
+ * parser), outfile.h (outputs written whole or not at all).
  */
 #ifndef FRAMEWALK_UTIL_UTIL_H
 #define FRAMEWALK_UTIL_UTIL_H
