@@ -22,6 +22,7 @@
 
 #include "audit/env.h"
 #include "sampler/bpf.h"
+#include "target/proc.h"
 #include "util/util.h"
 
 const char *const audit_ns_names[NS_COUNT] = {
@@ -371,24 +372,6 @@ static int is_kthread(pid_t pid)
 	return (flags & 0x00200000ul) != 0;
 }
 
-/* PTRACE_SEIZE pid from a child process, which exits (detaching) at once. */
-static int probe_ptrace_target(pid_t pid)
-{
-	int status;
-	pid_t child = fork();
-
-	if (child < 0)
-		return -errno;
-	if (!child)
-		_exit(ptrace(PTRACE_SEIZE, pid, NULL, NULL) ? (errno & 0x7f) : 0);
-	while (waitpid(child, &status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	if (!WIFEXITED(status))
-		return -ECHILD;
-	return -WEXITSTATUS(status);
-}
-
 int audit_target_probe(const struct audit_env *e, pid_t pid, struct audit_target *t)
 {
 	char path[64], status[8192], cgroup[256], byte;
@@ -456,7 +439,7 @@ int audit_target_probe(const struct audit_env *e, pid_t pid, struct audit_target
 		t->vm_err = 0;
 	else
 		t->vm_err = -errno;
-	t->ptrace_err = probe_ptrace_target(pid);
+	t->ptrace_err = proc_ptrace_probe(pid);
 	(void)e;
 	return 0;
 }
