@@ -9,7 +9,6 @@
 #include <fcntl.h>
 #include <linux/bpf.h>
 #include <linux/perf_event.h>
-#include <pwd.h>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/ptrace.h>
@@ -21,6 +20,7 @@
 #include <unistd.h>
 
 #include "audit/env.h"
+#include "audit/username.h"
 #include "sampler/bpf.h"
 #include "util/util.h"
 
@@ -79,13 +79,6 @@ static const char *status_field(const char *text, const char *key)
 			return p;
 		}
 	return NULL;
-}
-
-static void user_name(uid_t uid, char *buf, size_t size)
-{
-	struct passwd *pw = getpwuid(uid);
-
-	xsnprintf(buf, size, "%s", pw ? pw->pw_name : "?");
 }
 
 int audit_has_cap(const struct audit_env *e, int cap)
@@ -315,7 +308,7 @@ void audit_env_probe(struct audit_env *e)
 	e->uid = getuid();
 	e->euid = geteuid();
 	e->gid = getgid();
-	user_name(e->euid, e->user, sizeof(e->user));
+	audit_user_name(e->euid, e->user, sizeof(e->user));
 	e->seccomp = -1;
 	if (!read_small_file("/proc/self/status", status, sizeof(status))) {
 		if ((v = status_field(status, "CapEff")))
@@ -407,7 +400,7 @@ int audit_target_probe(const struct audit_env *e, pid_t pid, struct audit_target
 	if ((v = status_field(status, "Uid"))) {
 		t->uid = (uid_t)strtoul(v, NULL, 10);
 		t->uid_known = 1;
-		user_name(t->uid, t->user, sizeof(t->user));
+		audit_user_name(t->uid, t->user, sizeof(t->user));
 	}
 	if ((v = status_field(status, "Seccomp")))
 		t->seccomp = (int)strtol(v, NULL, 10);
