@@ -62,12 +62,29 @@ static void explain_failure(int err, struct strbuf *why)
 		strbuf_addf(why, "loading the BPF program failed: %s", strerror(-err));
 }
 
+/* The number of possible CPUs, one perf event each; libbpf reads it from
+ * /sys/devices/system/cpu/possible, absent where sysfs is not mounted (a
+ * chroot, a container started without /sys). */
+static int possible_cpus(struct strbuf *why)
+{
+	int n = libbpf_num_possible_cpus();
+
+	if (n <= 0)
+		strbuf_addf(why, "cannot count the CPUs: /sys/devices/system/cpu/possible is "
+			    "unreadable (%s); mount sysfs on /sys (container runtimes do by default)",
+			    strerror(n < 0 ? -n : EINVAL));
+	return n > 0 ? n : n < 0 ? n : -EINVAL;
+}
+
 int bpf_backend_probe(struct strbuf *why)
 {
 	struct fwprof *skel;
 	int err;
 
 	libbpf_set_print(silent_print);
+	err = possible_cpus(why);
+	if (err < 0)
+		return err;
 	skel = fwprof__open();
 	if (!skel) {
 		explain_failure(-errno, why);
@@ -100,9 +117,9 @@ static int open_cpu_clock(int cpu, double rate)
 
 static int attach_events(struct bpf_run *br, double rate, struct strbuf *why)
 {
-	br->ncpus = libbpf_num_possible_cpus();
-	if (br->ncpus <= 0)
-		return -EINVAL;
+	br->ncpus = possible_cpus(why);
+	if (br->ncpus < 0)
+		return br->ncpus;
 	br->pfds = xcalloc((size_t)br->ncpus, sizeof(*br->pfds));
 	br->links = xcalloc((size_t)br->ncpus, sizeof(*br->links));
 	for (int cpu = 0; cpu < br->ncpus; cpu++) {
