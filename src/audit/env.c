@@ -332,6 +332,7 @@ void audit_env_probe(struct audit_env *e)
 	if (!uname(&u))
 		xsnprintf(e->kernel, sizeof(e->kernel), "%s", u.release);
 	e->btf = !access("/sys/kernel/btf/vmlinux", R_OK);
+	e->sysfs = !access("/sys/kernel", F_OK);
 	e->kallsyms = probe_kallsyms();
 	probe_own_child(e);
 	probe_bpf(e);
@@ -695,7 +696,9 @@ static void eval_bpf(const struct audit_env *e, const struct audit_target *t,
 				    "without CAP_SYS_PTRACE", (unsigned)t->uid, t->user);
 		cap_fixes(e, r, missing, nmissing, NULL);
 		if (!e->btf)
-			strbuf_addstr(&r->note, "the kernel has no BTF (/sys/kernel/btf/vmlinux) either");
+			strbuf_addstr(&r->note, e->sysfs ?
+				      "the kernel has no BTF (/sys/kernel/btf/vmlinux) either" :
+				      "and sysfs is not mounted on /sys, which it needs too");
 		return;
 	}
 	if (e->bpf_load_err) {
@@ -741,6 +744,14 @@ static void eval_bpf(const struct audit_env *e, const struct audit_target *t,
 		r->failure = AUDIT_NO_FEATURE;
 		strbuf_addf(&r->reason, "attaching the program to a perf event failed: %s",
 			    strerror(-e->bpf_attach_err));
+		return;
+	}
+	if (!e->sysfs) {
+		r->failure = AUDIT_NO_FEATURE;
+		strbuf_addstr(&r->reason, "sysfs is not mounted on /sys here, so the kernel's BTF "
+			      "(/sys/kernel/btf/vmlinux) and the CPU list cannot be read");
+		add_fix(r, "mount -t sysfs sysfs /sys (container runtimes mount it by default; "
+			"a bare chroot does not)");
 		return;
 	}
 	if (!e->btf) {
