@@ -7,6 +7,8 @@
 #   make check        build, then run every test (unit + functional)
 #   make check SANITIZE=1   the same against an ASan+UBSan build
 #   make install [PREFIX=/usr/local] [DESTDIR=...]
+#   make static       build-static/framewalk: one static, stripped binary
+#   make deb          ../framewalk_*.deb (dpkg-buildpackage -b -us -uc)
 #   make bench        the side-by-side benchmarks (bench/README.md)
 
 PREFIX ?= /usr/local
@@ -24,7 +26,7 @@ endif
 
 FRAMEWALK = $(BUILDDIR)/framewalk
 
-.PHONY: all deps test-deps build demo check unit functional install bench clean sid-root js-deps
+.PHONY: all deps test-deps build demo check unit functional install bench clean sid-root js-deps static deb
 
 all: build
 
@@ -39,6 +41,22 @@ $(BUILDDIR)/build.ninja:
 
 build: deps $(BUILDDIR)/build.ninja
 	ninja -C $(BUILDDIR)
+
+# The same sources as one statically linked, stripped binary (meson
+# -Dstatic=true): for copying into a container. README.md, "Installing".
+STATIC_DIR = build-static
+
+$(STATIC_DIR)/build.ninja:
+	meson setup $(STATIC_DIR) --buildtype=debugoptimized -Dstatic=true
+
+static: deps $(STATIC_DIR)/build.ninja
+	ninja -C $(STATIC_DIR)
+
+# The Debian package, with Debian's own tools (debian/); the .deb is written
+# to the parent directory, as dpkg-buildpackage does.
+deb: deps
+	@scripts/deps.sh deb
+	dpkg-buildpackage -b -us -uc
 
 demo: build
 	@scripts/demo.sh $(FRAMEWALK)
@@ -101,4 +119,4 @@ bench: build
 	@bench/run-all.sh $(FRAMEWALK)
 
 clean:
-	rm -rf build build-sanitize build-fuzz
+	rm -rf build build-sanitize build-fuzz build-static
