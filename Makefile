@@ -8,7 +8,7 @@
 #   make check SANITIZE=1   the same against an ASan+UBSan build
 #   make install [PREFIX=/usr/local] [DESTDIR=...]
 #   make static       build-static/framewalk: one static, stripped binary
-#   make deb          ../framewalk_*.deb (dpkg-buildpackage -b -us -uc)
+#   make deb          build-deb/framewalk_*.deb (dpkg-buildpackage -b -us -uc)
 #   make bench        the side-by-side benchmarks (bench/README.md)
 
 PREFIX ?= /usr/local
@@ -52,11 +52,18 @@ $(STATIC_DIR)/build.ninja:
 static: deps $(STATIC_DIR)/build.ninja
 	ninja -C $(STATIC_DIR)
 
-# The Debian package, with Debian's own tools (debian/); the .deb is written
-# to the parent directory, as dpkg-buildpackage does.
-deb: deps
+# The Debian package of the committed tree (HEAD), built with Debian's own
+# tools (debian/) in a `git archive` copy under build-deb/, so the .deb lands
+# in build-deb/ rather than in the parent directory and records its commit.
+# (`dpkg-buildpackage -b -us -uc` in the source tree works too: ../*.deb.)
+DEB_DIR = build-deb
+
+deb:
 	@scripts/deps.sh deb
-	dpkg-buildpackage -b -us -uc
+	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/framewalk
+	git archive HEAD | tar -x -C $(DEB_DIR)/framewalk
+	cd $(DEB_DIR)/framewalk && dpkg-buildpackage -b -us -uc
+	@ls $(DEB_DIR)/*.deb
 
 demo: build
 	@scripts/demo.sh $(FRAMEWALK)
@@ -119,4 +126,4 @@ bench: build
 	@bench/run-all.sh $(FRAMEWALK)
 
 clean:
-	rm -rf build build-sanitize build-fuzz build-static
+	rm -rf build build-sanitize build-fuzz build-static build-deb
