@@ -160,9 +160,12 @@ void *term_start(FILE *out, FILE *in, struct strbuf *why)
 		temp_db_remove(&db);
 		return NULL;
 	}
-	scr = probe_term(fileno(out)) == TERM_USABLE ? newterm(NULL, out, in) : NULL;
+	p = probe_term(fileno(out));
+	scr = p == TERM_USABLE ? newterm(NULL, out, in) : NULL;
 	temp_db_remove(&db);
-	if (!scr)
+	if (p == TERM_NO_CURSOR)
+		strbuf_addf(why, "TERM=%s cannot move the cursor", term);
+	else if (!scr)
 		strbuf_addf(why, "curses cannot start on the built-in entry for TERM=%s", term);
 	return scr;
 }
