@@ -39,7 +39,7 @@ static void usage(FILE *f)
  * from the generated version.h. */
 static void print_version(void)
 {
-	if (FRAMEWALK_COMMIT[0])
+	if (strcmp(FRAMEWALK_COMMIT, "unknown"))
 		printf("framewalk %s (commit %s, %s build)\n", FRAMEWALK_VERSION,
 		       FRAMEWALK_COMMIT, FRAMEWALK_BUILD);
 	else
