@@ -26,7 +26,7 @@ endif
 
 FRAMEWALK = $(BUILDDIR)/framewalk
 
-.PHONY: all deps test-deps build demo check unit functional install bench clean sid-root js-deps static deb
+.PHONY: all deps test-deps build demo check unit functional install bench clean sid-root static-root js-deps static deb
 
 all: build
 
@@ -71,6 +71,11 @@ demo: build
 sid-root: test-deps
 	@scripts/sid-root.sh
 
+# the minimal root (no shared libraries, no terminfo) that
+# tests/functional/test_ship.py runs the static binary in
+static-root: test-deps
+	@scripts/static-root.sh
+
 # A build configured before cmocka was installed (make demo on a fresh
 # machine) has no unit tests yet: reconfigure it once.
 unit: test-deps build
@@ -98,8 +103,11 @@ $(BROWSER_STAMP): tests/browser/package.json tests/browser/package-lock.json | t
 vendor:
 	tools/embed/vendor.sh
 
-functional: test-deps build sid-root js-deps browser-deps
-	FRAMEWALK=$(abspath $(FRAMEWALK)) $(PYTEST) tests/functional $(PYTEST_ARGS)
+# test_ship.py also needs the static binary and its root (and builds the
+# .deb itself, with make deb).
+functional: test-deps build static sid-root static-root js-deps browser-deps
+	FRAMEWALK=$(abspath $(FRAMEWALK)) FRAMEWALK_STATIC=$(abspath $(STATIC_DIR))/framewalk \
+		$(PYTEST) tests/functional $(PYTEST_ARGS)
 
 check: unit functional
 

@@ -13,7 +13,7 @@ BUILD_PKGS="$BUILD_PKGS clang llvm bpftool libbpf-dev"   # the eBPF backend (cla
 # make static: libc.a (libc6-dev) and the .a of every library libdw, libelf
 # and libbpf pull in (pkg-config --static)
 BUILD_PKGS="$BUILD_PKGS libc6-dev libbz2-dev liblzma-dev libzstd-dev"
-DEB_PKGS="dpkg-dev debhelper fakeroot"
+DEB_PKGS="dpkg-dev debhelper"   # debian/control: Rules-Requires-Root: no, so no fakeroot
 TEST_PKGS="libcmocka-dev python3-pytest mmdebstrap binutils util-linux procps"
 # go tool pprof and node (tests/js) read the pprof and JSON outputs. A Node.js
 # that bundles npm (nodesource's) conflicts with Debian's npm package, so the
@@ -24,8 +24,9 @@ command -v npm >/dev/null 2>&1 || TEST_PKGS="$TEST_PKGS nodejs npm"
 TEST_PKGS="$TEST_PKGS chromium tmux"
 # tests/fuzz (libFuzzer needs clang's runtime) and tests/functional/test_load.py
 TEST_PKGS="$TEST_PKGS clang libclang-rt-14-dev valgrind"
-# tests/functional/test_ship.py: the .deb is built and its ELF inspected
-TEST_PKGS="$TEST_PKGS $DEB_PKGS file"
+# tests/functional/test_ship.py: the .deb is built, the static binary
+# inspected (file) and traced (strace) inside its minimal root
+TEST_PKGS="$TEST_PKGS $DEB_PKGS file strace"
 
 case "${1:-build}" in
 build) want="$BUILD_PKGS" ;;
