@@ -407,6 +407,26 @@ def test_version_without_git(tmp_path):
 
 
 # --------------------------------------------------------------------------
+# make install (meson install of the ordinary build)
+# --------------------------------------------------------------------------
+
+def test_install_puts_binary_man_page_and_docs(tmp_path):
+    build = Path(framewalk_path()).parent
+    dest = tmp_path / "dest"
+    r = subprocess.run(["meson", "install", "-C", str(build), "--no-rebuild", "--destdir",
+                        str(dest)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    bins = list(dest.glob("**/bin/framewalk"))
+    assert len(bins) == 1, list(dest.rglob("*"))
+    prefix = bins[0].parent.parent
+    assert (prefix / "share/man/man1/framewalk.1").is_file()
+    for doc in ("README.md", "CHECK.md", "EXIT-CODES.md", "FORMATS.md"):
+        assert (prefix / "share/doc/framewalk" / doc).is_file(), doc
+    v = subprocess.run([str(bins[0]), "--version"], capture_output=True, text=True)
+    assert v.returncode == 0 and VERSION_RE.match(v.stdout.strip()), v
+
+
+# --------------------------------------------------------------------------
 # The Debian package
 # --------------------------------------------------------------------------
 
