@@ -19,6 +19,7 @@
 #include "cmd/cmd.h"
 #include "output/diff.h"
 #include "output/format.h"
+#include "output/terminal.h"
 #include "sampler/sampler.h"
 #include "target/proc.h"
 #include "util/options.h"
@@ -476,14 +477,23 @@ static int handle_keys(struct top *tp)
 	return 0;
 }
 
+/* Curses on the terminal (output/terminal.h: built-in terminfo where the
+ * system has none); when it cannot start, says why and top prints plain
+ * tables instead. */
 static int curses_start(void)
 {
+	struct strbuf why = STRBUF_INIT;
 	SCREEN *scr;
 
 	setlocale(LC_ALL, "");
-	scr = newterm(NULL, stdout, stdin);
-	if (!scr)
+	scr = term_start(stdout, stdin, &why);
+	if (!scr) {
+		fprintf(stderr, "framewalk top: %s; printing plain tables instead\n",
+			strbuf_str(&why));
+		strbuf_release(&why);
 		return -ENOTTY;
+	}
+	strbuf_release(&why);
 	set_term(scr);
 	cbreak();
 	noecho();

@@ -90,12 +90,29 @@ static void size_small(struct fwprof *skel)
 	bpf_program__set_autoload(skel->progs.fwprof_waiting, false);
 }
 
+/* The number of possible CPUs, one perf event each; libbpf reads it from
+ * /sys/devices/system/cpu/possible, absent where sysfs is not mounted (a
+ * chroot, a container started without /sys). */
+static int possible_cpus(struct strbuf *why)
+{
+	int n = libbpf_num_possible_cpus();
+
+	if (n <= 0)
+		strbuf_addf(why, "cannot count the CPUs: /sys/devices/system/cpu/possible is "
+			    "unreadable (%s); mount sysfs on /sys (container runtimes do by default)",
+			    strerror(n < 0 ? -n : EINVAL));
+	return n > 0 ? n : n < 0 ? n : -EINVAL;
+}
+
 int bpf_backend_probe(struct strbuf *why)
 {
 	struct fwprof *skel;
 	int err;
 
 	libbpf_set_print(silent_print);
+	err = possible_cpus(why);
+	if (err < 0)
+		return err;
 	skel = fwprof__open();
 	if (!skel) {
 		explain_failure(-errno, why);
@@ -564,10 +581,9 @@ static int bpf_start(struct session *sess, struct strbuf *why)
 	br->stats_fd = -1;
 	stack_ends_init(&br->ends, FW_STACK_COPY, FW_STACK_COPY);
 	libbpf_set_print(silent_print);
-	br->ncpus = libbpf_num_possible_cpus();
-	if (br->ncpus <= 0) {
-		strbuf_addstr(why, "cannot tell the number of CPUs");
-		err = -EINVAL;
+	br->ncpus = possible_cpus(why);
+	if (br->ncpus < 0) {
+		err = br->ncpus;
 		goto fail;
 	}
 	br->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
