@@ -178,8 +178,10 @@ static void resolve(struct symbolizer *s, struct sym_entry *e, uint64_t pc)
 		name = perf_map_lookup(s, pc);
 		if (!name && r && r->name[0])
 			strbuf_addf(&sb, "%s+0x%" PRIx64, r->name, pc - r->start);
-		else if (!name)
+		else if (!name) {
 			strbuf_addf(&sb, "[anon]+0x%" PRIx64, pc);
+			e->sym.is_anon = r && !r->name[0];
+		}
 	}
 	/* "memcpy@@GLIBC_2.14" -> "memcpy": the symbol version is noise here. */
 	e->name = name ? xstrndup(name, strcspn(name, "@")) : strbuf_detach(&sb);

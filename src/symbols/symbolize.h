@@ -20,6 +20,8 @@ struct native_symbol {
 	int is_eval;                /* the interpreter's frame evaluator */
 	int is_internal;            /* interpreter call machinery, folded by default */
 	int is_thread_entry;        /* _start, __libc_start_main, start_thread, clone */
+	int is_anon;                /* in an anonymous executable mapping that no
+	                             * perf map names (JIT code) */
 };
 
 struct sym_entry;
