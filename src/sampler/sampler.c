@@ -70,7 +70,7 @@ void sampler_init(struct sampler *s, const struct py_target *t, struct profile *
 	s->frames = xcalloc(PY_MAX_DEPTH, sizeof(*s->frames));
 	s->frame_ids = xcalloc(MERGED_MAX, sizeof(*s->frame_ids));
 	if (s->opts.backend == BACKEND_PTRACE || s->opts.backend == BACKEND_BPF) {
-		modules_load(&s->mm, t->pid, 0);
+		modules_load(&s->mm, t->pid, s->opts.no_debuginfod ? MODULES_NO_DEBUGINFOD : 0);
 		symbolizer_init(&s->sym, &s->mm);
 		s->sr = stack_reader_new();
 		s->ns.py = s->frames;
