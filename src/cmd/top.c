@@ -42,6 +42,7 @@ static const char top_usage[] =
 	"                         or the target's exit)\n"
 	"      --thread T         start with only the thread named T or with tid T\n"
 	"  -n, --limit N          rows shown (default: what fits; 20 when not a terminal)\n"
+	"      --no-debuginfod    ask no debuginfod server for missing debug info\n"
 	"  -h, --help             this help\n"
 	"\n"
 	"Keys: s sort by self, t by total, n by name; [ and ] (or left/right)\n"
@@ -59,6 +60,7 @@ struct top_opts {
 	double rate, interval, duration;
 	const char *thread;
 	int limit;
+	int no_debuginfod;
 };
 
 struct top_row {
@@ -100,6 +102,7 @@ static int parse_top_args(int argc, char **argv, struct top_opts *o)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "limit", required_argument, NULL, 'n' },
 		{ "thread", required_argument, NULL, 'T' },
+		{ "no-debuginfod", no_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -137,6 +140,9 @@ static int parse_top_args(int argc, char **argv, struct top_opts *o)
 			break;
 		case 'T':
 			o->thread = optarg;
+			break;
+		case 'D':
+			o->no_debuginfod = 1;
 			break;
 		case 'h':
 			fputs(top_usage, stdout);
@@ -613,6 +619,7 @@ int cmd_top(int argc, char **argv)
 	fn_table_init(&tp.t);
 	memset(&so, 0, sizeof(so));
 	so.rate_hz = tp.o.rate;
+	so.no_debuginfod = tp.o.no_debuginfod;
 	sampler_init(&tp.s, &target, &tp.prof, &so);
 	tp.curses = isatty(STDOUT_FILENO) && isatty(STDIN_FILENO) && !curses_start();
 	why = run(&tp);
