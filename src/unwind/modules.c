@@ -206,6 +206,14 @@ static int load(struct module_map *mm, pid_t pid, unsigned flags, struct debugin
 		if (len > 0)
 			debuginfo_prefetch(mm->debug, m->path, dwfl_module_getelf(m->dwfl_mod, &bias),
 					   bid, (size_t)len);
+		/*
+		 * Symbols and the address index of the debug info now too: the
+		 * first lookup in a large debug file (python3.15's is 23 MB)
+		 * takes a second, which mid-capture costs ticks.
+		 */
+		dwfl_module_getsymtab(m->dwfl_mod);
+		if (dwfl_module_getdwarf(m->dwfl_mod, &bias))
+			dwfl_module_getsrc(m->dwfl_mod, m->start);
 	}
 	/*
 	 * Unwind tables and frame-pointer verdicts now, before any thread is
