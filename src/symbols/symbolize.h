@@ -52,4 +52,11 @@ void symbolizer_reset(struct symbolizer *s);
  */
 void symbolize_pc(struct symbolizer *s, uint64_t pc, int exact, struct native_symbol *out);
 
+/*
+ * Is name one symbolize_pc made up for want of a symbol ("module+0xSTART",
+ * "[anon]+0x7f..", "[vdso]+0x..")? Saved profiles keep only the name, so
+ * the report asks this of the name itself.
+ */
+int symbolize_name_is_address(const char *name);
+
 #endif

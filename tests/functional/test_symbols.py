@@ -131,9 +131,10 @@ def fw_env(**set_vars):
 
 
 def record(pid, out, env, *opts, seconds=1, timeout=60, prefix=()):
+    # The format follows each -o's extension: .txt text, anything else collapsed.
     argv = list(prefix) + [framewalk_path(), "record", "-p", str(pid), "-d", str(seconds),
-                           "--backend", "ptrace", "--native", "-f", "collapsed", "-o",
-                           str(out), "-q"] + [str(o) for o in opts]
+                           "--backend", "ptrace", "--native", "-o", str(out), "-q"] + \
+        [str(o) for o in opts]
     try:
         p = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env)
     except subprocess.TimeoutExpired as e:
@@ -209,17 +210,29 @@ def test_debuginfod_names_and_lines(stripped_ext, debuginfod_server, tmp_path):
     t = Target(so)
     try:
         # Control: without a server the stripped extension's statics have no names.
-        record(t.pid, tmp_path / "plain.txt", fw_env())
-        plain = ext_frames(parse_native_collapsed(tmp_path / "plain.txt"))
+        record(t.pid, tmp_path / "plain.collapsed", fw_env(), "-o", tmp_path / "plain.txt")
+        plain = ext_frames(parse_native_collapsed(tmp_path / "plain.collapsed"))
         assert plain, "no extension frames at all"
         assert not [f for f in plain if f.name.startswith("stage")], plain[:10]
 
         cache = tmp_path / "cache"
-        p = record(t.pid, tmp_path / "named.txt",
-                   fw_env(DEBUGINFOD_URLS=debuginfod_server, DEBUGINFOD_CACHE_PATH=cache))
+        p = record(t.pid, tmp_path / "named.collapsed",
+                   fw_env(DEBUGINFOD_URLS=debuginfod_server, DEBUGINFOD_CACHE_PATH=cache),
+                   "-o", tmp_path / "named.txt")
     finally:
         t.stop()
-    frames = ext_frames(parse_native_collapsed(tmp_path / "named.txt"))
+    # The report's header counts the samples in native code that have a name.
+    shares = {}
+    for what in ("plain", "named"):
+        text = (tmp_path / ("%s.txt" % what)).read_text()
+        m = re.search(r"^Names: +([\d.]+)% of (\d+) samples in native code have a function "
+                      r"name(; without: (.*))?$", text, re.M)
+        assert m, text[:2000]
+        shares[what] = (float(m.group(1)), m.group(4) or "")
+    assert "fwext_dbg.so" in shares["plain"][1], shares
+    assert "fwext_dbg.so" not in shares["named"][1] and shares["named"][0] > shares["plain"][0], \
+        shares
+    frames = ext_frames(parse_native_collapsed(tmp_path / "named.collapsed"))
     named = [f for f in frames if STAGE_RE.match(f.name)]
     assert len(named) > len(frames) * 0.9, frames[:20]
     staged = [f for f in named if f.name in lines]
@@ -245,13 +258,13 @@ def test_debuginfod_unreachable_finishes_with_one_warning(stripped_ext, tmp_path
     try:
         for what, url in urls.items():
             # Default DEBUGINFOD_TIMEOUT is 90 s: an unbounded wait fails the 40 s limit.
-            p = record(t.pid, tmp_path / ("%s.txt" % what),
+            p = record(t.pid, tmp_path / ("%s.collapsed" % what),
                        fw_env(DEBUGINFOD_URLS=url, DEBUGINFOD_CACHE_PATH=tmp_path / what,
                               FRAMEWALK_DEBUGINFOD_TIMEOUT=2), timeout=40)
             warnings = [l for l in p.stderr.splitlines() if "warning" in l]
             assert len(warnings) == 1, (what, p.stderr)
             assert "debuginfod" in warnings[0] and url in warnings[0], (what, warnings)
-            samples = parse_native_collapsed(tmp_path / ("%s.txt" % what))
+            samples = parse_native_collapsed(tmp_path / ("%s.collapsed" % what))
             assert sum(c for _, _, _, c in samples) > 0, what
     finally:
         t.stop()
@@ -269,12 +282,12 @@ def test_no_connection_without_urls_or_with_no_debuginfod(stripped_ext, tmp_path
     t = Target(so)
     try:
         trace = tmp_path / "connect.txt"
-        record(t.pid, tmp_path / "unset.txt", fw_env(),
+        record(t.pid, tmp_path / "unset.collapsed", fw_env(),
                prefix=[strace, "-f", "-qq", "-e", "trace=connect", "-o", str(trace)])
         connects = [l for l in trace.read_text().splitlines() if "connect(" in l and
                     ("AF_INET" in l or "AF_INET6" in l)]
         assert not connects, connects
-        p = record(t.pid, tmp_path / "off.txt",
+        p = record(t.pid, tmp_path / "off.collapsed",
                    fw_env(DEBUGINFOD_URLS=url, DEBUGINFOD_CACHE_PATH=tmp_path / "cache"),
                    "--no-debuginfod")
         assert "debuginfod" not in p.stderr, p.stderr
@@ -322,10 +335,10 @@ def test_minidebuginfo_names(tmp_path):
     for so, want_names in ((plain, False), (mini, True)):
         t = Target(so)
         try:
-            record(t.pid, tmp_path / ("%s.txt" % so.stem), fw_env())
+            record(t.pid, tmp_path / ("%s.collapsed" % so.stem), fw_env())
         finally:
             t.stop()
-        frames = ext_frames(parse_native_collapsed(tmp_path / ("%s.txt" % so.stem)))
+        frames = ext_frames(parse_native_collapsed(tmp_path / ("%s.collapsed" % so.stem)))
         assert frames, so
         named = [f for f in frames if STAGE_RE.match(f.name)]
         if want_names:
