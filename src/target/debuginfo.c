@@ -36,16 +36,24 @@ static double budget_seconds(void)
 	return v;
 }
 
+void debuginfo_init_root(struct debuginfo *d, const char *root)
+{
+	memset(d, 0, sizeof(*d));
+	xsnprintf(d->root, sizeof(d->root), "%s", root);
+	/* Trailing slashes would double in "ROOT/usr/...". */
+	for (size_t n = strlen(d->root); n && d->root[n - 1] == '/'; n--)
+		d->root[n - 1] = '\0';
+	d->root_fd = open(d->root[0] ? d->root : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	d->budget_ns = (uint64_t)(budget_seconds() * 1e9);
+}
+
 void debuginfo_init(struct debuginfo *d, pid_t pid, int allow_servers)
 {
 	char root[64];
 
-	memset(d, 0, sizeof(*d));
-	d->pid = pid;
 	xsnprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
-	d->root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	debuginfo_init_root(d, root);
 	d->servers = allow_servers && dbgd_configured();
-	d->budget_ns = (uint64_t)(budget_seconds() * 1e9);
 }
 
 void debuginfo_release(struct debuginfo *d)
@@ -84,7 +92,7 @@ static int keep_regular(int fd)
 /* path (absolute, as the target sees it) inside the target's root. */
 static int open_in_root(const struct debuginfo *d, const char *path, char *shown, size_t size)
 {
-	xsnprintf(shown, size, "/proc/%d/root%s", (int)d->pid, path);
+	xsnprintf(shown, size, "%s%s", d->root, path);
 	if (d->root_fd >= 0) {
 		struct open_how how;
 		long fd;
@@ -150,29 +158,43 @@ static int try_candidate(int fd, const unsigned char *bid, size_t len, int use_c
 	return -1;
 }
 
-/*
- * The local debug file: fd and its path (malloc'd) in *path, or -1. bid may
- * be NULL (len 0); link is the .gnu_debuglink name or NULL.
- */
-static int find_local(const struct debuginfo *d, const char *target_path,
-		      const unsigned char *bid, size_t len, const char *link, uint32_t crc,
-		      char **path)
+/* libdebuginfod's cache directory, as the library itself chooses it. */
+static int cache_dir(char *buf, size_t size)
+{
+	const char *cache = getenv("DEBUGINFOD_CACHE_PATH"), *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+
+	if (cache && *cache)
+		return xsnprintf(buf, size, "%s", cache) < 0 ? -1 : 0;
+	if (xdg && *xdg)
+		return xsnprintf(buf, size, "%s/debuginfod_client", xdg) < 0 ? -1 : 0;
+	if (home && *home)
+		return xsnprintf(buf, size, "%s/.cache/debuginfod_client", home) < 0 ? -1 : 0;
+	return -1;
+}
+
+int debuginfo_find_local(const struct debuginfo *d, const char *target_path,
+			 const unsigned char *bid, size_t len, const char *link, uint32_t crc,
+			 char **path, const char **via)
 {
 	char shown[PATH_MAX + 64], id[81], rel[PATH_MAX];
 	int fd = -1;
 
 	*path = NULL;
+	*via = NULL;
 	if (len >= 2) {
 		hex_of(bid, len, id, sizeof(id));
 		xsnprintf(rel, sizeof(rel), "/usr/lib/debug/.build-id/%.2s/%s.debug", id, id + 2);
 		fd = try_candidate(open_in_root(d, rel, shown, sizeof(shown)), bid, len, 0, 0);
 		if (fd < 0)
 			fd = try_candidate(open_host(rel, shown, sizeof(shown)), bid, len, 0, 0);
+		*via = "build-id";
 	}
 	if (fd < 0 && link && *link && !strchr(link, '/') && target_path[0] == '/') {
 		const char *base = strrchr(target_path, '/') + 1;
 		int dirlen = (int)(base - 1 - target_path);
 
+		*via = "debuglink";
 		/* Beside the file (unless the link names the file itself), .debug/, /usr/lib/debug/DIR/. */
 		if (strcmp(base, link)) {
 			xsnprintf(rel, sizeof(rel), "%.*s/%s", dirlen, target_path, link);
@@ -189,9 +211,29 @@ static int find_local(const struct debuginfo *d, const char *target_path,
 				fd = try_candidate(open_host(rel, shown, sizeof(shown)), bid, len, 1, crc);
 		}
 	}
-	if (fd >= 0)
-		*path = xstrdup(shown);
+	/* Fetched earlier (by framewalk or debuginfod-find): no server needed. */
+	if (fd < 0 && len >= 2 && !cache_dir(rel, sizeof(rel) - 100)) {
+		size_t n = strlen(rel);
+
+		xsnprintf(rel + n, sizeof(rel) - n, "/%s/debuginfo", id);
+		fd = try_candidate(open_host(rel, shown, sizeof(shown)), bid, len, 0, 0);
+		*via = "debuginfod cache";
+	}
+	if (fd < 0) {
+		*via = NULL;
+		return -1;
+	}
+	*path = xstrdup(shown);
 	return fd;
+}
+
+static int find_local(const struct debuginfo *d, const char *target_path,
+		      const unsigned char *bid, size_t len, const char *link, uint32_t crc,
+		      char **path)
+{
+	const char *via;
+
+	return debuginfo_find_local(d, target_path, bid, len, link, crc, path, &via);
 }
 
 static const struct debuginfo_hit *find_hit(const struct debuginfo *d, const char *id)

@@ -7,8 +7,10 @@
  *   /usr/lib/debug/.build-id/xx/yyyy.debug            (build-id)
  *   DIR/LINK, DIR/.debug/LINK, /usr/lib/debug/DIR/LINK (.gnu_debuglink)
  *
- * then the host's /usr/lib/debug/.build-id, then what debuginfod servers
- * sent (target/debuginfod.h). Servers are asked only in
+ * then the host's /usr/lib/debug/.build-id, then libdebuginfod's cache
+ * (a file fetched earlier, by framewalk or debuginfod-find), then what
+ * debuginfod servers sent this capture (target/debuginfod.h). Servers are
+ * asked only in
  * debuginfo_prefetch, before sampling starts, within one time budget for
  * the whole capture; a module's own .symtab, .debug_info or .gnu_debugdata
  * (MiniDebugInfo, which libdwfl decompresses itself) needs no file.
@@ -34,8 +36,8 @@ struct debuginfo_hit {
 };
 
 struct debuginfo {
-	pid_t pid;
-	int root_fd;                /* O_PATH of /proc/PID/root, -1 if it cannot be opened */
+	char root[64 + 4096];       /* "/proc/PID/root", a sysroot, or "" for the host */
+	int root_fd;                /* O_PATH of root, -1 if it cannot be opened */
 	int servers;                /* may ask debuginfod servers */
 	uint64_t budget_ns, spent_ns;
 	int gave_up;                /* a server failed or the budget is spent: ask no more */
@@ -56,7 +58,19 @@ struct debuginfo {
  * network.
  */
 void debuginfo_init(struct debuginfo *d, pid_t pid, int allow_servers);
+/* The same for files under root ("" the host, a sysroot); no servers. */
+void debuginfo_init_root(struct debuginfo *d, const char *root);
 void debuginfo_release(struct debuginfo *d);
+
+/*
+ * The local debug file of a module (target_path as the target names it;
+ * build-id bid of len bytes, may be 0; .gnu_debuglink name and CRC, link
+ * may be NULL): a file descriptor, its path in *path (malloc'd) and in *via
+ * "build-id", "debuglink" or "debuginfod cache"; or -1.
+ */
+int debuginfo_find_local(const struct debuginfo *d, const char *target_path,
+			 const unsigned char *bid, size_t len, const char *link, uint32_t crc,
+			 char **path, const char **via);
 
 /*
  * Before sampling: a module (target_path as the target names it, elf its
