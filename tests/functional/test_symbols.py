@@ -150,6 +150,29 @@ def ext_frames(samples):
                                        f.file == "fwext.c")]
 
 
+ADDRESS_NAME = re.compile(r"^.+\+0x[0-9a-f]+$")
+
+
+def names_share(samples):
+    """(samples whose innermost non-kernel frame is native, of those named,
+    {module: unnamed samples}) from parsed collapsed stacks."""
+    native = named = 0
+    unnamed = {}
+    for _, _, frames, count in samples:
+        inner = [f for f in frames if f.kind not in ("kernel", "wait")]
+        if not inner or inner[-1].kind != "native":
+            continue
+        native += count
+        f = inner[-1]
+        if ADDRESS_NAME.match(f.name):
+            mod = f.module if f.module and not f.module.startswith("[") else \
+                f.name.split("+")[0]
+            unnamed[mod] = unnamed.get(mod, 0) + count
+        else:
+            named += count
+    return native, named, unnamed
+
+
 # --------------------------------------------------------------------------
 # debuginfod
 # --------------------------------------------------------------------------
@@ -221,17 +244,23 @@ def test_debuginfod_names_and_lines(stripped_ext, debuginfod_server, tmp_path):
                    "-o", tmp_path / "named.txt")
     finally:
         t.stop()
-    # The report's header counts the samples in native code that have a name.
-    shares = {}
+    # The report's header counts the samples in native code that have a name:
+    # the same numbers as the collapsed output of the same capture says.
     for what in ("plain", "named"):
         text = (tmp_path / ("%s.txt" % what)).read_text()
         m = re.search(r"^Names: +([\d.]+)% of (\d+) samples in native code have a function "
                       r"name(; without: (.*))?$", text, re.M)
         assert m, text[:2000]
-        shares[what] = (float(m.group(1)), m.group(4) or "")
-    assert "fwext_dbg.so" in shares["plain"][1], shares
-    assert "fwext_dbg.so" not in shares["named"][1] and shares["named"][0] > shares["plain"][0], \
-        shares
+        native, named, unnamed = names_share(parse_native_collapsed(tmp_path /
+                                                                    ("%s.collapsed" % what)))
+        assert int(m.group(2)) == native, (what, m.group(0), native)
+        assert float(m.group(1)) == round(100.0 * named / native, 1), (what, m.group(0), named)
+        top = sorted(unnamed.items(), key=lambda kv: -kv[1])[:3]
+        shown = dict((mod, int(n)) for mod, n in
+                     (part.rsplit(" ", 1) for part in (m.group(4) or "").rstrip(", .").split(", ")
+                      if part))
+        assert shown == dict(top) or sorted(shown.values()) == sorted(v for _, v in top), \
+            (what, m.group(0), unnamed)
     frames = ext_frames(parse_native_collapsed(tmp_path / "named.collapsed"))
     named = [f for f in frames if STAGE_RE.match(f.name)]
     assert len(named) > len(frames) * 0.9, frames[:20]
