@@ -406,6 +406,10 @@ static int fetch(struct debuginfo *d, const char *name, const unsigned char *bid
 		d->client = dbgd_begin();
 		if (!d->client) {
 			d->servers = 0;
+			if (errno == ENOENT)
+				fprintf(stderr, "framewalk: warning: DEBUGINFOD_URLS is set but %s "
+					"cannot be loaded (install libdebuginfod1); no server is asked\n",
+					"libdebuginfod.so.1");
 			return -ENOSYS;
 		}
 	}

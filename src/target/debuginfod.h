@@ -26,7 +26,11 @@ int dbgd_configured(void);
 /* The configured URLs, for messages ("" when none). */
 const char *dbgd_urls(void);
 
-/* A client. NULL + errno (ENOSYS: no library or no server). Touches no network. */
+/*
+ * A client. NULL + errno: ENOSYS no server configured (or built without
+ * the library), ENOENT libdebuginfod.so.1 cannot be loaded. Touches no
+ * network.
+ */
 struct dbgd *dbgd_begin(void);
 void dbgd_end(struct dbgd *c);
 
