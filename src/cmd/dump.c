@@ -34,6 +34,7 @@ static const char dump_usage[] =
 	"      --native      whole stacks: Python, C extensions, native libraries\n"
 	"      --kernel      add kernel frames (implies --native)\n"
 	"      --native-all  keep the interpreter's call machinery frames\n"
+	"      --no-debuginfod  ask no debuginfod server for missing debug info\n"
 	"  -h, --help        this help\n";
 
 /* "Thread TID "NAME" on-cpu|off-cpu", the name made safe for a terminal. */
@@ -212,6 +213,7 @@ int cmd_dump(int argc, char **argv)
 		{ "native", no_argument, NULL, 'N' },
 		{ "kernel", no_argument, NULL, 'K' },
 		{ "native-all", no_argument, NULL, 'A' },
+		{ "no-debuginfod", no_argument, NULL, 'D' },
 		{ "nonblocking", no_argument, NULL, 'B' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -240,6 +242,9 @@ int cmd_dump(int argc, char **argv)
 			break;
 		case 'A':
 			so.native_all = so.native = 1;
+			break;
+		case 'D':
+			so.no_debuginfod = 1;
 			break;
 		case 'B':
 			may_stop = 0;

@@ -53,6 +53,8 @@ static const char record_usage[] =
 	"      --native           whole stacks: Python, C extensions, native libraries\n"
 	"      --kernel           add kernel frames (implies --native; needs root)\n"
 	"      --native-all       keep the interpreter's own call machinery frames\n"
+	"      --no-debuginfod    ask no debuginfod server for missing debug info\n"
+	"                         (asked only when DEBUGINFOD_URLS is set)\n"
 	"      --backend B        auto (default: bpf where its program loads, else\n"
 	"                         ptrace), bpf (each running thread read at the sample's\n"
 	"                         instant, nothing stopped; CAP_BPF + CAP_PERFMON),\n"
@@ -103,6 +105,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		{ "native", no_argument, NULL, 'N' },
 		{ "kernel", no_argument, NULL, 'K' },
 		{ "native-all", no_argument, NULL, 'A' },
+		{ "no-debuginfod", no_argument, NULL, 'D' },
 		{ "backend", required_argument, NULL, 'B' },
 		{ "all-python", no_argument, NULL, 'P' },
 		{ "mode", required_argument, NULL, 'm' },
@@ -178,6 +181,9 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'A':
 			o->sampling.native = o->sampling.native_all = 1;
+			break;
+		case 'D':
+			o->sampling.no_debuginfod = 1;
 			break;
 		case 'B':
 			if (backend_parse(optarg, &o->sampling.backend))

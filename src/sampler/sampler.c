@@ -42,7 +42,7 @@ int sampler_init(struct sampler *s, const struct py_target *t, struct profile *p
 	s->frame_ids = xcalloc(MERGED_MAX, sizeof(*s->frame_ids));
 	s->ns.py = s->frames;
 	if (s->opts.native) {
-		modules_load(&s->mm, t->pid);
+		modules_load(&s->mm, t->pid, s->opts.no_debuginfod ? MODULES_NO_DEBUGINFOD : 0);
 		symbolizer_init(&s->sym, &s->mm);
 		s->syms = xcalloc(UNWIND_MAX, sizeof(*s->syms));
 		s->modules_ns = fw_now_ns();
