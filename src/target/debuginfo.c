@@ -407,9 +407,8 @@ static int fetch(struct debuginfo *d, const char *name, const unsigned char *bid
 		if (!d->client) {
 			d->servers = 0;
 			if (errno == ENOENT)
-				fprintf(stderr, "framewalk: warning: DEBUGINFOD_URLS is set but %s "
-					"cannot be loaded (install libdebuginfod1); no server is asked\n",
-					"libdebuginfod.so.1");
+				fprintf(stderr, "framewalk: warning: DEBUGINFOD_URLS is set but %s; "
+					"no server is asked\n", dbgd_missing());
 			return -ENOSYS;
 		}
 	}

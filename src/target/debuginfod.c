@@ -68,6 +68,11 @@ static int lib_open(struct dbgd_lib *l)
 	return 0;
 }
 
+const char *dbgd_missing(void)
+{
+	return DEBUGINFOD_SONAME " cannot be loaded (install libdebuginfod1)";
+}
+
 struct dbgd *dbgd_begin(void)
 {
 	struct dbgd *c;

@@ -32,6 +32,8 @@ const char *dbgd_urls(void);
  * network.
  */
 struct dbgd *dbgd_begin(void);
+/* Why dbgd_begin failed with ENOENT, and the fix (for a warning). */
+const char *dbgd_missing(void);
 void dbgd_end(struct dbgd *c);
 
 /*

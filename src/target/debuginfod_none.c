@@ -14,6 +14,11 @@ const char *dbgd_urls(void)
 	return "";
 }
 
+const char *dbgd_missing(void)
+{
+	return "this framewalk was built without debuginfod support";
+}
+
 struct dbgd *dbgd_begin(void)
 {
 	errno = ENOSYS;
