@@ -254,6 +254,12 @@ static int read_code(struct py_reader *r, uint64_t addr, struct py_code **out)
 	}
 	for (int i = 0; i < 4; i++)
 		c->line_cache_key[i] = -1;
+	/*
+	 * The interpreter's own shim code (3.13+ runs a class's __init__
+	 * through _Py_InitCleanup, named and filed "__init__", line 0): not a
+	 * user's frame. Compiled code starts at line 1.
+	 */
+	c->internal = c->firstlineno == 0 && !strcmp(c->name, c->file);
 	*out = c;
 	return 0;
 }
@@ -796,6 +802,8 @@ int py_reader_stack(struct py_reader *r, const struct py_thread_info *t,
 			break;
 		}
 		}
+		if (code->internal && !r->keep_internal)
+			continue;
 		/*
 		 * The caller of a running generator waits on the instruction that
 		 * resumed it; a copy of the caller taken a moment after a yield

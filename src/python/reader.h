@@ -36,6 +36,7 @@ struct py_code {
 	/* what the entry was read from, to notice an address reused by another code */
 	uint64_t name_ptr, file_ptr, table_ptr;
 	int64_t code_units;         /* 3.11+: instructions, for a bounds check; -1 unknown */
+	int internal;               /* the interpreter's shim code, not a user frame */
 	uint64_t checked_ns;        /* when the fields above were last confirmed */
 };
 
@@ -91,6 +92,7 @@ struct py_reader {
 	 * placed under the thread's current callers (reader.c, place_live).
 	 */
 	int place_live;
+	int keep_internal;          /* keep the interpreter's shim frames (--native-all) */
 	struct py_reader_stats stats;
 };
 

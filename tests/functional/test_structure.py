@@ -78,3 +78,30 @@ def test_structure(interp, structure, tmp_path, backend):
                 comm, spec.exact[comm],
                 [(c, fmt_frames(f)) for (f, _), c in stacks.most_common(4)]))
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.interps("py3.12", "py3.13", "sid-py3.13", "sid-py3.14", "sid-py3.15")
+def test_no_interpreter_shim_frames(interp, workload, tmp_path):
+    """A class's __init__ called from Python shows under its caller, without
+    the interpreter's shim code in between (3.13+ _Py_InitCleanup); with
+    --native-all the shim is kept, as the interpreter's other internals are."""
+    w = workload(interp, "class_init.py")
+    out = tmp_path / "init.collapsed"
+    r = run_fw("record", "-p", w.pid, "-d", "2", "-r", "500", "-f", "collapsed", "-o", out,
+               "-q", timeout=60)
+    assert r.returncode == 0, r
+    text = out.read_text()
+    init = [l for l in text.splitlines() if "Point.__init__ (" in l or ";__init__ (" in l]
+    assert init, text[:2000]
+    shim = [l for l in text.splitlines() if "(__init__:0)" in l]
+    assert not shim, "shim frames in:\n" + "\n".join(shim[:5])
+    # whole chains: build -> Point.__init__, nothing between
+    names = "Point.__init__" if interp.has_qualname() else "__init__"
+    for line in init:
+        frames = [f.split(" (")[0] for f in line.rpartition(" ")[0].split(";")[1:]]
+        assert frames[-2:] == ["build", names], line
+    if interp.version >= (3, 13):
+        r = run_fw("record", "-p", w.pid, "-d", "1", "-r", "500", "--native-all",
+                   "-f", "collapsed", "-o", out, "-q", timeout=60)
+        assert r.returncode == 0, r
+        assert "(__init__:0)" in out.read_text()
