@@ -17,6 +17,7 @@
 
 #include "arch/arch.h"
 #include "audit/fpaudit.h"
+#include "target/debuginfo.h"
 #include "util/util.h"
 
 #define MAX_ROWS 64                    /* CFI rows read per function */
@@ -213,6 +214,10 @@ static void read_debuglink(Elf_Scn *scn, struct fpa_result *out)
 		return;
 	memcpy(out->debuglink, data->d_buf, n);
 	out->debuglink[n] = '\0';
+	/* The CRC follows the name, padded to 4 bytes. */
+	n = (n + 4) & ~(size_t)3;
+	if (n + 4 <= data->d_size)
+		memcpy(&out->debuglink_crc, (const char *)data->d_buf + n, 4);
 }
 
 static void add_symbols(struct module *m, Elf_Scn *scn, const GElf_Shdr *shdr)
@@ -622,75 +627,37 @@ static void analyse(struct module *m, struct fpa_result *out)
 /* ------------------------------------------------------------------ */
 /* Separate debug info                                                 */
 
-static int regular_file(const char *path)
+/* The same lookup as record's (target/debuginfo.c), without servers. */
+static void find_debug_info(const char *target_path, const char *root, struct fpa_result *out)
 {
-	struct stat st;
-
-	return !stat(path, &st) && S_ISREG(st.st_mode);
-}
-
-static int try_debug(struct fpa_result *out, const char *via, const char *fmt, ...)
-	PRINTF_LIKE(3, 4);
-
-static int try_debug(struct fpa_result *out, const char *via, const char *fmt, ...)
-{
-	char path[PATH_MAX];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(path, sizeof(path), fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(path) || !regular_file(path))
-		return 0;
-	memcpy(out->debug_path, path, (size_t)n + 1);
-	out->debug_via = via;
-	return 1;
-}
-
-static void find_debug_info(const char *host_path, const char *target_path, const char *root,
-			    struct fpa_result *out)
-{
-	const char *cache = getenv("DEBUGINFOD_CACHE_PATH"), *xdg = getenv("XDG_CACHE_HOME");
-	const char *home = getenv("HOME");
-	const char *id = out->build_id;
-	char hdir[PATH_MAX], tdir[PATH_MAX];
-	char *slash;
+	struct debuginfo d;
+	unsigned char bid[64];
+	size_t len = 0;
+	const char *via;
+	char *path = NULL;
+	int fd;
 
 	if (out->debug_embedded) {
 		out->debug_via = "embedded";
 		return;
 	}
-	if (strlen(id) > 2 &&
-	    try_debug(out, "build-id", "%s/usr/lib/debug/.build-id/%.2s/%s.debug", root, id, id + 2))
-		return;
-	if (out->debuglink[0]) {
-		const char *base = strrchr(host_path, '/');
+	for (const char *h = out->build_id; h[0] && h[1] && len < sizeof(bid); h += 2) {
+		unsigned int byte;
 
-		xsnprintf(hdir, sizeof(hdir), "%s", host_path);
-		slash = strrchr(hdir, '/');
-		if (slash)
-			*slash = '\0';
-		xsnprintf(tdir, sizeof(tdir), "%s", target_path);
-		slash = strrchr(tdir, '/');
-		if (slash)
-			*slash = '\0';
-		/* The debuglink beside the file itself, unless it names the file. */
-		if ((strcmp(base ? base + 1 : host_path, out->debuglink) &&
-		     try_debug(out, "debuglink", "%s/%s", hdir, out->debuglink)) ||
-		    try_debug(out, "debuglink", "%s/.debug/%s", hdir, out->debuglink) ||
-		    try_debug(out, "debuglink", "%s/usr/lib/debug%s/%s", root, tdir, out->debuglink))
-			return;
+		if (sscanf(h, "%2x", &byte) != 1)
+			break;
+		bid[len++] = (unsigned char)byte;
 	}
-	if (!id[0])
-		return;
-	if (cache && *cache)
-		try_debug(out, "debuginfod cache", "%s/%s/debuginfo", cache, id);
-	else if (xdg && *xdg)
-		try_debug(out, "debuginfod cache", "%s/debuginfod_client/%s/debuginfo", xdg, id);
-	else if (home && *home)
-		try_debug(out, "debuginfod cache", "%s/.cache/debuginfod_client/%s/debuginfo",
-			  home, id);
+	debuginfo_init_root(&d, root);
+	fd = debuginfo_find_local(&d, target_path, bid, len, out->debuglink[0] ? out->debuglink : NULL,
+				  out->debuglink_crc, &path, &via);
+	if (fd >= 0) {
+		close(fd);
+		xsnprintf(out->debug_path, sizeof(out->debug_path), "%s", path);
+		out->debug_via = via;
+	}
+	free(path);
+	debuginfo_release(&d);
 }
 
 /* ------------------------------------------------------------------ */
@@ -730,7 +697,7 @@ int fpa_audit_file(const char *host_path, const char *target_path, const char *r
 	ret = scan_sections(&m, out, &cfi_scn);
 	if (ret)
 		goto out;
-	find_debug_info(host_path, target_path, root, out);
+	find_debug_info(target_path, root, out);
 	out->analysed = eh.e_machine == arch_elf_machine;
 	if (!out->analysed)
 		goto out;

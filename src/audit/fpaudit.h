@@ -71,6 +71,7 @@ struct fpa_result {
 	int debug_embedded;             /* .debug_info in the file itself */
 	int minidebuginfo;              /* .gnu_debugdata */
 	char debuglink[256];            /* .gnu_debuglink name, "" when absent */
+	uint32_t debuglink_crc;
 	const char *debug_via;          /* "embedded", "build-id", "debuglink",
 					   "debuginfod cache" or NULL */
 	char debug_path[PATH_MAX];      /* the separate debug file found */

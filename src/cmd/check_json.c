@@ -167,6 +167,7 @@ static void json_env(struct json *j, const struct check *c)
 	jkey_bool(j, "no_new_privs", e->no_new_privs);
 	jkey_str(j, "kernel", e->kernel);
 	jkey_bool(j, "btf", e->btf);
+	jkey_bool(j, "sysfs", e->sysfs);
 	jkey_bool(j, "kallsyms_visible", e->kallsyms);
 	json_key(j, "bpf_probe");
 	json_begin_object(j);

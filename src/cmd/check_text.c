@@ -273,7 +273,7 @@ static void print_env(const struct check *c)
 	printf("  seccomp: %s%s\n", e->seccomp == 2 ? "filter" : e->seccomp == 1 ? "strict" :
 	       e->seccomp == 0 ? "disabled" : "unknown", e->no_new_privs ? ", no_new_privs" : "");
 	printf("  kernel: %s, BTF %s, kernel symbols %s\n", e->kernel[0] ? e->kernel : "?",
-	       e->btf ? "present" : "absent",
+	       e->btf ? "present" : e->sysfs ? "absent" : "unknown (sysfs not mounted on /sys)",
 	       e->kallsyms == 1 ? "visible" : e->kallsyms == 0 ? "hidden" : "unreadable");
 	printf("  bpf probe: ");
 	if (!e->bpf_load_err && !e->perf_open_err && !e->bpf_attach_err)

@@ -11,6 +11,7 @@
 
 #include "output/format.h"
 #include "output/output.h"
+#include "symbols/symbolize.h"
 #include "util/strbuf.h"
 #include "util/util.h"
 
@@ -124,6 +125,84 @@ static double pct(uint64_t part, uint64_t whole)
 
 /* ---- header ------------------------------------------------------------ */
 
+#define NAMES_TOP_MODULES 3
+
+struct unnamed_module {
+	uint32_t module;
+	uint32_t name;              /* a frame's name, for code outside any file */
+	uint64_t samples;
+};
+
+static int cmp_unnamed(const void *a, const void *b)
+{
+	const struct unnamed_module *x = a, *y = b;
+
+	return x->samples < y->samples ? 1 : x->samples > y->samples ? -1 : 0;
+}
+
+/*
+ * "Names:" line: of the samples whose innermost frame (below kernel and
+ * [wait] frames) is native code, the share with a function name, and the
+ * modules of the rest (where a debug package or debuginfod would help).
+ */
+static void print_names(const struct profile *p, FILE *f, struct strbuf *sb)
+{
+	struct unnamed_module *mods = NULL;
+	size_t nmods = 0, alloc = 0;
+	uint64_t native = 0, named = 0;
+
+	for (size_t i = 0; i < p->ncounts; i++) {
+		const struct pf_count *c = &p->counts[i];
+		const struct pf_frame *fr = NULL;
+		size_t k;
+
+		for (uint32_t node = c->node; node; node = p->nodes[node].parent) {
+			fr = &p->frames[p->nodes[node].frame];
+			if (fr->kind != FRAME_KERNEL && fr->kind != FRAME_OTHER)
+				break;
+			fr = NULL;
+		}
+		if (!fr || fr->kind != FRAME_NATIVE)
+			continue;
+		native += c->count;
+		if (!symbolize_name_is_address(profile_str(p, fr->name))) {
+			named += c->count;
+			continue;
+		}
+		/* By module; code outside any file by its range ("[anon]", "[vdso]"). */
+		for (k = 0; k < nmods && mods[k].module != fr->module; k++)
+			;
+		if (k == nmods) {
+			mods = xgrow(mods, sizeof(*mods), nmods + 1, &alloc);
+			mods[nmods].module = fr->module;
+			mods[nmods].name = fr->name;
+			mods[nmods++].samples = 0;
+		}
+		mods[k].samples += c->count;
+	}
+	if (!native)
+		return;
+	qsort(mods, nmods, sizeof(*mods), cmp_unnamed);
+	fprintf(f, "Names:     %.1f%% of %" PRIu64 " samples in native code have a function name",
+		pct(named, native), native);
+	for (size_t k = 0; k < nmods && k < NAMES_TOP_MODULES; k++) {
+		const char *path = profile_str(p, mods[k].module);
+		const char *base = strrchr(path, '/');
+		const char *name = profile_str(p, mods[k].name);
+
+		sb->len = 0;
+		if (mods[k].module)
+			escape_append(sb, base ? base + 1 : path, ESCAPE_TERMINAL);
+		else
+			strbuf_add(sb, name, strcspn(name, "+"));
+		fprintf(f, "%s%s %" PRIu64, k ? ", " : "; without: ", strbuf_str(sb), mods[k].samples);
+	}
+	if (nmods > NAMES_TOP_MODULES)
+		fprintf(f, ", ...");
+	fputc('\n', f);
+	free(mods);
+}
+
 static void print_header(const struct profile *p, FILE *f)
 {
 	const struct profile_meta *m = &p->meta;
@@ -177,6 +256,7 @@ static void print_header(const struct profile *p, FILE *f)
 			escape_append(&sb, m->unwind_breaks, ESCAPE_TERMINAL);
 			fprintf(f, "Breaks:    %s\n", strbuf_str(&sb));
 		}
+		print_names(p, f, &sb);
 		if (m->stopped_ns_total)
 			fprintf(f, "Stopped:   mean %.1f us, max %.1f us per thread sample\n",
 				(double)m->stopped_ns_total / (double)m->native_stacks / 1e3,

@@ -36,6 +36,7 @@ struct py_code {
 	/* what the entry was read from, to notice an address reused by another code */
 	uint64_t name_ptr, file_ptr, table_ptr;
 	int64_t code_units;         /* 3.11+: instructions, for a bounds check; -1 unknown */
+	int internal;               /* the interpreter's shim code, not a user frame */
 	uint64_t checked_ns;        /* when the fields above were last confirmed */
 };
 
@@ -58,10 +59,21 @@ struct py_thread_info {
 };
 
 struct py_reader_stats {
+	uint64_t gen_placed;        /* generator frames copied just after yielding, placed */
+	uint64_t placed_live;       /* chains placed under their thread's current callers */
+	uint64_t code_by_instr;     /* frames named by their instruction (executable cleared) */
 	uint64_t code_misses;       /* code objects read */
 	uint64_t code_errors;       /* candidate code objects rejected */
 	uint64_t depth_capped;
 	uint64_t code_stale;        /* cached code objects found replaced */
+};
+
+/* A generator frame and the caller it was last seen running under. */
+struct py_gen_link {
+	uint64_t frame, code, previous;
+	uint64_t caller_code;       /* the caller's code and the instruction it resumed from */
+	int64_t caller_instr;
+	int votes;                  /* majority vote for caller_instr */
 };
 
 struct py_reader {
@@ -74,6 +86,13 @@ struct py_reader {
 	struct py_code **codes;     /* open-addressing cache by address */
 	size_t codes_cap, codes_n;
 	int pthread_tid_off;        /* <= 3.10: offset of the tid in struct pthread */
+	struct py_gen_link gen_links[256];
+	/*
+	 * The vm backend's copies span moments: a chain that cannot go on is
+	 * placed under the thread's current callers (reader.c, place_live).
+	 */
+	int place_live;
+	int keep_internal;          /* keep the interpreter's shim frames (--native-all) */
 	struct py_reader_stats stats;
 };
 
@@ -101,6 +120,16 @@ int py_reader_stack(struct py_reader *r, const struct py_thread_info *t,
  * is locked at all. 0 or -errno (-ENOTSUP: no GIL offsets for this version).
  */
 int py_reader_gil(struct py_reader *r, uint64_t *holder, int *locked);
+
+/*
+ * Where the GIL's holder (a thread state pointer) and locked flag (an int),
+ * the collector's running flag (an int) and the head of the thread list (a
+ * thread state pointer) live in the target, to be read elsewhere (the BPF
+ * program reads them at each sample's instant). 0 or -errno (-EAGAIN: no
+ * interpreter yet); an address is 0 when this version has no offsets for it.
+ */
+int py_reader_state_addrs(struct py_reader *r, uint64_t *gil_holder, uint64_t *gil_locked,
+			  uint64_t *gc_collecting, uint64_t *threads_head);
 
 /* Is the cyclic garbage collector running? 0 or -errno (-ENOTSUP: unknown). */
 int py_reader_gc(struct py_reader *r, int *collecting);

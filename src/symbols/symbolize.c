@@ -5,6 +5,7 @@
  */
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 
@@ -177,8 +178,10 @@ static void resolve(struct symbolizer *s, struct sym_entry *e, uint64_t pc)
 		name = perf_map_lookup(s, pc);
 		if (!name && r && r->name[0])
 			strbuf_addf(&sb, "%s+0x%" PRIx64, r->name, pc - r->start);
-		else if (!name)
+		else if (!name) {
 			strbuf_addf(&sb, "[anon]+0x%" PRIx64, pc);
+			e->sym.is_anon = r && !r->name[0];
+		}
 	}
 	/* "memcpy@@GLIBC_2.14" -> "memcpy": the symbol version is noise here. */
 	e->name = name ? xstrndup(name, strcspn(name, "@")) : strbuf_detach(&sb);
@@ -190,6 +193,22 @@ static void resolve(struct symbolizer *s, struct sym_entry *e, uint64_t pc)
 	e->sym.name = e->name;
 	e->sym.source = e->source;
 	classify(&e->sym);
+}
+
+int symbolize_name_is_address(const char *name)
+{
+	const char *plus = strstr(name, "+0x");
+	const char *p;
+
+	/* No symbol holds '+': the last "+0x" ends the names made in resolve(). */
+	while (plus && strstr(plus + 1, "+0x"))
+		plus = strstr(plus + 1, "+0x");
+	if (!plus || plus == name || !plus[3])
+		return 0;
+	for (p = plus + 3; *p; p++)
+		if (!isxdigit((unsigned char)*p))
+			return 0;
+	return 1;
 }
 
 static uint64_t entry_hash(const void *owner, uint32_t id)

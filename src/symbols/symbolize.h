@@ -21,6 +21,8 @@ struct native_symbol {
 	int is_eval;                /* the interpreter's frame evaluator */
 	int is_internal;            /* interpreter call machinery, folded by default */
 	int is_thread_entry;        /* _start, __libc_start_main, start_thread, clone */
+	int is_anon;                /* in an anonymous executable mapping that no
+	                             * perf map names (JIT code) */
 };
 
 struct sym_entry;
@@ -51,5 +53,12 @@ void symbolizer_reset(struct symbolizer *s);
  * long as the symbolizer.
  */
 void symbolize_pc(struct symbolizer *s, uint64_t pc, int exact, struct native_symbol *out);
+
+/*
+ * Is name one symbolize_pc made up for want of a symbol ("module+0xSTART",
+ * "[anon]+0x7f..", "[vdso]+0x..")? Saved profiles keep only the name, so
+ * the report asks this of the name itself.
+ */
+int symbolize_name_is_address(const char *name);
 
 #endif

@@ -6,6 +6,8 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <sys/stat.h>
@@ -317,4 +319,21 @@ int proc_map_host_path(pid_t pid, const struct proc_map *map, char *buf, size_t 
 	    (uint64_t)st.st_ino == map->inode)
 		return 0;
 	return denied ? -EPERM : -ENOENT;
+}
+
+int proc_ptrace_probe(pid_t pid)
+{
+	int status;
+	pid_t child = fork();
+
+	if (child < 0)
+		return -errno;
+	if (!child)
+		_exit(ptrace(PTRACE_SEIZE, pid, NULL, NULL) ? (errno & 0x7f) : 0);
+	while (waitpid(child, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (!WIFEXITED(status))
+		return -ECHILD;
+	return -WEXITSTATUS(status);
 }

@@ -68,4 +68,11 @@ int proc_root_path(pid_t pid, const char *path, char *buf, size_t size);
  */
 int proc_map_host_path(pid_t pid, const struct proc_map *map, char *buf, size_t size);
 
+/*
+ * May this process ptrace pid? PTRACE_SEIZE from a short-lived child, whose
+ * exit detaches at once: the target is neither stopped nor signalled.
+ * 0 or -errno (-EPERM refused, -ESRCH no such process).
+ */
+int proc_ptrace_probe(pid_t pid);
+
 #endif

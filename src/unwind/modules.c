@@ -17,7 +17,6 @@
 #include "audit/fpaudit.h"
 #include "target/proc.h"
 #include "unwind/modules.h"
-#include "util/strbuf.h"
 #include "util/util.h"
 
 #define FP_SAMPLE 200
@@ -49,7 +48,10 @@ void modules_release(struct module_map *mm)
 	free(mm->mods);
 	if (mm->dwfl)
 		dwfl_end(mm->dwfl);
-	free(mm->debuginfo_path);
+	if (mm->debug) {
+		debuginfo_release(mm->debug);
+		free(mm->debug);
+	}
 	memset(mm, 0, sizeof(*mm));
 }
 
@@ -97,6 +99,7 @@ static void report_module(struct module_map *mm, const struct proc_maps *maps,
 	const unsigned char *bid;
 	GElf_Addr vaddr;
 	uint64_t bias, lo = UINT64_MAX, hi = 0;
+	void **userdata;
 	int fd, len;
 
 	if (!base)
@@ -127,6 +130,9 @@ static void report_module(struct module_map *mm, const struct proc_maps *maps,
 		close(fd);
 		return;
 	}
+	/* What debuginfo_dwfl_find works with. */
+	if (dwfl_module_info(m->dwfl_mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL))
+		*userdata = mm->debug;
 	m->start = lo;
 	m->end = hi;
 	m->bias = bias;
@@ -139,21 +145,32 @@ static void report_module(struct module_map *mm, const struct proc_maps *maps,
 	mm->n++;
 }
 
-int modules_load(struct module_map *mm, pid_t pid)
+/* Every module is reported with the fd we opened: libdwfl never looks for one. */
+static int no_find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+		       char **file_name, Elf **elfp)
+{
+	(void)mod, (void)userdata, (void)modname, (void)base, (void)file_name, (void)elfp;
+	errno = ENOENT;
+	return -1;
+}
+
+static int load(struct module_map *mm, pid_t pid, unsigned flags, struct debuginfo *debug)
 {
 	struct proc_maps maps;
-	struct strbuf path = STRBUF_INIT;
 	int ret;
 
 	memset(mm, 0, sizeof(*mm));
 	mm->pid = pid;
-	/* Separate debug info: beside the file, in the target's root, then the host's. */
-	strbuf_addf(&path, ":.debug:/proc/%d/root/usr/lib/debug:/usr/lib/debug", (int)pid);
-	mm->debuginfo_path = strbuf_detach(&path);
-	mm->callbacks.find_elf = dwfl_build_id_find_elf;
-	mm->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+	mm->flags = flags;
+	mm->debug = debug;
+	/*
+	 * Neither of libdwfl's standard callbacks: both ask debuginfod
+	 * servers by themselves, unbounded, whenever a file is first needed
+	 * (mid-capture); debuginfo.c asks them once, here, within a budget.
+	 */
+	mm->callbacks.find_elf = no_find_elf;
+	mm->callbacks.find_debuginfo = debuginfo_dwfl_find;
 	mm->callbacks.section_address = dwfl_offline_section_address;
-	mm->callbacks.debuginfo_path = &mm->debuginfo_path;
 	mm->dwfl = dwfl_begin(&mm->callbacks);
 	if (!mm->dwfl)
 		return -ENOMEM;
@@ -178,6 +195,26 @@ int modules_load(struct module_map *mm, pid_t pid)
 	dwfl_report_end(mm->dwfl, NULL, NULL);
 	proc_maps_release(&maps);
 	qsort(mm->mods, mm->n, sizeof(*mm->mods), cmp_module);
+	/* Debug files from debuginfod servers, before any sample is taken. */
+	for (size_t i = 0; i < mm->n; i++) {
+		struct fw_module *m = &mm->mods[i];
+		const unsigned char *bid;
+		GElf_Addr vaddr;
+		Dwarf_Addr bias;
+		int len = dwfl_module_build_id(m->dwfl_mod, &bid, &vaddr);
+
+		if (len > 0)
+			debuginfo_prefetch(mm->debug, m->path, dwfl_module_getelf(m->dwfl_mod, &bias),
+					   bid, (size_t)len);
+		/*
+		 * Symbols and the address index of the debug info now too: the
+		 * first lookup in a large debug file (python3.15's is 23 MB)
+		 * takes a second, which mid-capture costs ticks.
+		 */
+		dwfl_module_getsymtab(m->dwfl_mod);
+		if (dwfl_module_getdwarf(m->dwfl_mod, &bias))
+			dwfl_module_getsrc(m->dwfl_mod, m->start);
+	}
 	/*
 	 * Unwind tables and frame-pointer verdicts now, before any thread is
 	 * stopped: loading them during the first stop held it for 100s of ms.
@@ -185,6 +222,14 @@ int modules_load(struct module_map *mm, pid_t pid)
 	for (size_t i = 0; i < mm->n; i++)
 		module_fp_verdict(&mm->mods[i]);
 	return 0;
+}
+
+int modules_load(struct module_map *mm, pid_t pid, unsigned flags)
+{
+	struct debuginfo *debug = xcalloc(1, sizeof(*debug));
+
+	debuginfo_init(debug, pid, !(flags & MODULES_NO_DEBUGINFOD));
+	return load(mm, pid, flags, debug);
 }
 
 int modules_changed(const struct module_map *mm)
@@ -210,10 +255,14 @@ int modules_changed(const struct module_map *mm)
 
 int modules_refresh(struct module_map *mm)
 {
+	struct debuginfo *debug = mm->debug;
+	unsigned flags = mm->flags;
 	pid_t pid = mm->pid;
 
+	/* The same debug files and server budget: a dlopen is no new capture. */
+	mm->debug = NULL;
 	modules_release(mm);
-	return modules_load(mm, pid);
+	return load(mm, pid, flags, debug);
 }
 
 const struct exec_range *modules_find_range(const struct module_map *mm, uint64_t pc)

@@ -2,7 +2,8 @@
  * The executable modules mapped into a target (from /proc/PID/maps), each
  * opened through the target's root and reported to elfutils' libdwfl, which
  * then serves both unwinding (CFI from .eh_frame / .debug_frame) and
- * symbolization (symbols, separate debug info by build-id or debuglink).
+ * symbolization (symbols; separate debug info found by target/debuginfo.h:
+ * build-id, debuglink, debuginfod).
  * Each module also gets a frame-pointer verdict, decided once from its CFI,
  * so the unwinder can take the cheap frame-pointer step where it is safe.
  */
@@ -12,6 +13,8 @@
 #include <elfutils/libdwfl.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+#include "target/debuginfo.h"
 
 enum fp_verdict {
 	FP_UNKNOWN = 0,
@@ -59,14 +62,22 @@ struct module_map {
 	size_t nranges, ranges_alloc;
 	Dwfl *dwfl;
 	Dwfl_Callbacks callbacks;
-	char *debuginfo_path;
+	unsigned flags;             /* MODULES_* given to modules_load */
+	struct debuginfo *debug;    /* separate debug files; kept across modules_refresh */
 	struct fw_module *mods;     /* sorted by start */
 	size_t n, alloc;
 	uint64_t loaded_ns;
 };
 
-/* Read the target's executable mappings and report them. 0 or -errno. */
-int modules_load(struct module_map *mm, pid_t pid);
+/* modules_load flags */
+#define MODULES_NO_DEBUGINFOD 1u    /* ask no debuginfod server (--no-debuginfod) */
+
+/*
+ * Read the target's executable mappings and report them; debug files a
+ * module lacks are asked of debuginfod servers here, before sampling (see
+ * debuginfo_prefetch). 0 or -errno.
+ */
+int modules_load(struct module_map *mm, pid_t pid, unsigned flags);
 void modules_release(struct module_map *mm);
 
 /* Do the target's executable mappings differ from the loaded ones? */

@@ -1,227 +1,290 @@
 /*
- * Unit tests of the stack merge (src/sampler/merge.c), over crafted native
- * unwinds, symbols and Python frames: each evaluator frame takes the Python
- * frames it ran up to its entry frame, 3.12+'s shim address wins over the
- * evaluator's name, interpreter call machinery is folded unless asked for,
- * kernel frames and the wait leaf go innermost, and Python frames no
- * evaluator claimed stay outermost and are counted.
+ * Unit tests for merge_stack's folding rule (src/sampler/merge.c): native
+ * frames fold by position and module, so a stripped interpreter (names
+ * like "python3.15+0x77644b") folds exactly as a named one; frames of other
+ * modules stay; JIT code folds into its Python frame, or shows as
+ * "[jit] NAME" with native_all.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
-#include "profile/profile.h"
 #include "sampler/merge.h"
+#include "util/strbuf.h"
 
-#define MAXF 32
+#define MAXF 64
 
-struct scene {
-	struct profile p;
+static struct fw_module interp = { .path = "/usr/bin/python3.15", .name = "python3.15" };
+static struct fw_module libc = { .path = "/usr/lib/x86_64-linux-gnu/libc.so.6", .name = "libc.so.6" };
+static struct fw_module libz = { .path = "/usr/lib/libz.so.1", .name = "libz.so.1" };
+static struct fw_module app = { .path = "/usr/bin/embedder", .name = "embedder" };
+static struct fw_module ext = { .path = "/app/fwext.so", .name = "fwext.so" };
+
+/* A stack under construction: native frames and Python frames innermost first. */
+struct stack {
 	struct unwind_result uw;
-	struct native_symbol syms[8];
-	struct py_code codes[8];
-	struct py_frame_info py[8];
+	struct native_symbol syms[MAXF];
+	struct py_code codes[MAXF];
+	struct py_frame_info py[MAXF];
 	size_t npy;
 };
 
-/* A native frame, innermost first; its stack frame spans [sp, next frame's sp). */
-static void native(struct scene *s, const char *name, uint64_t sp, int is_eval, int internal)
+static void native(struct stack *s, const char *name, struct fw_module *m)
 {
 	size_t i = s->uw.n++;
 
-	s->uw.pcs[i] = 0x1000 + i;
-	s->uw.sps[i] = sp;
 	memset(&s->syms[i], 0, sizeof(s->syms[i]));
 	s->syms[i].name = name;
-	s->syms[i].is_eval = is_eval;
-	s->syms[i].is_internal = internal;
+	s->syms[i].module = m;
+	s->syms[i].is_anon = m == NULL;
+	s->uw.pcs[i] = 0x1000 + i;
+	s->uw.sps[i] = 0x7000 + 16 * i;
 }
 
-/* A Python frame, innermost first. */
-static void python(struct scene *s, const char *name, int line, int entry, uint64_t shim)
+/* The evaluator: by name (no shim address), as before 3.12. */
+static void eval(struct stack *s, const char *name)
+{
+	native(s, name, &interp);
+	s->syms[s->uw.n - 1].is_eval = 1;
+}
+
+static void python(struct stack *s, const char *name, int entry)
 {
 	size_t i = s->npy++;
 
 	memset(&s->codes[i], 0, sizeof(s->codes[i]));
 	s->codes[i].name = (char *)name;
-	s->codes[i].file = (char *)"app.py";
+	s->codes[i].file = (char *)"/app/x.py";
+	memset(&s->py[i], 0, sizeof(s->py[i]));
 	s->py[i].code = &s->codes[i];
-	s->py[i].line = line;
+	s->py[i].line = 1;
 	s->py[i].entry = entry;
-	s->py[i].shim = shim;
 }
 
-static void scene_init(struct scene *s)
+/* Merge and compare the names, outermost first, with want (NULL-terminated). */
+static void check(struct stack *s, int native_all, const char *const *want)
 {
-	memset(s, 0, sizeof(*s));
-	profile_init(&s->p);
-}
+	struct profile p;
+	struct merge_input in;
+	uint32_t out[MAXF * 2];
+	size_t n, leftover;
+	struct strbuf got = STRBUF_INIT, exp = STRBUF_INIT;
 
-/* The merged stack as "outer;...;inner" names, and the leftover count. */
-static void merged(struct scene *s, int with_native, int native_all, char **kernel,
-		   size_t nkernel, const char *wait, char *out, size_t size, size_t *leftover)
-{
-	struct merge_input in = { 0 };
-	uint32_t frames[MAXF];
-	size_t n, len = 0;
-
-	in.native = with_native ? &s->uw : NULL;
+	profile_init(&p);
+	memset(&in, 0, sizeof(in));
+	in.native = &s->uw;
 	in.syms = s->syms;
 	in.py = s->py;
 	in.npy = s->npy;
-	in.kernel = kernel;
-	in.nkernel = nkernel;
 	in.native_all = native_all;
-	in.wait = wait;
-	n = merge_stack(&s->p, &in, frames, MAXF, leftover);
-	out[0] = '\0';
+	n = merge_stack(&p, &in, out, MAXF * 2, &leftover);
 	for (size_t i = 0; i < n; i++)
-		len += (size_t)snprintf(out + len, size - len, "%s%s", i ? ";" : "",
-					profile_str(&s->p, s->p.frames[frames[i]].name));
+		strbuf_addf(&got, "%s | ", profile_str(&p, p.frames[out[i]].name));
+	for (size_t k = 0; want[k]; k++)
+		strbuf_addf(&exp, "%s | ", want[k]);
+	if (strcmp(strbuf_str(&got), strbuf_str(&exp)))
+		fail_msg("got:  %s\nwant: %s", strbuf_str(&got), strbuf_str(&exp));
+	strbuf_release(&got);
+	strbuf_release(&exp);
+	assert_int_equal(leftover, 0);
+	profile_release(&p);
+	/* Python frames keep their interned ids: reset for the next merge. */
+	for (size_t i = 0; i < s->npy; i++)
+		s->codes[i].user_name = s->codes[i].user_file = 0;
 }
 
-/* main -> eval(c) -> PyObject_Call -> eval(b, a) -> memcpy */
-static void two_eval_calls(struct scene *s, int named_eval)
+/* Debian's stripped python3.15 in zlib: _start -> Py_BytesMain -> <module>. */
+static void main_thread_stripped(void **state)
 {
-	scene_init(s);
-	native(s, "memcpy", 0x100, 0, 0);
-	native(s, "_PyEval_EvalFrameDefault", 0x200, named_eval, 0);
-	native(s, "PyObject_Call", 0x300, 0, 1);
-	native(s, "_PyEval_EvalFrameDefault", 0x400, named_eval, 0);
-	native(s, "main", 0x500, 0, 0);
-	python(s, "a", 3, 0, 0);
-	python(s, "b", 2, 1, 0);
-	python(s, "c", 1, 1, 0);
-}
-
-static void test_python_only(void **state)
-{
-	struct scene s;
-	char out[256];
-	size_t left = 99;
+	static struct stack s;
+	static const char *const folded[] = {
+		"_start", "Py_BytesMain", "<module>", "generate_report", "compress_report",
+		"_Py_BuiltinCallFastWithKeywords_StackRef", "python3.15+0x5009aa", "deflate",
+		"libz.so.1+0x4a92", NULL,
+	};
+	static const char *const all[] = {
+		"_start", "__libc_start_main", "libc.so.6+0x29f49", "Py_BytesMain", "Py_RunMain",
+		"python3.15+0x7957dc", "python3.15+0x77644b", "PyEval_EvalCode",
+		"python3.15+0x2a1b30", "<module>", "generate_report", "compress_report",
+		"_Py_BuiltinCallFastWithKeywords_StackRef", "python3.15+0x5009aa", "deflate",
+		"libz.so.1+0x4a92", NULL,
+	};
 
 	(void)state;
-	scene_init(&s);
-	python(&s, "inner", 3, 0, 0);
-	python(&s, "outer", 1, 1, 0);
-	merged(&s, 0, 0, NULL, 0, "[wait] futex", out, sizeof(out), &left);
-	assert_string_equal(out, "outer;inner;[wait] futex");
-	assert_int_equal(left, 0);          /* nothing to claim them: not a mismatch */
-	profile_release(&s.p);
+	memset(&s, 0, sizeof(s));
+	native(&s, "libz.so.1+0x4a92", &libz);
+	native(&s, "deflate", &libz);
+	native(&s, "python3.15+0x5009aa", &interp);
+	native(&s, "_Py_BuiltinCallFastWithKeywords_StackRef", &interp);
+	eval(&s, "python3.15+0x2a1b30");
+	native(&s, "PyEval_EvalCode", &interp);
+	native(&s, "python3.15+0x77644b", &interp);
+	native(&s, "python3.15+0x7957dc", &interp);
+	native(&s, "Py_RunMain", &interp);
+	native(&s, "Py_BytesMain", &interp);
+	native(&s, "libc.so.6+0x29f49", &libc);
+	native(&s, "__libc_start_main", &libc);
+	native(&s, "_start", &interp);
+	python(&s, "compress_report", 0);
+	python(&s, "generate_report", 0);
+	python(&s, "<module>", 1);
+	check(&s, 0, folded);
+	check(&s, 1, all);
 }
 
-static void test_eval_frames_by_name(void **state)
+/* A threading thread: clone3 -> the interpreter's start routine -> Python. */
+static void thread_entry(void **state)
 {
-	struct scene s;
-	char out[256];
-	size_t left;
+	static struct stack s;
+	static const char *const folded[] = {
+		"libc.so.6+0x112f91", "python3.15+0x73b90b", "Thread._bootstrap", "run",
+		"futex_wait", NULL,
+	};
 
 	(void)state;
-	two_eval_calls(&s, 1);
-	merged(&s, 1, 0, NULL, 0, NULL, out, sizeof(out), &left);
-	/* the call machinery between the two Python groups is folded away */
-	assert_string_equal(out, "main;c;b;a;memcpy");
-	assert_int_equal(left, 0);
-	merged(&s, 1, 1, NULL, 0, NULL, out, sizeof(out), &left);
-	assert_string_equal(out, "main;_PyEval_EvalFrameDefault;c;PyObject_Call;"
-			    "_PyEval_EvalFrameDefault;b;a;memcpy");
-	profile_release(&s.p);
+	memset(&s, 0, sizeof(s));
+	native(&s, "futex_wait", &libc);
+	eval(&s, "python3.15+0x2a1b30");
+	native(&s, "python3.15+0x44c307", &interp);
+	native(&s, "python3.15+0x73b8f0", &interp);
+	native(&s, "python3.15+0x73b90b", &interp);
+	native(&s, "start_thread", &libc);
+	native(&s, "libc.so.6+0x112f91", &libc);
+	python(&s, "run", 0);
+	python(&s, "Thread._bootstrap", 1);
+	check(&s, 0, folded);
 }
 
-static void test_shim_decides(void **state)
+/*
+ * An embedding program and an extension calling back into Python: other
+ * modules' frames stay, the interpreter's between Python frames fold, the
+ * first interpreter frame after the embedder's stays.
+ */
+static void embedder_and_callback(void **state)
 {
-	struct scene s;
-	char out[256];
-	size_t left;
+	static struct stack s;
+	static const char *const folded[] = {
+		"_start", "main", "run_script", "PyObject_Call", "outer", "mid", "ext_callback",
+		"leaf", "memcpy", NULL,
+	};
 
 	(void)state;
-	/*
-	 * 3.12+: the entry frames' shims lie inside the native frames that ran
-	 * them, whatever those are called (a stripped interpreter has no name).
-	 */
-	two_eval_calls(&s, 0);
-	s.py[1].shim = 0x250;   /* in [0x200, 0x300): the first evaluator's frame */
-	s.py[2].shim = 0x480;   /* in [0x400, 0x500) */
-	merged(&s, 1, 0, NULL, 0, NULL, out, sizeof(out), &left);
-	assert_string_equal(out, "main;c;b;a;memcpy");
-	assert_int_equal(left, 0);
-	/*
-	 * The shim outranks the name: an evaluator whose frame does not hold
-	 * the group's shim stays a native frame, and the one that holds it
-	 * takes the group; c, whose evaluator is gone, is left over.
-	 */
-	profile_release(&s.p);
-	two_eval_calls(&s, 1);
-	s.py[1].shim = 0x480;   /* in the second evaluator's frame */
-	merged(&s, 1, 0, NULL, 0, NULL, out, sizeof(out), &left);
-	assert_string_equal(out, "c;main;b;a;_PyEval_EvalFrameDefault;memcpy");
-	assert_int_equal(left, 1);
-	profile_release(&s.p);
+	memset(&s, 0, sizeof(s));
+	native(&s, "memcpy", &libc);
+	eval(&s, "_PyEval_EvalFrameDefault");
+	native(&s, "python3.15+0x1234", &interp);       /* vectorcall, stripped */
+	native(&s, "ext_callback", &ext);
+	native(&s, "PyObject_CallOneArg", &interp);
+	eval(&s, "_PyEval_EvalFrameDefault");
+	native(&s, "_PyEval_Vector", &interp);
+	native(&s, "PyObject_Call", &interp);
+	native(&s, "run_script", &app);
+	native(&s, "main", &app);
+	native(&s, "__libc_start_call_main", &libc);
+	native(&s, "_start", &app);
+	python(&s, "leaf", 1);
+	python(&s, "mid", 0);
+	python(&s, "outer", 1);
+	check(&s, 0, folded);
 }
 
-static void test_leftover_python(void **state)
+/* JIT code (anonymous, called from the evaluator) folds into its Python frame. */
+static void jit_frames(void **state)
 {
-	struct scene s;
-	char out[256];
-	size_t left;
+	static struct stack s;
+	static const char *const folded[] = {
+		"_start", "Py_BytesMain", "<module>", "stage_two", "hot_leaf", "_Py_HandlePending",
+		NULL,
+	};
+	static const char *const all[] = {
+		"_start", "__libc_start_main", "Py_BytesMain", "python3.15+0x2a1b30", "<module>",
+		"stage_two", "hot_leaf",
+		"[jit] hot_leaf", "[jit] hot_leaf", "_Py_HandlePending", NULL,
+	};
+	static const char *const leaf[] = { "_start", "Py_BytesMain", "<module>", "hot_leaf", NULL };
 
 	(void)state;
-	scene_init(&s);
-	native(&s, "memcpy", 0x100, 0, 0);
-	native(&s, "main", 0x200, 0, 0);
-	python(&s, "f", 1, 0, 0);
-	python(&s, "g", 2, 1, 0);
-	merged(&s, 1, 0, NULL, 0, NULL, out, sizeof(out), &left);
-	/* no evaluator claimed them: outermost, in order, and counted */
-	assert_string_equal(out, "g;f;main;memcpy");
-	assert_int_equal(left, 2);
-	profile_release(&s.p);
+	memset(&s, 0, sizeof(s));
+	native(&s, "_Py_HandlePending", &interp);
+	native(&s, "[anon]+0x7f635ca8aecf", NULL);
+	native(&s, "[anon]+0x7f635ca8a000", NULL);
+	eval(&s, "python3.15+0x2a1b30");
+	native(&s, "Py_BytesMain", &interp);
+	native(&s, "__libc_start_main", &libc);
+	native(&s, "_start", &interp);
+	python(&s, "hot_leaf", 0);
+	python(&s, "stage_two", 0);
+	python(&s, "<module>", 1);
+	check(&s, 0, folded);
+	check(&s, 1, all);
+
+	/* The sample's pc in JIT code itself. */
+	memset(&s, 0, sizeof(s));
+	native(&s, "[anon]+0x7f635ca8aecf", NULL);
+	eval(&s, "python3.15+0x2a1b30");
+	native(&s, "Py_BytesMain", &interp);
+	native(&s, "__libc_start_main", &libc);
+	native(&s, "_start", &interp);
+	python(&s, "hot_leaf", 0);
+	python(&s, "<module>", 1);
+	check(&s, 0, leaf);
 }
 
-static void test_kernel_innermost(void **state)
+/* Anonymous code not called by the interpreter (a libffi closure) stays. */
+static void anon_not_jit(void **state)
 {
-	struct scene s;
-	char *kernel[] = { (char *)"schedule", (char *)"do_syscall_64" };
-	char out[256];
-	size_t left;
-	uint32_t frames[MAXF];
-	struct merge_input in = { 0 };
-	size_t n;
+	static struct stack s;
+	static const char *const folded[] = {
+		"_start", "Py_BytesMain", "<module>", "ext_sort", "qsort", "[anon]+0x7f0000001000",
+		NULL,
+	};
 
 	(void)state;
-	two_eval_calls(&s, 1);
-	merged(&s, 1, 0, kernel, 2, NULL, out, sizeof(out), &left);
-	assert_string_equal(out, "main;c;b;a;memcpy;do_syscall_64;schedule");
-	/* frames are interned once: the same merge twice gives the same ids */
-	in.native = &s.uw;
-	in.syms = s.syms;
-	in.py = s.py;
-	in.npy = s.npy;
-	n = merge_stack(&s.p, &in, frames, MAXF, &left);
-	assert_int_equal(n, 5);
-	assert_int_equal(s.p.frames[frames[1]].kind, FRAME_PYTHON);
-	assert_int_equal(s.p.frames[frames[1]].line, 1);
-	assert_int_equal(s.p.frames[frames[0]].kind, FRAME_NATIVE);
-	assert_int_equal(merge_stack(&s.p, &in, frames + n, MAXF - n, &left), n);
-	assert_memory_equal(frames, frames + n, n * sizeof(*frames));
-	/* the capacity caps the stack (its innermost frames are kept) */
-	assert_int_equal(merge_stack(&s.p, &in, frames, 2, &left), 2);
-	profile_release(&s.p);
+	memset(&s, 0, sizeof(s));
+	native(&s, "[anon]+0x7f0000001000", NULL);
+	native(&s, "qsort", &libc);
+	native(&s, "ext_sort", &ext);
+	eval(&s, "python3.15+0x2a1b30");
+	native(&s, "Py_BytesMain", &interp);
+	native(&s, "__libc_start_main", &libc);
+	native(&s, "_start", &interp);
+	python(&s, "<module>", 1);
+	check(&s, 0, folded);
+}
+
+/* Without Python frames nothing folds. */
+static void native_only(void **state)
+{
+	static struct stack s;
+	static const char *const all[] = {
+		"clone3", "start_thread", "python3.15+0x1", "python3.15+0x2", "nanosleep", NULL,
+	};
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	native(&s, "nanosleep", &libc);
+	native(&s, "python3.15+0x2", &interp);
+	native(&s, "python3.15+0x1", &interp);
+	native(&s, "start_thread", &libc);
+	native(&s, "clone3", &libc);
+	check(&s, 0, all);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_python_only),
-		cmocka_unit_test(test_eval_frames_by_name),
-		cmocka_unit_test(test_shim_decides),
-		cmocka_unit_test(test_leftover_python),
-		cmocka_unit_test(test_kernel_innermost),
+		cmocka_unit_test(main_thread_stripped),
+		cmocka_unit_test(thread_entry),
+		cmocka_unit_test(embedder_and_callback),
+		cmocka_unit_test(jit_frames),
+		cmocka_unit_test(anon_not_jit),
+		cmocka_unit_test(native_only),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,128 @@
+/*
+ * The vm backend: reads every thread's Python stack with process_vm_readv
+ * only, never stopping the target. A tick copies, in one system call, what
+ * the previous tick read (target/memory.h), in the order that keeps a copy
+ * of a changing stack consistent (a thread's C-stack frames, then its thread
+ * state, then its frames), and walks each thread's frames from that copy.
+ *
+ * A copy spans a microsecond or two while short calls change the stack
+ * every ~100 ns, so some copies mix moments. A reader that drops or re-reads
+ * what changed keeps exactly the moments when nothing changes, i.e. long
+ * callers, and under-counts short callees (docs/BENCHMARKS.md, "Accuracy").
+ * So nothing is re-read or checked for change: a chain is kept as it was
+ * copied (a frame just popped keeps its contents, a slot just reused holds
+ * whatever runs there, in proportion to its time), a generator copied just
+ * after it yielded is placed at its last caller (python/reader.c), and only
+ * a chain that cannot be placed (invalid, or cut short) is dropped and
+ * counted.
+ */
+#include <errno.h>
+
+#include "sampler/backend.h"
+#include "util/util.h"
+
+static int vm_target_init(struct sampler *s)
+{
+	s->reader.place_live = 1;
+	return 0;
+}
+
+static int is_gone(int ret)
+{
+	return ret == -ESRCH || ret == -EPERM;
+}
+
+/*
+ * Wall mode: is the thread waiting, and in what? A thread whose innermost
+ * Python frame or instruction moved since the last tick has been running;
+ * only one that stands still can be blocked, and only then is its state read
+ * (one system call saved per running thread per tick).
+ */
+static void wall_wait_leaf(struct sampler *s, pid_t tid, const struct py_frame_info *leaf,
+			   char *wait, size_t size)
+{
+	struct thread_name_cache *c = NULL;
+	int moved;
+
+	wait[0] = '\0';
+	if (tid > 0) {
+		sampler_thread(s, tid, fw_now_ns());
+		for (size_t i = 0; i < s->nnames && !c; i++)
+			if (s->names[i].tid == tid)
+				c = &s->names[i];
+	}
+	moved = c && c->leaf_addr && (c->leaf_addr != leaf->addr || c->leaf_instr != leaf->instr);
+	if (c) {
+		c->leaf_addr = leaf->addr;
+		c->leaf_instr = leaf->instr;
+	}
+	if (!moved)
+		sampler_mode_filter(s, tid, 0, 0, wait, size);
+}
+
+/* Read one thread's stack and add it to the profile. 0, or the target is gone. */
+static int sample_one_thread(struct sampler *s, struct py_thread_info *t, uint64_t now,
+			     uint64_t gc_thread)
+{
+	char wait[192];
+	size_t depth;
+	int ret;
+
+	if (t->tid > 0)
+		sampler_thread(s, t->tid, now);   /* counted in the time summary */
+	if (!t->frame)
+		return 0;     /* no Python code running in this thread */
+	if (s->opts.mode != MODE_WALL &&
+	    !sampler_mode_filter(s, t->tid, t->tstate, s->gil_holder, wait, sizeof(wait)))
+		return 0;
+	wait[0] = '\0';
+	ret = py_reader_stack(&s->reader, t, s->frames, PY_MAX_DEPTH, &depth);
+	if (is_gone(ret))
+		return ret;
+	if (ret || depth == 0) {
+		sampler_record_dropped(s, t->tid, now);
+		return 0;
+	}
+	if (s->opts.mode == MODE_WALL)
+		wall_wait_leaf(s, t->tid, &s->frames[0], wait, sizeof(wait));
+	sampler_record_python(s, t->tid, s->frames, depth,
+			      gc_thread && t->tstate == gc_thread && depth < PY_MAX_DEPTH, wait, now);
+	return 0;
+}
+
+static int vm_tick(struct sampler *s, uint64_t now)
+{
+	size_t nthreads;
+	uint64_t gc_thread;
+	int ret;
+
+	taskstat_prune(&s->tasks);
+	mem_tick_begin(&s->mem);
+	ret = py_reader_threads(&s->reader, s->threads, PY_MAX_THREADS, &nthreads);
+	if (ret == -EAGAIN) {
+		s->not_ready_ticks++;
+		ret = 0;
+		goto out;
+	}
+	if (ret) {
+		if (!is_gone(ret)) {
+			s->prof->meta.errors++;
+			ret = 0;
+		}
+		goto out;
+	}
+	sampler_read_gil(s);
+	gc_thread = sampler_gc_thread(s);
+	for (size_t i = 0; i < nthreads && !ret; i++)
+		ret = sample_one_thread(s, &s->threads[i], now, gc_thread);
+out:
+	mem_tick_end(&s->mem);
+	return ret;
+}
+
+const struct backend_ops backend_vm_ops = {
+	.name = "vm",
+	.tick_modes = 1u << MODE_CPU | 1u << MODE_WALL | 1u << MODE_GIL,
+	.target_init = vm_target_init,
+	.tick = vm_tick,
+};
