@@ -70,6 +70,7 @@ struct py_objects_layout {
 	/* PyTypeObject, PyHeapTypeObject */
 	int32_t type_name, type_basicsize, type_flags, type_dictoffset, type_base;
 	int32_t heaptype_cached_keys;
+	uint32_t tpflags_heaptype;
 	uint32_t tpflags_long, tpflags_unicode, tpflags_dict, tpflags_tuple, tpflags_list;
 	uint32_t tpflags_managed_dict, tpflags_inline_values;
 	enum py_managed_model managed_model;

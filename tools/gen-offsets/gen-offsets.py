@@ -215,6 +215,7 @@ OBJECT_FIELDS = [
     "gil_cond_size", "module_dict",
     "type_name", "type_basicsize", "type_flags", "type_dictoffset", "type_base",
     "heaptype_cached_keys",
+    "tpflags_heaptype",
     ("tpflags_long", "tpflags_long_subclass"),
     ("tpflags_unicode", "tpflags_unicode_subclass"),
     ("tpflags_dict", "tpflags_dict_subclass"),

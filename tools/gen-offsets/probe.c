@@ -312,6 +312,7 @@ int main(void)
 	ST("type_dictoffset", PyTypeObject, tp_dictoffset);
 	ST("type_base", PyTypeObject, tp_base);
 	ST("heaptype_cached_keys", PyHeapTypeObject, ht_cached_keys);
+	VAL("tpflags_heaptype", Py_TPFLAGS_HEAPTYPE);
 	VAL("tpflags_long_subclass", Py_TPFLAGS_LONG_SUBCLASS);
 	VAL("tpflags_unicode_subclass", Py_TPFLAGS_UNICODE_SUBCLASS);
 	VAL("tpflags_dict_subclass", Py_TPFLAGS_DICT_SUBCLASS);
