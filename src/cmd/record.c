@@ -49,6 +49,9 @@ static const char record_usage_tail[] =
 	"      --limit N          rows in the report's top tables (default 20)\n"
 	"      --min-percent P    hide call-tree branches under P% (default 0.5)\n"
 	"      --thread T         report only the thread named T or with tid T\n"
+	"      --async            asyncio task stacks: a loop thread's running task as\n"
+	"                         [task] NAME under the tasks awaiting it; in wall mode\n"
+	"                         every suspended task too, ending in [await] WHAT\n"
 	"      --native           whole stacks: Python, C extensions, native libraries\n"
 	"      --kernel           add kernel frames (implies --native; needs root)\n"
 	"      --native-all       keep the interpreter's own call machinery frames\n"
@@ -109,6 +112,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		{ "mode", required_argument, NULL, 'm' },
 		{ "subprocesses", no_argument, NULL, 'S' },
 		{ "nonblocking", no_argument, NULL, 'V' },
+		{ "async", no_argument, NULL, 'Y' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, pid;
@@ -189,6 +193,9 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'V':
 			o->sampling.backend = BACKEND_VM;
+			break;
+		case 'Y':
+			o->sampling.async_tasks = 1;
 			break;
 		case 'h':
 			fputs(record_usage, stdout);

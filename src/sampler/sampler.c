@@ -10,6 +10,7 @@
 
 #include "sampler/backend.h"
 #include "sampler/merge.h"
+#include "sampler/pyview.h"
 #include "target/proc.h"
 #include "util/strbuf.h"
 #include "util/util.h"
@@ -38,6 +39,7 @@ int sampler_init(struct sampler *s, const struct py_target *t, struct profile *p
 	taskstat_init(&s->tasks, t->pid);
 	py_reader_init(&s->reader, &s->mem, &s->target);
 	s->reader.keep_internal = opts->native_all;
+	s->pyview = pyview_new(s);
 	s->threads = xcalloc(PY_MAX_THREADS, sizeof(*s->threads));
 	s->frames = xcalloc(PY_MAX_DEPTH, sizeof(*s->frames));
 	s->frame_ids = xcalloc(MERGED_MAX, sizeof(*s->frame_ids));
@@ -57,6 +59,7 @@ void sampler_release(struct sampler *s, const struct backend_ops *ops)
 {
 	if (ops->target_release)
 		ops->target_release(s);
+	pyview_free(s->pyview);
 	py_reader_release(&s->reader);
 	mem_release(&s->mem);
 	taskstat_release(&s->tasks);
@@ -91,7 +94,9 @@ uint32_t sampler_thread(struct sampler *s, pid_t tid, uint64_t now)
 {
 	char name[64];
 	struct thread_name_cache *c = thread_cache(s, tid);
+	const char *pyname;
 	uint64_t cpu;
+	int comm;
 
 	if (c) {
 		c->seen_last_ns = now;
@@ -103,7 +108,8 @@ uint32_t sampler_thread(struct sampler *s, pid_t tid, uint64_t now)
 			c->seen_first_ns = now;
 		}
 	}
-	if (tid <= 0 || proc_task_comm(s->target.pid, tid, name, sizeof(name)))
+	comm = tid > 0 && !proc_task_comm(s->target.pid, tid, name, sizeof(name));
+	if (!comm)
 		xsnprintf(name, sizeof(name), "%s", tid > 0 ? "?" : "unknown");
 	if (!c) {
 		s->names = xgrow(s->names, sizeof(*s->names), s->nnames + 1, &s->names_alloc);
@@ -116,7 +122,10 @@ uint32_t sampler_thread(struct sampler *s, pid_t tid, uint64_t now)
 	} else if (tid > 0 && !taskstat_cpu_ns(&s->tasks, tid, &cpu)) {
 		c->cpu_last_ns = cpu;
 	}
-	c->thread = profile_thread(s->prof, s->target.pid, tid, name);
+	/* Python's name for the thread where it has one; the kernel's beside it */
+	pyname = pyview_thread_name(s, tid, now);
+	c->thread = profile_thread(s->prof, s->target.pid, tid, pyname ? pyname : name);
+	profile_thread_comm(s->prof, c->thread, comm ? name : NULL);
 	c->refreshed_ns = now;
 	return c->thread;
 }
@@ -304,6 +313,7 @@ void sampler_record_python(struct sampler *s, pid_t tid, const struct py_frame_i
 {
 	size_t n = 0;
 
+	frames = pyview_frames(s, tid, frames, &depth);
 	/* The reader gives innermost first; the profile wants outermost first. */
 	for (size_t k = 0; k < depth; k++)
 		s->frame_ids[n++] = merge_python_frame(s->prof, &frames[depth - 1 - k]);
@@ -406,12 +416,15 @@ void sampler_record_native(struct sampler *s, pid_t tid, uint64_t now)
 	in.syms = s->syms;
 	in.py = ns->py_ok ? ns->py : NULL;
 	in.npy = ns->py_ok ? ns->npy : 0;
+	if (in.py)
+		in.py = pyview_frames(s, tid, in.py, &in.npy);
 	in.kernel = ns->kernel;
 	in.nkernel = ns->nkernel;
 	in.wait = s->wait[0] ? s->wait : NULL;
 	in.native_all = s->opts.native_all;
 	in.gc = ns->gc;
 	depth = merge_stack(s->prof, &in, s->frame_ids, MERGED_MAX, &leftover);
+	pyview_merged(s, tid, s->frame_ids, depth);
 	if (leftover)
 		m->merge_mismatches++;
 	if (depth) {
