@@ -212,6 +212,35 @@ int proc_stat_parse_state(const char *text, size_t len, char *state)
 	return 0;
 }
 
+int proc_stat_parse_cpu(const char *text, size_t len, int *cpu)
+{
+	const char *p = NULL, *end = text + len;
+	int field = 2;          /* the state is field 3 */
+
+	for (size_t i = len; i > 0; i--) {
+		if (text[i - 1] == ')') {
+			p = text + i;
+			break;
+		}
+	}
+	if (!p)
+		return -EINVAL;
+	/* Field 39 is the CPU the thread last ran on. */
+	while (p < end && field < 39) {
+		while (p < end && *p == ' ')
+			p++;
+		field++;
+		if (field == 39)
+			break;
+		while (p < end && *p != ' ')
+			p++;
+	}
+	if (field != 39 || p >= end || !isdigit((unsigned char)*p))
+		return -EINVAL;
+	*cpu = (int)strtol(p, NULL, 10);
+	return 0;
+}
+
 int proc_task_state(pid_t pid, pid_t tid, char *state)
 {
 	char path[96], *text;

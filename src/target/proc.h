@@ -44,6 +44,8 @@ int proc_task_comm(pid_t pid, pid_t tid, char *buf, size_t size);
 int proc_task_state(pid_t pid, pid_t tid, char *state);
 /* Parse the text of a /proc/.../stat file for its state letter. */
 int proc_stat_parse_state(const char *text, size_t len, char *state);
+/* The CPU a thread last ran on, from its /proc stat text (field 39). 0 or -EINVAL. */
+int proc_stat_parse_cpu(const char *text, size_t len, int *cpu);
 
 /* Command line with NULs turned into spaces, capped to size. 0 or -errno. */
 int proc_cmdline(pid_t pid, char *buf, size_t size);

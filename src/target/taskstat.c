@@ -110,6 +110,19 @@ int taskstat_state(struct taskstat *ts, pid_t tid, char *state)
 	return proc_stat_parse_state(buf, (size_t)n, state);
 }
 
+int taskstat_state_cpu(struct taskstat *ts, pid_t tid, char *state, int *cpu)
+{
+	struct task_files *t = task(ts, tid);
+	char buf[512];
+	ssize_t n = read_task_file(ts, tid, "stat", &t->stat_fd, buf, sizeof(buf));
+	int ret;
+
+	if (n < 0)
+		return (int)n;
+	ret = proc_stat_parse_state(buf, (size_t)n, state);
+	return ret ? ret : proc_stat_parse_cpu(buf, (size_t)n, cpu);
+}
+
 /* "socket", "pipe", "file", ... from what /proc/PID/fd/N points at. */
 static const char *fd_kind(pid_t pid, long fd)
 {

@@ -35,6 +35,9 @@ void taskstat_prune(struct taskstat *ts);
 /* Scheduler state letter (R running/runnable, S, D, ...). 0 or -errno. */
 int taskstat_state(struct taskstat *ts, pid_t tid, char *state);
 
+/* The state and the CPU the thread last ran on (fresh). 0 or -errno. */
+int taskstat_state_cpu(struct taskstat *ts, pid_t tid, char *state, int *cpu);
+
 /*
  * The same, reusing a reading younger than max_age_ns (and the wait label
  * read with it, when wait is given), so that at high rates a thread's state
