@@ -1,21 +1,24 @@
 /*
  * framewalk check: can this machine profile, with which backends, and will
  * native stacks get through every module? Gathers the facts (audit/env.h),
- * the target's interpreter and modules (from /proc/PID/maps, or from an
- * installation's files without running it: audit/install.h), audits each
- * module's frame pointers and unwind tables (audit/fpaudit.h), and prints a
- * report (text or --json) with the exact fix for each unusable backend. The
- * exit code lets scripts gate on the result (docs/CHECK.md).
+ * the target's interpreter and modules (the module layer, elf/modules.h, for
+ * a process: the files it really mapped, also when deleted or replaced on
+ * disk since; an installation's files without running it: audit/install.h),
+ * each module's frame pointers, unwind tables and debug info (the audit the
+ * unwinder uses, elf/fpaudit.h, run once per file by elf/elffile.h), and
+ * prints a report (text or --json) with the exact fix for each unusable
+ * backend. The exit code lets scripts gate on the result (docs/CHECK.md).
  */
 #include <errno.h>
 #include <getopt.h>
 #include <sys/stat.h>
 
 #include "audit/env.h"
-#include "audit/fpaudit.h"
 #include "audit/install.h"
 #include "audit/sysconfig.h"
 #include "cmd/cmd.h"
+#include "elf/fpaudit.h"
+#include "elf/modules.h"
 #include "output/format.h"
 #include "output/json.h"
 #include "python/discover.h"
@@ -82,6 +85,8 @@ struct check_module {
 	const char *role;
 	char *needed_by;
 	int err;                        /* opening or auditing: 0 or -errno */
+	char why[PATH_MAX + 256];       /* why it could not be opened, "" */
+	int deleted, replaced;          /* gone or another file at its path since mapped */
 	struct fpa_result r;
 };
 
@@ -100,6 +105,7 @@ struct check_interp {
 
 struct check {
 	struct check_opts o;
+	struct elf_cache *files;        /* every module's file, opened and audited once */
 	struct audit_env env;
 	struct audit_target target;
 	int has_target;
@@ -263,13 +269,24 @@ static struct check_module *add_module(struct check *c, const char *name, const 
 	return m;
 }
 
-static void audit_module(struct check_module *m, const char *root)
+/* Open and audit the file at m->host_path (installations and files given by name). */
+static void audit_module(struct check *c, struct check_module *m, const char *root)
 {
+	struct elf_info *f;
+	int loaded;
+
 	if (!m->host_path) {
 		m->r.verdict = FPA_UNKNOWN;
 		return;
 	}
-	m->err = fpa_audit_file(m->host_path, m->name, root, &m->r);
+	f = elf_cache_open_path(c->files, m->host_path, m->name, root, &loaded);
+	if (!f) {
+		m->err = errno == EACCES ? -EACCES : -errno;
+		return;
+	}
+	m->err = f->audit_err;
+	m->r = f->audit;
+	elf_cache_put(c->files, f);
 }
 
 static void dirname_into(const char *path, char *out, size_t size)
@@ -282,12 +299,14 @@ static void dirname_into(const char *path, char *out, size_t size)
 		xsnprintf(out, size, "%.*s", (int)(s - path), path);
 }
 
-/* The interpreter's build flags and configuration, from its module and prefix. */
-static void interp_details(struct check_interp *ip, const char *module_host, const char *exe_host,
-			   const char *stdlib_hint)
+/*
+ * The interpreter's build flags and configuration, from its module (ef,
+ * closed here; module_name only steers the version guess) and prefix.
+ */
+static void interp_details(struct check_interp *ip, struct elf_file *ef, const char *module_name,
+			   const char *exe_host, const char *stdlib_hint)
 {
 	char bindir[PATH_MAX], prefix[PATH_MAX], stdlib[PATH_MAX + 64], path[PATH_MAX], flags[4];
-	struct elf_file *ef = elf_file_open(module_host);
 	int major = 0, minor = 0;
 
 	ip->free_threaded = ip->debug = -1;
@@ -296,7 +315,7 @@ static void interp_details(struct check_interp *ip, const char *module_host, con
 		uint64_t a;
 		char v[32];
 
-		if (!install_module_version(ef, module_host, &major, &minor, v, sizeof(v)) &&
+		if (!install_module_version(ef, module_name, &major, &minor, v, sizeof(v)) &&
 		    (!ip->version[0] || strlen(v) > strlen(ip->version)))
 			xsnprintf(ip->version, sizeof(ip->version), "%s", v);
 		ip->free_threaded = !elf_file_symbol(ef, "_Py_MergeZeroLocalRefcount", &a, NULL);
@@ -352,12 +371,30 @@ static void front_module(struct check *c, const char *role)
 	}
 }
 
+/* The interpreter module, opened through its mapping (it may be deleted or replaced). */
+static struct elf_file *open_interp_module(pid_t pid, const struct py_target *t)
+{
+	struct proc_maps maps;
+	const struct proc_map *base;
+	struct elf_file *ef = NULL;
+	int fd;
+
+	if (proc_maps_read(pid, &maps))
+		return NULL;
+	base = proc_maps_find_base_id(&maps, t->module_dev, t->module_ino);
+	fd = base ? proc_map_open(pid, base, NULL) : -ENOENT;
+	if (fd >= 0)
+		ef = elf_file_open_fd(fd);
+	proc_maps_release(&maps);
+	return ef;
+}
+
 static void gather_process(struct check *c)
 {
 	struct target_mem mem;
 	struct py_target t;
-	struct proc_maps maps;
-	char exe_host[PATH_MAX + 64] = "", module_host[PATH_MAX + 64] = "", root[64];
+	struct module_map mm;
+	char exe_host[PATH_MAX + 64] = "";
 	int ret;
 
 	proc_task_comm(c->o.pid, c->o.pid, c->comm, sizeof(c->comm));
@@ -384,60 +421,61 @@ static void gather_process(struct check *c)
 		problem(c, FW_EXIT_UNSUPPORTED, "%s", strbuf_str(&c->discover_why));
 		break;
 	case -EPERM:
+	case -EACCES:
 		problem(c, FW_EXIT_PERMISSION, "%s", strbuf_str(&c->discover_why));
 		break;
 	default:
 		problem(c, FW_EXIT_FAILURE, "%s", strbuf_str(&c->discover_why));
 		break;
 	}
-	xsnprintf(root, sizeof(root), "/proc/%d/root", (int)c->o.pid);
-	ret = proc_maps_read(c->o.pid, &maps);
+	/* The modules as the unwinder sees them: the same layer, the same files. */
+	ret = modules_load(&mm, c->o.pid, c->files);
 	if (ret) {
 		c->maps_err = ret;
+		modules_release(&mm);
 		return;
 	}
-	for (size_t i = 0; i < maps.n; i++) {
-		const struct proc_map *m = &maps.maps[i];
-		char host[PATH_MAX + 64];
+	for (size_t i = 0; i < mm.n; i++) {
+		const struct fw_module *m = &mm.mods[i];
 		struct check_module *cm;
+		char host[PATH_MAX + 64];
 		const char *role = "library";
-		int seen = 0;
 
-		if (!strchr(m->perms, 'x') || m->path[0] != '/')
-			continue;
-		for (size_t k = 0; k < c->nmods && !seen; k++)
-			seen = !strcmp(c->mods[k].name, m->path);
-		if (seen)
-			continue;
-		ret = proc_map_host_path(c->o.pid, m, host, sizeof(host));
-		if (!c->discover_err && !strcmp(m->path, t.module))
+		if (!c->discover_err && m->dev == t.module_dev && m->ino == t.module_ino)
 			role = "interpreter";
 		else if (!c->discover_err && !strcmp(m->path, t.exe))
 			role = "executable";
 		else if (is_extension_path(m->path))
 			role = "extension";
-		cm = add_module(c, m->path, ret ? NULL : host, role, NULL);
-		if (ret)
-			cm->err = ret;
-		else
-			audit_module(cm, root);
-		if (!strcmp(role, "interpreter")) {
-			c->interp.mod = (int)(c->nmods - 1);
-			xsnprintf(module_host, sizeof(module_host), "%s", host);
+		xsnprintf(host, sizeof(host), "%s%s", mm.root, m->path);
+		cm = add_module(c, m->path, host, role, NULL);
+		cm->deleted = m->deleted;
+		cm->replaced = m->replaced;
+		if (!m->file) {
+			cm->err = m->err;
+			module_error_text(m, c->o.pid, cm->why, sizeof(cm->why));
+		} else {
+			cm->err = m->file->audit_err;
+			cm->r = m->file->audit;
 		}
+		if (!strcmp(role, "interpreter"))
+			c->interp.mod = (int)(c->nmods - 1);
 		if (!c->discover_err && !strcmp(m->path, t.exe))
 			xsnprintf(exe_host, sizeof(exe_host), "%s", host);
 	}
-	proc_maps_release(&maps);
+	modules_release(&mm);
 	front_module(c, "executable");
 	front_module(c, "interpreter");
 	if (!c->discover_err) {
+		struct elf_file *ef = open_interp_module(c->o.pid, &t);
+
 		c->interp.present = 1;
 		xsnprintf(c->interp.version, sizeof(c->interp.version), "%s", t.version);
 		xsnprintf(c->interp.module, sizeof(c->interp.module), "%s", t.module);
 		c->interp.shared = t.shared;
-		if (module_host[0])
-			interp_details(&c->interp, module_host, exe_host[0] ? exe_host : module_host, NULL);
+		if (!exe_host[0])
+			xsnprintf(exe_host, sizeof(exe_host), "/proc/%d/root%s", (int)c->o.pid, t.exe);
+		interp_details(&c->interp, ef, t.module, exe_host, NULL);
 	}
 }
 
@@ -467,14 +505,15 @@ static void gather_install(struct check *c)
 		struct check_module *cm = add_module(c, im->name, im->host_path,
 						     install_role_name(im->role), im->needed_by);
 
-		audit_module(cm, root);
+		audit_module(c, cm, root);
 		if (im->role == ROLE_INTERPRETER) {
 			c->interp.mod = (int)(c->nmods - 1);
 			xsnprintf(c->interp.module, sizeof(c->interp.module), "%s", im->name);
 		}
 	}
 	c->interp.shared = in.libpython[0] != 0;
-	interp_details(&c->interp, in.libpython[0] ? in.libpython : in.exe, in.exe, in.stdlib);
+	interp_details(&c->interp, elf_file_open(in.libpython[0] ? in.libpython : in.exe),
+		       in.libpython[0] ? in.libpython : in.exe, in.exe, in.stdlib);
 	install_list_release(&list);
 	install_release(&in);
 	strbuf_release(&why);
@@ -501,7 +540,7 @@ static void gather_files(struct check *c)
 			continue;
 		}
 		cm = add_module(c, real, real, "module", NULL);
-		audit_module(cm, "");
+		audit_module(c, cm, "");
 		if (cm->err)
 			problem(c, FW_EXIT_BAD_INPUT, "%s: %s", c->o.files[i],
 				cm->err == -ENOEXEC ? "not a 64-bit ELF file" : strerror(-cm->err));
@@ -555,6 +594,10 @@ static void decide(struct check *c)
 	for (size_t i = 0; chain_needed && i < c->nmods; i++) {
 		const struct check_module *m = &c->mods[i];
 
+		/* A file the unwinder cannot open: no CFI and no names there. */
+		if (m->why[0])
+			problem(c, m->err == -EPERM || m->err == -EACCES ? FW_EXIT_PERMISSION :
+				FW_EXIT_CHECK_FAILED, "%s", m->why);
 		if (module_breaks(m) && fpa_unwind_of(&m->r) == FPA_UNWIND_NONE)
 			problem(c, FW_EXIT_CHECK_FAILED, "%s: no frame pointers and no unwind tables: "
 				"native stacks stop there", basename_of(m->name));
@@ -582,6 +625,16 @@ static const char *code_word(enum fpa_verdict v)
 	case FPA_NA: return "n/a";
 	default: return "unknown";
 	}
+}
+
+/* What happened on disk to a module's file since the process mapped it. */
+static const char *disk_note(const struct check_module *m)
+{
+	if (m->replaced)
+		return "replaced on disk since the process started (another file is at its path "
+		       "now); framewalk reads the file the process mapped";
+	return "replaced on disk since the process started (deleted: no file is at its path "
+	       "now); framewalk reads the file the process mapped";
 }
 
 static void fp_cell(const struct check_module *m, struct strbuf *sb)
@@ -744,6 +797,13 @@ static void print_modules(const struct check *c)
 		printf("  %-*s  %-*s  %-*s  %.12s\n", (int)wname, strbuf_str(&name), (int)wfp,
 		       strbuf_str(&fp[i]), (int)wsy, strbuf_str(&sy[i]),
 		       m->err || !m->r.build_id[0] ? "-" : m->r.build_id);
+		if (m->deleted)
+			printf("      %s\n", disk_note(m));
+		if (m->why[0]) {
+			printf("      ");
+			put_escaped(m->why);
+			putchar('\n');
+		}
 		if (c->o.verbose) {
 			printf("      path: ");
 			put_escaped(m->name);
@@ -990,6 +1050,9 @@ static void json_module(struct json *j, const struct check_module *m)
 	jkey_str(j, "role", m->role);
 	jkey_str(j, "needed_by", m->needed_by);
 	jkey_err(j, "error", m->err);
+	jkey_str(j, "error_detail", m->why[0] ? m->why : NULL);
+	jkey_str(j, "on_disk", m->replaced ? "replaced" : m->deleted ? "deleted" : "same");
+	jkey_bool(j, "replaced_on_disk", m->deleted);
 	if (!m->err) {
 		jkey_str(j, "build_id", m->r.build_id[0] ? m->r.build_id : NULL);
 		jkey_str(j, "frame_pointers", m->r.x86_64 ? fpa_verdict_name(m->r.verdict) : "unknown");
@@ -1228,6 +1291,7 @@ static void check_release(struct check *c)
 		free(c->mods[i].needed_by);
 	}
 	free(c->mods);
+	elf_cache_free(c->files);
 	for (size_t i = 0; i < ARRAY_SIZE(c->problems); i++)
 		strbuf_release(&c->problems[i]);
 	strbuf_release(&c->discover_why);
@@ -1247,6 +1311,7 @@ int cmd_check(int argc, char **argv)
 		return ret < 0 ? FW_EXIT_OK : ret;
 	}
 	c->interp.mod = -1;
+	c->files = elf_cache_new();
 	audit_env_probe(&c->env);
 	if (c->o.mode == MODE_PROCESS) {
 		if (proc_exists(c->o.pid) == -ESRCH) {

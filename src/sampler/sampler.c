@@ -70,7 +70,7 @@ void sampler_init(struct sampler *s, const struct py_target *t, struct profile *
 	s->frames = xcalloc(PY_MAX_DEPTH, sizeof(*s->frames));
 	s->frame_ids = xcalloc(MERGED_MAX, sizeof(*s->frame_ids));
 	if (s->opts.backend == BACKEND_PTRACE || s->opts.backend == BACKEND_BPF) {
-		modules_load(&s->mm, t->pid);
+		modules_load(&s->mm, t->pid, NULL);
 		symbolizer_init(&s->sym, &s->mm);
 		s->sr = stack_reader_new();
 		s->ns.py = s->frames;

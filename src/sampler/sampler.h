@@ -19,7 +19,7 @@
 #include "symbols/symbolize.h"
 #include "target/memory.h"
 #include "target/taskstat.h"
-#include "unwind/modules.h"
+#include "elf/modules.h"
 
 enum backend {
 	BACKEND_VM = 1,           /* process_vm_readv only: Python frames, never stops */

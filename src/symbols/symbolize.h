@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "unwind/modules.h"
+#include "elf/modules.h"
 
 struct native_symbol {
 	const char *name;           /* function, or "module+0xoff" */

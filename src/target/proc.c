@@ -339,24 +339,6 @@ int proc_root_path(pid_t pid, const char *path, char *buf, size_t size)
 	return 0;
 }
 
-int proc_map_host_path(pid_t pid, const struct proc_map *map, char *buf, size_t size)
-{
-	struct stat st;
-	int denied = 0;
-
-	if (map->path[0] != '/')
-		return -ENOENT;
-	if (!proc_root_path(pid, map->path, buf, size)) {
-		if (!stat(buf, &st) && (uint64_t)st.st_ino == map->inode)
-			return 0;
-		denied = errno == EACCES || errno == EPERM;
-	}
-	if (xsnprintf(buf, size, "%s", map->path) >= 0 && !stat(buf, &st) &&
-	    (uint64_t)st.st_ino == map->inode)
-		return 0;
-	return denied ? -EPERM : -ENOENT;
-}
-
 /* fd when it is open on the mapping's inode, else closed and -ENOENT. */
 static int same_inode(int fd, const struct proc_map *map)
 {

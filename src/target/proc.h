@@ -66,14 +66,6 @@ int proc_children(pid_t pid, pid_t **kids, size_t *n);
  */
 int proc_root_path(pid_t pid, const char *path, char *buf, size_t size);
 
-/*
- * A host path that reaches the file behind a mapping: /proc/PID/root/<path>
- * (containers: the path is the target's own), else <path> itself (a chroot
- * seen from outside shows host paths). Either must have the mapping's inode.
- * 0, -ENOENT when neither does, -EPERM when /proc/PID/root is refused.
- */
-int proc_map_host_path(pid_t pid, const struct proc_map *map, char *buf, size_t size);
-
 /* Which way proc_map_open reached a mapped file. */
 enum proc_open_via {
 	PROC_VIA_MAP_FILES = 1,   /* /proc/PID/map_files/START-END: the mapping itself */
