@@ -311,6 +311,9 @@ static void read_comments(const PbProfile *pb, struct profile_meta *m)
 		} else if (KEY(PPROF_COMMENT_UNWIND_BREAKS)) {
 			free(m->unwind_breaks);
 			m->unwind_breaks = xstrdup(v);
+		} else if (KEY(PPROF_COMMENT_MODULES_UNREADABLE)) {
+			free(m->modules_unreadable);
+			m->modules_unreadable = xstrdup(v);
 		} else if (KEY(PPROF_COMMENT_MODE)) {
 			free(m->mode);
 			m->mode = xstrdup(v);
@@ -339,6 +342,9 @@ static void read_comments(const PbProfile *pb, struct profile_meta *m)
 				{ PPROF_COMMENT_CFI_STEPS, offsetof(struct profile_meta, cfi_steps) },
 				{ PPROF_COMMENT_MERGE_MISMATCHES, offsetof(struct profile_meta, merge_mismatches) },
 				{ PPROF_COMMENT_LOST, offsetof(struct profile_meta, lost) },
+				{ PPROF_COMMENT_MODULES_LOADED, offsetof(struct profile_meta, modules_loaded) },
+				{ PPROF_COMMENT_MODULES_REUSED, offsetof(struct profile_meta, modules_reused) },
+				{ PPROF_COMMENT_MODULES_REFRESHES, offsetof(struct profile_meta, modules_refreshes) },
 				{ PPROF_COMMENT_BPF_RUN_NS, offsetof(struct profile_meta, bpf_run_ns) },
 				{ PPROF_COMMENT_BPF_RUN_CNT, offsetof(struct profile_meta, bpf_run_cnt) },
 			};

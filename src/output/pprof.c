@@ -389,6 +389,16 @@ int output_pprof(const struct profile *p, FILE *f, const struct output_opts *o)
 		    m->unwind_breaks);
 	if (m->lost)
 		comment_u64(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_LOST, m->lost);
+	if (m->modules_loaded || m->modules_reused) {
+		comment_u64(&w, &comments, &ncomments, &comments_alloc,
+			    PPROF_COMMENT_MODULES_LOADED, m->modules_loaded);
+		comment_u64(&w, &comments, &ncomments, &comments_alloc,
+			    PPROF_COMMENT_MODULES_REUSED, m->modules_reused);
+		comment_u64(&w, &comments, &ncomments, &comments_alloc,
+			    PPROF_COMMENT_MODULES_REFRESHES, m->modules_refreshes);
+	}
+	comment_add(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_MODULES_UNREADABLE,
+		    m->modules_unreadable);
 	if (m->bpf_run_cnt) {
 		comment_u64(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_BPF_RUN_NS,
 			    m->bpf_run_ns);

@@ -66,5 +66,9 @@
 #define PPROF_COMMENT_LOST "lost"
 #define PPROF_COMMENT_BPF_RUN_NS "bpf_run_ns"
 #define PPROF_COMMENT_BPF_RUN_CNT "bpf_run_cnt"
+#define PPROF_COMMENT_MODULES_LOADED "modules_loaded"
+#define PPROF_COMMENT_MODULES_REUSED "modules_reused"
+#define PPROF_COMMENT_MODULES_REFRESHES "modules_refreshes"
+#define PPROF_COMMENT_MODULES_UNREADABLE "modules_unreadable"
 
 #endif
