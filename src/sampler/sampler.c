@@ -57,6 +57,12 @@ void sampler_install_signals(void)
 void sampler_init(struct sampler *s, const struct py_target *t, struct profile *prof,
 		  const struct sampler_opts *opts)
 {
+	sampler_init_files(s, t, prof, opts, NULL);
+}
+
+void sampler_init_files(struct sampler *s, const struct py_target *t, struct profile *prof,
+			const struct sampler_opts *opts, struct elf_cache *files)
+{
 	memset(s, 0, sizeof(*s));
 	s->target = *t;
 	s->prof = prof;
@@ -70,7 +76,7 @@ void sampler_init(struct sampler *s, const struct py_target *t, struct profile *
 	s->frames = xcalloc(PY_MAX_DEPTH, sizeof(*s->frames));
 	s->frame_ids = xcalloc(MERGED_MAX, sizeof(*s->frame_ids));
 	if (s->opts.backend == BACKEND_PTRACE || s->opts.backend == BACKEND_BPF) {
-		modules_load(&s->mm, t->pid, NULL);
+		modules_load(&s->mm, t->pid, files);
 		symbolizer_init(&s->sym, &s->mm);
 		s->sr = stack_reader_new();
 		s->ns.py = s->frames;
@@ -638,11 +644,39 @@ static int cmp_break(const void *a, const void *b)
 	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
 }
 
+/* The module layer's debug counters, summed over the targets, and what it could not open. */
+static void modules_meta(struct sampler *s)
+{
+	struct profile_meta *m = &s->prof->meta;
+	struct strbuf sb = STRBUF_INIT;
+	char why[PATH_MAX + 256];
+
+	m->modules_loaded += s->mm.stats.loaded;
+	m->modules_reused += s->mm.stats.reused;
+	m->modules_refreshes += s->mm.stats.refreshes;
+	for (size_t i = 0; i < s->mm.n; i++) {
+		if (s->mm.mods[i].file)
+			continue;
+		module_error_text(&s->mm.mods[i], s->target.pid, why, sizeof(why));
+		strbuf_addf(&sb, "%s%s", sb.len || m->modules_unreadable ? "; " : "", why);
+	}
+	if (sb.len) {
+		struct strbuf all = STRBUF_INIT;
+
+		strbuf_addf(&all, "%s%s", m->modules_unreadable ? m->modules_unreadable : "",
+			    strbuf_str(&sb));
+		free(m->modules_unreadable);
+		m->modules_unreadable = strbuf_detach(&all);
+	}
+	strbuf_release(&sb);
+}
+
 void sampler_finish_meta(struct sampler *s)
 {
 	struct strbuf sb = STRBUF_INIT;
 	char *old = s->prof->meta.unwind_breaks;
 
+	modules_meta(s);
 	if (!s->nbreaks)
 		return;
 	qsort(s->breaks, s->nbreaks, sizeof(*s->breaks), cmp_break);

@@ -116,6 +116,9 @@ void sampler_install_signals(void);
 /* Prepare a sampler for an already discovered target. */
 void sampler_init(struct sampler *s, const struct py_target *t, struct profile *prof,
 		  const struct sampler_opts *opts);
+/* The same, sharing per-file module data through files (NULL: its own). */
+void sampler_init_files(struct sampler *s, const struct py_target *t, struct profile *prof,
+			const struct sampler_opts *opts, struct elf_cache *files);
 void sampler_release(struct sampler *s);
 
 /* Take one sample of every thread into the profile. 0, or -ESRCH when gone. */
@@ -148,6 +151,7 @@ struct session {
 	struct known_pid *known;
 	size_t nknown, known_alloc;
 	uint64_t scanned_ns;
+	struct elf_cache *files;  /* module files shared by the targets */
 };
 
 void session_init(struct session *sess, struct profile *prof, const struct sampler_opts *opts);

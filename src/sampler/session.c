@@ -33,7 +33,9 @@ struct sampler *session_add(struct session *sess, const struct py_target *t)
 
 	if (o.child != t->pid)
 		o.child = 0;
-	sampler_init(s, t, sess->prof, &o);
+	if (!sess->files)
+		sess->files = elf_cache_new();
+	sampler_init_files(s, t, sess->prof, &o, sess->files);
 	sess->targets = xgrow(sess->targets, sizeof(*sess->targets), sess->n + 1, &sess->alloc);
 	sess->exited = xrealloc(sess->exited, sess->alloc * sizeof(*sess->exited));
 	sess->targets[sess->n] = s;
@@ -124,6 +126,7 @@ void session_release(struct session *sess)
 	}
 	free(sess->targets);
 	free(sess->exited);
+	elf_cache_free(sess->files);
 	memset(sess, 0, sizeof(*sess));
 }
 
