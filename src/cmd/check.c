@@ -22,6 +22,7 @@
 #include "output/format.h"
 #include "output/json.h"
 #include "python/discover.h"
+#include "sampler/bpf.h"
 #include "target/elfsym.h"
 #include "target/proc.h"
 #include "util/options.h"
@@ -1300,6 +1301,19 @@ static void check_release(struct check *c)
 	audit_backends_release(c->backends);
 }
 
+/* framewalk's own BPF program through the verifier, when the trivial one loaded. */
+static void probe_bpf_backend(struct audit_env *e)
+{
+	struct strbuf why = STRBUF_INIT;
+
+	e->bpf_built = bpf_backend_built();
+	if (!e->bpf_built || !audit_env_wants_bpf_backend(e))
+		return;
+	e->bpf_backend_err = bpf_backend_probe(&why);
+	xsnprintf(e->bpf_backend_why, sizeof(e->bpf_backend_why), "%s", strbuf_str(&why));
+	strbuf_release(&why);
+}
+
 int cmd_check(int argc, char **argv)
 {
 	struct check *c = xcalloc(1, sizeof(*c));
@@ -1313,6 +1327,7 @@ int cmd_check(int argc, char **argv)
 	c->interp.mod = -1;
 	c->files = elf_cache_new();
 	audit_env_probe(&c->env);
+	probe_bpf_backend(&c->env);
 	if (c->o.mode == MODE_PROCESS) {
 		if (proc_exists(c->o.pid) == -ESRCH) {
 			fw_error("no such process: %d", (int)c->o.pid);
