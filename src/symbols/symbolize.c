@@ -9,6 +9,7 @@
 #include <inttypes.h>
 
 #include "symbols/symbolize.h"
+#include "target/proc.h"
 #include "util/strbuf.h"
 #include "util/util.h"
 
@@ -92,10 +93,14 @@ static void load_perf_map(struct symbolizer *s)
 {
 	char path[96], line[1024];
 	size_t alloc = 0;
+	pid_t nspid;
 	FILE *f;
 
 	s->perf_map_loaded = 1;
-	xsnprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-%d.map", (int)s->mm->pid, (int)s->mm->pid);
+	/* In a container the target writes perf-1.map, not perf-<our pid for it>.map. */
+	if (proc_ns_pid(s->mm->pid, &nspid))
+		nspid = s->mm->pid;
+	xsnprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-%d.map", (int)s->mm->pid, (int)nspid);
 	f = fopen(path, "r");
 	if (!f)
 		return;
