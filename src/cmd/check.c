@@ -439,7 +439,6 @@ static void gather_process(struct check *c)
 	for (size_t i = 0; i < mm.n; i++) {
 		const struct fw_module *m = &mm.mods[i];
 		struct check_module *cm;
-		char host[PATH_MAX + 64];
 		const char *role = "library";
 
 		if (!c->discover_err && m->dev == t.module_dev && m->ino == t.module_ino)
@@ -448,8 +447,7 @@ static void gather_process(struct check *c)
 			role = "executable";
 		else if (is_extension_path(m->path))
 			role = "extension";
-		xsnprintf(host, sizeof(host), "%s%s", mm.root, m->path);
-		cm = add_module(c, m->path, host, role, NULL);
+		cm = add_module(c, m->path, m->host_path, role, NULL);
 		cm->deleted = m->deleted;
 		cm->replaced = m->replaced;
 		if (!m->file) {
@@ -462,7 +460,7 @@ static void gather_process(struct check *c)
 		if (!strcmp(role, "interpreter"))
 			c->interp.mod = (int)(c->nmods - 1);
 		if (!c->discover_err && !strcmp(m->path, t.exe))
-			xsnprintf(exe_host, sizeof(exe_host), "%s", host);
+			xsnprintf(exe_host, sizeof(exe_host), "%s", m->host_path);
 	}
 	modules_release(&mm);
 	front_module(c, "executable");

@@ -21,6 +21,7 @@ static int cmp_module(const void *a, const void *b)
 static void module_free(struct module_map *mm, struct fw_module *m)
 {
 	elf_cache_put(mm->cache, m->file);
+	free(m->host_path);
 	free(m->path);
 	memset(m, 0, sizeof(*m));
 }
@@ -56,7 +57,6 @@ static struct fw_module *find_id(struct fw_module *v, size_t n, uint64_t dev, ui
 /* The file of a module new to this map: from the cache, else opened through the mapping. */
 static void take_file(struct module_map *mm, struct fw_module *m, const struct proc_map *map)
 {
-	char host[PATH_MAX + 64];
 	int fd, loaded;
 
 	m->file = elf_cache_find(mm->cache, m->dev, m->ino);
@@ -70,8 +70,8 @@ static void take_file(struct module_map *mm, struct fw_module *m, const struct p
 		mm->stats.unreadable++;
 		return;
 	}
-	xsnprintf(host, sizeof(host), "%s%s", mm->root, m->path);
-	m->file = elf_cache_add_fd(mm->cache, fd, m->dev, m->ino, m->path, host, mm->root, &loaded);
+	m->file = elf_cache_add_fd(mm->cache, fd, m->dev, m->ino, m->path, m->host_path, mm->root,
+				   &loaded);
 	if (!m->file) {
 		m->err = -errno;
 		mm->stats.unreadable++;
@@ -88,8 +88,8 @@ static void new_module(struct module_map *mm, const struct proc_maps *maps,
 {
 	const struct proc_map *base = proc_maps_find_base_id(maps, exec_map->dev, exec_map->inode);
 	struct fw_module *m, *prev;
+	char host[PATH_MAX + 64];
 	uint64_t lo = UINT64_MAX, hi = 0, start;
-	int other = 0;
 
 	if (!base)
 		base = exec_map;
@@ -118,11 +118,11 @@ static void new_module(struct module_map *mm, const struct proc_maps *maps,
 	m->ino = exec_map->inode;
 	m->path = xstrdup(exec_map->path);
 	m->name = strrchr(m->path, '/') ? strrchr(m->path, '/') + 1 : m->path;
-	m->deleted = exec_map->deleted;
-	if (!proc_map_on_disk(mm->pid, exec_map, &other) || exec_map->deleted) {
-		m->deleted = 1;
-		m->replaced = other;
-	}
+	m->deleted = proc_map_on_disk(mm->pid, exec_map, &m->replaced) == 0;
+	/* Its directory, for debug files beside it: a chroot's maps show host paths. */
+	if (proc_map_host_path(mm->pid, exec_map, host, sizeof(host)))
+		xsnprintf(host, sizeof(host), "%s%s", mm->root, m->path);
+	m->host_path = xstrdup(host);
 	take_file(mm, m, exec_map);
 	/* Without the file, offsets from the start of its first mapping name code. */
 	m->bias = start;

@@ -28,6 +28,7 @@ struct fw_module {
 	uint64_t base;              /* start of the mapping at file offset 0 */
 	uint64_t dev, ino;          /* the mapping's file */
 	char *path;                 /* as the target names it (no " (deleted)") */
+	char *host_path;            /* where its path is reached from here (it may be gone) */
 	const char *name;           /* basename of path */
 	char build_id[41];          /* "" when none or unknown */
 	struct elf_info *file;      /* NULL when the file could not be opened */

@@ -339,6 +339,24 @@ int proc_root_path(pid_t pid, const char *path, char *buf, size_t size)
 	return 0;
 }
 
+int proc_map_host_path(pid_t pid, const struct proc_map *map, char *buf, size_t size)
+{
+	struct stat st;
+	int denied = 0;
+
+	if (map->path[0] != '/')
+		return -ENOENT;
+	if (!proc_root_path(pid, map->path, buf, size)) {
+		if (!stat(buf, &st) && (uint64_t)st.st_ino == map->inode)
+			return 0;
+		denied = errno == EACCES || errno == EPERM;
+	}
+	if (xsnprintf(buf, size, "%s", map->path) >= 0 && !stat(buf, &st) &&
+	    (uint64_t)st.st_ino == map->inode)
+		return 0;
+	return denied ? -EPERM : -ENOENT;
+}
+
 /* fd when it is open on the mapping's inode, else closed and -ENOENT. */
 static int same_inode(int fd, const struct proc_map *map)
 {
@@ -416,20 +434,28 @@ int proc_map_open(pid_t pid, const struct proc_map *map, enum proc_open_via *via
 
 int proc_map_on_disk(pid_t pid, const struct proc_map *map, int *other)
 {
-	char path[PATH_MAX + 64];
+	char path[PATH_MAX + 64], root[PATH_MAX];
 	struct stat st;
+	ssize_t n;
 
 	*other = 0;
-	if (map->path[0] != '/' || proc_root_path(pid, map->path, path, sizeof(path)))
-		return -EINVAL;
-	if (stat(path, &st)) {
-		if (errno == ENOENT || errno == ENOTDIR)
-			return 0;
-		return -errno;
-	}
-	if ((uint64_t)st.st_ino == map->inode && !map->deleted)
+	/* The kernel marks a mapping whose file lost its name: nothing else is authoritative. */
+	if (!map->deleted)
 		return 1;
-	*other = 1;
+	if (map->path[0] != '/')
+		return -EINVAL;
+	if (!proc_root_path(pid, map->path, path, sizeof(path)) && !stat(path, &st)) {
+		*other = 1;
+		return 0;
+	}
+	/* A chroot in our mount namespace: maps shows the path from our root. */
+	xsnprintf(path, sizeof(path), "/proc/%d/root", (int)pid);
+	n = readlink(path, root, sizeof(root) - 1);
+	if (n > 1) {
+		root[n] = '\0';
+		if (!strncmp(map->path, root, (size_t)n) && map->path[n] == '/' && !stat(map->path, &st))
+			*other = 1;
+	}
 	return 0;
 }
 

@@ -66,6 +66,16 @@ int proc_children(pid_t pid, pid_t **kids, size_t *n);
  */
 int proc_root_path(pid_t pid, const char *path, char *buf, size_t size);
 
+/*
+ * A host path that reaches the file behind a mapping: /proc/PID/root/<path>
+ * (containers: the path is the target's own), else <path> itself (a chroot
+ * seen from outside shows host paths). Either must have the mapping's inode.
+ * 0, -ENOENT when neither does, -EPERM when /proc/PID/root is refused. For
+ * naming and for finding files beside it (debug info, sysconfig); the file
+ * itself is opened with proc_map_open.
+ */
+int proc_map_host_path(pid_t pid, const struct proc_map *map, char *buf, size_t size);
+
 /* Which way proc_map_open reached a mapped file. */
 enum proc_open_via {
 	PROC_VIA_MAP_FILES = 1,   /* /proc/PID/map_files/START-END: the mapping itself */
@@ -89,9 +99,10 @@ enum proc_open_via {
 int proc_map_open(pid_t pid, const struct proc_map *map, enum proc_open_via *via);
 
 /*
- * Does the mapping's path, in the target's root, still name the mapped
- * file? 1 yes, 0 no (deleted, or another file is there now: *other says
- * which), -errno when it cannot be told (the root unreadable).
+ * Is the mapped file still on disk under its name? 1 yes; 0 no: it was
+ * deleted or replaced since mapped (the kernel's " (deleted)" mark), and
+ * *other says whether another file is at its path now; -errno when it
+ * cannot be told.
  */
 int proc_map_on_disk(pid_t pid, const struct proc_map *map, int *other);
 
