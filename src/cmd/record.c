@@ -448,6 +448,12 @@ int cmd_record(int argc, char **argv)
 			return cmd_output_error(o.outputs[i], ret);
 		}
 	}
+	/* A low ulimit -n: one clear line now, not a capture with holes. */
+	code = cmd_fd_limits(&o.sampling, o.pids, o.npids);
+	if (code) {
+		abort_outputs(of, o.noutputs);
+		return code;
+	}
 	sampler_install_signals();
 	so = o.sampling;
 	so.rate_hz = o.rate;
