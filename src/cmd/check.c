@@ -450,9 +450,9 @@ static void gather_process(struct check *c)
 		cm = add_module(c, m->path, m->host_path, role, NULL);
 		cm->deleted = m->deleted;
 		cm->replaced = m->replaced;
+		module_problem(m, c->o.pid, cm->why, sizeof(cm->why));
 		if (!m->file) {
 			cm->err = m->err;
-			module_error_text(m, c->o.pid, cm->why, sizeof(cm->why));
 		} else {
 			cm->err = m->file->audit_err;
 			cm->r = m->file->audit;

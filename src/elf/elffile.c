@@ -140,6 +140,30 @@ static int give_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwar
 	return -1;
 }
 
+/*
+ * libdwfl's standard search for separate debug info, noting when the file
+ * the audit found is there but could not be opened (the open-file limit):
+ * names are then missing for a reason the report can give.
+ */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			  Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	struct elf_info *f = *userdata;
+	int fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+					      debuglink_file, debuglink_crc, debuginfo_file_name);
+
+	if (fd < 0 && f && f->audit.debug_path[0] && !f->audit.debug_embedded) {
+		int probe = open(f->audit.debug_path, O_RDONLY | O_CLOEXEC);
+
+		if (probe < 0)
+			f->debug_err = -errno;
+		else
+			close(probe);
+	}
+	return fd;
+}
+
 /* The span of the PT_LOAD segments, aligned the way libdwfl aligns the first. */
 static int load_span(Elf *elf, uint64_t *low, uint64_t *high, uint64_t *delta)
 {
@@ -299,7 +323,7 @@ static int open_dwfl(struct elf_info *f, const char *root)
 	strbuf_addstr(&sb, ":/usr/lib/debug");
 	f->debuginfo_path = strbuf_detach(&sb);
 	f->callbacks.find_elf = give_elf;
-	f->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+	f->callbacks.find_debuginfo = find_debuginfo;
 	f->callbacks.section_address = dwfl_offline_section_address;
 	f->callbacks.debuginfo_path = &f->debuginfo_path;
 	f->dwfl = dwfl_begin(&f->callbacks);

@@ -58,6 +58,7 @@ struct elf_info {
 	Dwarf_Addr eh_bias, dbg_bias;
 	struct fpa_result audit;    /* frame pointers, unwind tables, symbols, debug file */
 	int audit_err;              /* 0, or -errno when the audit could not run */
+	int debug_err;              /* -errno: its separate debug file exists but did not open */
 	enum fp_verdict fp;         /* the unwinder's per-module choice */
 	int fp_percent;
 

@@ -248,32 +248,42 @@ Dwarf_Frame *module_cfi_frame(struct fw_module *m, uint64_t pc)
 	return m->file ? elf_info_cfi_frame(m->file, pc - m->bias) : NULL;
 }
 
-void module_error_text(const struct fw_module *m, pid_t pid, char *buf, size_t size)
+static void limit_text(char *buf, size_t size)
+{
+	struct rlimit rl;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl))
+		xsnprintf(buf, size, "the open-file limit was reached (ulimit -n %llu; raise it, e.g. "
+			  "ulimit -n 1024)", (unsigned long long)rl.rlim_cur);
+	else
+		xsnprintf(buf, size, "the open-file limit was reached (raise it: ulimit -n)");
+}
+
+int module_problem(const struct fw_module *m, pid_t pid, char *buf, size_t size)
 {
 	const char *state = m->replaced ? "replaced on disk since the process started" :
 			    m->deleted ? "deleted from disk since the process started" : NULL;
-	struct rlimit rl;
+	char why[160];
+	int err = m->file ? m->file->debug_err : m->err;
 
-	switch (m->err) {
-	case -EPERM:
-	case -EACCES:
-		xsnprintf(buf, size, "%s: %s, and the mapped file can be opened only through "
-			  "/proc/%d/map_files, which needs CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE",
-			  m->path, state ? state : "its path does not reach it", (int)pid);
-		break;
-	case -EMFILE:
-	case -ENFILE:
-		if (!getrlimit(RLIMIT_NOFILE, &rl))
-			xsnprintf(buf, size, "%s: the open-file limit was reached (ulimit -n %llu)",
-				  m->path, (unsigned long long)rl.rlim_cur);
-		else
-			xsnprintf(buf, size, "%s: the open-file limit was reached", m->path);
-		break;
-	case -ENOEXEC:
-		xsnprintf(buf, size, "%s: not a 64-bit ELF file", m->path);
-		break;
-	default:
-		xsnprintf(buf, size, "%s: %s", m->path, strerror(m->err ? -m->err : EIO));
-		break;
+	if (m->file && !err)
+		return 0;
+	if (err == -EMFILE || err == -ENFILE)
+		limit_text(why, sizeof(why));
+	else
+		xsnprintf(why, sizeof(why), "%s", err == -ENOEXEC ? "not a 64-bit ELF file" :
+			  strerror(err ? -err : EIO));
+	if (m->file) {
+		xsnprintf(buf, size, "%s: its debug file %s could not be opened: %s", m->path,
+			  m->file->audit.debug_path, why);
+		return 1;
 	}
+	if (err == -EPERM || err == -EACCES)
+		xsnprintf(buf, size, "%s: %s, and the mapped file can be opened only through "
+			  "/proc/%d/map_files, which needs CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE "
+			  "(run framewalk as root)", m->path,
+			  state ? state : "its path does not reach it", (int)pid);
+	else
+		xsnprintf(buf, size, "%s: %s", m->path, why);
+	return 1;
 }

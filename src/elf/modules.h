@@ -93,7 +93,11 @@ enum fp_verdict module_fp_verdict(const struct fw_module *m);
 /* The CFI row at pc (a target address) in m's file, or NULL (see elf_info_cfi_frame). */
 Dwarf_Frame *module_cfi_frame(struct fw_module *m, uint64_t pc);
 
-/* One line on why a module's file could not be opened, into buf. */
-void module_error_text(const struct fw_module *m, pid_t pid, char *buf, size_t size);
+/*
+ * What framewalk could not read of a module: its file, or its separate debug
+ * file, could not be opened. 1 with one line on why (and the fix) in buf,
+ * 0 when nothing is missing.
+ */
+int module_problem(const struct fw_module *m, pid_t pid, char *buf, size_t size);
 
 #endif

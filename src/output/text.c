@@ -251,8 +251,7 @@ static void print_header(const struct profile *p, FILE *f)
 	if (m->modules_unreadable) {
 		sb.len = 0;
 		escape_append(&sb, m->modules_unreadable, ESCAPE_TERMINAL);
-		fprintf(f, "Unreadable: %s (their frames lack names and unwind tables)\n",
-			strbuf_str(&sb));
+		fprintf(f, "Unreadable: %s\n", strbuf_str(&sb));
 	}
 	strbuf_release(&sb);
 }
