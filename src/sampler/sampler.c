@@ -655,9 +655,8 @@ static void modules_meta(struct sampler *s)
 	m->modules_reused += s->mm.stats.reused;
 	m->modules_refreshes += s->mm.stats.refreshes;
 	for (size_t i = 0; i < s->mm.n; i++) {
-		if (s->mm.mods[i].file)
+		if (!module_problem(&s->mm.mods[i], s->target.pid, why, sizeof(why)))
 			continue;
-		module_error_text(&s->mm.mods[i], s->target.pid, why, sizeof(why));
 		strbuf_addf(&sb, "%s%s", sb.len || m->modules_unreadable ? "; " : "", why);
 	}
 	if (sb.len) {
