@@ -335,10 +335,14 @@ int py_discover(pid_t pid, struct target_mem *mem, struct py_target *t, struct s
 			found = 0;
 		}
 	}
-	if (found != 1 && !too_old && unopened)
+	/*
+	 * A module that could not be opened outranks "too old": a shared build's
+	 * executable has no _PyRuntime of its own, its libpython does.
+	 */
+	if (found != 1 && unopened)
 		explain_unopened(pid, unopened, open_err, why);
 	proc_maps_release(&maps);
-	if (found != 1 && too_old) {
+	if (found != 1 && too_old && !unopened) {
 		strbuf_addf(why, "Python %s is not supported (framewalk reads CPython 3.8 to 3.15)",
 			    t->version);
 		return -ENOTSUP;
