@@ -150,6 +150,8 @@ static int read_modules(struct module_map *mm, struct fw_module *old, size_t nol
 				   &mm->ranges_alloc);
 		mm->ranges[mm->nranges].start = m->start;
 		mm->ranges[mm->nranges].end = m->end;
+		mm->ranges[mm->nranges].dev = m->dev;
+		mm->ranges[mm->nranges].ino = m->inode;
 		mm->ranges[mm->nranges].name = xstrdup(m->path);
 		mm->nranges++;
 		if (m->path[0] != '/' || !m->inode || find_id(mm->mods, mm->n, m->dev, m->inode))
@@ -188,7 +190,8 @@ int modules_changed(const struct module_map *mm)
 		if (m->perms[2] != 'x')
 			continue;
 		changed = n >= mm->nranges || m->start != mm->ranges[n].start ||
-			  m->end != mm->ranges[n].end || strcmp(m->path, mm->ranges[n].name);
+			  m->end != mm->ranges[n].end || m->inode != mm->ranges[n].ino ||
+			  m->dev != mm->ranges[n].dev || strcmp(m->path, mm->ranges[n].name);
 		n++;
 	}
 	proc_maps_release(&maps);

@@ -39,6 +39,7 @@ struct fw_module {
 
 struct exec_range {
 	uint64_t start, end;
+	uint64_t dev, ino;          /* the file mapped there, 0 when none */
 	char *name;                 /* "[vdso]", "" for anonymous (JIT), or a path */
 };
 
@@ -72,7 +73,7 @@ struct module_map {
 int modules_load(struct module_map *mm, pid_t pid, struct elf_cache *cache);
 void modules_release(struct module_map *mm);
 
-/* Do the target's executable mappings differ from the loaded ones? */
+/* Do the target's executable mappings (place or file) differ from the loaded ones? */
 int modules_changed(const struct module_map *mm);
 /*
  * Re-read the mappings: unchanged modules are kept, new ones loaded, gone
