@@ -22,6 +22,8 @@
 #define STATUS_EVERY_NS 250000000ull
 #define TIDS_REFRESH_NS 200000000ull
 #define MODULES_CHECK_NS 100000000ull
+/* A library loaded where an unloaded one was leaves no pc unknown: look anyway. */
+#define MODULES_RECHECK_NS 1000000000ull
 /* Threads that moved during the tick's copy: their own spans copied again, this much per tick. */
 #define RETAKE_TRIES 32
 #define RETAKE_BUDGET_NS 200000ull
@@ -537,6 +539,8 @@ static void symbolize_native(struct sampler *s, uint64_t now)
 {
 	struct unwind_result *uw = &s->ns.uw;
 
+	if (now - s->modules_ns >= MODULES_RECHECK_NS)
+		sampler_refresh_modules(s, now);
 	for (size_t i = 0; i < uw->n; i++)
 		if (!modules_find_range(&s->mm, uw->pcs[i]) && sampler_refresh_modules(s, now))
 			break;
