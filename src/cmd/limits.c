@@ -69,7 +69,7 @@ int cmd_fd_limits(const struct sampler_opts *so, const pid_t *pids, int npids)
 	}
 	need = cmd_fd_need(so, open_fds(), ncpus);
 	if (rl.rlim_cur < need) {
-		fw_error("the open-file limit is too low: ulimit -n is %llu, and %s needs about %zu "
+		fw_error("the open-file limit (ulimit -n %llu) is too low: %s needs about %zu "
 			 "descriptors%s%s; raise it: ulimit -n %d", (unsigned long long)rl.rlim_cur,
 			 so->backend == BACKEND_BPF ? "the bpf backend" :
 			 so->backend == BACKEND_PTRACE ? "a native capture" : "a capture", need,
