@@ -1329,6 +1329,7 @@ int cmd_check(int argc, char **argv)
 	if (c->o.mode == MODE_PROCESS) {
 		if (proc_exists(c->o.pid) == -ESRCH) {
 			fw_error("no such process: %d", (int)c->o.pid);
+			elf_cache_free(c->files);
 			free(c);
 			return FW_EXIT_NO_PROCESS;
 		}
