@@ -7,6 +7,8 @@
 #   make check        build, then run every test (unit + functional)
 #   make check SANITIZE=1   the same against an ASan+UBSan build
 #   make install [PREFIX=/usr/local] [DESTDIR=...]
+#   make static       build-static/framewalk: one static, stripped binary
+#   make deb          build-deb/framewalk_*.deb (dpkg-buildpackage -b -us -uc)
 #   make bench        the side-by-side benchmarks (bench/README.md)
 
 PREFIX ?= /usr/local
@@ -24,7 +26,7 @@ endif
 
 FRAMEWALK = $(BUILDDIR)/framewalk
 
-.PHONY: all deps test-deps build demo check unit functional install bench clean sid-root js-deps
+.PHONY: all deps test-deps build demo check unit functional install bench clean sid-root static-root js-deps static deb
 
 all: build
 
@@ -40,11 +42,39 @@ $(BUILDDIR)/build.ninja:
 build: deps $(BUILDDIR)/build.ninja
 	ninja -C $(BUILDDIR)
 
+# The same sources as one statically linked, stripped binary (meson
+# -Dstatic=true): for copying into a container. README.md, "Installing".
+STATIC_DIR = build-static
+
+$(STATIC_DIR)/build.ninja:
+	meson setup $(STATIC_DIR) --buildtype=debugoptimized -Dstatic=true
+
+static: deps $(STATIC_DIR)/build.ninja
+	ninja -C $(STATIC_DIR)
+
+# The Debian package of the committed tree (HEAD), built with Debian's own
+# tools (debian/) in a `git archive` copy under build-deb/, so the .deb lands
+# in build-deb/ rather than in the parent directory and records its commit.
+# (`dpkg-buildpackage -b -us -uc` in the source tree works too: ../*.deb.)
+DEB_DIR = build-deb
+
+deb:
+	@scripts/deps.sh deb
+	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/framewalk
+	git archive HEAD | tar -x -C $(DEB_DIR)/framewalk
+	cd $(DEB_DIR)/framewalk && dpkg-buildpackage -b -us -uc
+	@ls $(DEB_DIR)/*.deb
+
 demo: build
 	@scripts/demo.sh $(FRAMEWALK)
 
 sid-root: test-deps
 	@scripts/sid-root.sh
+
+# the minimal root (no shared libraries, no terminfo) that
+# tests/functional/test_ship.py runs the static binary in
+static-root: test-deps
+	@scripts/static-root.sh
 
 # A build configured before cmocka was installed (make demo on a fresh
 # machine) has no unit tests yet: reconfigure it once.
@@ -73,8 +103,11 @@ $(BROWSER_STAMP): tests/browser/package.json tests/browser/package-lock.json | t
 vendor:
 	tools/embed/vendor.sh
 
-functional: test-deps build sid-root js-deps browser-deps
-	FRAMEWALK=$(abspath $(FRAMEWALK)) $(PYTEST) tests/functional $(PYTEST_ARGS)
+# test_ship.py also needs the static binary and its root (and builds the
+# .deb itself, with make deb).
+functional: test-deps build static sid-root static-root js-deps browser-deps
+	FRAMEWALK=$(abspath $(FRAMEWALK)) FRAMEWALK_STATIC=$(abspath $(STATIC_DIR))/framewalk \
+		$(PYTEST) tests/functional $(PYTEST_ARGS)
 
 check: unit functional
 
@@ -101,4 +134,4 @@ bench: build
 	@bench/run-all.sh $(FRAMEWALK)
 
 clean:
-	rm -rf build build-sanitize build-fuzz
+	rm -rf build build-sanitize build-fuzz build-static build-deb

@@ -2,6 +2,7 @@
 # Install the Debian packages framewalk needs, when any is missing.
 #   scripts/deps.sh build   what `make` needs
 #   scripts/deps.sh test    what `make check` needs on top (test tools)
+#   scripts/deps.sh deb     what `make deb` (dpkg-buildpackage) needs on top
 # As root it runs apt-get; otherwise it prints the one command to run.
 set -eu
 
@@ -9,6 +10,10 @@ BUILD_PKGS="gcc make meson ninja-build pkg-config libelf-dev libdw-dev zlib1g-de
 BUILD_PKGS="$BUILD_PKGS protobuf-c-compiler libprotobuf-c-dev"
 BUILD_PKGS="$BUILD_PKGS libncurses-dev"      # top's live view
 BUILD_PKGS="$BUILD_PKGS clang llvm bpftool libbpf-dev"   # the eBPF backend (clang -target bpf, skeleton)
+# make static: libc.a (libc6-dev) and the .a of every library libdw, libelf
+# and libbpf pull in (pkg-config --static)
+BUILD_PKGS="$BUILD_PKGS libc6-dev libbz2-dev liblzma-dev libzstd-dev"
+DEB_PKGS="dpkg-dev debhelper"   # debian/control: Rules-Requires-Root: no, so no fakeroot
 TEST_PKGS="libcmocka-dev python3-pytest mmdebstrap binutils util-linux procps"
 # go tool pprof and node (tests/js) read the pprof and JSON outputs. A Node.js
 # that bundles npm (nodesource's) conflicts with Debian's npm package, so the
@@ -19,11 +24,15 @@ command -v npm >/dev/null 2>&1 || TEST_PKGS="$TEST_PKGS nodejs npm"
 TEST_PKGS="$TEST_PKGS chromium tmux"
 # tests/fuzz (libFuzzer needs clang's runtime) and tests/functional/test_load.py
 TEST_PKGS="$TEST_PKGS clang libclang-rt-14-dev valgrind"
+# tests/functional/test_ship.py: the .deb is built, the static binary
+# inspected (file) and traced (strace) inside its minimal root
+TEST_PKGS="$TEST_PKGS $DEB_PKGS file strace"
 
 case "${1:-build}" in
 build) want="$BUILD_PKGS" ;;
 test) want="$BUILD_PKGS $TEST_PKGS" ;;
-*) echo "usage: $0 build|test" >&2; exit 2 ;;
+deb) want="$BUILD_PKGS $DEB_PKGS" ;;
+*) echo "usage: $0 build|test|deb" >&2; exit 2 ;;
 esac
 
 missing=""

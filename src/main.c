@@ -9,10 +9,7 @@
 
 #include "cmd/cmd.h"
 #include "util/util.h"
-
-#ifndef FRAMEWALK_VERSION
-#define FRAMEWALK_VERSION "0.1.0"
-#endif
+#include "version.h"
 
 struct command {
 	const char *name;
@@ -38,6 +35,18 @@ static void usage(FILE *f)
 		"in framewalk(1) and docs/EXIT-CODES.md.\n");
 }
 
+/* FRAMEWALK_VERSION and FRAMEWALK_BUILD come from meson.build, the commit
+ * from the generated version.h. */
+static void print_version(void)
+{
+	if (strcmp(FRAMEWALK_COMMIT, "unknown"))
+		printf("framewalk %s (commit %s, %s build)\n", FRAMEWALK_VERSION,
+		       FRAMEWALK_COMMIT, FRAMEWALK_BUILD);
+	else
+		printf("framewalk %s (commit unknown: built from a source tree without git "
+		       "metadata, %s build)\n", FRAMEWALK_VERSION, FRAMEWALK_BUILD);
+}
+
 static int finish_stdout(int code)
 {
 	if (fflush(stdout) || ferror(stdout)) {
@@ -59,7 +68,7 @@ int main(int argc, char **argv)
 		return finish_stdout(FW_EXIT_OK);
 	}
 	if (!strcmp(argv[1], "--version")) {
-		printf("framewalk %s\n", FRAMEWALK_VERSION);
+		print_version();
 		return finish_stdout(FW_EXIT_OK);
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)

@@ -9,7 +9,6 @@
 #include <fcntl.h>
 #include <linux/bpf.h>
 #include <linux/perf_event.h>
-#include <pwd.h>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/ptrace.h>
@@ -21,6 +20,8 @@
 #include <unistd.h>
 
 #include "audit/env.h"
+#include "audit/username.h"
+#include "target/proc.h"
 #include "util/util.h"
 
 const char *const audit_ns_names[NS_COUNT] = {
@@ -78,13 +79,6 @@ static const char *status_field(const char *text, const char *key)
 			return p;
 		}
 	return NULL;
-}
-
-static void user_name(uid_t uid, char *buf, size_t size)
-{
-	struct passwd *pw = getpwuid(uid);
-
-	xsnprintf(buf, size, "%s", pw ? pw->pw_name : "?");
 }
 
 int audit_has_cap(const struct audit_env *e, int cap)
@@ -314,7 +308,7 @@ void audit_env_probe(struct audit_env *e)
 	e->uid = getuid();
 	e->euid = geteuid();
 	e->gid = getgid();
-	user_name(e->euid, e->user, sizeof(e->user));
+	audit_user_name(e->euid, e->user, sizeof(e->user));
 	e->seccomp = -1;
 	if (!read_small_file("/proc/self/status", status, sizeof(status))) {
 		if ((v = status_field(status, "CapEff")))
@@ -338,6 +332,7 @@ void audit_env_probe(struct audit_env *e)
 	if (!uname(&u))
 		xsnprintf(e->kernel, sizeof(e->kernel), "%s", u.release);
 	e->btf = !access("/sys/kernel/btf/vmlinux", R_OK);
+	e->sysfs = !access("/sys/kernel", F_OK);
 	e->kallsyms = probe_kallsyms();
 	probe_own_child(e);
 	probe_bpf(e);
@@ -368,24 +363,6 @@ static int is_kthread(pid_t pid)
 	return (flags & 0x00200000ul) != 0;
 }
 
-/* PTRACE_SEIZE pid from a child process, which exits (detaching) at once. */
-static int probe_ptrace_target(pid_t pid)
-{
-	int status;
-	pid_t child = fork();
-
-	if (child < 0)
-		return -errno;
-	if (!child)
-		_exit(ptrace(PTRACE_SEIZE, pid, NULL, NULL) ? (errno & 0x7f) : 0);
-	while (waitpid(child, &status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	if (!WIFEXITED(status))
-		return -ECHILD;
-	return -WEXITSTATUS(status);
-}
-
 int audit_target_probe(const struct audit_env *e, pid_t pid, struct audit_target *t)
 {
 	char path[64], status[8192], cgroup[256], byte;
@@ -404,7 +381,7 @@ int audit_target_probe(const struct audit_env *e, pid_t pid, struct audit_target
 	if ((v = status_field(status, "Uid"))) {
 		t->uid = (uid_t)strtoul(v, NULL, 10);
 		t->uid_known = 1;
-		user_name(t->uid, t->user, sizeof(t->user));
+		audit_user_name(t->uid, t->user, sizeof(t->user));
 	}
 	if ((v = status_field(status, "Seccomp")))
 		t->seccomp = (int)strtol(v, NULL, 10);
@@ -453,7 +430,7 @@ int audit_target_probe(const struct audit_env *e, pid_t pid, struct audit_target
 		t->vm_err = 0;
 	else
 		t->vm_err = -errno;
-	t->ptrace_err = probe_ptrace_target(pid);
+	t->ptrace_err = proc_ptrace_probe(pid);
 	(void)e;
 	return 0;
 }
@@ -699,7 +676,9 @@ static void eval_bpf(const struct audit_env *e, const struct audit_target *t,
 				    "without CAP_SYS_PTRACE", (unsigned)t->uid, t->user);
 		cap_fixes(e, r, missing, nmissing, NULL);
 		if (!e->btf)
-			strbuf_addstr(&r->note, "the kernel has no BTF (/sys/kernel/btf/vmlinux) either");
+			strbuf_addstr(&r->note, e->sysfs ?
+				      "the kernel has no BTF (/sys/kernel/btf/vmlinux) either" :
+				      "and sysfs is not mounted on /sys, which it needs too");
 		return;
 	}
 	if (e->bpf_load_err) {
@@ -745,6 +724,14 @@ static void eval_bpf(const struct audit_env *e, const struct audit_target *t,
 		r->failure = AUDIT_NO_FEATURE;
 		strbuf_addf(&r->reason, "attaching the program to a perf event failed: %s",
 			    strerror(-e->bpf_attach_err));
+		return;
+	}
+	if (!e->sysfs) {
+		r->failure = AUDIT_NO_FEATURE;
+		strbuf_addstr(&r->reason, "sysfs is not mounted on /sys here, so the kernel's BTF "
+			      "(/sys/kernel/btf/vmlinux) and the CPU list cannot be read");
+		add_fix(r, "mount -t sysfs sysfs /sys (container runtimes mount it by default; "
+			"a bare chroot does not)");
 		return;
 	}
 	if (!e->btf) {

@@ -48,6 +48,7 @@ struct audit_env {
 	char self_exe[PATH_MAX];
 	char kernel[128];
 	int btf;                        /* /sys/kernel/btf/vmlinux readable */
+	int sysfs;                      /* /sys/kernel exists: sysfs is mounted here */
 	int kallsyms;                   /* 1 addresses visible, 0 hidden, -1 unknown */
 	int vm_err;                     /* process_vm_readv of our own child: 0 or -errno */
 	int ptrace_err;                 /* PTRACE_SEIZE of our own child */

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * framewalk's BPF program: runs on every cpu-clock perf event, keeps only
- * threads of the target processes, and writes one record per sample into the
- * ring buffer: the kernel stack, the kernel's frame-pointer walk of the user
- * stack, the user registers and (when a module lacks frame pointers) the top
- * of the user stack for user space's DWARF unwinder, and a copy of each
- * Python frame of the thread, found through a tid -> thread state map that
- * user space keeps current. Names and lines are resolved in user space.
+ * threads of the target processes, and writes one variable-sized record per
+ * sample into the ring buffer (fwprof.h): what the interpreter's GIL and
+ * collector are doing at that instant, a copy of each Python frame of the
+ * thread (found through a tid -> thread state map that user space keeps
+ * current) and, for whole stacks, the kernel stack, the user registers and
+ * either the kernel's frame-pointer walk of the user stack or (when a module
+ * lacks frame pointers) a copy of the top of the user stack for user space's
+ * DWARF unwinder. Names and lines are resolved in user space.
  */
 #include <linux/bpf.h>
 #include <linux/bpf_perf_event.h>
@@ -17,6 +19,50 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
+/*
+ * The few kernel types used, relocated by libbpf against the running
+ * kernel's BTF (CO-RE), so no vmlinux.h is needed to build.
+ */
+struct thread_struct {
+	unsigned long fsbase;
+} __attribute__((preserve_access_index));
+
+struct task_struct {
+	unsigned int __state;
+	int on_cpu;
+	int pid;
+	int tgid;
+	unsigned long nvcsw, nivcsw;
+	struct thread_struct thread;
+} __attribute__((preserve_access_index));
+
+struct bpf_iter_meta {
+	void *seq;
+	__u64 session_id;
+	__u64 seq_num;
+} __attribute__((preserve_access_index));
+
+struct bpf_iter__task {
+	struct bpf_iter_meta *meta;
+	struct task_struct *task;
+} __attribute__((preserve_access_index));
+
+/*
+ * Read the target's memory: the interrupted thread's own (task NULL, in
+ * the perf_event program), or another thread's (the sleepable iterator).
+ * Inlined with a constant task, so each program calls only its own helper.
+ */
+static __always_inline long read_user(void *dst, __u32 size, const void *src, struct task_struct *task)
+{
+	if (task)
+		return bpf_copy_from_user_task(dst, size, src, task, 0);
+	return bpf_probe_read_user(dst, size, src);
+}
+
+
+/* Set by user space before loading. */
+const volatile __u64 wake_bytes = 1 << 20;   /* wake the reader past this much waiting */
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 64);
@@ -24,9 +70,10 @@ struct {
 	__type(value, struct fw_target_cfg);
 } targets SEC(".maps");
 
+/* Sized by user space from the targets' thread counts. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
+	__uint(max_entries, 1024);
 	__type(key, __u32);
 	__type(value, __u64);
 } tstates SEC(".maps");
@@ -34,15 +81,36 @@ struct {
 /* tid -> end of the stack the last complete unwind needed (user space's). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
+	__uint(max_entries, 1024);
 	__type(key, __u32);
 	__type(value, __u64);
 } stack_ends SEC(".maps");
 
+/* wall and gil modes: threads the tick found on a CPU, to be read by the next sample. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, __u32);
+} wanted SEC(".maps");
+
+/* Sized by user space from the rate and the number of CPUs. */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 32 << 20);
+	__uint(max_entries, 1 << 20);
 } samples SEC(".maps");
+
+/*
+ * One record being built per CPU, keyed by CPU (perf_event programs do not
+ * migrate or nest; a per-CPU map's values cannot be this large). User space
+ * sizes it to the number of CPUs.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fw_sample_buf);
+} scratch SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -79,154 +147,387 @@ static __always_inline void copy_regs(struct fw_sample_hdr *h, const struct pt_r
 	h->regs[16] = r->rip;
 }
 
-static __always_inline void copy_python(struct fw_sample_hdr *h, const struct fw_target_cfg *cfg)
+/* The GIL holder and the collector's flag, read at the sample's instant. */
+static __always_inline void copy_interp_state(struct fw_sample_hdr *h, const struct fw_target_cfg *cfg,
+					      struct task_struct *task)
 {
-	__u64 *ts = bpf_map_lookup_elem(&tstates, &h->tid);
-	__u64 frame = 0;
-	__u32 size = cfg->frame_size, n = 0;
-	__s32 prev_off = cfg->frame_previous;
-
-	if (!ts)
-		return;
-	h->tstate = *ts;
-	if (bpf_probe_read_user(&frame, sizeof(frame), (void *)(*ts + cfg->tstate_frame)))
-		return;
-	if (cfg->frame_model == FW_FRAMES_311 && frame &&
-	    bpf_probe_read_user(&frame, sizeof(frame), (void *)(frame + cfg->cframe_current_frame)))
-		return;
-	if (size > FW_FRAME_COPY)
-		size = FW_FRAME_COPY;
-	if (size < 8 || prev_off < 0 || prev_off > FW_FRAME_COPY - 8)
-		return;
-	for (int i = 0; i < FW_MAX_PY_FRAMES; i++) {
-		struct fw_py_frame *f = &h->py[i];
-
-		if (!frame)
-			break;
-		f->addr = frame;
-		if (bpf_probe_read_user(f->data, size, (void *)frame))
-			break;
-		n++;
-		frame = *(__u64 *)(f->data + (prev_off & (FW_FRAME_COPY - 8)));
-	}
-	h->npy = n;
-	h->py_truncated = frame != 0 && n == FW_MAX_PY_FRAMES;
+	h->gil_holder = 0;
+	h->gil_locked = 0;
+	h->gc_collecting = 0;
+	if (cfg->gil_holder_addr)
+		read_user(&h->gil_holder, sizeof(h->gil_holder), (void *)cfg->gil_holder_addr, task);
+	if (cfg->gil_locked_addr)
+		read_user(&h->gil_locked, sizeof(h->gil_locked), (void *)cfg->gil_locked_addr, task);
+	if (cfg->gc_collecting_addr)
+		read_user(&h->gc_collecting, sizeof(h->gc_collecting),
+			  (void *)cfg->gc_collecting_addr, task);
 }
 
-static __always_inline void fill_common(struct fw_sample_hdr *h, struct bpf_perf_event_data *ctx,
-					const struct fw_target_cfg *cfg, __u64 pid_tgid,
-					const struct pt_regs *uregs)
+struct py_walk {
+	struct fw_sample_buf *buf;
+	struct task_struct *task;
+	__u64 frame;
+	__u32 size;
+	__s32 prev_off;
+};
+
+/* One frame of the walk, read from the thread's memory (task) or the current one's. */
+static __always_inline long copy_frame_at(__u64 i, struct py_walk *w, struct task_struct *task)
 {
-	h->pid = pid_tgid >> 32;
-	h->tid = (__u32)pid_tgid;
-	h->cpu = bpf_get_smp_processor_id();
-	h->time_ns = bpf_ktime_get_ns();
-	h->npy = 0;
-	h->tstate = 0;
-	h->py_truncated = 0;
-	h->user_mode = (ctx->regs.cs & 3) == 3;
-	copy_regs(h, uregs);
-	h->kstack_bytes = h->user_mode ? 0 :
-		bpf_get_stack(ctx, h->kstack, sizeof(h->kstack), 0);
-	/*
-	 * The kernel's frame-pointer walk is only used when no stack is copied;
-	 * through code without frame pointers it follows garbage for up to
-	 * FW_USTACK_MAX steps, the costliest part of a sample.
-	 */
-	h->ustack_bytes = cfg->copy_stack ? 0 :
-		bpf_get_stack(ctx, h->ustack, sizeof(h->ustack), BPF_F_USER_STACK);
-	copy_python(h, cfg);
+	struct fw_py_frame *f;
+	__u32 size = w->size;
+
+	if (!w->frame || i >= FW_MAX_PY_FRAMES || size > FW_FRAME_COPY || !size)
+		return 1;
+	f = &w->buf->py[i & (FW_MAX_PY_FRAMES - 1)];
+	f->addr = w->frame;
+	if (read_user(f->data, size, (void *)w->frame, task))
+		return 1;
+	/* Counted in the map value, not on the stack: the verifier then need not
+	 * follow every count as its own path. */
+	w->buf->h.npy++;
+	w->frame = *(__u64 *)(f->data + (w->prev_off & (FW_FRAME_COPY - 8)));
+	return 0;
+}
+
+/* bpf_loop's callbacks: verified once, not once per frame. */
+static long copy_frame_self(__u64 i, void *ctx)
+{
+	return copy_frame_at(i, ctx, NULL);
+}
+
+static long copy_frame_task(__u64 i, void *ctx)
+{
+	struct py_walk *w = ctx;
+
+	return copy_frame_at(i, w, w->task);
+}
+
+struct thread_walk {
+	struct task_struct *task;
+	__u64 ts;                   /* the state being looked at */
+	__u64 want;                 /* the thread's pthread_t */
+	__u64 found;
+	__s32 next_off, id_off;
+};
+
+static __always_inline long thread_at(struct thread_walk *w, struct task_struct *task)
+{
+	__u64 id = 0, next = 0;
+	__s32 id_off = w->id_off, next_off = w->next_off;
+
+	if (!w->ts || id_off < 0 || next_off < 0 || id_off > 4096 || next_off > 4096)
+		return 1;
+	if (read_user(&id, sizeof(id), (void *)(w->ts + id_off), task))
+		return 1;
+	if (id == w->want) {
+		w->found = w->ts;
+		return 1;
+	}
+	if (read_user(&next, sizeof(next), (void *)(w->ts + next_off), task) || next == w->ts)
+		return 1;
+	w->ts = next;
+	return 0;
+}
+
+static long thread_at_self(__u64 i, void *ctx)
+{
+	return thread_at(ctx, NULL);
+}
+
+static long thread_at_task(__u64 i, void *ctx)
+{
+	struct thread_walk *w = ctx;
+
+	return thread_at(w, w->task);
 }
 
 /*
- * Copy only [sp - FW_BELOW_SP, end) when user space has learnt where this
- * thread's stack ends (the outermost frame of a complete unwind): a few KiB
- * instead of FW_STACK_COPY, which keeps the copy out of the target's caches.
- * Below sp: the red zone, where CFI of an epilogue can still place saved
- * registers (FW_BELOW_SP, fwprof.h).
+ * The thread's state: user space's map entry when it still belongs to this
+ * thread (a tid can be reused), else found in the interpreter's list, and
+ * remembered. 0: not a Python thread (or the list is not known yet).
  */
-static __always_inline int copy_known_stack(struct fw_sample_full *rec, __u64 sp, __u32 tid)
+static __always_inline __u64 find_tstate(const struct fw_target_cfg *cfg, __u32 tid,
+					 struct task_struct *task)
 {
-	__u64 *end = bpf_map_lookup_elem(&stack_ends, &tid);
+	struct task_struct *self = task ? task : bpf_get_current_task_btf();
+	struct thread_walk w = { .task = task, .next_off = cfg->tstate_next,
+				 .id_off = cfg->tstate_thread_id };
+	__u64 *ts = bpf_map_lookup_elem(&tstates, &tid), id = 0;
+
+	w.want = self->thread.fsbase;
+	if (ts && *ts == FW_NOT_PYTHON)
+		return 0;
+	if (ts && *ts && !read_user(&id, sizeof(id), (void *)(*ts + cfg->tstate_thread_id), task) &&
+	    id == w.want)
+		return *ts;
+	if (!cfg->threads_head_addr ||
+	    read_user(&w.ts, sizeof(w.ts), (void *)cfg->threads_head_addr, task))
+		return 0;
+	if (task)
+		bpf_loop(FW_MAX_THREAD_WALK, thread_at_task, &w, 0);
+	else
+		bpf_loop(FW_MAX_THREAD_WALK, thread_at_self, &w, 0);
+	/* Not found: a native thread, until user space's next refresh says otherwise. */
+	id = w.found ? w.found : FW_NOT_PYTHON;
+	bpf_map_update_elem(&tstates, &tid, &id, BPF_ANY);
+	return w.found;
+}
+
+/* Copy the thread's Python frames into buf->py; returns how many. */
+static __always_inline __u32 copy_python(struct fw_sample_buf *buf, const struct fw_target_cfg *cfg,
+					 struct task_struct *task)
+{
+	struct fw_sample_hdr *h = &buf->h;
+	struct py_walk w = { .buf = buf, .task = task };
+	__u64 ts;
+
+	h->tstate = 0;
+	h->py_truncated = 0;
+	h->npy = 0;
+	ts = find_tstate(cfg, h->tid, task);
+	if (!ts)
+		return 0;
+	h->tstate = ts;
+	if (read_user(&w.frame, sizeof(w.frame), (void *)(ts + cfg->tstate_frame), task))
+		return 0;
+	if (cfg->frame_model == FW_FRAMES_311 && w.frame &&
+	    read_user(&w.frame, sizeof(w.frame), (void *)(w.frame + cfg->cframe_current_frame), task))
+		return 0;
+	w.size = cfg->frame_size;
+	w.prev_off = cfg->frame_previous;
+	if (w.size > FW_FRAME_COPY)
+		w.size = FW_FRAME_COPY;
+	if (w.size < 8 || w.prev_off < 0 || w.prev_off > FW_FRAME_COPY - 8)
+		return 0;
+	if (task)
+		bpf_loop(FW_MAX_PY_FRAMES, copy_frame_task, &w, 0);
+	else
+		bpf_loop(FW_MAX_PY_FRAMES, copy_frame_self, &w, 0);
+	h->py_truncated = w.frame != 0 && h->npy == FW_MAX_PY_FRAMES;
+	return h->npy;
+}
+
+/*
+ * Copy the user stack to dst: only [sp - FW_BELOW_SP, end) when user space
+ * has learnt where this thread's stack ends (the outermost frame of a
+ * complete unwind) — a few KiB, which keeps the copy out of the target's
+ * caches — else from the page holding sp up, as much of FW_STACK_COPY as is
+ * mapped (halving until a read succeeds: one read fails whole when it
+ * touches an unmapped page). Below sp: the red zone, where CFI of an
+ * epilogue can still place saved registers. Returns the bytes copied.
+ */
+static __always_inline __u32 copy_user_stack(struct fw_sample_hdr *h, __u8 *dst, __u64 sp,
+					     struct task_struct *task)
+{
+	__u64 *end = bpf_map_lookup_elem(&stack_ends, &h->tid);
 	__u64 base = sp - FW_BELOW_SP, len;
 
-	if (!end || *end <= sp)
-		return 0;
-	len = *end - base;
-	if (len > FW_STACK_COPY || len == 0)
-		return 0;
-	if (bpf_probe_read_user(rec->stack, len, (void *)base))
-		return 0;
-	rec->h.stack_base = base;
-	rec->h.stack_bytes = (__u32)len;
-	return 1;
+	if (end && *end > sp) {
+		len = *end - base;
+		if (len > 0 && len <= FW_STACK_COPY && !read_user(dst, len, (void *)base, task)) {
+			h->stack_base = base;
+			return (__u32)len;
+		}
+	}
+	base = sp & ~4095ULL;
+	h->stack_base = base;
+	for (__u32 size = FW_STACK_COPY; size >= 4096; size /= 2)
+		if (!read_user(dst, size, (void *)base, task))
+			return size;
+	return 0;
 }
 
 /*
  * Waking the reader costs the sampled CPU an interrupt and a wake-up per
- * sample; user space polls at least every POLL_MS anyway, so it is woken
- * only when the ring buffer is filling up.
+ * sample; user space drains the buffer on its own every pass of its loop,
+ * so it is woken only when the ring buffer is filling up.
  */
-#define FW_RB_WAKE_BYTES (8 << 20)
-
 static __always_inline __u64 submit_flags(void)
 {
-	return bpf_ringbuf_query(&samples, BPF_RB_AVAIL_DATA) > FW_RB_WAKE_BYTES ?
+	return bpf_ringbuf_query(&samples, BPF_RB_AVAIL_DATA) > wake_bytes ?
 	       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+}
+
+/*
+ * Build the record for one thread in buf (everything after the fields the
+ * caller set). task: NULL for the interrupted thread (the perf_event
+ * program), else a thread off a CPU (the iterator). Returns its size, 0 when
+ * there is nothing to send.
+ */
+static __always_inline __u64 build_record(struct fw_sample_buf *buf, const struct fw_target_cfg *cfg,
+					  const struct pt_regs *uregs, struct task_struct *task,
+					  void *perf_ctx)
+{
+	struct fw_sample_hdr *h = &buf->h;
+	__u32 npy;
+	__u64 off, size;      /* 64-bit: the verifier keeps their bounds */
+
+	h->kstack_bytes = 0;
+	h->ustack_bytes = 0;
+	h->stack_bytes = 0;
+	h->stack_base = 0;
+	h->kind = FW_REC_SMALL;
+	copy_interp_state(h, cfg, task);
+	npy = copy_python(buf, cfg, task);
+	if (npy > FW_MAX_PY_FRAMES)
+		npy = FW_MAX_PY_FRAMES;
+	h->npy = npy;
+	off = FW_PY_OFFSET + npy * sizeof(struct fw_py_frame);
+	if (cfg->native) {
+		copy_regs(h, uregs);
+		if (cfg->kernel && task)
+			h->kstack_bytes = bpf_get_task_stack(task, h->kstack, sizeof(h->kstack), 0);
+		else if (cfg->kernel && !h->user_mode)
+			h->kstack_bytes = bpf_get_stack(perf_ctx, h->kstack, sizeof(h->kstack), 0);
+		if (cfg->copy_stack || task) {
+			/* off <= FW_PY_OFFSET + 128 frames: the copy fits the scratch record. */
+			if (off > FW_PY_OFFSET + FW_MAX_PY_FRAMES * sizeof(struct fw_py_frame))
+				return 0;
+			h->kind = FW_REC_FULL;
+			h->stack_bytes = copy_user_stack(h, (__u8 *)buf + off, uregs->rsp, task);
+		} else {
+			/*
+			 * Every module keeps frame pointers: the kernel's walk is
+			 * enough (through code without them it follows garbage for
+			 * up to FW_USTACK_MAX steps, the costliest part of a sample).
+			 */
+			h->ustack_bytes = bpf_get_stack(perf_ctx, h->ustack, sizeof(h->ustack),
+							BPF_F_USER_STACK);
+		}
+	}
+	size = off + (__u64)h->stack_bytes;
+	return size <= sizeof(struct fw_sample_buf) ? size : 0;
+}
+
+static __always_inline void submit(struct fw_sample_buf *buf, __u64 size, __u64 flags)
+{
+	if (!size || size > sizeof(struct fw_sample_buf))
+		return;
+	barrier_var(size);
+	if (bpf_ringbuf_output(&samples, buf, size, flags))
+		count(0);
+	else
+		count(1);
 }
 
 SEC("perf_event")
 int fwprof_sample(struct bpf_perf_event_data *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 tgid = pid_tgid >> 32;
+	__u32 tgid = pid_tgid >> 32, cpu = bpf_get_smp_processor_id();
 	struct fw_target_cfg *cfg = bpf_map_lookup_elem(&targets, &tgid);
+	struct fw_sample_buf *buf;
+	struct fw_sample_hdr *h;
 	struct pt_regs uregs;
-	struct task_struct *task;
 	void *up;
+
+	__u32 tid = (__u32)pid_tgid;
 
 	if (!cfg)
 		return 0;
-	task = bpf_get_current_task_btf();
+	/* wall and gil modes: only a thread the last tick asked for, once. */
+	if (cfg->ticked) {
+		if (!bpf_map_lookup_elem(&wanted, &tid))
+			return 0;
+		bpf_map_delete_elem(&wanted, &tid);
+	}
+	buf = bpf_map_lookup_elem(&scratch, &cpu);
+	if (!buf)
+		return 0;
+	h = &buf->h;
+	h->pid = tgid;
+	h->tid = tid;
+	h->cpu = cpu;
+	h->time_ns = bpf_ktime_get_ns();
+	h->user_mode = (ctx->regs.cs & 3) == 3;
+	h->off_cpu = 0;
+	h->syscall_nr = -1;
+	h->syscall_arg0 = 0;
+	if (cfg->native) {
+		up = (void *)bpf_task_pt_regs(bpf_get_current_task_btf());
+		if (!up || bpf_probe_read_kernel(&uregs, sizeof(uregs), up))
+			return 0;
+	}
+	submit(buf, build_record(buf, cfg, &uregs, NULL, ctx), submit_flags());
+	return 0;
+}
+
+/* Which scratch record the iterator uses: the one past the CPUs' (set by user space). */
+const volatile __u32 iter_slot = 0;
+
+/* gil mode: does this thread hold the GIL right now? */
+static __always_inline int holds_gil(const struct fw_target_cfg *cfg, __u32 tid, struct task_struct *task)
+{
+	__u64 *ts = bpf_map_lookup_elem(&tstates, &tid), holder = 0;
+	__u32 locked = 0;
+
+	if (!ts || !cfg->gil_holder_addr || !cfg->gil_locked_addr)
+		return 0;
+	if (bpf_copy_from_user_task(&holder, sizeof(holder), (void *)cfg->gil_holder_addr, task, 0) ||
+	    bpf_copy_from_user_task(&locked, sizeof(locked), (void *)cfg->gil_locked_addr, task, 0))
+		return 0;
+	return locked && holder == *ts;
+}
+
+/*
+ * One tick of wall and gil modes over a target's threads, run by user
+ * space's read() of this iterator (one target per link). A thread on a CPU
+ * is marked wanted, for the next cpu-clock sample on its CPU to read it at
+ * that instant. A thread that is not on a CPU is not changing its stack, so
+ * it is read here, whole, registers from where it entered the kernel, and
+ * kept as stable only if it did not run meanwhile (its context switches and
+ * on_cpu unchanged).
+ */
+SEC("iter.s/task")
+int fwprof_waiting(struct bpf_iter__task *ctx)
+{
+	struct task_struct *task = ctx->task;
+	struct fw_target_cfg *cfg;
+	struct fw_sample_buf *buf;
+	struct fw_sample_hdr *h;
+	struct pt_regs uregs;
+	__u32 tgid, slot = iter_slot;
+	unsigned long switches;
+	__u64 size;
+	void *up;
+
+	__u32 tid, one = 1;
+
+	if (!task)
+		return 0;
+	tgid = task->tgid;
+	tid = task->pid;
+	cfg = bpf_map_lookup_elem(&targets, &tgid);
+	if (!cfg)
+		return 0;
+	if (cfg->gil_only && !holds_gil(cfg, tid, task))
+		return 0;
+	if (task->on_cpu) {
+		bpf_map_update_elem(&wanted, &tid, &one, BPF_ANY);
+		return 0;
+	}
+	/* Asked for at the last tick but it stopped running first: read it now. */
+	bpf_map_delete_elem(&wanted, &tid);
+	buf = bpf_map_lookup_elem(&scratch, &slot);
+	if (!buf)
+		return 0;
 	up = (void *)bpf_task_pt_regs(task);
 	if (!up || bpf_probe_read_kernel(&uregs, sizeof(uregs), up))
 		return 0;
-	if (cfg->copy_stack) {
-		struct fw_sample_full *rec = bpf_ringbuf_reserve(&samples, sizeof(*rec), 0);
-		__u64 base = uregs.rsp & ~4095ULL;
-		__u32 got = 0;
-
-		if (!rec) {
-			count(0);
-			return 0;
-		}
-		rec->h.kind = FW_REC_FULL;
-		fill_common(&rec->h, ctx, cfg, pid_tgid, &uregs);
-		if (copy_known_stack(rec, uregs.rsp, (__u32)pid_tgid))
-			goto submit;
-		/* Whole pages from the one holding sp upward, until a read fails. */
-#pragma unroll
-		for (int i = 0; i < FW_STACK_PAGES; i++) {
-			if (bpf_probe_read_user(rec->stack + i * 4096, 4096, (void *)(base + i * 4096)))
-				break;
-			got += 4096;
-		}
-		rec->h.stack_base = base;
-		rec->h.stack_bytes = got;
-submit:
-		bpf_ringbuf_submit(rec, submit_flags());
-	} else {
-		struct fw_sample_hdr *rec = bpf_ringbuf_reserve(&samples, sizeof(*rec), 0);
-
-		if (!rec) {
-			count(0);
-			return 0;
-		}
-		rec->kind = FW_REC_SMALL;
-		fill_common(rec, ctx, cfg, pid_tgid, &uregs);
-		rec->stack_bytes = 0;
-		bpf_ringbuf_submit(rec, submit_flags());
-	}
-	count(1);
+	switches = task->nvcsw + task->nivcsw;
+	h = &buf->h;
+	h->pid = tgid;
+	h->tid = tid;
+	h->cpu = (__u32)-1;
+	h->time_ns = bpf_ktime_get_ns();
+	h->user_mode = 0;
+	h->syscall_nr = (__s32)uregs.orig_rax;
+	h->syscall_arg0 = uregs.rdi;
+	size = build_record(buf, cfg, &uregs, task, NULL);
+	h->off_cpu = !task->on_cpu && task->nvcsw + task->nivcsw == switches ?
+		     FW_OFFCPU_STABLE : FW_OFFCPU_MOVED;
+	/* User space reads the ring buffer after the iteration: no wake-up. */
+	submit(buf, size, BPF_RB_NO_WAKEUP);
 	return 0;
 }

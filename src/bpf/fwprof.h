@@ -3,20 +3,28 @@
  * (sampler/bpf.c): the per-target configuration user space writes into a map
  * and the sample records the program writes into the ring buffer. Plain
  * fixed-size types only, so both compilers agree on the layout.
+ *
+ * A record is variable-sized: the header, then npy Python frame copies
+ * (struct fw_py_frame each), then stack_bytes of user stack; its length is
+ * what the program wrote, so a record holds only what it needs.
  */
 #ifndef FRAMEWALK_BPF_FWPROF_H
 #define FRAMEWALK_BPF_FWPROF_H
 
 #include <linux/types.h>
 
-#define FW_MAX_PY_FRAMES 64      /* Python frames copied per sample */
+#define FW_MAX_PY_FRAMES 128     /* Python frames copied per sample */
 #define FW_FRAME_COPY 128        /* bytes copied per frame (>= every frame_size) */
 #define FW_STACK_PAGES 8
-#define FW_STACK_COPY (FW_STACK_PAGES * 4096)  /* user stack copied from sp */
+#define FW_STACK_COPY (FW_STACK_PAGES * 4096)  /* most user stack copied from sp */
 #define FW_BELOW_SP 256          /* a trimmed copy starts this far below sp */
 #define FW_KSTACK_MAX 64
 #define FW_USTACK_MAX 127
-#define FW_NREGS 17              /* DWARF order: rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip */
+#define FW_NREGS 17
+#define FW_MAX_THREAD_WALK 512   /* thread states looked at to find one thread's */              /* DWARF order: rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip */
+
+/* tstates map value for a thread with no Python state (never a pointer: odd). */
+#define FW_NOT_PYTHON 1ULL
 
 #define FW_FRAMES_OBJECTS 1      /* <= 3.10 */
 #define FW_FRAMES_311 2          /* tstate -> cframe -> current_frame */
@@ -30,10 +38,36 @@ struct fw_target_cfg {
 	__s32 frame_previous;
 	__u32 frame_size;            /* bytes of a frame to copy (<= FW_FRAME_COPY) */
 	__u32 copy_stack;            /* copy the user stack (a module lacks frame pointers) */
+	__u32 native;                /* read native frames at all (else Python only) */
+	__u32 kernel;                /* read the kernel stack */
+	/*
+	 * wall and gil modes: the tick (the iterator) decides which threads are
+	 * sampled; a thread it finds on a CPU is marked in the wanted map and
+	 * read by the next cpu-clock sample on that CPU, the others at once.
+	 */
+	__u32 ticked;
+	__u32 gil_only;              /* gil mode: only the thread holding the GIL */
+	/*
+	 * Finding a thread's state the moment it is first seen (user space's
+	 * tid -> thread state map is only refreshed now and then): walk the
+	 * interpreter's list for the state whose pthread_t is the thread's own
+	 * (on x86-64 glibc, its fs base). 0: not yet known.
+	 */
+	__u64 threads_head_addr;     /* &interp->threads.head */
+	__s32 tstate_next;
+	__s32 tstate_thread_id;      /* pthread_t */
+	/* Interpreter state read at the sample's instant (0: unknown). */
+	__u64 gil_holder_addr;       /* thread state holding the GIL */
+	__u64 gil_locked_addr;       /* int: is it locked */
+	__u64 gc_collecting_addr;    /* int: is the collector running */
 };
 
 #define FW_REC_SMALL 1           /* no stack copy: user pcs from the kernel's fp walk */
 #define FW_REC_FULL 2            /* registers + the top of the user stack */
+
+/* off_cpu records (the task iterator): */
+#define FW_OFFCPU_STABLE 1       /* the thread stayed off a CPU across the copy */
+#define FW_OFFCPU_MOVED 2        /* it ran meanwhile: the copy may mix two moments */
 
 struct fw_py_frame {
 	__u64 addr;
@@ -45,22 +79,31 @@ struct fw_sample_hdr {
 	__u32 pid, tid, cpu;
 	__u64 time_ns;
 	__u64 tstate;                /* 0: no Python thread state known */
-	__u32 npy;                   /* Python frames copied */
+	__u32 npy;                   /* Python frames copied after the header */
 	__u32 py_truncated;          /* the chain went on past FW_MAX_PY_FRAMES */
 	__s32 kstack_bytes;          /* bpf_get_stack results (bytes, or -errno) */
 	__s32 ustack_bytes;
-	__u32 stack_bytes;           /* user stack bytes copied (FULL), from stack_base */
-	__u64 stack_base;            /* sp rounded down to its page */
+	__u32 stack_bytes;           /* user stack bytes after the Python frames */
 	__u32 user_mode;             /* the sample interrupted user code */
+	__u32 off_cpu;               /* 0: a cpu-clock sample; else FW_OFFCPU_* (waiting thread) */
+	__s32 syscall_nr;            /* off_cpu: the system call it waits in, -1 none */
+	__u64 syscall_arg0;
+	__u64 stack_base;            /* address of the first stack byte copied */
+	__u64 gil_holder;            /* at the instant (cfg->gil_*_addr) */
+	__u32 gil_locked;
+	__u32 gc_collecting;
 	__u64 regs[FW_NREGS];
 	__u64 kstack[FW_KSTACK_MAX];
 	__u64 ustack[FW_USTACK_MAX];
-	struct fw_py_frame py[FW_MAX_PY_FRAMES];
 };
 
-struct fw_sample_full {
+/* The program's scratch space for one record (one per CPU). */
+struct fw_sample_buf {
 	struct fw_sample_hdr h;
+	struct fw_py_frame py[FW_MAX_PY_FRAMES];
 	__u8 stack[FW_STACK_COPY];
 };
+
+#define FW_PY_OFFSET sizeof(struct fw_sample_hdr)
 
 #endif

@@ -4,11 +4,11 @@
  * child is, unsupported version, permission).
  */
 #include <errno.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "sampler/bpf.h"
 #include "target/proc.h"
 #include "util/options.h"
 #include "util/strbuf.h"
@@ -141,88 +141,43 @@ int cmd_output_error(const char *path, int err)
 	return FW_EXIT_OUTPUT;
 }
 
-int cmd_parse_backend(const char *name, enum backend *out)
+volatile sig_atomic_t cmd_stop_requested;
+
+static void on_stop_signal(int sig)
 {
-	if (!strcmp(name, "auto"))
-		*out = 0;
-	else if (!strcmp(name, "vm"))
-		*out = BACKEND_VM;
-	else if (!strcmp(name, "ptrace"))
-		*out = BACKEND_PTRACE;
-	else if (!strcmp(name, "bpf"))
-		*out = BACKEND_BPF;
-	else
-		return -EINVAL;
-	return 0;
+	(void)sig;
+	cmd_stop_requested = 1;
 }
 
-int cmd_choose_backend(struct sampler_opts *so)
+void cmd_install_signals(void)
 {
-	struct strbuf why = STRBUF_INIT;
+	struct sigaction sa;
 
-	if (so->kernel)
-		so->native = 1;
-	if (!so->backend) {
-		/*
-		 * Python-only profiles use the reader that never stops the target
-		 * and samples every thread; whole stacks prefer bpf (nothing
-		 * stopped) and fall back to ptrace.
-		 */
-		if (!so->native) {
-			so->backend = BACKEND_VM;
-			return 0;
-		}
-		if (so->mode != MODE_CPU)
-			strbuf_addstr(&why, "it samples threads on a CPU only (--mode cpu)");
-		else if (!bpf_backend_built())
-			strbuf_addstr(&why, "this framewalk was built without BPF support");
-		else if (!bpf_backend_probe(&why))
-			so->backend = BACKEND_BPF;
-		if (!so->backend) {
-			so->backend = BACKEND_PTRACE;
-			if (so->announce)
-				fprintf(stderr, "framewalk: backend ptrace (stops one thread at a time); "
-					"bpf is not available: %s\n", strbuf_str(&why));
-		} else if (so->announce) {
-			fprintf(stderr, "framewalk: backend bpf (whole stacks, nothing stopped)\n");
-		}
-		strbuf_release(&why);
-		return 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = 0;          /* no SA_RESTART: sleeps end at once */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+int cmd_choose_backend(const char *cmd, struct sampler_opts *so, pid_t probe_pid)
+{
+	struct strbuf why = STRBUF_INIT, announce = STRBUF_INIT;
+	int ret = backend_choose(so, probe_pid, &why, &announce);
+
+	if (ret == -EINVAL) {
+		cmd_usage_error(cmd, "%s", strbuf_str(&why));
+	} else if (ret) {
+		fw_error("%s", strbuf_str(&why));
+	} else if (so->announce && announce.len) {
+		fprintf(stderr, "framewalk: %s\n", strbuf_str(&announce));
 	}
-	if (so->backend == BACKEND_VM && so->native) {
-		fw_error("--native and --kernel need a backend that sees native stacks: "
-			 "--backend ptrace or bpf (or leave --backend out)");
-		return -EINVAL;
-	}
-	if (so->backend == BACKEND_BPF && so->mode != MODE_CPU) {
-		fw_error("--backend bpf samples threads on a CPU only: use --mode cpu, or "
-			 "--backend ptrace / vm for wall and gil modes");
-		return -EINVAL;
-	}
-	if (so->backend == BACKEND_BPF) {
-		if (!bpf_backend_built() || bpf_backend_probe(&why)) {
-			if (!bpf_backend_built())
-				strbuf_addstr(&why, "this framewalk was built without BPF support");
-			fw_error("--backend bpf: %s", strbuf_str(&why));
-			strbuf_release(&why);
-			return -EPERM;
-		}
-	}
-	if (so->backend == BACKEND_PTRACE || so->backend == BACKEND_BPF)
-		so->native = 1;
 	strbuf_release(&why);
-	return 0;
-}
-
-const char *cmd_backend_description(const struct sampler_opts *so)
-{
-	if (so->backend == BACKEND_BPF)
-		return so->kernel ? "bpf (perf_event + BPF: Python + native + kernel; never stops the target)" :
-			"bpf (perf_event + BPF: Python + native; never stops the target)";
-	if (so->backend == BACKEND_PTRACE)
-		return so->kernel ? "ptrace (Python + native + kernel; stops one thread at a time)" :
-			"ptrace (Python + native; stops one thread at a time)";
-	return "vm (process_vm_readv; Python frames; never stops the target)";
+	strbuf_release(&announce);
+	return ret == -EINVAL ? FW_EXIT_USAGE : ret ? FW_EXIT_PERMISSION : FW_EXIT_OK;
 }
 
 int cmd_usage_error(const char *cmd, const char *fmt, const char *arg)

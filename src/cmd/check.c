@@ -884,7 +884,7 @@ static void print_env(const struct check *c)
 	printf("  seccomp: %s%s\n", e->seccomp == 2 ? "filter" : e->seccomp == 1 ? "strict" :
 	       e->seccomp == 0 ? "disabled" : "unknown", e->no_new_privs ? ", no_new_privs" : "");
 	printf("  kernel: %s, BTF %s, kernel symbols %s\n", e->kernel[0] ? e->kernel : "?",
-	       e->btf ? "present" : "absent",
+	       e->btf ? "present" : e->sysfs ? "absent" : "unknown (sysfs not mounted on /sys)",
 	       e->kallsyms == 1 ? "visible" : e->kallsyms == 0 ? "hidden" : "unreadable");
 	printf("  bpf probe: ");
 	if (!e->bpf_load_err && !e->perf_open_err && !e->bpf_attach_err)
@@ -1157,6 +1157,7 @@ static void json_env(struct json *j, const struct check *c)
 	jkey_bool(j, "no_new_privs", e->no_new_privs);
 	jkey_str(j, "kernel", e->kernel);
 	jkey_bool(j, "btf", e->btf);
+	jkey_bool(j, "sysfs", e->sysfs);
 	jkey_bool(j, "kallsyms_visible", e->kallsyms);
 	json_key(j, "bpf_probe");
 	json_begin_object(j);

@@ -8,6 +8,7 @@
 #ifndef FRAMEWALK_CMD_CMD_H
 #define FRAMEWALK_CMD_CMD_H
 
+#include <signal.h>
 #include <sys/types.h>
 
 #include "output/output.h"
@@ -31,11 +32,18 @@ int cmd_attach(pid_t pid, struct py_target *t);
 /* Print the permission-denied hints for pid (capability, ptrace_scope, user). */
 void cmd_permission_hints(pid_t pid);
 
-/* "auto", "vm", "ptrace" -> backend (0 = auto). 0 or -EINVAL. */
-int cmd_parse_backend(const char *name, enum backend *out);
-/* Resolve auto and check the combination (--native needs ptrace). 0 or -EINVAL. */
-int cmd_choose_backend(struct sampler_opts *so);
-const char *cmd_backend_description(const struct sampler_opts *so);
+/* Set by SIGINT/SIGTERM/SIGHUP once cmd_install_signals ran: end the capture. */
+extern volatile sig_atomic_t cmd_stop_requested;
+/* Install those handlers (no SA_RESTART, so sleeps end at once); ignore SIGPIPE. */
+void cmd_install_signals(void);
+
+/*
+ * backend_choose with the messages: the announcement on stderr when
+ * so->announce, or the error. Returns FW_EXIT_OK, FW_EXIT_USAGE for a
+ * combination that cannot work, FW_EXIT_PERMISSION when the backend asked
+ * for cannot run here.
+ */
+int cmd_choose_backend(const char *cmd, struct sampler_opts *so, pid_t probe_pid);
 
 /*
  * "framewalk: error: <fmt with arg>" and a hint to see `framewalk CMD --help`.
@@ -56,12 +64,12 @@ int cmd_output_error(const char *path, int err);
 
 /*
  * Before a capture (cmd/limits.c): raise the soft open-file limit to the
- * hard one, fail with one line naming the limit and the fix when the chosen
- * backend cannot run under it, warn when per-thread files of the targets
- * (pids, may be none yet) will be reopened per reading. Returns FW_EXIT_OK
- * or the exit code, the message printed.
+ * hard one, fail with one line naming the limit and the fix when the
+ * backend (0, not chosen yet: the least any capture needs) cannot run under
+ * it, warn when per-thread files of the targets (may be none yet) will be
+ * reopened per reading. Returns FW_EXIT_OK or the exit code, message printed.
  */
-int cmd_fd_limits(const struct sampler_opts *so, const pid_t *pids, int npids);
+int cmd_fd_limits(const struct sampler_opts *so, const struct py_target *targets, size_t n);
 /* Descriptors a capture with these options needs: open_now plus its own. */
 size_t cmd_fd_need(const struct sampler_opts *so, size_t open_now, int ncpus);
 

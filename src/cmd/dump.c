@@ -53,15 +53,17 @@ static void print_thread_header(pid_t pid, pid_t tid, const char *name)
 /* --native: one ptrace tick through the sampler, then print each stack. */
 static int dump_native(const struct py_target *t, const struct sampler_opts *so)
 {
-	struct sampler s;
+	struct session sess;
 	struct profile prof;
 	struct strbuf sb = STRBUF_INIT;
 	uint32_t *frames = xmalloc(sizeof(*frames) * 8192);
 	int ret;
 
 	profile_init(&prof);
-	sampler_init(&s, t, &prof, so);
-	ret = sampler_tick(&s);
+	session_init(&sess, &prof, so);
+	ret = session_add(&sess, t);
+	if (!ret)
+		ret = session_sample_once(&sess);
 	if (ret == -EPERM) {
 		fw_error("ptrace refused for process %d", (int)t->pid);
 		cmd_permission_hints(t->pid);
@@ -84,7 +86,7 @@ static int dump_native(const struct py_target *t, const struct sampler_opts *so)
 	}
 	free(frames);
 	strbuf_release(&sb);
-	sampler_release(&s);
+	session_release(&sess);
 	profile_release(&prof);
 	return ret == -EPERM ? FW_EXIT_PERMISSION : FW_EXIT_OK;
 }

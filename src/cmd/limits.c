@@ -52,7 +52,7 @@ size_t cmd_fd_need(const struct sampler_opts *so, size_t open_now, int ncpus)
 	return need;
 }
 
-int cmd_fd_limits(const struct sampler_opts *so, const pid_t *pids, int npids)
+int cmd_fd_limits(const struct sampler_opts *so, const struct py_target *targets, size_t n)
 {
 	struct rlimit rl;
 	size_t need, threads = 0;
@@ -78,17 +78,17 @@ int cmd_fd_limits(const struct sampler_opts *so, const pid_t *pids, int npids)
 			 "", SUGGESTED_NOFILE);
 		return FW_EXIT_FAILURE;
 	}
-	for (int i = 0; i < npids; i++) {
+	for (size_t i = 0; i < n; i++) {
 		pid_t *tids;
-		size_t n;
+		size_t ntids;
 
-		if (!proc_tasks(pids[i], &tids, &n)) {
-			threads += n;
+		if (!proc_tasks(targets[i].pid, &tids, &ntids)) {
+			threads += ntids;
 			free(tids);
 		}
 	}
 	/* Three files per thread (state, system call, CPU time) when kept open. */
-	if (npids && taskstat_fd_budget(rl.rlim_cur) < 3 * threads)
+	if (n && taskstat_fd_budget(rl.rlim_cur) < 3 * threads)
 		fw_warning("the open-file limit is low (ulimit -n %llu): the per-thread /proc files of "
 			   "%zu threads are reopened for each reading instead of kept open (more system "
 			   "calls per sample); for the full rate: ulimit -n %d",

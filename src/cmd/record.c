@@ -51,12 +51,15 @@ static const char record_usage[] =
 	"      --min-percent P    hide call-tree branches under P% (default 0.5)\n"
 	"      --thread T         report only the thread named T or with tid T\n"
 	"      --native           whole stacks: Python, C extensions, native libraries\n"
-	"                         (ptrace backend: stops one thread at a time, briefly)\n"
 	"      --kernel           add kernel frames (implies --native; needs root)\n"
 	"      --native-all       keep the interpreter's own call machinery frames\n"
-	"      --backend B        auto (default), vm (Python only, never stops the\n"
-	"                         target), ptrace or bpf (whole stacks at the sample's\n"
-	"                         instant, nothing stopped; CAP_BPF + CAP_PERFMON)\n"
+	"      --backend B        auto (default: bpf where its program loads, else\n"
+	"                         ptrace), bpf (each running thread read at the sample's\n"
+	"                         instant, nothing stopped; CAP_BPF + CAP_PERFMON),\n"
+	"                         ptrace (a running thread is stopped while it is read)\n"
+	"                         or vm (never stops the target; Python frames only;\n"
+	"                         under-counts short calls on call-heavy code)\n"
+	"      --nonblocking      the same as --backend vm\n"
 	"  -q, --quiet            no live status line on stderr\n"
 	"  -h, --help             this help\n"
 	"\n"
@@ -104,9 +107,10 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		{ "all-python", no_argument, NULL, 'P' },
 		{ "mode", required_argument, NULL, 'm' },
 		{ "subprocesses", no_argument, NULL, 'S' },
+		{ "nonblocking", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, pid, ret;
+	int c, pid;
 
 	memset(o, 0, sizeof(*o));
 	o->rate = 100;
@@ -176,8 +180,11 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 			o->sampling.native = o->sampling.native_all = 1;
 			break;
 		case 'B':
-			if (cmd_parse_backend(optarg, &o->sampling.backend))
+			if (backend_parse(optarg, &o->sampling.backend))
 				return usage_error("unknown backend: '%s' (auto, vm, ptrace or bpf)", optarg);
+			break;
+		case 'V':
+			o->sampling.backend = BACKEND_VM;
 			break;
 		case 'h':
 			fputs(record_usage, stdout);
@@ -193,9 +200,6 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 	if ((o->npids || o->all_python) && o->command)
 		return usage_error("%s", "give either -p PID / --all-python or a command, not both");
 	o->sampling.announce = !o->quiet;
-	ret = cmd_choose_backend(&o->sampling);
-	if (ret)
-		return ret == -EPERM ? FW_EXIT_PERMISSION : FW_EXIT_USAGE;
 	if (!o->noutputs)
 		o->outputs[o->noutputs++] = "-";
 	for (int i = 0; i < o->noutputs; i++) {
@@ -264,7 +268,7 @@ static int attach_launched(pid_t pid, struct py_target *t)
 		/* Right after exec the loader may not have mapped libpython yet. */
 		if (ret == -ENOTSUP && fw_now_ns() - started < LIBPYTHON_WAIT_NS)
 			ret = -ENOEXEC;
-		if (ret != -ENOEXEC || fw_now_ns() > deadline || sampler_stop_requested)
+		if (ret != -ENOEXEC || fw_now_ns() > deadline || cmd_stop_requested)
 			break;
 		usleep(5000);
 	}
@@ -272,15 +276,15 @@ static int attach_launched(pid_t pid, struct py_target *t)
 	return cmd_attach(pid, t);
 }
 
-static void stop_child(pid_t child, struct sampler *s)
+static void stop_child(pid_t child, const struct session *sess)
 {
 	int status;
 
-	if (child <= 0 || s->child_reaped)
+	if (child <= 0 || session_child_reaped(sess))
 		return;
 	if (waitpid(child, &status, WNOHANG) == child)
 		return;
-	if (s->stop_reason != SAMPLER_STOP_TARGET_EXIT)
+	if (sess->stop_reason != SAMPLER_STOP_TARGET_EXIT)
 		kill(child, SIGTERM);
 	for (int i = 0; i < 200; i++) {
 		if (waitpid(child, &status, WNOHANG) == child)
@@ -297,7 +301,7 @@ static void fill_meta(struct profile *prof, const struct session *sess,
 	struct strbuf target = STRBUF_INIT, versions = STRBUF_INIT;
 
 	for (size_t i = 0; i < sess->n; i++) {
-		const struct py_target *t = &sess->targets[i]->target;
+		const struct py_target *t = session_target(sess, i);
 		char cmdline[1024] = "";
 
 		proc_cmdline(t->pid, cmdline, sizeof(cmdline));
@@ -307,11 +311,11 @@ static void fill_meta(struct profile *prof, const struct session *sess,
 		if (!strstr(strbuf_str(&versions), t->version))
 			strbuf_addf(&versions, "%s%s", versions.len ? ", " : "", t->version);
 	}
-	prof->meta.pid = sess->n == 1 ? sess->targets[0]->target.pid : 0;
+	prof->meta.pid = sess->n == 1 ? session_target(sess, 0)->pid : 0;
 	prof->meta.mode = xstrdup(so->mode == MODE_WALL ? "wall" : so->mode == MODE_GIL ? "gil" : "cpu");
 	prof->meta.target = strbuf_detach(&target);
 	prof->meta.python_version = strbuf_detach(&versions);
-	prof->meta.backend = xstrdup(cmd_backend_description(so));
+	prof->meta.backend = xstrdup(backend_description(so));
 }
 
 static void abort_outputs(struct outfile *of, int n)
@@ -359,15 +363,36 @@ static const char *stop_reason_text(enum sampler_stop r)
 	}
 }
 
+/* The targets found before the capture starts. */
+struct target_list {
+	struct py_target *t;
+	size_t n, alloc;
+};
+
+static int listed(const struct target_list *l, pid_t pid)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->t[i].pid == pid)
+			return 1;
+	return 0;
+}
+
+static void list_add(struct target_list *l, const struct py_target *t)
+{
+	if (listed(l, t->pid))
+		return;
+	l->t = xgrow(l->t, sizeof(*l->t), l->n + 1, &l->alloc);
+	l->t[l->n++] = *t;
+}
+
 /* Every Python process on the host but ourselves (for --all-python). */
-static int add_all_python(struct session *sess)
+static void find_all_python(struct target_list *l)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *de;
-	int found = 0;
 
 	if (!d)
-		return 0;
+		return;
 	while ((de = readdir(d))) {
 		struct strbuf why = STRBUF_INIT;
 		struct target_mem mem;
@@ -377,18 +402,16 @@ static int add_all_python(struct session *sess)
 		if (parse_long(de->d_name, &v) || v <= 0 || v == getpid())
 			continue;
 		mem_init_pid(&mem, (pid_t)v);
-		if (!py_discover((pid_t)v, &mem, &t, &why) && !session_find(sess, (pid_t)v)) {
-			session_add(sess, &t);
-			found++;
-		}
+		if (!py_discover((pid_t)v, &mem, &t, &why))
+			list_add(l, &t);
+		mem_release(&mem);
 		strbuf_release(&why);
 	}
 	closedir(d);
-	return found;
 }
 
-/* Attach every target the options name. Returns an exit code. */
-static int attach_targets(struct record_opts *o, struct session *sess, pid_t *child)
+/* Find every target the options name (starting the command). Returns an exit code. */
+static int find_targets(struct record_opts *o, struct target_list *l, pid_t *child)
 {
 	struct py_target target;
 	int code;
@@ -402,27 +425,42 @@ static int attach_targets(struct record_opts *o, struct session *sess, pid_t *ch
 			return FW_EXIT_FAILURE;
 		}
 		*child = pid;
-		sess->opts.child = pid;
 		code = attach_launched(pid, &target);
 		if (code) {
 			kill(pid, SIGTERM);
 			waitpid(pid, NULL, 0);
+			*child = 0;
 			return code;
 		}
-		session_add(sess, &target);
+		list_add(l, &target);
 		return FW_EXIT_OK;
 	}
 	for (int i = 0; i < o->npids; i++) {
 		code = cmd_attach(o->pids[i], &target);
 		if (code)
 			return code;
-		if (!session_find(sess, o->pids[i]))
-			session_add(sess, &target);
+		list_add(l, &target);
 	}
-	if (o->all_python && !add_all_python(sess) && !sess->n) {
+	if (o->all_python)
+		find_all_python(l);
+	if (o->all_python && !l->n) {
 		fw_error("no Python process found on this host");
 		fw_hint("framewalk reads processes it may ptrace: run as root to see every user's");
 		return FW_EXIT_NOT_PYTHON;
+	}
+	return FW_EXIT_OK;
+}
+
+/* Sample every listed target. Returns an exit code. */
+static int add_targets(struct session *sess, const struct target_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		int ret = session_add(sess, &l->t[i]);
+
+		if (ret) {
+			fw_error("cannot sample process %d: %s", (int)l->t[i].pid, strerror(-ret));
+			return FW_EXIT_FAILURE;
+		}
 	}
 	return FW_EXIT_OK;
 }
@@ -434,6 +472,8 @@ int cmd_record(int argc, char **argv)
 	struct sampler_opts so;
 	struct session sess;
 	struct profile prof;
+	struct strbuf why = STRBUF_INIT;
+	struct target_list targets = { NULL, 0, 0 };
 	pid_t child = 0;
 	int ret, code;
 
@@ -449,29 +489,46 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 	/* A low ulimit -n: one clear line now, not a capture with holes. */
-	code = cmd_fd_limits(&o.sampling, o.pids, o.npids);
+	code = cmd_fd_limits(&o.sampling, NULL, 0);
 	if (code) {
 		abort_outputs(of, o.noutputs);
 		return code;
 	}
-	sampler_install_signals();
+	cmd_install_signals();
 	so = o.sampling;
+	so.stop = &cmd_stop_requested;
 	so.rate_hz = o.rate;
 	so.duration_s = o.duration;
 	so.status_line = !o.quiet && isatty(STDERR_FILENO);
 	profile_init(&prof);
+	code = find_targets(&o, &targets, &child);
+	so.child = child;
+	/* The backend is chosen once the targets are known: ptrace is probed on one. */
+	if (!code)
+		code = cmd_choose_backend("record", &so, child ? 0 : targets.n ? targets.t[0].pid : 0);
+	if (!code)
+		code = cmd_fd_limits(&so, targets.t, targets.n);
 	session_init(&sess, &prof, &so);
-	code = attach_targets(&o, &sess, &child);
+	if (!code)
+		code = add_targets(&sess, &targets);
+	free(targets.t);
 	if (code) {
+		if (child) {
+			kill(child, SIGTERM);
+			waitpid(child, NULL, 0);
+		}
 		abort_outputs(of, o.noutputs);
 		session_release(&sess);
 		profile_release(&prof);
 		return code;
 	}
-	fill_meta(&prof, &sess, &o.sampling);
-	session_run(&sess);
+	fill_meta(&prof, &sess, &so);
+	if (session_run(&sess, NULL, &why)) {
+		fw_error("the %s backend failed: %s", session_backend_name(&sess), strbuf_str(&why));
+	}
+	strbuf_release(&why);
 	if (child)
-		stop_child(child, sess.targets[0]);
+		stop_child(child, &sess);
 	code = write_outputs(&prof, &o, of);
 	if (!code && !o.quiet) {
 		fprintf(stderr, "framewalk: %s after %.1f s: %llu samples, %llu errors\n",

@@ -1,9 +1,8 @@
 /*
  * framewalk top: a live view of a running process, like top(1) for its
- * functions. It drives the sampler's ticks itself (absolute deadlines, as
- * sampler_run does) so it can refresh the screen every interval and read
- * keys in between. Shares are over the last interval; the seconds columns
- * are cumulative. On a terminal the view is an ncurses screen; otherwise one
+ * functions. It runs the one capture loop (sampler.h) with a hook that
+ * refreshes the screen every interval and reads keys in between. Shares are
+ * over the last interval; the seconds columns are cumulative. On a terminal the view is an ncurses screen; otherwise one
  * plain table is printed per refresh, so `top | tee log` works.
  */
 #include <errno.h>
@@ -20,6 +19,7 @@
 #include "cmd/cmd.h"
 #include "output/diff.h"
 #include "output/format.h"
+#include "output/terminal.h"
 #include "sampler/sampler.h"
 #include "target/proc.h"
 #include "util/options.h"
@@ -42,6 +42,8 @@ static const char top_usage[] =
 	"                         or the target's exit)\n"
 	"      --thread T         start with only the thread named T or with tid T\n"
 	"  -n, --limit N          rows shown (default: what fits; 20 when not a terminal)\n"
+	"      --backend B        auto (default), bpf, ptrace or vm, as for record\n"
+	"      --nonblocking      the same as --backend vm (never stops the target)\n"
 	"  -h, --help             this help\n"
 	"\n"
 	"Keys: s sort by self, t by total, n by name; [ and ] (or left/right)\n"
@@ -59,6 +61,7 @@ struct top_opts {
 	double rate, interval, duration;
 	const char *thread;
 	int limit;
+	enum backend backend;
 };
 
 struct top_row {
@@ -70,7 +73,6 @@ struct top_row {
 struct top {
 	struct top_opts o;
 	struct profile prof;
-	struct sampler s;
 	struct fn_table t;
 	struct top_row *rows;
 	size_t nrows;
@@ -78,6 +80,7 @@ struct top {
 	uint64_t *base;           /* counts at the last refresh */
 	size_t nbase, base_alloc;
 	uint64_t last_snapshot_ns, start_ns;
+	uint64_t next_refresh, interval_ns;
 	enum sort_key sort;
 	int thread_sel;           /* -1: all, else index into the profile's threads */
 	char thread_buf[32];
@@ -100,6 +103,8 @@ static int parse_top_args(int argc, char **argv, struct top_opts *o)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "limit", required_argument, NULL, 'n' },
 		{ "thread", required_argument, NULL, 'T' },
+		{ "backend", required_argument, NULL, 'B' },
+		{ "nonblocking", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -137,6 +142,13 @@ static int parse_top_args(int argc, char **argv, struct top_opts *o)
 			break;
 		case 'T':
 			o->thread = optarg;
+			break;
+		case 'B':
+			if (backend_parse(optarg, &o->backend))
+				return usage_error("unknown backend: '%s' (auto, vm, ptrace or bpf)", optarg);
+			break;
+		case 'V':
+			o->backend = BACKEND_VM;
 			break;
 		case 'h':
 			fputs(top_usage, stdout);
@@ -465,14 +477,23 @@ static int handle_keys(struct top *tp)
 	return 0;
 }
 
+/* Curses on the terminal (output/terminal.h: built-in terminfo where the
+ * system has none); when it cannot start, says why and top prints plain
+ * tables instead. */
 static int curses_start(void)
 {
+	struct strbuf why = STRBUF_INIT;
 	SCREEN *scr;
 
 	setlocale(LC_ALL, "");
-	scr = newterm(NULL, stdout, stdin);
-	if (!scr)
+	scr = term_start(stdout, stdin, &why);
+	if (!scr) {
+		fprintf(stderr, "framewalk top: %s; printing plain tables instead\n",
+			strbuf_str(&why));
+		strbuf_release(&why);
 		return -ENOTTY;
+	}
+	strbuf_release(&why);
 	set_term(scr);
 	cbreak();
 	noecho();
@@ -496,98 +517,29 @@ static void fill_meta(struct profile *prof, const struct py_target *t)
 	prof->meta.rate_hz = 0;
 }
 
-static int target_gone(pid_t pid)
+/*
+ * The capture loop's hook: keys between passes (curses), and the table
+ * redrawn every interval.
+ */
+static int top_pass(void *ctx, uint64_t now, uint64_t *next)
 {
-	char state;
+	struct top *tp = ctx;
 
-	if (proc_task_state(pid, pid, &state))
+	if (tp->curses && handle_keys(tp))
 		return 1;
-	return state == 'Z' || state == 'X';
-}
-
-/* Sleep until deadline (monotonic ns), waking early for a key when curses. */
-static void wait_until(struct top *tp, uint64_t deadline)
-{
-	uint64_t now = fw_now_ns();
-
-	if (deadline <= now)
-		return;
-	if (tp->curses) {
-		struct pollfd pfd = { STDIN_FILENO, POLLIN, 0 };
-		struct timespec ts = { (time_t)((deadline - now) / NS), (long)((deadline - now) % NS) };
-		ppoll(&pfd, 1, &ts, NULL);
-	} else {
-		struct timespec ts = { (time_t)(deadline / NS), (long)(deadline % NS) };
-		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
-	}
-}
-
-enum top_end { END_QUIT, END_DURATION, END_SIGNAL, END_TARGET, END_LOST };
-
-static enum top_end run(struct top *tp)
-{
-	struct profile_meta *m = &tp->prof.meta;
-	uint64_t period = (uint64_t)(1e9 / tp->o.rate), interval = (uint64_t)(tp->o.interval * 1e9);
-	uint64_t now = fw_now_ns(), next_tick = now, next_refresh = now + interval, gone_check = now;
-	uint64_t end = tp->o.duration > 0 ? now + (uint64_t)(tp->o.duration * 1e9) : 0;
-
-	if (!period)
-		period = 1;
-	tp->start_ns = tp->last_snapshot_ns = now;
-	m->rate_hz = tp->o.rate;
-	if (tp->curses) {
-		compute(tp);
-		draw(tp);
-	}
-	for (;;) {
-		if (sampler_stop_requested)
-			return END_SIGNAL;
-		if (tp->curses && handle_keys(tp))
-			return END_QUIT;
-		now = fw_now_ns();
-		if (end && now >= end) {
+	if (now >= tp->next_refresh) {
+		if (!tp->paused) {
 			compute(tp);
 			draw(tp);
-			return END_DURATION;
 		}
-		if (now >= next_tick) {
-			int ret = sampler_tick(&tp->s);
-			uint64_t t1 = fw_now_ns();
-
-			m->ticks_taken++;
-			m->sample_ns_total += t1 - now;
-			if (t1 - now > m->sample_ns_max)
-				m->sample_ns_max = t1 - now;
-			if (ret == -EPERM && !target_gone(tp->o.pid))
-				return END_LOST;
-			if (ret || t1 - gone_check > NS / 4) {
-				gone_check = t1;
-				if (target_gone(tp->o.pid))
-					return END_TARGET;
-			}
-			next_tick += period;
-			if (next_tick < t1)
-				next_tick = t1 + period - (t1 - next_tick) % period;
-		}
-		now = fw_now_ns();
-		if (now >= next_refresh) {
-			if (!tp->paused) {
-				compute(tp);
-				draw(tp);
-			}
-			snapshot(tp);
-			tp->refreshes++;
-			next_refresh += interval;
-			if (next_refresh < now)
-				next_refresh = now + interval;
-		}
-		{
-			uint64_t deadline = next_tick < next_refresh ? next_tick : next_refresh;
-			if (end && end < deadline)
-				deadline = end;
-			wait_until(tp, deadline);
-		}
+		snapshot(tp);
+		tp->refreshes++;
+		tp->next_refresh += tp->interval_ns;
+		if (tp->next_refresh < now)
+			tp->next_refresh = now + tp->interval_ns;
 	}
+	*next = tp->next_refresh;
+	return 0;
 }
 
 int cmd_top(int argc, char **argv)
@@ -595,7 +547,9 @@ int cmd_top(int argc, char **argv)
 	struct top tp;
 	struct py_target target;
 	struct sampler_opts so;
-	enum top_end why;
+	struct session sess;
+	struct capture_hook hook;
+	struct strbuf why = STRBUF_INIT;
 	int ret, code = FW_EXIT_OK;
 
 	memset(&tp, 0, sizeof(tp));
@@ -604,38 +558,60 @@ int cmd_top(int argc, char **argv)
 		return ret < 0 ? FW_EXIT_OK : ret;
 	tp.thread_sel = -1;
 	tp.filter = tp.o.thread;
-	sampler_install_signals();
+	memset(&so, 0, sizeof(so));
+	so.rate_hz = tp.o.rate;
+	so.duration_s = tp.o.duration;
+	so.backend = tp.o.backend;
+	so.announce = 1;
+	cmd_install_signals();
+	so.stop = &cmd_stop_requested;
 	code = cmd_attach(tp.o.pid, &target);
+	if (!code)
+		code = cmd_choose_backend("top", &so, tp.o.pid);
 	if (code)
 		return code;
 	profile_init(&tp.prof);
 	fill_meta(&tp.prof, &target);
 	fn_table_init(&tp.t);
-	memset(&so, 0, sizeof(so));
-	so.rate_hz = tp.o.rate;
-	sampler_init(&tp.s, &target, &tp.prof, &so);
+	session_init(&sess, &tp.prof, &so);
+	if ((ret = session_add(&sess, &target))) {
+		fw_error("cannot sample process %d: %s", (int)tp.o.pid, strerror(-ret));
+		code = FW_EXIT_FAILURE;
+		goto out;
+	}
 	tp.curses = isatty(STDOUT_FILENO) && isatty(STDIN_FILENO) && !curses_start();
-	why = run(&tp);
+	tp.interval_ns = (uint64_t)(tp.o.interval * 1e9);
+	tp.start_ns = tp.last_snapshot_ns = fw_now_ns();
+	tp.next_refresh = tp.start_ns + tp.interval_ns;
+	hook.ctx = &tp;
+	hook.fd = tp.curses ? STDIN_FILENO : -1;
+	hook.pass = top_pass;
+	if (tp.curses) {
+		compute(&tp);
+		draw(&tp);
+	}
+	if (session_run(&sess, &hook, &why))
+		code = FW_EXIT_PERMISSION;
 	if (tp.curses) {
 		endwin();
-	} else if (why == END_TARGET || why == END_SIGNAL) {
+	} else if (sess.stop_reason == SAMPLER_STOP_TARGET_EXIT ||
+		   sess.stop_reason == SAMPLER_STOP_SIGNAL || sess.stop_reason == SAMPLER_STOP_DURATION) {
 		/* a last table with what came since the previous one */
 		compute(&tp);
 		if (tp.window_samples)
 			draw(&tp);
 	}
-	switch (why) {
-	case END_TARGET:
+	if (code) {
+		fw_error("the %s backend failed: %s", session_backend_name(&sess), strbuf_str(&why));
+	} else if (sess.stop_reason == SAMPLER_STOP_TARGET_EXIT) {
 		fprintf(stderr, "framewalk: process %d exited\n", (int)tp.o.pid);
-		break;
-	case END_LOST:
+	} else if (sess.stop_reason == SAMPLER_STOP_ERROR) {
 		fw_error("lost access to process %d", (int)tp.o.pid);
 		code = FW_EXIT_PERMISSION;
-		break;
-	default:
-		break;
 	}
-	sampler_release(&tp.s);
+out:
+	session_release(&sess);
+	strbuf_release(&why);
 	fn_table_release(&tp.t);
 	profile_release(&tp.prof);
 	free(tp.rows);

@@ -665,15 +665,13 @@ int py_reader_thread_frame(struct py_reader *r, struct py_thread_info *t)
 	return 0;
 }
 
-int py_reader_gil(struct py_reader *r, uint64_t *holder, int *locked)
+/* Where the GIL's holder and locked flag live: 0 or -errno (-ENOTSUP: no offsets). */
+static int gil_addrs(struct py_reader *r, uint64_t *holder, uint64_t *locked)
 {
 	const struct py_offsets *o = r->off;
 	uint64_t base, interp;
-	int32_t lk = 0;
 	int ret;
 
-	*holder = 0;
-	*locked = 0;
 	if (o->gil_holder == PYOFF_NONE || o->gil_locked == PYOFF_NONE)
 		return -ENOTSUP;
 	if (!o->gil_in_interp) {
@@ -688,25 +686,21 @@ int py_reader_gil(struct py_reader *r, uint64_t *holder, int *locked)
 			ret = mem_read_u64(r->mem, interp + (uint64_t)o->interp_gil_ptr, &base);
 			if (ret)
 				return ret;
+			if (!base)
+				return -EAGAIN;
 		}
 	}
-	ret = mem_read_u64(r->mem, base + (uint64_t)o->gil_holder, holder);
-	if (!ret)
-		ret = mem_read(r->mem, base + (uint64_t)o->gil_locked, &lk, sizeof(lk));
-	if (ret)
-		return ret;
-	*locked = lk != 0;
+	*holder = base + (uint64_t)o->gil_holder;
+	*locked = base + (uint64_t)o->gil_locked;
 	return 0;
 }
 
-int py_reader_gc(struct py_reader *r, int *collecting)
+static int gc_addr(struct py_reader *r, uint64_t *addr)
 {
 	const struct py_offsets *o = r->off;
 	uint64_t base;
-	int32_t v;
 	int ret;
 
-	*collecting = 0;
 	if (o->gc_collecting == PYOFF_NONE)
 		return -ENOTSUP;
 	if (o->gc_in_interp) {
@@ -716,7 +710,57 @@ int py_reader_gc(struct py_reader *r, int *collecting)
 	} else {
 		base = r->target->runtime_addr;
 	}
-	ret = mem_read(r->mem, base + (uint64_t)o->gc_collecting, &v, sizeof(v));
+	*addr = base + (uint64_t)o->gc_collecting;
+	return 0;
+}
+
+int py_reader_state_addrs(struct py_reader *r, uint64_t *gil_holder, uint64_t *gil_locked,
+			  uint64_t *gc_collecting, uint64_t *threads_head)
+{
+	uint64_t interp;
+	int ret;
+
+	*gil_holder = *gil_locked = *gc_collecting = *threads_head = 0;
+	ret = read_interp(r, &interp);
+	if (ret)
+		return ret;
+	*threads_head = interp + (uint64_t)r->off->interp_threads_head;
+	ret = gil_addrs(r, gil_holder, gil_locked);
+	if (ret && ret != -ENOTSUP)
+		return ret;
+	ret = gc_addr(r, gc_collecting);
+	return ret == -ENOTSUP ? 0 : ret;
+}
+
+int py_reader_gil(struct py_reader *r, uint64_t *holder, int *locked)
+{
+	uint64_t holder_addr, locked_addr;
+	int32_t lk = 0;
+	int ret;
+
+	*holder = 0;
+	*locked = 0;
+	ret = gil_addrs(r, &holder_addr, &locked_addr);
+	if (!ret)
+		ret = mem_read_u64(r->mem, holder_addr, holder);
+	if (!ret)
+		ret = mem_read(r->mem, locked_addr, &lk, sizeof(lk));
+	if (ret)
+		return ret;
+	*locked = lk != 0;
+	return 0;
+}
+
+int py_reader_gc(struct py_reader *r, int *collecting)
+{
+	uint64_t addr;
+	int32_t v;
+	int ret;
+
+	*collecting = 0;
+	ret = gc_addr(r, &addr);
+	if (!ret)
+		ret = mem_read(r->mem, addr, &v, sizeof(v));
 	if (ret)
 		return ret;
 	*collecting = v != 0;

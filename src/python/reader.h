@@ -104,6 +104,16 @@ int py_reader_stack(struct py_reader *r, const struct py_thread_info *t,
  */
 int py_reader_gil(struct py_reader *r, uint64_t *holder, int *locked);
 
+/*
+ * Where the GIL's holder (a thread state pointer) and locked flag (an int),
+ * the collector's running flag (an int) and the head of the thread list (a
+ * thread state pointer) live in the target, to be read elsewhere (the BPF
+ * program reads them at each sample's instant). 0 or -errno (-EAGAIN: no
+ * interpreter yet); an address is 0 when this version has no offsets for it.
+ */
+int py_reader_state_addrs(struct py_reader *r, uint64_t *gil_holder, uint64_t *gil_locked,
+			  uint64_t *gc_collecting, uint64_t *threads_head);
+
 /* Is the cyclic garbage collector running? 0 or -errno (-ENOTSUP: unknown). */
 int py_reader_gc(struct py_reader *r, int *collecting);
 

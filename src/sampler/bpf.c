@@ -1,9 +1,14 @@
 /*
- * Implementation of bpf.h with libbpf and the skeleton bpftool generates
- * from fwprof.bpf.c (open -> configure -> load -> attach -> poll ->
- * destroy). User space keeps the tid -> thread-state map current (every
- * 100 ms, from the non-stopping reader), so the program needs no knowledge
- * of the interpreter's thread-local storage.
+ * The bpf backend (backend.h) with libbpf and the skeleton bpftool generates
+ * from fwprof.bpf.c (open -> size and configure -> load -> attach -> drain
+ * -> destroy). The program reads each running thread of a target at the
+ * instant of a cpu-clock sample; user space keeps its tid -> thread state map
+ * current (every refresh, from the non-stopping reader), so the program needs
+ * no knowledge of the interpreter's thread-local storage, replays the Python
+ * walk over the copied frames, finishes native walks with the same unwinder
+ * as ptrace and merges with the same code. In wall and gil modes the threads
+ * that are off a CPU are read from user space at each tick, without stopping
+ * them (sampler_record_waiting).
  */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -17,27 +22,38 @@
 
 #include "bpf/fwprof.h"
 #include "fwprof.skel.h"
+#include "sampler/backend.h"
 #include "sampler/bpf.h"
-#include "sampler/merge.h"
-#include "sampler/sampler.h"
 #include "symbols/kallsyms.h"
 #include "target/proc.h"
 #include "unwind/stackcopy.h"
 #include "util/util.h"
 
-#define TSTATE_REFRESH_NS 100000000ull
-#define POLL_MS 50
+#define THREAD_MAP_ENTRIES 16384
+/* The ring buffer holds about this long of samples between two drains. */
+#define RING_SECONDS 0.1
+#define RING_MIN (256u << 10)
+#define RING_MAX (64u << 20)
 
 struct bpf_run {
-	struct session *sess;
 	struct fwprof *skel;
 	struct ring_buffer *rb;
 	struct bpf_link **links;
 	int *pfds;
 	int ncpus;
+	int stats_fd;
+	int iterator;                       /* the waiting-thread iterator loaded */
+	struct session *sess;
 	struct kallsyms ksyms;
-	char *kernel_names[FW_KSTACK_MAX];
 	struct stack_ends ends;             /* what the program is told in stack_ends */
+};
+
+/* Per target: what the program has been told. */
+struct bpf_target {
+	int configured;
+	int interp_known;                   /* the GIL/collector addresses are in the config */
+	struct fw_target_cfg cfg;
+	struct bpf_link *waiting;           /* the iterator over its threads (wall, gil) */
 };
 
 int bpf_backend_built(void)
@@ -66,25 +82,50 @@ static void explain_failure(int err, struct strbuf *why)
 {
 	struct rlimit rl;
 
-	if ((err == -EPERM || err == -EACCES) && !geteuid() && memlock_charged() &&
-	    !getrlimit(RLIMIT_MEMLOCK, &rl) && rl.rlim_cur != RLIM_INFINITY)
-		/* libbpf raises it itself when it may; root under a hard limit cannot. */
+	/* libbpf raises the locked-memory limit itself when it may; root under a hard limit cannot. */
+	if (err == -EPERM && !geteuid() && memlock_charged() && !getrlimit(RLIMIT_MEMLOCK, &rl) &&
+	    rl.rlim_cur != RLIM_INFINITY)
 		strbuf_addf(why, "not allowed to create the BPF maps: the locked-memory limit is "
 			    "%llu KiB (ulimit -l) and this kernel charges BPF maps to it: raise it "
-			    "(ulimit -l unlimited), or run framewalk under a limit that allows it",
-			    (unsigned long long)rl.rlim_cur / 1024);
-	else if (err == -EPERM || err == -EACCES)
-		strbuf_addf(why, "not allowed to load BPF programs or open perf events: needs "
-			    "CAP_BPF and CAP_PERFMON (or root); in a container: "
-			    "docker run --cap-add BPF --cap-add PERFMON");
+			    "(ulimit -l unlimited)", (unsigned long long)rl.rlim_cur / 1024);
 	else if (err == -EMFILE || err == -ENFILE)
 		strbuf_addf(why, "the open-file limit is reached (ulimit -n): the bpf backend needs "
 			    "one perf event and one link per CPU besides its maps: raise it "
 			    "(ulimit -n 1024), or use --backend ptrace");
+	/* EACCES from loading is the verifier's refusal, not a missing privilege. */
+	else if (err == -EACCES && geteuid() == 0)
+		strbuf_addf(why, "the kernel's verifier refused framewalk's BPF program (see its log "
+			    "with FRAMEWALK_DEBUG_BPF=1; please report it with the kernel version)");
+	else if (err == -EPERM || err == -EACCES)
+		strbuf_addf(why, "not allowed to load BPF programs or open perf events: needs "
+			    "CAP_BPF and CAP_PERFMON (or root); in a container: "
+			    "docker run --cap-add BPF --cap-add PERFMON");
 	else if (err == -ENOENT || err == -ESRCH)
 		strbuf_addf(why, "the kernel lacks BTF (/sys/kernel/btf/vmlinux) or a needed helper");
 	else
 		strbuf_addf(why, "loading the BPF program failed: %s", strerror(-err));
+}
+
+/* Map sizes that cost nothing to probe with; the cpu-clock program only. */
+static void size_small(struct fwprof *skel)
+{
+	bpf_map__set_max_entries(skel->maps.samples, 4096);
+	bpf_map__set_max_entries(skel->maps.scratch, 1);
+	bpf_program__set_autoload(skel->progs.fwprof_waiting, false);
+}
+
+/* The number of possible CPUs, one perf event each; libbpf reads it from
+ * /sys/devices/system/cpu/possible, absent where sysfs is not mounted (a
+ * chroot, a container started without /sys). */
+static int possible_cpus(struct strbuf *why)
+{
+	int n = libbpf_num_possible_cpus();
+
+	if (n <= 0)
+		strbuf_addf(why, "cannot count the CPUs: /sys/devices/system/cpu/possible is "
+			    "unreadable (%s); mount sysfs on /sys (container runtimes do by default)",
+			    strerror(n < 0 ? -n : EINVAL));
+	return n > 0 ? n : n < 0 ? n : -EINVAL;
 }
 
 int bpf_backend_probe(struct strbuf *why)
@@ -93,13 +134,15 @@ int bpf_backend_probe(struct strbuf *why)
 	int err;
 
 	libbpf_set_print(silent_print);
+	err = possible_cpus(why);
+	if (err < 0)
+		return err;
 	skel = fwprof__open();
 	if (!skel) {
 		explain_failure(-errno, why);
 		return -errno;
 	}
-	/* The probe needs no ring buffer memory worth the name. */
-	bpf_map__set_max_entries(skel->maps.samples, 4096);
+	size_small(skel);
 	err = fwprof__load(skel);
 	fwprof__destroy(skel);
 	if (err) {
@@ -125,9 +168,6 @@ static int open_cpu_clock(int cpu, double rate)
 
 static int attach_events(struct bpf_run *br, double rate, struct strbuf *why)
 {
-	br->ncpus = libbpf_num_possible_cpus();
-	if (br->ncpus <= 0)
-		return -EINVAL;
 	br->pfds = xcalloc((size_t)br->ncpus, sizeof(*br->pfds));
 	br->links = xcalloc((size_t)br->ncpus, sizeof(*br->links));
 	for (int cpu = 0; cpu < br->ncpus; cpu++) {
@@ -149,8 +189,19 @@ static int attach_events(struct bpf_run *br, double rate, struct strbuf *why)
 	return 0;
 }
 
-static void target_config(const struct py_offsets *o, int copy_stack, struct fw_target_cfg *cfg)
+/* Does any executable module lack frame pointers (so the stack must be copied)? */
+static int needs_stack_copy(struct module_map *mm)
 {
+	for (size_t i = 0; i < mm->n; i++)
+		if (module_fp_verdict(&mm->mods[i]) != FP_YES)
+			return 1;
+	return 0;
+}
+
+static void target_config(struct sampler *s, int iterator, struct fw_target_cfg *cfg)
+{
+	const struct py_offsets *o = &s->target.offsets;
+
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->frame_model = o->frame_model == PY_FRAMES_OBJECTS ? FW_FRAMES_OBJECTS :
 			   o->frame_model == PY_FRAMES_INTERP_311 || o->cframe_current_frame != PYOFF_NONE ?
@@ -159,16 +210,40 @@ static void target_config(const struct py_offsets *o, int copy_stack, struct fw_
 	cfg->cframe_current_frame = o->cframe_current_frame;
 	cfg->frame_previous = o->frame_previous;
 	cfg->frame_size = (uint32_t)o->frame_size;
-	cfg->copy_stack = (uint32_t)copy_stack;
+	cfg->native = (uint32_t)s->opts.native;
+	cfg->kernel = (uint32_t)s->opts.kernel;
+	cfg->copy_stack = s->opts.native && needs_stack_copy(&s->mm);
+	cfg->tstate_next = o->tstate_next;
+	cfg->tstate_thread_id = o->tstate_thread_id;
+	cfg->ticked = s->opts.mode != MODE_CPU && iterator;
+	cfg->gil_only = s->opts.mode == MODE_GIL;
 }
 
-/* Does any executable module lack frame pointers (so the stack must be copied)? */
-static int needs_stack_copy(struct module_map *mm)
+/*
+ * Tell the program about a target, and about its interpreter's GIL and
+ * collector once the interpreter exists (a command framewalk started may
+ * not have one yet at the first look).
+ */
+static void configure_target(struct bpf_run *br, struct sampler *s)
 {
-	for (size_t i = 0; i < mm->n; i++)
-		if (module_fp_verdict(&mm->mods[i]) != FP_YES)
-			return 1;
-	return 0;
+	struct bpf_target *bt = s->state;
+	uint32_t key = (uint32_t)s->target.pid;
+	uint64_t holder, locked, gc, head;
+	int changed = 0;
+
+	if (!bt->configured) {
+		target_config(s, br->iterator, &bt->cfg);
+		bt->configured = changed = 1;
+	}
+	if (!bt->interp_known && !py_reader_state_addrs(&s->reader, &holder, &locked, &gc, &head)) {
+		bt->cfg.gil_holder_addr = holder;
+		bt->cfg.gil_locked_addr = locked;
+		bt->cfg.gc_collecting_addr = gc;
+		bt->cfg.threads_head_addr = head;
+		bt->interp_known = changed = 1;
+	}
+	if (changed)
+		bpf_map_update_elem(bpf_map__fd(br->skel->maps.targets), &key, &bt->cfg, BPF_ANY);
 }
 
 /* Mirror the interpreter's threads into the tid -> thread state map. */
@@ -230,135 +305,263 @@ static void unwind_from_fp_walk(const struct fw_sample_hdr *h, struct unwind_res
 	uw->end = UNWIND_END_COMPLETE;
 }
 
-static void python_from_record(struct sampler *s, const struct fw_sample_hdr *h)
+/* Replay the Python walk over the frames the program copied. 0 or -errno. */
+static int python_from_record(struct sampler *s, const struct fw_sample_hdr *h,
+			      const struct fw_py_frame *py, struct py_frame_info *out, size_t *depth)
 {
-	struct native_sample *ns = &s->ns;
 	struct py_thread_info ti;
+	int ret;
 
-	ns->npy = 0;
-	ns->py_ok = 0;
-	if (!h->npy)
-		return;
+	*depth = 0;
 	mem_overlay_reset(&s->mem);
-	for (uint32_t i = 0; i < h->npy && i < FW_MAX_PY_FRAMES; i++)
-		mem_overlay_add(&s->mem, h->py[i].addr, h->py[i].data, (uint32_t)s->target.offsets.frame_size);
+	for (uint32_t i = 0; i < h->npy; i++)
+		mem_overlay_add(&s->mem, py[i].addr, py[i].data, (uint32_t)s->target.offsets.frame_size);
 	mem_overlay_activate(&s->mem);
 	memset(&ti, 0, sizeof(ti));
 	ti.tstate = h->tstate;
-	ti.frame = h->py[0].addr;
+	ti.frame = py[0].addr;
 	ti.tid = (int32_t)h->tid;
-	ns->py_ok = py_reader_stack(&s->reader, &ti, ns->py, PY_MAX_DEPTH, &ns->npy) == 0;
+	ret = py_reader_stack(&s->reader, &ti, out, PY_MAX_DEPTH, depth);
 	mem_overlay_deactivate(&s->mem);
+	return ret;
+}
+
+static void kernel_from_record(struct bpf_run *br, struct sampler *s, const struct fw_sample_hdr *h)
+{
+	struct native_sample *ns = &s->ns;
+
+	for (int i = 0; s->opts.kernel && h->kstack_bytes > 0 && i < h->kstack_bytes / 8 &&
+	     i < FW_KSTACK_MAX && ns->nkernel < KERNEL_MAX_FRAMES; i++) {
+		if (!br->ksyms.loaded)
+			kallsyms_load(&br->ksyms);
+		ns->kernel[ns->nkernel++] = xstrdup(kallsyms_lookup(&br->ksyms, h->kstack[i]));
+	}
+}
+
+static void native_from_record(struct bpf_run *br, struct sampler *s, const struct fw_sample_hdr *h,
+			       const uint8_t *stack, uint64_t now)
+{
+	struct native_sample *ns = &s->ns;
+	struct arch_regs regs;
+	struct stack_copy sc;
+
+	if (h->kind != FW_REC_FULL) {
+		unwind_from_fp_walk(h, &ns->uw);
+		ns->unwound = 1;
+		return;
+	}
+	regs.valid = 0;
+	regs.in_syscall = 0;
+	for (int i = 0; i < FW_NREGS && i < ARCH_NREGS; i++)
+		arch_reg_set(&regs, i, h->regs[i]);
+	stack_copy_init(&sc, stack, h->stack_base, h->stack_bytes, FW_STACK_COPY);
+	unwind_stack(&s->mm, &regs, stack_copy_read, &sc, &ns->uw);
+	/* A library loaded since the modules were read: once more with it. */
+	if (ns->uw.end == UNWIND_END_NO_MODULE && sampler_refresh_modules(s, now)) {
+		stack_copy_init(&sc, stack, h->stack_base, h->stack_bytes, FW_STACK_COPY);
+		unwind_stack(&s->mm, &regs, stack_copy_read, &sc, &ns->uw);
+	}
+	ns->unwound = 1;
+	learn_stack_end(br, h->tid, &sc, &ns->uw);
+}
+
+/* The [wait] leaf of a waiting thread, from the registers it entered the kernel with. */
+static void wait_label(struct sampler *s, const struct fw_sample_hdr *h)
+{
+	char label[160];
+
+	if (!taskstat_wait_label(&s->tasks, h->syscall_nr, h->syscall_arg0, label, sizeof(label)))
+		xsnprintf(s->wait, sizeof(s->wait), "[wait] %s", label);
+	else
+		xsnprintf(s->wait, sizeof(s->wait), "[wait] %s", "off-cpu");
+}
+
+static struct sampler *target_of(struct session *sess, pid_t pid)
+{
+	for (size_t i = 0; i < sess->n; i++)
+		if (sess->targets[i]->target.pid == pid && !sess->exited[i])
+			return sess->targets[i];
+	return NULL;
 }
 
 static int handle_record(void *ctx, void *data, size_t size)
 {
 	struct bpf_run *br = ctx;
 	const struct fw_sample_hdr *h = data;
-	struct sampler *s;
-	struct native_sample *ns;
-	struct arch_regs regs;
+	const struct fw_py_frame *py = (const void *)((const uint8_t *)data + FW_PY_OFFSET);
 	uint64_t now = fw_now_ns();
+	struct sampler *s;
+	size_t depth = 0;
+	int holds, py_ret = -ENOENT;
 
-	if (size < sizeof(*h) || (h->kind == FW_REC_FULL && size < sizeof(struct fw_sample_full)))
+	if (size < sizeof(*h) || h->npy > FW_MAX_PY_FRAMES ||
+	    FW_PY_OFFSET + (size_t)h->npy * sizeof(*py) + h->stack_bytes > size ||
+	    h->stack_bytes > FW_STACK_COPY)
 		return 0;
-	s = session_find(br->sess, (pid_t)h->pid);
+	s = target_of(br->sess, (pid_t)h->pid);
 	if (!s)
 		return 0;
-	ns = &s->ns;
-	native_sample_clear(ns);
-	python_from_record(s, h);
-	if (h->kind == FW_REC_FULL) {
-		regs.valid = 0;
-		regs.in_syscall = 0;
-		for (int i = 0; i < FW_NREGS && i < ARCH_NREGS; i++)
-			arch_reg_set(&regs, i, h->regs[i]);
-		const struct fw_sample_full *rec = data;
-		struct stack_copy sc;
-
-		stack_copy_init(&sc, rec->stack, h->stack_base, h->stack_bytes, FW_STACK_COPY);
-		unwind_stack(&s->mm, &regs, stack_copy_read, &sc, &ns->uw);
-		/* A library loaded since the modules were read: once more with it. */
-		if (ns->uw.end == UNWIND_END_NO_MODULE && sampler_refresh_modules(s, now)) {
-			stack_copy_init(&sc, rec->stack, h->stack_base, h->stack_bytes, FW_STACK_COPY);
-			unwind_stack(&s->mm, &regs, stack_copy_read, &sc, &ns->uw);
-		}
-		learn_stack_end(br, h->tid, &sc, &ns->uw);
-	} else {
-		unwind_from_fp_walk(h, &ns->uw);
+	/* A waiting thread that ran while it was copied: the cpu-clock saw it run. */
+	if (h->off_cpu == FW_OFFCPU_MOVED)
+		return 0;
+	/* cpu mode has no ticks of its own: each cpu-clock sample is one. */
+	if (!h->off_cpu && s->opts.mode == MODE_CPU)
+		s->prof->meta.ticks_taken++;
+	holds = h->tstate && h->gil_locked && h->gil_holder == h->tstate;
+	/* gil mode counts only the thread holding the GIL at the sample's instant. */
+	if (s->opts.mode == MODE_GIL && !holds)
+		return 0;
+	if (h->npy)
+		py_ret = python_from_record(s, h, py, s->frames, &depth);
+	if (!s->opts.native) {
+		if (!h->tstate || !h->npy)
+			return 0;      /* no Python code running in this thread */
+		s->wait[0] = '\0';
+		if (h->off_cpu && s->opts.mode == MODE_WALL)
+			wait_label(s, h);
+		if (py_ret || !depth)
+			sampler_record_dropped(s, (pid_t)h->tid, now);
+		else
+			sampler_record_python(s, (pid_t)h->tid, s->frames, depth,
+					      h->gc_collecting && holds, s->wait, now);
+		return 0;
 	}
-	for (int i = 0; h->kstack_bytes > 0 && i < h->kstack_bytes / 8 && i < FW_KSTACK_MAX &&
-	     ns->nkernel < KERNEL_MAX_FRAMES; i++) {
-		if (!br->ksyms.loaded)
-			kallsyms_load(&br->ksyms);
-		ns->kernel[ns->nkernel++] = xstrdup(kallsyms_lookup(&br->ksyms, h->kstack[i]));
-	}
-	if (!s->opts.kernel) {
-		for (size_t i = 0; i < ns->nkernel; i++)
-			free(ns->kernel[i]);
-		ns->nkernel = 0;
-	}
+	native_sample_clear(&s->ns);
+	s->ns.npy = depth;
+	s->ns.py_ok = py_ret == 0;
+	s->ns.gc = h->gc_collecting && holds;
+	s->wait[0] = '\0';
+	if (h->off_cpu && s->opts.mode == MODE_WALL)
+		wait_label(s, h);
+	kernel_from_record(br, s, h);
+	native_from_record(br, s, h, (const uint8_t *)(py + h->npy), now);
 	sampler_record_native(s, (pid_t)h->tid, now);
-	native_sample_clear(ns);
-	s->prof->meta.ticks_taken++;
+	native_sample_clear(&s->ns);
 	return 0;
 }
 
-/* Configure every live target; returns how many are alive. */
-static size_t update_targets(struct bpf_run *br, int first)
+/* The task iterator over one process's threads. NULL on failure. */
+static struct bpf_link *attach_waiting(struct bpf_run *br, pid_t pid)
 {
-	struct session *sess = br->sess;
-	int fd = bpf_map__fd(br->skel->maps.targets);
-	size_t alive = 0;
+	union bpf_iter_link_info linfo;
+	LIBBPF_OPTS(bpf_iter_attach_opts, opts);
 
-	(void)first;
-	session_follow_children(sess, fw_now_ns());
+	memset(&linfo, 0, sizeof(linfo));
+	linfo.task.pid = (uint32_t)pid;
+	opts.link_info = &linfo;
+	opts.link_info_len = sizeof(linfo);
+	return bpf_program__attach_iter(br->skel->progs.fwprof_waiting, &opts);
+}
+
+/* Targets: configure the new ones, forget the exited ones, refresh thread states. */
+static void bpf_refresh(struct session *sess, uint64_t now)
+{
+	struct bpf_run *br = sess->backend;
+	int fd = bpf_map__fd(br->skel->maps.targets);
+
+	(void)now;
 	for (size_t i = 0; i < sess->n; i++) {
 		struct sampler *s = sess->targets[i];
+		struct bpf_target *bt = s->state;
 		uint32_t key = (uint32_t)s->target.pid;
 
-		if (sess->exited[i])
-			continue;
-		if (s->bpf_configured && sampler_target_exited(s)) {
-			sess->exited[i] = 1;
-			s->stop_reason = SAMPLER_STOP_TARGET_EXIT;
-			bpf_map_delete_elem(fd, &key);
+		if (sess->exited[i]) {
+			if (bt->configured)
+				bpf_map_delete_elem(fd, &key);
+			bt->configured = 0;
+			bpf_link__destroy(bt->waiting);
+			bt->waiting = NULL;
 			continue;
 		}
-		if (!s->bpf_configured) {
-			s->bpf_configured = 1;
-			struct fw_target_cfg cfg;
-
-			target_config(&s->target.offsets, needs_stack_copy(&s->mm), &cfg);
-			bpf_map_update_elem(fd, &key, &cfg, BPF_ANY);
-		}
+		configure_target(br, s);
 		refresh_tstates(br, s);
-		alive++;
+		if (br->iterator && !bt->waiting)
+			bt->waiting = attach_waiting(br, s->target.pid);
 	}
-	return alive;
 }
 
-static uint64_t lost_samples(struct bpf_run *br)
+static int bpf_target_init(struct sampler *s)
 {
-	uint32_t key = 0;
-	uint64_t *vals = xcalloc((size_t)libbpf_num_possible_cpus(), sizeof(uint64_t)), sum = 0;
-
-	if (!bpf_map_lookup_elem(bpf_map__fd(br->skel->maps.counters), &key, vals))
-		for (int i = 0; i < libbpf_num_possible_cpus(); i++)
-			sum += vals[i];
-	free(vals);
-	return sum;
+	s->state = xcalloc(1, sizeof(struct bpf_target));
+	return 0;
 }
 
-static void prog_stats(struct bpf_run *br, struct profile_meta *m)
+static void bpf_target_release(struct sampler *s)
 {
-	struct bpf_prog_info info;
-	uint32_t len = sizeof(info);
+	struct bpf_target *bt = s->state;
 
-	memset(&info, 0, sizeof(info));
-	if (!bpf_obj_get_info_by_fd(bpf_program__fd(br->skel->progs.fwprof_sample), &info, &len)) {
-		m->bpf_run_ns = info.run_time_ns;
-		m->bpf_run_cnt = info.run_cnt;
+	if (bt)
+		bpf_link__destroy(bt->waiting);
+	free(s->state);
+	s->state = NULL;
+}
+
+/*
+ * The ring buffer holds about RING_SECONDS of cpu-clock records at the rate
+ * on every CPU and, in wall and gil modes, two ticks of records of every
+ * thread the targets have now (a power of two between RING_MIN and
+ * RING_MAX); the program wakes the reader when a quarter of it is waiting.
+ * What does not fit is counted as lost and reported.
+ */
+static size_t ring_size(const struct sampler_opts *o, int ncpus, size_t nthreads)
+{
+	double per_record = sizeof(struct fw_sample_hdr) + 24.0 * sizeof(struct fw_py_frame) +
+			    (o->native ? 8192.0 : 0);
+	double want = o->rate_hz * ncpus * RING_SECONDS * per_record;
+	size_t size = RING_MIN;
+
+	if (o->mode != MODE_CPU && 2.0 * (double)nthreads * per_record > want)
+		want = 2.0 * (double)nthreads * per_record;
+	while (size < want && size < RING_MAX)
+		size *= 2;
+	return size;
+}
+
+/* Threads of every target now (for sizing). */
+static size_t count_threads(const struct session *sess)
+{
+	size_t total = 0;
+
+	for (size_t i = 0; i < sess->n; i++) {
+		pid_t *tids;
+		size_t n;
+
+		if (!proc_tasks(sess->targets[i]->target.pid, &tids, &n)) {
+			total += n;
+			free(tids);
+		}
+	}
+	return total;
+}
+
+/*
+ * Size the maps, then load: with the waiting-thread iterator in wall and gil
+ * modes; where the kernel refuses it, without (the waiting threads are then
+ * read from user space, Python frames only).
+ */
+static int load_program(struct bpf_run *br, const struct sampler_opts *o, size_t nthreads)
+{
+	size_t ring = ring_size(o, br->ncpus, nthreads);
+	int err;
+
+	br->iterator = o->mode != MODE_CPU;
+	for (;;) {
+		br->skel->rodata->wake_bytes = ring / 4;
+		br->skel->rodata->iter_slot = (uint32_t)br->ncpus;
+		bpf_map__set_max_entries(br->skel->maps.samples, (uint32_t)ring);
+		bpf_map__set_max_entries(br->skel->maps.scratch, (uint32_t)br->ncpus + 1);
+		bpf_map__set_max_entries(br->skel->maps.tstates, THREAD_MAP_ENTRIES);
+		bpf_map__set_max_entries(br->skel->maps.stack_ends, THREAD_MAP_ENTRIES);
+		bpf_map__set_max_entries(br->skel->maps.wanted, THREAD_MAP_ENTRIES);
+		bpf_program__set_autoload(br->skel->progs.fwprof_waiting, br->iterator);
+		err = fwprof__load(br->skel);
+		if (!err || !br->iterator)
+			return err;
+		fwprof__destroy(br->skel);
+		br->skel = fwprof__open();
+		if (!br->skel)
+			return -errno;
+		br->iterator = 0;
 	}
 }
 
@@ -374,82 +577,176 @@ static void bpf_run_destroy(struct bpf_run *br)
 	ring_buffer__free(br->rb);
 	fwprof__destroy(br->skel);
 	kallsyms_release(&br->ksyms);
+	if (br->stats_fd >= 0)
+		close(br->stats_fd);
+	free(br);
 }
 
-int bpf_backend_run(struct session *sess, struct strbuf *why)
+/*
+ * cpu mode: the cpu-clock's rate is the sampling rate. wall and gil modes:
+ * the tick chooses the threads, and a wanted thread is read by the next
+ * cpu-clock sample on its CPU, which comes within a quarter of a tick.
+ */
+static double sample_rate(const struct bpf_run *br, const struct sampler_opts *o)
 {
-	struct profile_meta *m = &sess->prof->meta;
-	struct bpf_run br;
-	uint64_t start, end, last_refresh = 0, cpu0 = fw_cpu_ns();
-	struct timespec wall;
-	int stats_fd, err;
+	double rate = o->rate_hz;
 
-	memset(&br, 0, sizeof(br));
-	stack_ends_init(&br.ends, FW_STACK_COPY, FW_STACK_COPY);
-	br.sess = sess;
+	if (o->mode != MODE_CPU && br->iterator)
+		rate = rate * 4 > 20000 ? (rate > 20000 ? rate : 20000) : rate * 4;
+	return rate;
+}
+
+static int bpf_start(struct session *sess, struct strbuf *why)
+{
+	struct bpf_run *br = xcalloc(1, sizeof(*br));
+	int err;
+
+	br->sess = sess;
+	br->stats_fd = -1;
+	stack_ends_init(&br->ends, FW_STACK_COPY, FW_STACK_COPY);
 	libbpf_set_print(silent_print);
-	stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
-	br.skel = fwprof__open();
-	if (!br.skel) {
-		explain_failure(-errno, why);
-		return -errno;
+	br->ncpus = possible_cpus(why);
+	if (br->ncpus < 0) {
+		err = br->ncpus;
+		goto fail;
 	}
-	err = fwprof__load(br.skel);
-	if (err) {
-		explain_failure(err, why);
-		goto out;
-	}
-	update_targets(&br, 1);
-	br.rb = ring_buffer__new(bpf_map__fd(br.skel->maps.samples), handle_record, &br, NULL);
-	if (!br.rb) {
+	br->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	br->skel = fwprof__open();
+	if (!br->skel) {
 		err = -errno;
 		explain_failure(err, why);
-		goto out;
+		goto fail;
 	}
-	err = attach_events(&br, sess->opts.rate_hz, why);
+	err = load_program(br, &sess->opts, count_threads(sess));
+	if (err) {
+		explain_failure(err, why);
+		goto fail;
+	}
+	sess->backend = br;
+	bpf_refresh(sess, fw_now_ns());
+	br->rb = ring_buffer__new(bpf_map__fd(br->skel->maps.samples), handle_record, br, NULL);
+	if (!br->rb) {
+		err = -errno;
+		explain_failure(err, why);
+		goto fail;
+	}
+	err = attach_events(br, sample_rate(br, &sess->opts), why);
 	if (err)
-		goto out;
-	clock_gettime(CLOCK_REALTIME, &wall);
-	m->start_unix_ns = (uint64_t)wall.tv_sec * 1000000000ull + (uint64_t)wall.tv_nsec;
-	m->rate_hz = sess->opts.rate_hz;
-	start = last_refresh = fw_now_ns();
-	end = sess->opts.duration_s > 0 ? start + (uint64_t)(sess->opts.duration_s * 1e9) : 0;
-	for (;;) {
-		uint64_t now = fw_now_ns();
-
-		if (sampler_stop_requested) {
-			sess->stop_reason = SAMPLER_STOP_SIGNAL;
-			break;
-		}
-		if (end && now >= end) {
-			sess->stop_reason = SAMPLER_STOP_DURATION;
-			break;
-		}
-		if (now - last_refresh >= TSTATE_REFRESH_NS) {
-			last_refresh = now;
-			if (!update_targets(&br, 0)) {
-				sess->stop_reason = SAMPLER_STOP_TARGET_EXIT;
-				break;
-			}
-		}
-		/* The program wakes us only when the buffer fills: drain on every pass. */
-		err = ring_buffer__poll(br.rb, POLL_MS);
-		if (err >= 0)
-			err = ring_buffer__consume(br.rb);
-		if (err < 0 && err != -EINTR)
-			break;
-	}
-	/* Drain what the program wrote before the stop. */
-	ring_buffer__consume(br.rb);
-	m->duration_ns = fw_now_ns() - start;
-	m->ticks_requested = 0;
-	m->lost = lost_samples(&br);
-	prog_stats(&br, m);
-	m->profiler_cpu_ns = fw_cpu_ns() - cpu0;
-	err = 0;
-out:
-	bpf_run_destroy(&br);
-	if (stats_fd >= 0)
-		close(stats_fd);
+		goto fail;
+	return 0;
+fail:
+	sess->backend = NULL;
+	bpf_run_destroy(br);
 	return err;
 }
+
+static int bpf_drain(struct session *sess, uint64_t now)
+{
+	struct bpf_run *br = sess->backend;
+
+	(void)now;
+	return ring_buffer__consume(br->rb);
+}
+
+static int bpf_wait_fd(struct session *sess)
+{
+	struct bpf_run *br = sess->backend;
+
+	return ring_buffer__epoll_fd(br->rb);
+}
+
+static uint64_t lost_samples(struct bpf_run *br)
+{
+	uint32_t key = 0;
+	uint64_t *vals = xcalloc((size_t)br->ncpus, sizeof(uint64_t)), sum = 0;
+
+	if (!bpf_map_lookup_elem(bpf_map__fd(br->skel->maps.counters), &key, vals))
+		for (int i = 0; i < br->ncpus; i++)
+			sum += vals[i];
+	free(vals);
+	return sum;
+}
+
+static void bpf_stop(struct session *sess)
+{
+	struct bpf_run *br = sess->backend;
+	struct profile_meta *m = &sess->prof->meta;
+	struct bpf_prog_info info;
+	uint32_t len = sizeof(info);
+
+	/* Stop the events first, then take what the program wrote before. */
+	for (int i = 0; i < br->ncpus; i++) {
+		bpf_link__destroy(br->links[i]);
+		br->links[i] = NULL;
+	}
+	ring_buffer__consume(br->rb);
+	m->lost = lost_samples(br);
+	memset(&info, 0, sizeof(info));
+	if (!bpf_obj_get_info_by_fd(bpf_program__fd(br->skel->progs.fwprof_sample), &info, &len)) {
+		m->bpf_run_ns = info.run_time_ns;
+		m->bpf_run_cnt = info.run_cnt;
+	}
+	bpf_run_destroy(br);
+	sess->backend = NULL;
+}
+
+/* Run the iterator over target s's threads: its records land in the ring buffer. */
+static int read_waiting(struct bpf_target *bt)
+{
+	char buf[64];
+	int fd = bpf_iter_create(bpf_link__fd(bt->waiting));
+
+	if (fd < 0)
+		return -errno;
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+	close(fd);
+	return 0;
+}
+
+/*
+ * wall and gil modes: the threads that are off a CPU, which no cpu-clock
+ * sample sees, are read at each tick by the task iterator (whole stacks,
+ * nothing stopped) or, where it did not load, from user space (Python frames).
+ * gil mode also counts each thread's ticks holding and waiting for the GIL.
+ */
+static int bpf_tick(struct sampler *s, uint64_t now)
+{
+	struct bpf_target *bt = s->state;
+	int ret;
+
+	if ((ret = sampler_list_threads(s, now)))
+		return ret;
+	sampler_read_gil(s);
+	taskstat_prune(&s->tasks);
+	for (size_t i = 0; i < s->ntids && !sampler_stopping(s); i++) {
+		pid_t tid = s->tids[i];
+		struct py_thread_info *pt = sampler_py_thread(s, tid);
+
+		sampler_thread(s, tid, now);
+		if (bt->waiting && s->opts.mode != MODE_GIL)
+			continue;
+		if (!sampler_mode_filter(s, tid, pt ? pt->tstate : 0, s->gil_holder, s->wait,
+					 sizeof(s->wait)) || bt->waiting)
+			continue;
+		ret = sampler_record_waiting(s, tid, pt, now);
+		if (ret == -ESRCH || ret == -EPERM)
+			return ret;
+	}
+	if (bt->waiting)
+		read_waiting(bt);
+	return 0;
+}
+
+const struct backend_ops backend_bpf_ops = {
+	.name = "bpf",
+	.tick_modes = 1u << MODE_WALL | 1u << MODE_GIL,
+	.start = bpf_start,
+	.stop = bpf_stop,
+	.target_init = bpf_target_init,
+	.target_release = bpf_target_release,
+	.tick = bpf_tick,
+	.drain = bpf_drain,
+	.wait_fd = bpf_wait_fd,
+	.refresh = bpf_refresh,
+};

@@ -1,6 +1,7 @@
 /* The BPF backend's stand-in for builds without clang/bpftool/libbpf. */
 #include <errno.h>
 
+#include "sampler/backend.h"
 #include "sampler/bpf.h"
 
 int bpf_backend_built(void)
@@ -15,8 +16,13 @@ int bpf_backend_probe(struct strbuf *why)
 	return -ENOTSUP;
 }
 
-int bpf_backend_run(struct session *sess, struct strbuf *why)
+static int bpf_none_start(struct session *sess, struct strbuf *why)
 {
 	(void)sess;
 	return bpf_backend_probe(why);
 }
+
+const struct backend_ops backend_bpf_ops = {
+	.name = "bpf",
+	.start = bpf_none_start,
+};

@@ -25,6 +25,7 @@ struct merge_input {
 	size_t nkernel;
 	int native_all;                         /* keep interpreter internals */
 	const char *wait;                       /* "[wait] ..." leaf, or NULL */
+	int gc;                                 /* add the <GC> marker */
 };
 
 /* Profile frame id of a Python frame (interns its strings once per code). */

@@ -55,6 +55,9 @@ void native_sample_clear(struct native_sample *ns)
 	ns->nkernel = 0;
 	ns->npy = 0;
 	ns->py_ok = 0;
+	ns->gc = 0;
+	ns->unwound = 0;
+	ns->stopped_ns = 0;
 	ns->uw.n = 0;
 }
 
@@ -194,22 +197,117 @@ int ptrace_sample_thread(pid_t pid, pid_t tid, struct module_map *mm, struct py_
 			free(out->kernel[i]);
 		out->nkernel = 0;
 	}
-	if (!ret) {
+	if (!ret && mm) {
 		uint64_t base = regs.r[arch_reg_sp] - STACK_COPY_BELOW_SP;
 
 		sr->pid = pid;
 		stack_copy_take(sr, base, stack_ends_copy_size(&sr->ends, tid, base));
-		if (py_thread && !py_reader_thread_frame(r, py_thread) && py_thread->frame)
-			out->py_ok = py_reader_stack(r, py_thread, out->py, PY_MAX_DEPTH, &out->npy) == 0;
+	}
+	if (!ret) {
+		if (py_thread && !py_reader_thread_frame(r, py_thread))
+			out->py_ok = !py_thread->frame ||
+				py_reader_stack(r, py_thread, out->py, PY_MAX_DEPTH, &out->npy) == 0;
 	}
 	t1 = fw_now_ns();
 	ptrace_resume_thread(tid, sig);
 	out->stopped_ns = t1 - t0;
-	if (!ret) {
+	if (!ret && mm) {
 		uint64_t end;
 
 		unwind_stack(mm, &regs, stack_copy_read, &sr->copy, &out->uw);
+		out->unwound = 1;
 		stack_ends_learn(&sr->ends, tid, &sr->copy, &out->uw, &end);
 	}
 	return ret;
 }
+
+/* ---- the ptrace backend (backend.h) ------------------------------------ */
+
+#include "sampler/backend.h"
+#include "target/proc.h"
+
+struct ptrace_state {
+	struct stack_reader *sr;
+};
+
+static int ptrace_target_init(struct sampler *s)
+{
+	struct ptrace_state *p = xcalloc(1, sizeof(*p));
+
+	p->sr = stack_reader_new();
+	s->state = p;
+	return 0;
+}
+
+static void ptrace_target_release(struct sampler *s)
+{
+	struct ptrace_state *p = s->state;
+
+	if (p)
+		stack_reader_free(p->sr);
+	free(p);
+	s->state = NULL;
+}
+
+/*
+ * Each thread the mode counts is read at one instant: stopped while it is
+ * read if it is on a CPU; one that is off a CPU (wall and gil modes) is not
+ * changing its stack and, for Python frames, is read without stopping it.
+ */
+static int ptrace_tick(struct sampler *s, uint64_t now)
+{
+	struct ptrace_state *p = s->state;
+	uint64_t gc_thread;
+	int ret;
+
+	/* The thread list is read live: a copy would predate the stops. */
+	if ((ret = sampler_list_threads(s, now)))
+		return ret;
+	sampler_read_gil(s);
+	gc_thread = sampler_gc_thread(s);
+	taskstat_prune(&s->tasks);
+	for (size_t i = 0; i < s->ntids && !sampler_stopping(s); i++) {
+		pid_t tid = s->tids[i];
+		struct py_thread_info *pt = sampler_py_thread(s, tid);
+
+		sampler_thread(s, tid, now);
+		if (!pt && !s->opts.native)
+			continue;      /* Python frames only, and it has none */
+		/* Decided before the stop: stopping a thread changes its state. */
+		if (!sampler_mode_filter(s, tid, pt ? pt->tstate : 0, s->gil_holder, s->wait,
+					 sizeof(s->wait)))
+			continue;
+		/*
+		 * Python frames only: a waiting thread is read without a stop.
+		 * Its native frames need its registers, which only a stop gives
+		 * (the bpf backend reads them in the kernel, nothing stopped).
+		 */
+		if (s->opts.mode != MODE_CPU && !s->opts.native) {
+			ret = sampler_record_waiting(s, tid, pt, now);
+			if (ret == -ESRCH || ret == -EPERM)
+				return ret;
+			if (!ret)
+				continue;
+		}
+		ret = ptrace_sample_thread(s->target.pid, tid, s->opts.native ? &s->mm : NULL,
+					   &s->reader, pt, s->opts.kernel, p->sr, &s->ns);
+		if (ret == -EPERM)
+			return -EPERM;
+		if (ret) {
+			native_sample_clear(&s->ns);
+			continue;      /* the thread exited meanwhile */
+		}
+		s->ns.gc = gc_thread && pt && pt->tstate == gc_thread;
+		sampler_record_native(s, tid, now);
+		native_sample_clear(&s->ns);
+	}
+	return 0;
+}
+
+const struct backend_ops backend_ptrace_ops = {
+	.name = "ptrace",
+	.tick_modes = 1u << MODE_CPU | 1u << MODE_WALL | 1u << MODE_GIL,
+	.target_init = ptrace_target_init,
+	.target_release = ptrace_target_release,
+	.tick = ptrace_tick,
+};

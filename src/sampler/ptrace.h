@@ -23,6 +23,8 @@ struct native_sample {
 	int py_ok;
 	char *kernel[KERNEL_MAX_FRAMES];
 	size_t nkernel;
+	int gc;                         /* the collector was running in this thread */
+	int unwound;                    /* uw holds a native walk (else Python frames only) */
 	uint64_t stopped_ns;
 };
 
@@ -32,8 +34,9 @@ struct stack_reader *stack_reader_new(void);
 void stack_reader_free(struct stack_reader *sr);
 
 /*
- * Sample thread tid of pid. py_thread is its thread state (NULL for a thread
- * without Python). Returns 0, -ESRCH when the thread is gone, -EPERM when
+ * Sample thread tid of pid, stopped while it is read. py_thread is its thread
+ * state (NULL for a thread without Python); mm NULL: Python frames only (no
+ * native walk). Returns 0, -ESRCH when the thread is gone, -EPERM when
  * ptrace is refused, other -errno on failure.
  */
 int ptrace_sample_thread(pid_t pid, pid_t tid, struct module_map *mm, struct py_reader *r,

@@ -1,9 +1,10 @@
 /*
- * The sampling loop: paces ticks by absolute deadlines (no drift at high
- * rates), takes one sample of every thread per tick through a backend, and
- * stops on the duration, a stop request (SIGINT/SIGTERM), or the target's
- * exit, whichever comes first. Whatever was gathered stays in the profile so
- * the caller always writes its output.
+ * Capturing samples: a session over one or more targets, sampled by one
+ * backend (sampler/backend.h) into one profile, driven by one loop that paces
+ * ticks by absolute deadlines, drains the backend's events, follows children,
+ * and ends on the duration, a stop request, every target's exit or the
+ * caller's hook, whichever comes first. Whatever was gathered stays in the
+ * profile, so the caller always writes its output.
  */
 #ifndef FRAMEWALK_SAMPLER_SAMPLER_H
 #define FRAMEWALK_SAMPLER_SAMPLER_H
@@ -14,16 +15,12 @@
 
 #include "profile/profile.h"
 #include "python/discover.h"
-#include "python/reader.h"
-#include "sampler/ptrace.h"
-#include "symbols/symbolize.h"
-#include "target/memory.h"
-#include "target/taskstat.h"
-#include "elf/modules.h"
+#include "util/strbuf.h"
 
 enum backend {
-	BACKEND_VM = 1,           /* process_vm_readv only: Python frames, never stops */
-	BACKEND_PTRACE,           /* stops one thread at a time: Python + native + kernel */
+	BACKEND_AUTO = 0,         /* backend_choose picks one */
+	BACKEND_VM,               /* process_vm_readv only: Python frames, never stops */
+	BACKEND_PTRACE,           /* stops a running thread while reading it */
 	BACKEND_BPF,              /* perf_event + BPF: everything at the sample's instant */
 };
 
@@ -39,12 +36,13 @@ struct sampler_opts {
 	int native;               /* unwind native frames */
 	int kernel;               /* add kernel frames */
 	int native_all;           /* keep interpreter internals */
-	int announce;             /* say on stderr which backend auto chose, and why */
+	int announce;             /* say on stderr which backend was chosen, and why */
 	int subprocesses;         /* follow children created during the capture */
 	double rate_hz;           /* ticks per second */
 	double duration_s;        /* 0: until stopped or the target exits */
 	int status_line;          /* draw the live status line on stderr */
 	pid_t child;              /* > 0: a child we started; reaped on exit */
+	volatile sig_atomic_t *stop;  /* set (by a signal handler) to end the capture */
 };
 
 enum sampler_stop {
@@ -52,89 +50,39 @@ enum sampler_stop {
 	SAMPLER_STOP_SIGNAL,
 	SAMPLER_STOP_TARGET_EXIT,
 	SAMPLER_STOP_ERROR,
+	SAMPLER_STOP_HOOK,        /* the caller's hook asked to end (top: q) */
 };
-
-struct thread_name_cache {
-	pid_t tid;
-	uint32_t thread;          /* profile thread index */
-	uint64_t refreshed_ns;
-	uint64_t cpu_first_ns, cpu_last_ns;   /* CPU time at first and last look */
-	uint64_t seen_first_ns, seen_last_ns;
-	uint64_t cpu_checked_ns;
-	uint64_t leaf_addr;       /* innermost Python frame and instruction last tick */
-	int64_t leaf_instr;
-};
-
-struct unwind_break {
-	char *module;             /* where the chain broke, "" for no module */
-	enum unwind_end reason;
-	uint64_t count;
-};
-
-struct sampler {
-	struct target_mem mem;
-	struct taskstat tasks;
-	/* native backends */
-	struct module_map mm;
-	struct symbolizer sym;
-	struct native_sample ns;
-	struct native_symbol *syms;
-	struct stack_reader *sr;
-	pid_t *tids;
-	size_t ntids;
-	uint64_t tids_ns, modules_ns;
-	struct unwind_break *breaks;
-	size_t nbreaks, breaks_alloc;
-	int ptrace_denied;
-	int bpf_configured;       /* its configuration is in the BPF program's map */
-	struct py_target target;
-	struct py_reader reader;
-	struct profile *prof;
-	struct sampler_opts opts;
-	struct thread_name_cache *names;
-	size_t nnames, names_alloc;
-	struct py_thread_info *threads;
-	uint8_t *deferred;        /* this tick: read after the others (guards moved) */
-	struct py_frame_info *frames;
-	uint32_t *frame_ids;
-	enum sampler_stop stop_reason;
-	int child_status;         /* wait status when the child exited */
-	int child_reaped;
-	uint64_t not_ready_ticks; /* ticks before the runtime had a thread */
-	uint64_t gil_holder;      /* this tick's GIL holder (gil mode) */
-	char wait[192];           /* [wait] leaf of the thread being sampled */
-	struct mem_guard guards[MEM_MAX_GUARDS];  /* words the next prefetch re-checks */
-	size_t nguards;
-};
-
-/* Set by the signal handler; the loop checks it every tick. */
-extern volatile sig_atomic_t sampler_stop_requested;
-
-/* Install SIGINT/SIGTERM handlers that request a stop (no SA_RESTART). */
-void sampler_install_signals(void);
-
-/* Prepare a sampler for an already discovered target. */
-void sampler_init(struct sampler *s, const struct py_target *t, struct profile *prof,
-		  const struct sampler_opts *opts);
-/* The same, sharing per-file module data through files (NULL: its own). */
-void sampler_init_files(struct sampler *s, const struct py_target *t, struct profile *prof,
-			const struct sampler_opts *opts, struct elf_cache *files);
-void sampler_release(struct sampler *s);
-
-/* Take one sample of every thread into the profile. 0, or -ESRCH when gone. */
-int sampler_tick(struct sampler *s);
-
-/* Run until the duration, a stop request or the target's exit. */
-int sampler_run(struct sampler *s);
-
-/* Has the target (a zombie, gone, or our reaped child) exited? */
-int sampler_target_exited(struct sampler *s);
 
 /*
- * A capture of one or more targets into one profile (each sample labeled
- * with its process through the thread's pid). The loop stops on the
- * duration, a stop request, or when every target has exited.
+ * Resolve BACKEND_AUTO and check the combination of options: the one rule
+ * for which backend a capture gets (bpf when its program loads, else
+ * ptrace when it may trace probe_pid (0: a command framewalk starts), else
+ * vm for Python-only profiles; vm only when asked otherwise). 0, -EINVAL
+ * for a combination that cannot work, -EPERM when the asked-for backend
+ * cannot run here; the message is in why. announce gets the one line saying
+ * which backend auto chose and why (empty when the user chose).
  */
+int backend_choose(struct sampler_opts *so, pid_t probe_pid, struct strbuf *why,
+		   struct strbuf *announce);
+/* "vm" / "ptrace" / "bpf" -> backend; "auto" -> BACKEND_AUTO. 0 or -EINVAL. */
+int backend_parse(const char *name, enum backend *out);
+/* One line describing the chosen backend, for the report's header. */
+const char *backend_description(const struct sampler_opts *so);
+
+struct sampler;               /* one target (sampler/backend.h) */
+struct backend_ops;
+
+/* What the loop lets its caller do between passes (top draws and reads keys). */
+struct capture_hook {
+	void *ctx;
+	int fd;                   /* wake the loop when readable; -1: none */
+	/*
+	 * Called after every pass of the loop; *next is when it wants to be
+	 * called again at the latest. Nonzero ends the capture (SAMPLER_STOP_HOOK).
+	 */
+	int (*pass)(void *ctx, uint64_t now, uint64_t *next);
+};
+
 struct known_pid {
 	pid_t pid;
 	char exe[256];            /* what it ran when last looked at */
@@ -143,6 +91,9 @@ struct known_pid {
 struct session {
 	struct profile *prof;
 	struct sampler_opts opts;
+	const struct backend_ops *ops;
+	void *backend;            /* the backend's own state for the whole capture */
+	const struct capture_hook *hook;
 	struct sampler **targets;
 	size_t n, alloc;
 	int *exited;
@@ -151,47 +102,24 @@ struct session {
 	struct known_pid *known;
 	size_t nknown, known_alloc;
 	uint64_t scanned_ns;
-	struct elf_cache *files;  /* module files shared by the targets */
+	struct elf_cache *files;  /* module files shared by the targets (elf/elffile.h) */
 };
 
+/* opts->backend must be chosen already (backend_choose). */
 void session_init(struct session *sess, struct profile *prof, const struct sampler_opts *opts);
-/* Add a discovered target (a copy is kept). Returns its sampler. */
-struct sampler *session_add(struct session *sess, const struct py_target *t);
-int session_run(struct session *sess);
+/* Add a discovered target (a copy is kept). 0 or -errno. */
+int session_add(struct session *sess, const struct py_target *t);
+/* Is pid one of the targets? */
+int session_has(const struct session *sess, pid_t pid);
+const struct py_target *session_target(const struct session *sess, size_t i);
+/* The capture: until the duration, a stop request, every target's exit or the hook. */
+int session_run(struct session *sess, const struct capture_hook *hook, struct strbuf *why);
+/* One sample of every thread of every target (dump). 0 or -errno (-EPERM: refused). */
+int session_sample_once(struct session *sess);
+/* "vm", "ptrace" or "bpf". */
+const char *session_backend_name(const struct session *sess);
+/* The started child (opts.child) has been reaped by the capture. */
+int session_child_reaped(const struct session *sess);
 void session_release(struct session *sess);
-/* The target sampling pid, or NULL. */
-struct sampler *session_find(struct session *sess, pid_t pid);
-
-/*
- * --subprocesses: add every Python descendant of the targets not seen
- * before, and re-look at a child whose executable changed (exec). Non-Python
- * children are skipped. Returns how many targets were added.
- */
-size_t session_follow_children(struct session *sess, uint64_t now);
-
-/* Reload the module map if the target's executable mappings changed (rate-limited). */
-int sampler_refresh_modules(struct sampler *s, uint64_t now);
-/* Symbolize, merge and count the native sample in s->ns for thread tid. */
-void sampler_record_native(struct sampler *s, pid_t tid, uint64_t now);
-
-/* Has the target (or the child we started) exited? */
-int sampler_child_exited(struct sampler *s);
-
-/* Fill each thread's CPU and wall time (kernel accounting) into the profile. */
-void sampler_finish_threads(struct sampler *s);
-
-/*
- * Decide whether thread tid is sampled this tick under the mode, and the
- * [wait] leaf for a waiting thread in wall mode (wait[0] = 0: none).
- * Returns 1 to sample, 0 to skip.
- */
-int sampler_mode_filter(struct sampler *s, pid_t tid, uint64_t tstate, uint64_t gil_holder,
-			char *wait, size_t size);
-
-/* Write the unwind-quality summary into the profile's meta (native backends). */
-void sampler_finish_meta(struct sampler *s);
-
-/* Profile label for a thread: reads and caches its name from /proc. */
-uint32_t sampler_thread(struct sampler *s, pid_t tid, uint64_t now);
 
 #endif

@@ -6,6 +6,8 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -516,4 +518,21 @@ int proc_ns_tid(pid_t pid, pid_t tid, pid_t *nstid)
 
 	xsnprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
 	return status_nspid(path, tid, nstid);
+}
+
+int proc_ptrace_probe(pid_t pid)
+{
+	int status;
+	pid_t child = fork();
+
+	if (child < 0)
+		return -errno;
+	if (!child)
+		_exit(ptrace(PTRACE_SEIZE, pid, NULL, NULL) ? (errno & 0x7f) : 0);
+	while (waitpid(child, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (!WIFEXITED(status))
+		return -ECHILD;
+	return -WEXITSTATUS(status);
 }

@@ -118,4 +118,11 @@ int proc_ns_tid(pid_t pid, pid_t tid, pid_t *nstid);
 /* Parse the text of a status file for its innermost NSpid. 0 or -ENOENT. */
 int proc_status_parse_nspid(const char *text, pid_t *nspid);
 
+/*
+ * May this process ptrace pid? PTRACE_SEIZE from a short-lived child, whose
+ * exit detaches at once: the target is neither stopped nor signalled.
+ * 0 or -errno (-EPERM refused, -ESRCH no such process).
+ */
+int proc_ptrace_probe(pid_t pid);
+
 #endif

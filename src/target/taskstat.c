@@ -182,26 +182,20 @@ static const char *fd_kind(pid_t pid, long fd)
 	return "other";
 }
 
-int taskstat_wait(struct taskstat *ts, pid_t tid, char *buf, size_t size)
+int taskstat_wait_label(const struct taskstat *ts, long nr, uint64_t arg0, char *buf, size_t size)
 {
-	struct task_files *t = task(ts, tid);
-	char text[256], *end;
 	const char *name, *kind;
-	long nr, fd;
-	ssize_t n = read_task_file(ts, tid, "syscall", &t->syscall_fd, text, sizeof(text));
+	long fd;
 
-	if (n < 0)
-		return (int)n;
-	nr = strtol(text, &end, 10);
-	if (end == text || nr < 0)
-		return -ENOENT;     /* "running", or blocked outside a system call */
+	if (nr < 0)
+		return -ENOENT;     /* blocked outside a system call */
 	name = arch_syscall_name(nr);
 	if (!name) {
 		xsnprintf(buf, size, "syscall %ld", nr);
 		return 0;
 	}
 	if (arch_syscall_fd_arg(nr)) {
-		fd = (long)strtoull(end, NULL, 16);
+		fd = (long)arg0;
 		kind = fd >= 0 && fd < (1 << 24) ? fd_kind(ts->pid, fd) : NULL;
 		if (kind) {
 			xsnprintf(buf, size, "%s fd=%ld (%s)", name, fd, kind);
@@ -210,6 +204,21 @@ int taskstat_wait(struct taskstat *ts, pid_t tid, char *buf, size_t size)
 	}
 	xsnprintf(buf, size, "%s", name);
 	return 0;
+}
+
+int taskstat_wait(struct taskstat *ts, pid_t tid, char *buf, size_t size)
+{
+	struct task_files *t = task(ts, tid);
+	char text[256], *end;
+	long nr;
+	ssize_t n = read_task_file(ts, tid, "syscall", &t->syscall_fd, text, sizeof(text));
+
+	if (n < 0)
+		return (int)n;
+	nr = strtol(text, &end, 10);
+	if (end == text || nr < 0)
+		return -ENOENT;     /* "running", or blocked outside a system call */
+	return taskstat_wait_label(ts, nr, strtoull(end, NULL, 16), buf, size);
 }
 
 int taskstat_cpu_ns(struct taskstat *ts, pid_t tid, uint64_t *ns)
@@ -221,6 +230,25 @@ int taskstat_cpu_ns(struct taskstat *ts, pid_t tid, uint64_t *ns)
 	if (n < 0)
 		return (int)n;
 	*ns = strtoull(buf, NULL, 10);
+	return 0;
+}
+
+int taskstat_switches(struct taskstat *ts, pid_t tid, uint64_t *n)
+{
+	struct task_files *t = task(ts, tid);
+	char buf[128], *p = buf;
+	ssize_t len = read_task_file(ts, tid, "schedstat", &t->schedstat_fd, buf, sizeof(buf));
+
+	if (len < 0)
+		return (int)len;
+	/* "runtime waittime timeslices": the third counts switches onto a CPU. */
+	for (int field = 0; field < 2; field++) {
+		p = strchr(p, ' ');
+		if (!p)
+			return -EINVAL;
+		p++;
+	}
+	*n = strtoull(p, NULL, 10);
 	return 0;
 }
 

@@ -62,7 +62,20 @@ int taskstat_state_recent(struct taskstat *ts, pid_t tid, uint64_t now, uint64_t
  */
 int taskstat_wait(struct taskstat *ts, pid_t tid, char *buf, size_t size);
 
+/*
+ * The same label for system call nr whose first argument is arg0 (as the
+ * BPF iterator reads them from a waiting thread's registers).
+ */
+int taskstat_wait_label(const struct taskstat *ts, long nr, uint64_t arg0, char *buf, size_t size);
+
 /* CPU time the thread has used, in ns (schedstat, else utime+stime). */
 int taskstat_cpu_ns(struct taskstat *ts, pid_t tid, uint64_t *ns);
+
+/*
+ * How many times the thread has been switched onto a CPU (schedstat). A
+ * thread off a CPU whose count did not move across a read was not running
+ * during it. 0 or -errno.
+ */
+int taskstat_switches(struct taskstat *ts, pid_t tid, uint64_t *n);
 
 #endif

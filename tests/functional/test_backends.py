@@ -70,7 +70,7 @@ def test_bpf_whole_stacks_through_zlib(interp_id, zlib_target, tmp_path):
     w = zlib_target(interp_id)
     out = tmp_path / "out.txt"
     r = run_fw("record", "-p", w.pid, "-d", "3", "-r", "500", "-q", "--backend", "bpf",
-               "-o", out, timeout=60)
+               "--native", "-o", out, timeout=60)
     assert r.returncode == 0, r
     report = out.read_text()
     assert "Backend:   bpf" in report
@@ -79,7 +79,7 @@ def test_bpf_whole_stacks_through_zlib(interp_id, zlib_target, tmp_path):
     assert pct >= 99.0, report[:1500]
     col = tmp_path / "out.collapsed"
     r = run_fw("record", "-p", w.pid, "-d", "2", "-r", "500", "-q", "--backend", "bpf",
-               "-f", "collapsed", "-o", col, timeout=60)
+               "--native", "-f", "collapsed", "-o", col, timeout=60)
     assert r.returncode == 0, r
     lines = collapsed_lines(col.read_text())
     total = sum(c for _, c in lines)

@@ -202,7 +202,10 @@ def check_collapsed(data, tids):
         tid = tids[i]
         mine = [s for s in stacks if s[1] == tid]
         assert mine, "no sample of hostile thread %d (tid %d)" % (i, tid)
-        leaves = {s[2][-1] for s in mine if s[2]}
+        # The innermost Python frame: in wall mode a sleeping thread's stack
+        # ends in its [wait] marker, below the frame under test.
+        leaves = {[f for f in s[2] if not f.startswith("[wait] ") and f != "<GC>"][-1]
+                  for s in mine if any(not f.startswith("[wait] ") for f in s[2])}
         want = "%s (%s:" % (expected(name, NAME_MAX, True), expected(filename, FILE_MAX, True))
         if "\x00" in filename:
             # compile() refuses NUL in a file name: co_filename was replaced,

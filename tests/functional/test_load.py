@@ -285,7 +285,9 @@ def test_thread_churn_valgrind(target, tmp_path):
         pytest.fail("valgrind missing (apt-get install valgrind; scripts/deps.sh test)")
     t = target(CHURN)
     out = tmp_path / "vg.collapsed"
+    supp = Path(__file__).with_name("valgrind-libbpf.supp")
     p = subprocess.run([valgrind, "--leak-check=full", "--error-exitcode=3",
+                        "--suppressions=%s" % supp,
                         "--errors-for-leak-kinds=definite", "--num-callers=30",
                         framewalk_bin(), "record", "--mode", "wall", "-q", "-p", str(t.pid), "-d", "5",
                         "-o", str(out)],

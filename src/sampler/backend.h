@@ -1,0 +1,181 @@
+/*
+ * The backend interface (like perf's unwind ops): each backend is one ops
+ * table with its own state, and they all record into the profile through the
+ * same helpers here, so the capture loop (capture.c), the outputs and the
+ * tests never care how a sample was taken.
+ *
+ *   vm.c      process_vm_readv only; never stops the target
+ *   ptrace.c  stops a thread that is on a CPU while reading it
+ *   bpf.c     a perf_event BPF program reads a running thread at the sample's
+ *             instant; a task iterator reads the waiting ones (wall, gil)
+ *
+ * Threads that are off a CPU are not changing their stacks: every backend may
+ * read them without stopping, as long as they stay off a CPU across the read
+ * (sampler_read_waiting).
+ */
+#ifndef FRAMEWALK_SAMPLER_BACKEND_H
+#define FRAMEWALK_SAMPLER_BACKEND_H
+
+#include "python/reader.h"
+#include "sampler/ptrace.h"
+#include "sampler/sampler.h"
+#include "symbols/symbolize.h"
+#include "target/memory.h"
+#include "target/taskstat.h"
+#include "elf/modules.h"
+
+struct backend_ops {
+	const char *name;                /* "vm", "ptrace", "bpf" */
+	unsigned tick_modes;             /* 1 << mode: modes in which the loop calls tick */
+	/* The whole capture (optional): bpf loads its program here. 0 or -errno + why. */
+	int (*start)(struct session *sess, struct strbuf *why);
+	/* After the loop, when start succeeded: last events, statistics, release. */
+	void (*stop)(struct session *sess);
+	/* One target's own state (optional). 0 or -errno. */
+	int (*target_init)(struct sampler *s);
+	void (*target_release)(struct sampler *s);
+	/* Sample every thread of one target now. 0, -ESRCH gone, -EPERM refused. */
+	int (*tick)(struct sampler *s, uint64_t now);
+	/* Events that arrive by themselves (optional): handle what is there. */
+	int (*drain)(struct session *sess, uint64_t now);
+	/* A descriptor that becomes readable when events pile up (-1: none). */
+	int (*wait_fd)(struct session *sess);
+	/* Housekeeping about every 100 ms (optional): targets added or exited. */
+	void (*refresh)(struct session *sess, uint64_t now);
+};
+
+extern const struct backend_ops backend_vm_ops, backend_ptrace_ops, backend_bpf_ops;
+
+struct thread_name_cache {
+	pid_t tid;
+	uint32_t thread;          /* profile thread index */
+	uint64_t refreshed_ns;
+	uint64_t cpu_first_ns, cpu_last_ns;   /* CPU time at first and last look */
+	uint64_t seen_first_ns, seen_last_ns;
+	uint64_t leaf_addr;       /* innermost Python frame and instruction last tick */
+	int64_t leaf_instr;
+};
+
+struct unwind_break {
+	char *module;             /* where the chain broke, "" for no module */
+	enum unwind_end reason;
+	uint64_t count;
+};
+
+/* One target of a session. */
+struct sampler {
+	struct py_target target;
+	struct sampler_opts opts;
+	struct profile *prof;
+	struct target_mem mem;
+	struct py_reader reader;
+	struct taskstat tasks;
+	void *state;              /* the backend's own, per target */
+	/* native frames (opts.native): modules, names, the sample being built */
+	struct module_map mm;
+	struct symbolizer sym;
+	struct native_sample ns;
+	struct native_symbol *syms;
+	uint64_t modules_ns;
+	struct unwind_break *breaks;
+	size_t nbreaks, breaks_alloc;
+	/* the target's threads (sampler_list_threads) and per-tick scratch */
+	pid_t *tids;
+	size_t ntids;
+	uint64_t tids_ns;
+	size_t nthreads;          /* Python thread states in threads */
+	struct py_thread_info *threads;
+	struct py_frame_info *frames;
+	uint32_t *frame_ids;
+	struct thread_name_cache *names;
+	size_t nnames, names_alloc;
+	uint64_t gil_holder;      /* this tick's GIL holder (gil mode) */
+	char wait[192];           /* [wait] leaf of the thread being sampled */
+	enum sampler_stop stop_reason;
+	int child_status;         /* wait status when the child exited */
+	int child_reaped;
+	uint64_t not_ready_ticks; /* ticks before the runtime had a thread */
+};
+
+/*
+ * Set up one target for the backend (ops->target_init included); its modules
+ * share per-file data through files (NULL: its own). 0 or -errno.
+ */
+int sampler_init(struct sampler *s, const struct py_target *t, struct profile *prof,
+		 const struct sampler_opts *opts, const struct backend_ops *ops,
+		 struct elf_cache *files);
+void sampler_release(struct sampler *s, const struct backend_ops *ops);
+/* After the capture: each thread's kernel accounting, the unwind summary. */
+void sampler_finish_threads(struct sampler *s);
+void sampler_finish_meta(struct sampler *s);
+
+/* The loop asked to stop (a signal arrived)? */
+static inline int sampler_stopping(const struct sampler *s)
+{
+	return s->opts.stop && *s->opts.stop;
+}
+
+/* Profile label for a thread: reads and caches its name from /proc. */
+uint32_t sampler_thread(struct sampler *s, pid_t tid, uint64_t now);
+
+/*
+ * Decide whether thread tid is sampled this tick under the mode, and the
+ * [wait] leaf for a waiting thread in wall mode (wait[0] = 0: none).
+ * gil mode also counts the thread's held/waiting ticks. 1 to sample, 0 to skip.
+ */
+int sampler_mode_filter(struct sampler *s, pid_t tid, uint64_t tstate, uint64_t gil_holder,
+			char *wait, size_t size);
+
+/* This tick's GIL holder into s->gil_holder (gil mode; 0 when none). */
+void sampler_read_gil(struct sampler *s);
+/* The thread state running the cyclic collector (it holds the GIL), or 0. */
+uint64_t sampler_gc_thread(struct sampler *s);
+
+/*
+ * Record one Python-only stack (frames innermost first, as the reader gives
+ * them) for thread tid, with the <GC> marker when gc is set and the [wait]
+ * leaf when wait is not empty.
+ */
+void sampler_record_python(struct sampler *s, pid_t tid, const struct py_frame_info *frames,
+			   size_t depth, int gc, const char *wait, uint64_t now);
+/* A sample of thread tid that could not be read (torn or invalid): counted. */
+void sampler_record_dropped(struct sampler *s, pid_t tid, uint64_t now);
+
+/* Symbolize, merge and count the native sample in s->ns for thread tid. */
+void sampler_record_native(struct sampler *s, pid_t tid, uint64_t now);
+/* Reload the module map if the target's executable mappings changed (rate-limited). 1 reloaded. */
+int sampler_refresh_modules(struct sampler *s, uint64_t now);
+
+/*
+ * Read the Python stack of a thread that is off a CPU, without stopping it:
+ * it is read live and kept only if the thread was not scheduled in meanwhile
+ * (its context-switch count did not move). 0 with *depth frames; -EAGAIN
+ * when it ran (or is on a CPU: read it at one instant instead); -errno.
+ */
+int sampler_read_waiting(struct sampler *s, struct py_thread_info *t, size_t *depth);
+
+/*
+ * Every thread of the target (s->tids, re-listed every 200 ms) and the
+ * interpreter's thread states (s->threads, read now). 0, or -ESRCH/-EPERM
+ * when the target is gone or unreadable.
+ */
+int sampler_list_threads(struct sampler *s, uint64_t now);
+/* The thread state of tid among s->threads, or NULL (not a Python thread). */
+struct py_thread_info *sampler_py_thread(struct sampler *s, pid_t tid);
+
+/*
+ * wall and gil modes: record thread tid, which is off a CPU, without
+ * stopping it: its Python frames (pt may be NULL) read by
+ * sampler_read_waiting, its kernel frames with --kernel, and s->wait. Its
+ * native frames would need its registers and are left out. 0 recorded;
+ * -EAGAIN it is on a CPU (or ran meanwhile): read it at one instant instead.
+ */
+int sampler_record_waiting(struct sampler *s, pid_t tid, struct py_thread_info *pt, uint64_t now);
+
+/* Is the thread still alive? (A thread that exited while read is not an error.) */
+int sampler_thread_gone(const struct sampler *s, pid_t tid);
+
+/* Has the target exited (a zombie, gone, or our reaped child)? */
+int sampler_target_exited(struct sampler *s);
+
+#endif

@@ -1,0 +1,388 @@
+/*
+ * The one capture loop (sampler.h) over every backend: ticks paced by
+ * absolute deadlines (no drift at high rates; when behind, missed ticks are
+ * skipped, not bunched up) for the backends that take samples from user
+ * space, the backend's own events drained on every pass, housekeeping every
+ * HOUSEKEEP_NS (targets that exited, children that appeared, the backend's
+ * refresh), the status line, and the caller's hook. It ends on the duration,
+ * a stop request, every target's exit or the hook.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <sys/prctl.h>
+#include <time.h>
+
+#include "sampler/backend.h"
+#include "target/proc.h"
+#include "util/strbuf.h"
+#include "util/util.h"
+
+#define STATUS_EVERY_NS 250000000ull
+#define HOUSEKEEP_NS 100000000ull
+#define CHILD_DEPTH 6
+
+static const struct backend_ops *ops_of(enum backend b)
+{
+	switch (b) {
+	case BACKEND_PTRACE:
+		return &backend_ptrace_ops;
+	case BACKEND_BPF:
+		return &backend_bpf_ops;
+	default:
+		return &backend_vm_ops;
+	}
+}
+
+void session_init(struct session *sess, struct profile *prof, const struct sampler_opts *opts)
+{
+	memset(sess, 0, sizeof(*sess));
+	sess->prof = prof;
+	sess->opts = *opts;
+	sess->ops = ops_of(opts->backend);
+}
+
+int session_add(struct session *sess, const struct py_target *t)
+{
+	struct sampler *s = xcalloc(1, sizeof(*s));
+	struct sampler_opts o = sess->opts;
+	int ret;
+
+	if (o.child != t->pid)
+		o.child = 0;
+	if (!sess->files)
+		sess->files = elf_cache_new();
+	ret = sampler_init(s, t, sess->prof, &o, sess->ops, sess->files);
+	if (ret) {
+		sampler_release(s, sess->ops);
+		free(s);
+		return ret;
+	}
+	sess->targets = xgrow(sess->targets, sizeof(*sess->targets), sess->n + 1, &sess->alloc);
+	sess->exited = xrealloc(sess->exited, sess->alloc * sizeof(*sess->exited));
+	sess->targets[sess->n] = s;
+	sess->exited[sess->n] = 0;
+	sess->n++;
+	return 0;
+}
+
+int session_has(const struct session *sess, pid_t pid)
+{
+	for (size_t i = 0; i < sess->n; i++)
+		if (sess->targets[i]->target.pid == pid)
+			return 1;
+	return 0;
+}
+
+const struct py_target *session_target(const struct session *sess, size_t i)
+{
+	return i < sess->n ? &sess->targets[i]->target : NULL;
+}
+
+const char *session_backend_name(const struct session *sess)
+{
+	return sess->ops->name;
+}
+
+int session_child_reaped(const struct session *sess)
+{
+	for (size_t i = 0; i < sess->n; i++)
+		if (sess->targets[i]->opts.child > 0)
+			return sess->targets[i]->child_reaped;
+	return 0;
+}
+
+void session_release(struct session *sess)
+{
+	free(sess->known);
+	for (size_t i = 0; i < sess->n; i++) {
+		sampler_release(sess->targets[i], sess->ops);
+		free(sess->targets[i]);
+	}
+	free(sess->targets);
+	free(sess->exited);
+	elf_cache_free(sess->files);
+	memset(sess, 0, sizeof(*sess));
+}
+
+/* ---- --subprocesses ------------------------------------------------------ */
+
+/* Look at pid: a Python process not yet sampled becomes a target. */
+static size_t consider_pid(struct session *sess, pid_t pid)
+{
+	struct known_pid *k = NULL;
+	struct strbuf why = STRBUF_INIT;
+	struct target_mem mem;
+	struct py_target t;
+	char exe[256];
+	size_t added = 0;
+
+	if (session_has(sess, pid) || proc_exe(pid, exe, sizeof(exe)))
+		return 0;
+	for (size_t i = 0; i < sess->nknown; i++)
+		if (sess->known[i].pid == pid)
+			k = &sess->known[i];
+	if (k && !strcmp(k->exe, exe))
+		return 0;       /* looked at already, and it did not exec since */
+	if (!k) {
+		sess->known = xgrow(sess->known, sizeof(*sess->known), sess->nknown + 1,
+				    &sess->known_alloc);
+		k = &sess->known[sess->nknown++];
+		k->pid = pid;
+	}
+	xsnprintf(k->exe, sizeof(k->exe), "%s", exe);
+	mem_init_pid(&mem, pid);
+	/* The runtime may not be initialized yet: sampling copes (-EAGAIN). */
+	if (!py_discover(pid, &mem, &t, &why))
+		added = session_add(sess, &t) == 0;
+	else
+		k->exe[0] = '\0';   /* not Python (yet): look again next scan */
+	mem_release(&mem);
+	strbuf_release(&why);
+	return added;
+}
+
+static size_t follow_from(struct session *sess, pid_t pid, int depth)
+{
+	pid_t *kids;
+	size_t n, added = 0;
+
+	if (depth > CHILD_DEPTH || proc_children(pid, &kids, &n))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		added += consider_pid(sess, kids[i]);
+		added += follow_from(sess, kids[i], depth + 1);
+	}
+	free(kids);
+	return added;
+}
+
+/*
+ * Add every Python descendant of the targets not seen before, and re-look
+ * at a child whose executable changed (exec). Non-Python children are skipped.
+ */
+static size_t follow_children(struct session *sess)
+{
+	size_t added = 0, roots = sess->n;
+
+	for (size_t i = 0; i < roots; i++)
+		if (!sess->exited[i])
+			added += follow_from(sess, sess->targets[i]->target.pid, 0);
+	return added;
+}
+
+/* ---- the loop ------------------------------------------------------------- */
+
+static void draw_status(struct session *sess, uint64_t elapsed_ns, int final)
+{
+	const struct profile_meta *m = &sess->prof->meta;
+	double secs = (double)elapsed_ns / 1e9;
+	double achieved = secs > 0 ? (double)m->ticks_taken / secs : 0;
+
+	if (final) {
+		fputs("\r\033[K", stderr);
+		return;
+	}
+	fprintf(stderr, "\r\033[Kframewalk: %.1fs  %llu samples  %.0f/%.0f Hz  %llu errors  %zu threads",
+		secs, (unsigned long long)m->samples, achieved, sess->opts.rate_hz,
+		(unsigned long long)m->errors, sess->prof->nthreads);
+	fflush(stderr);
+}
+
+static int stop_requested(const struct session *sess)
+{
+	return sess->opts.stop && *sess->opts.stop;
+}
+
+/* Sleep until deadline, or until one of the descriptors is readable. */
+static void wait_until(struct session *sess, uint64_t deadline)
+{
+	struct pollfd fds[2];
+	nfds_t nfds = 0;
+	uint64_t now = fw_now_ns();
+	int bfd = sess->ops->wait_fd ? sess->ops->wait_fd(sess) : -1;
+
+	if (deadline <= now)
+		return;
+	if (bfd >= 0)
+		fds[nfds++] = (struct pollfd){ bfd, POLLIN, 0 };
+	if (sess->hook && sess->hook->fd >= 0)
+		fds[nfds++] = (struct pollfd){ sess->hook->fd, POLLIN, 0 };
+	if (nfds) {
+		struct timespec ts = { (time_t)((deadline - now) / 1000000000ull),
+				       (long)((deadline - now) % 1000000000ull) };
+		ppoll(fds, nfds, &ts, NULL);
+	} else {
+		struct timespec ts = { (time_t)(deadline / 1000000000ull),
+				       (long)(deadline % 1000000000ull) };
+		/* A stop signal ends the sleep (the handlers have no SA_RESTART). */
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+	}
+}
+
+/* Mark target i exited, with why. */
+static void target_ended(struct session *sess, size_t i, enum sampler_stop why)
+{
+	sess->exited[i] = 1;
+	sess->targets[i]->stop_reason = why;
+}
+
+/* Tick every live target. */
+static void tick_targets(struct session *sess, uint64_t now)
+{
+	for (size_t i = 0; i < sess->n; i++) {
+		struct sampler *s = sess->targets[i];
+		int ret;
+
+		if (sess->exited[i])
+			continue;
+		ret = sess->ops->tick(s, now);
+		if (ret == -EPERM && !sampler_target_exited(s))
+			target_ended(sess, i, SAMPLER_STOP_ERROR);
+		else if (ret && sampler_target_exited(s))
+			target_ended(sess, i, SAMPLER_STOP_TARGET_EXIT);
+	}
+}
+
+/* Targets that exited, children that appeared, the backend's refresh. Live targets. */
+static size_t housekeep(struct session *sess, uint64_t now)
+{
+	size_t alive = 0;
+
+	if (sess->opts.subprocesses && now - sess->scanned_ns >= HOUSEKEEP_NS) {
+		sess->scanned_ns = now;
+		follow_children(sess);
+	}
+	for (size_t i = 0; i < sess->n; i++) {
+		if (!sess->exited[i] && sampler_target_exited(sess->targets[i]))
+			target_ended(sess, i, SAMPLER_STOP_TARGET_EXIT);
+		alive += !sess->exited[i];
+	}
+	if (sess->ops->refresh)
+		sess->ops->refresh(sess, now);
+	return alive;
+}
+
+static enum sampler_stop all_exited_reason(const struct session *sess)
+{
+	for (size_t i = 0; i < sess->n; i++)
+		if (sess->targets[i]->stop_reason == SAMPLER_STOP_ERROR)
+			return SAMPLER_STOP_ERROR;
+	return SAMPLER_STOP_TARGET_EXIT;
+}
+
+static void run_loop(struct session *sess)
+{
+	struct profile_meta *m = &sess->prof->meta;
+	int ticking = (sess->ops->tick && (sess->ops->tick_modes & (1u << sess->opts.mode)));
+	uint64_t interval = (uint64_t)(1e9 / sess->opts.rate_hz);
+	uint64_t start = fw_now_ns(), next_tick = start, next_house = start + HOUSEKEEP_NS;
+	uint64_t end = sess->opts.duration_s > 0 ? start + (uint64_t)(sess->opts.duration_s * 1e9) : 0;
+	uint64_t last_status = 0, hook_next = 0;
+
+	if (!interval)
+		interval = 1;
+	for (;;) {
+		uint64_t now = fw_now_ns(), deadline;
+
+		if (stop_requested(sess)) {
+			sess->stop_reason = SAMPLER_STOP_SIGNAL;
+			break;
+		}
+		if (end && now >= end) {
+			sess->stop_reason = SAMPLER_STOP_DURATION;
+			break;
+		}
+		if (ticking && now >= next_tick) {
+			uint64_t t1;
+
+			tick_targets(sess, now);
+			t1 = fw_now_ns();
+			m->ticks_taken++;
+			m->sample_ns_total += t1 - now;
+			if (t1 - now > m->sample_ns_max)
+				m->sample_ns_max = t1 - now;
+			next_tick += interval;
+			/* Behind: skip the missed ticks and start the next one on time. */
+			if (next_tick <= t1)
+				next_tick = t1 + interval - (t1 - next_tick) % interval;
+			now = t1;
+		}
+		if (sess->ops->drain)
+			sess->ops->drain(sess, now);
+		if (now >= next_house) {
+			next_house = now + HOUSEKEEP_NS;
+			if (!housekeep(sess, now)) {
+				sess->stop_reason = all_exited_reason(sess);
+				break;
+			}
+		}
+		if (sess->opts.status_line && now - last_status >= STATUS_EVERY_NS) {
+			draw_status(sess, now - start, 0);
+			last_status = now;
+		}
+		if (sess->hook && sess->hook->pass(sess->hook->ctx, now, &hook_next)) {
+			sess->stop_reason = SAMPLER_STOP_HOOK;
+			break;
+		}
+		deadline = next_house;
+		if (ticking && next_tick < deadline)
+			deadline = next_tick;
+		if (sess->hook && hook_next < deadline)
+			deadline = hook_next;
+		if (end && end < deadline)
+			deadline = end;
+		wait_until(sess, deadline);
+	}
+	m->duration_ns = fw_now_ns() - start;
+	if (ticking) {
+		m->ticks_requested = (uint64_t)((double)m->duration_ns / 1e9 * sess->opts.rate_hz + 0.5);
+		if (m->ticks_requested < m->ticks_taken)
+			m->ticks_requested = m->ticks_taken;
+	}
+	if (sess->opts.status_line)
+		draw_status(sess, m->duration_ns, 1);
+}
+
+int session_run(struct session *sess, const struct capture_hook *hook, struct strbuf *why)
+{
+	struct profile_meta *m = &sess->prof->meta;
+	uint64_t cpu0 = fw_cpu_ns();
+	struct timespec wall;
+	int ret = 0;
+
+	sess->hook = hook;
+	/* Default timer slack (50 us) would make every short sleep late. */
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+	clock_gettime(CLOCK_REALTIME, &wall);
+	m->start_unix_ns = (uint64_t)wall.tv_sec * 1000000000ull + (uint64_t)wall.tv_nsec;
+	m->rate_hz = sess->opts.rate_hz;
+	if (sess->ops->start && (ret = sess->ops->start(sess, why))) {
+		sess->stop_reason = SAMPLER_STOP_ERROR;
+	} else {
+		run_loop(sess);
+		if (sess->ops->stop)
+			sess->ops->stop(sess);
+	}
+	m->profiler_cpu_ns = fw_cpu_ns() - cpu0;
+	for (size_t i = 0; i < sess->n; i++) {
+		struct sampler *s = sess->targets[i];
+
+		if (!s->stop_reason)
+			s->stop_reason = sess->stop_reason;
+		sampler_finish_meta(s);
+		sampler_finish_threads(s);
+	}
+	sess->hook = NULL;
+	return ret;
+}
+
+int session_sample_once(struct session *sess)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < sess->n && !ret; i++)
+		ret = sess->ops->tick(sess->targets[i], fw_now_ns());
+	for (size_t i = 0; i < sess->n; i++)
+		sampler_finish_meta(sess->targets[i]);
+	return ret;
+}
