@@ -9,6 +9,7 @@ set -eu
 BUILD_PKGS="gcc make meson ninja-build pkg-config libelf-dev libdw-dev zlib1g-dev"
 BUILD_PKGS="$BUILD_PKGS protobuf-c-compiler libprotobuf-c-dev"
 BUILD_PKGS="$BUILD_PKGS libncurses-dev"      # top's live view
+BUILD_PKGS="$BUILD_PKGS libdebuginfod-dev"   # debug files from debuginfod servers (docs/SYMBOLS.md)
 BUILD_PKGS="$BUILD_PKGS clang llvm bpftool libbpf-dev"   # the eBPF backend (clang -target bpf, skeleton)
 # make static: libc.a (libc6-dev) and the .a of every library libdw, libelf
 # and libbpf pull in (pkg-config --static)
@@ -22,6 +23,9 @@ TEST_PKGS="$TEST_PKGS golang-go"
 command -v npm >/dev/null 2>&1 || TEST_PKGS="$TEST_PKGS nodejs npm"
 # the HTML views are checked in headless chromium, top in a tmux terminal
 TEST_PKGS="$TEST_PKGS chromium tmux"
+# tests/functional/test_symbols.py: a real debuginfod server, strace (no
+# connection without DEBUGINFOD_URLS), xz (MiniDebugInfo as Fedora builds it)
+TEST_PKGS="$TEST_PKGS debuginfod strace xz-utils"
 # tests/fuzz (libFuzzer needs clang's runtime) and tests/functional/test_load.py
 TEST_PKGS="$TEST_PKGS clang libclang-rt-14-dev valgrind"
 # tests/functional/test_ship.py: the .deb is built, the static binary

@@ -2,20 +2,73 @@
  * x86-64 implementation of arch.h. DWARF numbers (System V psABI): rax 0,
  * rdx 1, rcx 2, rbx 3, rsi 4, rdi 5, rbp 6, rsp 7, r8-r15 8-15, rip 16.
  */
+#include <elf.h>
 #include <errno.h>
 #include <stddef.h>
+#include <string.h>
 #include <sys/ptrace.h>
 #include <sys/user.h>
 
 #include "arch/arch.h"
 
+#define X86_64_NREGS 17
+_Static_assert(X86_64_NREGS <= ARCH_NREGS, "struct arch_regs too small for x86-64");
+
+const int arch_nregs = X86_64_NREGS;
 const int arch_reg_ip = 16;
 const int arch_reg_sp = 7;
 const int arch_reg_fp = 6;
-const char *const arch_name = "x86_64";
+const char *const arch_name = "x86-64";
+const unsigned arch_elf_machine = EM_X86_64;
+const char *const arch_multiarch = "x86_64-linux-gnu";
+/* call pushed the return address: CFA = rsp + 8 */
+const int64_t arch_entry_cfa_offset = 8;
 
 /* [rbp] = caller's rbp, [rbp+8] = return address, caller's rsp = rbp+16 */
 const struct arch_fp_layout arch_fp = { 0, 8, 16 };
+
+static const uint8_t endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
+static const uint8_t push_rbp = 0x55;
+static const uint8_t mov_rsp_rbp[][3] = {
+	{ 0x48, 0x89, 0xe5 },          /* mov %rsp,%rbp (gcc, clang) */
+	{ 0x48, 0x8b, 0xec },          /* the same with the other opcode */
+};
+static const uint8_t push_rbx = 0x53;          /* r12-r15: 41 54..57 */
+static const uint8_t moves_rsp[][3] = {
+	{ 0x48, 0x83, 0xec },          /* sub $imm8,%rsp */
+	{ 0x48, 0x81, 0xec },          /* sub $imm32,%rsp */
+};
+
+/* [endbr64] push %rbp; ... mov %rsp,%rbp, with nothing between that moves rsp. */
+int arch_prologue_sets_fp(const uint8_t *code, size_t len, size_t window)
+{
+	if (len >= sizeof(endbr64) && !memcmp(code, endbr64, sizeof(endbr64))) {
+		code += sizeof(endbr64);
+		len -= sizeof(endbr64);
+	}
+	if (len < 4 || code[0] != push_rbp)
+		return 0;
+	if (len > window)
+		len = window;
+	/*
+	 * The scheduler may put a few instructions between the two, but none
+	 * that moves rsp: after a sub or another push, "mov %rsp,%rbp" only
+	 * borrows rbp as a scratch register. Scanning bytes, not instructions,
+	 * such a stop can misfire inside an operand: that only loses a match.
+	 */
+	for (size_t at = 1; at + 3 <= len; at++) {
+		for (size_t i = 0; i < sizeof(mov_rsp_rbp) / sizeof(mov_rsp_rbp[0]); i++)
+			if (!memcmp(code + at, mov_rsp_rbp[i], 3))
+				return 1;
+		for (size_t i = 0; i < sizeof(moves_rsp) / sizeof(moves_rsp[0]); i++)
+			if (!memcmp(code + at, moves_rsp[i], 3))
+				return 0;
+		if (code[at] == push_rbx || (code[at] == 0x41 && code[at + 1] >= 0x54 &&
+					     code[at + 1] <= 0x57))
+			return 0;
+	}
+	return 0;
+}
 
 int arch_reg_callee_saved(int n)
 {

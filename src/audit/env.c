@@ -22,6 +22,7 @@
 #include "audit/env.h"
 #include "audit/username.h"
 #include "target/proc.h"
+#include "util/file.h"
 #include "util/util.h"
 
 const char *const audit_ns_names[NS_COUNT] = {
@@ -37,30 +38,12 @@ static const char *const container_cgroup_markers[] = {
 	"docker", "kubepods", "containerd", "libpod", "lxc", "crio", "podman", "garden",
 };
 
-static int read_small_file(const char *path, char *buf, size_t size)
-{
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, size - 1);
-	if (n < 0) {
-		int err = -errno;
-		close(fd);
-		return err;
-	}
-	close(fd);
-	buf[n] = '\0';
-	return 0;
-}
-
 static long read_sysctl(const char *path)
 {
 	char buf[64];
 	long v;
 
-	if (read_small_file(path, buf, sizeof(buf)))
+	if (read_file_into(path, buf, sizeof(buf)))
 		return AUDIT_UNSET;
 	buf[strcspn(buf, "\n")] = '\0';
 	return parse_long(buf, &v) ? AUDIT_UNSET : v;
@@ -148,7 +131,7 @@ static void read_cgroup(pid_t pid, char *out, size_t size)
 		xsnprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
 	else
 		xsnprintf(path, sizeof(path), "/proc/self/cgroup");
-	if (read_small_file(path, buf, sizeof(buf)))
+	if (read_file_into(path, buf, sizeof(buf)))
 		return;
 	for (char *line = buf; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
 		const char *p = strchr(line, ':');
@@ -291,7 +274,7 @@ static int probe_kallsyms(void)
 	char buf[256];
 	unsigned long long addr;
 
-	if (read_small_file("/proc/kallsyms", buf, sizeof(buf)))
+	if (read_file_into("/proc/kallsyms", buf, sizeof(buf)))
 		return -1;
 	addr = strtoull(buf, NULL, 16);
 	return addr != 0;
@@ -310,7 +293,7 @@ void audit_env_probe(struct audit_env *e)
 	e->gid = getgid();
 	audit_user_name(e->euid, e->user, sizeof(e->user));
 	e->seccomp = -1;
-	if (!read_small_file("/proc/self/status", status, sizeof(status))) {
+	if (!read_file_into("/proc/self/status", status, sizeof(status))) {
 		if ((v = status_field(status, "CapEff")))
 			e->cap_eff = strtoull(v, NULL, 16);
 		if ((v = status_field(status, "CapBnd")))
@@ -353,7 +336,7 @@ static int is_kthread(pid_t pid)
 	unsigned long flags;
 
 	xsnprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (read_small_file(path, buf, sizeof(buf)) || !(p = strrchr(buf, ')')))
+	if (read_file_into(path, buf, sizeof(buf)) || !(p = strrchr(buf, ')')))
 		return 0;
 	for (int field = 0; field < 7 && p; field++)
 		p = strchr(p + 1, ' ');
@@ -370,13 +353,12 @@ int audit_target_probe(const struct audit_env *e, pid_t pid, struct audit_target
 	uint64_t probe_addr = 0x10000;   /* unmapped: EFAULT still means "allowed" */
 	const char *v;
 	ssize_t n;
-	int fd;
 
 	memset(t, 0, sizeof(*t));
 	t->pid = pid;
 	t->seccomp = -1;
 	xsnprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if (read_small_file(path, status, sizeof(status)))
+	if (read_file_into(path, status, sizeof(status)))
 		return -ESRCH;
 	if ((v = status_field(status, "Uid"))) {
 		t->uid = (uid_t)strtoul(v, NULL, 10);
@@ -391,7 +373,7 @@ int audit_target_probe(const struct audit_env *e, pid_t pid, struct audit_target
 		char cp[64];
 
 		xsnprintf(cp, sizeof(cp), "/proc/%d/comm", (int)t->tracer);
-		if (!read_small_file(cp, t->tracer_comm, sizeof(t->tracer_comm)))
+		if (!read_file_into(cp, t->tracer_comm, sizeof(t->tracer_comm)))
 			t->tracer_comm[strcspn(t->tracer_comm, "\n")] = '\0';
 	}
 	t->kthread = is_kthread(pid);
@@ -410,19 +392,12 @@ int audit_target_probe(const struct audit_env *e, pid_t pid, struct audit_target
 	detect_container(pid, cgroup, &t->in_container, t->container_why, sizeof(t->container_why));
 
 	xsnprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		t->maps_err = -errno;
-	} else {
+	{
 		char line[128];
 
-		n = read(fd, line, sizeof(line) - 1);
-		t->maps_err = n < 0 ? -errno : 0;
-		if (n > 0) {
-			line[n] = '\0';
+		t->maps_err = read_file_into(path, line, sizeof(line));
+		if (!t->maps_err && line[0])
 			probe_addr = strtoull(line, NULL, 16);
-		}
-		close(fd);
 	}
 	remote.iov_base = (void *)(uintptr_t)probe_addr;
 	remote.iov_len = 1;

@@ -13,7 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "arch/arch.h"
 #include "audit/install.h"
+#include "python/version.h"
 #include "target/elfsym.h"
 #include "util/util.h"
 
@@ -22,9 +24,9 @@
 #define WALK_MAX_ENTRIES 200000
 #define MAX_NEEDED 256
 
+/* After the multiarch pair (/lib/TRIPLET, /usr/lib/TRIPLET, from arch/). */
 static const char *const default_libdirs[] = {
-	"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64",
-	"/lib", "/usr/lib",
+	"/lib64", "/usr/lib64", "/lib", "/usr/lib",
 };
 
 const char *install_role_name(enum install_role r)
@@ -140,69 +142,6 @@ static int is_elf(const char *path)
 /* ------------------------------------------------------------------ */
 /* Versions                                                            */
 
-static int version_from_name(const char *path, int *major, int *minor)
-{
-	const char *base = strrchr(path, '/'), *p;
-	char *end;
-	long ma, mi;
-
-	base = base ? base + 1 : path;
-	p = strstr(base, "python");
-	if (!p)
-		return -ENOENT;
-	ma = strtol(p + 6, &end, 10);
-	if (end == p + 6 || *end != '.')
-		return -ENOENT;
-	p = end + 1;
-	mi = strtol(p, &end, 10);
-	if (end == p || ma != 3 || mi < 0 || mi > 99)
-		return -ENOENT;
-	*major = (int)ma;
-	*minor = (int)mi;
-	return 0;
-}
-
-int install_module_version(struct elf_file *ef, const char *path, int *major, int *minor,
-			   char *version, size_t size)
-{
-	static const char levels[16] = { [0xa] = 'a', [0xb] = 'b', [0xc] = 'c' };
-	uint64_t addr;
-	uint32_t hex;
-	char prefix[16], str[32];
-
-	if (!elf_file_symbol(ef, "Py_Version", &addr, NULL) &&
-	    !elf_file_read_vaddr(ef, addr, &hex, sizeof(hex)) && (hex >> 24) == 3) {
-		unsigned level = (hex >> 4) & 0xf, serial = hex & 0xf;
-
-		*major = 3;
-		*minor = (int)((hex >> 16) & 0xff);
-		if (levels[level])
-			xsnprintf(version, size, "3.%d.%u%s%u", *minor, (hex >> 8) & 0xff,
-				  levels[level] == 'c' ? "rc" : levels[level] == 'a' ? "a" : "b", serial);
-		else
-			xsnprintf(version, size, "3.%d.%u", *minor, (hex >> 8) & 0xff);
-		return 0;
-	}
-	if (!version_from_name(path, major, minor)) {
-		xsnprintf(prefix, sizeof(prefix), "%d.%d.", *major, *minor);
-		if (!elf_file_find_version_string(ef, prefix, str, sizeof(str)))
-			xsnprintf(version, size, "%s", str);
-		else
-			xsnprintf(version, size, "%d.%d", *major, *minor);
-		return 0;
-	}
-	for (int m = 8; m <= 15; m++) {
-		xsnprintf(prefix, sizeof(prefix), "3.%d.", m);
-		if (!elf_file_find_version_string(ef, prefix, str, sizeof(str))) {
-			*major = 3;
-			*minor = m;
-			xsnprintf(version, size, "%s", str);
-			return 0;
-		}
-	}
-	return -ENOENT;
-}
-
 static int holds_runtime(struct elf_file *ef)
 {
 	uint64_t a, s;
@@ -230,57 +169,29 @@ static void dyninfo_release(struct dyninfo *d)
 	memset(d, 0, sizeof(*d));
 }
 
+static void take_dynamic(void *ctx, int64_t tag, const char *s)
+{
+	struct dyninfo *d = ctx;
+
+	if (tag == DT_NEEDED && d->nneeded < MAX_NEEDED)
+		d->needed[d->nneeded++] = xstrdup(s);
+	else if (tag == DT_RUNPATH && !d->runpath)
+		d->runpath = xstrdup(s);
+	else if (tag == DT_RPATH && !d->rpath)
+		d->rpath = xstrdup(s);
+}
+
+/* What the dynamic loader needs for path: its libraries and search paths. 0 or -errno. */
 static int read_dyninfo(const char *path, struct dyninfo *d)
 {
-	Elf_Scn *scn = NULL;
-	GElf_Shdr shdr;
-	Elf *elf;
-	int fd;
+	struct elf_file *ef;
 
 	memset(d, 0, sizeof(*d));
-	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	ef = elf_file_open(path);
+	if (!ef)
 		return -errno;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		if (elf)
-			elf_end(elf);
-		close(fd);
-		return -ENOEXEC;
-	}
-	while ((scn = elf_nextscn(elf, scn))) {
-		Elf_Data *data;
-		size_t count;
-
-		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_DYNAMIC || !shdr.sh_entsize)
-			continue;
-		data = elf_getdata(scn, NULL);
-		if (!data)
-			continue;
-		count = data->d_size / shdr.sh_entsize;
-		for (size_t i = 0; i < count; i++) {
-			GElf_Dyn dyn;
-			const char *s;
-
-			if (!gelf_getdyn(data, (int)i, &dyn) || dyn.d_tag == DT_NULL)
-				break;
-			if (dyn.d_tag != DT_NEEDED && dyn.d_tag != DT_RUNPATH && dyn.d_tag != DT_RPATH)
-				continue;
-			s = elf_strptr(elf, shdr.sh_link, dyn.d_un.d_val);
-			if (!s)
-				continue;
-			if (dyn.d_tag == DT_NEEDED && d->nneeded < MAX_NEEDED)
-				d->needed[d->nneeded++] = xstrdup(s);
-			else if (dyn.d_tag == DT_RUNPATH && !d->runpath)
-				d->runpath = xstrdup(s);
-			else if (dyn.d_tag == DT_RPATH && !d->rpath)
-				d->rpath = xstrdup(s);
-		}
-		break;
-	}
-	elf_end(elf);
-	close(fd);
+	elf_file_dynamic_strings(ef, take_dynamic, d);
+	elf_file_close(ef);
 	return 0;
 }
 
@@ -423,21 +334,12 @@ static void guess_root(const char *exe, char *root, size_t size)
 		xsnprintf(root, size, "%s", cand);
 }
 
-static void dirname_of(const char *path, char *out, size_t size)
-{
-	const char *slash = strrchr(path, '/');
-
-	if (!slash || slash == path)
-		xsnprintf(out, size, "/");
-	else
-		xsnprintf(out, size, "%.*s", (int)(slash - path), path);
-}
-
 int install_open(const char *python, const char *root, struct py_install *out, struct strbuf *why)
 {
 	char abs[PATH_MAX], found[PATH_MAX], bindir[PATH_MAX], dir[PATH_MAX + 64];
 	struct elf_file *ef;
 	struct dyninfo d;
+	struct py_version v;
 	const char *interp;
 	int ret;
 
@@ -462,11 +364,15 @@ int install_open(const char *python, const char *root, struct py_install *out, s
 		return -ENOEXEC;
 	}
 	read_ld_conf(out, "/etc/ld.so.conf", 0);
+	xsnprintf(dir, sizeof(dir), "/lib/%s", arch_multiarch);
+	add_libdir(out, dir);
+	xsnprintf(dir, sizeof(dir), "/usr/lib/%s", arch_multiarch);
+	add_libdir(out, dir);
 	for (size_t i = 0; i < ARRAY_SIZE(default_libdirs); i++)
 		add_libdir(out, default_libdirs[i]);
 
-	dirname_of(out->exe, bindir, sizeof(bindir));
-	dirname_of(bindir, out->prefix, sizeof(out->prefix));
+	path_dir(out->exe, bindir, sizeof(bindir));
+	path_dir(bindir, out->prefix, sizeof(out->prefix));
 	if (!read_dyninfo(out->exe, &d)) {
 		for (size_t i = 0; i < d.nneeded; i++)
 			if (!strncmp(d.needed[i], "libpython", 9) &&
@@ -487,8 +393,7 @@ int install_open(const char *python, const char *root, struct py_install *out, s
 		strbuf_addf(why, "%s is not a CPython interpreter (no _PyRuntime, no libpython)", python);
 		return -ESRCH;
 	}
-	ret = install_module_version(ef, interp, &out->major, &out->minor, out->version,
-				     sizeof(out->version));
+	ret = py_module_version(ef, interp, &v);
 	{
 		uint64_t a;
 
@@ -499,6 +404,13 @@ int install_open(const char *python, const char *root, struct py_install *out, s
 	if (ret) {
 		strbuf_addf(why, "cannot tell the Python version of %s", interp);
 		return -ESRCH;
+	}
+	out->major = v.major;
+	out->minor = v.minor;
+	xsnprintf(out->version, sizeof(out->version), "%s", v.text);
+	if (!py_version_supported(out->major, out->minor)) {
+		py_unsupported_why(why, out->version);
+		return -ENOTSUP;
 	}
 	/* The standard library: PREFIX/lib/pythonX.Y (t for free-threaded builds). */
 	for (int k = 0; k < 4 && !out->stdlib[0]; k++) {
@@ -605,7 +517,7 @@ void install_add_dependencies(const struct py_install *in, struct install_list *
 		char origin[PATH_MAX], found[PATH_MAX], *host = xstrdup(out->v[i].host_path);
 		struct dyninfo d;
 
-		dirname_of(host, origin, sizeof(origin));
+		path_dir(host, origin, sizeof(origin));
 		if (!read_dyninfo(host, &d)) {
 			for (size_t k = 0; k < d.nneeded; k++)
 				if (!find_library(in, &d, origin, d.needed[k], found, sizeof(found)))

@@ -59,7 +59,9 @@ struct install_list {
  * Inspect the interpreter at python (a host path). root: the sysroot, or
  * NULL to guess it (an executable at DIR/usr/bin/python with DIR/etc present
  * lives in root DIR). 0, or -ENOENT (no such file), -ENOEXEC (not ELF),
- * -ESRCH (not CPython); why says what failed.
+ * -ESRCH (not CPython), -ENOTSUP (a CPython framewalk does not read; its
+ * version is filled in); why says what failed. The version comes from
+ * python/version.h, the detection discovery uses.
  */
 int install_open(const char *python, const char *root, struct py_install *out, struct strbuf *why);
 void install_release(struct py_install *in);
@@ -78,13 +80,6 @@ void install_add_file(const struct py_install *in, const char *host_path, enum i
 void install_add_dependencies(const struct py_install *in, struct install_list *out);
 void install_list_release(struct install_list *l);
 const char *install_role_name(enum install_role r);
-
-/*
- * Version of an interpreter module: Py_Version (3.11+), a "3.X.Y" string in
- * .rodata, or the file name. 0 or -ENOENT.
- */
-int install_module_version(struct elf_file *ef, const char *path, int *major, int *minor,
-			   char *version, size_t size);
 
 /* Resolve path (absolute, inside root) to a host path, following symlinks within root. */
 int install_resolve(const char *root, const char *path, char *out, size_t size);

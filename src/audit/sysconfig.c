@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "audit/sysconfig.h"
+#include "util/file.h"
 #include "util/util.h"
 
 #define SYSCONFIG_MAX_BYTES (4u << 20)
@@ -275,8 +276,7 @@ static void take(const char *key, const char *str, long num, void *arg)
 
 int sysconfig_load(const char *path, struct py_sysconfig *out)
 {
-	size_t alloc = 65536, n = 0;
-	char *buf;
+	struct strbuf buf = STRBUF_INIT;
 	int fd, ret;
 
 	memset(out, 0, sizeof(*out));
@@ -286,26 +286,11 @@ int sysconfig_load(const char *path, struct py_sysconfig *out)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	buf = xmalloc(alloc);
-	for (;;) {
-		ssize_t r;
-
-		if (n == alloc) {
-			if (alloc >= SYSCONFIG_MAX_BYTES)
-				break;
-			alloc *= 2;
-			buf = xrealloc(buf, alloc);
-		}
-		r = read(fd, buf + n, alloc - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		n += (size_t)r;
-	}
+	/* Past the cap, or after a read error, what was read is parsed. */
+	read_fd_bounded(fd, SYSCONFIG_MAX_BYTES, &buf);
 	close(fd);
-	ret = sysconfig_parse(buf, n, take, out);
-	free(buf);
+	ret = sysconfig_parse(strbuf_str(&buf), buf.len, take, out);
+	strbuf_release(&buf);
 	return ret < 0 ? ret : 0;
 }
 

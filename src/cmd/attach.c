@@ -113,7 +113,8 @@ int cmd_attach(pid_t pid, struct py_target *t)
 		break;
 	case -ENOTSUP:
 		fw_error("%s", strbuf_str(&why));
-		fw_hint("supported: CPython 3.8, 3.9, 3.10, 3.11, 3.12, 3.13, 3.14 and 3.15");
+		strbuf_reset(&why);
+		fw_hint("supported: CPython %s", py_supported_text(&why, 1));
 		code = FW_EXIT_UNSUPPORTED;
 		break;
 	case -EACCES:       /* a deleted or replaced module needs a privilege to open */
@@ -178,36 +179,4 @@ int cmd_choose_backend(const char *cmd, struct sampler_opts *so, pid_t probe_pid
 	strbuf_release(&why);
 	strbuf_release(&announce);
 	return ret == -EINVAL ? FW_EXIT_USAGE : ret ? FW_EXIT_PERMISSION : FW_EXIT_OK;
-}
-
-int cmd_usage_error(const char *cmd, const char *fmt, const char *arg)
-{
-	fprintf(stderr, "framewalk: error: ");
-	fprintf(stderr, fmt, arg);
-	fputc('\n', stderr);
-	fw_hint("see framewalk %s --help", cmd);
-	return FW_EXIT_USAGE;
-}
-
-int cmd_output_filter_option(const char *cmd, int c, const char *arg, struct output_opts *out)
-{
-	double pct;
-	long v;
-
-	switch (c) {
-	case 'L':
-		if (parse_long(arg, &v) || v < 1 || v > 1000000)
-			return cmd_usage_error(cmd, "bad --limit: '%s' (1 or more)", arg);
-		out->limit = (int)v;
-		return 0;
-	case 'M':
-		if (parse_seconds(arg, &pct) || pct > 100)
-			return cmd_usage_error(cmd, "bad --min-percent: '%s' (0 to 100)", arg);
-		out->min_percent = pct;
-		return 0;
-	case 'T':
-		out->thread = arg;
-		return 0;
-	}
-	return 1;
 }

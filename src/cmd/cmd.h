@@ -1,9 +1,12 @@
 /*
- * The subcommands (one file each, like git's builtin/) and the helpers they
- * share: attaching to a target with one clear message per failure, and the
- * exit code for each. To add a command: write cmd/NAME.c with cmd_NAME(),
- * declare it here, add it to the table in main.c, document it in
- * docs/framewalk.1 and README.md, and give it a --help test.
+ * The subcommands (one file each, like git's builtin/; check is check.c with
+ * its renderers check_text.c and check_json.c) and the helpers they share:
+ * attaching to a target with one clear message per failure and the exit
+ * code for each (attach.c), and the output options of every command that
+ * writes profiles (outputs.c). To add a command: write cmd/NAME.c with
+ * cmd_NAME() parsing its options from one table (util/options.h, which
+ * prints its --help too), declare it here, add it to the table in main.c,
+ * document it in docs/framewalk.1 and README.md, and give it a --help test.
  */
 #ifndef FRAMEWALK_CMD_CMD_H
 #define FRAMEWALK_CMD_CMD_H
@@ -15,6 +18,10 @@
 #include "python/discover.h"
 #include "sampler/sampler.h"
 #include "target/memory.h"
+#include "util/options.h"
+#include "util/outfile.h"
+#include "util/strbuf.h"
+#include "util/util.h"
 
 int cmd_record(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
@@ -46,14 +53,15 @@ void cmd_install_signals(void);
 int cmd_choose_backend(const char *cmd, struct sampler_opts *so, pid_t probe_pid);
 
 /*
- * "framewalk: error: <fmt with arg>" and a hint to see `framewalk CMD --help`.
- * Returns FW_EXIT_USAGE.
+ * "framewalk: error: <message>" and a hint to see `framewalk CMD --help`.
+ * Returns FW_EXIT_USAGE. (The option parser's, util/options.h.)
  */
-int cmd_usage_error(const char *cmd, const char *fmt, const char *arg);
+#define cmd_usage_error(...) opts_usage_error(__VA_ARGS__)
 
 /*
- * The report filters every rendering command takes: 'L' --limit, 'M'
- * --min-percent, 'T' --thread. Returns 0 when c was one of them and its
+ * The report filters for a getopt loop (record): 'L' --limit, 'M'
+ * --min-percent, 'T' --thread; the option-table commands take
+ * cmd_opt_limit() and the others below instead. Returns 0 when c was one of them and its
  * value is good, 1 when c is not one of them, or FW_EXIT_USAGE (message
  * printed) for a bad value.
  */
@@ -72,5 +80,46 @@ int cmd_output_error(const char *path, int err);
 int cmd_fd_limits(const struct sampler_opts *so, const struct py_target *targets, size_t n);
 /* Descriptors a capture with these options needs: open_now plus its own. */
 size_t cmd_fd_need(const struct sampler_opts *so, size_t open_now, int ncpus);
+
+/* cmd/outputs.c: the output options every rendering command shares. */
+
+#define CMD_MAX_OUTPUTS 8
+
+/* -o FILE (repeatable) and -f FMT, and the format each output gets. */
+struct cmd_outputs {
+	enum outfmt_use use;
+	const char *paths[CMD_MAX_OUTPUTS];
+	const struct outfmt *formats[CMD_MAX_OUTPUTS];
+	int n;
+	const struct outfmt *format;         /* -f; NULL: by each path */
+};
+
+/* Option callbacks (util/options.h): value is a struct cmd_outputs. */
+int cmd_opt_output(const struct opt *o, const char *arg, struct strbuf *err);
+int cmd_opt_format(const struct opt *o, const char *arg, struct strbuf *err);
+/* The same for struct output_opts: --limit N, --min-percent P, --thread T. */
+int cmd_opt_limit(const struct opt *o, const char *arg, struct strbuf *err);
+int cmd_opt_min_percent(const struct opt *o, const char *arg, struct strbuf *err);
+int cmd_opt_thread(const struct opt *o, const char *arg, struct strbuf *err);
+/* After parsing: each output's format; standard output first when no -o was given and to_stdout. */
+void cmd_outputs_resolve(struct cmd_outputs *outs, int to_stdout);
+
+/* The help of -f/--format: the format names and file endings from the table. */
+void cmd_format_help(struct strbuf *sb, enum outfmt_use use);
+/* The same as the "-f, --format FMT" line of a help text. */
+void cmd_print_format_option(FILE *f, enum outfmt_use use);
+/* "unknown format: 'NAME' (the names that serve use)": a usage error of cmd. */
+int cmd_unknown_format(const char *cmd, const char *name, enum outfmt_use use);
+/*
+ * Open the n outputs (util/outfile.h) before any work: FW_EXIT_OK, or the
+ * exit code of the first unusable path (message printed, the others aborted).
+ */
+int cmd_open_outputs(struct outfile *of, const char *const *paths, int n);
+void cmd_abort_outputs(struct outfile *of, int n);
+/*
+ * Finish one output after its writer returned ret: committed when ret is 0,
+ * else removed. FW_EXIT_OK, or FW_EXIT_OUTPUT with the message printed.
+ */
+int cmd_finish_output(struct outfile *of, const char *path, int ret);
 
 #endif

@@ -7,7 +7,6 @@
  * two in a row agree.
  */
 #include <errno.h>
-#include <getopt.h>
 
 #include "cmd/cmd.h"
 #include "output/format.h"
@@ -20,21 +19,6 @@
 #include "util/util.h"
 
 #define DUMP_TRIES 5
-
-static const char dump_usage[] =
-	"usage: framewalk dump [--native [--kernel]] [--nonblocking] -p PID\n"
-	"\n"
-	"Print the current stack of every thread of a process once, innermost\n"
-	"frame last. Each thread is stopped (ptrace) for the moment its stack is\n"
-	"read, one thread at a time, so every stack is one instant's.\n"
-	"\n"
-	"  -p, --pid PID     the process\n"
-	"      --nonblocking never stop the target (Python frames only): a stack\n"
-	"                    is printed when two reads in a row agree\n"
-	"      --native      whole stacks: Python, C extensions, native libraries\n"
-	"      --kernel      add kernel frames (implies --native)\n"
-	"      --native-all  keep the interpreter's call machinery frames\n"
-	"  -h, --help        this help\n";
 
 /* "Thread TID "NAME" on-cpu|off-cpu", the name made safe for a terminal. */
 static void print_thread_header(pid_t pid, pid_t tid, const char *name)
@@ -204,17 +188,73 @@ static void print_thread(struct py_reader *r, struct py_thread_info *t,
 	strbuf_release(&sb);
 }
 
+struct dump_opts {
+	struct sampler_opts so;
+	int pid;
+	int nonblocking;
+};
+
+static int opt_native(const struct opt *o, const char *arg, struct strbuf *err)
+{
+	struct sampler_opts *so = o->value;
+
+	(void)arg;
+	(void)err;
+	so->native = 1;
+	if (!strcmp(o->long_name, "kernel"))
+		so->kernel = 1;
+	else if (!strcmp(o->long_name, "native-all"))
+		so->native_all = 1;
+	return 0;
+}
+
+/* Parse the command line into o: 0, or the exit code (-1: --help, exit 0). */
+static int parse_dump_args(int argc, char **argv, struct dump_opts *o)
+{
+	const struct opt opts[] = {
+		OPT_CALL('p', "pid", &o->pid, "PID", "the process", opts_pid),
+		OPT_BOOL(0, "nonblocking", &o->nonblocking, "never stop the target (Python frames "
+			 "only): a stack is printed when two reads in a row agree"),
+		OPT_CALL(0, "native", &o->so, NULL, "whole stacks: Python, C extensions, native "
+			 "libraries", opt_native),
+		OPT_CALL(0, "kernel", &o->so, NULL, "add kernel frames (implies --native)",
+			 opt_native),
+		OPT_CALL(0, "native-all", &o->so, NULL, "keep the interpreter's call machinery "
+			 "frames", opt_native),
+		OPT_BOOL(0, "no-debuginfod", &o->so.no_debuginfod, "ask no debuginfod server for "
+			 "missing debug info"),
+		OPT_TERMINATOR,
+	};
+	const struct opt_command cmd = {
+		"dump", "usage: framewalk dump [--native [--kernel]] [--nonblocking] -p PID\n",
+		"Print the current stack of every thread of a process once, innermost frame last. "
+		"Each thread is stopped (ptrace) for the moment its stack is read, one thread at a "
+		"time, so every stack is one instant's.\n", NULL, opts, 0,
+	};
+	int ret, nargs;
+
+	memset(o, 0, sizeof(*o));
+	o->so.rate_hz = 1;
+	ret = opts_parse(&cmd, argc, argv, &nargs);
+	if (ret)
+		return ret;
+	if (nargs)
+		return cmd_usage_error("dump", "unexpected argument: '%s' (dump reads a running "
+				       "process: -p PID)", argv[1]);
+	if (!o->pid) {
+		fw_error("nothing to dump: give -p PID");
+		return FW_EXIT_USAGE;
+	}
+	if (o->so.native && o->nonblocking) {
+		fw_error("--native stops each thread to read its registers; it cannot be --nonblocking");
+		return FW_EXIT_USAGE;
+	}
+	return 0;
+}
+
 int cmd_dump(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "native", no_argument, NULL, 'N' },
-		{ "kernel", no_argument, NULL, 'K' },
-		{ "native-all", no_argument, NULL, 'A' },
-		{ "nonblocking", no_argument, NULL, 'B' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct dump_opts o;
 	struct sampler_opts so;
 	struct py_thread_info *threads;
 	struct py_frame_info *frames;
@@ -224,49 +264,15 @@ int cmd_dump(int argc, char **argv)
 	struct strbuf sb = STRBUF_INIT;
 	char comm[64] = "?";
 	size_t n = 0;
-	int c, pid = 0, ret = -EFAULT, code, may_stop = 1;
+	int pid, ret, code, may_stop;
 
-	memset(&so, 0, sizeof(so));
-	so.rate_hz = 1;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "p:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'N':
-			so.native = 1;
-			break;
-		case 'K':
-			so.kernel = so.native = 1;
-			break;
-		case 'A':
-			so.native_all = so.native = 1;
-			break;
-		case 'B':
-			may_stop = 0;
-			break;
-		case 'p':
-			if (parse_pid(optarg, &pid)) {
-				fw_error("bad process id: '%s'", optarg);
-				return FW_EXIT_USAGE;
-			}
-			break;
-		case 'h':
-			fputs(dump_usage, stdout);
-			return FW_EXIT_OK;
-		default:
-			fw_error("unknown option or missing value: '%s'", argv[optind - 1]);
-			fw_hint("see framewalk dump --help");
-			return FW_EXIT_USAGE;
-		}
-	}
-	if (!pid) {
-		fw_error("nothing to dump: give -p PID");
-		return FW_EXIT_USAGE;
-	}
-	if (so.native && !may_stop) {
-		fw_error("--native stops each thread to read its registers; it cannot be --nonblocking");
-		return FW_EXIT_USAGE;
-	}
+	ret = parse_dump_args(argc, argv, &o);
+	if (ret)
+		return ret < 0 ? FW_EXIT_OK : ret;
+	so = o.so;
+	pid = o.pid;
+	may_stop = !o.nonblocking;
+	ret = -EFAULT;
 	code = cmd_attach(pid, &t);
 	if (code)
 		return code;

@@ -39,11 +39,10 @@ static const char record_usage[] =
 	"  -d, --duration SECS    stop after SECS seconds (default: until Ctrl-C or exit)\n"
 	"  -r, --rate RATE        samples per second: 100, 1k, 10khz (default 100)\n"
 	"  -o, --output FILE      write the profile to FILE (default: text report on\n"
-	"                         stdout); may be given several times\n"
-	"  -f, --format FMT       text, collapsed, html, pprof, speedscope or gecko, for\n"
-	"                         every output (default: from each FILE's extension:\n"
-	"                         .txt text, .html flame graph, .pb.gz pprof,\n"
-	"                         .speedscope.json, .gecko.json; anything else collapsed)\n"
+	"                         stdout); may be given several times\n";
+
+/* After -f, whose help comes from the format table. */
+static const char record_usage_tail[] =
 	"      --mode M           cpu (default: threads on a CPU), wall (every thread;\n"
 	"                         a waiting one ends in a [wait] frame naming its system\n"
 	"                         call) or gil (the thread holding the GIL)\n"
@@ -53,6 +52,8 @@ static const char record_usage[] =
 	"      --native           whole stacks: Python, C extensions, native libraries\n"
 	"      --kernel           add kernel frames (implies --native; needs root)\n"
 	"      --native-all       keep the interpreter's own call machinery frames\n"
+	"      --no-debuginfod    ask no debuginfod server for missing debug info\n"
+	"                         (asked only when DEBUGINFOD_URLS is set)\n"
 	"      --backend B        auto (default: bpf where its program loads, else\n"
 	"                         ptrace), bpf (each running thread read at the sample's\n"
 	"                         instant, nothing stopped; CAP_BPF + CAP_PERFMON),\n"
@@ -72,10 +73,9 @@ struct record_opts {
 	int all_python;
 	double rate, duration;
 	const char *outputs[MAX_OUTPUTS];
-	enum output_format formats[MAX_OUTPUTS];
+	const struct outfmt *formats[MAX_OUTPUTS];
 	int noutputs;
-	enum output_format format;
-	int format_given;
+	const struct outfmt *format;
 	int quiet;
 	struct sampler_opts sampling;
 	struct output_opts out;
@@ -103,6 +103,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		{ "native", no_argument, NULL, 'N' },
 		{ "kernel", no_argument, NULL, 'K' },
 		{ "native-all", no_argument, NULL, 'A' },
+		{ "no-debuginfod", no_argument, NULL, 'D' },
 		{ "backend", required_argument, NULL, 'B' },
 		{ "all-python", no_argument, NULL, 'P' },
 		{ "mode", required_argument, NULL, 'm' },
@@ -157,9 +158,9 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 			o->outputs[o->noutputs++] = optarg;
 			break;
 		case 'f':
-			if (output_format_parse(optarg, &o->format))
-				return usage_error("unknown format: '%s' (text, collapsed, html, pprof, speedscope or gecko)", optarg);
-			o->format_given = 1;
+			o->format = outfmt_find(optarg, OUTFMT_PROFILE);
+			if (!o->format)
+				return cmd_unknown_format("record", optarg, OUTFMT_PROFILE);
 			break;
 		case 'q':
 			o->quiet = 1;
@@ -179,6 +180,9 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		case 'A':
 			o->sampling.native = o->sampling.native_all = 1;
 			break;
+		case 'D':
+			o->sampling.no_debuginfod = 1;
+			break;
 		case 'B':
 			if (backend_parse(optarg, &o->sampling.backend))
 				return usage_error("unknown backend: '%s' (auto, vm, ptrace or bpf)", optarg);
@@ -188,6 +192,8 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'h':
 			fputs(record_usage, stdout);
+			cmd_print_format_option(stdout, OUTFMT_PROFILE);
+			fputs(record_usage_tail, stdout);
 			return -1;
 		default:
 			return usage_error("unknown option or missing value: '%s'", argv[optind - 1]);
@@ -203,9 +209,8 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 	if (!o->noutputs)
 		o->outputs[o->noutputs++] = "-";
 	for (int i = 0; i < o->noutputs; i++) {
-		int is_stdout = !strcmp(o->outputs[i], "-");
-		o->formats[i] = o->format_given ? o->format :
-			is_stdout ? OUTPUT_TEXT : output_format_for_path(o->outputs[i]);
+		o->formats[i] = o->format ? o->format :
+			outfmt_for_path(o->outputs[i], OUTFMT_PROFILE);
 	}
 	return 0;
 }
@@ -331,7 +336,7 @@ static int write_outputs(const struct profile *prof, const struct record_opts *o
 	int code = FW_EXIT_OK;
 
 	for (int i = 0; i < o->noutputs; i++) {
-		int ret = output_write(prof, o->formats[i], of[i].f, &o->out);
+		int ret = outfmt_write(o->formats[i], prof, of[i].f, &o->out);
 
 		if (!ret)
 			ret = outfile_commit(&of[i]);

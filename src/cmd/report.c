@@ -5,7 +5,6 @@
  * code FW_EXIT_BAD_INPUT. Outputs land whole or not at all (util/outfile.h).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
@@ -16,99 +15,66 @@
 #include "util/strbuf.h"
 #include "util/util.h"
 
-#define MAX_OUTPUTS 8
-
-static const char report_usage[] =
-	"usage: framewalk report [options] FILE\n"
-	"\n"
-	"Render a saved profile (pprof .pb.gz or collapsed stacks; '-' reads standard\n"
-	"input) as a report or in another format.\n"
-	"\n"
-	"  -o, --output FILE      write to FILE (default: standard output); may be given\n"
-	"                         several times\n"
-	"  -f, --format FMT       text, collapsed, pprof, speedscope, gecko or html\n"
-	"                         (default: from each FILE's extension, text on stdout)\n"
-	"      --limit N          rows in the report's top tables (default 20)\n"
-	"      --min-percent P    hide call-tree branches under P% (default 0.5)\n"
-	"      --thread T         only the thread named T or with tid T\n"
-	"  -h, --help             this help\n"
-	"\n"
-	"Extensions: .txt text, .pb.gz/.pprof pprof, .speedscope.json/.json speedscope,\n"
-	".gecko.json Firefox Profiler, .html flame graph, anything else collapsed.\n"
-	"See docs/FORMATS.md.\n";
-
 struct report_opts {
 	const char *input;
-	const char *outputs[MAX_OUTPUTS];
-	enum output_format formats[MAX_OUTPUTS];
-	int noutputs;
-	enum output_format format;
-	int format_given;
+	struct cmd_outputs outs;
 	struct output_opts out;
 };
 
-static int usage_error(const char *fmt, const char *arg)
-{
-	return cmd_usage_error("report", fmt, arg);
-}
-
+/* Parse the command line into o: 0, or the exit code (-1: --help, exit 0). */
 static int parse_report_args(int argc, char **argv, struct report_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "limit", required_argument, NULL, 'L' },
-		{ "min-percent", required_argument, NULL, 'M' },
-		{ "thread", required_argument, NULL, 'T' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
+	struct strbuf about = STRBUF_INIT, format_help = STRBUF_INIT;
+	int ret, nargs;
 
 	memset(o, 0, sizeof(*o));
+	o->outs.use = OUTFMT_PROFILE;
 	output_opts_default(&o->out);
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:f:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			if (o->noutputs == MAX_OUTPUTS)
-				return usage_error("%s", "too many -o options (at most 8)");
-			o->outputs[o->noutputs++] = optarg;
-			break;
-		case 'f':
-			if (output_format_parse(optarg, &o->format))
-				return usage_error("unknown format: '%s' (text, collapsed, pprof, "
-						   "speedscope, gecko or html)", optarg);
-			o->format_given = 1;
-			break;
-		case 'L':
-		case 'M':
-		case 'T':
-			if (cmd_output_filter_option("report", c, optarg, &o->out))
-				return FW_EXIT_USAGE;
-			break;
-		case 'h':
-			fputs(report_usage, stdout);
-			return -1;
-		default:
-			return usage_error("unknown option or missing value: '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind >= argc)
-		return usage_error("%s", "no input: give the saved profile to read");
-	if (optind + 1 < argc)
-		return usage_error("more than one input: '%s'", argv[optind + 1]);
-	o->input = argv[optind];
-	if (!o->noutputs)
-		o->outputs[o->noutputs++] = "-";
-	for (int i = 0; i < o->noutputs; i++) {
-		int is_stdout = !strcmp(o->outputs[i], "-");
+	outfmt_readable(&about);
+	strbuf_addstr(&about, "; '-' reads standard input) as a report or in another format.\n");
+	cmd_format_help(&format_help, OUTFMT_PROFILE);
+	{
+		const struct opt opts[] = {
+			OPT_CALL('o', "output", &o->outs, "FILE", "write to FILE (default: standard "
+				 "output); may be given several times", cmd_opt_output),
+			OPT_CALL('f', "format", &o->outs, "FMT", strbuf_str(&format_help),
+				 cmd_opt_format),
+			OPT_CALL(0, "limit", &o->out, "N", "rows in the report's top tables "
+				 "(default 20)", cmd_opt_limit),
+			OPT_CALL(0, "min-percent", &o->out, "P", "hide call-tree branches under P% "
+				 "(default 0.5)", cmd_opt_min_percent),
+			OPT_CALL(0, "thread", &o->out, "T", "only the thread named T or with tid T",
+				 cmd_opt_thread),
+			OPT_TERMINATOR,
+		};
+		struct strbuf intro = STRBUF_INIT;
+		struct opt_command cmd = {
+			"report", "usage: framewalk report [options] FILE\n", NULL,
+			"See docs/FORMATS.md.\n", opts, 0,
+		};
 
-		o->formats[i] = o->format_given ? o->format :
-			is_stdout ? OUTPUT_TEXT : output_format_for_path(o->outputs[i]);
-		if (is_stdout && o->formats[i] == OUTPUT_PPROF && isatty(STDOUT_FILENO))
-			return usage_error("%s", "pprof is binary: write it to a file with -o FILE.pb.gz");
+		strbuf_addf(&intro, "Render a saved profile (%s", strbuf_str(&about));
+		cmd.about = strbuf_str(&intro);
+		ret = opts_parse(&cmd, argc, argv, &nargs);
+		strbuf_release(&intro);
+	}
+	strbuf_release(&about);
+	strbuf_release(&format_help);
+	if (ret)
+		return ret;
+	if (nargs < 1)
+		return cmd_usage_error("report", "no input: give the saved profile to read");
+	if (nargs > 1)
+		return cmd_usage_error("report", "more than one input: '%s'", argv[2]);
+	o->input = argv[1];
+	cmd_outputs_resolve(&o->outs, 1);
+	for (int i = 0; i < o->outs.n; i++) {
+		const struct outfmt *f = o->outs.formats[i];
+
+		if (!strcmp(o->outs.paths[i], "-") && (f->flags & OUTFMT_BINARY) &&
+		    isatty(STDOUT_FILENO))
+			return cmd_usage_error("report", "%s is binary: write it to a file with -o FILE%s",
+					       f->name, f->extensions ? f->extensions[0] : "");
 	}
 	return 0;
 }
@@ -116,7 +82,7 @@ static int parse_report_args(int argc, char **argv, struct report_opts *o)
 int cmd_report(int argc, char **argv)
 {
 	struct strbuf err = STRBUF_INIT;
-	struct outfile of[MAX_OUTPUTS];
+	struct outfile of[CMD_MAX_OUTPUTS];
 	struct report_opts o;
 	struct profile prof;
 	int ret, code = FW_EXIT_OK;
@@ -131,27 +97,15 @@ int cmd_report(int argc, char **argv)
 		return FW_EXIT_BAD_INPUT;
 	}
 	strbuf_release(&err);
-	for (int i = 0; i < o.noutputs; i++) {
-		ret = outfile_open(&of[i], o.outputs[i]);
-		if (ret) {
-			for (int k = 0; k < i; k++)
-				outfile_abort(&of[k]);
-			profile_release(&prof);
-			return cmd_output_error(o.outputs[i], ret);
-		}
+	code = cmd_open_outputs(of, o.outs.paths, o.outs.n);
+	if (code) {
+		profile_release(&prof);
+		return code;
 	}
-	for (int i = 0; i < o.noutputs; i++) {
-		ret = output_write(&prof, o.formats[i], of[i].f, &o.out);
-		if (!ret)
-			ret = outfile_commit(&of[i]);
-		else
-			outfile_abort(&of[i]);
-		if (ret) {
-			fw_error("writing %s failed: %s",
-				 strcmp(o.outputs[i], "-") ? o.outputs[i] : "standard output",
-				 strerror(-ret));
+	for (int i = 0; i < o.outs.n; i++) {
+		ret = outfmt_write(o.outs.formats[i], &prof, of[i].f, &o.out);
+		if (cmd_finish_output(&of[i], o.outs.paths[i], ret))
 			code = FW_EXIT_OUTPUT;
-		}
 	}
 	profile_release(&prof);
 	return code;

@@ -44,6 +44,7 @@ static const char top_usage[] =
 	"  -n, --limit N          rows shown (default: what fits; 20 when not a terminal)\n"
 	"      --backend B        auto (default), bpf, ptrace or vm, as for record\n"
 	"      --nonblocking      the same as --backend vm (never stops the target)\n"
+	"      --no-debuginfod    ask no debuginfod server for missing debug info\n"
 	"  -h, --help             this help\n"
 	"\n"
 	"Keys: s sort by self, t by total, n by name; [ and ] (or left/right)\n"
@@ -61,6 +62,7 @@ struct top_opts {
 	double rate, interval, duration;
 	const char *thread;
 	int limit;
+	int no_debuginfod;
 	enum backend backend;
 };
 
@@ -103,6 +105,7 @@ static int parse_top_args(int argc, char **argv, struct top_opts *o)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "limit", required_argument, NULL, 'n' },
 		{ "thread", required_argument, NULL, 'T' },
+		{ "no-debuginfod", no_argument, NULL, 'D' },
 		{ "backend", required_argument, NULL, 'B' },
 		{ "nonblocking", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
@@ -143,6 +146,9 @@ static int parse_top_args(int argc, char **argv, struct top_opts *o)
 		case 'T':
 			o->thread = optarg;
 			break;
+		case 'D':
+			o->no_debuginfod = 1;
+			break;
 		case 'B':
 			if (backend_parse(optarg, &o->backend))
 				return usage_error("unknown backend: '%s' (auto, vm, ptrace or bpf)", optarg);
@@ -167,10 +173,9 @@ static int parse_top_args(int argc, char **argv, struct top_opts *o)
 
 /* ---- the table ----------------------------------------------------------- */
 
-static const struct top *sort_top;
-
-static int cmp_rows(const void *a, const void *b)
+static int cmp_rows(const void *a, const void *b, void *arg)
 {
+	const struct top *sort_top = arg;
 	const struct top_row *x = a, *y = b;
 	uint64_t kx, ky;
 
@@ -194,8 +199,7 @@ static int cmp_rows(const void *a, const void *b)
 
 static void sort_rows(struct top *tp)
 {
-	sort_top = tp;
-	qsort(tp->rows, tp->nrows, sizeof(*tp->rows), cmp_rows);
+	qsort_r(tp->rows, tp->nrows, sizeof(*tp->rows), cmp_rows, tp);
 }
 
 /* Tally the last interval (counts above base) and everything, per function. */
@@ -562,6 +566,7 @@ int cmd_top(int argc, char **argv)
 	so.rate_hz = tp.o.rate;
 	so.duration_s = tp.o.duration;
 	so.backend = tp.o.backend;
+	so.no_debuginfod = tp.o.no_debuginfod;
 	so.announce = 1;
 	cmd_install_signals();
 	so.stop = &cmd_stop_requested;

@@ -5,7 +5,11 @@
  * whatever address it was loaded at: callers translate with their
  * mapping's bias. libdwfl is handed the Elf we made on the file's bytes
  * through its find_elf callback, so it never opens the file by name (the
- * name may be gone or may now be another file).
+ * name may be gone or may now be another file). Neither of libdwfl's
+ * standard callbacks is used: both ask debuginfod servers by themselves,
+ * unbounded, whenever a file is first needed (mid-capture); the debug file
+ * comes from target/debuginfo.h, whose servers are asked once, while the
+ * file is loaded, within a budget.
  */
 #include <dwarf.h>
 #include <elfutils/libdwelf.h>
@@ -18,7 +22,6 @@
 
 #include "arch/arch.h"
 #include "elf/elffile.h"
-#include "util/strbuf.h"
 #include "util/util.h"
 
 /* Larger files are not mapped: no real module is, a hostile one may be. */
@@ -103,7 +106,7 @@ static void info_free(struct elf_info *f)
 	if (f->image)
 		munmap(f->image, f->size);
 	free(f->ids);
-	free(f->debuginfo_path);
+	free(f->root);
 	free(f->host_path);
 	free(f->path);
 	free(f);
@@ -135,25 +138,42 @@ static int give_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwar
 		return -1;
 	f->elf_given = 1;
 	*elfp = f->elf;
-	/* libdwfl frees the name; it steers the .gnu_debuglink search only. */
+	/* libdwfl frees the name (its main file's, as debuginfo.c is handed it). */
 	*file_name = strdup(f->host_path);
 	return -1;
 }
 
 /*
- * libdwfl's standard search for separate debug info, noting when the file
- * the audit found is there but could not be opened (the open-file limit):
- * names are then missing for a reason the report can give.
+ * The separate debug info, from target/debuginfo.h (modname is the path the
+ * target names the file by, the lookup's start in its root), noting when
+ * the file the audit found is there but could not be opened (the open-file
+ * limit): names are then missing for a reason the report can give.
  */
 static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
 			  Dwarf_Addr base, const char *file_name, const char *debuglink_file,
 			  GElf_Word debuglink_crc, char **debuginfo_file_name)
 {
 	struct elf_info *f = *userdata;
-	int fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
-					      debuglink_file, debuglink_crc, debuginfo_file_name);
+	struct debuginfo local, *d;
+	void *ud;
+	int fd;
 
-	if (fd < 0 && f && f->audit.debug_path[0] && !f->audit.debug_embedded) {
+	if (!f) {
+		errno = ENOENT;
+		return -1;
+	}
+	/* Asked after loading (nothing asked for it then): the local files alone. */
+	d = f->debug;
+	if (!d) {
+		debuginfo_init_root(&local, f->root);
+		d = &local;
+	}
+	ud = d;
+	fd = debuginfo_dwfl_find(mod, &ud, modname, base, file_name, debuglink_file, debuglink_crc,
+				 debuginfo_file_name);
+	if (d == &local)
+		debuginfo_release(&local);
+	if (fd < 0 && f->audit.debug_path[0] && !f->audit.debug_embedded) {
 		int probe = open(f->audit.debug_path, O_RDONLY | O_CLOEXEC);
 
 		if (probe < 0)
@@ -205,7 +225,8 @@ static int cfa_on_fp(struct elf_info *f, uint64_t vaddr)
 		return -1;
 	if (ops[0].atom == DW_OP_breg0 + arch_reg_fp)
 		return 1;
-	if (ops[0].atom == DW_OP_breg0 + arch_reg_sp && (int64_t)ops[0].number == 8)
+	if (ops[0].atom == DW_OP_breg0 + arch_reg_sp &&
+	    (int64_t)ops[0].number == arch_entry_cfa_offset)
 		return -1;      /* no frame at all: a leaf, neutral (as the audit) */
 	if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31)
 		return 0;
@@ -224,7 +245,7 @@ static void decide_fp(struct elf_info *f)
 	const struct fpa_result *r = &f->audit;
 	int nsyms, yes = 0, total = 0, step;
 
-	if (!f->audit_err && r->x86_64 &&
+	if (!f->audit_err && r->analysed &&
 	    (r->verdict == FPA_YES || r->verdict == FPA_PARTLY || r->verdict == FPA_NO)) {
 		f->fp_percent = (int)r->fp_percent;
 		f->fp = r->verdict == FPA_YES ? FP_YES : r->verdict == FPA_PARTLY ? FP_PARTLY : FP_NO;
@@ -301,9 +322,8 @@ static int map_file(struct elf_info *f, int fd)
 }
 
 /* Report the file to its own libdwfl session and take the Elf back from it. */
-static int open_dwfl(struct elf_info *f, const char *root)
+static int open_dwfl(struct elf_info *f)
 {
-	struct strbuf sb = STRBUF_INIT;
 	uint64_t low, high;
 	Dwarf_Addr bias;
 	GElf_Ehdr eh;
@@ -316,16 +336,9 @@ static int open_dwfl(struct elf_info *f, const char *root)
 	ret = load_span(f->elf, &low, &high, &f->load_delta);
 	if (ret)
 		return ret;
-	/* Separate debug info: beside the file, in the target's root, then the host's. */
-	strbuf_addstr(&sb, ":.debug");
-	if (root[0])
-		strbuf_addf(&sb, ":%s/usr/lib/debug", root);
-	strbuf_addstr(&sb, ":/usr/lib/debug");
-	f->debuginfo_path = strbuf_detach(&sb);
 	f->callbacks.find_elf = give_elf;
 	f->callbacks.find_debuginfo = find_debuginfo;
 	f->callbacks.section_address = dwfl_offline_section_address;
-	f->callbacks.debuginfo_path = &f->debuginfo_path;
 	f->dwfl = dwfl_begin(&f->callbacks);
 	if (!f->dwfl)
 		return -ENOMEM;
@@ -340,7 +353,8 @@ static int open_dwfl(struct elf_info *f, const char *root)
 	return 0;
 }
 
-static struct elf_info *load(int fd, const char *path, const char *host_path, int *err)
+static struct elf_info *load(int fd, const char *path, const char *host_path, const char *root,
+			     int *err)
 {
 	struct elf_info *f = xcalloc(1, sizeof(*f));
 	const char *slash;
@@ -350,6 +364,7 @@ static struct elf_info *load(int fd, const char *path, const char *host_path, in
 	slash = strrchr(f->path, '/');
 	f->name = slash ? slash + 1 : f->path;
 	f->host_path = xstrdup(host_path);
+	f->root = xstrdup(root);
 	*err = map_file(f, fd);
 	if (*err)
 		goto fail;
@@ -360,31 +375,63 @@ fail:
 	return NULL;
 }
 
+/* Debug files from debuginfod servers, before anything asks libdwfl for one. */
+static void prefetch(struct elf_info *f, struct debuginfo *debug)
+{
+	const void *id;
+	ssize_t len = dwelf_elf_gnu_build_id(f->elf, &id);
+
+	if (len > 0)
+		debuginfo_prefetch(debug, f->path, f->elf, id, (size_t)len);
+}
+
 /*
  * Everything the unwinder will want before a thread is first stopped:
  * loading unwind tables and the audit during a stop held it for 100s of ms.
  */
-static int prepare(struct elf_info *f, const char *root)
+static int prepare(struct elf_info *f, struct debuginfo *debug, unsigned flags)
 {
-	int ret = open_dwfl(f, root);
+	int ret = open_dwfl(f);
 
 	if (ret)
 		return ret;
-	f->audit_err = fpa_audit_elf(f->elf, f->host_path, f->path, root, &f->audit);
+	f->debug = debug;
+	if (debug)
+		prefetch(f, debug);
+	f->audit_err = fpa_audit_elf(f->elf, f->path, f->root, &f->audit);
 	elf_info_load_cfi(f);
 	decide_fp(f);
+	f->debug = NULL;
+	if (flags & ELF_LOAD_SYMBOLS)
+		elf_info_load_symbols(f, debug);
 	return 0;
+}
+
+void elf_info_load_symbols(struct elf_info *f, struct debuginfo *debug)
+{
+	Dwarf_Addr low, bias;
+
+	if (f->symbols_loaded)
+		return;
+	f->symbols_loaded = 1;
+	f->debug = debug;
+	dwfl_module_getsymtab(f->mod);
+	if (dwfl_module_getdwarf(f->mod, &bias)) {
+		dwfl_module_info(f->mod, NULL, &low, NULL, NULL, NULL, NULL, NULL);
+		dwfl_module_getsrc(f->mod, low);
+	}
+	f->debug = NULL;
 }
 
 struct elf_info *elf_cache_add_fd(struct elf_cache *c, int fd, uint64_t dev, uint64_t ino,
 				  const char *path, const char *host_path, const char *root,
-				  int *loaded)
+				  struct debuginfo *debug, unsigned flags, int *loaded)
 {
 	struct elf_info *f, *same;
 	int err;
 
 	*loaded = 0;
-	f = load(fd, path, host_path, &err);
+	f = load(fd, path, host_path, root ? root : "", &err);
 	if (!f) {
 		errno = -err;
 		return NULL;
@@ -395,9 +442,11 @@ struct elf_info *elf_cache_add_fd(struct elf_cache *c, int fd, uint64_t dev, uin
 		info_free(f);
 		add_id(same, dev, ino);
 		same->refs++;
+		if (flags & ELF_LOAD_SYMBOLS)
+			elf_info_load_symbols(same, debug);
 		return same;
 	}
-	err = prepare(f, root ? root : "");
+	err = prepare(f, debug, flags);
 	if (err) {
 		info_free(f);
 		errno = -err;
@@ -434,7 +483,7 @@ struct elf_info *elf_cache_open_path(struct elf_cache *c, const char *host_path,
 		return f;
 	}
 	return elf_cache_add_fd(c, fd, (uint64_t)st.st_dev, (uint64_t)st.st_ino, name, host_path,
-				root, loaded);
+				root, NULL, 0, loaded);
 }
 
 void elf_info_load_cfi(struct elf_info *f)

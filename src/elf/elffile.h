@@ -4,7 +4,9 @@
  * layer; elf/modules.h is the per-process half): its symbols and line tables
  * (a libdwfl module of its own, in the file's own address space), its unwind
  * tables with a cache of CFI rows, the frame-pointer verdict and the rest of
- * the audit (elf/fpaudit.h), and where its separate debug info is.
+ * the audit (elf/fpaudit.h), and where its separate debug info is (found by
+ * target/debuginfo.h: build-id and debuglink in the target's root, then the
+ * host's, then debuginfod, asked only while the file is loaded).
  *
  * Files live in an elf_cache and are found again by the identity of the
  * mapping that brought them (device + inode, as /proc/PID/maps shows them)
@@ -17,6 +19,11 @@
  * cached files do not count against the open-file limit (a separate debug
  * file that libdwfl opens keeps one descriptor until the file is released).
  * Files are reference-counted; the last elf_cache_put releases everything.
+ *
+ * A file is prepared for the unwinder when it is loaded (unwind tables,
+ * verdict) and, with ELF_LOAD_SYMBOLS, for the symbolizer too (symbols and
+ * the debug info's address index): the first lookup in a large debug file
+ * takes a second, which mid-capture costs ticks.
  */
 #ifndef FRAMEWALK_ELF_ELFFILE_H
 #define FRAMEWALK_ELF_ELFFILE_H
@@ -26,6 +33,7 @@
 #include <stdint.h>
 
 #include "elf/fpaudit.h"
+#include "target/debuginfo.h"
 
 enum fp_verdict {
 	FP_UNKNOWN = 0,
@@ -72,9 +80,11 @@ struct elf_info {
 	int elf_given;
 	Dwfl *dwfl;
 	Dwfl_Callbacks callbacks;
-	char *debuginfo_path;       /* where libdwfl looks for separate debug info */
-	char *host_path;            /* a path to the file's directory, for debuglinks */
+	char *host_path;            /* a path at which the file was reached */
+	char *root;                 /* the root its debug files are looked up in */
+	struct debuginfo *debug;    /* while loading: the lookup libdwfl's callback uses */
 	int cfi_loaded;
+	int symbols_loaded;
 	struct cfi_cache_slot *cfi_cache;
 };
 
@@ -89,21 +99,25 @@ size_t elf_cache_files(const struct elf_cache *c);
 /* The cached file a mapping with this identity brought, with a reference, or NULL. */
 struct elf_info *elf_cache_find(struct elf_cache *c, uint64_t dev, uint64_t ino);
 
+/* elf_cache_add_fd flags */
+#define ELF_LOAD_SYMBOLS 1u         /* symbols and the debug info's address index now */
+
 /*
  * The file open on fd (always consumed), brought by a mapping with identity
- * (dev, ino) and named path by its target. host_path is a path at which its
- * directory can be reached (for .gnu_debuglink), root the target's root
- * ("" for the host, "/proc/PID/root") for separate debug info. Returns the
- * file with a reference taken: the cached one with the same build-id when
- * there is one (*loaded = 0), else the newly loaded and audited file
- * (*loaded = 1). NULL + errno: ENOEXEC not a 64-bit ELF, EFBIG too large,
- * ENOMEM.
+ * (dev, ino) and named path by its target. host_path is a path at which the
+ * file was reached, root the target's root ("" for the host,
+ * "/proc/PID/root") in which its separate debug info is looked up, through
+ * debug (its servers are asked here, within its budget; NULL: local files
+ * only). Returns the file with a reference taken: the cached one with the
+ * same build-id when there is one (*loaded = 0), else the newly loaded and
+ * audited file (*loaded = 1). NULL + errno: ENOEXEC not a 64-bit ELF, EFBIG
+ * too large, ENOMEM.
  */
 struct elf_info *elf_cache_add_fd(struct elf_cache *c, int fd, uint64_t dev, uint64_t ino,
 				  const char *path, const char *host_path, const char *root,
-				  int *loaded);
+				  struct debuginfo *debug, unsigned flags, int *loaded);
 
-/* The same for a file given by a host path (check FILE, check --python). */
+/* The same for a file given by a host path (check FILE, check --python): no servers, no symbols. */
 struct elf_info *elf_cache_open_path(struct elf_cache *c, const char *host_path,
 				     const char *name, const char *root, int *loaded);
 
@@ -112,6 +126,12 @@ void elf_cache_put(struct elf_cache *c, struct elf_info *f);
 
 /* Load the unwind tables (.eh_frame, else .debug_frame); idempotent. */
 void elf_info_load_cfi(struct elf_info *f);
+
+/*
+ * Load the symbols and the debug info's address index (ELF_LOAD_SYMBOLS),
+ * debug files found through debug (NULL: local files only); idempotent.
+ */
+void elf_info_load_symbols(struct elf_info *f, struct debuginfo *debug);
 
 /*
  * The CFI row for a file address (.eh_frame first, then .debug_frame), or

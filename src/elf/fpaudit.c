@@ -12,27 +12,12 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "arch/arch.h"
 #include "elf/fpaudit.h"
+#include "target/debuginfo.h"
 #include "util/util.h"
-
-/* x86-64 facts: DWARF numbers of rsp and rbp, and the frame-setup prologue. */
-#define X86_64_REG_RBP 6
-#define X86_64_REG_RSP 7
-#define X86_64_ENTRY_CFA_OFFSET 8      /* CFA = rsp + 8 at a function's entry */
-
-static const uint8_t endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
-static const uint8_t push_rbp = 0x55;
-static const uint8_t mov_rsp_rbp[][3] = {
-	{ 0x48, 0x89, 0xe5 },          /* mov %rsp,%rbp (gcc, clang) */
-	{ 0x48, 0x8b, 0xec },          /* the same with the other opcode */
-};
-
-static const uint8_t push_rbx = 0x53;          /* r12-r15: 41 54..57 */
-static const uint8_t moves_rsp[][3] = {
-	{ 0x48, 0x83, 0xec },          /* sub $imm8,%rsp */
-	{ 0x48, 0x81, 0xec },          /* sub $imm32,%rsp */
-};
 
 #define MAX_ROWS 64                    /* CFI rows read per function */
 
@@ -70,32 +55,7 @@ struct module {
 
 int fpa_prologue_match(const uint8_t *code, size_t len)
 {
-	if (len >= sizeof(endbr64) && !memcmp(code, endbr64, sizeof(endbr64))) {
-		code += sizeof(endbr64);
-		len -= sizeof(endbr64);
-	}
-	if (len < 4 || code[0] != push_rbp)
-		return 0;
-	if (len > FPA_PROLOGUE_WINDOW)
-		len = FPA_PROLOGUE_WINDOW;
-	/*
-	 * The scheduler may put a few instructions between the two, but none
-	 * that moves rsp: after a sub or another push, "mov %rsp,%rbp" only
-	 * borrows rbp as a scratch register. Scanning bytes, not instructions,
-	 * such a stop can misfire inside an operand: that only loses a match.
-	 */
-	for (size_t at = 1; at + 3 <= len; at++) {
-		for (size_t i = 0; i < ARRAY_SIZE(mov_rsp_rbp); i++)
-			if (!memcmp(code + at, mov_rsp_rbp[i], 3))
-				return 1;
-		for (size_t i = 0; i < ARRAY_SIZE(moves_rsp); i++)
-			if (!memcmp(code + at, moves_rsp[i], 3))
-				return 0;
-		if (code[at] == push_rbx || (code[at] == 0x41 && code[at + 1] >= 0x54 &&
-					     code[at + 1] <= 0x57))
-			return 0;
-	}
-	return 0;
+	return arch_prologue_sets_fp(code, len, FPA_PROLOGUE_WINDOW);
 }
 
 enum fpa_verdict fpa_verdict_of(size_t with_fp, size_t without_fp)
@@ -253,6 +213,10 @@ static void read_debuglink(Elf_Scn *scn, struct fpa_result *out)
 		return;
 	memcpy(out->debuglink, data->d_buf, n);
 	out->debuglink[n] = '\0';
+	/* The CRC follows the name, padded to 4 bytes. */
+	n = (n + 4) & ~(size_t)3;
+	if (n + 4 <= data->d_size)
+		memcpy(&out->debuglink_crc, (const char *)data->d_buf + n, 4);
 }
 
 static void add_symbols(struct module *m, Elf_Scn *scn, const GElf_Shdr *shdr)
@@ -536,10 +500,10 @@ static int cfi_rows(struct module *m, uint64_t start, uint64_t end, int *rbp, in
 		if (dwarf_cfi_addrframe(m->cfi, pc, &frame))
 			return rows ? 0 : -ENOENT;
 		if (!dwarf_frame_cfa(frame, &ops, &nops) && nops == 1 && ops[0].atom == DW_OP_bregx) {
-			if (ops[0].number == X86_64_REG_RBP)
+			if (ops[0].number == (Dwarf_Word)arch_reg_fp)
 				*rbp = 1;
-			if (ops[0].number != X86_64_REG_RSP ||
-			    (int64_t)ops[0].number2 != X86_64_ENTRY_CFA_OFFSET)
+			if (ops[0].number != (Dwarf_Word)arch_reg_sp ||
+			    (int64_t)ops[0].number2 != arch_entry_cfa_offset)
 				*entry_only = 0;
 		} else {
 			*entry_only = 0;        /* an expression: not a plain entry state */
@@ -662,75 +626,37 @@ static void analyse(struct module *m, struct fpa_result *out)
 /* ------------------------------------------------------------------ */
 /* Separate debug info                                                 */
 
-static int regular_file(const char *path)
+/* The same lookup as record's (target/debuginfo.c), without servers. */
+static void find_debug_info(const char *target_path, const char *root, struct fpa_result *out)
 {
-	struct stat st;
-
-	return !stat(path, &st) && S_ISREG(st.st_mode);
-}
-
-static int try_debug(struct fpa_result *out, const char *via, const char *fmt, ...)
-	PRINTF_LIKE(3, 4);
-
-static int try_debug(struct fpa_result *out, const char *via, const char *fmt, ...)
-{
-	char path[PATH_MAX];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(path, sizeof(path), fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(path) || !regular_file(path))
-		return 0;
-	memcpy(out->debug_path, path, (size_t)n + 1);
-	out->debug_via = via;
-	return 1;
-}
-
-static void find_debug_info(const char *host_path, const char *target_path, const char *root,
-			    struct fpa_result *out)
-{
-	const char *cache = getenv("DEBUGINFOD_CACHE_PATH"), *xdg = getenv("XDG_CACHE_HOME");
-	const char *home = getenv("HOME");
-	const char *id = out->build_id;
-	char hdir[PATH_MAX], tdir[PATH_MAX];
-	char *slash;
+	struct debuginfo d;
+	unsigned char bid[64];
+	size_t len = 0;
+	const char *via;
+	char *path = NULL;
+	int fd;
 
 	if (out->debug_embedded) {
 		out->debug_via = "embedded";
 		return;
 	}
-	if (strlen(id) > 2 &&
-	    try_debug(out, "build-id", "%s/usr/lib/debug/.build-id/%.2s/%s.debug", root, id, id + 2))
-		return;
-	if (out->debuglink[0]) {
-		const char *base = strrchr(host_path, '/');
+	for (const char *h = out->build_id; h[0] && h[1] && len < sizeof(bid); h += 2) {
+		unsigned int byte;
 
-		xsnprintf(hdir, sizeof(hdir), "%s", host_path);
-		slash = strrchr(hdir, '/');
-		if (slash)
-			*slash = '\0';
-		xsnprintf(tdir, sizeof(tdir), "%s", target_path);
-		slash = strrchr(tdir, '/');
-		if (slash)
-			*slash = '\0';
-		/* The debuglink beside the file itself, unless it names the file. */
-		if ((strcmp(base ? base + 1 : host_path, out->debuglink) &&
-		     try_debug(out, "debuglink", "%s/%s", hdir, out->debuglink)) ||
-		    try_debug(out, "debuglink", "%s/.debug/%s", hdir, out->debuglink) ||
-		    try_debug(out, "debuglink", "%s/usr/lib/debug%s/%s", root, tdir, out->debuglink))
-			return;
+		if (sscanf(h, "%2x", &byte) != 1)
+			break;
+		bid[len++] = (unsigned char)byte;
 	}
-	if (!id[0])
-		return;
-	if (cache && *cache)
-		try_debug(out, "debuginfod cache", "%s/%s/debuginfo", cache, id);
-	else if (xdg && *xdg)
-		try_debug(out, "debuginfod cache", "%s/debuginfod_client/%s/debuginfo", xdg, id);
-	else if (home && *home)
-		try_debug(out, "debuginfod cache", "%s/.cache/debuginfod_client/%s/debuginfo",
-			  home, id);
+	debuginfo_init_root(&d, root);
+	fd = debuginfo_find_local(&d, target_path, bid, len, out->debuglink[0] ? out->debuglink : NULL,
+				  out->debuglink_crc, &path, &via);
+	if (fd >= 0) {
+		close(fd);
+		xsnprintf(out->debug_path, sizeof(out->debug_path), "%s", path);
+		out->debug_via = via;
+	}
+	free(path);
+	debuginfo_release(&d);
 }
 
 /* ------------------------------------------------------------------ */
@@ -746,8 +672,7 @@ static void module_release(struct module *m)
 	free(m->fdes);
 }
 
-int fpa_audit_elf(Elf *elf, const char *host_path, const char *target_path, const char *root,
-		  struct fpa_result *out)
+int fpa_audit_elf(Elf *elf, const char *target_path, const char *root, struct fpa_result *out)
 {
 	struct module m;
 	Elf_Scn *cfi_scn = NULL;
@@ -766,9 +691,9 @@ int fpa_audit_elf(Elf *elf, const char *host_path, const char *target_path, cons
 	ret = scan_sections(&m, out, &cfi_scn);
 	if (ret)
 		goto out;
-	find_debug_info(host_path, target_path, root, out);
-	out->x86_64 = eh.e_machine == EM_X86_64;
-	if (!out->x86_64)
+	find_debug_info(target_path, root, out);
+	out->analysed = eh.e_machine == arch_elf_machine;
+	if (!out->analysed)
 		goto out;
 	if (cfi_scn) {
 		int eh_frame = !strcmp(out->cfi_section, ".eh_frame");

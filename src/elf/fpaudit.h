@@ -56,7 +56,7 @@ enum fpa_unwind {
 };
 
 struct fpa_result {
-	int x86_64;                     /* 0: another architecture, not analysed */
+	int analysed;                   /* 0: another architecture than arch/ describes */
 	char build_id[128];             /* lower-case hex, "" when absent */
 
 	size_t functions;               /* functions found (FDEs, then symbols) */
@@ -75,28 +75,30 @@ struct fpa_result {
 	int debug_embedded;             /* .debug_info in the file itself */
 	int minidebuginfo;              /* .gnu_debugdata */
 	char debuglink[256];            /* .gnu_debuglink name, "" when absent */
+	uint32_t debuglink_crc;
 	const char *debug_via;          /* "embedded", "build-id", "debuglink",
 					   "debuginfod cache" or NULL */
 	char debug_path[PATH_MAX];      /* the separate debug file found */
 };
 
 /*
- * Audit an ELF file opened for reading (libelf). host_path is a path at
- * which the file's directory can be reached (it may no longer exist: the
- * file may be deleted), target_path the name the process or installation
- * uses for it, and root the directory that name is relative to ("" for the
- * host, "/proc/PID/root", a sysroot): all three only steer the search for
- * separate debug info. 0, or -ENOEXEC when it is not a 64-bit ELF.
+ * Audit an ELF file opened for reading (libelf). target_path is the name
+ * the process or installation uses for it (the file itself may be deleted)
+ * and root the directory that name is relative to ("" for the host,
+ * "/proc/PID/root", a sysroot): both only steer the search for separate
+ * debug info (target/debuginfo.h, local files only). 0, or -ENOEXEC when it
+ * is not a 64-bit ELF.
  */
-int fpa_audit_elf(struct Elf *elf, const char *host_path, const char *target_path,
-		  const char *root, struct fpa_result *out);
+int fpa_audit_elf(struct Elf *elf, const char *target_path, const char *root,
+		  struct fpa_result *out);
 
 /*
- * Does code (len bytes at a function's start) set up a frame pointer: an
- * optional endbr64 (f3 0f 1e fa), push %rbp (55) first, then mov %rsp,%rbp
- * (48 89 e5, or 48 8b ec) within FPA_PROLOGUE_WINDOW bytes, because the
- * compiler may schedule other instructions between the two at -O2, but no
- * other push or sub from rsp before it. Used where a function has no CFI.
+ * Does code (len bytes at a function's start) set up a frame pointer, within
+ * FPA_PROLOGUE_WINDOW bytes (the compiler may schedule other instructions in
+ * the prologue at -O2)? The pattern is the architecture's
+ * (arch_prologue_sets_fp; x86-64: an optional endbr64, push %rbp, then
+ * mov %rsp,%rbp with no other push or sub from rsp before it). Used where a
+ * function has no CFI.
  */
 #define FPA_PROLOGUE_WINDOW 32
 int fpa_prologue_match(const uint8_t *code, size_t len);

@@ -43,6 +43,10 @@ void modules_release(struct module_map *mm)
 	free(mm->mods);
 	if (mm->own_cache)
 		elf_cache_free(mm->cache);
+	if (mm->debug) {
+		debuginfo_release(mm->debug);
+		free(mm->debug);
+	}
 	memset(mm, 0, sizeof(*mm));
 }
 
@@ -59,8 +63,12 @@ static void take_file(struct module_map *mm, struct fw_module *m, const struct p
 {
 	int fd, loaded;
 
+	unsigned flags = mm->flags & MODULES_NO_SYMBOLS ? 0 : ELF_LOAD_SYMBOLS;
+
 	m->file = elf_cache_find(mm->cache, m->dev, m->ino);
 	if (m->file) {
+		if (flags & ELF_LOAD_SYMBOLS)
+			elf_info_load_symbols(m->file, mm->debug);
 		mm->stats.reused++;
 		return;
 	}
@@ -71,7 +79,7 @@ static void take_file(struct module_map *mm, struct fw_module *m, const struct p
 		return;
 	}
 	m->file = elf_cache_add_fd(mm->cache, fd, m->dev, m->ino, m->path, m->host_path, mm->root,
-				   &loaded);
+				   mm->debug, flags, &loaded);
 	if (!m->file) {
 		m->err = -errno;
 		mm->stats.unreadable++;
@@ -163,10 +171,13 @@ static int read_modules(struct module_map *mm, struct fw_module *old, size_t nol
 	return 0;
 }
 
-int modules_load(struct module_map *mm, pid_t pid, struct elf_cache *cache)
+int modules_load(struct module_map *mm, pid_t pid, struct elf_cache *cache, unsigned flags)
 {
 	memset(mm, 0, sizeof(*mm));
 	mm->pid = pid;
+	mm->flags = flags;
+	mm->debug = xcalloc(1, sizeof(*mm->debug));
+	debuginfo_init(mm->debug, pid, !(flags & MODULES_NO_DEBUGINFOD));
 	xsnprintf(mm->root, sizeof(mm->root), "/proc/%d/root", (int)pid);
 	mm->cache = cache;
 	if (!mm->cache) {

@@ -12,7 +12,9 @@
  * one read. When the mappings change (dlopen, dlclose), modules_refresh
  * keeps every module whose mapping is unchanged, takes the files of new ones
  * from the cache when known, and releases the files no module holds any
- * more.
+ * more. Separate debug files are found by target/debuginfo.h (build-id,
+ * debuglink, debuginfod); servers are asked only while a file is loaded,
+ * within one budget per target kept across refreshes.
  */
 #ifndef FRAMEWALK_ELF_MODULES_H
 #define FRAMEWALK_ELF_MODULES_H
@@ -21,6 +23,7 @@
 #include <sys/types.h>
 
 #include "elf/elffile.h"
+#include "target/debuginfo.h"
 
 struct fw_module {
 	uint64_t start, end;        /* lowest and highest mapped address of the file */
@@ -61,16 +64,25 @@ struct module_map {
 	size_t n, alloc;
 	struct elf_cache *cache;
 	int own_cache;              /* made by modules_load, freed with the map */
+	unsigned flags;             /* MODULES_* given to modules_load */
+	struct debuginfo *debug;    /* separate debug files; kept across modules_refresh */
 	struct modules_stats stats;
 };
 
+/* modules_load flags */
+#define MODULES_NO_DEBUGINFOD 1u    /* ask no debuginfod server (--no-debuginfod) */
+#define MODULES_NO_SYMBOLS 2u       /* no symbols loaded ahead (check: the audit is all it reads) */
+
 /*
  * Read the target's executable mappings and load their modules, sharing
- * file data through cache (NULL: a cache of the map's own). 0 or -errno
+ * file data through cache (NULL: a cache of the map's own). Each new file's
+ * debug file, when it lacks one, is asked of debuginfod servers here,
+ * before sampling (see debuginfo_prefetch), and its symbols and the debug
+ * info's address index are loaded (unless MODULES_NO_SYMBOLS). 0 or -errno
  * (-ESRCH: the process is gone). A module whose file cannot be opened is
  * kept with file NULL and err set.
  */
-int modules_load(struct module_map *mm, pid_t pid, struct elf_cache *cache);
+int modules_load(struct module_map *mm, pid_t pid, struct elf_cache *cache, unsigned flags);
 void modules_release(struct module_map *mm);
 
 /* Do the target's executable mappings (place or file) differ from the loaded ones? */

@@ -164,14 +164,17 @@ static int line_error(struct strbuf *err, size_t lineno, int first, const char *
 	return -EINVAL;
 }
 
-int read_collapsed(const char *data, size_t len, struct profile *p, struct strbuf *err)
+int read_collapsed(const unsigned char *bytes, size_t len, int compressed, struct profile *p,
+		   struct strbuf *err)
 {
+	const char *data = (const char *)bytes;
 	uint32_t *frames = xmalloc(sizeof(*frames) * LOAD_MAX_DEPTH);
 	struct strbuf tmp = STRBUF_INIT;
 	size_t lineno = 0, pos = 0, nlines = 0;
 	uint64_t total = 0;
 	int ret = 0;
 
+	(void)compressed;   /* a gzip'd text file reads like a plain one */
 	while (pos < len) {
 		const char *line = data + pos, *nl = memchr(line, '\n', len - pos);
 		size_t n = nl ? (size_t)(nl - line) : len - pos;

@@ -1,7 +1,8 @@
 /*
  * profile_load(): read a saved profile whole (up to LOAD_MAX_FILE), un-gzip
  * it when it starts with the gzip magic, decide its format from the content
- * (binary -> pprof, text -> collapsed stacks) and hand it to the reader.
+ * (binary or text: the registry's reader of each, output/registry.c) and
+ * hand it to that reader.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -10,6 +11,8 @@
 
 #include "input/load.h"
 #include "input/readers.h"
+#include "output/output.h"
+#include "util/file.h"
 #include "util/util.h"
 
 /* Control bytes that never appear in a text file (tab, LF, CR do). */
@@ -41,10 +44,15 @@ int profile_load_buffer(const void *data, size_t len, const char *name,
 	} else if (len == 0) {
 		strbuf_addstr(&why, gz ? "empty gzip data" : "empty file");
 		ret = -EINVAL;
-	} else if (looks_binary(d, len)) {
-		ret = read_pprof(d, len, gz, out, &why);
 	} else {
-		ret = read_collapsed((const char *)d, len, out, &why);
+		const struct outfmt *fmt = outfmt_reader(looks_binary(d, len));
+
+		if (fmt) {
+			ret = fmt->read(d, len, gz, out, &why);
+		} else {
+			strbuf_addstr(&why, "not a recognised profile");
+			ret = -EINVAL;
+		}
 	}
 	free(inflated);
 	if (ret) {
@@ -55,51 +63,12 @@ int profile_load_buffer(const void *data, size_t len, const char *name,
 	return ret;
 }
 
-/* Read all of fd, at most LOAD_MAX_FILE bytes; 0 or -errno. */
-static int read_all(int fd, unsigned char **out, size_t *outlen)
-{
-	unsigned char *buf = NULL;
-	size_t len = 0, alloc = 0;
-
-	for (;;) {
-		ssize_t n;
-
-		if (len == alloc) {
-			if (alloc >= LOAD_MAX_FILE) {
-				free(buf);
-				return -EFBIG;
-			}
-			alloc = alloc ? alloc * 2 : 65536;
-			if (alloc > LOAD_MAX_FILE)
-				alloc = LOAD_MAX_FILE;
-			buf = xrealloc(buf, alloc + 1);
-		}
-		n = read(fd, buf + len, alloc - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int e = -errno;
-			free(buf);
-			return e;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	buf = buf ? buf : xmalloc(1);
-	buf[len] = '\0';
-	*out = buf;
-	*outlen = len;
-	return 0;
-}
-
 int profile_load(const char *path, struct profile *out, struct strbuf *err)
 {
 	int is_stdin = !strcmp(path, "-");
 	const char *name = is_stdin ? "standard input" : path;
-	unsigned char *data = NULL;
+	struct strbuf data = STRBUF_INIT;
 	struct stat st;
-	size_t len = 0;
 	int fd, ret;
 
 	memset(out, 0, sizeof(*out));
@@ -114,20 +83,22 @@ int profile_load(const char *path, struct profile *out, struct strbuf *err)
 	} else if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > (off_t)LOAD_MAX_FILE) {
 		ret = -EFBIG;
 	} else {
-		ret = read_all(fd, &data, &len);
+		ret = read_fd_bounded(fd, LOAD_MAX_FILE, &data);
 	}
 	if (!is_stdin)
 		close(fd);
 	if (ret == -EFBIG) {
 		strbuf_addf(err, "%s: larger than the %u MiB limit for a saved profile", name,
 			    LOAD_MAX_FILE >> 20);
+		strbuf_release(&data);
 		return ret;
 	}
 	if (ret) {
 		strbuf_addf(err, "%s: %s", name, strerror(-ret));
+		strbuf_release(&data);
 		return ret;
 	}
-	ret = profile_load_buffer(data, len, name, out, err);
-	free(data);
+	ret = profile_load_buffer(strbuf_str(&data), data.len, name, out, err);
+	strbuf_release(&data);
 	return ret;
 }

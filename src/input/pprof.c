@@ -156,12 +156,6 @@ static const char *str_at(const PbProfile *pb, int64_t i)
 	return pb->string_table[i];
 }
 
-static int has_suffix(const char *s, const char *suffix)
-{
-	size_t a = strlen(s), b = strlen(suffix);
-	return a >= b && !strcmp(s + a - b, suffix);
-}
-
 static enum frame_kind kind_of(const char *mapping_file, const char *func_file)
 {
 	if (mapping_file && *mapping_file) {
@@ -173,7 +167,7 @@ static enum frame_kind kind_of(const char *mapping_file, const char *func_file)
 			return FRAME_OTHER;
 		return FRAME_NATIVE;
 	}
-	if (func_file && (has_suffix(func_file, ".py") || func_file[0] == '<'))
+	if (func_file && (str_ends_with(func_file, ".py") || func_file[0] == '<'))
 		return FRAME_PYTHON;
 	return FRAME_NATIVE;
 }
@@ -291,77 +285,99 @@ static void read_comments(const PbProfile *pb, struct profile_meta *m)
 {
 	for (size_t i = 0; i < pb->n_comment; i++) {
 		const char *c = str_at(pb, pb->comment[i]), *v;
-		size_t klen;
-		char *end;
 
-		if (!c || !(v = strstr(c, ": ")))
-			continue;
-		klen = (size_t)(v - c);
-		v += 2;
-#define KEY(k) (klen == strlen(k) && !memcmp(c, k, klen))
-		if (KEY(PPROF_COMMENT_TARGET)) {
-			free(m->target);
-			m->target = xstrdup(v);
-		} else if (KEY(PPROF_COMMENT_PYTHON)) {
-			free(m->python_version);
-			m->python_version = xstrdup(v);
-		} else if (KEY(PPROF_COMMENT_BACKEND)) {
-			free(m->backend);
-			m->backend = xstrdup(v);
-		} else if (KEY(PPROF_COMMENT_UNWIND_BREAKS)) {
-			free(m->unwind_breaks);
-			m->unwind_breaks = xstrdup(v);
-		} else if (KEY(PPROF_COMMENT_MODULES_UNREADABLE)) {
-			free(m->modules_unreadable);
-			m->modules_unreadable = xstrdup(v);
-		} else if (KEY(PPROF_COMMENT_MODE)) {
-			free(m->mode);
-			m->mode = xstrdup(v);
-		} else if (KEY(PPROF_COMMENT_PID)) {
-			long pid = strtol(v, &end, 10);
-			if (!*end && pid >= 0 && pid <= INT32_MAX)
-				m->pid = (pid_t)pid;
-		} else if (KEY(PPROF_COMMENT_RATE)) {
-			double r = strtod(v, &end);
-			if (!*end && isfinite(r) && r >= 0)
-				m->rate_hz = r;
-		} else {
-			static const struct { const char *key; size_t off; } u64s[] = {
-				{ PPROF_COMMENT_TICKS_REQUESTED, offsetof(struct profile_meta, ticks_requested) },
-				{ PPROF_COMMENT_TICKS_TAKEN, offsetof(struct profile_meta, ticks_taken) },
-				{ PPROF_COMMENT_SAMPLES, offsetof(struct profile_meta, samples) },
-				{ PPROF_COMMENT_ERRORS, offsetof(struct profile_meta, errors) },
-				{ PPROF_COMMENT_SAMPLE_NS_TOTAL, offsetof(struct profile_meta, sample_ns_total) },
-				{ PPROF_COMMENT_SAMPLE_NS_MAX, offsetof(struct profile_meta, sample_ns_max) },
-				{ PPROF_COMMENT_PROFILER_CPU_NS, offsetof(struct profile_meta, profiler_cpu_ns) },
-				{ PPROF_COMMENT_NATIVE_STACKS, offsetof(struct profile_meta, native_stacks) },
-				{ PPROF_COMMENT_NATIVE_COMPLETE, offsetof(struct profile_meta, native_complete) },
-				{ PPROF_COMMENT_STOPPED_NS_TOTAL, offsetof(struct profile_meta, stopped_ns_total) },
-				{ PPROF_COMMENT_STOPPED_NS_MAX, offsetof(struct profile_meta, stopped_ns_max) },
-				{ PPROF_COMMENT_FP_STEPS, offsetof(struct profile_meta, fp_steps) },
-				{ PPROF_COMMENT_CFI_STEPS, offsetof(struct profile_meta, cfi_steps) },
-				{ PPROF_COMMENT_MERGE_MISMATCHES, offsetof(struct profile_meta, merge_mismatches) },
-				{ PPROF_COMMENT_LOST, offsetof(struct profile_meta, lost) },
-				{ PPROF_COMMENT_MODULES_LOADED, offsetof(struct profile_meta, modules_loaded) },
-				{ PPROF_COMMENT_MODULES_REUSED, offsetof(struct profile_meta, modules_reused) },
-				{ PPROF_COMMENT_MODULES_REFRESHES, offsetof(struct profile_meta, modules_refreshes) },
-				{ PPROF_COMMENT_BPF_RUN_NS, offsetof(struct profile_meta, bpf_run_ns) },
-				{ PPROF_COMMENT_BPF_RUN_CNT, offsetof(struct profile_meta, bpf_run_cnt) },
-			};
-			for (size_t k = 0; k < ARRAY_SIZE(u64s); k++) {
-				unsigned long long x;
-
-				if (!KEY(u64s[k].key) || *v < '0' || *v > '9')
-					continue;
-				errno = 0;
-				x = strtoull(v, &end, 10);
-				if (*end || errno)
-					continue;
-				*(uint64_t *)((char *)m + u64s[k].off) = x;
-			}
-		}
-#undef KEY
+		if (c && (v = strstr(c, ": ")))
+			pprof_meta_read(m, c, (size_t)(v - c), v + 2);
 	}
+}
+
+/* What a sample's labels say: its thread, and a thread record's accounting. */
+struct sample_labels {
+	const char *tname;
+	int64_t tid, pid;
+	int have_tid;
+	/* cpu, wall, gil held, waiting, ticks, dropped (output/pprof.h) */
+	uint64_t acct[6];
+};
+
+static int read_labels(struct reader *r, const Perftools__Profiles__Sample *s, size_t i,
+		       struct sample_labels *lab)
+{
+	static const char *const acct_keys[] = {
+		PPROF_LABEL_THREAD_CPU_NS, PPROF_LABEL_THREAD_WALL_NS, PPROF_LABEL_GIL_HELD,
+		PPROF_LABEL_GIL_WAITING, PPROF_LABEL_GIL_TICKS, PPROF_LABEL_DROPPED,
+	};
+	const PbProfile *pb = r->pb;
+
+	memset(lab, 0, sizeof(*lab));
+	lab->pid = r->p->meta.pid;
+	for (size_t k = 0; k < s->n_label; k++) {
+		const Perftools__Profiles__Label *l = s->label[k];
+		const char *key = str_at(pb, l->key);
+
+		if (!key || !str_at(pb, l->str))
+			return bad(r, "label string out of range", i);
+		if (!strcmp(key, PPROF_LABEL_THREAD_ID) || !strcmp(key, "tid")) {
+			lab->tid = l->num;
+			lab->have_tid = 1;
+		} else if (!strcmp(key, PPROF_LABEL_PROCESS_ID) || !strcmp(key, "pid")) {
+			lab->pid = l->num;
+		} else if (!strcmp(key, PPROF_LABEL_THREAD_NAME) || !strcmp(key, "thread")) {
+			lab->tname = str_at(pb, l->str);
+		} else {
+			for (size_t a = 0; a < ARRAY_SIZE(acct_keys); a++)
+				if (!strcmp(key, acct_keys[a]) && l->num > 0)
+					lab->acct[a] = (uint64_t)l->num;
+		}
+	}
+	if (lab->tid < INT32_MIN || lab->tid > INT32_MAX || lab->pid < INT32_MIN ||
+	    lab->pid > INT32_MAX)
+		return bad(r, "thread or process id out of range", i);
+	return 0;
+}
+
+/* A sample with no stack and no weight: a thread record (output/pprof.h). */
+static void add_thread_record(struct profile *p, const struct sample_labels *lab)
+{
+	struct pf_thread *t;
+	uint32_t ti;
+
+	if (!lab->have_tid)
+		return;
+	/* (profile_thread may move the array: index it afterwards) */
+	ti = profile_thread(p, (pid_t)lab->pid, (pid_t)lab->tid, lab->tname ? lab->tname : "");
+	t = &p->threads[ti];
+	t->cpu_ns = lab->acct[0];
+	t->wall_ns = lab->acct[1];
+	t->gil_held = lab->acct[2];
+	t->gil_waiting = lab->acct[3];
+	t->gil_ticks = lab->acct[4];
+	t->dropped = lab->acct[5];
+}
+
+/*
+ * Sample i's frames into stack, outermost first (location ids run leaf
+ * first), within LOAD_MAX_DEPTH and what is left of *budget.
+ */
+static int sample_stack(struct reader *r, const Perftools__Profiles__Sample *s, size_t i,
+			uint32_t *stack, size_t *depth, uint64_t *budget)
+{
+	*depth = 0;
+	for (size_t k = s->n_location_id; k-- > 0;) {
+		long li = find_id(r->loc_ix, r->pb->n_location, s->location_id[k]);
+
+		if (li < 0)
+			return bad(r, "sample refers to a missing location", i);
+		if (*depth + r->loc_n[li] > LOAD_MAX_DEPTH || r->loc_n[li] > *budget) {
+			strbuf_addf(r->err, "sample %zu: stack deeper than %d frames", i,
+				    LOAD_MAX_DEPTH);
+			return -EFBIG;
+		}
+		*budget -= r->loc_n[li];
+		memcpy(stack + *depth, r->frames + r->loc_first[li], r->loc_n[li] * sizeof(*stack));
+		*depth += r->loc_n[li];
+	}
+	return 0;
 }
 
 static int read_samples(struct reader *r)
@@ -382,97 +398,34 @@ static int read_samples(struct reader *r)
 		count_value(pb, &vi, &divisor);
 	for (size_t i = 0; i < pb->n_sample && !ret; i++) {
 		const Perftools__Profiles__Sample *s = pb->sample[i];
-		const char *tname = NULL;
-		int64_t tid = 0, pid = p->meta.pid, v;
-		/* a thread record's accounting: cpu, wall, gil held, waiting, ticks */
-		uint64_t acct[6] = { 0 };
-		int have_tid = 0, record = s->n_location_id == 0;
-		size_t depth = 0;
+		struct sample_labels lab;
+		int record = s->n_location_id == 0;
+		size_t depth;
 		uint64_t count;
+		int64_t v;
 
 		if (s->n_value != pb->n_sample_type) {
 			ret = bad(r, "sample with the wrong number of values", i);
 			break;
 		}
-		for (size_t k = 0; k < s->n_label; k++) {
-			const Perftools__Profiles__Label *l = s->label[k];
-			const char *key = str_at(pb, l->key);
-
-			if (!key || !str_at(pb, l->str)) {
-				ret = bad(r, "label string out of range", i);
-				break;
-			}
-			if (!strcmp(key, PPROF_LABEL_THREAD_ID) || !strcmp(key, "tid")) {
-				tid = l->num;
-				have_tid = 1;
-			} else if (!strcmp(key, PPROF_LABEL_PROCESS_ID) || !strcmp(key, "pid")) {
-				pid = l->num;
-			} else if (!strcmp(key, PPROF_LABEL_THREAD_NAME) || !strcmp(key, "thread")) {
-				tname = str_at(pb, l->str);
-			} else {
-				static const char *const acct_keys[] = {
-					PPROF_LABEL_THREAD_CPU_NS, PPROF_LABEL_THREAD_WALL_NS,
-					PPROF_LABEL_GIL_HELD, PPROF_LABEL_GIL_WAITING,
-					PPROF_LABEL_GIL_TICKS, PPROF_LABEL_DROPPED,
-				};
-				for (size_t a = 0; a < ARRAY_SIZE(acct_keys); a++)
-					if (!strcmp(key, acct_keys[a]) && l->num > 0)
-						acct[a] = (uint64_t)l->num;
-			}
-		}
+		ret = read_labels(r, s, i, &lab);
 		if (ret)
 			break;
 		for (size_t k = 0; k < s->n_value; k++)
 			record &= s->value[k] == 0;
-		if (tid < INT32_MIN || tid > INT32_MAX || pid < INT32_MIN || pid > INT32_MAX) {
-			ret = bad(r, "thread or process id out of range", i);
-			break;
-		}
 		if (record) {
-			/* no stack, no weight: a thread record (output/pprof.h) */
-			struct pf_thread *t;
-			uint32_t ti;
-
-			if (!have_tid)
-				continue;
-			/* (profile_thread may move the array: index it afterwards) */
-			ti = profile_thread(p, (pid_t)pid, (pid_t)tid, tname ? tname : "");
-			t = &p->threads[ti];
-			t->cpu_ns = acct[0];
-			t->wall_ns = acct[1];
-			t->gil_held = acct[2];
-			t->gil_waiting = acct[3];
-			t->gil_ticks = acct[4];
-			t->dropped = acct[5];
+			add_thread_record(p, &lab);
 			continue;
 		}
-		/* location ids run leaf first; the stack is built outermost first */
-		for (size_t k = s->n_location_id; k-- > 0;) {
-			long li = find_id(r->loc_ix, pb->n_location, s->location_id[k]);
-
-			if (li < 0) {
-				ret = bad(r, "sample refers to a missing location", i);
-				break;
-			}
-			if (depth + r->loc_n[li] > LOAD_MAX_DEPTH || r->loc_n[li] > budget) {
-				strbuf_addf(r->err, "sample %zu: stack deeper than %d frames", i,
-					    LOAD_MAX_DEPTH);
-				ret = -EFBIG;
-				break;
-			}
-			budget -= r->loc_n[li];
-			memcpy(stack + depth, r->frames + r->loc_first[li],
-			       r->loc_n[li] * sizeof(*stack));
-			depth += r->loc_n[li];
-		}
+		ret = sample_stack(r, s, i, stack, &depth, &budget);
 		if (ret)
 			break;
 		v = s->value[vi];
 		if (v <= 0)
 			continue;
 		count = (uint64_t)(v / divisor + (v % divisor ? 1 : 0));
-		if (!have_tid && !tname)
-			tname = "all";
+		if (!lab.have_tid && !lab.tname)
+			lab.tname = "all";
 		/* counts are written back as int64 (pprof values) */
 		if (count > (uint64_t)INT64_MAX - total) {
 			strbuf_addstr(r->err, "sample counts add up past 2^63");
@@ -480,7 +433,8 @@ static int read_samples(struct reader *r)
 			break;
 		}
 		total += count;
-		profile_add(p, profile_thread(p, (pid_t)pid, (pid_t)tid, tname ? tname : ""),
+		profile_add(p, profile_thread(p, (pid_t)lab.pid, (pid_t)lab.tid,
+					      lab.tname ? lab.tname : ""),
 			    profile_stack(p, stack, depth), count);
 	}
 	if (!ret && !p->meta.samples)

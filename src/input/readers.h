@@ -18,7 +18,8 @@ int read_pprof(const unsigned char *data, size_t len, int compressed, struct pro
 /* Inflate a gzip stream into *out (malloc'd), at most LOAD_MAX_INFLATED bytes. */
 int inflate_gzip(const unsigned char *in, size_t len, unsigned char **out, size_t *outlen,
 		 struct strbuf *err);
-/* Collapsed stacks: one "frame;frame;... count" per line. */
-int read_collapsed(const char *data, size_t len, struct profile *p, struct strbuf *err);
+/* Collapsed stacks: one "frame;frame;... count" per line (compressed: from gzip). */
+int read_collapsed(const unsigned char *data, size_t len, int compressed, struct profile *p,
+		   struct strbuf *err);
 
 #endif

@@ -67,9 +67,7 @@ void escape_append(struct strbuf *sb, const char *str, enum escape_mode mode)
 /* Basename of a module path, for labels. */
 static const char *module_label(const struct profile *p, uint32_t module)
 {
-	const char *path = profile_str(p, module);
-	const char *base = strrchr(path, '/');
-	return base ? base + 1 : path;
+	return path_base(profile_str(p, module));
 }
 
 void format_frame(struct strbuf *sb, const struct profile *p, uint32_t frame,
@@ -123,6 +121,13 @@ void format_thread(struct strbuf *sb, const struct profile *p, uint32_t thread,
 			break;
 		}
 	}
+}
+
+void format_profile_title(struct strbuf *sb, const struct profile *p)
+{
+	strbuf_addf(sb, "framewalk: PID %d", (int)p->meta.pid);
+	if (p->meta.target && *p->meta.target)
+		strbuf_addf(sb, " %s", p->meta.target);
 }
 
 int thread_matches(const struct profile *p, uint32_t thread, const char *filter)

@@ -26,6 +26,9 @@ void format_function(struct strbuf *sb, const struct profile *p, uint32_t frame,
 void format_thread(struct strbuf *sb, const struct profile *p, uint32_t thread,
 		   enum escape_mode mode);
 
+/* "framewalk: PID N TARGET": what a profile is called in the JSON formats. */
+void format_profile_title(struct strbuf *sb, const struct profile *p);
+
 /* Does the thread match a --thread filter (name or tid)? NULL matches all. */
 int thread_matches(const struct profile *p, uint32_t thread, const char *filter);
 

@@ -116,54 +116,33 @@ static uint64_t scaled(uint64_t count, double scale)
 	return n < 1.0 ? 1 : (uint64_t)n;
 }
 
-static void write_thread(struct json *j, const struct profile *p, uint32_t t,
-			 struct gk_thread *g, double interval, double scale)
+/* A table of the Gecko format: its schema, then the rows write_rows() writes. */
+static void table_begin(struct json *j, const char *key, const char *const *cols, size_t n)
 {
-	static const char *const marker_cols[] = { "name", "startTime", "endTime", "phase",
-						   "category", "data" };
-	static const char *const sample_cols[] = { "stack", "time", "responsiveness" };
-	static const char *const stack_cols[] = { "prefix", "frame" };
-	static const char *const frame_cols[] = { "location", "relevantForJS", "innerWindowID",
-						  "implementation", "optimizations", "line",
-						  "column", "category", "subcategory" };
-	const struct pf_thread *th = &p->threads[t];
-	struct strbuf sb = STRBUF_INIT;
-	uint64_t seq = 0;
-
-	json_newline(j);
+	json_key(j, key);
 	json_begin_object(j);
-	json_key(j, "name");
-	json_string(j, *profile_str(p, th->name) ? profile_str(p, th->name) : "thread");
-	json_key(j, "processType");
-	json_string(j, "default");
-	json_key(j, "processName");
-	json_string(j, p->meta.target ? p->meta.target : "python");
-	json_key(j, "pid");
-	json_int(j, th->pid);
-	json_key(j, "tid");
-	json_int(j, th->tid);
-	json_key(j, "registerTime");
-	json_uint(j, 0);
-	json_key(j, "unregisterTime");
-	json_null(j);
-	json_key(j, "markers");
-	json_begin_object(j);
-	schema(j, marker_cols, ARRAY_SIZE(marker_cols));
+	schema(j, cols, n);
 	json_key(j, "data");
 	json_begin_array(j);
+}
+
+static void table_end(struct json *j)
+{
 	json_end_array(j);
 	json_end_object(j);
+}
 
-	/* samples: builds the stack and frame tables as a side effect */
-	json_key(j, "samples");
-	json_begin_object(j);
-	schema(j, sample_cols, ARRAY_SIZE(sample_cols));
-	json_key(j, "data");
-	json_begin_array(j);
+/* The thread's samples; builds its stack and frame tables as a side effect. */
+static void write_samples(struct json *j, const struct profile *p, uint32_t t,
+			  struct gk_thread *g, double interval, double scale)
+{
+	static const char *const cols[] = { "stack", "time", "responsiveness" };
+	uint64_t seq = 0;
+
+	table_begin(j, "samples", cols, ARRAY_SIZE(cols));
 	for (size_t i = 0; i < p->ncounts; i++) {
 		const struct pf_count *c = &p->counts[i];
 		int64_t s;
-
 		uint64_t n;
 
 		if (c->thread != t)
@@ -181,14 +160,14 @@ static void write_thread(struct json *j, const struct profile *p, uint32_t t,
 			json_end_array(j);
 		}
 	}
-	json_end_array(j);
-	json_end_object(j);
+	table_end(j);
+}
 
-	json_key(j, "stackTable");
-	json_begin_object(j);
-	schema(j, stack_cols, ARRAY_SIZE(stack_cols));
-	json_key(j, "data");
-	json_begin_array(j);
+static void write_stack_table(struct json *j, const struct gk_thread *g)
+{
+	static const char *const cols[] = { "prefix", "frame" };
+
+	table_begin(j, "stackTable", cols, ARRAY_SIZE(cols));
 	for (size_t s = 0; s < g->nstacks; s++) {
 		json_begin_array(j);
 		if (g->stack_prefix[s])
@@ -198,27 +177,35 @@ static void write_thread(struct json *j, const struct profile *p, uint32_t t,
 		json_uint(j, g->stack_frame[s]);
 		json_end_array(j);
 	}
-	json_end_array(j);
-	json_end_object(j);
+	table_end(j);
+}
 
-	json_key(j, "frameTable");
-	json_begin_object(j);
-	schema(j, frame_cols, ARRAY_SIZE(frame_cols));
-	json_key(j, "data");
-	json_begin_array(j);
+/* A frame's location string: "name (file)", or "name (in lib)" for native code. */
+static void frame_location(struct strbuf *sb, const struct profile *p, const struct pf_frame *fr)
+{
+	strbuf_reset(sb);
+	strbuf_addstr(sb, profile_str(p, fr->name));
+	if (fr->kind == FRAME_NATIVE && fr->module) {
+		/* "name (in lib)" makes the profiler group it under the library */
+		strbuf_addf(sb, " (in %s)", path_base(profile_str(p, fr->module)));
+	} else if (fr->file) {
+		strbuf_addf(sb, " (%s)", profile_str(p, fr->file));
+	}
+}
+
+static void write_frame_table(struct json *j, const struct profile *p, struct gk_thread *g)
+{
+	static const char *const cols[] = { "location", "relevantForJS", "innerWindowID",
+					    "implementation", "optimizations", "line",
+					    "column", "category", "subcategory" };
+	struct strbuf sb = STRBUF_INIT;
+
+	table_begin(j, "frameTable", cols, ARRAY_SIZE(cols));
 	for (size_t fi = 0; fi < g->nframes; fi++) {
 		const struct pf_frame *fr = &p->frames[g->frames[fi]];
 		unsigned kind = fr->kind < ARRAY_SIZE(categories) ? fr->kind : FRAME_OTHER;
 
-		strbuf_reset(&sb);
-		strbuf_addstr(&sb, profile_str(p, fr->name));
-		if (fr->kind == FRAME_NATIVE && fr->module) {
-			/* "name (in lib)" makes the profiler group it under the library */
-			const char *mod = profile_str(p, fr->module), *base = strrchr(mod, '/');
-			strbuf_addf(&sb, " (in %s)", base && base[1] ? base + 1 : mod);
-		} else if (fr->file) {
-			strbuf_addf(&sb, " (%s)", profile_str(p, fr->file));
-		}
+		frame_location(&sb, p, fr);
 		json_begin_array(j);
 		json_uint(j, profile_string(&g->strings, sb.buf, sb.len));
 		json_bool(j, 0);
@@ -234,27 +221,139 @@ static void write_thread(struct json *j, const struct profile *p, uint32_t t,
 		json_uint(j, 0);
 		json_end_array(j);
 	}
-	json_end_array(j);
-	json_end_object(j);
+	table_end(j);
+	strbuf_release(&sb);
+}
 
+static void write_thread(struct json *j, const struct profile *p, uint32_t t,
+			 struct gk_thread *g, double interval, double scale)
+{
+	static const char *const marker_cols[] = { "name", "startTime", "endTime", "phase",
+						   "category", "data" };
+	const struct pf_thread *th = &p->threads[t];
+
+	json_newline(j);
+	json_begin_object(j);
+	json_key(j, "name");
+	json_string(j, *profile_str(p, th->name) ? profile_str(p, th->name) : "thread");
+	json_key(j, "processType");
+	json_string(j, "default");
+	json_key(j, "processName");
+	json_string(j, p->meta.target ? p->meta.target : "python");
+	json_key(j, "pid");
+	json_int(j, th->pid);
+	json_key(j, "tid");
+	json_int(j, th->tid);
+	json_key(j, "registerTime");
+	json_uint(j, 0);
+	json_key(j, "unregisterTime");
+	json_null(j);
+	table_begin(j, "markers", marker_cols, ARRAY_SIZE(marker_cols));
+	table_end(j);
+	write_samples(j, p, t, g, interval, scale);
+	write_stack_table(j, g);
+	write_frame_table(j, p, g);
 	json_key(j, "stringTable");
 	json_begin_array(j);
 	for (size_t i = 0; i < g->strings.nstrings; i++)
 		json_string_len(j, g->strings.strings[i], g->strings.string_len[i]);
 	json_end_array(j);
 	json_end_object(j);
+}
+
+static void empty_array(struct json *j, const char *key)
+{
+	json_key(j, key);
+	json_begin_array(j);
+	json_end_array(j);
+}
+
+static void write_meta(struct json *j, const struct profile *p, double interval, double scale)
+{
+	static const char *const zero_fields[] = { "debug", "gcpoison", "asyncstack", "processType" };
+	const struct profile_meta *m = &p->meta;
+	struct strbuf sb = STRBUF_INIT;
+
+	json_key(j, "meta");
+	json_begin_object(j);
+	json_key(j, "version");
+	json_uint(j, 24);
+	json_key(j, "startTime");
+	json_double(j, (double)m->start_unix_ns / 1e6);
+	json_key(j, "shutdownTime");
+	json_null(j);
+	json_key(j, "interval");
+	json_double(j, interval);
+	json_key(j, "stackwalk");
+	json_uint(j, 1);
+	for (size_t i = 0; i < ARRAY_SIZE(zero_fields); i++) {
+		json_key(j, zero_fields[i]);
+		json_uint(j, 0);
+	}
+	json_key(j, "presymbolicated");
+	json_bool(j, 1);
+	json_key(j, "product");
+	format_profile_title(&sb, p);
+	json_string(j, strbuf_str(&sb));
+	json_key(j, "platform");
+	json_string(j, "Linux");
+	json_key(j, "misc");
+	strbuf_reset(&sb);
+	strbuf_addf(&sb, "Python %s; %llu samples, %llu errors",
+		    m->python_version ? m->python_version : "unknown",
+		    (unsigned long long)m->samples, (unsigned long long)m->errors);
+	if (scale < 1.0)
+		strbuf_addf(&sb, "; sample counts scaled by %.3g to fit %u samples", scale,
+			    GECKO_MAX_SAMPLES);
+	json_string(j, strbuf_str(&sb));
+	json_key(j, "categories");
+	json_begin_array(j);
+	for (size_t i = 0; i < ARRAY_SIZE(categories); i++) {
+		json_begin_object(j);
+		json_key(j, "name");
+		json_string(j, categories[i].name);
+		json_key(j, "color");
+		json_string(j, categories[i].color);
+		json_key(j, "subcategories");
+		json_begin_array(j);
+		json_string(j, "Other");
+		json_end_array(j);
+		json_end_object(j);
+	}
+	json_end_array(j);
+	empty_array(j, "markerSchema");
+	json_end_object(j);
 	strbuf_release(&sb);
+}
+
+/* Forget the previous thread's stacks and frames (the maps are shared). */
+static void gk_thread_reset(struct gk_thread *g)
+{
+	for (size_t i = 0; i < g->ntouched; i++)
+		g->node_stack[g->touched[i]] = -1;
+	for (size_t i = 0; i < g->nframes; i++)
+		g->frame_local[g->frames[i]] = 0;
+	g->ntouched = g->nstacks = g->nframes = 0;
+}
+
+static void gk_thread_release(struct gk_thread *g)
+{
+	free(g->node_stack);
+	free(g->frame_local);
+	free(g->stack_prefix);
+	free(g->stack_frame);
+	free(g->frames);
+	free(g->touched);
 }
 
 int output_gecko(const struct profile *p, FILE *f, const struct output_opts *o)
 {
 	const struct profile_meta *m = &p->meta;
-	/* ms between samples; 1 when the rate is unknown (or insane: it may come from a file) */
-	double interval = m->rate_hz >= 0.001 && m->rate_hz <= 1e9 ? 1000.0 / m->rate_hz : 1.0;
-	struct gk_thread g;
-	struct strbuf sb = STRBUF_INIT;
+	/* ms between samples; 1 when the rate is unknown */
+	double interval = profile_rate_known(m) ? 1000.0 / m->rate_hz : 1.0;
 	uint8_t *has_samples = xcalloc(p->nthreads + 1, 1);
 	double total = 0, scale = 1.0;
+	struct gk_thread g;
 	struct json j;
 
 	memset(&g, 0, sizeof(g));
@@ -273,67 +372,8 @@ int output_gecko(const struct profile *p, FILE *f, const struct output_opts *o)
 
 	json_init(&j, f);
 	json_begin_object(&j);
-	json_key(&j, "meta");
-	json_begin_object(&j);
-	json_key(&j, "version");
-	json_uint(&j, 24);
-	json_key(&j, "startTime");
-	json_double(&j, (double)m->start_unix_ns / 1e6);
-	json_key(&j, "shutdownTime");
-	json_null(&j);
-	json_key(&j, "interval");
-	json_double(&j, interval);
-	json_key(&j, "stackwalk");
-	json_uint(&j, 1);
-	json_key(&j, "debug");
-	json_uint(&j, 0);
-	json_key(&j, "gcpoison");
-	json_uint(&j, 0);
-	json_key(&j, "asyncstack");
-	json_uint(&j, 0);
-	json_key(&j, "processType");
-	json_uint(&j, 0);
-	json_key(&j, "presymbolicated");
-	json_bool(&j, 1);
-	json_key(&j, "product");
-	strbuf_addf(&sb, "framewalk: PID %d", (int)m->pid);
-	if (m->target && *m->target)
-		strbuf_addf(&sb, " %s", m->target);
-	json_string(&j, strbuf_str(&sb));
-	json_key(&j, "platform");
-	json_string(&j, "Linux");
-	json_key(&j, "misc");
-	strbuf_reset(&sb);
-	strbuf_addf(&sb, "Python %s; %llu samples, %llu errors",
-		    m->python_version ? m->python_version : "unknown",
-		    (unsigned long long)m->samples, (unsigned long long)m->errors);
-	if (scale < 1.0)
-		strbuf_addf(&sb, "; sample counts scaled by %.3g to fit %u samples", scale,
-			    GECKO_MAX_SAMPLES);
-	json_string(&j, strbuf_str(&sb));
-	json_key(&j, "categories");
-	json_begin_array(&j);
-	for (size_t i = 0; i < ARRAY_SIZE(categories); i++) {
-		json_begin_object(&j);
-		json_key(&j, "name");
-		json_string(&j, categories[i].name);
-		json_key(&j, "color");
-		json_string(&j, categories[i].color);
-		json_key(&j, "subcategories");
-		json_begin_array(&j);
-		json_string(&j, "Other");
-		json_end_array(&j);
-		json_end_object(&j);
-	}
-	json_end_array(&j);
-	json_key(&j, "markerSchema");
-	json_begin_array(&j);
-	json_end_array(&j);
-	json_end_object(&j);
-
-	json_key(&j, "libs");
-	json_begin_array(&j);
-	json_end_array(&j);
+	write_meta(&j, p, interval, scale);
+	empty_array(&j, "libs");
 	json_key(&j, "threads");
 	json_begin_array(&j);
 	for (uint32_t t = 0; t < p->nthreads; t++) {
@@ -342,29 +382,15 @@ int output_gecko(const struct profile *p, FILE *f, const struct output_opts *o)
 		profile_init(&g.strings);
 		write_thread(&j, p, t, &g, interval, scale);
 		profile_release(&g.strings);
-		for (size_t i = 0; i < g.ntouched; i++)
-			g.node_stack[g.touched[i]] = -1;
-		for (size_t i = 0; i < g.nframes; i++)
-			g.frame_local[g.frames[i]] = 0;
-		g.ntouched = g.nstacks = g.nframes = 0;
+		gk_thread_reset(&g);
 	}
 	json_end_array(&j);
-	json_key(&j, "processes");
-	json_begin_array(&j);
-	json_end_array(&j);
-	json_key(&j, "pausedRanges");
-	json_begin_array(&j);
-	json_end_array(&j);
+	empty_array(&j, "processes");
+	empty_array(&j, "pausedRanges");
 	json_end_object(&j);
 	json_newline(&j);
 
-	strbuf_release(&sb);
 	free(has_samples);
-	free(g.node_stack);
-	free(g.frame_local);
-	free(g.stack_prefix);
-	free(g.stack_frame);
-	free(g.frames);
-	free(g.touched);
+	gk_thread_release(&g);
 	return json_finish(&j);
 }

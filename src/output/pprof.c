@@ -32,13 +32,34 @@ typedef Perftools__Profiles__ValueType PbValueType;
 #define NLABELS 3           /* on a sample: thread id, process id, thread name */
 #define NRECORD_LABELS 9    /* on a thread record: those, the accounting, drops */
 
+/*
+ * One profile being written. Interning reuses the profile tables: strings
+ * are the string table, frames keyed (kind, name, file, line 0) are the
+ * functions. Every array below belongs to the message and is freed with it.
+ */
 struct pp_writer {
 	const struct profile *p;
-	/* Interning reuses the profile tables: strings are the string table,
-	 * frames keyed (kind, name, file, line 0) are the functions. */
+	const struct output_opts *o;
 	struct profile st;
-	PbMapping *mappings;
+	PbProfile msg;
+	PbValueType types[2], *type_ptrs[2], period_type;
+	int64_t period;             /* ns per sample; 0: rate unknown */
+	size_t nvalues;             /* values per sample: count, and time with a period */
+	PbMapping *mappings, **mapping_ptrs;
 	size_t nmappings, mappings_alloc;
+	PbLocation *locs, **loc_ptrs;
+	PbLine *lines, **line_ptrs;
+	size_t nlocs;
+	PbFunction *funcs, **func_ptrs;
+	PbSample *samples, **sample_ptrs;
+	size_t nsamples;
+	PbLabel *labels, **label_ptrs;
+	size_t nlabels;
+	int64_t *values;
+	uint64_t *loc_ids;
+	size_t nids;
+	int64_t *comments;
+	size_t ncomments, comments_alloc;
 };
 
 static int64_t str_id(struct pp_writer *w, const char *s)
@@ -92,26 +113,17 @@ static uint64_t frame_mapping(struct pp_writer *w, const struct pf_frame *f)
 	}
 }
 
-static void comment_add(struct pp_writer *w, int64_t **ids, size_t *n, size_t *alloc,
-			const char *key, const char *value)
+/* One metadata comment, "key: value" (pprof_meta_write's callback). */
+static void comment_add(void *ctx, const char *key, const char *value)
 {
+	struct pp_writer *w = ctx;
 	struct strbuf sb = STRBUF_INIT;
 
-	if (!value)
-		return;
 	strbuf_addf(&sb, "%s: %s", key, value);
-	*ids = xgrow(*ids, sizeof(**ids), *n + 1, alloc);
-	(*ids)[(*n)++] = str_id(w, strbuf_str(&sb));
+	w->comments = xgrow(w->comments, sizeof(*w->comments), w->ncomments + 1,
+			    &w->comments_alloc);
+	w->comments[w->ncomments++] = str_id(w, strbuf_str(&sb));
 	strbuf_release(&sb);
-}
-
-static void comment_u64(struct pp_writer *w, int64_t **ids, size_t *n, size_t *alloc,
-			const char *key, uint64_t v)
-{
-	char b[32];
-
-	xsnprintf(b, sizeof(b), "%" PRIu64, v);
-	comment_add(w, ids, n, alloc, key, b);
 }
 
 static PbLabel *label_add(PbLabel *labels, size_t *n, int64_t key)
@@ -170,284 +182,280 @@ static int write_gzip(FILE *f, const uint8_t *data, size_t len)
 	return ret;
 }
 
-int output_pprof(const struct profile *p, FILE *f, const struct output_opts *o)
+static int wanted(const struct pp_writer *w, uint32_t thread)
 {
-	const struct profile_meta *m = &p->meta;
-	struct pp_writer w;
-	PbProfile msg = PERFTOOLS__PROFILES__PROFILE__INIT;
-	PbValueType types[2], *type_ptrs[2], period_type = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
-	PbSample *samples, **sample_ptrs;
-	PbLabel *labels, **label_ptrs;
-	PbLocation *locs, **loc_ptrs;
-	PbLine *lines, **line_ptrs;
-	PbFunction *funcs = NULL, **func_ptrs = NULL;
-	PbMapping **mapping_ptrs;
-	uint64_t *loc_ids, *loc_of_frame;
-	int64_t *values, *comments = NULL;
-	size_t ncomments = 0, comments_alloc = 0, nsamples = 0, nlocs = 0, total_depth = 0;
-	size_t nlabels = 0, nids = 0;
-	int64_t period = 0;
-	size_t nvalues;
-	uint8_t *packed;
-	size_t packed_len;
-	char b[64];
-	int ret;
+	return !w->o || thread_matches(w->p, thread, w->o->thread);
+}
 
-	memset(&w, 0, sizeof(w));
-	w.p = p;
-	profile_init(&w.st);
-	/* a rate from a file can be anything: only a sane one gives a period */
-	if (m->rate_hz >= 0.001 && m->rate_hz <= 1e9)
-		period = (int64_t)(1e9 / m->rate_hz + 0.5);
+/* Sample types: the count, then time (cpu or wall) when the rate gives a period. */
+static void write_sample_types(struct pp_writer *w)
+{
+	const struct profile_meta *m = &w->p->meta;
 
-	/* sample types */
-	for (int i = 0; i < 2; i++)
-		perftools__profiles__value_type__init(&types[i]);
-	types[0].type = str_id(&w, PPROF_TYPE_SAMPLES);
-	types[0].unit = str_id(&w, "count");
-	types[1].type = str_id(&w, m->mode && !strcmp(m->mode, "cpu") ? PPROF_TYPE_CPU
+	if (profile_rate_known(m))
+		w->period = (int64_t)(1e9 / m->rate_hz + 0.5);
+	for (int i = 0; i < 2; i++) {
+		perftools__profiles__value_type__init(&w->types[i]);
+		w->type_ptrs[i] = &w->types[i];
+	}
+	w->types[0].type = str_id(w, PPROF_TYPE_SAMPLES);
+	w->types[0].unit = str_id(w, "count");
+	w->types[1].type = str_id(w, m->mode && !strcmp(m->mode, "cpu") ? PPROF_TYPE_CPU
 								       : PPROF_TYPE_WALL);
-	types[1].unit = str_id(&w, "nanoseconds");
-	type_ptrs[0] = &types[0];
-	type_ptrs[1] = &types[1];
-	nvalues = period ? 2 : 1;
-	msg.n_sample_type = nvalues;
-	msg.sample_type = type_ptrs;
-	if (period) {
-		period_type.type = types[1].type;
-		period_type.unit = types[1].unit;
-		msg.period_type = &period_type;
-		msg.period = period;
+	w->types[1].unit = str_id(w, "nanoseconds");
+	w->nvalues = w->period ? 2 : 1;
+	w->msg.n_sample_type = w->nvalues;
+	w->msg.sample_type = w->type_ptrs;
+	if (w->period) {
+		perftools__profiles__value_type__init(&w->period_type);
+		w->period_type.type = w->types[1].type;
+		w->period_type.unit = w->types[1].unit;
+		w->msg.period_type = &w->period_type;
+		w->msg.period = w->period;
 	}
+}
 
-	/* which frames are used, and how many location ids the samples need */
-	loc_of_frame = xcalloc(p->nframes ? p->nframes : 1, sizeof(*loc_of_frame));
-	for (size_t i = 0; i < p->nthreads; i++)
-		if (!o || thread_matches(p, (uint32_t)i, o->thread))
-			nsamples++;   /* its thread record */
-	for (size_t i = 0; i < p->ncounts; i++) {
-		const struct pf_count *c = &p->counts[i];
+/*
+ * One Location per frame the written samples use (id = the frame id), each
+ * with one Line of the frame's Function; then the Functions.
+ */
+static void write_locations(struct pp_writer *w, const uint8_t *used)
+{
+	const struct profile *p = w->p;
+	size_t n = p->nframes ? p->nframes : 1;
 
-		if (o && !thread_matches(p, c->thread, o->thread))
-			continue;
-		nsamples++;
-		for (uint32_t n = c->node; n && n < p->nnodes; n = p->nodes[n].parent) {
-			loc_of_frame[p->nodes[n].frame] = 1;
-			total_depth++;
-		}
-	}
-
-	/* locations and functions */
-	locs = xcalloc(p->nframes ? p->nframes : 1, sizeof(*locs));
-	loc_ptrs = xcalloc(p->nframes ? p->nframes : 1, sizeof(*loc_ptrs));
-	lines = xcalloc(p->nframes ? p->nframes : 1, sizeof(*lines));
-	line_ptrs = xcalloc(p->nframes ? p->nframes : 1, sizeof(*line_ptrs));
+	w->locs = xcalloc(n, sizeof(*w->locs));
+	w->loc_ptrs = xcalloc(n, sizeof(*w->loc_ptrs));
+	w->lines = xcalloc(n, sizeof(*w->lines));
+	w->line_ptrs = xcalloc(n, sizeof(*w->line_ptrs));
 	for (size_t fi = 1; fi < p->nframes; fi++) {
 		const struct pf_frame *fr = &p->frames[fi];
-		PbLocation *l = &locs[nlocs];
-		PbLine *ln = &lines[nlocs];
+		PbLocation *l = &w->locs[w->nlocs];
+		PbLine *ln = &w->lines[w->nlocs];
 		uint32_t name, file;
 
-		if (!loc_of_frame[fi])
+		if (!used[fi])
 			continue;
-		name = profile_cstring(&w.st, profile_str(p, fr->name));
-		file = fr->file ? profile_cstring(&w.st, profile_str(p, fr->file)) : 0;
+		name = profile_cstring(&w->st, profile_str(p, fr->name));
+		file = fr->file ? profile_cstring(&w->st, profile_str(p, fr->file)) : 0;
 		perftools__profiles__location__init(l);
 		perftools__profiles__line__init(ln);
 		l->id = fi;
-		l->mapping_id = frame_mapping(&w, fr);
-		ln->function_id = profile_frame(&w.st, (enum frame_kind)fr->kind, name, file, 0);
+		l->mapping_id = frame_mapping(w, fr);
+		ln->function_id = profile_frame(&w->st, (enum frame_kind)fr->kind, name, file, 0);
 		ln->line = fr->line > 0 ? fr->line : 0;
-		line_ptrs[nlocs] = ln;
+		w->line_ptrs[w->nlocs] = ln;
 		l->n_line = 1;
-		l->line = &line_ptrs[nlocs];
-		loc_ptrs[nlocs] = l;
-		nlocs++;
+		l->line = &w->line_ptrs[w->nlocs];
+		w->loc_ptrs[w->nlocs] = l;
+		w->nlocs++;
 	}
-	if (w.st.nframes > 1) {
-		funcs = xcalloc(w.st.nframes - 1, sizeof(*funcs));
-		func_ptrs = xcalloc(w.st.nframes - 1, sizeof(*func_ptrs));
+	w->msg.n_location = w->nlocs;
+	w->msg.location = w->loc_ptrs;
+}
+
+static void write_functions(struct pp_writer *w)
+{
+	const struct profile *st = &w->st;
+
+	if (st->nframes > 1) {
+		w->funcs = xcalloc(st->nframes - 1, sizeof(*w->funcs));
+		w->func_ptrs = xcalloc(st->nframes - 1, sizeof(*w->func_ptrs));
 	}
-	for (size_t fi = 1; fi < w.st.nframes; fi++) {
-		PbFunction *fn = &funcs[fi - 1];
+	for (size_t fi = 1; fi < st->nframes; fi++) {
+		PbFunction *fn = &w->funcs[fi - 1];
 
 		perftools__profiles__function__init(fn);
 		fn->id = fi;
-		fn->name = w.st.frames[fi].name;
+		fn->name = st->frames[fi].name;
 		/* pprof "demangles" a name whose system_name equals it, and takes
 		 * <module> or <genexpr> for C++ template arguments to strip; only
 		 * native names are symbols. */
-		if (w.st.frames[fi].kind == FRAME_NATIVE)
-			fn->system_name = w.st.frames[fi].name;
-		fn->filename = w.st.frames[fi].file;
-		func_ptrs[fi - 1] = fn;
+		if (st->frames[fi].kind == FRAME_NATIVE)
+			fn->system_name = st->frames[fi].name;
+		fn->filename = st->frames[fi].file;
+		w->func_ptrs[fi - 1] = fn;
 	}
+	w->msg.n_function = st->nframes - 1;
+	w->msg.function = w->func_ptrs;
+}
 
-	/* samples */
-	samples = xcalloc(nsamples ? nsamples : 1, sizeof(*samples));
-	sample_ptrs = xcalloc(nsamples ? nsamples : 1, sizeof(*sample_ptrs));
-	labels = xcalloc(nsamples * NRECORD_LABELS + 1, sizeof(*labels));
-	label_ptrs = xcalloc(nsamples * NRECORD_LABELS + 1, sizeof(*label_ptrs));
-	values = xcalloc(nsamples * 2 + 1, sizeof(*values));
-	loc_ids = xcalloc(total_depth + 1, sizeof(*loc_ids));
-	nsamples = 0;
-	/* thread records: every thread, in order, with its accounting */
-	for (size_t i = 0; i < p->nthreads; i++) {
-		const struct pf_thread *t = &p->threads[i];
-		PbSample *s = &samples[nsamples];
-		size_t first_label = nlabels;
+/* The next sample, its values and labels pointing into the writer's arrays. */
+static PbSample *sample_begin(struct pp_writer *w, size_t *first_label)
+{
+	PbSample *s = &w->samples[w->nsamples];
 
-		if (o && !thread_matches(p, (uint32_t)i, o->thread))
+	perftools__profiles__sample__init(s);
+	s->value = &w->values[w->nsamples * 2];
+	s->n_value = w->nvalues;
+	*first_label = w->nlabels;
+	return s;
+}
+
+static void sample_end(struct pp_writer *w, PbSample *s, size_t first_label)
+{
+	for (size_t k = first_label; k < w->nlabels; k++)
+		w->label_ptrs[k] = &w->labels[k];
+	s->n_label = w->nlabels - first_label;
+	s->label = &w->label_ptrs[first_label];
+	w->sample_ptrs[w->nsamples++] = s;
+}
+
+/* Thread records (output/pprof.h): every thread, in order, with its accounting. */
+static void write_thread_records(struct pp_writer *w)
+{
+	for (size_t i = 0; i < w->p->nthreads; i++) {
+		const struct pf_thread *t = &w->p->threads[i];
+		size_t first;
+		PbSample *s;
+
+		if (!wanted(w, (uint32_t)i))
 			continue;
-		perftools__profiles__sample__init(s);
-		s->value = &values[nsamples * 2];
-		s->n_value = nvalues;
-		thread_labels(&w, labels, &nlabels, t);
-		label_num(&w, labels, &nlabels, PPROF_LABEL_THREAD_CPU_NS, t->cpu_ns, "nanoseconds");
-		label_num(&w, labels, &nlabels, PPROF_LABEL_THREAD_WALL_NS, t->wall_ns,
+		s = sample_begin(w, &first);
+		thread_labels(w, w->labels, &w->nlabels, t);
+		label_num(w, w->labels, &w->nlabels, PPROF_LABEL_THREAD_CPU_NS, t->cpu_ns,
+			  "nanoseconds");
+		label_num(w, w->labels, &w->nlabels, PPROF_LABEL_THREAD_WALL_NS, t->wall_ns,
 			  "nanoseconds");
 		if (t->dropped)
-			label_num(&w, labels, &nlabels, PPROF_LABEL_DROPPED, t->dropped, "count");
+			label_num(w, w->labels, &w->nlabels, PPROF_LABEL_DROPPED, t->dropped, "count");
 		if (t->gil_ticks) {
-			label_num(&w, labels, &nlabels, PPROF_LABEL_GIL_HELD, t->gil_held, "ticks");
-			label_num(&w, labels, &nlabels, PPROF_LABEL_GIL_WAITING, t->gil_waiting,
+			label_num(w, w->labels, &w->nlabels, PPROF_LABEL_GIL_HELD, t->gil_held, "ticks");
+			label_num(w, w->labels, &w->nlabels, PPROF_LABEL_GIL_WAITING, t->gil_waiting,
 				  "ticks");
-			label_num(&w, labels, &nlabels, PPROF_LABEL_GIL_TICKS, t->gil_ticks, "ticks");
+			label_num(w, w->labels, &w->nlabels, PPROF_LABEL_GIL_TICKS, t->gil_ticks,
+				  "ticks");
 		}
-		for (size_t k = first_label; k < nlabels; k++)
-			label_ptrs[k] = &labels[k];
-		s->n_label = nlabels - first_label;
-		s->label = &label_ptrs[first_label];
-		sample_ptrs[nsamples++] = s;
+		sample_end(w, s, first);
 	}
+}
+
+/* One Sample per (thread, stack) count; location ids run leaf first. */
+static void write_counts(struct pp_writer *w)
+{
+	const struct profile *p = w->p;
+
 	for (size_t i = 0; i < p->ncounts; i++) {
 		const struct pf_count *c = &p->counts[i];
-		const struct pf_thread *t = &p->threads[c->thread];
-		PbSample *s = &samples[nsamples];
-		size_t first_label = nlabels;
+		size_t first;
+		PbSample *s;
 
-		if (o && !thread_matches(p, c->thread, o->thread))
+		if (!wanted(w, c->thread))
 			continue;
-		perftools__profiles__sample__init(s);
-		s->location_id = &loc_ids[nids];
+		s = sample_begin(w, &first);
+		s->location_id = &w->loc_ids[w->nids];
 		for (uint32_t n = c->node; n && n < p->nnodes; n = p->nodes[n].parent)
-			loc_ids[nids + s->n_location_id++] = p->nodes[n].frame;
-		nids += s->n_location_id;
-		s->value = &values[nsamples * 2];
+			w->loc_ids[w->nids + s->n_location_id++] = p->nodes[n].frame;
+		w->nids += s->n_location_id;
 		s->value[0] = c->count > INT64_MAX ? INT64_MAX : (int64_t)c->count;
-		s->value[1] = period && c->count > (uint64_t)(INT64_MAX / period) ?
-			      INT64_MAX : (int64_t)c->count * period;
-		s->n_value = nvalues;
-		thread_labels(&w, labels, &nlabels, t);
-		for (size_t k = first_label; k < nlabels; k++)
-			label_ptrs[k] = &labels[k];
-		s->n_label = nlabels - first_label;
-		s->label = &label_ptrs[first_label];
-		sample_ptrs[nsamples++] = s;
+		s->value[1] = w->period && c->count > (uint64_t)(INT64_MAX / w->period) ?
+			      INT64_MAX : (int64_t)c->count * w->period;
+		thread_labels(w, w->labels, &w->nlabels, &p->threads[c->thread]);
+		sample_end(w, s, first);
 	}
+}
 
-	/* metadata */
-	comment_add(&w, &comments, &ncomments, &comments_alloc, "framewalk", "saved profile");
-	comment_add(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_TARGET, m->target);
-	xsnprintf(b, sizeof(b), "%d", (int)m->pid);
-	comment_add(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_PID, b);
-	comment_add(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_PYTHON,
-		    m->python_version);
-	comment_add(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_BACKEND, m->backend);
-	comment_add(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_MODE, m->mode);
-	xsnprintf(b, sizeof(b), "%.17g", m->rate_hz);
-	comment_add(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_RATE, b);
-	comment_u64(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_TICKS_REQUESTED,
-		    m->ticks_requested);
-	comment_u64(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_TICKS_TAKEN,
-		    m->ticks_taken);
-	comment_u64(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_SAMPLES, m->samples);
-	comment_u64(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_ERRORS, m->errors);
-	comment_u64(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_SAMPLE_NS_TOTAL,
-		    m->sample_ns_total);
-	comment_u64(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_SAMPLE_NS_MAX,
-		    m->sample_ns_max);
-	comment_u64(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_PROFILER_CPU_NS,
-		    m->profiler_cpu_ns);
-	if (m->native_stacks) {
-		comment_u64(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_NATIVE_STACKS,
-			    m->native_stacks);
-		comment_u64(&w, &comments, &ncomments, &comments_alloc,
-			    PPROF_COMMENT_NATIVE_COMPLETE, m->native_complete);
-		comment_u64(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_STOPPED_NS_TOTAL,
-			    m->stopped_ns_total);
-		comment_u64(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_STOPPED_NS_MAX,
-			    m->stopped_ns_max);
-		comment_u64(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_FP_STEPS,
-			    m->fp_steps);
-		comment_u64(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_CFI_STEPS,
-			    m->cfi_steps);
-		comment_u64(&w, &comments, &ncomments, &comments_alloc,
-			    PPROF_COMMENT_MERGE_MISMATCHES, m->merge_mismatches);
-	}
-	comment_add(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_UNWIND_BREAKS,
-		    m->unwind_breaks);
-	if (m->lost)
-		comment_u64(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_LOST, m->lost);
-	if (m->modules_loaded || m->modules_reused) {
-		comment_u64(&w, &comments, &ncomments, &comments_alloc,
-			    PPROF_COMMENT_MODULES_LOADED, m->modules_loaded);
-		comment_u64(&w, &comments, &ncomments, &comments_alloc,
-			    PPROF_COMMENT_MODULES_REUSED, m->modules_reused);
-		comment_u64(&w, &comments, &ncomments, &comments_alloc,
-			    PPROF_COMMENT_MODULES_REFRESHES, m->modules_refreshes);
-	}
-	comment_add(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_MODULES_UNREADABLE,
-		    m->modules_unreadable);
-	if (m->bpf_run_cnt) {
-		comment_u64(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_BPF_RUN_NS,
-			    m->bpf_run_ns);
-		comment_u64(&w, &comments, &ncomments, &comments_alloc, PPROF_COMMENT_BPF_RUN_CNT,
-			    m->bpf_run_cnt);
-	}
+/*
+ * Which frames the written samples use (used[frame] = 1), and how many
+ * samples and location ids there will be; then the samples' arrays.
+ */
+static void size_samples(struct pp_writer *w, uint8_t *used)
+{
+	const struct profile *p = w->p;
+	size_t nsamples = 0, depth = 0;
 
-	mapping_ptrs = xcalloc(w.nmappings + 1, sizeof(*mapping_ptrs));
-	for (size_t i = 0; i < w.nmappings; i++)
-		mapping_ptrs[i] = &w.mappings[i];
-	msg.n_sample = nsamples;
-	msg.sample = sample_ptrs;
-	msg.n_mapping = w.nmappings;
-	msg.mapping = mapping_ptrs;
-	msg.n_location = nlocs;
-	msg.location = loc_ptrs;
-	msg.n_function = w.st.nframes - 1;
-	msg.function = func_ptrs;
-	msg.n_string_table = w.st.nstrings;   /* interned last: nothing added below */
-	msg.string_table = w.st.strings;
-	msg.time_nanos = (int64_t)m->start_unix_ns;
-	msg.duration_nanos = (int64_t)m->duration_ns;
-	msg.n_comment = ncomments;
-	msg.comment = comments;
+	for (size_t i = 0; i < p->nthreads; i++)
+		nsamples += wanted(w, (uint32_t)i);   /* its thread record */
+	for (size_t i = 0; i < p->ncounts; i++) {
+		const struct pf_count *c = &p->counts[i];
 
-	packed_len = perftools__profiles__profile__get_packed_size(&msg);
-	packed = xmalloc(packed_len ? packed_len : 1);
-	perftools__profiles__profile__pack(&msg, packed);
-	ret = write_gzip(f, packed, packed_len);
+		if (!wanted(w, c->thread))
+			continue;
+		nsamples++;
+		for (uint32_t n = c->node; n && n < p->nnodes; n = p->nodes[n].parent) {
+			used[p->nodes[n].frame] = 1;
+			depth++;
+		}
+	}
+	w->samples = xcalloc(nsamples ? nsamples : 1, sizeof(*w->samples));
+	w->sample_ptrs = xcalloc(nsamples ? nsamples : 1, sizeof(*w->sample_ptrs));
+	w->labels = xcalloc(nsamples * NRECORD_LABELS + 1, sizeof(*w->labels));
+	w->label_ptrs = xcalloc(nsamples * NRECORD_LABELS + 1, sizeof(*w->label_ptrs));
+	w->values = xcalloc(nsamples * 2 + 1, sizeof(*w->values));
+	w->loc_ids = xcalloc(depth + 1, sizeof(*w->loc_ids));
+}
+
+/* Pack the message (its string table last: nothing is interned after) and gzip it to f. */
+static int pack(struct pp_writer *w, FILE *f)
+{
+	const struct profile_meta *m = &w->p->meta;
+	uint8_t *packed;
+	size_t len;
+	int ret;
+
+	w->mapping_ptrs = xcalloc(w->nmappings + 1, sizeof(*w->mapping_ptrs));
+	for (size_t i = 0; i < w->nmappings; i++)
+		w->mapping_ptrs[i] = &w->mappings[i];
+	w->msg.n_sample = w->nsamples;
+	w->msg.sample = w->sample_ptrs;
+	w->msg.n_mapping = w->nmappings;
+	w->msg.mapping = w->mapping_ptrs;
+	w->msg.n_string_table = w->st.nstrings;
+	w->msg.string_table = w->st.strings;
+	w->msg.time_nanos = (int64_t)m->start_unix_ns;
+	w->msg.duration_nanos = (int64_t)m->duration_ns;
+	w->msg.n_comment = w->ncomments;
+	w->msg.comment = w->comments;
+	len = perftools__profiles__profile__get_packed_size(&w->msg);
+	packed = xmalloc(len ? len : 1);
+	perftools__profiles__profile__pack(&w->msg, packed);
+	ret = write_gzip(f, packed, len);
 	if (!ret && fflush(f))
 		ret = -EIO;
-
 	free(packed);
-	free(comments);
-	free(loc_ids);
-	free(values);
-	free(label_ptrs);
-	free(labels);
-	free(sample_ptrs);
-	free(samples);
-	free(func_ptrs);
-	free(funcs);
-	free(line_ptrs);
-	free(lines);
-	free(loc_ptrs);
-	free(locs);
-	free(loc_of_frame);
-	free(mapping_ptrs);
-	free(w.mappings);
-	profile_release(&w.st);
+	return ret;
+}
+
+static void writer_release(struct pp_writer *w)
+{
+	free(w->comments);
+	free(w->loc_ids);
+	free(w->values);
+	free(w->label_ptrs);
+	free(w->labels);
+	free(w->sample_ptrs);
+	free(w->samples);
+	free(w->func_ptrs);
+	free(w->funcs);
+	free(w->line_ptrs);
+	free(w->lines);
+	free(w->loc_ptrs);
+	free(w->locs);
+	free(w->mapping_ptrs);
+	free(w->mappings);
+	profile_release(&w->st);
+}
+
+int output_pprof(const struct profile *p, FILE *f, const struct output_opts *o)
+{
+	struct pp_writer w;
+	uint8_t *used = xcalloc(p->nframes ? p->nframes : 1, 1);
+	int ret;
+
+	memset(&w, 0, sizeof(w));
+	perftools__profiles__profile__init(&w.msg);
+	w.p = p;
+	w.o = o;
+	profile_init(&w.st);
+	write_sample_types(&w);
+	size_samples(&w, used);
+	write_locations(&w, used);
+	write_functions(&w);
+	write_thread_records(&w);
+	write_counts(&w);
+	pprof_meta_write(&p->meta, comment_add, &w);
+	ret = pack(&w, f);
+	writer_release(&w);
+	free(used);
 	return ret;
 }

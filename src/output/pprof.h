@@ -17,7 +17,8 @@
  *   PPROF_MAPPING_KERNEL, markers to PPROF_MAPPING_OTHER; native frames to
  *   their module's mapping (file name and build id), or PPROF_MAPPING_NATIVE
  *   while the profile does not record the module.
- * - Metadata: "key: value" comments (PPROF_COMMENT_*), read back when present.
+ * - Metadata: "key: value" comments, one row each in pprof_meta.c, read back
+ *   when present.
  */
 #ifndef FRAMEWALK_OUTPUT_PPROF_H
 #define FRAMEWALK_OUTPUT_PPROF_H
@@ -42,33 +43,24 @@
 #define PPROF_MAPPING_KERNEL "[kernel.kallsyms]"
 #define PPROF_MAPPING_OTHER "[other]"
 
-#define PPROF_COMMENT_TARGET "target"
-#define PPROF_COMMENT_PID "pid"
-#define PPROF_COMMENT_PYTHON "python"
-#define PPROF_COMMENT_BACKEND "backend"
-#define PPROF_COMMENT_RATE "rate_hz"
-#define PPROF_COMMENT_TICKS_REQUESTED "ticks_requested"
-#define PPROF_COMMENT_TICKS_TAKEN "ticks_taken"
-#define PPROF_COMMENT_SAMPLES "samples"
-#define PPROF_COMMENT_ERRORS "errors"
-#define PPROF_COMMENT_SAMPLE_NS_TOTAL "sample_ns_total"
-#define PPROF_COMMENT_SAMPLE_NS_MAX "sample_ns_max"
-#define PPROF_COMMENT_PROFILER_CPU_NS "profiler_cpu_ns"
-#define PPROF_COMMENT_NATIVE_STACKS "native_stacks"
-#define PPROF_COMMENT_NATIVE_COMPLETE "native_complete"
-#define PPROF_COMMENT_STOPPED_NS_TOTAL "stopped_ns_total"
-#define PPROF_COMMENT_STOPPED_NS_MAX "stopped_ns_max"
-#define PPROF_COMMENT_FP_STEPS "fp_steps"
-#define PPROF_COMMENT_CFI_STEPS "cfi_steps"
-#define PPROF_COMMENT_MERGE_MISMATCHES "merge_mismatches"
-#define PPROF_COMMENT_UNWIND_BREAKS "unwind_breaks"
-#define PPROF_COMMENT_MODE "mode"
-#define PPROF_COMMENT_LOST "lost"
-#define PPROF_COMMENT_BPF_RUN_NS "bpf_run_ns"
-#define PPROF_COMMENT_BPF_RUN_CNT "bpf_run_cnt"
-#define PPROF_COMMENT_MODULES_LOADED "modules_loaded"
-#define PPROF_COMMENT_MODULES_REUSED "modules_reused"
-#define PPROF_COMMENT_MODULES_REFRESHES "modules_refreshes"
-#define PPROF_COMMENT_MODULES_UNREADABLE "modules_unreadable"
+/*
+ * Metadata comments. Every field of struct profile_meta a saved profile
+ * keeps is one row of the table in pprof_meta.c, which both the writer and
+ * the reader walk: a new field is one row there.
+ */
+#include <stddef.h>
+
+#include "profile/profile.h"
+
+/* Each "key: value" comment of m, in the table's order, through add. */
+void pprof_meta_write(const struct profile_meta *m,
+		      void (*add)(void *ctx, const char *key, const char *value), void *ctx);
+
+/*
+ * One comment read back: key (klen bytes) and its value. A known key with a
+ * value that parses sets its field; anything else is ignored, so files from
+ * other tools and newer framewalks read.
+ */
+void pprof_meta_read(struct profile_meta *m, const char *key, size_t klen, const char *value);
 
 #endif

@@ -13,8 +13,6 @@
 #include "util/strbuf.h"
 #include "util/util.h"
 
-static const struct profile *sort_profile;
-
 /* Round a non-negative value; past 2^53 every double is already integral. */
 static double round_pos(double x)
 {
@@ -22,10 +20,11 @@ static double round_pos(double x)
 }
 
 /* Counts grouped by thread, in profile order within a thread. */
-static int cmp_count(const void *a, const void *b)
+static int cmp_count(const void *a, const void *b, void *arg)
 {
+	const struct profile *p = arg;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	uint32_t tx = sort_profile->counts[x].thread, ty = sort_profile->counts[y].thread;
+	uint32_t tx = p->counts[x].thread, ty = p->counts[y].thread;
 
 	if (tx != ty)
 		return tx < ty ? -1 : 1;
@@ -40,146 +39,184 @@ static uint32_t *counts_by_thread(const struct profile *p, const struct output_o
 	for (size_t i = 0; i < p->ncounts; i++)
 		if (!o || thread_matches(p, p->counts[i].thread, o->thread))
 			idx[(*n)++] = (uint32_t)i;
-	sort_profile = p;
-	qsort(idx, *n, sizeof(*idx), cmp_count);
+	qsort_r(idx, *n, sizeof(*idx), cmp_count, (void *)p);
 	return idx;
 }
 
-int output_speedscope(const struct profile *p, FILE *f, const struct output_opts *o)
-{
-	const struct profile_meta *m = &p->meta;
-	/* weights in nanoseconds when the rate is known (and sane: it may come from a file) */
-	double period = m->rate_hz >= 0.001 && m->rate_hz <= 1e9 ? 1e9 / m->rate_hz : 0;
-	uint32_t *frame_index = xcalloc(p->nframes + 1, sizeof(*frame_index));
-	uint32_t *stack;
-	size_t maxdepth = 1;
-	struct strbuf sb = STRBUF_INIT;
-	uint32_t nframes = 0, active = 0, nprofiles = 0;
-	uint64_t best = 0;
+/* The counts of one speedscope file, grouped by thread, and its shared frames. */
+struct ss_writer {
+	const struct profile *p;
 	struct json j;
+	double period;              /* ns per sample; 0: weights are counts */
+	uint32_t *idx;              /* count indexes, grouped by thread */
 	size_t n;
-	uint32_t *idx = counts_by_thread(p, o, &n);
+	uint32_t *frame_index;      /* profile frame -> shared frame index + 1, 0: unused */
+	uint32_t nframes;
+	uint32_t *stack;            /* scratch for one stack */
+	size_t maxdepth;
+};
 
-	for (size_t i = 0; i < p->nnodes; i++)
-		if (p->nodes[i].depth > maxdepth)
-			maxdepth = p->nodes[i].depth;
-	stack = xmalloc(sizeof(*stack) * maxdepth);
-	/* shared frames, in order of first use */
-	for (size_t i = 0; i < n; i++)
-		for (uint32_t nd = p->counts[idx[i]].node; nd && nd < p->nnodes; nd = p->nodes[nd].parent)
-			if (!frame_index[p->nodes[nd].frame])
-				frame_index[p->nodes[nd].frame] = ++nframes;
-	/* the busiest thread becomes the active profile */
-	for (size_t i = 0; i < n;) {
-		uint32_t t = p->counts[idx[i]].thread;
+/* The shared frame list, in order of first use. */
+static void index_frames(struct ss_writer *w)
+{
+	const struct profile *p = w->p;
+
+	w->frame_index = xcalloc(p->nframes + 1, sizeof(*w->frame_index));
+	for (size_t i = 0; i < w->n; i++)
+		for (uint32_t nd = p->counts[w->idx[i]].node; nd && nd < p->nnodes; nd = p->nodes[nd].parent)
+			if (!w->frame_index[p->nodes[nd].frame])
+				w->frame_index[p->nodes[nd].frame] = ++w->nframes;
+}
+
+/* The busiest thread's profile index: the one speedscope opens first. */
+static uint32_t busiest_profile(const struct ss_writer *w)
+{
+	const struct profile *p = w->p;
+	uint32_t active = 0, nprofiles = 0;
+	uint64_t best = 0;
+
+	for (size_t i = 0; i < w->n;) {
+		uint32_t t = p->counts[w->idx[i]].thread;
 		uint64_t sum = 0;
 
-		for (; i < n && p->counts[idx[i]].thread == t; i++)
-			sum += p->counts[idx[i]].count;
+		for (; i < w->n && p->counts[w->idx[i]].thread == t; i++)
+			sum += p->counts[w->idx[i]].count;
 		if (sum > best) {
 			best = sum;
 			active = nprofiles;
 		}
 		nprofiles++;
 	}
+	return active;
+}
 
-	json_init(&j, f);
-	json_begin_object(&j);
-	json_key(&j, "$schema");
-	json_string(&j, "https://www.speedscope.app/file-format-schema.json");
-	json_key(&j, "name");
-	strbuf_addf(&sb, "framewalk: PID %d", (int)m->pid);
-	if (m->target && *m->target)
-		strbuf_addf(&sb, " %s", m->target);
-	json_string(&j, strbuf_str(&sb));
-	json_key(&j, "exporter");
-	json_string(&j, "framewalk");
-	json_key(&j, "activeProfileIndex");
-	json_uint(&j, active);
-	json_key(&j, "shared");
-	json_begin_object(&j);
-	json_key(&j, "frames");
-	json_begin_array(&j);
-	{
-		uint32_t *order = xcalloc(nframes + 1, sizeof(*order));
+static void write_frames(struct ss_writer *w)
+{
+	const struct profile *p = w->p;
+	uint32_t *order = xcalloc(w->nframes + 1, sizeof(*order));
 
-		for (size_t fi = 1; fi < p->nframes; fi++)
-			if (frame_index[fi])
-				order[frame_index[fi] - 1] = (uint32_t)fi;
-		for (uint32_t k = 0; k < nframes; k++) {
-			const struct pf_frame *fr = &p->frames[order[k]];
+	json_key(&w->j, "shared");
+	json_begin_object(&w->j);
+	json_key(&w->j, "frames");
+	json_begin_array(&w->j);
+	for (size_t fi = 1; fi < p->nframes; fi++)
+		if (w->frame_index[fi])
+			order[w->frame_index[fi] - 1] = (uint32_t)fi;
+	for (uint32_t k = 0; k < w->nframes; k++) {
+		const struct pf_frame *fr = &p->frames[order[k]];
 
-			json_newline(&j);
-			json_begin_object(&j);
-			json_key(&j, "name");
-			json_string(&j, profile_str(p, fr->name));
-			if (fr->file || fr->module) {
-				json_key(&j, "file");
-				json_string(&j, profile_str(p, fr->file ? fr->file : fr->module));
-			}
-			if (fr->line > 0) {
-				json_key(&j, "line");
-				json_int(&j, fr->line);
-			}
-			json_end_object(&j);
+		json_newline(&w->j);
+		json_begin_object(&w->j);
+		json_key(&w->j, "name");
+		json_string(&w->j, profile_str(p, fr->name));
+		if (fr->file || fr->module) {
+			json_key(&w->j, "file");
+			json_string(&w->j, profile_str(p, fr->file ? fr->file : fr->module));
 		}
-		free(order);
+		if (fr->line > 0) {
+			json_key(&w->j, "line");
+			json_int(&w->j, fr->line);
+		}
+		json_end_object(&w->j);
 	}
-	json_end_array(&j);
-	json_end_object(&j);
+	json_end_array(&w->j);
+	json_end_object(&w->j);
+	free(order);
+}
 
-	json_key(&j, "profiles");
-	json_begin_array(&j);
-	for (size_t i = 0; i < n;) {
-		uint32_t t = p->counts[idx[i]].thread;
-		size_t first = i, end;
-		double total = 0;
+/* One "sampled" profile: the thread of counts idx[first .. end). */
+static void write_thread_profile(struct ss_writer *w, size_t first, size_t end)
+{
+	const struct profile *p = w->p;
+	const struct pf_thread *th = &p->threads[p->counts[w->idx[first]].thread];
+	struct strbuf name = STRBUF_INIT;
+	double total = 0;
 
-		for (end = i; end < n && p->counts[idx[end]].thread == t; end++)
-			total += period ? (double)p->counts[idx[end]].count * period
-					: (double)p->counts[idx[end]].count;
-		json_newline(&j);
-		json_begin_object(&j);
-		json_key(&j, "type");
-		json_string(&j, "sampled");
-		json_key(&j, "name");
-		strbuf_reset(&sb);
-		strbuf_addf(&sb, "%s (%d)", profile_str(p, p->threads[t].name), (int)p->threads[t].tid);
-		json_string(&j, strbuf_str(&sb));
-		json_key(&j, "unit");
-		json_string(&j, period ? "nanoseconds" : "none");
-		json_key(&j, "startValue");
-		json_uint(&j, 0);
-		json_key(&j, "endValue");
-		json_double(&j, round_pos(total));
-		json_key(&j, "samples");
-		json_begin_array(&j);
-		for (i = first; i < end; i++) {
-			size_t depth = profile_node_frames(p, p->counts[idx[i]].node, stack, maxdepth);
+	for (size_t i = first; i < end; i++)
+		total += w->period ? (double)p->counts[w->idx[i]].count * w->period
+				   : (double)p->counts[w->idx[i]].count;
+	json_newline(&w->j);
+	json_begin_object(&w->j);
+	json_key(&w->j, "type");
+	json_string(&w->j, "sampled");
+	json_key(&w->j, "name");
+	strbuf_addf(&name, "%s (%d)", profile_str(p, th->name), (int)th->tid);
+	json_string(&w->j, strbuf_str(&name));
+	json_key(&w->j, "unit");
+	json_string(&w->j, w->period ? "nanoseconds" : "none");
+	json_key(&w->j, "startValue");
+	json_uint(&w->j, 0);
+	json_key(&w->j, "endValue");
+	json_double(&w->j, round_pos(total));
+	json_key(&w->j, "samples");
+	json_begin_array(&w->j);
+	for (size_t i = first; i < end; i++) {
+		size_t depth = profile_node_frames(p, p->counts[w->idx[i]].node, w->stack, w->maxdepth);
 
-			json_begin_array(&j);
-			for (size_t k = 0; k < depth; k++)
-				json_uint(&j, frame_index[stack[k]] - 1);
-			json_end_array(&j);
-		}
-		json_end_array(&j);
-		json_key(&j, "weights");
-		json_begin_array(&j);
-		for (i = first; i < end; i++) {
-			uint64_t c = p->counts[idx[i]].count;
-			json_double(&j, round_pos((double)c * (period ? period : 1)));
-		}
-		json_end_array(&j);
-		json_end_object(&j);
-		i = end;
+		json_begin_array(&w->j);
+		for (size_t k = 0; k < depth; k++)
+			json_uint(&w->j, w->frame_index[w->stack[k]] - 1);
+		json_end_array(&w->j);
 	}
-	json_end_array(&j);
-	json_end_object(&j);
-	json_newline(&j);
+	json_end_array(&w->j);
+	json_key(&w->j, "weights");
+	json_begin_array(&w->j);
+	for (size_t i = first; i < end; i++) {
+		uint64_t c = p->counts[w->idx[i]].count;
+
+		json_double(&w->j, round_pos((double)c * (w->period ? w->period : 1)));
+	}
+	json_end_array(&w->j);
+	json_end_object(&w->j);
+	strbuf_release(&name);
+}
+
+int output_speedscope(const struct profile *p, FILE *f, const struct output_opts *o)
+{
+	const struct profile_meta *m = &p->meta;
+	struct strbuf sb = STRBUF_INIT;
+	struct ss_writer w;
+
+	memset(&w, 0, sizeof(w));
+	w.p = p;
+	/* weights in nanoseconds when the rate is known */
+	w.period = profile_rate_known(m) ? 1e9 / m->rate_hz : 0;
+	w.idx = counts_by_thread(p, o, &w.n);
+	w.maxdepth = 1;
+	for (size_t i = 0; i < p->nnodes; i++)
+		if (p->nodes[i].depth > w.maxdepth)
+			w.maxdepth = p->nodes[i].depth;
+	w.stack = xmalloc(sizeof(*w.stack) * w.maxdepth);
+	index_frames(&w);
+
+	json_init(&w.j, f);
+	json_begin_object(&w.j);
+	json_key(&w.j, "$schema");
+	json_string(&w.j, "https://www.speedscope.app/file-format-schema.json");
+	json_key(&w.j, "name");
+	format_profile_title(&sb, p);
+	json_string(&w.j, strbuf_str(&sb));
+	json_key(&w.j, "exporter");
+	json_string(&w.j, "framewalk");
+	json_key(&w.j, "activeProfileIndex");
+	json_uint(&w.j, busiest_profile(&w));
+	write_frames(&w);
+	json_key(&w.j, "profiles");
+	json_begin_array(&w.j);
+	for (size_t i = 0, end; i < w.n; i = end) {
+		uint32_t t = p->counts[w.idx[i]].thread;
+
+		for (end = i; end < w.n && p->counts[w.idx[end]].thread == t; end++)
+			;
+		write_thread_profile(&w, i, end);
+	}
+	json_end_array(&w.j);
+	json_end_object(&w.j);
+	json_newline(&w.j);
 
 	strbuf_release(&sb);
-	free(idx);
-	free(stack);
-	free(frame_index);
-	return json_finish(&j);
+	free(w.idx);
+	free(w.stack);
+	free(w.frame_index);
+	return json_finish(&w.j);
 }

@@ -11,6 +11,7 @@
 
 #include "output/format.h"
 #include "output/output.h"
+#include "symbols/symbolize.h"
 #include "util/strbuf.h"
 #include "util/util.h"
 
@@ -21,61 +22,6 @@ void output_opts_default(struct output_opts *o)
 	o->limit = 20;
 	o->min_percent = 0.5;
 	o->thread = NULL;
-}
-
-int output_format_parse(const char *name, enum output_format *out)
-{
-	if (!strcmp(name, "text"))
-		*out = OUTPUT_TEXT;
-	else if (!strcmp(name, "collapsed"))
-		*out = OUTPUT_COLLAPSED;
-	else if (!strcmp(name, "html"))
-		*out = OUTPUT_HTML;
-	else if (!strcmp(name, "pprof"))
-		*out = OUTPUT_PPROF;
-	else if (!strcmp(name, "speedscope"))
-		*out = OUTPUT_SPEEDSCOPE;
-	else if (!strcmp(name, "gecko") || !strcmp(name, "firefox"))
-		*out = OUTPUT_GECKO;
-	else
-		return -EINVAL;
-	return 0;
-}
-
-enum output_format output_format_for_path(const char *path)
-{
-	if (str_ends_with(path, ".txt") || str_ends_with(path, ".report"))
-		return OUTPUT_TEXT;
-	if (str_ends_with(path, ".html") || str_ends_with(path, ".htm"))
-		return OUTPUT_HTML;
-	/* docs/FORMATS.md: plain .json is speedscope, as py-spy writes it */
-	if (str_ends_with(path, ".pb.gz") || str_ends_with(path, ".pprof") || str_ends_with(path, ".pb"))
-		return OUTPUT_PPROF;
-	if (str_ends_with(path, ".gecko.json"))
-		return OUTPUT_GECKO;
-	if (str_ends_with(path, ".json"))
-		return OUTPUT_SPEEDSCOPE;
-	return OUTPUT_COLLAPSED;
-}
-
-int output_write(const struct profile *p, enum output_format fmt, FILE *f,
-		 const struct output_opts *o)
-{
-	switch (fmt) {
-	case OUTPUT_TEXT:
-		return output_text(p, f, o);
-	case OUTPUT_COLLAPSED:
-		return output_collapsed(p, f, o);
-	case OUTPUT_HTML:
-		return output_html(p, f, o);
-	case OUTPUT_PPROF:
-		return output_pprof(p, f, o);
-	case OUTPUT_SPEEDSCOPE:
-		return output_speedscope(p, f, o);
-	case OUTPUT_GECKO:
-		return output_gecko(p, f, o);
-	}
-	return -EINVAL;
 }
 
 /* ---- the function-keyed view ----------------------------------------- */
@@ -98,21 +44,14 @@ static uint32_t fn_frame(struct profile *tree, const struct profile *p, uint32_t
 	return profile_frame_module(tree, (enum frame_kind)f->kind, name, file, 0, module, 0);
 }
 
-static void fn_view_build(struct fn_view *v, const struct profile *p, const struct output_opts *o)
+/* The tree: each count's stack, thread first, re-interned by function. */
+static void fn_view_intern(struct fn_view *v, const struct profile *p, const struct output_opts *o,
+			   uint32_t *frames)
 {
-	uint32_t *frames = xmalloc(sizeof(*frames) * (MAX_DEPTH + 1));
-	uint32_t *seen;
-	size_t seen_alloc = 0;
-	uint32_t generation = 0;
-
-	memset(v, 0, sizeof(*v));
-	profile_init(&v->tree);
-	seen = NULL;
 	for (size_t i = 0; i < p->ncounts; i++) {
 		const struct pf_count *c = &p->counts[i];
 		struct strbuf label = STRBUF_INIT;
 		size_t depth;
-		uint32_t node, leaf_fn = 0;
 
 		if (o && !thread_matches(p, c->thread, o->thread))
 			continue;
@@ -123,26 +62,19 @@ static void fn_view_build(struct fn_view *v, const struct profile *p, const stru
 		depth = profile_node_frames(p, c->node, frames + 1, MAX_DEPTH);
 		for (size_t k = 1; k <= depth; k++)
 			frames[k] = fn_frame(&v->tree, p, frames[k]);
-		node = profile_stack(&v->tree, frames, depth + 1);
-		profile_add(&v->tree, 0, node, c->count);
+		profile_add(&v->tree, 0, profile_stack(&v->tree, frames, depth + 1), c->count);
 		v->total += c->count;
-		/* self and total per function; recursion counted once per stack */
-		v->fn_self = xgrow(v->fn_self, sizeof(*v->fn_self), v->tree.nframes, &(size_t){0});
-		if (seen_alloc < v->tree.nframes) {
-			size_t old = seen_alloc;
-			seen = xgrow(seen, sizeof(*seen), v->tree.nframes, &seen_alloc);
-			memset(seen + old, 0, (seen_alloc - old) * sizeof(*seen));
-		}
-		(void)leaf_fn;
-		generation++;
-		(void)generation;
 	}
-	free(v->fn_self);
+}
+
+/* Self and total per function (recursion counted once per stack), and inclusive node totals. */
+static void fn_view_tally(struct fn_view *v, uint32_t *frames)
+{
+	uint32_t *seen = xcalloc(v->tree.nframes, sizeof(*seen));
+	uint32_t generation = 0;
+
 	v->fn_self = xcalloc(v->tree.nframes, sizeof(*v->fn_self));
 	v->fn_total = xcalloc(v->tree.nframes, sizeof(*v->fn_total));
-	free(seen);
-	seen = xcalloc(v->tree.nframes, sizeof(*seen));
-	generation = 0;
 	for (size_t i = 0; i < v->tree.ncounts; i++) {
 		const struct pf_count *c = &v->tree.counts[i];
 		size_t depth = profile_node_frames(&v->tree, c->node, frames, MAX_DEPTH + 1);
@@ -165,6 +97,16 @@ static void fn_view_build(struct fn_view *v, const struct profile *p, const stru
 	for (size_t n = v->tree.nnodes; n-- > 1;)
 		v->node_total[v->tree.nodes[n].parent] += v->node_total[n];
 	free(seen);
+}
+
+static void fn_view_build(struct fn_view *v, const struct profile *p, const struct output_opts *o)
+{
+	uint32_t *frames = xmalloc(sizeof(*frames) * (MAX_DEPTH + 1));
+
+	memset(v, 0, sizeof(*v));
+	profile_init(&v->tree);
+	fn_view_intern(v, p, o, frames);
+	fn_view_tally(v, frames);
 	free(frames);
 }
 
@@ -182,6 +124,84 @@ static double pct(uint64_t part, uint64_t whole)
 }
 
 /* ---- header ------------------------------------------------------------ */
+
+#define NAMES_TOP_MODULES 3
+
+struct unnamed_module {
+	uint32_t module;
+	uint32_t name;              /* a frame's name, for code outside any file */
+	uint64_t samples;
+};
+
+static int cmp_unnamed(const void *a, const void *b)
+{
+	const struct unnamed_module *x = a, *y = b;
+
+	return x->samples < y->samples ? 1 : x->samples > y->samples ? -1 : 0;
+}
+
+/*
+ * "Names:" line: of the samples whose innermost frame (below kernel and
+ * [wait] frames) is native code, the share with a function name, and the
+ * modules of the rest (where a debug package or debuginfod would help).
+ */
+static void print_names(const struct profile *p, FILE *f, struct strbuf *sb)
+{
+	struct unnamed_module *mods = NULL;
+	size_t nmods = 0, alloc = 0;
+	uint64_t native = 0, named = 0;
+
+	for (size_t i = 0; i < p->ncounts; i++) {
+		const struct pf_count *c = &p->counts[i];
+		const struct pf_frame *fr = NULL;
+		size_t k;
+
+		for (uint32_t node = c->node; node; node = p->nodes[node].parent) {
+			fr = &p->frames[p->nodes[node].frame];
+			if (fr->kind != FRAME_KERNEL && fr->kind != FRAME_OTHER)
+				break;
+			fr = NULL;
+		}
+		if (!fr || fr->kind != FRAME_NATIVE)
+			continue;
+		native += c->count;
+		if (!symbolize_name_is_address(profile_str(p, fr->name))) {
+			named += c->count;
+			continue;
+		}
+		/* By module; code outside any file by its range ("[anon]", "[vdso]"). */
+		for (k = 0; k < nmods && mods[k].module != fr->module; k++)
+			;
+		if (k == nmods) {
+			mods = xgrow(mods, sizeof(*mods), nmods + 1, &alloc);
+			mods[nmods].module = fr->module;
+			mods[nmods].name = fr->name;
+			mods[nmods++].samples = 0;
+		}
+		mods[k].samples += c->count;
+	}
+	if (!native)
+		return;
+	qsort(mods, nmods, sizeof(*mods), cmp_unnamed);
+	fprintf(f, "Names:     %.1f%% of %" PRIu64 " samples in native code have a function name",
+		pct(named, native), native);
+	for (size_t k = 0; k < nmods && k < NAMES_TOP_MODULES; k++) {
+		const char *path = profile_str(p, mods[k].module);
+		const char *base = strrchr(path, '/');
+		const char *name = profile_str(p, mods[k].name);
+
+		sb->len = 0;
+		if (mods[k].module)
+			escape_append(sb, base ? base + 1 : path, ESCAPE_TERMINAL);
+		else
+			strbuf_add(sb, name, strcspn(name, "+"));
+		fprintf(f, "%s%s %" PRIu64, k ? ", " : "; without: ", strbuf_str(sb), mods[k].samples);
+	}
+	if (nmods > NAMES_TOP_MODULES)
+		fprintf(f, ", ...");
+	fputc('\n', f);
+	free(mods);
+}
 
 static void print_header(const struct profile *p, FILE *f)
 {
@@ -236,6 +256,7 @@ static void print_header(const struct profile *p, FILE *f)
 			escape_append(&sb, m->unwind_breaks, ESCAPE_TERMINAL);
 			fprintf(f, "Breaks:    %s\n", strbuf_str(&sb));
 		}
+		print_names(p, f, &sb);
 		if (m->stopped_ns_total)
 			fprintf(f, "Stopped:   mean %.1f us, max %.1f us per thread sample\n",
 				(double)m->stopped_ns_total / (double)m->native_stacks / 1e3,
@@ -320,12 +341,11 @@ struct children {
 	uint32_t *list;
 };
 
-static const struct fn_view *sort_view;
-
-static int cmp_child(const void *a, const void *b)
+static int cmp_child(const void *a, const void *b, void *arg)
 {
-	uint64_t x = sort_view->node_total[*(const uint32_t *)a];
-	uint64_t y = sort_view->node_total[*(const uint32_t *)b];
+	const struct fn_view *v = arg;
+	uint64_t x = v->node_total[*(const uint32_t *)a];
+	uint64_t y = v->node_total[*(const uint32_t *)b];
 	return x < y ? 1 : (x > y ? -1 : 0);
 }
 
@@ -347,9 +367,8 @@ static void children_build(struct children *ch, const struct fn_view *v)
 		uint32_t parent = v->tree.nodes[i].parent;
 		ch->list[ch->first[parent] + fill[parent]++] = (uint32_t)i;
 	}
-	sort_view = v;
 	for (size_t i = 0; i < n; i++)
-		qsort(ch->list + ch->first[i], ch->count[i], sizeof(uint32_t), cmp_child);
+		qsort_r(ch->list + ch->first[i], ch->count[i], sizeof(uint32_t), cmp_child, (void *)v);
 	free(fill);
 }
 
@@ -509,12 +528,11 @@ static void wait_summary(const struct profile *p, uint32_t thread, struct strbuf
 	}
 }
 
-static const struct profile *cpu_view;
-
-static int cmp_thread_cpu(const void *a, const void *b)
+static int cmp_thread_cpu(const void *a, const void *b, void *arg)
 {
-	const struct pf_thread *x = &cpu_view->threads[*(const uint32_t *)a];
-	const struct pf_thread *y = &cpu_view->threads[*(const uint32_t *)b];
+	const struct profile *p = arg;
+	const struct pf_thread *x = &p->threads[*(const uint32_t *)a];
+	const struct pf_thread *y = &p->threads[*(const uint32_t *)b];
 
 	if (x->cpu_ns != y->cpu_ns)
 		return x->cpu_ns < y->cpu_ns ? 1 : -1;
@@ -542,8 +560,7 @@ static void print_time_summary(const struct profile *p, FILE *f, const struct ou
 	order = xmalloc(sizeof(*order) * (p->nthreads ? p->nthreads : 1));
 	for (size_t i = 0; i < p->nthreads; i++)
 		order[i] = (uint32_t)i;
-	cpu_view = p;
-	qsort(order, p->nthreads, sizeof(*order), cmp_thread_cpu);
+	qsort_r(order, p->nthreads, sizeof(*order), cmp_thread_cpu, (void *)p);
 	for (size_t k = 0; k < p->nthreads; k++) {
 		size_t i = order[k];
 		const struct pf_thread *t = &p->threads[i];

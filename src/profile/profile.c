@@ -1,101 +1,46 @@
 /*
- * Implementation of profile.h. Every table is an array plus an
- * open-addressing index of ids into it; the index is rebuilt on growth.
+ * Implementation of profile.h. Every table is an array plus a hash index
+ * of ids into it (util/hashidx.h).
  */
 #include "profile/profile.h"
 #include "util/util.h"
 
-typedef uint64_t (*hash_fn)(const struct profile *p, uint32_t id);
-
-static uint64_t mix(uint64_t h)
+static uint64_t string_hash(const void *owner, uint32_t id)
 {
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ull;
-	h ^= h >> 33;
-	return h;
-}
+	const struct profile *p = owner;
 
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ull;
-	}
-	return mix(h);
-}
-
-static uint64_t string_hash(const struct profile *p, uint32_t id)
-{
 	return hash_bytes(p->strings[id], p->string_len[id]);
 }
 
 static uint64_t frame_hash_of(const struct pf_frame *f)
 {
-	return mix(((uint64_t)f->name << 32 | f->file) ^
-		   mix((uint64_t)(uint32_t)f->line << 8 | f->kind) ^ mix((uint64_t)f->module << 32 | f->build_id));
+	return hash_mix64(((uint64_t)f->name << 32 | f->file) ^
+			  hash_mix64((uint64_t)(uint32_t)f->line << 8 | f->kind) ^
+			  hash_mix64((uint64_t)f->module << 32 | f->build_id));
 }
 
-static uint64_t frame_hash(const struct profile *p, uint32_t id)
+static uint64_t frame_hash(const void *owner, uint32_t id)
 {
-	return frame_hash_of(&p->frames[id]);
+	return frame_hash_of(&((const struct profile *)owner)->frames[id]);
 }
 
-static uint64_t node_hash_of(uint32_t parent, uint32_t frame)
+static uint64_t pair_hash(uint32_t a, uint32_t b)
 {
-	return mix((uint64_t)parent << 32 | frame);
+	return hash_mix64((uint64_t)a << 32 | b);
 }
 
-static uint64_t node_hash(const struct profile *p, uint32_t id)
+static uint64_t node_hash(const void *owner, uint32_t id)
 {
-	return node_hash_of(p->nodes[id].parent, p->nodes[id].frame);
+	const struct pf_node *n = &((const struct profile *)owner)->nodes[id];
+
+	return pair_hash(n->parent, n->frame);
 }
 
-static uint64_t count_hash_of(uint32_t thread, uint32_t node)
+static uint64_t count_hash(const void *owner, uint32_t id)
 {
-	return mix((uint64_t)thread << 32 | node);
-}
+	const struct pf_count *c = &((const struct profile *)owner)->counts[id];
 
-static uint64_t count_hash(const struct profile *p, uint32_t id)
-{
-	return count_hash_of(p->counts[id].thread, p->counts[id].node);
-}
-
-/* Slots hold id + 1; 0 is empty. */
-static void table_rebuild(struct profile *p, struct pf_table *t, size_t n, hash_fn hash,
-			  uint32_t first)
-{
-	free(t->slots);
-	t->cap = 64;
-	while (t->cap < n * 2 + 2)
-		t->cap *= 2;
-	t->slots = xcalloc(t->cap, sizeof(*t->slots));
-	t->n = 0;
-	for (uint32_t id = first; id < n; id++) {
-		size_t i = (size_t)hash(p, id) & (t->cap - 1);
-		while (t->slots[i])
-			i = (i + 1) & (t->cap - 1);
-		t->slots[i] = id + 1;
-		t->n++;
-	}
-}
-
-static void table_insert(struct profile *p, struct pf_table *t, uint32_t id, uint64_t h,
-			 size_t n, hash_fn hash, uint32_t first)
-{
-	size_t i;
-
-	if ((t->n + 1) * 2 > t->cap) {
-		table_rebuild(p, t, n, hash, first);
-		return;   /* rebuild indexed every id below n, including id */
-	}
-	i = (size_t)h & (t->cap - 1);
-	while (t->slots[i])
-		i = (i + 1) & (t->cap - 1);
-	t->slots[i] = id + 1;
-	t->n++;
+	return pair_hash(c->thread, c->node);
 }
 
 void profile_init(struct profile *p)
@@ -116,14 +61,14 @@ void profile_release(struct profile *p)
 		free(p->strings[i]);
 	free(p->strings);
 	free(p->string_len);
-	free(p->string_index.slots);
+	hidx_release(&p->string_index);
 	free(p->frames);
-	free(p->frame_index.slots);
+	hidx_release(&p->frame_index);
 	free(p->nodes);
-	free(p->node_index.slots);
+	hidx_release(&p->node_index);
 	free(p->threads);
 	free(p->counts);
-	free(p->count_index.slots);
+	hidx_release(&p->count_index);
 	free(p->meta.target);
 	free(p->meta.python_version);
 	free(p->meta.backend);
@@ -136,23 +81,19 @@ void profile_release(struct profile *p)
 uint32_t profile_string(struct profile *p, const char *s, size_t len)
 {
 	uint64_t h = hash_bytes(s ? s : "", len);
-	struct pf_table *t = &p->string_index;
+	size_t pos = hidx_start(&p->string_index, h);
 	uint32_t id;
 
-	if (t->cap) {
-		for (size_t i = (size_t)h & (t->cap - 1); t->slots[i]; i = (i + 1) & (t->cap - 1)) {
-			id = t->slots[i] - 1;
-			if (p->string_len[id] == len && !memcmp(p->strings[id], s, len))
-				return id;
-		}
-	}
+	while ((id = hidx_next(&p->string_index, &pos)) != HIDX_NONE)
+		if (p->string_len[id] == len && !memcmp(p->strings[id], s, len))
+			return id;
 	id = (uint32_t)p->nstrings;
 	p->strings = xgrow(p->strings, sizeof(*p->strings), p->nstrings + 1, &p->strings_alloc);
 	p->string_len = xrealloc(p->string_len, p->strings_alloc * sizeof(*p->string_len));
 	p->strings[id] = xstrndup(s ? s : "", len);
 	p->string_len[id] = (uint32_t)len;
 	p->nstrings++;
-	table_insert(p, t, id, h, p->nstrings, string_hash, 0);
+	hidx_insert(&p->string_index, h, id, string_hash, p);
 	return id;
 }
 
@@ -165,23 +106,22 @@ uint32_t profile_frame_module(struct profile *p, enum frame_kind kind, uint32_t 
 			      uint32_t file, int32_t line, uint32_t module, uint32_t build_id)
 {
 	struct pf_frame f = { name, file, line, (uint8_t)kind, module, build_id };
-	struct pf_table *t = &p->frame_index;
 	uint64_t h = frame_hash_of(&f);
+	size_t pos = hidx_start(&p->frame_index, h);
 	uint32_t id;
 
-	if (t->cap) {
-		for (size_t i = (size_t)h & (t->cap - 1); t->slots[i]; i = (i + 1) & (t->cap - 1)) {
-			const struct pf_frame *g = &p->frames[t->slots[i] - 1];
-			if (g->name == name && g->file == file && g->line == line && g->kind == kind &&
-			    g->module == module && g->build_id == build_id)
-				return t->slots[i] - 1;
-		}
+	while ((id = hidx_next(&p->frame_index, &pos)) != HIDX_NONE) {
+		const struct pf_frame *g = &p->frames[id];
+
+		if (g->name == name && g->file == file && g->line == line && g->kind == kind &&
+		    g->module == module && g->build_id == build_id)
+			return id;
 	}
 	id = (uint32_t)p->nframes;
 	p->frames = xgrow(p->frames, sizeof(*p->frames), p->nframes + 1, &p->frames_alloc);
 	p->frames[id] = f;
 	p->nframes++;
-	table_insert(p, t, id, h, p->nframes, frame_hash, 1);
+	hidx_insert(&p->frame_index, h, id, frame_hash, p);
 	return id;
 }
 
@@ -193,24 +133,20 @@ uint32_t profile_frame(struct profile *p, enum frame_kind kind, uint32_t name,
 
 static uint32_t node_child(struct profile *p, uint32_t parent, uint32_t frame)
 {
-	struct pf_table *t = &p->node_index;
-	uint64_t h = node_hash_of(parent, frame);
+	uint64_t h = pair_hash(parent, frame);
+	size_t pos = hidx_start(&p->node_index, h);
 	uint32_t id;
 
-	if (t->cap) {
-		for (size_t i = (size_t)h & (t->cap - 1); t->slots[i]; i = (i + 1) & (t->cap - 1)) {
-			const struct pf_node *n = &p->nodes[t->slots[i] - 1];
-			if (n->parent == parent && n->frame == frame)
-				return t->slots[i] - 1;
-		}
-	}
+	while ((id = hidx_next(&p->node_index, &pos)) != HIDX_NONE)
+		if (p->nodes[id].parent == parent && p->nodes[id].frame == frame)
+			return id;
 	id = (uint32_t)p->nnodes;
 	p->nodes = xgrow(p->nodes, sizeof(*p->nodes), p->nnodes + 1, &p->nodes_alloc);
 	p->nodes[id].parent = parent;
 	p->nodes[id].frame = frame;
 	p->nodes[id].depth = p->nodes[parent].depth + 1;
 	p->nnodes++;
-	table_insert(p, t, id, h, p->nnodes, node_hash, 1);
+	hidx_insert(&p->node_index, h, id, node_hash, p);
 	return id;
 }
 
@@ -233,8 +169,6 @@ uint32_t profile_thread(struct profile *p, pid_t pid, pid_t tid, const char *nam
 		}
 	}
 	p->threads = xgrow(p->threads, sizeof(*p->threads), p->nthreads + 1, &p->threads_alloc);
-	p->threads[p->nthreads].pid = pid;
-	p->threads[p->nthreads].tid = tid;
 	memset(&p->threads[p->nthreads], 0, sizeof(p->threads[p->nthreads]));
 	p->threads[p->nthreads].pid = pid;
 	p->threads[p->nthreads].tid = tid;
@@ -244,17 +178,16 @@ uint32_t profile_thread(struct profile *p, pid_t pid, pid_t tid, const char *nam
 
 void profile_add(struct profile *p, uint32_t thread, uint32_t node, uint64_t count)
 {
-	struct pf_table *t = &p->count_index;
-	uint64_t h = count_hash_of(thread, node);
+	uint64_t h = pair_hash(thread, node);
+	size_t pos = hidx_start(&p->count_index, h);
 	uint32_t id;
 
-	if (t->cap) {
-		for (size_t i = (size_t)h & (t->cap - 1); t->slots[i]; i = (i + 1) & (t->cap - 1)) {
-			struct pf_count *c = &p->counts[t->slots[i] - 1];
-			if (c->thread == thread && c->node == node) {
-				c->count += count;
-				return;
-			}
+	while ((id = hidx_next(&p->count_index, &pos)) != HIDX_NONE) {
+		struct pf_count *c = &p->counts[id];
+
+		if (c->thread == thread && c->node == node) {
+			c->count += count;
+			return;
 		}
 	}
 	id = (uint32_t)p->ncounts;
@@ -263,7 +196,7 @@ void profile_add(struct profile *p, uint32_t thread, uint32_t node, uint64_t cou
 	p->counts[id].node = node;
 	p->counts[id].count = count;
 	p->ncounts++;
-	table_insert(p, t, id, h, p->ncounts, count_hash, 0);
+	hidx_insert(&p->count_index, h, id, count_hash, p);
 }
 
 size_t profile_node_frames(const struct profile *p, uint32_t node, uint32_t *out, size_t max)
@@ -288,4 +221,9 @@ uint64_t profile_total(const struct profile *p)
 	for (size_t i = 0; i < p->ncounts; i++)
 		t += p->counts[i].count;
 	return t;
+}
+
+int profile_rate_known(const struct profile_meta *m)
+{
+	return m->rate_hz >= 0.001 && m->rate_hz <= 1e9;
 }

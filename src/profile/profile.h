@@ -3,7 +3,8 @@
  * distinct string, frame and stack is stored once: strings and frames in
  * interned tables, stacks as nodes of a prefix tree (a stack is the id of its
  * innermost node), so memory grows with the number of distinct stacks, not
- * with the number of samples. Counts are kept per (thread, stack).
+ * with the number of samples. Counts are kept per (thread, stack). Each table
+ * is an array with a hash index of its ids (util/hashidx.h).
  */
 #ifndef FRAMEWALK_PROFILE_PROFILE_H
 #define FRAMEWALK_PROFILE_PROFILE_H
@@ -11,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+#include "util/hashidx.h"
 
 enum frame_kind {
 	FRAME_PYTHON = 0,
@@ -49,11 +52,6 @@ struct pf_count {
 	uint32_t thread;    /* index into threads */
 	uint32_t node;      /* innermost node of the stack */
 	uint64_t count;
-};
-
-struct pf_table {           /* open addressing over ids, hash and compare by caller */
-	uint32_t *slots;
-	size_t cap, n;
 };
 
 struct profile_meta {
@@ -95,22 +93,22 @@ struct profile {
 	char **strings;
 	uint32_t *string_len;
 	size_t nstrings, strings_alloc;
-	struct pf_table string_index;
+	struct hidx string_index;
 	/* frames: id 0 unused */
 	struct pf_frame *frames;
 	size_t nframes, frames_alloc;
-	struct pf_table frame_index;
+	struct hidx frame_index;
 	/* nodes: id 0 is the root */
 	struct pf_node *nodes;
 	size_t nnodes, nodes_alloc;
-	struct pf_table node_index;
+	struct hidx node_index;
 	/* threads */
 	struct pf_thread *threads;
 	size_t nthreads, threads_alloc;
 	/* counts */
 	struct pf_count *counts;
 	size_t ncounts, counts_alloc;
-	struct pf_table count_index;
+	struct hidx count_index;
 	struct profile_meta meta;
 };
 
@@ -135,9 +133,18 @@ uint32_t profile_stack(struct profile *p, const uint32_t *frames, size_t n);
 uint32_t profile_thread(struct profile *p, pid_t pid, pid_t tid, const char *name);
 void profile_add(struct profile *p, uint32_t thread, uint32_t node, uint64_t count);
 
-/* Frames of a node, outermost first, into out (capacity max). Returns depth. */
+/*
+ * Frames of a node, outermost first, into out (capacity max); of a stack
+ * deeper than max, its innermost max frames. Returns how many.
+ */
 size_t profile_node_frames(const struct profile *p, uint32_t node, uint32_t *out, size_t max);
 
 uint64_t profile_total(const struct profile *p);
+
+/*
+ * Is the requested rate usable to turn counts into time? A rate read from a
+ * file can be anything (0, negative, NaN, 1e300): only 1 mHz to 1 GHz is.
+ */
+int profile_rate_known(const struct profile_meta *m);
 
 #endif

@@ -11,49 +11,21 @@
 #include <sys/stat.h>
 
 #include "python/discover.h"
+#include "python/version.h"
 #include "target/elfsym.h"
 #include "target/proc.h"
 #include "util/util.h"
 
 #define DEBUG_COOKIE "xdebugpy"
 
-/* "libpython3.12.so.1.0" -> 12, "python3.9" -> 9; "libpython2.7.so" -> major 2. */
-static int version_from_name(const char *path, int *major, int *minor)
-{
-	const char *base = strrchr(path, '/');
-	const char *p;
-	long ma, mi;
-	char *end;
-
-	base = base ? base + 1 : path;
-	p = strstr(base, "python");
-	if (!p)
-		return -ENOENT;
-	p += 6;
-	ma = strtol(p, &end, 10);
-	if (end == p || *end != '.')
-		return -ENOENT;
-	p = end + 1;
-	mi = strtol(p, &end, 10);
-	if (end == p || ma < 2 || ma > 3 || mi < 0 || mi > 99)
-		return -ENOENT;
-	*major = (int)ma;
-	*minor = (int)mi;
-	return 0;
-}
-
 static int is_libpython(const char *path)
 {
-	const char *base = strrchr(path, '/');
-	base = base ? base + 1 : path;
-	return !strncmp(base, "libpython", 9);
+	return !strncmp(path_base(path), "libpython", 9);
 }
 
 static int looks_like_python(const char *path)
 {
-	const char *base = strrchr(path, '/');
-	base = base ? base + 1 : path;
-	return is_libpython(path) || !strncmp(base, "python", 6);
+	return is_libpython(path) || !strncmp(path_base(path), "python", 6);
 }
 
 static void set_version(struct py_target *t, int major, int minor, int micro)
@@ -67,35 +39,16 @@ static void set_version(struct py_target *t, int major, int minor, int micro)
 		xsnprintf(t->version, sizeof(t->version), "%d.%d", major, minor);
 }
 
-/* The version of an ELF module from Py_Version, .rodata, or its name. */
+/* The version of an ELF module (python/version.h); major 0 when unknown. */
 static void module_version(struct elf_file *ef, const char *path, struct py_target *t)
 {
-	uint64_t addr;
-	uint32_t hex;
-	int major = 0, minor = -1;
-	char prefix[16], str[32];
+	struct py_version v;
 
-	if (!elf_file_symbol(ef, "Py_Version", &addr, NULL) &&
-	    !elf_file_read_vaddr(ef, addr, &hex, sizeof(hex)) && (hex >> 24) == 3) {
-		set_version(t, 3, (hex >> 16) & 0xff, (hex >> 8) & 0xff);
+	if (py_module_version(ef, path, &v)) {
+		t->major = 0;
 		return;
 	}
-	if (!version_from_name(path, &major, &minor)) {
-		xsnprintf(prefix, sizeof(prefix), "%d.%d.", major, minor);
-		if (!elf_file_find_version_string(ef, prefix, str, sizeof(str)))
-			set_version(t, major, minor, (int)strtol(str + strlen(prefix), NULL, 10));
-		else
-			set_version(t, major, minor, -1);
-		return;
-	}
-	for (minor = 8; minor <= 12; minor++) {
-		xsnprintf(prefix, sizeof(prefix), "3.%d.", minor);
-		if (!elf_file_find_version_string(ef, prefix, str, sizeof(str))) {
-			set_version(t, 3, minor, (int)strtol(str + strlen(prefix), NULL, 10));
-			return;
-		}
-	}
-	t->major = 0;
+	set_version(t, v.major, v.minor, v.micro);
 }
 
 /* Where _PyRuntime is in the file: the .PyRuntime section, or the symbol. */
@@ -187,8 +140,11 @@ static int read_debug_offsets(struct target_mem *mem, struct py_target *t, struc
 	set_version(t, 3, minor, (int)((version >> 8) & 0xff));
 	layout = py_debug_layout(minor);
 	if (!layout) {
+		int lo, hi;
+
+		py_debug_offsets_minors(&lo, &hi);
 		strbuf_addf(why, "Python %s is not supported (framewalk knows the debug-offsets layout "
-			    "of 3.13 to 3.15)", t->version);
+			    "of 3.%d to 3.%d)", t->version, lo, hi);
 		return -ENOTSUP;
 	}
 	block = xmalloc((size_t)layout->block_size);
@@ -204,15 +160,18 @@ static int read_debug_offsets(struct target_mem *mem, struct py_target *t, struc
 	return 0;
 }
 
+static int unsupported(const struct py_target *t, struct strbuf *why)
+{
+	py_unsupported_why(why, t->version);
+	return -ENOTSUP;
+}
+
 static int use_builtin_offsets(struct py_target *t, struct strbuf *why)
 {
 	const struct py_offsets *off = py_offsets_builtin(t->minor);
 
-	if (t->major != 3 || !off) {
-		strbuf_addf(why, "Python %s is not supported (framewalk reads CPython 3.8 to 3.15)",
-			    t->version);
-		return -ENOTSUP;
-	}
+	if (t->major != 3 || !off)
+		return unsupported(t, why);
 	t->offsets = *off;
 	return 0;
 }
@@ -236,7 +195,7 @@ static int try_module(struct py_target *t, const struct proc_map *base, int *ope
 	}
 	if (runtime_vaddr(ef, &vaddr) || elf_file_load_delta(ef, &delta)) {
 		/* A python without _PyRuntime is too old (<= 3.6) or not CPython. */
-		if (looks_like_python(path) && !version_from_name(path, &t->major, &t->minor)) {
+		if (looks_like_python(path) && !py_version_from_name(path, &t->major, &t->minor)) {
 			module_version(ef, path, t);
 			elf_file_close(ef);
 			return 2;
@@ -281,7 +240,7 @@ int py_discover(pid_t pid, struct target_mem *mem, struct py_target *t, struct s
 {
 	const struct proc_map *exe_map, *unopened = NULL;
 	struct proc_maps maps;
-	int ret, found = 0, too_old, open_err = 0;
+	int ret, found = 0, too_old, open_err = 0, debug_lo, debug_hi;
 
 	memset(t, 0, sizeof(*t));
 	t->pid = pid;
@@ -342,11 +301,8 @@ int py_discover(pid_t pid, struct target_mem *mem, struct py_target *t, struct s
 	if (found != 1 && unopened)
 		explain_unopened(pid, unopened, open_err, why);
 	proc_maps_release(&maps);
-	if (found != 1 && too_old && !unopened) {
-		strbuf_addf(why, "Python %s is not supported (framewalk reads CPython 3.8 to 3.15)",
-			    t->version);
-		return -ENOTSUP;
-	}
+	if (found != 1 && too_old && !unopened)
+		return unsupported(t, why);
 	if (found != 1 && why->len) {
 		/* Not a question of Python: a file of the process could not be opened. */
 		return open_err == -EPERM || open_err == -EACCES ? -EACCES :
@@ -357,7 +313,9 @@ int py_discover(pid_t pid, struct target_mem *mem, struct py_target *t, struct s
 			    "(_PyRuntime) in its executable or a libpython", (int)pid, t->exe);
 		return -ENOEXEC;
 	}
-	if (t->major == 3 && t->minor >= 13)
+	/* From the first version with _Py_DebugOffsets on, the target describes itself. */
+	py_debug_offsets_minors(&debug_lo, &debug_hi);
+	if (t->major == 3 && t->minor >= debug_lo)
 		return read_debug_offsets(mem, t, why);
 	return use_builtin_offsets(t, why);
 }

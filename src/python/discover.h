@@ -6,7 +6,8 @@
  * 3.13+). ELF files are opened through the mappings themselves
  * (target/proc.h: proc_map_open), so a process in a container or chroot
  * resolves to its own files, and one whose executable or libpython was
- * deleted or replaced on disk since it started to the files it runs.
+ * deleted or replaced on disk since it started to the files it runs. Which
+ * version a module is and which versions are supported: version.h.
  */
 #ifndef FRAMEWALK_PYTHON_DISCOVER_H
 #define FRAMEWALK_PYTHON_DISCOVER_H
@@ -16,6 +17,7 @@
 #include <sys/types.h>
 
 #include "python/offsets.h"
+#include "python/version.h"
 #include "target/memory.h"
 #include "util/strbuf.h"
 

@@ -18,6 +18,8 @@
 #define GLIBC_PTHREAD_TID_OFF 0x2d0
 #define TABLE_MAX (1u << 20)
 #define CODE_RECHECK_NS 1000000000ull
+/* C stack copied below a cframe or entry frame, where nested calls put theirs. */
+#define C_STACK_WINDOW 4096
 
 static uint64_t get_u64(const uint8_t *buf, int32_t off)
 {
@@ -254,6 +256,12 @@ static int read_code(struct py_reader *r, uint64_t addr, struct py_code **out)
 	}
 	for (int i = 0; i < 4; i++)
 		c->line_cache_key[i] = -1;
+	/*
+	 * The interpreter's own shim code (3.13+ runs a class's __init__
+	 * through _Py_InitCleanup, named and filed "__init__", line 0): not a
+	 * user's frame. Compiled code starts at line 1.
+	 */
+	c->internal = c->firstlineno == 0 && !strcmp(c->name, c->file);
 	*out = c;
 	return 0;
 }
@@ -316,9 +324,9 @@ static int reader_code(struct py_reader *r, uint64_t addr, struct py_code **out,
 	if (r->codes_cap) {
 		slot = code_slot(r, addr);
 		if (r->codes[slot]) {
-			r->mem->log_off++;
+			mem_uncached_begin(r->mem);
 			ret = code_still_valid(r, r->codes[slot], now);
-			r->mem->log_off--;
+			mem_uncached_end(r->mem);
 			if (ret) {
 				*out = r->codes[slot];
 				return 0;
@@ -327,9 +335,9 @@ static int reader_code(struct py_reader *r, uint64_t addr, struct py_code **out,
 			code_cache_remove(r, slot);
 		}
 	}
-	r->mem->log_off++;
+	mem_uncached_begin(r->mem);
 	ret = read_code(r, addr, &c);
-	r->mem->log_off--;
+	mem_uncached_end(r->mem);
 	r->stats.code_misses++;
 	if (ret) {
 		r->stats.code_errors++;
@@ -446,17 +454,35 @@ static int32_t tid_from_pthread(struct py_reader *r, uint64_t pthread_id)
 	return found;
 }
 
+static int read_threads(struct py_reader *r, const struct py_offsets *o, uint8_t *buf,
+			struct py_thread_info *out, size_t max, size_t *n);
+
 int py_reader_threads(struct py_reader *r, struct py_thread_info *out, size_t max, size_t *n)
 {
 	const struct py_offsets *o = r->off;
 	uint8_t buf[1024];
-	uint64_t interp, ts, now;
 	size_t count = 0;
 	int ret;
 
 	*n = 0;
 	if ((size_t)o->tstate_size > sizeof(buf))
 		return -EFAULT;
+	/* The thread states name each thread's current frame: the copy's anchor. */
+	mem_set_order(r->mem, MEM_ORDER_ANCHOR);
+	ret = read_threads(r, o, buf, out, max, &count);
+	mem_set_order(r->mem, MEM_ORDER_LATE);
+	if (!ret)
+		*n = count;
+	return ret;
+}
+
+static int read_threads(struct py_reader *r, const struct py_offsets *o, uint8_t *buf,
+			struct py_thread_info *out, size_t max, size_t *n)
+{
+	uint64_t interp, ts, now;
+	size_t count = 0;
+	int ret;
+
 	ret = read_interp(r, &interp);
 	if (ret)
 		return ret;
@@ -499,8 +525,17 @@ int py_reader_threads(struct py_reader *r, struct py_thread_info *out, size_t ma
 		frame = get_u64(buf, o->tstate_frame);
 		t->frame_slot = ts + (uint64_t)o->tstate_frame;
 		if (o->cframe_current_frame != PYOFF_NONE && frame) {
+			/*
+			 * 3.11/3.12: the cframe lives on the C stack: copied before
+			 * the anchor, with the C stack below it, where the cframes
+			 * of nested evaluations will be.
+			 */
 			t->frame_slot = frame + (uint64_t)o->cframe_current_frame;
+			mem_remember(r->mem, t->frame_slot - C_STACK_WINDOW, C_STACK_WINDOW,
+				     MEM_ORDER_EARLY);
+			mem_set_order(r->mem, MEM_ORDER_EARLY);
 			ret = mem_read_u64(r->mem, t->frame_slot, &frame);
+			mem_set_order(r->mem, MEM_ORDER_ANCHOR);
 			if (ret)
 				return ret;
 		}
@@ -531,10 +566,111 @@ static int generator_frame(const struct py_offsets *o, const uint8_t *buf)
 	return 0;
 }
 
+/* The cached code object whose instructions hold ip (3.11+), or NULL. */
 static uint64_t code_start(const struct py_offsets *o, uint64_t code)
 {
 	return code + (uint64_t)o->code_code_adaptive;
 }
+
+static struct py_code *code_by_instr(struct py_reader *r, uint64_t ip)
+{
+	for (size_t i = 0; ip && i < r->codes_cap; i++) {
+		struct py_code *c = r->codes[i];
+		uint64_t start;
+
+		if (!c || c->code_units < 0)
+			continue;
+		start = code_start(r->off, c->addr);
+		if (ip >= start && ip < start + 2 * (uint64_t)c->code_units)
+			return c;
+	}
+	return NULL;
+}
+
+/*
+ * A generator frame's caller. A running generator's frame always has one
+ * (its previous pointer is set when it is resumed and cleared when it
+ * yields); a frame that has none was copied just after it yielded, while
+ * the chain that led to it is from the moment it ran. It is placed at its
+ * last seen caller (a generator is nearly always resumed from the same
+ * place), not re-read at another moment; without one it cannot be placed
+ * (-EAGAIN).
+ */
+static struct py_gen_link *gen_link(struct py_reader *r, uint64_t gen_frame)
+{
+	return &r->gen_links[(gen_frame * 0x9e3779b97f4a7c15ull) >> 56];
+}
+
+/* *link: the entry the caller's instruction is to be read into or from. */
+static int generator_caller(struct py_reader *r, uint64_t gen_frame, uint64_t code,
+			    uint64_t *previous, struct py_gen_link **link, int *placed)
+{
+	struct py_gen_link *l = gen_link(r, gen_frame);
+
+	*link = l;
+	*placed = 0;
+	if (*previous) {
+		if (l->frame != gen_frame || l->code != code || l->previous != *previous)
+			l->caller_code = 0;
+		l->frame = gen_frame;
+		l->code = code;
+		l->previous = *previous;
+		return 0;
+	}
+	/* The same generator frame running the same code (frames of new generators reuse addresses). */
+	if (l->frame != gen_frame || l->code != code || !l->previous)
+		return -EAGAIN;
+	*previous = l->previous;
+	*placed = 1;
+	r->stats.gen_placed++;
+	return 0;
+}
+
+/*
+ * Where a chain copied while it changed cannot go on (a generator copied
+ * just after it yielded, with no known caller; <= 3.10 a callee released
+ * with its link to the free list), the frames walked so far are the
+ * thread's innermost at the copy's moment, and the frames that called them
+ * are its callers now: the thread's current chain, read live, from its
+ * first frame not already walked. Only the callers are read again; the
+ * sample's innermost frames stay the copy's. current: the frame being
+ * walked when the chain broke, 0 when it is not part of the stack. 0 with
+ * *next, or -EAGAIN
+ * (the reader does not place chains: r->place_live unset).
+ */
+static int place_live(struct py_reader *r, const struct py_thread_info *t,
+		      const struct py_frame_info *frames, size_t n, uint64_t current, uint64_t *next)
+{
+	const struct py_offsets *o = r->off;
+	struct py_thread_info now = *t;
+	uint64_t frame = 0;
+	int ret = -EAGAIN;
+
+	if (!r->place_live)
+		return -EAGAIN;
+	mem_live_begin(r->mem);
+	if (!py_reader_thread_frame(r, &now))
+		frame = now.frame;
+	for (size_t steps = 0; frame && steps <= n + 1; steps++) {
+		size_t i;
+
+		for (i = 0; i < n && frames[i].addr != frame; i++)
+			;
+		if (i == n && frame != current) {
+			ret = 0;
+			break;
+		}
+		if (mem_read_u64(r->mem, frame + (uint64_t)o->frame_previous, &frame))
+			frame = 0;
+	}
+	mem_live_end(r->mem);
+	if (ret || !frame)
+		return -EAGAIN;
+	*next = frame;
+	r->stats.placed_live++;
+	return 0;
+}
+
 
 int py_reader_stack(struct py_reader *r, const struct py_thread_info *t,
 		    struct py_frame_info *frames, size_t max, size_t *depth)
@@ -544,11 +680,13 @@ int py_reader_stack(struct py_reader *r, const struct py_thread_info *t,
 	uint64_t frame = t->frame, prev_frame = 0;
 	size_t n = 0, steps = 0;
 	uint64_t now = fw_now_ns();
-	int ret;
+	int ret, placed = 0, pending_cached = 0;
+	struct py_gen_link *pending = NULL;   /* the generator just walked: its caller comes next */
 
 	*depth = 0;
 	if ((size_t)o->frame_size > sizeof(buf))
 		return -EFAULT;
+	mem_set_order(r->mem, MEM_ORDER_LATE);
 	while (frame) {
 		struct py_code *code;
 		uint64_t code_addr;
@@ -558,23 +696,66 @@ int py_reader_stack(struct py_reader *r, const struct py_thread_info *t,
 			r->stats.depth_capped++;
 			return -ELOOP;
 		}
+		/*
+		 * <= 3.10: heap frames, innermost copied first (they change
+		 * first). 3.11+: a generator's frame (on the heap) after the data
+		 * stack holding its caller, whose instruction then still is the
+		 * one that resumed it.
+		 */
+		if (o->frame_model == PY_FRAMES_OBJECTS)
+			mem_set_order(r->mem, MEM_ORDER_LATE + (n < 7 ? (int)n : 7));
+		else
+			mem_set_order(r->mem, gen_link(r, frame)->frame == frame ? MEM_ORDER_LATE + 1 :
+					      MEM_ORDER_LATE);
 		ret = mem_read(r->mem, frame, buf, (size_t)o->frame_size);
 		if (ret)
 			return ret;
 		prev_frame = frame;
-		code_addr = get_u64(buf, o->frame_code);
 		/*
-		 * A running generator's frame always has a caller; one without
-		 * was read after it was suspended: the chain was read as it changed.
+		 * <= 3.10: a frame object with no reference was released while
+		 * the chain was copied. As the innermost frame it is the callee
+		 * that just returned, with its caller intact (placed there);
+		 * anywhere else, or followed by another released frame, its link
+		 * may be the free list's: the chain cannot be placed.
 		 */
-		if (!get_u64(buf, o->frame_previous) && generator_frame(o, buf))
-			return -EAGAIN;
+		if (o->frame_model == PY_FRAMES_OBJECTS && o->object_type >= 8) {
+			int dead = get_u64(buf, o->object_type - 8) == 0;
+
+			if (dead && (n > 0 || steps > 1)) {
+				if (placed++ || place_live(r, t, frames, n, 0, &frame))
+					return -EAGAIN;
+				continue;
+			}
+		}
+		code_addr = get_u64(buf, o->frame_code);
 		if (o->frame_code_tagged != PYOFF_NONE && o->frame_code_tagged)
 			code_addr &= ~(uint64_t)o->frame_code_tagged;
 		frame = get_u64(buf, o->frame_previous);
+		/* This frame resumed the generator walked just before it? */
+		struct py_gen_link *mine = pending && pending->previous == prev_frame ? pending : NULL;
+		int mine_cached = pending_cached;
+
+		pending = NULL;
+		if (generator_frame(o, buf)) {
+			struct py_gen_link *l;
+			int cached;
+
+			ret = generator_caller(r, prev_frame, code_addr, &frame, &l, &cached);
+			if (ret && (placed++ || place_live(r, t, frames, n, prev_frame, &frame)))
+				return -EAGAIN;
+			if (!ret) {
+				pending = l;
+				pending_cached = cached;
+			}
+			mine = NULL;
+		}
 		if (o->frame_owner != PYOFF_NONE && buf[o->frame_owner] >= FRAME_OWNED_BY_CSTACK) {
 			if (buf[o->frame_owner] > 4)
 				return -EFAULT;
+			/* On the C stack: the next copy takes it (and the C stack
+			 * below, for nested calls) before the anchor. */
+			mem_remember(r->mem, prev_frame - C_STACK_WINDOW,
+				     C_STACK_WINDOW + (size_t)o->frame_size, MEM_ORDER_EARLY);
 			/* C-stack shim: the frame before it began a C-level eval call. */
 			if (n && !frames[n - 1].shim) {
 				frames[n - 1].entry = 1;
@@ -585,6 +766,17 @@ int py_reader_stack(struct py_reader *r, const struct py_thread_info *t,
 		ret = reader_code(r, code_addr, &code, now);
 		if (ret == -ESRCH || ret == -EPERM)
 			return ret;
+		/*
+		 * No code object: a frame cleared while it was copied (3.15 clears
+		 * a returning frame's executable) still points at the instruction
+		 * it ran, inside its code's instructions.
+		 */
+		if (ret && o->instr_model == PY_INSTR_POINTER &&
+		    (code = code_by_instr(r, get_u64(buf, o->frame_instr)))) {
+			code_addr = code->addr;
+			r->stats.code_by_instr++;
+			ret = 0;
+		}
 		if (ret) {
 			/* 3.13+ may hold a non-code executable; otherwise torn. */
 			if (o->frame_model == PY_FRAMES_INTERP_312 && o->version_hex >= 0x030d0000)
@@ -613,6 +805,31 @@ int py_reader_stack(struct py_reader *r, const struct py_thread_info *t,
 			}
 			break;
 		}
+		}
+		if (code->internal && !r->keep_internal)
+			continue;
+		/*
+		 * The caller of a running generator waits on the instruction that
+		 * resumed it; a copy of the caller taken a moment after a yield
+		 * shows the line after. The instruction seen most often under this
+		 * generator (a majority vote) is the one, and is used.
+		 */
+		if (mine) {
+			if (mine->caller_code != code_addr) {
+				mine->caller_code = code_addr;
+				mine->caller_instr = instr;
+				mine->votes = 0;
+			}
+			if (!mine_cached) {
+				if (mine->caller_instr == instr)
+					mine->votes++;
+				else if (mine->votes > 0)
+					mine->votes--;
+				else
+					mine->caller_instr = instr;
+			}
+			if (mine->votes >= 2)
+				instr = mine->caller_instr;
 		}
 		if (n >= max) {
 			r->stats.depth_capped++;

@@ -37,6 +37,7 @@ struct py_code {
 	/* what the entry was read from, to notice an address reused by another code */
 	uint64_t name_ptr, file_ptr, table_ptr;
 	int64_t code_units;         /* 3.11+: instructions, for a bounds check; -1 unknown */
+	int internal;               /* the interpreter's shim code, not a user frame */
 	uint64_t checked_ns;        /* when the fields above were last confirmed */
 };
 
@@ -59,10 +60,21 @@ struct py_thread_info {
 };
 
 struct py_reader_stats {
+	uint64_t gen_placed;        /* generator frames copied just after yielding, placed */
+	uint64_t placed_live;       /* chains placed under their thread's current callers */
+	uint64_t code_by_instr;     /* frames named by their instruction (executable cleared) */
 	uint64_t code_misses;       /* code objects read */
 	uint64_t code_errors;       /* candidate code objects rejected */
 	uint64_t depth_capped;
 	uint64_t code_stale;        /* cached code objects found replaced */
+};
+
+/* A generator frame and the caller it was last seen running under. */
+struct py_gen_link {
+	uint64_t frame, code, previous;
+	uint64_t caller_code;       /* the caller's code and the instruction it resumed from */
+	int64_t caller_instr;
+	int votes;                  /* majority vote for caller_instr */
 };
 
 struct py_reader {
@@ -76,6 +88,13 @@ struct py_reader {
 	size_t codes_cap, codes_n;
 	int pthread_tid_off;        /* <= 3.10: offset of the tid in struct pthread */
 	struct pidns_tids tids;     /* the target's own thread numbers -> ours */
+	struct py_gen_link gen_links[256];
+	/*
+	 * The vm backend's copies span moments: a chain that cannot go on is
+	 * placed under the thread's current callers (reader.c, place_live).
+	 */
+	int place_live;
+	int keep_internal;          /* keep the interpreter's shim frames (--native-all) */
 	struct py_reader_stats stats;
 };
 

@@ -313,7 +313,7 @@ static int python_from_record(struct sampler *s, const struct fw_sample_hdr *h,
 	int ret;
 
 	*depth = 0;
-	mem_overlay_reset(&s->mem);
+	mem_overlay_begin(&s->mem);
 	for (uint32_t i = 0; i < h->npy; i++)
 		mem_overlay_add(&s->mem, py[i].addr, py[i].data, (uint32_t)s->target.offsets.frame_size);
 	mem_overlay_activate(&s->mem);
@@ -322,7 +322,7 @@ static int python_from_record(struct sampler *s, const struct fw_sample_hdr *h,
 	ti.frame = py[0].addr;
 	ti.tid = (int32_t)h->tid;
 	ret = py_reader_stack(&s->reader, &ti, out, PY_MAX_DEPTH, depth);
-	mem_overlay_deactivate(&s->mem);
+	mem_overlay_end(&s->mem);
 	return ret;
 }
 

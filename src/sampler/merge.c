@@ -1,6 +1,33 @@
-/* Implementation of merge.h. */
+/*
+ * Implementation of merge.h. Which native frames fold away is decided by
+ * their position relative to the Python frames and by their module, not by
+ * their names, so a stripped interpreter reads like a named one (README,
+ * "Which native frames are shown"):
+ *
+ *   outer   (between the thread's entry and the first Python frame): the
+ *           entry is kept; C-library start-up frames directly inside it and
+ *           the interpreter's frames fold, except the first interpreter frame
+ *           after a frame of another module (where C called into Python:
+ *           Py_BytesMain, a thread's start routine, an embedding program);
+ *   between (two Python frames): the interpreter's frames and its JIT code
+ *           fold; other modules (an extension calling back into Python) stay;
+ *   inner   (below the innermost Python frame): everything stays (the
+ *           builtin or library doing the work) except JIT code and the named
+ *           call helpers of symbolize.c.
+ *
+ * The interpreter's module is the one whose frame evaluator claimed Python
+ * frames in this stack. native_all keeps every frame.
+ */
 #include "sampler/merge.h"
+#include "util/strbuf.h"
 #include "util/util.h"
+
+enum frame_class {
+	FC_OTHER = 0,
+	FC_INTERP,      /* in the interpreter's own ELF */
+	FC_CRT,         /* the C library or the dynamic loader */
+	FC_JIT,         /* anonymous executable code called from the interpreter */
+};
 
 uint32_t merge_python_frame(struct profile *p, const struct py_frame_info *f)
 {
@@ -22,6 +49,21 @@ static uint32_t native_frame(struct profile *p, const struct native_symbol *sym)
 		profile_cstring(p, sym->module->build_id) : 0;
 
 	return profile_frame_module(p, FRAME_NATIVE, name, file, sym->line, module, bid);
+}
+
+/* A JIT frame (native_all): "[jit] NAME" after the Python function it runs. */
+static uint32_t jit_frame(struct profile *p, const struct py_frame_info *running)
+{
+	struct strbuf sb = STRBUF_INIT;
+	uint32_t id;
+
+	strbuf_addstr(&sb, "[jit]");
+	if (running && running->code && running->code->name)
+		strbuf_addf(&sb, " %s", running->code->name);
+	id = profile_frame_module(p, FRAME_NATIVE, profile_cstring(p, sb.buf), 0, 0,
+				  profile_cstring(p, "[jit]"), 0);
+	strbuf_release(&sb);
+	return id;
 }
 
 static uint32_t kernel_frame(struct profile *p, const char *name)
@@ -49,11 +91,82 @@ static int runs_python(const struct merge_input *in, size_t i, size_t cursor)
 	return in->syms[i].is_eval;
 }
 
+/* The C library or the dynamic loader (glibc, musl), by file name. */
+static int c_runtime(const struct fw_module *m)
+{
+	static const char *const prefixes[] = {
+		"libc.so", "libc-", "libpthread.so", "libpthread-", "ld-linux", "ld-musl", "libc.musl",
+	};
+
+	for (size_t i = 0; m && i < ARRAY_SIZE(prefixes); i++)
+		if (!strncmp(m->name, prefixes[i], strlen(prefixes[i])))
+			return 1;
+	return 0;
+}
+
+/*
+ * Per native frame: how many Python frames it evaluates (claims, -1 when it
+ * is no evaluator) and its class. Returns the cursor after the last claim.
+ */
+static void classify_frames(const struct merge_input *in, int16_t *claims, uint8_t *cls)
+{
+	const struct unwind_result *uw = in->native;
+	const struct fw_module *interp = NULL;
+	size_t cursor = 0;
+
+	for (size_t i = 0; i < uw->n; i++) {
+		claims[i] = -1;
+		if (!runs_python(in, i, cursor))
+			continue;
+		claims[i] = 0;
+		while (cursor < in->npy) {
+			claims[i]++;
+			if (in->py[cursor++].entry)
+				break;
+		}
+		if (!interp)
+			interp = in->syms[i].module;
+	}
+	for (size_t i = uw->n; i-- > 0;) {
+		const struct native_symbol *sym = &in->syms[i];
+
+		if (interp && sym->module == interp)
+			cls[i] = FC_INTERP;
+		else if (sym->is_anon)
+			/* JIT code when the nearest named caller is the interpreter. */
+			cls[i] = i + 1 < uw->n && (cls[i + 1] == FC_INTERP || cls[i + 1] == FC_JIT) ?
+				FC_JIT : FC_OTHER;
+		else if (c_runtime(sym->module))
+			cls[i] = FC_CRT;
+		else
+			cls[i] = FC_OTHER;
+	}
+}
+
+/* Outer segment: does frame i (not the outermost) fold? */
+static int outer_folds(const uint8_t *cls, size_t i, size_t n)
+{
+	if (cls[i] == FC_INTERP)
+		return cls[i + 1] == FC_INTERP;
+	if (cls[i] == FC_CRT) {
+		/* Start-up code only: C-library frames up to the entry. */
+		for (size_t k = i + 1; k + 1 < n; k++)
+			if (cls[k] != FC_CRT)
+				return 0;
+		return 1;
+	}
+	return cls[i] == FC_JIT;
+}
+
 size_t merge_stack(struct profile *p, const struct merge_input *in, uint32_t *out, size_t max,
 		   size_t *leftover)
 {
-	size_t n = 0, cursor = 0;
+	int16_t claims[UNWIND_MAX];
+	uint8_t cls[UNWIND_MAX];
+	size_t n = 0, cursor = 0, nn = in->native ? in->native->n : 0;
 
+	if (nn > UNWIND_MAX)
+		nn = UNWIND_MAX;
 	/* Innermost first into out, reversed at the end. */
 	if (in->wait && n < max)
 		out[n++] = profile_frame(p, FRAME_OTHER, profile_cstring(p, in->wait), 0, 0);
@@ -61,26 +174,38 @@ size_t merge_stack(struct profile *p, const struct merge_input *in, uint32_t *ou
 		out[n++] = profile_frame(p, FRAME_OTHER, profile_cstring(p, "<GC>"), 0, 0);
 	for (size_t k = 0; k < in->nkernel && n < max; k++)
 		out[n++] = kernel_frame(p, in->kernel[k]);
-	if (in->native) {
-		for (size_t i = 0; i < in->native->n && n < max; i++) {
-			const struct native_symbol *sym = &in->syms[i];
+	if (nn)
+		classify_frames(in, claims, cls);
+	for (size_t i = 0; i < nn && n < max; i++) {
+		const struct native_symbol *sym = &in->syms[i];
+		int fold;
 
-			if (runs_python(in, i, cursor)) {
-				/* This evaluator call ran Python frames up to an entry frame. */
-				while (cursor < in->npy && n < max) {
-					int entry = in->py[cursor].entry;
-					out[n++] = merge_python_frame(p, &in->py[cursor++]);
-					if (entry)
-						break;
-				}
-				if (in->native_all && n < max)
-					out[n++] = native_frame(p, sym);
-				continue;
-			}
-			if (sym->is_internal && !in->native_all && cursor < in->npy)
-				continue;
-			out[n++] = native_frame(p, sym);
+		if (claims[i] >= 0) {
+			/* This evaluator call ran Python frames up to an entry frame. */
+			for (int k = 0; k < claims[i] && n < max; k++)
+				out[n++] = merge_python_frame(p, &in->py[cursor++]);
+			if (in->native_all && n < max)
+				out[n++] = native_frame(p, sym);
+			continue;
 		}
+		if (in->native_all) {
+			out[n++] = cls[i] == FC_JIT ?
+				jit_frame(p, cursor < in->npy ? &in->py[cursor] : NULL) :
+				native_frame(p, sym);
+			continue;
+		}
+		if (!in->npy)
+			fold = 0;
+		else if (cls[i] == FC_JIT)
+			fold = 1;
+		else if (cursor == 0)
+			fold = sym->is_internal;
+		else if (cursor < in->npy)
+			fold = cls[i] == FC_INTERP || sym->is_internal;
+		else
+			fold = i + 1 < nn && outer_folds(cls, i, nn);
+		if (!fold)
+			out[n++] = native_frame(p, sym);
 	}
 	*leftover = in->native ? in->npy - cursor : 0;
 	/* Python frames no evaluator frame claimed stay outermost, in order. */

@@ -2,8 +2,9 @@
  * Merging one thread's native, Python and kernel frames into one stack:
  * each native frame running the interpreter's frame evaluator is replaced by
  * the Python frames it was running (up to the frame that entered that
- * C-level eval call), interpreter call machinery between Python frames is
- * folded unless asked for, and kernel frames go innermost.
+ * C-level eval call), the interpreter's own frames around them fold by
+ * position and module (merge.c says which) unless asked for, JIT code is
+ * folded into the Python frame it runs, and kernel frames go innermost.
  */
 #ifndef FRAMEWALK_SAMPLER_MERGE_H
 #define FRAMEWALK_SAMPLER_MERGE_H
@@ -23,7 +24,7 @@ struct merge_input {
 	size_t npy;
 	char **kernel;                          /* innermost first */
 	size_t nkernel;
-	int native_all;                         /* keep interpreter internals */
+	int native_all;                         /* keep interpreter internals and JIT frames */
 	const char *wait;                       /* "[wait] ..." leaf, or NULL */
 	int gc;                                 /* add the <GC> marker */
 };

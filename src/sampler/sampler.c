@@ -40,12 +40,14 @@ int sampler_init(struct sampler *s, const struct py_target *t, struct profile *p
 	mem_init_pid(&s->mem, t->pid);
 	taskstat_init(&s->tasks, t->pid);
 	py_reader_init(&s->reader, &s->mem, &s->target);
+	s->reader.keep_internal = opts->native_all;
 	s->threads = xcalloc(PY_MAX_THREADS, sizeof(*s->threads));
 	s->frames = xcalloc(PY_MAX_DEPTH, sizeof(*s->frames));
 	s->frame_ids = xcalloc(MERGED_MAX, sizeof(*s->frame_ids));
 	s->ns.py = s->frames;
 	if (s->opts.native) {
-		modules_load(&s->mm, t->pid, files);
+		modules_load(&s->mm, t->pid, files,
+			     s->opts.no_debuginfod ? MODULES_NO_DEBUGINFOD : 0);
 		symbolizer_init(&s->sym, &s->mm);
 		s->syms = xcalloc(UNWIND_MAX, sizeof(*s->syms));
 		s->modules_ns = fw_now_ns();

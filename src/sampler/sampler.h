@@ -36,6 +36,7 @@ struct sampler_opts {
 	int native;               /* unwind native frames */
 	int kernel;               /* add kernel frames */
 	int native_all;           /* keep interpreter internals */
+	int no_debuginfod;        /* ask no debuginfod server for debug files */
 	int announce;             /* say on stderr which backend was chosen, and why */
 	int subprocesses;         /* follow children created during the capture */
 	double rate_hz;           /* ticks per second */

@@ -5,6 +5,7 @@
  */
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 
@@ -43,16 +44,15 @@ void symbolizer_init(struct symbolizer *s, struct module_map *mm)
 
 static void entries_free(struct symbolizer *s)
 {
-	for (size_t i = 0; i < s->cap; i++) {
-		if (!s->slots[i])
-			continue;
-		free(s->slots[i]->name);
-		free(s->slots[i]->source);
-		free(s->slots[i]);
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->entries[i]->name);
+		free(s->entries[i]->source);
+		free(s->entries[i]);
 	}
-	free(s->slots);
-	s->slots = NULL;
-	s->cap = s->n = 0;
+	free(s->entries);
+	s->entries = NULL;
+	s->n = s->alloc = 0;
+	hidx_release(&s->index);
 }
 
 void symbolizer_reset(struct symbolizer *s)
@@ -188,8 +188,10 @@ static void resolve(struct symbolizer *s, struct sym_entry *e, uint64_t pc)
 		name = perf_map_lookup(s, pc);
 		if (!name && r && r->name[0])
 			strbuf_addf(&sb, "%s+0x%" PRIx64, r->name, pc - r->start);
-		else if (!name)
+		else if (!name) {
 			strbuf_addf(&sb, "[anon]+0x%" PRIx64, pc);
+			e->sym.is_anon = r && !r->name[0];
+		}
 	}
 	/* "memcpy@@GLIBC_2.14" -> "memcpy": the symbol version is noise here. */
 	e->name = name ? xstrndup(name, strcspn(name, "@")) : strbuf_detach(&sb);
@@ -203,43 +205,45 @@ static void resolve(struct symbolizer *s, struct sym_entry *e, uint64_t pc)
 	classify(&e->sym);
 }
 
-static size_t slot_of(const struct symbolizer *s, uint64_t pc)
+int symbolize_name_is_address(const char *name)
 {
-	size_t i = (size_t)((pc * 0x9e3779b97f4a7c15ull) >> 17) & (s->cap - 1);
-	while (s->slots[i] && s->slots[i]->pc != pc)
-		i = (i + 1) & (s->cap - 1);
-	return i;
+	const char *plus = strstr(name, "+0x");
+	const char *p;
+
+	/* No symbol holds '+': the last "+0x" ends the names made in resolve(). */
+	while (plus && strstr(plus + 1, "+0x"))
+		plus = strstr(plus + 1, "+0x");
+	if (!plus || plus == name || !plus[3])
+		return 0;
+	for (p = plus + 3; *p; p++)
+		if (!isxdigit((unsigned char)*p))
+			return 0;
+	return 1;
 }
 
-static void grow(struct symbolizer *s)
+static uint64_t entry_hash(const void *owner, uint32_t id)
 {
-	struct sym_entry **old = s->slots;
-	size_t oldcap = s->cap;
-
-	s->cap = oldcap ? oldcap * 2 : 1024;
-	s->slots = xcalloc(s->cap, sizeof(*s->slots));
-	for (size_t i = 0; i < oldcap; i++)
-		if (old[i])
-			s->slots[slot_of(s, old[i]->pc)] = old[i];
-	free(old);
+	return hash_mix64(((const struct symbolizer *)owner)->entries[id]->pc);
 }
 
 void symbolize_pc(struct symbolizer *s, uint64_t pc, int exact, struct native_symbol *out)
 {
-	uint64_t lookup = exact || pc == 0 ? pc : pc - 1;
+	uint64_t lookup = exact || pc == 0 ? pc : pc - 1, h = hash_mix64(lookup);
+	size_t pos = hidx_start(&s->index, h);
 	struct sym_entry *e;
-	size_t i;
+	uint32_t id;
 
-	if (!s->cap || (s->n + 1) * 2 > s->cap)
-		grow(s);
-	i = slot_of(s, lookup);
-	e = s->slots[i];
-	if (!e) {
-		e = xcalloc(1, sizeof(*e));
-		e->pc = lookup;
-		resolve(s, e, lookup);
-		s->slots[i] = e;
-		s->n++;
+	while ((id = hidx_next(&s->index, &pos)) != HIDX_NONE) {
+		if (s->entries[id]->pc == lookup) {
+			*out = s->entries[id]->sym;
+			return;
+		}
 	}
+	e = xcalloc(1, sizeof(*e));
+	e->pc = lookup;
+	resolve(s, e, lookup);
+	s->entries = xgrow(s->entries, sizeof(*s->entries), s->n + 1, &s->alloc);
+	s->entries[s->n] = e;
+	hidx_insert(&s->index, h, (uint32_t)s->n++, entry_hash, s);
 	*out = e->sym;
 }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "elf/modules.h"
+#include "util/hashidx.h"
 
 struct native_symbol {
 	const char *name;           /* function, or "module+0xoff" */
@@ -21,6 +22,8 @@ struct native_symbol {
 	int is_eval;                /* the interpreter's frame evaluator */
 	int is_internal;            /* interpreter call machinery, folded by default */
 	int is_thread_entry;        /* _start, __libc_start_main, start_thread, clone */
+	int is_anon;                /* in an anonymous executable mapping that no
+	                             * perf map names (JIT code) */
 };
 
 struct sym_entry;
@@ -32,8 +35,9 @@ struct perf_map_entry {
 
 struct symbolizer {
 	struct module_map *mm;
-	struct sym_entry **slots;   /* open addressing by lookup pc */
-	size_t cap, n;
+	struct sym_entry **entries; /* one per lookup pc seen */
+	size_t n, alloc;
+	struct hidx index;          /* lookup pc -> entry */
 	struct perf_map_entry *perf_map;
 	size_t nperf;
 	int perf_map_loaded;
@@ -50,5 +54,12 @@ void symbolizer_reset(struct symbolizer *s);
  * long as the symbolizer.
  */
 void symbolize_pc(struct symbolizer *s, uint64_t pc, int exact, struct native_symbol *out);
+
+/*
+ * Is name one symbolize_pc made up for want of a symbol ("module+0xSTART",
+ * "[anon]+0x7f..", "[vdso]+0x..")? Saved profiles keep only the name, so
+ * the report asks this of the name itself.
+ */
+int symbolize_name_is_address(const char *name);
 
 #endif

@@ -83,22 +83,33 @@ int elf_file_section(struct elf_file *ef, const char *name, uint64_t *addr, uint
 	return 0;
 }
 
+/* The next section of a type with fixed-size entries after *scn: its data and entry count. */
+static Elf_Data *next_table(Elf *elf, Elf_Scn **scn, Elf64_Word type, GElf_Shdr *shdr,
+			    size_t *count)
+{
+	while ((*scn = elf_nextscn(elf, *scn))) {
+		Elf_Data *data;
+
+		if (!gelf_getshdr(*scn, shdr) || shdr->sh_type != type || !shdr->sh_entsize)
+			continue;
+		data = elf_getdata(*scn, NULL);
+		if (!data)
+			continue;
+		*count = data->d_size / shdr->sh_entsize;
+		return data;
+	}
+	return NULL;
+}
+
 static int symbol_in(struct elf_file *ef, Elf64_Word type, const char *name,
 		     uint64_t *value, uint64_t *size)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr shdr;
+	Elf_Data *data;
+	size_t count;
 
-	while ((scn = elf_nextscn(ef->elf, scn))) {
-		Elf_Data *data;
-		size_t count;
-
-		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != type || !shdr.sh_entsize)
-			continue;
-		data = elf_getdata(scn, NULL);
-		if (!data)
-			continue;
-		count = data->d_size / shdr.sh_entsize;
+	while ((data = next_table(ef->elf, &scn, type, &shdr, &count))) {
 		for (size_t i = 0; i < count; i++) {
 			GElf_Sym sym;
 			const char *n;
@@ -115,6 +126,33 @@ static int symbol_in(struct elf_file *ef, Elf64_Word type, const char *name,
 		}
 	}
 	return -ENOENT;
+}
+
+int elf_file_dynamic_strings(struct elf_file *ef,
+			     void (*fn)(void *ctx, int64_t tag, const char *value), void *ctx)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr shdr;
+	Elf_Data *data;
+	size_t count;
+
+	data = next_table(ef->elf, &scn, SHT_DYNAMIC, &shdr, &count);
+	if (!data)
+		return -ENOENT;
+	for (size_t i = 0; i < count; i++) {
+		GElf_Dyn dyn;
+		const char *s;
+
+		if (!gelf_getdyn(data, (int)i, &dyn) || dyn.d_tag == DT_NULL)
+			break;
+		if (dyn.d_tag != DT_NEEDED && dyn.d_tag != DT_SONAME && dyn.d_tag != DT_RUNPATH &&
+		    dyn.d_tag != DT_RPATH)
+			continue;
+		s = elf_strptr(ef->elf, shdr.sh_link, dyn.d_un.d_val);
+		if (s)
+			fn(ctx, dyn.d_tag, s);
+	}
+	return 0;
 }
 
 int elf_file_symbol(struct elf_file *ef, const char *name, uint64_t *value, uint64_t *size)

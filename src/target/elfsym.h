@@ -1,7 +1,8 @@
 /*
- * Just enough of an ELF file for discovery: named sections, symbol values
- * from .symtab or .dynsym, the first loadable segment (to rebase addresses),
- * the build-id, and a bounded read of file bytes by virtual address. Built on
+ * Just enough of an ELF file for discovery and the installation audit: named
+ * sections, symbol values from .symtab or .dynsym, the first loadable
+ * segment (to rebase addresses), the build-id, the dynamic section's
+ * strings, and a bounded read of file bytes by virtual address. Built on
  * elfutils' libelf; the file may come from a hostile container, so every
  * size is checked before use.
  */
@@ -40,6 +41,13 @@ int elf_file_read_vaddr(struct elf_file *ef, uint64_t addr, void *buf, size_t le
  * Returns 0 and copies it into buf, or -ENOENT.
  */
 int elf_file_find_version_string(struct elf_file *ef, const char *prefix, char *buf, size_t size);
+
+/*
+ * The string entries of the dynamic section (DT_NEEDED, DT_SONAME,
+ * DT_RPATH, DT_RUNPATH), in order, through fn. 0, or -ENOENT without one.
+ */
+int elf_file_dynamic_strings(struct elf_file *ef,
+			     void (*fn)(void *ctx, int64_t tag, const char *value), void *ctx);
 
 /* Build-id as lower-case hex into buf. 0 or -ENOENT. */
 int elf_file_build_id(struct elf_file *ef, char *buf, size_t size);

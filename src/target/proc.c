@@ -16,49 +16,30 @@
 #include <unistd.h>
 
 #include "target/proc.h"
+#include "util/file.h"
 #include "util/util.h"
 
 #define PROC_FILE_MAX (64u << 20)
 #define DELETED_MARK " (deleted)"
 
-/* Read a whole /proc file into a malloc'd, NUL-terminated buffer. */
+/*
+ * Read a whole /proc file into a malloc'd, NUL-terminated buffer (a file
+ * past PROC_FILE_MAX is cut there). A file that vanished means the process did.
+ */
 static int read_file(const char *path, char **out, size_t *len)
 {
-	size_t alloc = 4096, n = 0;
-	char *buf;
-	int fd;
+	struct strbuf sb = STRBUF_INIT;
+	int ret = read_file_bounded(path, PROC_FILE_MAX, &sb);
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? -ESRCH : -errno;
-	buf = xmalloc(alloc);
-	for (;;) {
-		ssize_t r;
-
-		if (n + 1 >= alloc) {
-			if (alloc >= PROC_FILE_MAX)
-				break;
-			alloc *= 2;
-			buf = xrealloc(buf, alloc);
-		}
-		r = read(fd, buf + n, alloc - n - 1);
-		if (r < 0) {
-			int err = errno == ESRCH ? -ESRCH : -errno;
-			if (errno == EINTR)
-				continue;
-			close(fd);
-			free(buf);
-			return err;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
+	if (ret == -EFBIG)
+		ret = 0;
+	if (ret) {
+		strbuf_release(&sb);
+		return ret == -ENOENT ? -ESRCH : ret;
 	}
-	close(fd);
-	buf[n] = '\0';
-	*out = buf;
 	if (len)
-		*len = n;
+		*len = sb.len;
+	*out = strbuf_detach(&sb);
 	return 0;
 }
 

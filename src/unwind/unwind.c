@@ -135,14 +135,14 @@ static int cfi_step(struct fw_module *m, uint64_t lookup_pc, struct arch_regs *r
 	if (!frame)
 		return -ENOENT;
 	ra_reg = dwarf_frame_info(frame, &start, &end, &signalp);
-	if (ra_reg < 0 || ra_reg >= ARCH_NREGS)
+	if (ra_reg < 0 || ra_reg >= arch_nregs)
 		goto out;
 	ret = -EINVAL;
 	if (dwarf_frame_cfa(frame, &ops, &nops) || eval_expr(&ec, ops, nops, &ec.cfa, &is_value))
 		goto out;
 	ec.have_cfa = 1;
 	caller.valid = 0;
-	for (int reg = 0; reg < ARCH_NREGS; reg++) {
+	for (int reg = 0; reg < arch_nregs; reg++) {
 		if (dwarf_frame_register(frame, reg, ops_mem, &ops, &nops))
 			continue;
 		if (nops == 0) {

@@ -62,3 +62,293 @@ int parse_pid(const char *s, int *pid)
 	*pid = (int)v;
 	return 0;
 }
+
+int usage_verror(const char *cmd, const char *fmt, va_list ap)
+{
+	fputs("framewalk: error: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	fw_hint("see framewalk %s --help", cmd);
+	return FW_EXIT_USAGE;
+}
+
+int opts_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = usage_verror(cmd, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+/* ---- the parser ----------------------------------------------------------- */
+
+int opts_pid(const struct opt *o, const char *arg, struct strbuf *err)
+{
+	if (parse_pid(arg, o->value)) {
+		strbuf_addf(err, "bad process id: '%s'", arg);
+		return -1;
+	}
+	return 0;
+}
+
+static const struct opt help_opt = { 'h', "help", OPT_FLAG, NULL, "this help", NULL, NULL, 0 };
+
+static int takes_value(const struct opt *o)
+{
+	return o->argh != NULL;
+}
+
+/* Store the value of o (arg: its value, NULL for none); 0 or FW_EXIT_USAGE. */
+static int apply(const struct opt_command *cmd, const struct opt *o, const char *arg)
+{
+	struct strbuf err = STRBUF_INIT;
+	int ret = 0;
+
+	switch (o->type) {
+	case OPT_FLAG:
+		*(int *)o->value = 1;
+		break;
+	case OPT_STRING:
+		*(const char **)o->value = arg;
+		break;
+	case OPT_CALLBACK:
+		if (o->cb(o, arg, &err))
+			ret = opts_usage_error(cmd->name, "%s", err.len ? strbuf_str(&err) :
+					       "bad value");
+		break;
+	case OPT_END:
+		break;
+	}
+	strbuf_release(&err);
+	return ret;
+}
+
+/*
+ * The option a long name (up to its '=') stands for: exact, else the one it
+ * is a prefix of. NULL when none or several; &help_opt for --help.
+ */
+static const struct opt *find_long(const struct opt *opts, const char *name, size_t len)
+{
+	const struct opt *found = NULL;
+	int candidates = 0;
+
+	for (const struct opt *o = opts; o->type != OPT_END; o++) {
+		if (!o->long_name || strncmp(o->long_name, name, len))
+			continue;
+		if (!o->long_name[len])
+			return o;
+		found = o;
+		candidates++;
+	}
+	if (!strncmp(help_opt.long_name, name, len)) {
+		if (!help_opt.long_name[len])
+			return &help_opt;
+		found = &help_opt;
+		candidates++;
+	}
+	return candidates == 1 ? found : NULL;
+}
+
+static const struct opt *find_short(const struct opt *opts, char c)
+{
+	for (const struct opt *o = opts; o->type != OPT_END; o++)
+		if (o->short_name && o->short_name == c)
+			return o;
+	return c == help_opt.short_name ? &help_opt : NULL;
+}
+
+static int unknown(const struct opt_command *cmd, const char *token)
+{
+	return opts_usage_error(cmd->name, "unknown option or missing value: '%s'", token);
+}
+
+/* One "--name[=value]" at argv[*i]; the value may be the next argument. */
+static int parse_long_opt(const struct opt_command *cmd, int argc, char **argv, int *i)
+{
+	const char *token = argv[*i], *name = token + 2, *eq = strchr(name, '=');
+	size_t len = eq ? (size_t)(eq - name) : strlen(name);
+	const struct opt *o = find_long(cmd->opts, name, len);
+
+	if (!o)
+		return unknown(cmd, token);
+	if (o == &help_opt) {
+		opts_print_help(cmd, stdout);
+		return -1;
+	}
+	if (!takes_value(o))
+		return eq ? unknown(cmd, token) : apply(cmd, o, NULL);
+	if (eq)
+		return apply(cmd, o, eq + 1);
+	if (o->flags & OPT_OPTARG)
+		return apply(cmd, o, NULL);
+	if (*i + 1 >= argc)
+		return unknown(cmd, token);
+	return apply(cmd, o, argv[++*i]);
+}
+
+/* A bundle of short options at argv[*i] ("-q", "-qh", "-oFILE", "-o FILE"). */
+static int parse_short_opt(const struct opt_command *cmd, int argc, char **argv, int *i)
+{
+	const char *token = argv[*i];
+
+	for (const char *p = token + 1; *p; p++) {
+		const struct opt *o = find_short(cmd->opts, *p);
+		int ret;
+
+		if (!o)
+			return unknown(cmd, token);
+		if (o == &help_opt) {
+			opts_print_help(cmd, stdout);
+			return -1;
+		}
+		if (!takes_value(o) || (o->flags & OPT_OPTARG)) {
+			ret = apply(cmd, o, NULL);
+			if (ret)
+				return ret;
+			continue;
+		}
+		if (p[1])
+			return apply(cmd, o, p + 1);
+		if (*i + 1 >= argc)
+			return unknown(cmd, token);
+		return apply(cmd, o, argv[++*i]);
+	}
+	return 0;
+}
+
+int opts_parse(const struct opt_command *cmd, int argc, char **argv, int *nargs)
+{
+	int n = 0, i;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		int ret;
+
+		if (!strcmp(a, "--")) {
+			i++;
+			break;
+		}
+		if (a[0] != '-' || !a[1]) {
+			/* an argument ("-" is one: standard input) */
+			if (cmd->flags & OPTS_STOP_AT_ARG)
+				break;
+			argv[1 + n++] = argv[i];
+			continue;
+		}
+		ret = a[1] == '-' ? parse_long_opt(cmd, argc, argv, &i) : parse_short_opt(cmd, argc, argv, &i);
+		if (ret)
+			return ret;
+	}
+	/* what follows "--" (or the first argument with OPTS_STOP_AT_ARG) */
+	for (; i < argc; i++)
+		argv[1 + n++] = argv[i];
+	*nargs = n;
+	return 0;
+}
+
+/* ---- the help -------------------------------------------------------------- */
+
+/* "-o, --output FILE", "    --site-packages[=DIR]", "-v, --verbose" */
+static void option_names(const struct opt *o, struct strbuf *sb)
+{
+	if (o->short_name)
+		strbuf_addf(sb, "-%c%s", o->short_name, o->long_name ? ", " : "");
+	else
+		strbuf_addstr(sb, "    ");
+	if (o->long_name)
+		strbuf_addf(sb, "--%s", o->long_name);
+	if (!o->argh)
+		return;
+	if (o->flags & OPT_OPTARG)
+		strbuf_addf(sb, "[=%s]", o->argh);
+	else
+		strbuf_addf(sb, " %s", o->argh);
+}
+
+void opts_print_help(const struct opt_command *cmd, FILE *f)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int col = USAGE_HELP_COLUMN;
+
+	for (const struct opt *o = cmd->opts; o->type != OPT_END; o++) {
+		if (!o->help)
+			continue;
+		strbuf_reset(&sb);
+		option_names(o, &sb);
+		/* two spaces of indent, two between the names and the help */
+		if ((int)sb.len + 4 > col && (int)sb.len + 4 <= USAGE_HELP_COLUMN + 8)
+			col = (int)sb.len + 4;
+	}
+	fputs(cmd->usage, f);
+	if (cmd->about) {
+		fputc('\n', f);
+		usage_paragraphs(f, cmd->about);
+	}
+	fputc('\n', f);
+	for (const struct opt *o = cmd->opts;; o++) {
+		const struct opt *show = o->type == OPT_END ? &help_opt : o;
+
+		if (show->help) {
+			strbuf_reset(&sb);
+			option_names(show, &sb);
+			usage_option_help(f, strbuf_str(&sb), show->help, col);
+		}
+		if (o->type == OPT_END)
+			break;
+	}
+	if (cmd->footer) {
+		fputc('\n', f);
+		usage_paragraphs(f, cmd->footer);
+	}
+	strbuf_release(&sb);
+}
+
+/*
+ * text from column at (what is already on the line) to the end of its
+ * lines, wrapped at USAGE_WIDTH, each further line indented to col.
+ */
+static void wrap(FILE *f, const char *text, int at, int col)
+{
+	const char *p = text;
+
+	do {
+		const char *end = p;
+		int taken = 0;
+
+		/* whole words while they fit; a word longer than a line stands alone */
+		while (*end && *end != '\n') {
+			const char *w = end + strspn(end, " ");
+			const char *w_end = w + strcspn(w, " \n");
+
+			if (taken && col + (w_end - p) > USAGE_WIDTH - 1)
+				break;
+			end = w_end;
+			taken = 1;
+		}
+		fprintf(f, "%*s%.*s\n", col - at, "", (int)(end - p), p);
+		at = 0;
+		if (*end == '\n')
+			p = end + 1;
+		else
+			p = end + strspn(end, " ");
+	} while (*p);
+}
+
+void usage_option_help(FILE *f, const char *left, const char *help, int col)
+{
+	int at = fprintf(f, "  %s", left);
+
+	if (at >= col) {
+		fputc('\n', f);
+		at = 0;
+	}
+	wrap(f, help, at, col);
+}
+
+void usage_paragraphs(FILE *f, const char *text)
+{
+	wrap(f, text, 0, 0);
+}

@@ -125,6 +125,23 @@ int xsnprintf(char *buf, size_t size, const char *fmt, ...)
 	return n;
 }
 
+const char *path_base(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s && s[1] ? s + 1 : path;
+}
+
+void path_dir(const char *path, char *out, size_t size)
+{
+	const char *s = strrchr(path, '/');
+
+	if (!s || s == path)
+		xsnprintf(out, size, "/");
+	else
+		xsnprintf(out, size, "%.*s", (int)(s - path), path);
+}
+
 int parse_long(const char *s, long *out)
 {
 	char *end;

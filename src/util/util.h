@@ -1,7 +1,10 @@
 /*
  * Small shared helpers: allocation that dies in one place, error and warning
- * printing, the documented exit codes, and a monotonic clock. Library code
- * returns 0 or -errno (pointers: NULL with errno set); only cmd_* exits.
+ * printing, the documented exit codes, a monotonic clock, path components.
+ * Library code returns 0 or -errno (pointers: NULL with errno set); only
+ * cmd_* exits. The other util/ headers: strbuf.h (strings), file.h (the
+ * bounded file reader), hashidx.h (the hash index), options.h (the option
+ * parser), outfile.h (outputs written whole or not at all).
  */
 #ifndef FRAMEWALK_UTIL_UTIL_H
 #define FRAMEWALK_UTIL_UTIL_H
@@ -59,6 +62,11 @@ static inline int str_ends_with(const char *s, const char *suffix)
 	size_t a = strlen(s), b = strlen(suffix);
 	return a >= b && !strcmp(s + a - b, suffix);
 }
+
+/* The last component of a path ("libz.so.1" of "/usr/lib/libz.so.1"); path itself when it has no '/' or ends in one. */
+const char *path_base(const char *path);
+/* The directory of a path into out: "/usr/lib" of "/usr/lib/libz.so.1", "/" for "/x" or "x". */
+void path_dir(const char *path, char *out, size_t size);
 
 /* Parse a whole decimal number; 0 or -EINVAL. */
 int parse_long(const char *s, long *out);

@@ -8,9 +8,17 @@ or root makes its tests FAIL, never skip.
 A test taking an `interp` argument runs once per interpreter; restrict it
 with @pytest.mark.interps("py3.12", "sid-py3.15").
 """
+import os
+
 import pytest
 
 from fwtest import INTERPS, INTERP_BY_ID, start_workload
+
+# No test may reach a debuginfod server by accident (a login shell's
+# DEBUGINFOD_URLS): framewalk would ask it while every capture starts.
+# test_symbols.py sets the variable itself, for its local server only.
+for _var in [v for v in os.environ if v.startswith("DEBUGINFOD_")]:
+    del os.environ[_var]
 
 
 def pytest_configure(config):

@@ -411,6 +411,18 @@ def parse_collapsed(data):
     return out
 
 
+def parse_collapsed_waiting(data):
+    """parse_collapsed, with a fifth field: whether the stack ends in a
+    [wait] marker (wall mode: the thread was off a CPU)."""
+    out = []
+    lines = data.decode("utf-8").splitlines()
+    parsed = parse_collapsed(data)
+    for line, (name, tid, frames, count) in zip(lines, parsed):
+        stack = line.rpartition(" ")[0]
+        out.append((name, tid, frames, count, stack.split(";")[-1].startswith("[wait] ")))
+    return out
+
+
 DUMP_HEAD_RE = re.compile(r"^Process (?P<pid>\d+) \((?P<name>.*)\), Python (?P<ver>\d+\.\d+\.\d+\S*)$")
 DUMP_THREAD_RE = re.compile(r'^Thread (?P<tid>\d+) "(?P<name>.*)" (?P<state>on-cpu|off-cpu)$')
 
@@ -472,6 +484,9 @@ def fmt_frames(frames):
 class StructureSpec:
     """For each thread of structure.py (by comm; 'main' for the main thread):
     `valid`: every chain a sample of that thread may have;
+    `valid_waiting`: and, for a sample of the thread waiting (for the GIL),
+    the chains where a caller is innermost on its call line (a thread drops
+    the GIL between two calls);
     `exact`: the chain whose leaf is on the marked hot line(s)."""
 
     def __init__(self, workload):
@@ -485,6 +500,7 @@ class StructureSpec:
             return Pattern(frame_name(interp, qual), path, lines)
 
         self.valid = {}
+        self.valid_waiting = {}
         self.exact = {}
 
         # comm, entry function, loop marker, call marker, list of callee levels:
@@ -518,29 +534,44 @@ class StructureSpec:
                        "consume": "call_consume", "spin_genexpr": "call_spin_genexpr",
                        "outer": "call_outer", "helper": "call_helper",
                        "unicode": "call_unicode", "named": "call_named"}
+        # A sample is valid only with the whole true chain, innermost frame
+        # included: a caller is innermost on its call line only for the few
+        # instructions around a call to a callee that spins for a
+        # millisecond, so there it counts as a chain missing its leaf. A
+        # generator's consumer is innermost on its `for` line for real
+        # (FOR_ITER runs there between two yields), and so is a caller whose
+        # callee is C code (sum()).
+        consumers = {"fw-gen", "fw-genexpr"}
         for comm, entry, key, levels in simple:
             call = S.lines(call_marker[key])
             # Between two calls the entry function is innermost, on its loop.
-            chains = [[P(entry, S.lines(loop_marker[key]) | call)]]
+            chains = [[P(entry, S.lines(loop_marker[key]))]]
+            waiting = [[P(entry, S.lines(loop_marker[key]) | call)]]
             prefix = [P(entry, call)]
             exact = None
             for qual, src, path, calls, leaf in levels:
                 own = src.own_lines(qual)
+                waiting.append(prefix + [P(qual, own, path)])
+                if calls and comm not in consumers:
+                    own = own - src.lines(calls)
                 chains.append(prefix + [P(qual, own, path)])
                 if calls:
                     prefix = prefix + [P(qual, src.lines(calls), path)]
                 else:
                     exact = prefix + [P(qual, src.lines(leaf), path)]
             self.valid[comm] = chains
+            self.valid_waiting[comm] = chains + waiting
             self.exact[comm] = exact
 
         self.valid["main"] = [[P("<module>", S.lines("call_main")),
                                P("main", S.lines("main_ready", "main_wait"))]]
+        self.valid_waiting["main"] = self.valid["main"]
         self.exact["main"] = [P("<module>", S.lines("call_main")),
                               P("main", S.lines("main_wait"))]
 
     def key_for(self, workload, tid, comm):
         return "main" if tid == workload.pid else comm
 
-    def matches_any(self, key, frames):
-        return any(chain_matches(c, frames) for c in self.valid[key])
+    def matches_any(self, key, frames, waiting=False):
+        valid = self.valid_waiting[key] if waiting else self.valid[key]
+        return any(chain_matches(c, frames) for c in valid)

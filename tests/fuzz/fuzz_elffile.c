@@ -33,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int loaded;
 
 	f = elf_cache_add_fd(c, memfd_of(data, size), 1, 1, "/fuzz/lib.so", "/fuzz/lib.so", "",
-			     &loaded);
+			     NULL, ELF_LOAD_SYMBOLS, &loaded);
 	if (f) {
 		if (!loaded || f->fp < FP_UNKNOWN || f->fp > FP_NO)
 			abort();
@@ -50,7 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		elf_info_cfi_frame(f, 0);
 		elf_info_cfi_frame(f, UINT64_MAX);
 		g = elf_cache_add_fd(c, memfd_of(data, size), 2, 2, "/fuzz/copy.so", "/fuzz/copy.so",
-				     "", &loaded);
+				     "", NULL, ELF_LOAD_SYMBOLS, &loaded);
 		if (g && f->build_id[0] && (g != f || loaded))
 			abort();
 		if (!elf_cache_find(c, 1, 1))

@@ -311,7 +311,7 @@ static char *render_diff(diff_writer w, const struct profile *a, const struct pr
 	return buf;
 }
 
-static char *render(const struct profile *p, enum output_format fmt, size_t *len)
+static char *render(const struct profile *p, const char *format, size_t *len)
 {
 	struct output_opts o;
 	char *buf = NULL;
@@ -319,7 +319,7 @@ static char *render(const struct profile *p, enum output_format fmt, size_t *len
 
 	CHECK(f);
 	output_opts_default(&o);
-	CHECK(output_write(p, fmt, f, &o) == 0);
+	CHECK(outfmt_write(outfmt_find(format, OUTFMT_PROFILE), p, f, &o) == 0);
 	CHECK(fclose(f) == 0);
 	return buf;
 }
@@ -339,24 +339,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	strbuf_release(&err);
 
-	coll = render(&p, OUTPUT_COLLAPSED, &coll_len);
+	coll = render(&p, "collapsed", &coll_len);
 	check_collapsed(coll, coll_len);
-	out = render(&p, OUTPUT_TEXT, &len);
+	out = render(&p, "text", &len);
 	check_terminal_safe(out, len);
 	free(out);
-	out = render(&p, OUTPUT_SPEEDSCOPE, &len);
+	out = render(&p, "speedscope", &len);
 	check_json(out, len);
 	free(out);
-	out = render(&p, OUTPUT_GECKO, &len);
+	out = render(&p, "gecko", &len);
 	check_json(out, len);
 	free(out);
 
 	/* pprof loads again */
-	out = render(&p, OUTPUT_HTML, &len);
+	out = render(&p, "html", &len);
 	check_html(out, len);
 	free(out);
 
-	out = render(&p, OUTPUT_PPROF, &len);
+	out = render(&p, "pprof", &len);
 	CHECK(profile_load_buffer(out, len, "pprof", &again, &err) == 0);
 	free(out);
 	out = render_diff(output_html_diff, &p, &again, &len);
@@ -380,9 +380,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		CHECK(profile_load_buffer(coll, coll_len, "collapsed", &again, &err) == 0);
 		CHECK(profile_total(&again) == profile_total(&p));
-		coll2 = render(&again, OUTPUT_COLLAPSED, &coll2_len);
+		coll2 = render(&again, "collapsed", &coll2_len);
 		CHECK(profile_load_buffer(coll2, coll2_len, "collapsed", &third, &err) == 0);
-		coll3 = render(&third, OUTPUT_COLLAPSED, &coll3_len);
+		coll3 = render(&third, "collapsed", &coll3_len);
 		CHECK(coll3_len == coll2_len && !memcmp(coll2, coll3, coll2_len));
 		free(coll3);
 		free(coll2);

@@ -1,0 +1,53 @@
+/*
+ * What `framewalk check` shares between its parts: the options, the facts
+ * gathered (audit/gather.h), the verdict (problems and the exit code,
+ * decided in check.c) and the two renderers of them all, text
+ * (check_text.c) and JSON (check_json.c).
+ */
+#ifndef FRAMEWALK_CMD_CHECK_H
+#define FRAMEWALK_CMD_CHECK_H
+
+#include <sys/types.h>
+
+#include "audit/gather.h"
+#include "util/strbuf.h"
+
+enum check_mode { MODE_MACHINE, MODE_PROCESS, MODE_INSTALL, MODE_FILES };
+
+#define NEED_VM (1u << 0)
+#define NEED_PTRACE (1u << 1)
+#define NEED_BPF (1u << 2)
+
+struct check_opts {
+	enum check_mode mode;
+	pid_t pid;
+	const char *python;
+	const char *root;
+	const char *site;               /* NULL: none; "": the installation's own */
+	unsigned need;                  /* NEED_* */
+	int need_given;
+	int native;
+	int json;
+	int verbose;
+	char **files;
+	int nfiles;
+};
+
+#define CHECK_MAX_PROBLEMS 16
+
+struct check {
+	struct check_opts o;
+	struct audit_facts f;
+	struct strbuf problems[CHECK_MAX_PROBLEMS];
+	size_t nproblems;
+	int exit_code;
+};
+
+/* Was backend i (audit_backend order: vm, ptrace, bpf) required? */
+int check_requires(const struct check *c, int i);
+
+void check_print_text(const struct check *c);
+/* 0 or -errno of writing it. */
+int check_print_json(const struct check *c);
+
+#endif

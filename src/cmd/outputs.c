@@ -1,0 +1,169 @@
+/*
+ * What every command that writes profiles shares about its outputs: the
+ * --format help and "unknown format" error from the format table
+ * (output/registry.c), and opening, writing and committing the -o files so
+ * each lands whole or not at all (util/outfile.h).
+ */
+#include <errno.h>
+
+#include "cmd/cmd.h"
+#include "util/options.h"
+#include "util/strbuf.h"
+
+void cmd_format_help(struct strbuf *sb, enum outfmt_use use)
+{
+	outfmt_names(sb, use);
+	strbuf_addstr(sb, use == OUTFMT_DIFF ? ", for every -o FILE (default: from its extension: "
+		      : ", for every output (default: from each FILE's extension: ");
+	outfmt_endings(sb, use);
+	strbuf_addstr(sb, "; text on standard output)");
+}
+
+void cmd_print_format_option(FILE *f, enum outfmt_use use)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	cmd_format_help(&sb, use);
+	usage_option_help(f, "-f, --format FMT", strbuf_str(&sb), USAGE_HELP_COLUMN);
+	strbuf_release(&sb);
+}
+
+int cmd_unknown_format(const char *cmd, const char *name, enum outfmt_use use)
+{
+	struct cmd_outputs outs = { .use = use };
+	struct opt o = { .value = &outs };
+	struct strbuf err = STRBUF_INIT;
+	int ret;
+
+	cmd_opt_format(&o, name, &err);
+	ret = cmd_usage_error(cmd, "%s", strbuf_str(&err));
+	strbuf_release(&err);
+	return ret;
+}
+
+int cmd_open_outputs(struct outfile *of, const char *const *paths, int n)
+{
+	for (int i = 0; i < n; i++) {
+		int ret = outfile_open(&of[i], paths[i]);
+
+		if (ret) {
+			cmd_abort_outputs(of, i);
+			return cmd_output_error(paths[i], ret);
+		}
+	}
+	return FW_EXIT_OK;
+}
+
+void cmd_abort_outputs(struct outfile *of, int n)
+{
+	for (int i = 0; i < n; i++)
+		outfile_abort(&of[i]);
+}
+
+int cmd_finish_output(struct outfile *of, const char *path, int ret)
+{
+	if (!ret)
+		ret = outfile_commit(of);
+	else
+		outfile_abort(of);
+	if (!ret)
+		return FW_EXIT_OK;
+	/* A reader that went away (| head) is not an error worth a message. */
+	if (!strcmp(path, "-") && (ret == -EPIPE || errno == EPIPE))
+		return FW_EXIT_OK;
+	fw_error("writing %s failed: %s", strcmp(path, "-") ? path : "standard output",
+		 strerror(-ret));
+	return FW_EXIT_OUTPUT;
+}
+
+int cmd_opt_output(const struct opt *o, const char *arg, struct strbuf *err)
+{
+	struct cmd_outputs *outs = o->value;
+
+	if (outs->n == CMD_MAX_OUTPUTS) {
+		strbuf_addf(err, "too many -o options (at most %d)", CMD_MAX_OUTPUTS);
+		return -1;
+	}
+	outs->paths[outs->n++] = arg;
+	return 0;
+}
+
+int cmd_opt_format(const struct opt *o, const char *arg, struct strbuf *err)
+{
+	struct cmd_outputs *outs = o->value;
+
+	outs->format = outfmt_find(arg, outs->use);
+	if (outs->format)
+		return 0;
+	strbuf_addf(err, "unknown format: '%s' (", arg);
+	outfmt_names(err, outs->use);
+	strbuf_addch(err, ')');
+	return -1;
+}
+
+void cmd_outputs_resolve(struct cmd_outputs *outs, int to_stdout)
+{
+	if (!outs->n && to_stdout)
+		outs->paths[outs->n++] = "-";
+	for (int i = 0; i < outs->n; i++)
+		outs->formats[i] = outs->format ? outs->format :
+			outfmt_for_path(outs->paths[i], outs->use);
+}
+
+int cmd_opt_limit(const struct opt *o, const char *arg, struct strbuf *err)
+{
+	struct output_opts *out = o->value;
+	long v;
+
+	if (parse_long(arg, &v) || v < 1 || v > 1000000) {
+		strbuf_addf(err, "bad --limit: '%s' (1 or more)", arg);
+		return -1;
+	}
+	out->limit = (int)v;
+	return 0;
+}
+
+int cmd_opt_min_percent(const struct opt *o, const char *arg, struct strbuf *err)
+{
+	struct output_opts *out = o->value;
+	double pct;
+
+	if (parse_seconds(arg, &pct) || pct > 100) {
+		strbuf_addf(err, "bad --min-percent: '%s' (0 to 100)", arg);
+		return -1;
+	}
+	out->min_percent = pct;
+	return 0;
+}
+
+int cmd_opt_thread(const struct opt *o, const char *arg, struct strbuf *err)
+{
+	(void)err;
+	((struct output_opts *)o->value)->thread = arg;
+	return 0;
+}
+
+int cmd_output_filter_option(const char *cmd, int c, const char *arg, struct output_opts *out)
+{
+	const struct opt o = { .value = out };
+	struct strbuf err = STRBUF_INIT;
+	int ret;
+
+	switch (c) {
+	case 'L':
+		ret = cmd_opt_limit(&o, arg, &err);
+		break;
+	case 'M':
+		ret = cmd_opt_min_percent(&o, arg, &err);
+		break;
+	case 'T':
+		ret = cmd_opt_thread(&o, arg, &err);
+		break;
+	default:
+		return 1;
+	}
+	if (ret)
+		ret = cmd_usage_error(cmd, "%s", strbuf_str(&err));
+	strbuf_release(&err);
+	return ret;
+}

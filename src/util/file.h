@@ -1,0 +1,31 @@
+/*
+ * Reading a whole file into memory with a size cap: the one loop behind the
+ * /proc readers, the _sysconfigdata reader, the environment probes and the
+ * saved-profile loader. Whatever the file holds, memory stays bounded by the
+ * cap the caller chose.
+ */
+#ifndef FRAMEWALK_UTIL_FILE_H
+#define FRAMEWALK_UTIL_FILE_H
+
+#include <stddef.h>
+
+#include "util/strbuf.h"
+
+/*
+ * Append what fd holds, up to its end, to sb (NUL-terminated as always).
+ * Returns 0; -EFBIG when there is more than max bytes (sb then holds the
+ * first max, so a caller content with a prefix can go on); or the -errno of
+ * read(2) (EINTR is retried), with sb holding what was read before it.
+ */
+int read_fd_bounded(int fd, size_t max, struct strbuf *sb);
+
+/* The same for a path, opened read-only; -errno of open(2) when it cannot be. */
+int read_file_bounded(const char *path, size_t max, struct strbuf *sb);
+
+/*
+ * A small file (a sysctl, a /proc status) into buf, at most size - 1 bytes
+ * and NUL-terminated; a longer file is cut. 0 or -errno.
+ */
+int read_file_into(const char *path, char *buf, size_t size);
+
+#endif
