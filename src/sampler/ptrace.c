@@ -58,6 +58,8 @@ void native_sample_clear(struct native_sample *ns)
 	ns->gc = 0;
 	ns->unwound = 0;
 	ns->stopped_ns = 0;
+	ns->gil_holder = 0;
+	ns->gil_locked = ns->collecting = 0;
 	ns->uw.n = 0;
 }
 
@@ -207,6 +209,11 @@ int ptrace_sample_thread(pid_t pid, pid_t tid, struct module_map *mm, struct py_
 		if (py_thread && !py_reader_thread_frame(r, py_thread))
 			out->py_ok = !py_thread->frame ||
 				py_reader_stack(r, py_thread, out->py, PY_MAX_DEPTH, &out->npy) == 0;
+		/* Who holds the GIL, and is the collector running, at this instant. */
+		if (py_thread && py_reader_gil(r, &out->gil_holder, &out->gil_locked))
+			out->gil_holder = 0;
+		if (py_thread && py_reader_gc(r, &out->collecting))
+			out->collecting = 0;
 	}
 	t1 = fw_now_ns();
 	ptrace_resume_thread(tid, sig);
@@ -257,14 +264,12 @@ static void ptrace_target_release(struct sampler *s)
 static int ptrace_tick(struct sampler *s, uint64_t now)
 {
 	struct ptrace_state *p = s->state;
-	uint64_t gc_thread;
-	int ret;
+	int ret, holds;
 
 	/* The thread list is read live: a copy would predate the stops. */
 	if ((ret = sampler_list_threads(s, now)))
 		return ret;
 	sampler_read_gil(s);
-	gc_thread = sampler_gc_thread(s);
 	taskstat_prune(&s->tasks);
 	for (size_t i = 0; i < s->ntids && !sampler_stopping(s); i++) {
 		pid_t tid = s->tids[i];
@@ -297,7 +302,13 @@ static int ptrace_tick(struct sampler *s, uint64_t now)
 			native_sample_clear(&s->ns);
 			continue;      /* the thread exited meanwhile */
 		}
-		s->ns.gc = gc_thread && pt && pt->tstate == gc_thread;
+		holds = pt && s->ns.gil_locked && s->ns.gil_holder == pt->tstate;
+		/* gil mode: the holder chosen at the tick may have let go before the stop. */
+		if (s->opts.mode == MODE_GIL && !holds) {
+			native_sample_clear(&s->ns);
+			continue;
+		}
+		s->ns.gc = s->ns.collecting && holds;
 		sampler_record_native(s, tid, now);
 		native_sample_clear(&s->ns);
 	}

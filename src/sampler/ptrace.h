@@ -25,6 +25,9 @@ struct native_sample {
 	size_t nkernel;
 	int gc;                         /* the collector was running in this thread */
 	int unwound;                    /* uw holds a native walk (else Python frames only) */
+	/* read while the thread was stopped (ptrace): the GIL and the collector */
+	uint64_t gil_holder;            /* 0: none, or not read */
+	int gil_locked, collecting;
 	uint64_t stopped_ns;
 };
 

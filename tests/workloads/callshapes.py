@@ -6,10 +6,11 @@ decorated one-line function, a raise/except loop, and calls into C (zlib,
 builtins). Each shape runs a few milliseconds per cycle, so a few seconds of
 sampling average many cycles. Runs on 3.8 and later.
 
-    python callshapes.py SECONDS [THREADS]
+    python callshapes.py SECONDS [THREADS [SLEEPERS]]
 
-With THREADS > 1 the same loop runs in that many threads sharing the GIL.
-Prints "ready" once running.
+With THREADS > 1 the same loop runs in that many threads sharing the GIL;
+SLEEPERS more threads sleep in time.sleep (in wait_here). Prints READY once
+running.
 """
 import functools
 import sys
@@ -111,15 +112,23 @@ def loop(end):
             shape()
 
 
+def wait_here(end):
+    while time.time() < end:
+        time.sleep(0.05)
+
+
 def main():
     seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 10.0
     nthreads = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+    nsleepers = int(sys.argv[3]) if len(sys.argv) > 3 else 0
     end = time.time() + seconds
     workers = [threading.Thread(target=loop, args=(end,), name="shapes-%d" % i)
                for i in range(1, nthreads)]
+    workers += [threading.Thread(target=wait_here, args=(end,), name="sleeper-%d" % i)
+                for i in range(nsleepers)]
     for w in workers:
         w.start()
-    print("ready", flush=True)
+    print("READY", flush=True)
     loop(end)
     for w in workers:
         w.join()

@@ -1,0 +1,215 @@
+#!/usr/bin/env python3
+"""Accuracy against a reference read at one instant (../shared/notes/accuracy.md).
+
+One call-heavy target (tests/workloads/callshapes.py: recursion, tiny methods
+and __init__, generators, a comprehension, a decorated one-liner, raise/except,
+calls into C) is sampled by several readers at the same time, at coprime
+rates, so their ticks lock neither to each other nor to the workload:
+
+    default   framewalk record (whatever backend it chooses)
+    vm        framewalk record --backend vm (never stops the target)
+    ref       framewalk record --backend ptrace (stops the thread for each read)
+
+Each profile is reduced to the distribution of the innermost Python function
+(leaf) and of the whole Python stack (function names, outermost first), and
+compared with the reference by total variation distance, in points (half the
+sum of the absolute differences of the shares). The default on a privileged
+machine is bpf, itself a reader at one instant: its distance from ptrace is
+the noise floor of the comparison at these sample counts.
+
+    bench/accuracy.py build/framewalk [--interps all|py3.12,sid-py3.15,...]
+                      [--seconds 15] [--reps 3] [--json out.json]
+
+Also used by tests/functional/test_reference.py (the same functions, shorter).
+"""
+import argparse
+import collections
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+BENCH = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(BENCH)
+WORKLOAD = os.path.join(REPO, "tests", "workloads", "callshapes.py")
+SID_ROOT = os.environ.get("FRAMEWALK_SID_ROOT", "/var/cache/framewalk/sid")
+PYENV = os.environ.get("PYENV_ROOT", "/root/.pyenv")
+
+INTERPS = {
+    "py3.8": os.path.join(PYENV, "versions/3.8.18/bin/python"),
+    "py3.9": os.path.join(PYENV, "versions/3.9.18/bin/python"),
+    "py3.10": os.path.join(PYENV, "versions/3.10.13/bin/python"),
+    "py3.11": os.path.join(PYENV, "versions/3.11.7/bin/python"),
+    "py3.12": os.path.join(PYENV, "versions/3.12.1/bin/python"),
+    "py3.13": os.path.join(PYENV, "versions/3.13.0/bin/python"),
+    "py3.11-static": "/usr/bin/python3.11",
+    "sid-py3.13": "sid:python3.13",
+    "sid-py3.14": "sid:python3.14",
+    "sid-py3.15": "sid:python3.15",
+}
+
+# The readers and their rates (coprime, so no two ticks lock).
+READERS = {
+    "default": (997, []),
+    "vm": (797, ["--backend", "vm"]),
+    "ref": (499, ["--backend", "ptrace"]),
+}
+
+
+def interp_argv(interp, script):
+    """argv running script under interp ("sid:pythonX" runs inside the root)."""
+    if interp.startswith("sid:"):
+        inside = "/tmp/fw-accuracy-%d-%s" % (os.getpid(), os.path.basename(script))
+        shutil.copy(script, SID_ROOT + inside)
+        return ["chroot", SID_ROOT, interp[4:], inside], SID_ROOT + inside
+    return [interp, script], None
+
+
+def distributions(collapsed_text, workload_name):
+    """(leaf Counter, whole-stack Counter) of the workload's Python frames."""
+    leaf, stack = collections.Counter(), collections.Counter()
+    for line in collapsed_text.splitlines():
+        frames, _, count = line.rpartition(" ")
+        if not count.isdigit():
+            continue
+        names = [f.split(" (")[0] for f in frames.split(";")[1:] if workload_name in f]
+        if names:
+            leaf[names[-1]] += int(count)
+            stack[";".join(names)] += int(count)
+    return leaf, stack
+
+
+def tvd(a, b):
+    """Total variation distance in points; 100 when either is empty."""
+    ta, tb = sum(a.values()), sum(b.values())
+    if not ta or not tb:
+        return 100.0
+    return 50.0 * sum(abs(a[k] / ta - b[k] / tb) for k in set(a) | set(b))
+
+
+REPORT_RE = {
+    "dropped": re.compile(r"^Errors: +(\d+) dropped samples \(([\d.]+)%\)", re.M),
+    "backend": re.compile(r"^Backend: +(\w+)", re.M),
+}
+
+
+def parse_report(text):
+    out = {}
+    m = REPORT_RE["dropped"].search(text)
+    if m:
+        out["dropped"], out["dropped_pct"] = int(m.group(1)), float(m.group(2))
+    m = REPORT_RE["backend"].search(text)
+    if m:
+        out["backend"] = m.group(1)
+    return out
+
+
+def run_readers(framewalk, pid, seconds, readers=READERS, workload_name="callshapes.py",
+                prefix=None):
+    """Run every reader on pid at once for seconds. readers: {name: (rate,
+    args)}; prefix: {name: argv prepended} (e.g. to run one as another
+    user). Returns {reader: {"returncode", "stderr", "leaf", "stack",
+    "samples", "dropped_pct", "backend"}}."""
+    tmp = tempfile.mkdtemp(prefix="fw-accuracy-")
+    os.chmod(tmp, 0o777)       # a reader may run as another user
+    out, procs = {}, {}
+    try:
+        for name, (rate, args) in readers.items():
+            paths = (os.path.join(tmp, name + ".collapsed"), os.path.join(tmp, name + ".txt"))
+            cmd = list((prefix or {}).get(name, ())) + [
+                framewalk, "record", "-p", str(pid), "-d", str(seconds), "-r", str(rate), "-q",
+                "-o", paths[0], "-o", paths[1]] + list(args)
+            procs[name] = (subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                            text=True), paths)
+        for name, (p, paths) in procs.items():
+            _, err = p.communicate(timeout=seconds + 120)
+            res = {"returncode": p.returncode, "stderr": err, "leaf": collections.Counter(),
+                   "stack": collections.Counter(), "samples": 0}
+            if p.returncode == 0:
+                with open(paths[0], errors="replace") as f:
+                    res["leaf"], res["stack"] = distributions(f.read(), workload_name)
+                with open(paths[1], errors="replace") as f:
+                    res.update(parse_report(f.read()))
+                res["samples"] = sum(res["leaf"].values())
+            out[name] = res
+    finally:
+        for p, _ in procs.values():
+            if p.poll() is None:
+                p.kill()
+        shutil.rmtree(tmp, ignore_errors=True)
+    return out
+
+
+def measure(framewalk, interp, seconds, readers=READERS, workload=WORKLOAD, settle=0.5):
+    """Start the workload under interp, run every reader on it at once."""
+    argv, copied = interp_argv(interp, workload)
+    target = subprocess.Popen(argv + [str(seconds + 10)], stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, text=True)
+    try:
+        if target.stdout.readline().strip() != "READY":
+            raise RuntimeError("the workload did not start under %s" % interp)
+        time.sleep(settle)
+        return run_readers(framewalk, target.pid, seconds, readers, os.path.basename(workload))
+    finally:
+        target.kill()
+        target.wait()
+        if copied:
+            os.unlink(copied)
+
+
+def compare(results, reader, ref="ref"):
+    """(leaf distance, stack distance) of reader from ref."""
+    a, b = results[reader], results[ref]
+    return tvd(a["leaf"], b["leaf"]), tvd(a["stack"], b["stack"])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("framewalk")
+    ap.add_argument("--interps", default="all")
+    ap.add_argument("--seconds", type=float, default=15)
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--json")
+    a = ap.parse_args()
+    fw = os.path.abspath(a.framewalk)
+    names = list(INTERPS) if a.interps == "all" else a.interps.split(",")
+    table = {}
+    for name in names:
+        rows = []
+        for rep in range(a.reps):
+            res = measure(fw, INTERPS[name], a.seconds)
+            bad = [r for r, v in res.items() if v["returncode"] != 0]
+            if bad:
+                sys.exit("%s: %s failed: %s" % (name, bad, res[bad[0]]["stderr"][-500:]))
+            row = {"default": compare(res, "default"), "vm": compare(res, "vm"),
+                   "backend": res["default"].get("backend"),
+                   "samples": {r: v["samples"] for r, v in res.items()},
+                   "dropped_pct": {r: v.get("dropped_pct", 0.0) for r, v in res.items()}}
+            rows.append(row)
+            print("%-14s rep %d: default(%s) %.1f/%.1f  vm %.1f/%.1f  samples %s  vm dropped %.2f%%"
+                  % (name, rep + 1, row["backend"], row["default"][0], row["default"][1],
+                     row["vm"][0], row["vm"][1], row["samples"], row["dropped_pct"]["vm"]),
+                  flush=True)
+        table[name] = rows
+    print("\nmedian of %d runs of %.0f s each (leaf / whole-stack distance from ptrace, points):"
+          % (a.reps, a.seconds))
+    print("%-14s %-18s %-14s %s" % ("interpreter", "default", "vm", "vm dropped"))
+    for name, rows in table.items():
+        med = lambda f: statistics.median(f(r) for r in rows)
+        print("%-14s %-18s %-14s %.2f%%" % (
+            name, "%.1f / %.1f (%s)" % (med(lambda r: r["default"][0]), med(lambda r: r["default"][1]),
+                                        rows[0]["backend"]),
+            "%.1f / %.1f" % (med(lambda r: r["vm"][0]), med(lambda r: r["vm"][1])),
+            med(lambda r: r["dropped_pct"]["vm"])))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(table, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
