@@ -493,6 +493,12 @@ int cmd_record(int argc, char **argv)
 			return cmd_output_error(o.outputs[i], ret);
 		}
 	}
+	/* A low ulimit -n: one clear line now, not a capture with holes. */
+	code = cmd_fd_limits(&o.sampling, NULL, 0);
+	if (code) {
+		abort_outputs(of, o.noutputs);
+		return code;
+	}
 	cmd_install_signals();
 	so = o.sampling;
 	so.stop = &cmd_stop_requested;
@@ -505,6 +511,8 @@ int cmd_record(int argc, char **argv)
 	/* The backend is chosen once the targets are known: ptrace is probed on one. */
 	if (!code)
 		code = cmd_choose_backend("record", &so, child ? 0 : targets.n ? targets.t[0].pid : 0);
+	if (!code)
+		code = cmd_fd_limits(&so, targets.t, targets.n);
 	session_init(&sess, &prof, &so);
 	if (!code)
 		code = add_targets(&sess, &targets);

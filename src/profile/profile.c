@@ -74,6 +74,7 @@ void profile_release(struct profile *p)
 	free(p->meta.backend);
 	free(p->meta.mode);
 	free(p->meta.unwind_breaks);
+	free(p->meta.modules_unreadable);
 	memset(p, 0, sizeof(*p));
 }
 

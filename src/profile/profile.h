@@ -78,6 +78,11 @@ struct profile_meta {
 	uint64_t fp_steps, cfi_steps;
 	uint64_t merge_mismatches;   /* Python frames left over after merging */
 	char *unwind_breaks;         /* "module: reason N; ..." for incomplete stacks */
+	/* the module layer (elf/modules.h): debug counters over every target */
+	uint64_t modules_loaded;     /* ELF files opened and parsed */
+	uint64_t modules_reused;     /* modules whose file was already known */
+	uint64_t modules_refreshes;  /* times a target's mappings changed and were re-read */
+	char *modules_unreadable;    /* "path: why; ..." for files that could not be opened */
 	/* bpf backend */
 	uint64_t lost;               /* samples the ring buffer had no room for */
 	uint64_t bpf_run_ns, bpf_run_cnt;  /* program run time (kernel statistics) */

@@ -22,7 +22,7 @@
 #include "symbols/symbolize.h"
 #include "target/memory.h"
 #include "target/taskstat.h"
-#include "unwind/modules.h"
+#include "elf/modules.h"
 
 struct backend_ops {
 	const char *name;                /* "vm", "ptrace", "bpf" */
@@ -97,9 +97,13 @@ struct sampler {
 	uint64_t not_ready_ticks; /* ticks before the runtime had a thread */
 };
 
-/* Set up one target for the backend (ops->target_init included). 0 or -errno. */
+/*
+ * Set up one target for the backend (ops->target_init included); its modules
+ * share per-file data through files (NULL: its own). 0 or -errno.
+ */
 int sampler_init(struct sampler *s, const struct py_target *t, struct profile *prof,
-		 const struct sampler_opts *opts, const struct backend_ops *ops);
+		 const struct sampler_opts *opts, const struct backend_ops *ops,
+		 struct elf_cache *files);
 void sampler_release(struct sampler *s, const struct backend_ops *ops);
 /* After the capture: each thread's kernel accounting, the unwind summary. */
 void sampler_finish_threads(struct sampler *s);

@@ -49,7 +49,9 @@ int session_add(struct session *sess, const struct py_target *t)
 
 	if (o.child != t->pid)
 		o.child = 0;
-	ret = sampler_init(s, t, sess->prof, &o, sess->ops);
+	if (!sess->files)
+		sess->files = elf_cache_new();
+	ret = sampler_init(s, t, sess->prof, &o, sess->ops, sess->files);
 	if (ret) {
 		sampler_release(s, sess->ops);
 		free(s);
@@ -98,6 +100,7 @@ void session_release(struct session *sess)
 	}
 	free(sess->targets);
 	free(sess->exited);
+	elf_cache_free(sess->files);
 	memset(sess, 0, sizeof(*sess));
 }
 

@@ -17,6 +17,8 @@
 #define MERGED_MAX (UNWIND_MAX + PY_MAX_DEPTH + KERNEL_MAX_FRAMES)
 #define NAME_REFRESH_NS 1000000000ull
 #define MODULES_CHECK_NS 100000000ull
+/* A library loaded where an unloaded one was leaves no pc unknown: look anyway. */
+#define MODULES_RECHECK_NS 1000000000ull
 /*
  * A thread's scheduler state is re-read at most this often (and whenever its
  * Python frame moves): exact at rates up to 100 Hz, one system call per
@@ -26,7 +28,8 @@
 #define TIDS_REFRESH_NS 200000000ull
 
 int sampler_init(struct sampler *s, const struct py_target *t, struct profile *prof,
-		 const struct sampler_opts *opts, const struct backend_ops *ops)
+		 const struct sampler_opts *opts, const struct backend_ops *ops,
+		 struct elf_cache *files)
 {
 	int ret = 0;
 
@@ -43,7 +46,8 @@ int sampler_init(struct sampler *s, const struct py_target *t, struct profile *p
 	s->frame_ids = xcalloc(MERGED_MAX, sizeof(*s->frame_ids));
 	s->ns.py = s->frames;
 	if (s->opts.native) {
-		modules_load(&s->mm, t->pid, s->opts.no_debuginfod ? MODULES_NO_DEBUGINFOD : 0);
+		modules_load(&s->mm, t->pid, files,
+			     s->opts.no_debuginfod ? MODULES_NO_DEBUGINFOD : 0);
 		symbolizer_init(&s->sym, &s->mm);
 		s->syms = xcalloc(UNWIND_MAX, sizeof(*s->syms));
 		s->modules_ns = fw_now_ns();
@@ -364,6 +368,8 @@ static void symbolize_native(struct sampler *s, uint64_t now)
 {
 	struct unwind_result *uw = &s->ns.uw;
 
+	if (now - s->modules_ns >= MODULES_RECHECK_NS)
+		sampler_refresh_modules(s, now);
 	for (size_t i = 0; i < uw->n; i++)
 		if (!modules_find_range(&s->mm, uw->pcs[i]) && sampler_refresh_modules(s, now))
 			break;
@@ -429,12 +435,39 @@ static int cmp_break(const void *a, const void *b)
 	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
 }
 
+/* The module layer's debug counters, summed over the targets, and what it could not open. */
+static void modules_meta(struct sampler *s)
+{
+	struct profile_meta *m = &s->prof->meta;
+	struct strbuf sb = STRBUF_INIT;
+	char why[PATH_MAX + 256];
+
+	m->modules_loaded += s->mm.stats.loaded;
+	m->modules_reused += s->mm.stats.reused;
+	m->modules_refreshes += s->mm.stats.refreshes;
+	for (size_t i = 0; i < s->mm.n; i++) {
+		if (!module_problem(&s->mm.mods[i], s->target.pid, why, sizeof(why)))
+			continue;
+		strbuf_addf(&sb, "%s%s", sb.len || m->modules_unreadable ? "; " : "", why);
+	}
+	if (sb.len) {
+		struct strbuf all = STRBUF_INIT;
+
+		strbuf_addf(&all, "%s%s", m->modules_unreadable ? m->modules_unreadable : "",
+			    strbuf_str(&sb));
+		free(m->modules_unreadable);
+		m->modules_unreadable = strbuf_detach(&all);
+	}
+	strbuf_release(&sb);
+}
+
 /* Write the unwind-quality summary into the profile's meta (native backends). */
 void sampler_finish_meta(struct sampler *s)
 {
 	struct strbuf sb = STRBUF_INIT;
 	char *old = s->prof->meta.unwind_breaks;
 
+	modules_meta(s);
 	if (!s->nbreaks)
 		return;
 	qsort(s->breaks, s->nbreaks, sizeof(*s->breaks), cmp_break);

@@ -103,6 +103,7 @@ struct session {
 	struct known_pid *known;
 	size_t nknown, known_alloc;
 	uint64_t scanned_ns;
+	struct elf_cache *files;  /* module files shared by the targets (elf/elffile.h) */
 };
 
 /* opts->backend must be chosen already (backend_choose). */
