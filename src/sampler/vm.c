@@ -27,7 +27,7 @@ struct vm_state {
 	int have_original;
 	int pinned;               /* the affinity was changed */
 	int cannot_pin;           /* the target's CPU is not ours to run on */
-	pid_t follow;             /* the thread running Python at the last tick */
+	pid_t follow;             /* the thread to follow; -1 none (several threads) */
 };
 
 static int vm_target_init(struct sampler *s)
@@ -56,8 +56,8 @@ static void vm_target_release(struct sampler *s)
  * tick's copy (a microsecond or two) sees one moment of it instead of a
  * stack that changes every ~100 ns under the copy; the target waits those
  * microseconds, as for any process sharing its CPU, and is never stopped.
- * The thread followed is the one that ran Python at the last tick (the
- * GIL's holder: the only one changing its Python stack). Where this process
+ * The thread followed is the interpreter's only thread (running_thread).
+ * Where this process
  * may not run on that CPU (a container's cpuset refuses it), it reads from
  * where it is; its own affinity is put back at the end.
  */
@@ -68,6 +68,13 @@ static void follow_target(struct sampler *s, struct vm_state *v)
 	char state;
 	int cpu;
 
+	if (v->follow < 0) {
+		/* Threads were started: run where the scheduler likes again. */
+		if (v->pinned && v->have_original && !sched_setaffinity(0, sizeof(v->original),
+									  &v->original))
+			v->pinned = 0;
+		return;
+	}
 	if (v->cannot_pin || taskstat_state_cpu(&s->tasks, tid, &state, &cpu) || state != 'R' ||
 	    cpu < 0 || cpu >= CPU_SETSIZE || cpu == sched_getcpu())
 		return;
@@ -79,18 +86,15 @@ static void follow_target(struct sampler *s, struct vm_state *v)
 		v->pinned = 1;
 }
 
-/* The thread that runs Python now: the GIL's holder, else the only one that may run. */
+/*
+ * The thread to follow: an interpreter's only thread. With several (sharing
+ * the GIL), following the holder measured worse than not following at all
+ * (38 against 10 points on two threads trading the GIL: docs/BENCHMARKS.md),
+ * so none is followed.
+ */
 static pid_t running_thread(struct sampler *s, size_t nthreads)
 {
-	uint64_t holder = s->gil_holder;
-	int locked;
-
-	if (!holder && (py_reader_gil(&s->reader, &holder, &locked) || !locked))
-		holder = 0;
-	for (size_t i = 0; i < nthreads; i++)
-		if (s->threads[i].tstate == holder || (!holder && nthreads == 1))
-			return s->threads[i].tid;
-	return 0;
+	return nthreads == 1 ? s->threads[0].tid : -1;
 }
 
 static int is_gone(int ret)
