@@ -363,6 +363,8 @@ static const char *stop_reason_text(enum sampler_stop r)
 		return "interrupted";
 	case SAMPLER_STOP_TARGET_EXIT:
 		return "target exited";
+	case SAMPLER_STOP_EXEC:
+		return "target exec'd a program that is not Python";
 	default:
 		return "stopped";
 	}

@@ -64,6 +64,7 @@ static const struct meta_field {
 	FIELD("modules_reused", META_U64, modules_reused, WHEN_MODULES),
 	FIELD("modules_refreshes", META_U64, modules_refreshes, WHEN_MODULES),
 	FIELD("modules_unreadable", META_STR, modules_unreadable, WHEN_ALWAYS),
+	FIELD("events", META_STR, events, WHEN_ALWAYS),
 	FIELD("bpf_run_ns", META_U64, bpf_run_ns, WHEN_BPF),
 	FIELD("bpf_run_cnt", META_U64, bpf_run_cnt, WHEN_BPF),
 };

@@ -274,6 +274,11 @@ static void print_header(const struct profile *p, FILE *f)
 		escape_append(&sb, m->modules_unreadable, ESCAPE_TERMINAL);
 		fprintf(f, "Unreadable: %s\n", strbuf_str(&sb));
 	}
+	if (m->events) {
+		sb.len = 0;
+		escape_append(&sb, m->events, ESCAPE_TERMINAL);
+		fprintf(f, "Events:    %s\n", strbuf_str(&sb));
+	}
 	strbuf_release(&sb);
 }
 

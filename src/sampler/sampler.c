@@ -39,6 +39,7 @@ int sampler_init(struct sampler *s, const struct py_target *t, struct profile *p
 	s->target = *t;
 	s->prof = prof;
 	s->opts = *opts;
+	proc_program_id(t->pid, &s->program);
 	mem_init_pid(&s->mem, t->pid);
 	taskstat_init(&s->tasks, t->pid);
 	py_reader_init(&s->reader, &s->mem, &s->target);
@@ -111,6 +112,11 @@ uint32_t sampler_thread(struct sampler *s, pid_t tid, uint64_t now)
 	}
 	if (tid <= 0 || proc_task_comm(s->target.pid, tid, name, sizeof(name)))
 		xsnprintf(name, sizeof(name), "%s", tid > 0 ? "?" : "unknown");
+	/* After an exec the same thread ids run another program: labelled apart. */
+	if (s->generation) {
+		size_t len = strlen(name);
+		xsnprintf(name + len, sizeof(name) - len, " (exec %u)", s->generation);
+	}
 	if (!c) {
 		s->names = xgrow(s->names, sizeof(*s->names), s->nnames + 1, &s->names_alloc);
 		c = &s->names[s->nnames++];
@@ -122,7 +128,7 @@ uint32_t sampler_thread(struct sampler *s, pid_t tid, uint64_t now)
 	} else if (tid > 0 && !taskstat_cpu_ns(&s->tasks, tid, &cpu)) {
 		c->cpu_last_ns = cpu;
 	}
-	c->thread = profile_thread(s->prof, s->target.pid, tid, name);
+	c->thread = profile_thread_gen(s->prof, s->target.pid, tid, s->generation, name);
 	c->refreshed_ns = now;
 	return c->thread;
 }
@@ -319,6 +325,7 @@ void sampler_record_python(struct sampler *s, pid_t tid, const struct py_frame_i
 		s->frame_ids[n++] = marker_frame(s, wait);
 	profile_add(s->prof, sampler_thread(s, tid, now), profile_stack(s->prof, s->frame_ids, n), 1);
 	s->prof->meta.samples++;
+	s->last_sample_ns = now;
 }
 
 void sampler_record_dropped(struct sampler *s, pid_t tid, uint64_t now)
@@ -426,6 +433,7 @@ void sampler_record_native(struct sampler *s, pid_t tid, uint64_t now)
 		profile_add(s->prof, sampler_thread(s, tid, now),
 			    profile_stack(s->prof, s->frame_ids, depth), 1);
 		m->samples++;
+		s->last_sample_ns = now;
 	} else {
 		sampler_record_dropped(s, tid, now);
 	}
@@ -491,6 +499,16 @@ static int child_exited(struct sampler *s)
 	    waitpid(s->opts.child, &s->child_status, WNOHANG) == s->opts.child)
 		s->child_reaped = 1;
 	return s->opts.child > 0 && s->child_reaped;
+}
+
+int sampler_exec_changed(const struct sampler *s)
+{
+	struct proc_program_id now;
+
+	/* /proc/PID/exe names the file mapped, even when deleted since. */
+	if (proc_program_id(s->target.pid, &now))
+		return 0;
+	return proc_program_changed(&s->program, &now);
 }
 
 int sampler_target_exited(struct sampler *s)

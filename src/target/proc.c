@@ -231,11 +231,13 @@ int proc_stat_parse_state(const char *text, size_t len, char *state)
 	return 0;
 }
 
-int proc_stat_parse_cpu(const char *text, size_t len, int *cpu)
+int proc_stat_parse_field(const char *text, size_t len, int field, uint64_t *value)
 {
 	const char *p = NULL, *end = text + len;
-	int field = 2;          /* the state is field 3 */
+	int at = 2;             /* the state is field 3 */
 
+	if (field < 3)
+		return -EINVAL;
 	for (size_t i = len; i > 0; i--) {
 		if (text[i - 1] == ')') {
 			p = text + i;
@@ -244,20 +246,67 @@ int proc_stat_parse_cpu(const char *text, size_t len, int *cpu)
 	}
 	if (!p)
 		return -EINVAL;
-	/* Field 39 is the CPU the thread last ran on. */
-	while (p < end && field < 39) {
+	while (p < end && at < field) {
 		while (p < end && *p == ' ')
 			p++;
-		field++;
-		if (field == 39)
+		at++;
+		if (at == field)
 			break;
 		while (p < end && *p != ' ')
 			p++;
 	}
-	if (field != 39 || p >= end || !isdigit((unsigned char)*p))
+	if (at != field || p >= end || !isdigit((unsigned char)*p))
 		return -EINVAL;
-	*cpu = (int)strtol(p, NULL, 10);
+	/* Bounded by len: the text need not be terminated. */
+	*value = 0;
+	for (; p < end && isdigit((unsigned char)*p); p++) {
+		if (*value > (UINT64_MAX - 9) / 10)
+			return -EINVAL;
+		*value = *value * 10 + (uint64_t)(*p - '0');
+	}
 	return 0;
+}
+
+int proc_stat_parse_cpu(const char *text, size_t len, int *cpu)
+{
+	uint64_t v;
+	/* Field 39 is the CPU the thread last ran on. */
+	int ret = proc_stat_parse_field(text, len, 39, &v);
+
+	if (!ret)
+		*cpu = (int)v;
+	return ret;
+}
+
+int proc_program_id(pid_t pid, struct proc_program_id *id)
+{
+	char path[64], *text;
+	struct stat st;
+	size_t len;
+	int ret;
+
+	memset(id, 0, sizeof(*id));
+	xsnprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	if (stat(path, &st))
+		return -errno;
+	id->exe_dev = (uint64_t)st.st_dev;
+	id->exe_ino = (uint64_t)st.st_ino;
+	xsnprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	ret = read_file(path, &text, &len);
+	if (ret)
+		return ret;
+	/* Laid out anew by each exec: the stack's start (28) and the arguments' (48). */
+	if (proc_stat_parse_field(text, len, 28, &id->stack_start) ||
+	    proc_stat_parse_field(text, len, 48, &id->args_start))
+		id->stack_start = id->args_start = 0;
+	free(text);
+	return 0;
+}
+
+int proc_program_changed(const struct proc_program_id *a, const struct proc_program_id *b)
+{
+	return a->exe_dev != b->exe_dev || a->exe_ino != b->exe_ino ||
+	       a->stack_start != b->stack_start || a->args_start != b->args_start;
 }
 
 int proc_task_state(pid_t pid, pid_t tid, char *state)

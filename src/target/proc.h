@@ -52,6 +52,21 @@ int proc_task_state(pid_t pid, pid_t tid, char *state);
 int proc_stat_parse_state(const char *text, size_t len, char *state);
 /* The CPU a thread last ran on, from its /proc stat text (field 39). 0 or -EINVAL. */
 int proc_stat_parse_cpu(const char *text, size_t len, int *cpu);
+/* Numeric field number `field` (1-based, as proc(5) counts; 3 or more). 0 or -EINVAL. */
+int proc_stat_parse_field(const char *text, size_t len, int field, uint64_t *value);
+
+/*
+ * What tells one program image of a process from the next: an exec keeps
+ * the pid but maps another executable (or the same one again, with a new
+ * stack and argument block: exec'ing the same interpreter changes those).
+ */
+struct proc_program_id {
+	uint64_t exe_dev, exe_ino;
+	uint64_t stack_start, args_start;  /* 0 when the kernel does not show them */
+};
+int proc_program_id(pid_t pid, struct proc_program_id *id);
+/* Nonzero when a and b are not the same program image. */
+int proc_program_changed(const struct proc_program_id *a, const struct proc_program_id *b);
 
 /* Command line with NULs turned into spaces, capped to size. 0 or -errno. */
 int proc_cmdline(pid_t pid, char *buf, size_t size);

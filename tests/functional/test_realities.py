@@ -729,3 +729,56 @@ def test_too_low_limit_fails_with_one_line(nofile, opts, tmp_path):
     assert err[0].startswith("framewalk: error: ") and "ulimit -n %d" % nofile in err[0] and \
         "raise it" in err[0], err
     assert not list(out.iterdir()), "files left behind: %s" % list(out.iterdir())
+
+
+# --------------------------------------------------------------------------
+# exec during a capture (issue 16, part 2)
+# --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("backend", [[], ["--backend", "ptrace", "--native"], ["--backend", "vm"]],
+                         ids=["default", "ptrace-native", "vm"])
+def test_exec_into_python_mid_capture(tmp_path, workload, backend):
+    """A process that execs into another Python program 1.5 s into a 4 s
+    capture: samples of both programs, the second's threads labelled
+    "(exec 1)", and the report's header states the exec and the time lost."""
+    from fwtest import INTERP_BY_ID
+    w = workload(INTERP_BY_ID["py3.12"], "exec_into.py", "1.5", "python")
+    txt, col, pb = tmp_path / "exec.txt", tmp_path / "exec.collapsed", tmp_path / "exec.pb.gz"
+    r = run_fw("record", "-p", w.pid, "-d", "4", "-r", "200", *backend,
+               "-o", txt, "-o", col, "-o", pb, timeout=60)
+    assert r.returncode == 0, r
+    assert "exec'd" in r.stderr and "sampling it on" in r.stderr, r.stderr
+    text, lines = txt.read_text(), col.read_text().splitlines()
+    m = re.search(r"^Events: +(.*)$", text, re.M)
+    assert m and "exec'd" in m.group(1) and "without samples" in m.group(1), text[:2000]
+    before = sum(int(l.rpartition(" ")[2]) for l in lines
+                 if ";before_exec (" in l and "(exec 1)" not in l.split(";")[0])
+    after = sum(int(l.rpartition(" ")[2]) for l in lines
+                if ";after_exec (" in l and "(exec 1)" in l.split(";")[0])
+    # Each program's frames under its own label (the new program's start-up,
+    # getpath and imports, is rightly "(exec 1)" too).
+    stray = [l for l in lines if (";after_exec (" in l and "(exec 1)" not in l.split(";")[0])
+             or (";before_exec (" in l and "(exec 1)" in l.split(";")[0])]
+    # 1.5 s then 2.5 s at 200 Hz, with a few ticks lost around the exec
+    assert before >= 100 and after >= 200, (before, after, lines[:10])
+    assert not stray, stray[:5]
+    # the saved profile keeps the two programs apart, and its header
+    r = run_fw("report", pb, "-f", "collapsed", timeout=30)
+    assert r.returncode == 0, r
+    assert sorted(r.stdout.splitlines()) == sorted(lines), r.stdout[:2000]
+    r = run_fw("report", pb, timeout=30)
+    assert re.search(r"^Events: .*exec'd", r.stdout, re.M), r.stdout[:2000]
+
+
+def test_exec_into_not_python_stops_with_one_line(tmp_path, workload):
+    from fwtest import INTERP_BY_ID
+    w = workload(INTERP_BY_ID["py3.12"], "exec_into.py", "1.5", "sleep")
+    txt = tmp_path / "exec.txt"
+    r = run_fw("record", "-p", w.pid, "-d", "20", "-r", "200", "-o", txt, timeout=60)
+    assert r.returncode == 0, r
+    said = [l for l in r.stderr.splitlines() if "not Python" in l]
+    assert len(said) == 2 and "its sampling stopped" in said[0], r.stderr
+    assert "after" in said[1], r.stderr        # the stop line: "... not Python after 1.6 s"
+    text = txt.read_text()
+    assert re.search(r"^Events: .*/bin/sleep.*not a Python program", text, re.M), text[:2000]
+    assert "before_exec" in text

@@ -42,6 +42,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (proc_stat_parse_state(text, stat_len, &state) == 0 &&
 	    !((state >= 'A' && state <= 'Z') || (state >= 'a' && state <= 'z')))
 		abort();
+	{
+		uint64_t v;
+		int cpu;
+
+		(void)proc_stat_parse_field(text, stat_len, 28, &v);
+		(void)proc_stat_parse_field(text, stat_len, 48, &v);
+		(void)proc_stat_parse_cpu(text, stat_len, &cpu);
+	}
 	free(text);
 
 	text = malloc(stat_len + 1);
