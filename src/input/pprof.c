@@ -295,7 +295,7 @@ static void read_comments(const PbProfile *pb, struct profile_meta *m)
 struct sample_labels {
 	const char *tname;
 	const char *comm;
-	int64_t tid, pid;
+	int64_t tid, pid, generation;
 	int have_tid;
 	/* cpu, wall, gil held, waiting, ticks, dropped (output/pprof.h) */
 	uint64_t acct[6];
@@ -327,6 +327,8 @@ static int read_labels(struct reader *r, const Perftools__Profiles__Sample *s, s
 			lab->tname = str_at(pb, l->str);
 		} else if (!strcmp(key, PPROF_LABEL_THREAD_COMM)) {
 			lab->comm = str_at(pb, l->str);
+		} else if (!strcmp(key, PPROF_LABEL_EXEC)) {
+			lab->generation = l->num > 0 && l->num < 1000000 ? l->num : 0;
 		} else {
 			for (size_t a = 0; a < ARRAY_SIZE(acct_keys); a++)
 				if (!strcmp(key, acct_keys[a]) && l->num > 0)
@@ -348,7 +350,8 @@ static void add_thread_record(struct profile *p, const struct sample_labels *lab
 	if (!lab->have_tid)
 		return;
 	/* (profile_thread may move the array: index it afterwards) */
-	ti = profile_thread(p, (pid_t)lab->pid, (pid_t)lab->tid, lab->tname ? lab->tname : "");
+	ti = profile_thread_gen(p, (pid_t)lab->pid, (pid_t)lab->tid, (unsigned)lab->generation,
+				lab->tname ? lab->tname : "");
 	if (lab->comm)
 		profile_thread_comm(p, ti, lab->comm);
 	t = &p->threads[ti];
@@ -438,8 +441,8 @@ static int read_samples(struct reader *r)
 			break;
 		}
 		total += count;
-		profile_add(p, profile_thread(p, (pid_t)lab.pid, (pid_t)lab.tid,
-					      lab.tname ? lab.tname : ""),
+		profile_add(p, profile_thread_gen(p, (pid_t)lab.pid, (pid_t)lab.tid,
+						  (unsigned)lab.generation, lab.tname ? lab.tname : ""),
 			    profile_stack(p, stack, depth), count);
 	}
 	if (!ret && !p->meta.samples)
