@@ -14,6 +14,7 @@
 
 #include "cmd/cmd.h"
 #include "output/output.h"
+#include "python/asyncio.h"
 #include "sampler/sampler.h"
 #include "target/proc.h"
 #include "util/options.h"
@@ -479,6 +480,24 @@ static int add_targets(struct session *sess, const struct target_list *l)
 	return FW_EXIT_OK;
 }
 
+/* --async on targets whose tasks cannot be read: one error, before sampling. */
+static int check_async(const struct target_list *tl)
+{
+	struct strbuf why = STRBUF_INIT;
+
+	for (size_t i = 0; i < tl->n; i++) {
+		const struct py_target *t = &tl->t[i];
+
+		if (py_async_supported(t->minor, t->offsets.free_threaded, &why)) {
+			fw_error("process %d: %s", (int)t->pid, strbuf_str(&why));
+			fw_hint("record it without --async");
+			strbuf_release(&why);
+			return FW_EXIT_UNSUPPORTED;
+		}
+	}
+	return FW_EXIT_OK;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o;
@@ -517,6 +536,8 @@ int cmd_record(int argc, char **argv)
 	profile_init(&prof);
 	code = find_targets(&o, &targets, &child);
 	so.child = child;
+	if (!code && so.async_tasks)
+		code = check_async(&targets);
 	/* The backend is chosen once the targets are known: ptrace is probed on one. */
 	if (!code)
 		code = cmd_choose_backend("record", &so, child ? 0 : targets.n ? targets.t[0].pid : 0);

@@ -233,9 +233,13 @@ static void thread_title(struct strbuf *sb, const struct profile *p, const struc
 {
 	const char *name = profile_str(p, th->name), *comm = th->comm ? profile_str(p, th->comm) : "";
 
-	strbuf_addstr(sb, *name ? name : "thread");
-	if (*comm && strcmp(comm, name))
-		strbuf_addf(sb, " (%s)", comm);
+	/* target text: no control characters in a track title either */
+	escape_append(sb, *name ? name : "thread", ESCAPE_TERMINAL);
+	if (*comm && strcmp(comm, name)) {
+		strbuf_addstr(sb, " (");
+		escape_append(sb, comm, ESCAPE_TERMINAL);
+		strbuf_addch(sb, ')');
+	}
 }
 
 static void write_thread(struct json *j, const struct profile *p, uint32_t t,

@@ -70,6 +70,16 @@ int py_async_supported(int minor, int free_threaded, struct strbuf *why)
 		strbuf_addf(why, "--async is not supported on free-threaded builds (Python 3.%dt)", minor);
 		return -ENOTSUP;
 	}
+	/*
+	 * <= 3.10 the running task reads right but a suspended coroutine's
+	 * awaited object is not reliably on its value stack: refused rather
+	 * than shown half right.
+	 */
+	if (minor < 11) {
+		strbuf_addf(why, "--async is not supported on Python 3.%d (asyncio task stacks "
+			    "need CPython 3.11 or later)", minor);
+		return -ENOTSUP;
+	}
 	if (!py_asyncio_layout(minor) || (builtin && !builtin->objects.known) ||
 	    (!builtin && !py_debug_layout(minor))) {
 		strbuf_addf(why, "--async is not supported on Python 3.%d", minor);
@@ -455,7 +465,9 @@ static int coro_awaits(struct py_async *a, uint64_t frame, uint64_t *yf)
  * The await chain of a suspended coroutine, outermost first into chain (at
  * most max): each coroutine's frame, down to what the innermost awaits
  * (*awaited: a future, a FutureIter, or 0). Stops at a coroutine that is
- * not suspended (the running one). 0 or -errno.
+ * not suspended: the outermost (a running task's own), 0; one it awaits,
+ * -EBUSY (the task runs now, its chain is moving: it is no waiting task).
+ * 0 or -errno.
  */
 static int await_chain(struct py_async *a, uint64_t coro, struct py_frame_info *chain,
 		       size_t max, size_t *n, uint64_t *awaited)
@@ -475,7 +487,7 @@ static int await_chain(struct py_async *a, uint64_t coro, struct py_frame_info *
 			return ret;
 		(*n)++;
 		if (coro_suspended(a, coro) != 1)
-			return 0;
+			return depth ? -EBUSY : 0;
 		if (coro_awaits(a, frame, &yf) || !yf)
 			return 0;
 		if (is_coroutine(a, yf) == 1) {
@@ -859,7 +871,7 @@ int py_async_stack(struct py_async *a, uint64_t tstate, const struct py_frame_in
 	size_t m, j, k = 0;
 	uint64_t coro, task_addr, loop = 0;
 	struct task_info task;
-	int entry = 0, keep_entries = a->r->off->frame_model == PY_FRAMES_OBJECTS;
+	int entry = 0, keep_entries = a->native_merge && a->r->off->frame_model == PY_FRAMES_OBJECTS;
 	uint64_t shim = 0;
 
 	memset(th, 0, sizeof(*th));
@@ -997,7 +1009,8 @@ int py_async_waiting(struct py_async *a, uint64_t loop, uint64_t tstate, uint64_
 {
 	struct py_frame_info *frames, chain[PY_ASYNC_CHAIN_MAX];
 	uint64_t *tasks = xcalloc(PY_ASYNC_TASKS_MAX, sizeof(*tasks));
-	size_t ntasks = 0, max = PY_ASYNC_CHAIN_MAX * (PY_ASYNC_PARENTS_MAX + 1) + 64;
+	size_t ntasks = 0, max = PY_ASYNC_CHAIN_MAX * (PY_ASYNC_PARENTS_MAX + 1) + 64, nnow;
+	uint64_t now[16];
 	int given = 0, ret;
 
 	ret = tasks_of_all(a, loop, tstate, tasks, PY_ASYNC_TASKS_MAX, &ntasks);
@@ -1005,13 +1018,22 @@ int py_async_waiting(struct py_async *a, uint64_t loop, uint64_t tstate, uint64_
 		free(tasks);
 		return ret;
 	}
+	/*
+	 * The task running now (the loop has moved on since its last sample)
+	 * is no waiting one: its chain is changing as it is read. Skipped like
+	 * the one the sample saw running.
+	 */
+	nnow = running_candidates(a, tstate, now, ARRAY_SIZE(now));
 	frames = xcalloc(max, sizeof(*frames));
 	for (size_t i = 0; i < ntasks; i++) {
 		struct task_info t;
 		size_t nchain = 0, n = 0;
 		uint64_t awaited;
+		int runs = tasks[i] == running;
 
-		if (tasks[i] == running)
+		for (size_t k = 0; k < nnow; k++)
+			runs |= tasks[i] == now[k];
+		if (runs)
 			continue;
 		if (read_task(a, tasks[i], &t)) {
 			a->stats.bad_tasks++;
@@ -1022,7 +1044,10 @@ int py_async_waiting(struct py_async *a, uint64_t loop, uint64_t tstate, uint64_
 		coro_remember(a, t.coro, t.addr);
 		if (coro_suspended(a, t.coro) != 1)
 			continue;   /* running (another thread's loop), or just finishing */
-		if (await_chain(a, t.coro, chain, ARRAY_SIZE(chain), &nchain, &awaited) || !nchain) {
+		ret = await_chain(a, t.coro, chain, ARRAY_SIZE(chain), &nchain, &awaited);
+		if (ret == -EBUSY)
+			continue;   /* resumed since the loop's last sample: the running task */
+		if (ret || !nchain) {
 			a->stats.bad_tasks++;
 			continue;
 		}

@@ -80,6 +80,8 @@ struct py_async {
 	struct py_reader *r;
 	struct py_objects *ob;
 	const struct py_asyncio_layout *al;   /* C Future/Task (measured) */
+	int native_merge;                    /* the caller merges native frames with these
+	                                      * (entry flags matter: see py_async_stack) */
 	int debug_wanted;                    /* 3.14+: read tasks through the section */
 	int debug_known;                     /* ... and it was found */
 	uint64_t debug_looked_ns;

@@ -69,6 +69,7 @@ struct pyview *pyview_new(struct sampler *s)
 	if (s->opts.async_tasks && v->have_objects &&
 	    py_async_init(&v->async, &s->reader, &v->ob, &why) == 0) {
 		v->have_async = 1;
+		v->async.native_merge = s->opts.native;
 		/* What the sampler records at most (its frame ids hold that many). */
 		v->out_max = PY_MAX_DEPTH;
 		v->out = xcalloc(v->out_max, sizeof(*v->out));
