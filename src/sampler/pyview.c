@@ -172,22 +172,49 @@ const struct py_frame_info *pyview_frames(struct sampler *s, pid_t tid,
 	return v->out;
 }
 
-void pyview_merged(struct sampler *s, pid_t tid, const uint32_t *ids, size_t n)
+/* Is profile frame id a "[task] NAME" label? */
+static int is_task_label(const struct profile *p, uint32_t id)
+{
+	return id < p->nframes && p->frames[id].kind == FRAME_OTHER &&
+	       !strncmp(profile_str(p, p->frames[id].name), "[task] ", 7);
+}
+
+size_t pyview_merged(struct sampler *s, pid_t tid, uint32_t *ids, size_t n)
 {
 	struct pyview *v = s->pyview;
-	struct loop_thread *l;
+	size_t k = 0;
+	int fold = 0;
 
-	if (!v || !v->pending_tid || v->pending_tid != tid)
-		return;
-	v->pending_tid = 0;
-	l = loop_thread(v, tid, fw_now_ns());
-	for (size_t i = 0; i < n; i++) {
-		if (ids[i] == v->pending_frame) {
-			l->nbase = i + 1 < BASE_MAX ? i + 1 : BASE_MAX;
-			memcpy(l->base, ids, l->nbase * sizeof(*ids));
-			return;
+	if (!v || !v->have_async)
+		return n;
+	if (v->pending_tid && v->pending_tid == tid) {
+		struct loop_thread *l = loop_thread(v, tid, fw_now_ns());
+
+		v->pending_tid = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (ids[i] == v->pending_frame) {
+				l->nbase = i + 1 < BASE_MAX ? i + 1 : BASE_MAX;
+				memcpy(l->base, ids, l->nbase * sizeof(*ids));
+				break;
+			}
 		}
 	}
+	if (s->opts.native_all)
+		return n;
+	/*
+	 * Between a task's label and its coroutine's frame lie the C Task's
+	 * step (_asyncio's task_step, the send into the coroutine): the loop's
+	 * machinery, folded like its Python part.
+	 */
+	for (size_t i = 0; i < n; i++) {
+		const struct pf_frame *f = ids[i] < s->prof->nframes ? &s->prof->frames[ids[i]] : NULL;
+
+		if (fold && f && f->kind == FRAME_NATIVE)
+			continue;
+		fold = is_task_label(s->prof, ids[i]);
+		ids[k++] = ids[i];
+	}
+	return k;
 }
 
 /* One suspended task (innermost first): under the loop's callers, as a profile stack. */

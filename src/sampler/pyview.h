@@ -32,8 +32,12 @@ const char *pyview_thread_name(struct sampler *s, pid_t tid, uint64_t now);
 const struct py_frame_info *pyview_frames(struct sampler *s, pid_t tid,
 					  const struct py_frame_info *in, size_t *depth);
 
-/* After a native merge of thread tid's frames: the merged stack, outermost first. */
-void pyview_merged(struct sampler *s, pid_t tid, const uint32_t *ids, size_t n);
+/*
+ * After a native merge of thread tid's frames (outermost first): learns the
+ * loop's callers, and folds the native task machinery under each "[task]"
+ * label (not with --native-all). Returns the stack's new depth.
+ */
+size_t pyview_merged(struct sampler *s, pid_t tid, uint32_t *ids, size_t n);
 
 /* After each tick (--async, wall mode): one sample per suspended task of each loop. */
 void pyview_tick(struct sampler *s, uint64_t now);

@@ -441,7 +441,7 @@ void sampler_record_native(struct sampler *s, pid_t tid, uint64_t now)
 	in.native_all = s->opts.native_all;
 	in.gc = ns->gc;
 	depth = merge_stack(s->prof, &in, s->frame_ids, MERGED_MAX, &leftover);
-	pyview_merged(s, tid, s->frame_ids, depth);
+	depth = pyview_merged(s, tid, s->frame_ids, depth);
 	if (leftover)
 		m->merge_mismatches++;
 	if (depth) {

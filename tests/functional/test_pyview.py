@@ -282,3 +282,44 @@ def test_async_refused_before_311(interp, workload):
     assert r.returncode == EXIT_UNSUPPORTED, r
     assert "--async is not supported on Python 3.%d" % interp.version[1] in r.stderr, r
     assert "hint: record it without --async" in r.stderr, r
+
+
+@pytest.mark.interps("py3.12", "sid-py3.14")
+def test_async_native_folds_task_machinery(interp, workload, tmp_path):
+    """With --native the C Task's step (task_step, the send into the
+    coroutine) folds away like the loop's Python machinery: the task chain
+    holds no native frame, and below its innermost Python frame only what
+    that frame called."""
+    w = workload(interp, "asyncio_tasks.py", ready=False)
+    aexit = "TASKGROUP_AEXIT 1" in read_until_ready(w)
+    out = tmp_path / "n.collapsed"
+    r = run_fw("record", "-p", w.pid, "-d", "1", "--mode", "wall", "--async", "--native",
+               "-f", "collapsed", "-o", out, "-q")
+    assert r.returncode == 0, r
+    truth = true_chains(aexit)
+    ok = total = 0
+    bad = Counter()
+    for line in out.read_text().splitlines():
+        stack, _, count = line.rpartition(" ")
+        parts = stack.split(";")
+        if not parts[0].endswith("(%d)" % w.pid) or not any(p.startswith("[task] ")
+                                                            for p in parts):
+            continue
+        first = next(k for k, p in enumerate(parts) if p.startswith("[task] "))
+        chain = parts[first:]
+        # the innermost frame of the workload's own code, or the [await] leaf
+        py = [k for k, p in enumerate(chain) if re.search(r"\.py:\d+\)$", p)
+              or p.startswith(("[task] ", "[await] "))]
+        inner = py[-1] if py else 0
+        names = [re.sub(r" \([^()]*:\d+\)$", "", p) for p in chain[:inner + 1]]
+        task = [n for n in names if n.startswith("[task] ")][-1][len("[task] "):]
+        total += int(count)
+        native_inside = [p for p in chain[:inner] if not (p.startswith("[") or ".py:" in p)]
+        waiting, running = truth.get(task, ([], []))
+        if not native_inside and (names in waiting or names in running):
+            ok += int(count)
+        else:
+            bad[";".join(chain[:inner + 1])] += int(count)
+    print("\n%s --native task chains exactly right: %d/%d" % (interp.id, ok, total))
+    assert total > 300, total
+    assert ok >= NEED * total, "%d of %d right; wrong: %s" % (ok, total, bad.most_common(5))
