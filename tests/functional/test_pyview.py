@@ -11,7 +11,8 @@ Task stacks (tests/workloads/asyncio_tasks.py), on 3.11-3.15: in wall mode
 every sample of the loop thread that runs or waits in a task has exactly the
 task's true chain ("[task] NAME" frames, the coroutines, innermost frame
 included, and for a waiting task the "[await] WHAT" leaf) in >= 99% of all
-task samples and >= 95% of each task's; every task is there. 10,000 waiting tasks: every one is
+task samples and >= 95% of each task's; every task is there (gather,
+TaskGroup, asyncio.timeout, to_thread, a task created by another task). 10,000 waiting tasks: every one is
 sampled, framewalk's memory stays small. 3.8-3.10: a clear refusal.
 """
 import json
@@ -185,6 +186,13 @@ def true_chains(aexit):
                                  "[await] Queue.get"]], []),
         "tg-parent": ([tg + ["[await] TaskGroup"]], []),
         "tg-child": cpu(tg, "tg-child", ["tg_child"]),
+        "timeout-waiter": ([main + ["[task] timeout-waiter", "timeout_waiter", "sleep",
+                                    "[await] sleep"]], []),
+        "thread-waiter": ([main + ["[task] thread-waiter", "thread_waiter", "to_thread",
+                                   "[await] to_thread"]], []),
+        "spawner": ([main + ["[task] spawner", "spawner", "[await] task spawned"]], []),
+        "spawned": ([main + ["[task] spawner", "spawner", "[task] spawned", "spawned", "sleep",
+                             "[await] sleep"]], []),
     }
 
 
@@ -241,7 +249,8 @@ def test_async_task_chains(interp, workload, tmp_path):
     for task, c in per.items():
         assert c["ok"] >= NEED_TASK * (c["ok"] + c["bad"]), (task, c["ok"], wrong[task])
     # the parked tasks are sampled at (about) every tick, like waiting threads
-    for task in ("sleepy", "sock-reader", "tg-parent", "Task-1"):
+    for task in ("sleepy", "sock-reader", "tg-parent", "Task-1", "timeout-waiter",
+                 "thread-waiter", "spawner", "spawned"):
         assert per[task]["waiting"] >= 100, (task, per[task])
     for task in ("cpu-1", "cpu-2", "tg-child"):
         assert per[task]["running"] >= 10 and per[task]["waiting"] >= 10, (task, per[task])

@@ -10,6 +10,10 @@ the main thread; the task "main" starts and gathers:
   queue-eater    queue_eater -> Queue.get                    parked on a queue a thread feeds
   tg-parent      tg_parent (async with TaskGroup)            parked on its TaskGroup
     tg-child     tg_child -> spin                            on CPU (3.11+)
+  timeout-waiter timeout_waiter -> asyncio.sleep             a sleep inside asyncio.timeout (3.11+)
+  thread-waiter  thread_waiter -> asyncio.to_thread          a thread of the default executor
+  spawner        spawner                                     the task it created
+    spawned      spawned -> asyncio.sleep                    a sleep
 
 The thread "feeder" puts one item on the queue every 2 s (call_soon_threadsafe):
 the queue eater is woken and parks again. With "many N", N more tasks
@@ -72,6 +76,23 @@ async def tg_parent():
         tg.create_task(tg_child(), name="tg-child")
 
 
+async def timeout_waiter():
+    async with asyncio.timeout(3600):
+        await asyncio.sleep(3600)
+
+
+async def thread_waiter():
+    await asyncio.to_thread(time.sleep, 3600)
+
+
+async def spawned():
+    await asyncio.sleep(3600)
+
+
+async def spawner():
+    await asyncio.create_task(spawned(), name="spawned")
+
+
 async def idle(ev):
     await ev.wait()
 
@@ -92,8 +113,11 @@ async def main():
              asyncio.create_task(sleeper(), name="sleepy"),
              asyncio.create_task(sock_reader(a), name="sock-reader"),
              asyncio.create_task(queue_eater(q), name="queue-eater")]
+    tasks.append(asyncio.create_task(thread_waiter(), name="thread-waiter"))
+    tasks.append(asyncio.create_task(spawner(), name="spawner"))
     if sys.version_info >= (3, 11):
         tasks.append(asyncio.create_task(tg_parent(), name="tg-parent"))
+        tasks.append(asyncio.create_task(timeout_waiter(), name="timeout-waiter"))
     if len(sys.argv) > 2 and sys.argv[1] == "many":
         ev = asyncio.Event()
         tasks += [asyncio.create_task(idle(ev), name="idle-%d" % k)
