@@ -30,7 +30,9 @@ static const char record_usage[] =
 	"usage: framewalk record [options] -p PID\n"
 	"       framewalk record [options] -- COMMAND [ARGS...]\n"
 	"\n"
-	"Sample the Python stacks of every thread of a process and write a profile.\n"
+	"Sample the stacks of every thread of a Python process and write a profile:\n"
+	"whole stacks (Python, C extensions, native libraries) where the backend\n"
+	"reads them without stopping more, Python frames with --python-only.\n"
 	"\n"
 	"  -p, --pid PID          the process to profile (may be given several times)\n"
 	"      --all-python       every Python process on the host (each labeled)\n"
@@ -53,7 +55,10 @@ static const char record_usage_tail[] =
 	"      --async            asyncio task stacks: a loop thread's running task as\n"
 	"                         [task] NAME under the tasks awaiting it; in wall mode\n"
 	"                         every suspended task too, ending in [await] WHAT\n"
+	"      --python-only      Python frames only (the default with --backend vm,\n"
+	"                         and with ptrace in wall and gil modes)\n"
 	"      --native           whole stacks: Python, C extensions, native libraries\n"
+	"                         (the default with bpf, and with ptrace in cpu mode)\n"
 	"      --kernel           add kernel frames (implies --native; needs root)\n"
 	"      --native-all       keep the interpreter's own call machinery frames\n"
 	"      --no-debuginfod    ask no debuginfod server for missing debug info\n"
@@ -105,6 +110,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		{ "min-percent", required_argument, NULL, 'M' },
 		{ "thread", required_argument, NULL, 'T' },
 		{ "native", no_argument, NULL, 'N' },
+		{ "python-only", no_argument, NULL, 'Y' },
 		{ "kernel", no_argument, NULL, 'K' },
 		{ "native-all", no_argument, NULL, 'A' },
 		{ "no-debuginfod", no_argument, NULL, 'D' },
@@ -113,7 +119,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		{ "mode", required_argument, NULL, 'm' },
 		{ "subprocesses", no_argument, NULL, 'S' },
 		{ "nonblocking", no_argument, NULL, 'V' },
-		{ "async", no_argument, NULL, 'Y' },
+		{ "async", no_argument, NULL, 'W' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, pid;
@@ -179,6 +185,9 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		case 'N':
 			o->sampling.native = 1;
 			break;
+		case 'Y':
+			o->sampling.python_only = 1;
+			break;
 		case 'K':
 			o->sampling.kernel = 1;
 			break;
@@ -195,7 +204,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		case 'V':
 			o->sampling.backend = BACKEND_VM;
 			break;
-		case 'Y':
+		case 'W':
 			o->sampling.async_tasks = 1;
 			break;
 		case 'h':

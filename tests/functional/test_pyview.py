@@ -222,7 +222,7 @@ def test_async_task_chains(interp, workload, tmp_path):
     w = workload(interp, "asyncio_tasks.py", ready=False)
     aexit = "TASKGROUP_AEXIT 1" in read_until_ready(w)
     out = tmp_path / "a.collapsed"
-    r = run_fw("record", "-p", w.pid, "-d", "2", "--mode", "wall", "--async",
+    r = run_fw("record", "-p", w.pid, "-d", "2", "--mode", "wall", "--async", "--python-only",
                "-f", "collapsed", "-o", out, "-q")
     assert r.returncode == 0, r
     samples, outside = task_samples(out.read_bytes(), w.pid)
@@ -271,7 +271,7 @@ def test_async_ten_thousand_tasks(interp, workload, tmp_path, monkeypatch):
         monkeypatch.setenv("ASAN_OPTIONS", (opts + ":" if opts else "") + "quarantine_size_mb=4")
     w = workload(interp, "asyncio_tasks.py", "many", str(n))
     out = tmp_path / "many.collapsed"
-    r = run_fw("record", "-p", w.pid, "-d", "2", "--mode", "wall", "--async",
+    r = run_fw("record", "-p", w.pid, "-d", "2", "--mode", "wall", "--async", "--python-only",
                "-f", "collapsed", "-o", out, "-q",
                prefix=("/usr/bin/time", "-f", "maxrss_kb=%M"))
     assert r.returncode == 0, r
