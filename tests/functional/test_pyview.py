@@ -92,7 +92,8 @@ def want_label(i):
 def test_thread_names(interp, workload, tmp_path):
     w, tids = start_named(workload, interp)
     coll, pb = tmp_path / "t.collapsed", tmp_path / "t.pb.gz"
-    r = run_fw("record", "-p", w.pid, "-d", "1", "--mode", "wall", "-o", coll, "-o", pb, "-q")
+    r = run_fw("record", "-p", w.pid, "-d", "1", "--mode", "wall", "--python-only",
+               "-o", coll, "-o", pb, "-q")
     assert r.returncode == 0, r
     labels = {}
     for name, tid, frames, count in parse_collapsed(coll.read_bytes()):
