@@ -488,7 +488,16 @@ static int await_chain(struct py_async *a, uint64_t coro, struct py_frame_info *
 		(*n)++;
 		if (coro_suspended(a, coro) != 1)
 			return depth ? -EBUSY : 0;
-		if (coro_awaits(a, frame, &yf) || !yf)
+		/*
+		 * A suspended coroutine (async def) waits at an await, its value
+		 * stack readable: one that is not was resumed while it was read
+		 * (the stack top is not kept while it runs), so it is as moving as
+		 * one not suspended. A generator-based one (types.coroutine, as
+		 * asyncio's __sleep0) may have yielded bare: its chain ends there.
+		 */
+		if (coro_awaits(a, frame, &yf))
+			return py_obj_isinstance(a->ob, coro, "coroutine") == 1 ? -EBUSY : 0;
+		if (!yf)
 			return 0;
 		if (is_coroutine(a, yf) == 1) {
 			coro = yf;
