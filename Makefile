@@ -21,7 +21,10 @@ BUILDDIR ?= build
 MESON_OPTS = --buildtype=debugoptimized
 else
 BUILDDIR ?= build-sanitize
-MESON_OPTS = --buildtype=debug -Db_sanitize=address,undefined -Db_lundef=false
+# UndefinedBehaviorSanitizer stops at its first report (it only prints by
+# default, and CI could not fail on undefined behaviour).
+MESON_OPTS = --buildtype=debug -Db_sanitize=address,undefined -Db_lundef=false \
+	-Dc_args=-fno-sanitize-recover=all
 endif
 
 FRAMEWALK = $(BUILDDIR)/framewalk
@@ -81,7 +84,8 @@ static-root: test-deps
 unit: test-deps build
 	@meson introspect --tests $(BUILDDIR) | grep -q '"test_audit"' || \
 		{ meson setup --reconfigure $(BUILDDIR) >/dev/null && ninja -C $(BUILDDIR); }
-	meson test -C $(BUILDDIR) --print-errorlogs
+	UBSAN_OPTIONS=$${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1} \
+		meson test -C $(BUILDDIR) --print-errorlogs
 
 # tests/js: the npm validators of the output formats (speedscope schema, pprof-format)
 JS_STAMP = tests/js/node_modules/.package-lock.json
@@ -106,6 +110,7 @@ vendor:
 # test_ship.py also needs the static binary and its root (and builds the
 # .deb itself, with make deb).
 functional: test-deps build static sid-root static-root js-deps browser-deps
+	UBSAN_OPTIONS=$${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1} \
 	FRAMEWALK=$(abspath $(FRAMEWALK)) FRAMEWALK_STATIC=$(abspath $(STATIC_DIR))/framewalk \
 		$(PYTEST) tests/functional $(PYTEST_ARGS)
 

@@ -53,7 +53,7 @@ extern const struct arch_fp_layout arch_fp;
 /*
  * Do the first bytes of a function (len of them, looked at within window)
  * set up the frame pointer the usual way? Used where a function has no CFI
- * (audit/fpaudit.h). The bytes are untrusted; nothing past len is read.
+ * (elf/fpaudit.h). The bytes are untrusted; nothing past len is read.
  */
 int arch_prologue_sets_fp(const uint8_t *code, size_t len, size_t window);
 

@@ -21,7 +21,6 @@
 
 #include "audit/env.h"
 #include "audit/username.h"
-#include "sampler/bpf.h"
 #include "target/proc.h"
 #include "util/file.h"
 #include "util/util.h"
@@ -320,16 +319,14 @@ void audit_env_probe(struct audit_env *e)
 	e->kallsyms = probe_kallsyms();
 	probe_own_child(e);
 	probe_bpf(e);
-	e->bpf_built = bpf_backend_built();
+	e->bpf_built = 0;
 	e->bpf_backend_err = -ECANCELED;
-	/* The real program only when the trivial one loads: the verifier's time is not free. */
-	if (e->bpf_built && !e->bpf_load_err && !e->perf_open_err && !e->bpf_attach_err) {
-		struct strbuf why = STRBUF_INIT;
+}
 
-		e->bpf_backend_err = bpf_backend_probe(&why);
-		xsnprintf(e->bpf_backend_why, sizeof(e->bpf_backend_why), "%s", strbuf_str(&why));
-		strbuf_release(&why);
-	}
+int audit_env_wants_bpf_backend(const struct audit_env *e)
+{
+	/* The real program only when the trivial one loads: the verifier's time is not free. */
+	return !e->bpf_load_err && !e->perf_open_err && !e->bpf_attach_err;
 }
 
 /* PF_KTHREAD in the flags of /proc/PID/stat (field 9: the 7th after the comm). */

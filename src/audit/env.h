@@ -79,7 +79,14 @@ struct audit_target {
 	int ptrace_err;                 /* PTRACE_SEIZE from a child: 0 or -errno */
 };
 
+/*
+ * The facts and probes of this machine. The BPF backend's own program is
+ * not loaded here (audit/ sits below the sampler): the caller loads it when
+ * audit_env_wants_bpf_backend() says the trivial program got through, and
+ * fills bpf_built, bpf_backend_err and bpf_backend_why.
+ */
 void audit_env_probe(struct audit_env *e);
+int audit_env_wants_bpf_backend(const struct audit_env *e);
 /* Facts and probes for pid. 0, or -ESRCH when there is no such process. */
 int audit_target_probe(const struct audit_env *e, pid_t pid, struct audit_target *t);
 

@@ -2,12 +2,14 @@
  * Implementation of gather.h. The order of the module list is part of the
  * report: a process's interpreter first, then its executable, then the rest
  * in mapping order; an installation's as install_modules() lists them.
+ * Every file is opened and audited once, through one elf_cache.
  */
 #include <errno.h>
 #include <sys/stat.h>
 
 #include "audit/gather.h"
 #include "audit/install.h"
+#include "elf/modules.h"
 #include "python/discover.h"
 #include "python/version.h"
 #include "target/elfsym.h"
@@ -18,6 +20,7 @@ void audit_facts_init(struct audit_facts *f)
 {
 	memset(f, 0, sizeof(*f));
 	f->interp.mod = -1;
+	f->files = elf_cache_new();
 	audit_env_probe(&f->env);
 }
 
@@ -29,6 +32,7 @@ void audit_facts_release(struct audit_facts *f)
 		free(f->mods[i].needed_by);
 	}
 	free(f->mods);
+	elf_cache_free(f->files);
 	strbuf_release(&f->discover_why);
 	strbuf_release(&f->install_why);
 	strbuf_release(&f->interp.configured_why);
@@ -80,21 +84,34 @@ static struct audit_module *add_module(struct audit_facts *f, const char *name, 
 	return m;
 }
 
-static void audit_one(struct audit_module *m, const char *root)
+/* Open and audit the file at m->host_path (installations and files given by name). */
+static void audit_one(struct audit_facts *f, struct audit_module *m, const char *root)
 {
+	struct elf_info *file;
+	int loaded;
+
 	if (!m->host_path) {
 		m->r.verdict = FPA_UNKNOWN;
 		return;
 	}
-	m->err = fpa_audit_file(m->host_path, m->name, root, &m->r);
+	file = elf_cache_open_path(f->files, m->host_path, m->name, root, &loaded);
+	if (!file) {
+		m->err = errno == EACCES ? -EACCES : -errno;
+		return;
+	}
+	m->err = file->audit_err;
+	m->r = file->audit;
+	elf_cache_put(f->files, file);
 }
 
-/* The interpreter's build flags and configuration, from its module and prefix. */
-static void interp_details(struct audit_interp *ip, const char *module_host, const char *exe_host,
-			   const char *stdlib_hint)
+/*
+ * The interpreter's build flags and configuration, from its module (ef,
+ * closed here; module_name only steers the version guess) and prefix.
+ */
+static void interp_details(struct audit_interp *ip, struct elf_file *ef, const char *module_name,
+			   const char *exe_host, const char *stdlib_hint)
 {
 	char bindir[PATH_MAX], prefix[PATH_MAX], stdlib[PATH_MAX + 64], path[PATH_MAX], flags[4];
-	struct elf_file *ef = elf_file_open(module_host);
 	int major = 0, minor = 0;
 
 	ip->free_threaded = ip->debug = -1;
@@ -103,7 +120,7 @@ static void interp_details(struct audit_interp *ip, const char *module_host, con
 		struct py_version v;
 		uint64_t a;
 
-		if (!py_module_version(ef, module_host, &v)) {
+		if (!py_module_version(ef, module_name, &v)) {
 			major = v.major;
 			minor = v.minor;
 			if (!ip->version[0] || strlen(v.text) > strlen(ip->version))
@@ -162,12 +179,30 @@ static void front_module(struct audit_facts *f, const char *role)
 	}
 }
 
+/* The interpreter module, opened through its mapping (it may be deleted or replaced). */
+static struct elf_file *open_interp_module(pid_t pid, const struct py_target *t)
+{
+	struct proc_maps maps;
+	const struct proc_map *base;
+	struct elf_file *ef = NULL;
+	int fd;
+
+	if (proc_maps_read(pid, &maps))
+		return NULL;
+	base = proc_maps_find_base_id(&maps, t->module_dev, t->module_ino);
+	fd = base ? proc_map_open(pid, base, NULL) : -ENOENT;
+	if (fd >= 0)
+		ef = elf_file_open_fd(fd);
+	proc_maps_release(&maps);
+	return ef;
+}
+
 void audit_gather_process(struct audit_facts *f, pid_t pid)
 {
 	struct target_mem mem;
 	struct py_target t;
-	struct proc_maps maps;
-	char exe_host[PATH_MAX + 64] = "", module_host[PATH_MAX + 64] = "", root[64];
+	struct module_map mm;
+	char exe_host[PATH_MAX + 64] = "";
 	int ret;
 
 	f->has_target = !audit_target_probe(&f->env, pid, &f->target);
@@ -179,54 +214,55 @@ void audit_gather_process(struct audit_facts *f, pid_t pid)
 	/* A process that went, or a kernel thread: nothing more to read. */
 	if (f->discover_err == -ESRCH)
 		return;
-	xsnprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
-	ret = proc_maps_read(pid, &maps);
+	/*
+	 * The modules as the unwinder sees them: the same layer, the same files
+	 * (no debuginfod server asked, no symbols loaded: the audit is all check reads).
+	 */
+	ret = modules_load(&mm, pid, f->files, MODULES_NO_DEBUGINFOD | MODULES_NO_SYMBOLS);
 	if (ret) {
 		f->maps_err = ret;
+		modules_release(&mm);
 		return;
 	}
-	for (size_t i = 0; i < maps.n; i++) {
-		const struct proc_map *m = &maps.maps[i];
-		char host[PATH_MAX + 64];
+	for (size_t i = 0; i < mm.n; i++) {
+		const struct fw_module *m = &mm.mods[i];
 		struct audit_module *cm;
 		const char *role = "library";
-		int seen = 0;
 
-		if (!strchr(m->perms, 'x') || m->path[0] != '/')
-			continue;
-		for (size_t k = 0; k < f->nmods && !seen; k++)
-			seen = !strcmp(f->mods[k].name, m->path);
-		if (seen)
-			continue;
-		ret = proc_map_host_path(pid, m, host, sizeof(host));
-		if (!f->discover_err && !strcmp(m->path, t.module))
+		if (!f->discover_err && m->dev == t.module_dev && m->ino == t.module_ino)
 			role = "interpreter";
 		else if (!f->discover_err && !strcmp(m->path, t.exe))
 			role = "executable";
 		else if (is_extension_path(m->path))
 			role = "extension";
-		cm = add_module(f, m->path, ret ? NULL : host, role, NULL);
-		if (ret)
-			cm->err = ret;
-		else
-			audit_one(cm, root);
-		if (!strcmp(role, "interpreter")) {
-			f->interp.mod = (int)(f->nmods - 1);
-			xsnprintf(module_host, sizeof(module_host), "%s", host);
+		cm = add_module(f, m->path, m->host_path, role, NULL);
+		cm->deleted = m->deleted;
+		cm->replaced = m->replaced;
+		module_problem(m, pid, cm->why, sizeof(cm->why));
+		if (!m->file) {
+			cm->err = m->err;
+		} else {
+			cm->err = m->file->audit_err;
+			cm->r = m->file->audit;
 		}
+		if (!strcmp(role, "interpreter"))
+			f->interp.mod = (int)(f->nmods - 1);
 		if (!f->discover_err && !strcmp(m->path, t.exe))
-			xsnprintf(exe_host, sizeof(exe_host), "%s", host);
+			xsnprintf(exe_host, sizeof(exe_host), "%s", m->host_path);
 	}
-	proc_maps_release(&maps);
+	modules_release(&mm);
 	front_module(f, "executable");
 	front_module(f, "interpreter");
 	if (!f->discover_err) {
+		struct elf_file *ef = open_interp_module(pid, &t);
+
 		f->interp.present = 1;
 		xsnprintf(f->interp.version, sizeof(f->interp.version), "%s", t.version);
 		xsnprintf(f->interp.module, sizeof(f->interp.module), "%s", t.module);
 		f->interp.shared = t.shared;
-		if (module_host[0])
-			interp_details(&f->interp, module_host, exe_host[0] ? exe_host : module_host, NULL);
+		if (!exe_host[0])
+			xsnprintf(exe_host, sizeof(exe_host), "/proc/%d/root%s", (int)pid, t.exe);
+		interp_details(&f->interp, ef, t.module, exe_host, NULL);
 	}
 }
 
@@ -254,14 +290,15 @@ void audit_gather_install(struct audit_facts *f, const char *python, const char 
 		struct audit_module *cm = add_module(f, im->name, im->host_path,
 						     install_role_name(im->role), im->needed_by);
 
-		audit_one(cm, root);
+		audit_one(f, cm, root);
 		if (im->role == ROLE_INTERPRETER) {
 			f->interp.mod = (int)(f->nmods - 1);
 			xsnprintf(f->interp.module, sizeof(f->interp.module), "%s", im->name);
 		}
 	}
 	f->interp.shared = in.libpython[0] != 0;
-	interp_details(&f->interp, in.libpython[0] ? in.libpython : in.exe, in.exe, in.stdlib);
+	interp_details(&f->interp, elf_file_open(in.libpython[0] ? in.libpython : in.exe),
+		       in.libpython[0] ? in.libpython : in.exe, in.exe, in.stdlib);
 	install_list_release(&list);
 	install_release(&in);
 }
@@ -281,7 +318,7 @@ void audit_gather_files(struct audit_facts *f, char *const *files, int n)
 			cm->err = -EISDIR;
 		} else {
 			cm = add_module(f, real, real, "module", NULL);
-			audit_one(cm, "");
+			audit_one(f, cm, "");
 		}
 		cm->given = files[i];
 	}

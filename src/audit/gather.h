@@ -2,7 +2,10 @@
  * The facts `framewalk check` reports, gathered in one place: the
  * environment and backends (env.h), and for a process, an installation or
  * given files, the interpreter and every module with its frame-pointer,
- * unwind-table and symbol audit (fpaudit.h, install.h, sysconfig.h).
+ * unwind-table and symbol audit (install.h, sysconfig.h; the audit is the
+ * one the unwinder uses, elf/fpaudit.h, run once per file by elf/elffile.h).
+ * A process's modules come from the module layer (elf/modules.h): the files
+ * it really mapped, also when deleted or replaced on disk since.
  * Gathering decides nothing: failures are kept as facts (an -errno and its
  * reason) for the command to judge (cmd/check.c) and render.
  */
@@ -13,8 +16,9 @@
 #include <sys/types.h>
 
 #include "audit/env.h"
-#include "audit/fpaudit.h"
 #include "audit/sysconfig.h"
+#include "elf/elffile.h"
+#include "elf/fpaudit.h"
 #include "util/strbuf.h"
 
 struct audit_module {
@@ -24,6 +28,8 @@ struct audit_module {
 	char *needed_by;
 	const char *given;              /* a file named on the command line, as named */
 	int err;                        /* opening or auditing: 0 or -errno */
+	char why[PATH_MAX + 256];       /* why it could not be opened, "" */
+	int deleted, replaced;          /* gone or another file at its path since mapped */
 	struct fpa_result r;
 };
 
@@ -41,6 +47,7 @@ struct audit_interp {
 };
 
 struct audit_facts {
+	struct elf_cache *files;        /* every module's file, opened and audited once */
 	struct audit_env env;
 	struct audit_target target;
 	int has_target;

@@ -117,6 +117,15 @@ int cmd_attach(pid_t pid, struct py_target *t)
 		fw_hint("supported: CPython %s", py_supported_text(&why, 1));
 		code = FW_EXIT_UNSUPPORTED;
 		break;
+	case -EACCES:       /* a deleted or replaced module needs a privilege to open */
+		fw_error("%s", strbuf_str(&why));
+		code = FW_EXIT_PERMISSION;
+		break;
+	case -EMFILE:       /* the open-file limit */
+	case -EIO:
+		fw_error("%s", strbuf_str(&why));
+		code = FW_EXIT_FAILURE;
+		break;
 	default:
 		fw_error("%s", strbuf_str(&why));
 		code = FW_EXIT_UNSUPPORTED;

@@ -11,6 +11,7 @@
 
 #include "cmd/check.h"
 #include "cmd/cmd.h"
+#include "sampler/bpf.h"
 #include "target/proc.h"
 #include "util/options.h"
 #include "util/strbuf.h"
@@ -172,6 +173,7 @@ static void discovery_problem(struct check *c)
 		problem(c, FW_EXIT_UNSUPPORTED, "%s", why);
 		break;
 	case -EPERM:
+	case -EACCES:
 		problem(c, FW_EXIT_PERMISSION, "%s", why);
 		break;
 	default:
@@ -235,6 +237,10 @@ static void decide(struct check *c)
 	for (size_t i = 0; chain_needed && i < f->nmods; i++) {
 		const struct audit_module *m = &f->mods[i];
 
+		/* A file the unwinder cannot open: no CFI and no names there. */
+		if (m->why[0])
+			problem(c, m->err == -EPERM || m->err == -EACCES ? FW_EXIT_PERMISSION :
+				FW_EXIT_CHECK_FAILED, "%s", m->why);
 		if (audit_module_breaks(m) && fpa_unwind_of(&m->r) == FPA_UNWIND_NONE)
 			problem(c, FW_EXIT_CHECK_FAILED, "%s: no frame pointers and no unwind tables: "
 				"native stacks stop there", audit_module_basename(m));
@@ -242,6 +248,19 @@ static void decide(struct check *c)
 }
 
 /* ------------------------------------------------------------------ */
+
+/* framewalk's own BPF program through the verifier, when the trivial one loaded. */
+static void probe_bpf_backend(struct audit_env *e)
+{
+	struct strbuf why = STRBUF_INIT;
+
+	e->bpf_built = bpf_backend_built();
+	if (!e->bpf_built || !audit_env_wants_bpf_backend(e))
+		return;
+	e->bpf_backend_err = bpf_backend_probe(&why);
+	xsnprintf(e->bpf_backend_why, sizeof(e->bpf_backend_why), "%s", strbuf_str(&why));
+	strbuf_release(&why);
+}
 
 static void check_release(struct check *c)
 {
@@ -266,6 +285,7 @@ int cmd_check(int argc, char **argv)
 		return FW_EXIT_NO_PROCESS;
 	}
 	audit_facts_init(&c->f);
+	probe_bpf_backend(&c->f.env);
 	if (c->o.mode == MODE_PROCESS)
 		audit_gather_process(&c->f, c->o.pid);
 	else if (c->o.mode == MODE_INSTALL)

@@ -62,6 +62,9 @@ static void json_module(struct json *j, const struct audit_module *m)
 	jkey_str(j, "role", m->role);
 	jkey_str(j, "needed_by", m->needed_by);
 	jkey_err(j, "error", m->err);
+	jkey_str(j, "error_detail", m->why[0] ? m->why : NULL);
+	jkey_str(j, "on_disk", m->replaced ? "replaced" : m->deleted ? "deleted" : "same");
+	jkey_bool(j, "replaced_on_disk", m->deleted);
 	if (!m->err) {
 		jkey_str(j, "build_id", m->r.build_id[0] ? m->r.build_id : NULL);
 		jkey_str(j, "frame_pointers", m->r.analysed ? fpa_verdict_name(m->r.verdict) : "unknown");

@@ -32,6 +32,16 @@ static const char *code_word(enum fpa_verdict v)
 	}
 }
 
+/* What happened on disk to a module's file since the process mapped it. */
+static const char *disk_note(const struct audit_module *m)
+{
+	if (m->replaced)
+		return "replaced on disk since the process started (another file is at its path "
+		       "now); framewalk reads the file the process mapped";
+	return "replaced on disk since the process started (deleted: no file is at its path "
+	       "now); framewalk reads the file the process mapped";
+}
+
 static void fp_cell(const struct audit_module *m, struct strbuf *sb)
 {
 	if (m->err) {
@@ -192,6 +202,13 @@ static void print_modules(const struct check *c)
 		printf("  %-*s  %-*s  %-*s  %.12s\n", (int)wname, strbuf_str(&name), (int)wfp,
 		       strbuf_str(&fp[i]), (int)wsy, strbuf_str(&sy[i]),
 		       m->err || !m->r.build_id[0] ? "-" : m->r.build_id);
+		if (m->deleted)
+			printf("      %s\n", disk_note(m));
+		if (m->why[0]) {
+			printf("      ");
+			put_escaped(m->why);
+			putchar('\n');
+		}
 		if (c->o.verbose) {
 			printf("      path: ");
 			put_escaped(m->name);

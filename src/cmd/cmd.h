@@ -72,6 +72,17 @@ int cmd_output_filter_option(const char *cmd, int c, const char *arg, struct out
 /* The exit code and message for an unusable output path. */
 int cmd_output_error(const char *path, int err);
 
+/*
+ * Before a capture (cmd/limits.c): raise the soft open-file limit to the
+ * hard one, fail with one line naming the limit and the fix when the
+ * backend (0, not chosen yet: the least any capture needs) cannot run under
+ * it, warn when per-thread files of the targets (may be none yet) will be
+ * reopened per reading. Returns FW_EXIT_OK or the exit code, message printed.
+ */
+int cmd_fd_limits(const struct sampler_opts *so, const struct py_target *targets, size_t n);
+/* Descriptors a capture with these options needs: open_now plus its own. */
+size_t cmd_fd_need(const struct sampler_opts *so, size_t open_now, int ncpus);
+
 /* cmd/outputs.c: the output options every rendering command shares. */
 
 #define CMD_MAX_OUTPUTS 8

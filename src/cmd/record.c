@@ -363,6 +363,8 @@ static const char *stop_reason_text(enum sampler_stop r)
 		return "interrupted";
 	case SAMPLER_STOP_TARGET_EXIT:
 		return "target exited";
+	case SAMPLER_STOP_EXEC:
+		return "target exec'd a program that is not Python";
 	default:
 		return "stopped";
 	}
@@ -493,6 +495,12 @@ int cmd_record(int argc, char **argv)
 			return cmd_output_error(o.outputs[i], ret);
 		}
 	}
+	/* A low ulimit -n: one clear line now, not a capture with holes. */
+	code = cmd_fd_limits(&o.sampling, NULL, 0);
+	if (code) {
+		abort_outputs(of, o.noutputs);
+		return code;
+	}
 	cmd_install_signals();
 	so = o.sampling;
 	so.stop = &cmd_stop_requested;
@@ -505,6 +513,8 @@ int cmd_record(int argc, char **argv)
 	/* The backend is chosen once the targets are known: ptrace is probed on one. */
 	if (!code)
 		code = cmd_choose_backend("record", &so, child ? 0 : targets.n ? targets.t[0].pid : 0);
+	if (!code)
+		code = cmd_fd_limits(&so, targets.t, targets.n);
 	session_init(&sess, &prof, &so);
 	if (!code)
 		code = add_targets(&sess, &targets);

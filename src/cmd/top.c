@@ -599,7 +599,7 @@ int cmd_top(int argc, char **argv)
 		code = FW_EXIT_PERMISSION;
 	if (tp.curses) {
 		endwin();
-	} else if (sess.stop_reason == SAMPLER_STOP_TARGET_EXIT ||
+	} else if (sess.stop_reason == SAMPLER_STOP_TARGET_EXIT || sess.stop_reason == SAMPLER_STOP_EXEC ||
 		   sess.stop_reason == SAMPLER_STOP_SIGNAL || sess.stop_reason == SAMPLER_STOP_DURATION) {
 		/* a last table with what came since the previous one */
 		compute(&tp);
@@ -610,6 +610,8 @@ int cmd_top(int argc, char **argv)
 		fw_error("the %s backend failed: %s", session_backend_name(&sess), strbuf_str(&why));
 	} else if (sess.stop_reason == SAMPLER_STOP_TARGET_EXIT) {
 		fprintf(stderr, "framewalk: process %d exited\n", (int)tp.o.pid);
+	} else if (sess.stop_reason == SAMPLER_STOP_EXEC) {
+		fprintf(stderr, "framewalk: process %d exec'd a program that is not Python\n", (int)tp.o.pid);
 	} else if (sess.stop_reason == SAMPLER_STOP_ERROR) {
 		fw_error("lost access to process %d", (int)tp.o.pid);
 		code = FW_EXIT_PERMISSION;

@@ -48,6 +48,24 @@ static int parse_u64(const char *s, size_t n, uint64_t *out)
  * matching parentheses from the end so a path like "/a (copy)/b.py" stays
  * whole. Returns 0 when the element has no such group.
  */
+/* A thread named "NAME (exec N)" runs after its process's Nth exec (sampler.c). */
+static unsigned exec_generation(struct span name)
+{
+	static const char tag[] = " (exec ";
+	size_t i = name.n;
+	uint64_t n;
+
+	if (!i || name.s[i - 1] != ')')
+		return 0;
+	i--;
+	while (i > 0 && name.s[i - 1] >= '0' && name.s[i - 1] <= '9')
+		i--;
+	if (i < sizeof(tag) - 1 || memcmp(name.s + i - (sizeof(tag) - 1), tag, sizeof(tag) - 1) ||
+	    name.n - 1 - i == 0 || name.n - 1 - i > 6 || parse_u64(name.s + i, name.n - 1 - i, &n))
+		return 0;
+	return (unsigned)n;
+}
+
 static int split_paren(struct span e, struct span *name, struct span *inner)
 {
 	int depth = 0;
@@ -150,7 +168,7 @@ static int parse_thread(struct profile *p, struct span e, uint32_t *thread, stru
 		return 0;
 	strbuf_reset(tmp);
 	strbuf_add(tmp, name.s, name.n);
-	*thread = profile_thread(p, (pid_t)pid, (pid_t)tid, strbuf_str(tmp));
+	*thread = profile_thread_gen(p, (pid_t)pid, (pid_t)tid, exec_generation(name), strbuf_str(tmp));
 	return 1;
 }
 

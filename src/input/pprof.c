@@ -294,7 +294,7 @@ static void read_comments(const PbProfile *pb, struct profile_meta *m)
 /* What a sample's labels say: its thread, and a thread record's accounting. */
 struct sample_labels {
 	const char *tname;
-	int64_t tid, pid;
+	int64_t tid, pid, generation;
 	int have_tid;
 	/* cpu, wall, gil held, waiting, ticks, dropped (output/pprof.h) */
 	uint64_t acct[6];
@@ -324,6 +324,8 @@ static int read_labels(struct reader *r, const Perftools__Profiles__Sample *s, s
 			lab->pid = l->num;
 		} else if (!strcmp(key, PPROF_LABEL_THREAD_NAME) || !strcmp(key, "thread")) {
 			lab->tname = str_at(pb, l->str);
+		} else if (!strcmp(key, PPROF_LABEL_EXEC)) {
+			lab->generation = l->num > 0 && l->num < 1000000 ? l->num : 0;
 		} else {
 			for (size_t a = 0; a < ARRAY_SIZE(acct_keys); a++)
 				if (!strcmp(key, acct_keys[a]) && l->num > 0)
@@ -345,7 +347,8 @@ static void add_thread_record(struct profile *p, const struct sample_labels *lab
 	if (!lab->have_tid)
 		return;
 	/* (profile_thread may move the array: index it afterwards) */
-	ti = profile_thread(p, (pid_t)lab->pid, (pid_t)lab->tid, lab->tname ? lab->tname : "");
+	ti = profile_thread_gen(p, (pid_t)lab->pid, (pid_t)lab->tid, (unsigned)lab->generation,
+				lab->tname ? lab->tname : "");
 	t = &p->threads[ti];
 	t->cpu_ns = lab->acct[0];
 	t->wall_ns = lab->acct[1];
@@ -433,8 +436,8 @@ static int read_samples(struct reader *r)
 			break;
 		}
 		total += count;
-		profile_add(p, profile_thread(p, (pid_t)lab.pid, (pid_t)lab.tid,
-					      lab.tname ? lab.tname : ""),
+		profile_add(p, profile_thread_gen(p, (pid_t)lab.pid, (pid_t)lab.tid,
+						  (unsigned)lab.generation, lab.tname ? lab.tname : ""),
 			    profile_stack(p, stack, depth), count);
 	}
 	if (!ret && !p->meta.samples)

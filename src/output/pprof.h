@@ -37,6 +37,7 @@
 #define PPROF_LABEL_GIL_WAITING "gil_waiting_ticks"
 #define PPROF_LABEL_GIL_TICKS "gil_ticks"
 #define PPROF_LABEL_DROPPED "dropped_samples"
+#define PPROF_LABEL_EXEC "exec_generation"   /* the thread runs after its process's Nth exec */
 
 #define PPROF_MAPPING_PYTHON "[python]"
 #define PPROF_MAPPING_NATIVE "[native]"

@@ -25,6 +25,7 @@ enum meta_when {
 	WHEN_NATIVE,         /* the capture unwound native stacks */
 	WHEN_NONZERO,        /* the value is not 0 */
 	WHEN_BPF,            /* the bpf backend reported its run time */
+	WHEN_MODULES,        /* the module layer loaded or reused a file */
 };
 
 #define FIELD(key, kind, field, when) \
@@ -60,6 +61,11 @@ static const struct meta_field {
 	FIELD("merge_mismatches", META_U64, merge_mismatches, WHEN_NATIVE),
 	FIELD("unwind_breaks", META_STR, unwind_breaks, WHEN_ALWAYS),
 	FIELD("lost", META_U64, lost, WHEN_NONZERO),
+	FIELD("modules_loaded", META_U64, modules_loaded, WHEN_MODULES),
+	FIELD("modules_reused", META_U64, modules_reused, WHEN_MODULES),
+	FIELD("modules_refreshes", META_U64, modules_refreshes, WHEN_MODULES),
+	FIELD("modules_unreadable", META_STR, modules_unreadable, WHEN_ALWAYS),
+	FIELD("events", META_STR, events, WHEN_ALWAYS),
 	FIELD("bpf_run_ns", META_U64, bpf_run_ns, WHEN_BPF),
 	FIELD("bpf_run_cnt", META_U64, bpf_run_cnt, WHEN_BPF),
 };
@@ -76,6 +82,8 @@ static int wanted(const struct profile_meta *m, const struct meta_field *f)
 		return *AT_CONST(m, f, uint64_t) != 0;
 	case WHEN_BPF:
 		return m->bpf_run_cnt != 0;
+	case WHEN_MODULES:
+		return m->modules_loaded || m->modules_reused;
 	case WHEN_ALWAYS:
 	default:
 		return 1;

@@ -265,6 +265,20 @@ static void print_header(const struct profile *p, FILE *f)
 			fprintf(f, "Merging:   %" PRIu64 " stacks had Python frames no evaluator frame claimed\n",
 				m->merge_mismatches);
 	}
+	if (m->modules_loaded || m->modules_reused)
+		fprintf(f, "Modules:   %" PRIu64 " files loaded, %" PRIu64 " reused; mappings re-read "
+			"%" PRIu64 " time%s\n", m->modules_loaded, m->modules_reused,
+			m->modules_refreshes, m->modules_refreshes == 1 ? "" : "s");
+	if (m->modules_unreadable) {
+		sb.len = 0;
+		escape_append(&sb, m->modules_unreadable, ESCAPE_TERMINAL);
+		fprintf(f, "Unreadable: %s\n", strbuf_str(&sb));
+	}
+	if (m->events) {
+		sb.len = 0;
+		escape_append(&sb, m->events, ESCAPE_TERMINAL);
+		fprintf(f, "Events:    %s\n", strbuf_str(&sb));
+	}
 	strbuf_release(&sb);
 }
 

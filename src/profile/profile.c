@@ -75,6 +75,8 @@ void profile_release(struct profile *p)
 	free(p->meta.mode);
 	free(p->meta.labels);
 	free(p->meta.unwind_breaks);
+	free(p->meta.modules_unreadable);
+	free(p->meta.events);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -161,8 +163,15 @@ uint32_t profile_stack(struct profile *p, const uint32_t *frames, size_t n)
 
 uint32_t profile_thread(struct profile *p, pid_t pid, pid_t tid, const char *name)
 {
+	return profile_thread_gen(p, pid, tid, 0, name);
+}
+
+uint32_t profile_thread_gen(struct profile *p, pid_t pid, pid_t tid, unsigned generation,
+			    const char *name)
+{
 	for (size_t i = 0; i < p->nthreads; i++) {
-		if (p->threads[i].pid == pid && p->threads[i].tid == tid) {
+		if (p->threads[i].pid == pid && p->threads[i].tid == tid &&
+		    p->threads[i].generation == generation) {
 			if (name)
 				p->threads[i].name = profile_cstring(p, name);
 			return (uint32_t)i;
@@ -172,6 +181,7 @@ uint32_t profile_thread(struct profile *p, pid_t pid, pid_t tid, const char *nam
 	memset(&p->threads[p->nthreads], 0, sizeof(p->threads[p->nthreads]));
 	p->threads[p->nthreads].pid = pid;
 	p->threads[p->nthreads].tid = tid;
+	p->threads[p->nthreads].generation = generation;
 	p->threads[p->nthreads].name = profile_cstring(p, name ? name : "");
 	return (uint32_t)p->nthreads++;
 }

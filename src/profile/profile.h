@@ -39,6 +39,7 @@ struct pf_node {
 
 struct pf_thread {
 	pid_t pid, tid;
+	unsigned generation;  /* execs of its process before it (the same tid runs another program) */
 	uint32_t name;      /* string id */
 	/* kernel accounting over the capture, independent of sampling (0: unknown) */
 	uint64_t cpu_ns;    /* CPU time used while seen */
@@ -79,6 +80,12 @@ struct profile_meta {
 	uint64_t fp_steps, cfi_steps;
 	uint64_t merge_mismatches;   /* Python frames left over after merging */
 	char *unwind_breaks;         /* "module: reason N; ..." for incomplete stacks */
+	/* the module layer (elf/modules.h): debug counters over every target */
+	uint64_t modules_loaded;     /* ELF files opened and parsed */
+	uint64_t modules_reused;     /* modules whose file was already known */
+	uint64_t modules_refreshes;  /* times a target's mappings changed and were re-read */
+	char *modules_unreadable;    /* "path: why; ..." for files that could not be opened */
+	char *events;                /* what happened to the targets: "exec at 2.0 s: ...; ..." */
 	/* bpf backend */
 	uint64_t lost;               /* samples the ring buffer had no room for */
 	uint64_t bpf_run_ns, bpf_run_cnt;  /* program run time (kernel statistics) */
@@ -127,6 +134,9 @@ uint32_t profile_frame_module(struct profile *p, enum frame_kind kind, uint32_t 
 uint32_t profile_stack(struct profile *p, const uint32_t *frames, size_t n);
 /* Thread index for (pid, tid); the name is updated when given. */
 uint32_t profile_thread(struct profile *p, pid_t pid, pid_t tid, const char *name);
+/* The same for the thread after the process's generation-th exec. */
+uint32_t profile_thread_gen(struct profile *p, pid_t pid, pid_t tid, unsigned generation,
+			    const char *name);
 void profile_add(struct profile *p, uint32_t thread, uint32_t node, uint64_t count);
 
 /*

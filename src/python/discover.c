@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <libgen.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 
 #include "python/discover.h"
 #include "python/version.h"
@@ -59,18 +61,54 @@ static int runtime_vaddr(struct elf_file *ef, uint64_t *vaddr)
 	return elf_file_symbol(ef, "_PyRuntime", vaddr, NULL);
 }
 
+/* Open a mapped module through the mapping itself (deleted and replaced files too). */
 static int open_module(pid_t pid, const struct proc_map *map, struct elf_file **ef)
 {
-	char host[PATH_MAX + 64];
-	int ret;
+	int fd = proc_map_open(pid, map, NULL);
 
-	ret = proc_map_host_path(pid, map, host, sizeof(host));
-	if (ret)
-		return ret;
-	*ef = elf_file_open(host);
+	if (fd < 0)
+		return fd;
+	*ef = elf_file_open_fd(fd);
 	if (!*ef)
-		return errno == EACCES ? -EPERM : -errno;
+		return -errno;
 	return 0;
+}
+
+/*
+ * Why a module that may hold the runtime could not be opened, with the fix:
+ * the one line a user sees instead of a wrong "not a Python process".
+ */
+static void explain_unopened(pid_t pid, const struct proc_map *map, int err, struct strbuf *why)
+{
+	struct rlimit rl;
+	int other = 0, on_disk = proc_map_on_disk(pid, map, &other);
+	const char *state = on_disk == 1 ? NULL : other ? "was replaced on disk since the process "
+			    "started" : map->deleted || on_disk == 0 ? "was deleted from disk since the "
+			    "process started" : NULL;
+
+	strbuf_addf(why, "cannot tell whether process %d is a Python process: cannot open %s", (int)pid,
+		    map->path);
+	switch (err) {
+	case -EPERM:
+	case -EACCES:
+		strbuf_addf(why, ", which %s; the file it mapped can be opened only through "
+			    "/proc/%d/map_files, which needs CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE "
+			    "(run framewalk as root, or: setcap cap_checkpoint_restore,cap_sys_ptrace+ep "
+			    "framewalk)", state ? state : "is not reachable by its path", (int)pid);
+		break;
+	case -EMFILE:
+	case -ENFILE:
+		if (!getrlimit(RLIMIT_NOFILE, &rl))
+			strbuf_addf(why, ": the open-file limit is reached (ulimit -n %llu): raise it, "
+				    "e.g. ulimit -n 1024", (unsigned long long)rl.rlim_cur);
+		else
+			strbuf_addstr(why, ": the open-file limit is reached: raise it (ulimit -n)");
+		break;
+	default:
+		strbuf_addf(why, "%s%s: %s", state ? ", which " : "", state ? state : "",
+			    err == -ENOEXEC ? "not a 64-bit ELF file" : strerror(-err));
+		break;
+	}
 }
 
 static int read_debug_offsets(struct target_mem *mem, struct py_target *t, struct strbuf *why)
@@ -139,26 +177,22 @@ static int use_builtin_offsets(struct py_target *t, struct strbuf *why)
 }
 
 /*
- * Try one mapped module as the holder of _PyRuntime. 1 found, 0 not, 2 a
- * Python without a _PyRuntime (too old to read), <0 error.
+ * Try one mapped module (its mapping at file offset 0) as the holder of
+ * _PyRuntime. 1 found, 0 not, 2 a Python without a _PyRuntime (too old to
+ * read), 3 the file could not be opened (*open_err says why).
  */
-static int try_module(struct py_target *t, const struct proc_maps *maps, const char *path,
-		      struct strbuf *why)
+static int try_module(struct py_target *t, const struct proc_map *base, int *open_err)
 {
-	const struct proc_map *base = proc_maps_find_base(maps, path);
+	const char *path = base->path;
 	struct elf_file *ef;
 	uint64_t vaddr, delta, code_type;
 	int ret;
 
-	if (!base)
-		return 0;
 	ret = open_module(t->pid, base, &ef);
-	if (ret == -EPERM) {
-		strbuf_addf(why, "cannot open %s through /proc/%d/root", path, (int)t->pid);
-		return ret;
+	if (ret) {
+		*open_err = ret;
+		return 3;
 	}
-	if (ret)
-		return 0;
 	if (runtime_vaddr(ef, &vaddr) || elf_file_load_delta(ef, &delta)) {
 		/* A python without _PyRuntime is too old (<= 3.6) or not CPython. */
 		if (looks_like_python(path) && !py_version_from_name(path, &t->major, &t->minor)) {
@@ -175,15 +209,38 @@ static int try_module(struct py_target *t, const struct proc_maps *maps, const c
 	if (!elf_file_symbol(ef, "PyCode_Type", &code_type, NULL))
 		t->code_type_addr = code_type + t->module_bias;
 	t->shared = is_libpython(path);
+	t->module_dev = base->dev;
+	t->module_ino = base->inode;
 	xsnprintf(t->module, sizeof(t->module), "%s", path);
 	elf_file_close(ef);
 	return 1;
 }
 
+/*
+ * The mapping of the executable at file offset 0: the file /proc/PID/exe
+ * is (by inode: its path may be deleted, or name another file now).
+ */
+static const struct proc_map *exe_mapping(pid_t pid, const struct proc_maps *maps,
+					  const char *exe)
+{
+	char path[64];
+	struct stat st;
+
+	xsnprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	if (stat(path, &st))
+		return proc_maps_find_base(maps, exe);
+	for (size_t i = 0; i < maps->n; i++)
+		if (maps->maps[i].offset == 0 && maps->maps[i].inode == (uint64_t)st.st_ino &&
+		    maps->maps[i].path[0] == '/')
+			return &maps->maps[i];
+	return NULL;
+}
+
 int py_discover(pid_t pid, struct target_mem *mem, struct py_target *t, struct strbuf *why)
 {
+	const struct proc_map *exe_map, *unopened = NULL;
 	struct proc_maps maps;
-	int ret, found = 0, too_old, debug_lo, debug_hi;
+	int ret, found = 0, too_old, open_err = 0, debug_lo, debug_hi;
 
 	memset(t, 0, sizeof(*t));
 	t->pid = pid;
@@ -211,21 +268,46 @@ int py_discover(pid_t pid, struct target_mem *mem, struct py_target *t, struct s
 		return -ESRCH;
 	}
 	/* The executable first (static builds), then any libpython. */
-	found = try_module(t, &maps, t->exe, why);
+	exe_map = exe_mapping(pid, &maps, t->exe);
+	if (exe_map)
+		found = try_module(t, exe_map, &open_err);
+	if (found == 3) {
+		unopened = exe_map;
+		found = 0;
+	}
 	too_old = found == 2;
 	for (size_t i = 0; (found == 0 || found == 2) && i < maps.n; i++) {
-		const char *path = maps.maps[i].path;
+		const struct proc_map *m = &maps.maps[i];
+		int err = 0;
 
-		if (maps.maps[i].offset != 0 || !is_libpython(path) || !strcmp(path, t->exe))
+		if (m->offset != 0 || !is_libpython(m->path) || m == exe_map ||
+		    (exe_map && m->inode == exe_map->inode && m->dev == exe_map->dev))
 			continue;
-		found = try_module(t, &maps, path, why);
+		found = try_module(t, m, &err);
 		too_old |= found == 2;
+		if (found == 3) {
+			/* A libpython is what a shared build runs on: its failure is the one to tell. */
+			if (!unopened || !is_libpython(unopened->path)) {
+				unopened = m;
+				open_err = err;
+			}
+			found = 0;
+		}
 	}
+	/*
+	 * A module that could not be opened outranks "too old": a shared build's
+	 * executable has no _PyRuntime of its own, its libpython does.
+	 */
+	if (found != 1 && unopened)
+		explain_unopened(pid, unopened, open_err, why);
 	proc_maps_release(&maps);
-	if (found < 0)
-		return found;
-	if (found != 1 && too_old)
+	if (found != 1 && too_old && !unopened)
 		return unsupported(t, why);
+	if (found != 1 && why->len) {
+		/* Not a question of Python: a file of the process could not be opened. */
+		return open_err == -EPERM || open_err == -EACCES ? -EACCES :
+		       open_err == -EMFILE || open_err == -ENFILE ? -EMFILE : -EIO;
+	}
 	if (!found) {
 		strbuf_addf(why, "process %d (%s) is not a Python process: no CPython runtime "
 			    "(_PyRuntime) in its executable or a libpython", (int)pid, t->exe);

@@ -3,9 +3,11 @@
  * _PyRuntime (the executable for static builds, libpython3.X.so for shared
  * ones), where it is loaded, which version it is, and the offsets to read it
  * with (built-in tables for 3.8-3.12, the target's own _Py_DebugOffsets for
- * 3.13+). ELF files are opened through /proc/PID/root, so a process in a
- * container or chroot resolves to its own files. Which version a module is
- * and which versions are supported: version.h.
+ * 3.13+). ELF files are opened through the mappings themselves
+ * (target/proc.h: proc_map_open), so a process in a container or chroot
+ * resolves to its own files, and one whose executable or libpython was
+ * deleted or replaced on disk since it started to the files it runs. Which
+ * version a module is and which versions are supported: version.h.
  */
 #ifndef FRAMEWALK_PYTHON_DISCOVER_H
 #define FRAMEWALK_PYTHON_DISCOVER_H
@@ -24,6 +26,7 @@ struct py_target {
 	char exe[PATH_MAX];             /* the executable, as the target names it */
 	char module[PATH_MAX];          /* module holding _PyRuntime, as the target names it */
 	int shared;                     /* module is a libpython shared library */
+	uint64_t module_dev, module_ino;/* which file that module is */
 	uint64_t module_bias;           /* load bias of that module */
 	uint64_t runtime_addr;          /* &_PyRuntime in the target */
 	uint64_t code_type_addr;        /* &PyCode_Type in the target, 0 if unknown */
@@ -39,6 +42,10 @@ struct py_target {
  *   -ENOEXEC  not a CPython process
  *   -ENOTSUP  a CPython this framewalk cannot read (version names it)
  *   -EPROTO   the runtime's own debug offsets are invalid
+ *   -EACCES   a module that may hold the runtime cannot be opened without a
+ *             privilege framewalk lacks (a deleted or replaced file)
+ *   -EMFILE   ... because the open-file limit is reached
+ *   -EIO      ... for another reason
  * why receives a one-line reason for the non-zero cases.
  */
 int py_discover(pid_t pid, struct target_mem *mem, struct py_target *out, struct strbuf *why);

@@ -42,6 +42,7 @@ void py_reader_init(struct py_reader *r, struct target_mem *mem, const struct py
 	r->target = t;
 	r->off = &t->offsets;
 	r->pthread_tid_off = -1;
+	pidns_tids_init(&r->tids, t->pid);
 }
 
 static void code_free(struct py_code *c)
@@ -59,6 +60,7 @@ void py_reader_release(struct py_reader *r)
 	for (size_t i = 0; i < r->codes_cap; i++)
 		code_free(r->codes[i]);
 	free(r->codes);
+	pidns_tids_release(&r->tids);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -430,7 +432,8 @@ static int32_t tid_from_pthread(struct py_reader *r, uint64_t pthread_id)
 	}
 	if (r->pthread_tid_off == -2 || mem_read(r->mem, pthread_id, buf, sizeof(buf)))
 		return 0;
-	if (proc_tasks(r->target->pid, &tids, &ntids))
+	/* The target's own numbers: in a container they are not ours. */
+	if (pidns_target_tids(&r->tids, &tids, &ntids))
 		return 0;
 	for (int pass = 0; pass < 2 && !found; pass++) {
 		for (int off = pass ? 0 : GLIBC_PTHREAD_TID_OFF; off + 4 <= PTHREAD_SCAN; off += 4) {
@@ -541,6 +544,7 @@ static int read_threads(struct py_reader *r, const struct py_offsets *o, uint8_t
 			t->tid = (int32_t)get_u64(buf, o->tstate_native_thread_id);
 		else
 			t->tid = tid_from_pthread(r, t->pthread_id);
+		t->tid = pidns_host_tid(&r->tids, t->tid);
 		ts = get_u64(buf, o->tstate_next);
 		if (ts == t->tstate)
 			return -EFAULT;

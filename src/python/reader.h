@@ -14,6 +14,7 @@
 
 #include "python/discover.h"
 #include "target/memory.h"
+#include "target/pidns.h"
 
 #define PY_MAX_DEPTH 1024       /* frames per stack */
 #define PY_MAX_THREADS 4096     /* thread states per interpreter */
@@ -86,6 +87,7 @@ struct py_reader {
 	struct py_code **codes;     /* open-addressing cache by address */
 	size_t codes_cap, codes_n;
 	int pthread_tid_off;        /* <= 3.10: offset of the tid in struct pthread */
+	struct pidns_tids tids;     /* the target's own thread numbers -> ours */
 	struct py_gen_link gen_links[256];
 	/*
 	 * The vm backend's copies span moments: a chain that cannot go on is

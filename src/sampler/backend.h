@@ -16,13 +16,16 @@
 #ifndef FRAMEWALK_SAMPLER_BACKEND_H
 #define FRAMEWALK_SAMPLER_BACKEND_H
 
+#include <sys/types.h>
+
 #include "python/reader.h"
 #include "sampler/ptrace.h"
 #include "sampler/sampler.h"
 #include "symbols/symbolize.h"
 #include "target/memory.h"
+#include "target/proc.h"
 #include "target/taskstat.h"
-#include "unwind/modules.h"
+#include "elf/modules.h"
 
 struct backend_ops {
 	const char *name;                /* "vm", "ptrace", "bpf" */
@@ -92,14 +95,23 @@ struct sampler {
 	uint64_t gil_holder;      /* this tick's GIL holder (gil mode) */
 	char wait[192];           /* [wait] leaf of the thread being sampled */
 	enum sampler_stop stop_reason;
+	/* exec: the executable the target runs, and how many execs it made */
+	struct proc_program_id program; /* the image sampled; an exec changes it */
+	unsigned generation;
+	uint64_t exec_seen_ns;    /* an exec was noticed then (0: none pending) */
+	uint64_t last_sample_ns;
 	int child_status;         /* wait status when the child exited */
 	int child_reaped;
 	uint64_t not_ready_ticks; /* ticks before the runtime had a thread */
 };
 
-/* Set up one target for the backend (ops->target_init included). 0 or -errno. */
+/*
+ * Set up one target for the backend (ops->target_init included); its modules
+ * share per-file data through files (NULL: its own). 0 or -errno.
+ */
 int sampler_init(struct sampler *s, const struct py_target *t, struct profile *prof,
-		 const struct sampler_opts *opts, const struct backend_ops *ops);
+		 const struct sampler_opts *opts, const struct backend_ops *ops,
+		 struct elf_cache *files);
 void sampler_release(struct sampler *s, const struct backend_ops *ops);
 /* After the capture: each thread's kernel accounting, the unwind summary. */
 void sampler_finish_threads(struct sampler *s);
@@ -180,5 +192,8 @@ int sampler_thread_gone(const struct sampler *s, pid_t tid);
 
 /* Has the target exited (a zombie, gone, or our reaped child)? */
 int sampler_target_exited(struct sampler *s);
+
+/* Does the target run another executable than when it was set up (an exec)? */
+int sampler_exec_changed(const struct sampler *s);
 
 #endif

@@ -14,7 +14,9 @@
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -66,10 +68,32 @@ static int silent_print(enum libbpf_print_level level, const char *fmt, va_list 
 	return 0;
 }
 
+/* Kernels before 5.11 charge BPF maps to RLIMIT_MEMLOCK (later ones to the memory cgroup). */
+static int memlock_charged(void)
+{
+	struct utsname u;
+	int major, minor;
+
+	return !uname(&u) && sscanf(u.release, "%d.%d", &major, &minor) == 2 &&
+	       (major < 5 || (major == 5 && minor < 11));
+}
+
 static void explain_failure(int err, struct strbuf *why)
 {
+	struct rlimit rl;
+
+	/* libbpf raises the locked-memory limit itself when it may; root under a hard limit cannot. */
+	if (err == -EPERM && !geteuid() && memlock_charged() && !getrlimit(RLIMIT_MEMLOCK, &rl) &&
+	    rl.rlim_cur != RLIM_INFINITY)
+		strbuf_addf(why, "not allowed to create the BPF maps: the locked-memory limit is "
+			    "%llu KiB (ulimit -l) and this kernel charges BPF maps to it: raise it "
+			    "(ulimit -l unlimited)", (unsigned long long)rl.rlim_cur / 1024);
+	else if (err == -EMFILE || err == -ENFILE)
+		strbuf_addf(why, "the open-file limit is reached (ulimit -n): the bpf backend needs "
+			    "one perf event and one link per CPU besides its maps: raise it "
+			    "(ulimit -n 1024), or use --backend ptrace");
 	/* EACCES from loading is the verifier's refusal, not a missing privilege. */
-	if (err == -EACCES && geteuid() == 0)
+	else if (err == -EACCES && geteuid() == 0)
 		strbuf_addf(why, "the kernel's verifier refused framewalk's BPF program (see its log "
 			    "with FRAMEWALK_DEBUG_BPF=1; please report it with the kernel version)");
 	else if (err == -EPERM || err == -EACCES)

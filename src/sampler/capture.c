@@ -8,6 +8,7 @@
  * a stop request, every target's exit or the hook.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <poll.h>
 #include <sys/prctl.h>
 #include <time.h>
@@ -20,6 +21,8 @@
 #define STATUS_EVERY_NS 250000000ull
 #define HOUSEKEEP_NS 100000000ull
 #define CHILD_DEPTH 6
+/* After an exec, how long the new program has to show an interpreter. */
+#define EXEC_GRACE_NS 1000000000ull
 
 static const struct backend_ops *ops_of(enum backend b)
 {
@@ -49,7 +52,9 @@ int session_add(struct session *sess, const struct py_target *t)
 
 	if (o.child != t->pid)
 		o.child = 0;
-	ret = sampler_init(s, t, sess->prof, &o, sess->ops);
+	if (!sess->files)
+		sess->files = elf_cache_new();
+	ret = sampler_init(s, t, sess->prof, &o, sess->ops, sess->files);
 	if (ret) {
 		sampler_release(s, sess->ops);
 		free(s);
@@ -98,6 +103,7 @@ void session_release(struct session *sess)
 	}
 	free(sess->targets);
 	free(sess->exited);
+	elf_cache_free(sess->files);
 	memset(sess, 0, sizeof(*sess));
 }
 
@@ -241,6 +247,85 @@ static void tick_targets(struct session *sess, uint64_t now)
 }
 
 /* Targets that exited, children that appeared, the backend's refresh. Live targets. */
+static void add_event(struct session *sess, const char *fmt, ...)
+{
+	struct profile_meta *m = &sess->prof->meta;
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	if (m->events)
+		strbuf_addf(&sb, "%s; ", m->events);
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	free(m->events);
+	m->events = strbuf_detach(&sb);
+}
+
+/*
+ * Target i exec'd: the memory, modules and interpreter it was sampled with
+ * are gone. Find the interpreter of the new program and go on sampling it,
+ * its threads labelled as after the exec (sampler_thread); a program that is
+ * not Python (once it had a moment to map one) ends this target, with one
+ * line saying so. Either way the report says when, and how long no samples
+ * were taken.
+ */
+static void handle_exec(struct session *sess, size_t i, uint64_t now)
+{
+	struct sampler *s = sess->targets[i];
+	struct strbuf why = STRBUF_INIT;
+	struct target_mem mem;
+	struct py_target t;
+	char exe[256] = "?";
+	double at = (double)(now - sess->start_ns) / 1e9;
+	double gap_ms = s->last_sample_ns ? (double)(now - s->last_sample_ns) / 1e6 : 0;
+	unsigned generation = s->generation + 1;
+	pid_t pid = s->target.pid;
+	int ret;
+
+	if (!s->exec_seen_ns)
+		s->exec_seen_ns = now;
+	proc_exe(pid, exe, sizeof(exe));
+	mem_init_pid(&mem, pid);
+	ret = py_discover(pid, &mem, &t, &why);
+	mem_release(&mem);
+	/* Right after the exec the loader may not have mapped libpython, or the runtime started. */
+	if (ret && now - s->exec_seen_ns < EXEC_GRACE_NS) {
+		strbuf_release(&why);
+		return;
+	}
+	if (ret) {
+		add_event(sess, "process %d exec'd %s at %.1f s, not a Python program (%s): "
+			  "its sampling stopped", (int)pid, exe, at, strbuf_str(&why));
+		if (sess->opts.announce)
+			fprintf(stderr, "framewalk: process %d exec'd %s, which is not Python: "
+				"its sampling stopped\n", (int)pid, exe);
+		target_ended(sess, i, SAMPLER_STOP_EXEC);
+		strbuf_release(&why);
+		return;
+	}
+	strbuf_release(&why);
+	{
+		struct sampler_opts o = s->opts;
+		uint64_t last = s->last_sample_ns;
+
+		sampler_finish_threads(s);
+		sampler_finish_meta(s);
+		sampler_release(s, sess->ops);
+		if (sampler_init(s, &t, sess->prof, &o, sess->ops, sess->files)) {
+			target_ended(sess, i, SAMPLER_STOP_ERROR);
+			return;
+		}
+		s->generation = generation;
+		s->last_sample_ns = last;
+	}
+	add_event(sess, "process %d exec'd %s (Python %s) at %.1f s: sampled on as \"(exec %u)\" "
+		  "threads, %.0f ms without samples", (int)pid, exe, t.version, at, generation, gap_ms);
+	if (sess->opts.announce)
+		fprintf(stderr, "framewalk: process %d exec'd %s (Python %s): sampling it on\n",
+			(int)pid, exe, t.version);
+}
+
 static size_t housekeep(struct session *sess, uint64_t now)
 {
 	size_t alive = 0;
@@ -252,6 +337,8 @@ static size_t housekeep(struct session *sess, uint64_t now)
 	for (size_t i = 0; i < sess->n; i++) {
 		if (!sess->exited[i] && sampler_target_exited(sess->targets[i]))
 			target_ended(sess, i, SAMPLER_STOP_TARGET_EXIT);
+		else if (!sess->exited[i] && sampler_exec_changed(sess->targets[i]))
+			handle_exec(sess, i, now);
 		alive += !sess->exited[i];
 	}
 	if (sess->ops->refresh)
@@ -261,10 +348,15 @@ static size_t housekeep(struct session *sess, uint64_t now)
 
 static enum sampler_stop all_exited_reason(const struct session *sess)
 {
-	for (size_t i = 0; i < sess->n; i++)
+	enum sampler_stop why = SAMPLER_STOP_TARGET_EXIT;
+
+	for (size_t i = 0; i < sess->n; i++) {
 		if (sess->targets[i]->stop_reason == SAMPLER_STOP_ERROR)
 			return SAMPLER_STOP_ERROR;
-	return SAMPLER_STOP_TARGET_EXIT;
+		if (sess->targets[i]->stop_reason == SAMPLER_STOP_EXEC)
+			why = SAMPLER_STOP_EXEC;
+	}
+	return why;
 }
 
 static void run_loop(struct session *sess)
@@ -273,6 +365,8 @@ static void run_loop(struct session *sess)
 	int ticking = (sess->ops->tick && (sess->ops->tick_modes & (1u << sess->opts.mode)));
 	uint64_t interval = (uint64_t)(1e9 / sess->opts.rate_hz);
 	uint64_t start = fw_now_ns(), next_tick = start, next_house = start + HOUSEKEEP_NS;
+
+	sess->start_ns = start;
 	uint64_t end = sess->opts.duration_s > 0 ? start + (uint64_t)(sess->opts.duration_s * 1e9) : 0;
 	uint64_t last_status = 0, hook_next = 0;
 

@@ -17,18 +17,23 @@
 #define MERGED_MAX (UNWIND_MAX + PY_MAX_DEPTH + KERNEL_MAX_FRAMES)
 #define NAME_REFRESH_NS 1000000000ull
 #define MODULES_CHECK_NS 100000000ull
+/* A library loaded where an unloaded one was leaves no pc unknown: look anyway. */
+#define MODULES_RECHECK_NS 1000000000ull
 /*
- * A thread's scheduler state is re-read at most this often (and whenever its
- * Python frame moves): exact at rates up to 100 Hz, one system call per
- * thread per 10 ms above.
+ * A thread's scheduler state is read afresh for every sample: threads that
+ * share the GIL change state every few milliseconds, and a state kept for
+ * 10 ms counted a thread waiting for the GIL as on a CPU (in cpu mode, two
+ * such threads showed 53-73% where a reader at one instant showed 18%).
+ * One system call per thread per tick.
  */
-#define STATE_MAX_AGE_NS 10000000ull
+#define STATE_MAX_AGE_NS 0ull
 #define TIDS_REFRESH_NS 200000000ull
 /* A thread label not (yet) in the profile: after sampler_profile_reset. */
 #define THREAD_NONE UINT32_MAX
 
 int sampler_init(struct sampler *s, const struct py_target *t, struct profile *prof,
-		 const struct sampler_opts *opts, const struct backend_ops *ops)
+		 const struct sampler_opts *opts, const struct backend_ops *ops,
+		 struct elf_cache *files)
 {
 	int ret = 0;
 
@@ -36,6 +41,7 @@ int sampler_init(struct sampler *s, const struct py_target *t, struct profile *p
 	s->target = *t;
 	s->prof = prof;
 	s->opts = *opts;
+	proc_program_id(t->pid, &s->program);
 	mem_init_pid(&s->mem, t->pid);
 	taskstat_init(&s->tasks, t->pid);
 	py_reader_init(&s->reader, &s->mem, &s->target);
@@ -45,7 +51,8 @@ int sampler_init(struct sampler *s, const struct py_target *t, struct profile *p
 	s->frame_ids = xcalloc(MERGED_MAX, sizeof(*s->frame_ids));
 	s->ns.py = s->frames;
 	if (s->opts.native) {
-		modules_load(&s->mm, t->pid, s->opts.no_debuginfod ? MODULES_NO_DEBUGINFOD : 0);
+		modules_load(&s->mm, t->pid, files,
+			     s->opts.no_debuginfod ? MODULES_NO_DEBUGINFOD : 0);
 		symbolizer_init(&s->sym, &s->mm);
 		s->syms = xcalloc(UNWIND_MAX, sizeof(*s->syms));
 		s->modules_ns = fw_now_ns();
@@ -107,6 +114,11 @@ uint32_t sampler_thread(struct sampler *s, pid_t tid, uint64_t now)
 	}
 	if (tid <= 0 || proc_task_comm(s->target.pid, tid, name, sizeof(name)))
 		xsnprintf(name, sizeof(name), "%s", tid > 0 ? "?" : "unknown");
+	/* After an exec the same thread ids run another program: labelled apart. */
+	if (s->generation) {
+		size_t len = strlen(name);
+		xsnprintf(name + len, sizeof(name) - len, " (exec %u)", s->generation);
+	}
 	if (!c) {
 		s->names = xgrow(s->names, sizeof(*s->names), s->nnames + 1, &s->names_alloc);
 		c = &s->names[s->nnames++];
@@ -118,7 +130,7 @@ uint32_t sampler_thread(struct sampler *s, pid_t tid, uint64_t now)
 	} else if (tid > 0 && !taskstat_cpu_ns(&s->tasks, tid, &cpu)) {
 		c->cpu_last_ns = cpu;
 	}
-	c->thread = profile_thread(s->prof, s->target.pid, tid, name);
+	c->thread = profile_thread_gen(s->prof, s->target.pid, tid, s->generation, name);
 	c->refreshed_ns = now;
 	return c->thread;
 }
@@ -346,6 +358,7 @@ void sampler_record_python(struct sampler *s, pid_t tid, const struct py_frame_i
 		s->frame_ids[n++] = marker_frame(s, wait);
 	profile_add(s->prof, sampler_thread(s, tid, now), profile_stack(s->prof, s->frame_ids, n), 1);
 	s->prof->meta.samples++;
+	s->last_sample_ns = now;
 }
 
 void sampler_record_dropped(struct sampler *s, pid_t tid, uint64_t now)
@@ -397,6 +410,8 @@ static void symbolize_native(struct sampler *s, uint64_t now)
 {
 	struct unwind_result *uw = &s->ns.uw;
 
+	if (now - s->modules_ns >= MODULES_RECHECK_NS)
+		sampler_refresh_modules(s, now);
 	for (size_t i = 0; i < uw->n; i++)
 		if (!modules_find_range(&s->mm, uw->pcs[i]) && sampler_refresh_modules(s, now))
 			break;
@@ -451,6 +466,7 @@ void sampler_record_native(struct sampler *s, pid_t tid, uint64_t now)
 		profile_add(s->prof, sampler_thread(s, tid, now),
 			    profile_stack(s->prof, s->frame_ids, depth), 1);
 		m->samples++;
+		s->last_sample_ns = now;
 	} else {
 		sampler_record_dropped(s, tid, now);
 	}
@@ -462,12 +478,39 @@ static int cmp_break(const void *a, const void *b)
 	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
 }
 
+/* The module layer's debug counters, summed over the targets, and what it could not open. */
+static void modules_meta(struct sampler *s)
+{
+	struct profile_meta *m = &s->prof->meta;
+	struct strbuf sb = STRBUF_INIT;
+	char why[PATH_MAX + 256];
+
+	m->modules_loaded += s->mm.stats.loaded;
+	m->modules_reused += s->mm.stats.reused;
+	m->modules_refreshes += s->mm.stats.refreshes;
+	for (size_t i = 0; i < s->mm.n; i++) {
+		if (!module_problem(&s->mm.mods[i], s->target.pid, why, sizeof(why)))
+			continue;
+		strbuf_addf(&sb, "%s%s", sb.len || m->modules_unreadable ? "; " : "", why);
+	}
+	if (sb.len) {
+		struct strbuf all = STRBUF_INIT;
+
+		strbuf_addf(&all, "%s%s", m->modules_unreadable ? m->modules_unreadable : "",
+			    strbuf_str(&sb));
+		free(m->modules_unreadable);
+		m->modules_unreadable = strbuf_detach(&all);
+	}
+	strbuf_release(&sb);
+}
+
 /* Write the unwind-quality summary into the profile's meta (native backends). */
 void sampler_finish_meta(struct sampler *s)
 {
 	struct strbuf sb = STRBUF_INIT;
 	char *old = s->prof->meta.unwind_breaks;
 
+	modules_meta(s);
 	if (!s->nbreaks)
 		return;
 	qsort(s->breaks, s->nbreaks, sizeof(*s->breaks), cmp_break);
@@ -489,6 +532,16 @@ static int child_exited(struct sampler *s)
 	    waitpid(s->opts.child, &s->child_status, WNOHANG) == s->opts.child)
 		s->child_reaped = 1;
 	return s->opts.child > 0 && s->child_reaped;
+}
+
+int sampler_exec_changed(const struct sampler *s)
+{
+	struct proc_program_id now;
+
+	/* /proc/PID/exe names the file mapped, even when deleted since. */
+	if (proc_program_id(s->target.pid, &now))
+		return 0;
+	return proc_program_changed(&s->program, &now);
 }
 
 int sampler_target_exited(struct sampler *s)

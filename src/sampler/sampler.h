@@ -52,6 +52,7 @@ enum sampler_stop {
 	SAMPLER_STOP_TARGET_EXIT,
 	SAMPLER_STOP_ERROR,
 	SAMPLER_STOP_HOOK,        /* the caller's hook asked to end (top: q) */
+	SAMPLER_STOP_EXEC,        /* the target exec'd a program that is not Python */
 };
 
 /*
@@ -99,10 +100,12 @@ struct session {
 	size_t n, alloc;
 	int *exited;
 	enum sampler_stop stop_reason;
+	uint64_t start_ns;        /* when the loop started (monotonic) */
 	/* --subprocesses: descendants already looked at */
 	struct known_pid *known;
 	size_t nknown, known_alloc;
 	uint64_t scanned_ns;
+	struct elf_cache *files;  /* module files shared by the targets (elf/elffile.h) */
 };
 
 /* opts->backend must be chosen already (backend_choose). */

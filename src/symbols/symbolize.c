@@ -10,6 +10,7 @@
 #include <inttypes.h>
 
 #include "symbols/symbolize.h"
+#include "target/proc.h"
 #include "util/strbuf.h"
 #include "util/util.h"
 
@@ -92,10 +93,14 @@ static void load_perf_map(struct symbolizer *s)
 {
 	char path[96], line[1024];
 	size_t alloc = 0;
+	pid_t nspid;
 	FILE *f;
 
 	s->perf_map_loaded = 1;
-	xsnprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-%d.map", (int)s->mm->pid, (int)s->mm->pid);
+	/* In a container the target writes perf-1.map, not perf-<our pid for it>.map. */
+	if (proc_ns_pid(s->mm->pid, &nspid))
+		nspid = s->mm->pid;
+	xsnprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-%d.map", (int)s->mm->pid, (int)nspid);
 	f = fopen(path, "r");
 	if (!f)
 		return;
@@ -129,21 +134,21 @@ static const char *perf_map_lookup(struct symbolizer *s, uint64_t pc)
 	return NULL;
 }
 
-/* Start of the function holding pc, from its CFI entry; pc itself when none. */
-static uint64_t function_start(struct fw_module *m, uint64_t pc)
+/* Start of the function holding file address addr, from its CFI entry; addr when none. */
+static uint64_t function_start(struct elf_info *f, uint64_t addr)
 {
 	Dwarf_Frame *frame;
 	Dwarf_Addr start = 0, end = 0;
 	bool signalp;
 
-	module_load_cfi(m);
-	if (m->eh_cfi && !dwarf_cfi_addrframe(m->eh_cfi, pc - m->eh_bias, &frame)) {
+	elf_info_load_cfi(f);
+	if (f->eh_cfi && !dwarf_cfi_addrframe(f->eh_cfi, addr - f->eh_bias, &frame)) {
 		dwarf_frame_info(frame, &start, &end, &signalp);
 		free(frame);
-		if (start && pc - m->eh_bias >= start)
-			return start + m->eh_bias;
+		if (start && addr - f->eh_bias >= start)
+			return start + f->eh_bias;
 	}
-	return pc;
+	return addr;
 }
 
 static void resolve(struct symbolizer *s, struct sym_entry *e, uint64_t pc)
@@ -153,13 +158,18 @@ static void resolve(struct symbolizer *s, struct sym_entry *e, uint64_t pc)
 	const char *name = NULL;
 
 	e->sym.module = m;
-	if (m) {
+	if (m && !m->file) {
+		/* The file could not be opened: an offset into it is all there is. */
+		strbuf_addf(&sb, "%s+0x%" PRIx64, m->name, pc - m->bias);
+	} else if (m) {
+		/* The file's symbols are shared by every process: they use file addresses. */
+		uint64_t addr = pc - m->bias;
 		GElf_Off off;
 		GElf_Sym sym;
 		Dwfl_Line *line;
 
-		name = dwfl_module_addrinfo(m->dwfl_mod, pc, &off, &sym, NULL, NULL, NULL);
-		line = dwfl_module_getsrc(m->dwfl_mod, pc);
+		name = dwfl_module_addrinfo(m->file->mod, addr, &off, &sym, NULL, NULL, NULL);
+		line = dwfl_module_getsrc(m->file->mod, addr);
 		if (line) {
 			int lineno = 0;
 			const char *src = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
@@ -171,7 +181,7 @@ static void resolve(struct symbolizer *s, struct sym_entry *e, uint64_t pc)
 		}
 		/* No symbol: name the function by where its unwind entry starts. */
 		if (!name)
-			strbuf_addf(&sb, "%s+0x%" PRIx64, m->name, function_start(m, pc) - m->bias);
+			strbuf_addf(&sb, "%s+0x%" PRIx64, m->name, function_start(m->file, addr));
 	} else {
 		const struct exec_range *r = modules_find_range(s->mm, pc);
 

@@ -3,14 +3,15 @@
  * debug info found by build-id or .gnu_debuglink), source file:line where
  * debug info has it, and module+offset otherwise, never a bare "unknown".
  * Results are cached by address; /tmp/perf-PID.map (CPython -X perf, JITs)
- * names addresses that belong to no file.
+ * names addresses that belong to no file (read in the target's root, under
+ * the pid the target has in its own PID namespace: the one it writes).
  */
 #ifndef FRAMEWALK_SYMBOLS_SYMBOLIZE_H
 #define FRAMEWALK_SYMBOLS_SYMBOLIZE_H
 
 #include <stdint.h>
 
-#include "unwind/modules.h"
+#include "elf/modules.h"
 #include "util/hashidx.h"
 
 struct native_symbol {

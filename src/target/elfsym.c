@@ -18,15 +18,11 @@ struct elf_file {
 	Elf *elf;
 };
 
-struct elf_file *elf_file_open(const char *path)
+struct elf_file *elf_file_open_fd(int fd)
 {
 	struct elf_file *ef;
-	int fd;
 
 	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
 	ef = xcalloc(1, sizeof(*ef));
 	ef->fd = fd;
 	ef->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
@@ -36,6 +32,15 @@ struct elf_file *elf_file_open(const char *path)
 		return NULL;
 	}
 	return ef;
+}
+
+struct elf_file *elf_file_open(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	return elf_file_open_fd(fd);
 }
 
 void elf_file_close(struct elf_file *ef)

@@ -16,6 +16,8 @@ struct elf_file;
 
 /* Open path (e.g. /proc/PID/root/usr/lib/libpython3.12.so). NULL + errno. */
 struct elf_file *elf_file_open(const char *path);
+/* The same on an open file (a mapping's, see proc_map_open); fd is consumed. */
+struct elf_file *elf_file_open_fd(int fd);
 void elf_file_close(struct elf_file *ef);
 
 /* Address and size of a section by name. 0 or -ENOENT. */

@@ -10,7 +10,9 @@
 #include <sys/wait.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "target/proc.h"
@@ -18,6 +20,7 @@
 #include "util/util.h"
 
 #define PROC_FILE_MAX (64u << 20)
+#define DELETED_MARK " (deleted)"
 
 /*
  * Read a whole /proc file into a malloc'd, NUL-terminated buffer (a file
@@ -85,7 +88,13 @@ int proc_maps_parse_line(const char *line, struct proc_map *out)
 		p++;
 	if (out->end < out->start)
 		return -EINVAL;
+	out->dev = makedev((unsigned)dev_major, (unsigned)dev_minor);
 	out->path = xstrdup(p);
+	/* The kernel appends the mark to a file-backed mapping whose file lost its name. */
+	if (out->inode && str_ends_with(out->path, DELETED_MARK)) {
+		out->path[strlen(out->path) - strlen(DELETED_MARK)] = '\0';
+		out->deleted = 1;
+	}
 	return 0;
 }
 
@@ -126,6 +135,16 @@ const struct proc_map *proc_maps_find_base(const struct proc_maps *m, const char
 {
 	for (size_t i = 0; i < m->n; i++)
 		if (m->maps[i].offset == 0 && !strcmp(m->maps[i].path, path))
+			return &m->maps[i];
+	return NULL;
+}
+
+const struct proc_map *proc_maps_find_base_id(const struct proc_maps *m, uint64_t dev,
+					      uint64_t inode)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (m->maps[i].offset == 0 && m->maps[i].inode == inode && m->maps[i].dev == dev &&
+		    m->maps[i].path[0] == '/')
 			return &m->maps[i];
 	return NULL;
 }
@@ -210,6 +229,84 @@ int proc_stat_parse_state(const char *text, size_t len, char *state)
 		return -EINVAL;
 	*state = p[1];
 	return 0;
+}
+
+int proc_stat_parse_field(const char *text, size_t len, int field, uint64_t *value)
+{
+	const char *p = NULL, *end = text + len;
+	int at = 2;             /* the state is field 3 */
+
+	if (field < 3)
+		return -EINVAL;
+	for (size_t i = len; i > 0; i--) {
+		if (text[i - 1] == ')') {
+			p = text + i;
+			break;
+		}
+	}
+	if (!p)
+		return -EINVAL;
+	while (p < end && at < field) {
+		while (p < end && *p == ' ')
+			p++;
+		at++;
+		if (at == field)
+			break;
+		while (p < end && *p != ' ')
+			p++;
+	}
+	if (at != field || p >= end || !isdigit((unsigned char)*p))
+		return -EINVAL;
+	/* Bounded by len: the text need not be terminated. */
+	*value = 0;
+	for (; p < end && isdigit((unsigned char)*p); p++) {
+		if (*value > (UINT64_MAX - 9) / 10)
+			return -EINVAL;
+		*value = *value * 10 + (uint64_t)(*p - '0');
+	}
+	return 0;
+}
+
+int proc_stat_parse_cpu(const char *text, size_t len, int *cpu)
+{
+	uint64_t v;
+	/* Field 39 is the CPU the thread last ran on. */
+	int ret = proc_stat_parse_field(text, len, 39, &v);
+
+	if (!ret)
+		*cpu = (int)v;
+	return ret;
+}
+
+int proc_program_id(pid_t pid, struct proc_program_id *id)
+{
+	char path[64], *text;
+	struct stat st;
+	size_t len;
+	int ret;
+
+	memset(id, 0, sizeof(*id));
+	xsnprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	if (stat(path, &st))
+		return -errno;
+	id->exe_dev = (uint64_t)st.st_dev;
+	id->exe_ino = (uint64_t)st.st_ino;
+	xsnprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	ret = read_file(path, &text, &len);
+	if (ret)
+		return ret;
+	/* Laid out anew by each exec: the stack's start (28) and the arguments' (48). */
+	if (proc_stat_parse_field(text, len, 28, &id->stack_start) ||
+	    proc_stat_parse_field(text, len, 48, &id->args_start))
+		id->stack_start = id->args_start = 0;
+	free(text);
+	return 0;
+}
+
+int proc_program_changed(const struct proc_program_id *a, const struct proc_program_id *b)
+{
+	return a->exe_dev != b->exe_dev || a->exe_ino != b->exe_ino ||
+	       a->stack_start != b->stack_start || a->args_start != b->args_start;
 }
 
 int proc_task_state(pid_t pid, pid_t tid, char *state)
@@ -319,6 +416,167 @@ int proc_map_host_path(pid_t pid, const struct proc_map *map, char *buf, size_t 
 	    (uint64_t)st.st_ino == map->inode)
 		return 0;
 	return denied ? -EPERM : -ENOENT;
+}
+
+/* fd when it is open on the mapping's inode, else closed and -ENOENT. */
+static int same_inode(int fd, const struct proc_map *map)
+{
+	struct stat st;
+
+	if (fd < 0)
+		return fd;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && (uint64_t)st.st_ino == map->inode)
+		return fd;
+	close(fd);
+	return -ENOENT;
+}
+
+static int regular_file_fd(int fd)
+{
+	struct stat st;
+
+	return !fstat(fd, &st) && S_ISREG(st.st_mode);
+}
+
+static int open_ro(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int proc_map_open(pid_t pid, const struct proc_map *map, enum proc_open_via *via)
+{
+	char path[PATH_MAX + 64];
+	enum proc_open_via how;
+	int fd, refused = 0;
+
+	if (map->path[0] != '/' || !map->inode)
+		return -ENOENT;
+	/*
+	 * Through the mapping itself: exact whatever happened to the path (no
+	 * inode check: on overlayfs the mapping shows the layer's inode while
+	 * the file opened is the overlay's).
+	 */
+	xsnprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid,
+		  map->start, map->end);
+	fd = open_ro(path);
+	if (fd == -EMFILE || fd == -ENFILE)
+		return fd;
+	refused = fd == -EPERM || fd == -EACCES;
+	how = PROC_VIA_MAP_FILES;
+	if (fd >= 0 && !regular_file_fd(fd)) {
+		close(fd);
+		fd = -ENOENT;
+	}
+	if (fd < 0) {
+		/* The executable stays reachable with ordinary access. */
+		xsnprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+		how = PROC_VIA_EXE;
+		fd = same_inode(open_ro(path), map);
+	}
+	if (fd < 0 && !proc_root_path(pid, map->path, path, sizeof(path))) {
+		how = PROC_VIA_ROOT;
+		fd = same_inode(open_ro(path), map);
+	}
+	if (fd < 0) {
+		/* A chroot seen from outside, or an old kernel: the host's path. */
+		how = PROC_VIA_PATH;
+		fd = same_inode(open_ro(map->path), map);
+	}
+	if (fd == -EMFILE || fd == -ENFILE)
+		return fd;
+	if (fd < 0)
+		return refused ? -EPERM : -ENOENT;
+	if (via)
+		*via = how;
+	return fd;
+}
+
+int proc_map_on_disk(pid_t pid, const struct proc_map *map, int *other)
+{
+	char path[PATH_MAX + 64], root[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+
+	*other = 0;
+	/* The kernel marks a mapping whose file lost its name: nothing else is authoritative. */
+	if (!map->deleted)
+		return 1;
+	if (map->path[0] != '/')
+		return -EINVAL;
+	if (!proc_root_path(pid, map->path, path, sizeof(path)) && !stat(path, &st)) {
+		*other = 1;
+		return 0;
+	}
+	/* A chroot in our mount namespace: maps shows the path from our root. */
+	xsnprintf(path, sizeof(path), "/proc/%d/root", (int)pid);
+	n = readlink(path, root, sizeof(root) - 1);
+	if (n > 1) {
+		root[n] = '\0';
+		if (!strncmp(map->path, root, (size_t)n) && map->path[n] == '/' && !stat(map->path, &st))
+			*other = 1;
+	}
+	return 0;
+}
+
+int proc_status_parse_nspid(const char *text, pid_t *nspid)
+{
+	const char *p = strstr(text, "\nNSpid:");
+	long last = -1;
+
+	if (!p)
+		return -ENOENT;
+	p += strlen("\nNSpid:");
+	for (;;) {
+		char *end;
+		long v;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p < '0' || *p > '9')
+			break;
+		errno = 0;
+		v = strtol(p, &end, 10);
+		if (errno || v <= 0 || v > INT32_MAX)
+			return -ENOENT;
+		last = v;
+		p = end;
+	}
+	if (last <= 0)
+		return -ENOENT;
+	*nspid = (pid_t)last;
+	return 0;
+}
+
+static int status_nspid(const char *path, pid_t self, pid_t *nspid)
+{
+	char *text;
+	int ret = read_file(path, &text, NULL);
+
+	if (ret)
+		return ret;
+	/* No NSpid line (before Linux 4.1): one namespace as far as we can tell. */
+	if (proc_status_parse_nspid(text, nspid))
+		*nspid = self;
+	free(text);
+	return 0;
+}
+
+int proc_ns_pid(pid_t pid, pid_t *nspid)
+{
+	char path[64];
+
+	xsnprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	return status_nspid(path, pid, nspid);
+}
+
+int proc_ns_tid(pid_t pid, pid_t tid, pid_t *nstid)
+{
+	char path[96];
+
+	xsnprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
+	return status_nspid(path, tid, nstid);
 }
 
 int proc_ptrace_probe(pid_t pid)

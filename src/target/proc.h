@@ -13,9 +13,12 @@
 
 struct proc_map {
 	uint64_t start, end, offset;
-	uint64_t inode;
+	uint64_t dev;      /* device of the mapped file (makedev of maps' major:minor) */
+	uint64_t inode;    /* with dev: which file is mapped, whatever its path names now */
 	char perms[5];
-	char *path;        /* as /proc shows it, "" for anonymous; owned */
+	int deleted;       /* the file was deleted (or replaced) since it was mapped */
+	char *path;        /* as /proc shows it, without the " (deleted)" mark; "" for
+			      anonymous; owned */
 };
 
 struct proc_maps {
@@ -30,6 +33,9 @@ void proc_maps_release(struct proc_maps *m);
 int proc_maps_parse_line(const char *line, struct proc_map *out);
 /* The first mapping of path at file offset 0, or NULL. */
 const struct proc_map *proc_maps_find_base(const struct proc_maps *m, const char *path);
+/* The first mapping of the file (dev, inode) at file offset 0, or NULL. */
+const struct proc_map *proc_maps_find_base_id(const struct proc_maps *m, uint64_t dev,
+					      uint64_t inode);
 
 /* Is there a process pid? 0 yes, -ESRCH no, -EPERM exists but not ours. */
 int proc_exists(pid_t pid);
@@ -44,6 +50,23 @@ int proc_task_comm(pid_t pid, pid_t tid, char *buf, size_t size);
 int proc_task_state(pid_t pid, pid_t tid, char *state);
 /* Parse the text of a /proc/.../stat file for its state letter. */
 int proc_stat_parse_state(const char *text, size_t len, char *state);
+/* The CPU a thread last ran on, from its /proc stat text (field 39). 0 or -EINVAL. */
+int proc_stat_parse_cpu(const char *text, size_t len, int *cpu);
+/* Numeric field number `field` (1-based, as proc(5) counts; 3 or more). 0 or -EINVAL. */
+int proc_stat_parse_field(const char *text, size_t len, int field, uint64_t *value);
+
+/*
+ * What tells one program image of a process from the next: an exec keeps
+ * the pid but maps another executable (or the same one again, with a new
+ * stack and argument block: exec'ing the same interpreter changes those).
+ */
+struct proc_program_id {
+	uint64_t exe_dev, exe_ino;
+	uint64_t stack_start, args_start;  /* 0 when the kernel does not show them */
+};
+int proc_program_id(pid_t pid, struct proc_program_id *id);
+/* Nonzero when a and b are not the same program image. */
+int proc_program_changed(const struct proc_program_id *a, const struct proc_program_id *b);
 
 /* Command line with NULs turned into spaces, capped to size. 0 or -errno. */
 int proc_cmdline(pid_t pid, char *buf, size_t size);
@@ -64,9 +87,53 @@ int proc_root_path(pid_t pid, const char *path, char *buf, size_t size);
  * A host path that reaches the file behind a mapping: /proc/PID/root/<path>
  * (containers: the path is the target's own), else <path> itself (a chroot
  * seen from outside shows host paths). Either must have the mapping's inode.
- * 0, -ENOENT when neither does, -EPERM when /proc/PID/root is refused.
+ * 0, -ENOENT when neither does, -EPERM when /proc/PID/root is refused. For
+ * naming and for finding files beside it (debug info, sysconfig); the file
+ * itself is opened with proc_map_open.
  */
 int proc_map_host_path(pid_t pid, const struct proc_map *map, char *buf, size_t size);
+
+/* Which way proc_map_open reached a mapped file. */
+enum proc_open_via {
+	PROC_VIA_MAP_FILES = 1,   /* /proc/PID/map_files/START-END: the mapping itself */
+	PROC_VIA_EXE,             /* /proc/PID/exe */
+	PROC_VIA_ROOT,            /* /proc/PID/root/<path>, the same inode */
+	PROC_VIA_PATH,            /* <path> on the host, the same inode */
+};
+
+/*
+ * Open the file behind a mapping read-only, also when it was deleted or
+ * replaced on disk since the target mapped it. In order: the mapping itself
+ * (/proc/PID/map_files/START-END; opening those needs CAP_SYS_ADMIN or
+ * CAP_CHECKPOINT_RESTORE), /proc/PID/exe when the mapping is of the
+ * executable (needs only the access reading the process needs), then the
+ * path inside the target's root and on the host, each only when it still
+ * names the mapped inode: a path that now names another file is never used.
+ * Returns the fd (O_CLOEXEC), or -errno: -EPERM when the file is reachable
+ * only through map_files and that was refused, -EMFILE/-ENFILE at the
+ * open-file limit, -ENOENT when nothing reaches it. *via may be NULL.
+ */
+int proc_map_open(pid_t pid, const struct proc_map *map, enum proc_open_via *via);
+
+/*
+ * Is the mapped file still on disk under its name? 1 yes; 0 no: it was
+ * deleted or replaced since mapped (the kernel's " (deleted)" mark), and
+ * *other says whether another file is at its path now; -errno when it
+ * cannot be told.
+ */
+int proc_map_on_disk(pid_t pid, const struct proc_map *map, int *other);
+
+/*
+ * The pid the target has in its own PID namespace (the last NSpid field of
+ * /proc/PID/status; pid itself on kernels without NSpid). What the target
+ * writes into file names (/tmp/perf-<pid>.map) and thread states is this
+ * number, not ours. 0 or -errno.
+ */
+int proc_ns_pid(pid_t pid, pid_t *nspid);
+/* The same for a thread: /proc/PID/task/TID/status. */
+int proc_ns_tid(pid_t pid, pid_t tid, pid_t *nstid);
+/* Parse the text of a status file for its innermost NSpid. 0 or -ENOENT. */
+int proc_status_parse_nspid(const char *text, pid_t *nspid);
 
 /*
  * May this process ptrace pid? PTRACE_SEIZE from a short-lived child, whose

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "arch/arch.h"
@@ -11,26 +12,43 @@
 
 #define PRUNE_AFTER_TICKS 64
 
-void taskstat_init(struct taskstat *ts, pid_t pid)
+size_t taskstat_fd_budget(uint64_t nofile)
 {
-	memset(ts, 0, sizeof(*ts));
-	ts->pid = pid;
+	/* Half of what is left: several targets (record -p A -p B) each have one. */
+	return nofile > TASKSTAT_FD_RESERVE ? (size_t)((nofile - TASKSTAT_FD_RESERVE) / 2) : 0;
 }
 
-static void task_close(struct task_files *t)
+void taskstat_init(struct taskstat *ts, pid_t pid)
 {
-	if (t->stat_fd >= 0)
-		close(t->stat_fd);
-	if (t->syscall_fd >= 0)
-		close(t->syscall_fd);
-	if (t->schedstat_fd >= 0)
-		close(t->schedstat_fd);
+	struct rlimit rl;
+
+	memset(ts, 0, sizeof(*ts));
+	ts->pid = pid;
+	ts->max_open = SIZE_MAX;
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY)
+		ts->max_open = taskstat_fd_budget(rl.rlim_cur);
+}
+
+static void close_fd(struct taskstat *ts, int *fd)
+{
+	if (*fd >= 0) {
+		close(*fd);
+		ts->nopen--;
+	}
+	*fd = -2;
+}
+
+static void task_close(struct taskstat *ts, struct task_files *t)
+{
+	close_fd(ts, &t->stat_fd);
+	close_fd(ts, &t->syscall_fd);
+	close_fd(ts, &t->schedstat_fd);
 }
 
 void taskstat_release(struct taskstat *ts)
 {
 	for (size_t i = 0; i < ts->n; i++)
-		task_close(&ts->tasks[i]);
+		task_close(ts, &ts->tasks[i]);
 	free(ts->tasks);
 	memset(ts, 0, sizeof(*ts));
 }
@@ -42,7 +60,7 @@ void taskstat_prune(struct taskstat *ts)
 	ts->tick++;
 	for (size_t i = 0; i < ts->n; i++) {
 		if (ts->tick - ts->tasks[i].used_tick > PRUNE_AFTER_TICKS)
-			task_close(&ts->tasks[i]);
+			task_close(ts, &ts->tasks[i]);
 		else
 			ts->tasks[keep++] = ts->tasks[i];
 	}
@@ -68,33 +86,65 @@ static struct task_files *task(struct taskstat *ts, pid_t tid)
 	return t;
 }
 
-static int open_task_file(struct taskstat *ts, pid_t tid, const char *name, int *fd)
+/* The limit was met: give back every file this taskstat keeps, and keep fewer from now on. */
+static void shed_files(struct taskstat *ts)
 {
-	char path[96];
-
-	if (*fd == -2) {
-		xsnprintf(path, sizeof(path), "/proc/%d/task/%d/%s", (int)ts->pid, (int)tid, name);
-		*fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (*fd < 0) {
-			int err = errno == ENOENT ? -ESRCH : -errno;
-			*fd = -1;
-			return err;
-		}
-	}
-	return *fd >= 0 ? 0 : -ENOENT;
+	ts->max_open = ts->nopen / 2;
+	for (size_t i = 0; i < ts->n; i++)
+		task_close(ts, &ts->tasks[i]);
 }
 
+static int open_task_file(struct taskstat *ts, pid_t tid, const char *name)
+{
+	char path[96];
+	int fd;
+
+	xsnprintf(path, sizeof(path), "/proc/%d/task/%d/%s", (int)ts->pid, (int)tid, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && (errno == EMFILE || errno == ENFILE) && ts->nopen) {
+		shed_files(ts);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	return fd;
+}
+
+/*
+ * Read one of a thread's files: through the descriptor kept for it, or, past
+ * the budget, through one opened for this reading only. -1 in *fd marks a
+ * file that does not exist for this thread (kept so it is not asked again).
+ */
 static ssize_t read_task_file(struct taskstat *ts, pid_t tid, const char *name, int *fd,
 			      char *buf, size_t size)
 {
+	int use = *fd, ret;
 	ssize_t n;
-	int ret = open_task_file(ts, tid, name, fd);
 
+	if (use == -1)
+		return -ENOENT;
+	if (use == -2) {
+		ret = open_task_file(ts, tid, name);
+		if (ret == -ENOENT || ret == -ESRCH || ret == -EACCES) {
+			*fd = -1;
+			return ret;
+		}
+		if (ret < 0)
+			return ret;     /* the open-file limit: try again next time */
+		use = ret;
+		if (ts->nopen < ts->max_open) {
+			*fd = use;
+			ts->nopen++;
+		} else {
+			ts->transient++;
+		}
+	}
+	n = pread(use, buf, size - 1, 0);
+	ret = n < 0 ? -errno : 0;
+	if (use != *fd)
+		close(use);
 	if (ret)
 		return ret;
-	n = pread(*fd, buf, size - 1, 0);
-	if (n < 0)
-		return -errno;
 	buf[n] = '\0';
 	return n;
 }
@@ -108,6 +158,19 @@ int taskstat_state(struct taskstat *ts, pid_t tid, char *state)
 	if (n < 0)
 		return (int)n;
 	return proc_stat_parse_state(buf, (size_t)n, state);
+}
+
+int taskstat_state_cpu(struct taskstat *ts, pid_t tid, char *state, int *cpu)
+{
+	struct task_files *t = task(ts, tid);
+	char buf[512];
+	ssize_t n = read_task_file(ts, tid, "stat", &t->stat_fd, buf, sizeof(buf));
+	int ret;
+
+	if (n < 0)
+		return (int)n;
+	ret = proc_stat_parse_state(buf, (size_t)n, state);
+	return ret ? ret : proc_stat_parse_cpu(buf, (size_t)n, cpu);
 }
 
 /* "socket", "pipe", "file", ... from what /proc/PID/fd/N points at. */

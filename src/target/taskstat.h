@@ -2,7 +2,11 @@
  * Per-thread kernel accounting of a target, read cheaply every tick: the
  * scheduler state (is it on a CPU?), the system call a blocked thread waits
  * in and on which file descriptor, and its CPU time. /proc files stay open
- * per thread and are re-read with pread, one system call each.
+ * per thread and are re-read with pread, one system call each, as long as
+ * the open-file limit leaves room: a taskstat keeps at most a share of
+ * RLIMIT_NOFILE open (TASKSTAT_FD_RESERVE is left for everything else),
+ * and past it, or when an open meets the limit, files are opened, read and
+ * closed for each reading (two more system calls, the same answers).
  */
 #ifndef FRAMEWALK_TARGET_TASKSTAT_H
 #define FRAMEWALK_TARGET_TASKSTAT_H
@@ -20,12 +24,20 @@ struct task_files {
 	int wait_ok;
 };
 
+/* Descriptors left to the rest of framewalk before taskstats keep any open. */
+#define TASKSTAT_FD_RESERVE 96
+
 struct taskstat {
 	pid_t pid;
 	struct task_files *tasks;
 	size_t n, alloc;
 	uint64_t tick;
+	size_t max_open, nopen;   /* files kept open: at most, now */
+	uint64_t transient;       /* readings that opened and closed their file */
 };
+
+/* Files a taskstat may keep open under an open-file limit of nofile. */
+size_t taskstat_fd_budget(uint64_t nofile);
 
 void taskstat_init(struct taskstat *ts, pid_t pid);
 void taskstat_release(struct taskstat *ts);
@@ -34,6 +46,9 @@ void taskstat_prune(struct taskstat *ts);
 
 /* Scheduler state letter (R running/runnable, S, D, ...). 0 or -errno. */
 int taskstat_state(struct taskstat *ts, pid_t tid, char *state);
+
+/* The state and the CPU the thread last ran on (fresh). 0 or -errno. */
+int taskstat_state_cpu(struct taskstat *ts, pid_t tid, char *state, int *cpu);
 
 /*
  * The same, reusing a reading younger than max_age_ns (and the wait label

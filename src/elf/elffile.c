@@ -1,0 +1,522 @@
+/*
+ * Implementation of elffile.h. Each file gets a libdwfl session of its own
+ * with one module reported at the file's own addresses (bias 0), so the
+ * same parsed symbols, lines and CFI serve every process that maps the file,
+ * whatever address it was loaded at: callers translate with their
+ * mapping's bias. libdwfl is handed the Elf we made on the file's bytes
+ * through its find_elf callback, so it never opens the file by name (the
+ * name may be gone or may now be another file). Neither of libdwfl's
+ * standard callbacks is used: both ask debuginfod servers by themselves,
+ * unbounded, whenever a file is first needed (mid-capture); the debug file
+ * comes from target/debuginfo.h, whose servers are asked once, while the
+ * file is loaded, within a budget.
+ */
+#include <dwarf.h>
+#include <elfutils/libdwelf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "arch/arch.h"
+#include "elf/elffile.h"
+#include "util/util.h"
+
+/* Larger files are not mapped: no real module is, a hostile one may be. */
+#define ELF_MAX_SIZE (4ull << 30)
+#define FP_SAMPLE 200
+#define FP_MIN_FUNC_SIZE 24
+
+struct elf_cache {
+	struct elf_info **files;
+	size_t n, alloc;
+};
+
+struct elf_cache *elf_cache_new(void)
+{
+	elf_version(EV_CURRENT);
+	return xcalloc(1, sizeof(struct elf_cache));
+}
+
+void elf_cache_free(struct elf_cache *c)
+{
+	if (!c)
+		return;
+	free(c->files);
+	free(c);
+}
+
+size_t elf_cache_files(const struct elf_cache *c)
+{
+	return c ? c->n : 0;
+}
+
+static int has_id(const struct elf_info *f, uint64_t dev, uint64_t ino)
+{
+	for (size_t i = 0; i < f->nids; i++)
+		if (f->ids[i].dev == dev && f->ids[i].ino == ino)
+			return 1;
+	return 0;
+}
+
+static void add_id(struct elf_info *f, uint64_t dev, uint64_t ino)
+{
+	if (has_id(f, dev, ino))
+		return;
+	f->ids = xgrow(f->ids, sizeof(*f->ids), f->nids + 1, &f->aids);
+	f->ids[f->nids].dev = dev;
+	f->ids[f->nids].ino = ino;
+	f->nids++;
+}
+
+struct elf_info *elf_cache_find(struct elf_cache *c, uint64_t dev, uint64_t ino)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		if (has_id(c->files[i], dev, ino)) {
+			c->files[i]->refs++;
+			return c->files[i];
+		}
+	}
+	return NULL;
+}
+
+static struct elf_info *find_build_id(struct elf_cache *c, const char *build_id)
+{
+	if (!build_id[0])
+		return NULL;
+	for (size_t i = 0; i < c->n; i++)
+		if (!strcmp(c->files[i]->build_id, build_id))
+			return c->files[i];
+	return NULL;
+}
+
+static void info_free(struct elf_info *f)
+{
+	if (f->cfi_cache)
+		for (size_t i = 0; i < CFI_CACHE_SLOTS; i++)
+			free(f->cfi_cache[i].frame);
+	free(f->cfi_cache);
+	/* libdwfl ends the Elf it was given (and closes a debug file it opened). */
+	if (f->dwfl)
+		dwfl_end(f->dwfl);
+	if (f->elf && !f->elf_given)
+		elf_end(f->elf);
+	if (f->image)
+		munmap(f->image, f->size);
+	free(f->ids);
+	free(f->root);
+	free(f->host_path);
+	free(f->path);
+	free(f);
+}
+
+void elf_cache_put(struct elf_cache *c, struct elf_info *f)
+{
+	if (!f || --f->refs > 0)
+		return;
+	for (size_t i = 0; i < c->n; i++) {
+		if (c->files[i] == f) {
+			c->files[i] = c->files[--c->n];
+			break;
+		}
+	}
+	info_free(f);
+}
+
+/* libdwfl's find_elf: the Elf already made on the file's bytes, never a path. */
+static int give_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+		    char **file_name, Elf **elfp)
+{
+	struct elf_info *f = *userdata;
+
+	(void)mod;
+	(void)modname;
+	(void)base;
+	if (!f || f->elf_given)
+		return -1;
+	f->elf_given = 1;
+	*elfp = f->elf;
+	/* libdwfl frees the name (its main file's, as debuginfo.c is handed it). */
+	*file_name = strdup(f->host_path);
+	return -1;
+}
+
+/*
+ * The separate debug info, from target/debuginfo.h (modname is the path the
+ * target names the file by, the lookup's start in its root), noting when
+ * the file the audit found is there but could not be opened (the open-file
+ * limit): names are then missing for a reason the report can give.
+ */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			  Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	struct elf_info *f = *userdata;
+	struct debuginfo local, *d;
+	void *ud;
+	int fd;
+
+	if (!f) {
+		errno = ENOENT;
+		return -1;
+	}
+	/* Asked after loading (nothing asked for it then): the local files alone. */
+	d = f->debug;
+	if (!d) {
+		debuginfo_init_root(&local, f->root);
+		d = &local;
+	}
+	ud = d;
+	fd = debuginfo_dwfl_find(mod, &ud, modname, base, file_name, debuglink_file, debuglink_crc,
+				 debuginfo_file_name);
+	if (d == &local)
+		debuginfo_release(&local);
+	if (fd < 0 && f->audit.debug_path[0] && !f->audit.debug_embedded) {
+		int probe = open(f->audit.debug_path, O_RDONLY | O_CLOEXEC);
+
+		if (probe < 0)
+			f->debug_err = -errno;
+		else
+			close(probe);
+	}
+	return fd;
+}
+
+/* The span of the PT_LOAD segments, aligned the way libdwfl aligns the first. */
+static int load_span(Elf *elf, uint64_t *low, uint64_t *high, uint64_t *delta)
+{
+	size_t n;
+	int found = 0;
+
+	*low = UINT64_MAX;
+	*high = 0;
+	if (elf_getphdrnum(elf, &n))
+		return -ENOEXEC;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (ph.p_vaddr + ph.p_memsz < ph.p_vaddr)
+			return -ENOEXEC;
+		if (!found) {
+			uint64_t align = ph.p_align && !(ph.p_align & (ph.p_align - 1)) ? ph.p_align : 1;
+
+			*low = ph.p_vaddr & ~(align - 1);
+			*delta = ph.p_vaddr - ph.p_offset;
+			found = 1;
+		}
+		if (ph.p_vaddr + ph.p_memsz > *high)
+			*high = ph.p_vaddr + ph.p_memsz;
+	}
+	return found && *high > *low ? 0 : -ENOEXEC;
+}
+
+/* Is the CFA at a file address on the frame pointer? 1 yes, 0 no, -1 unknown. */
+static int cfa_on_fp(struct elf_info *f, uint64_t vaddr)
+{
+	Dwarf_Frame *frame = elf_info_cfi_frame(f, vaddr);
+	Dwarf_Op *ops;
+	size_t nops;
+
+	if (!frame || dwarf_frame_cfa(frame, &ops, &nops) || nops != 1)
+		return -1;
+	if (ops[0].atom == DW_OP_breg0 + arch_reg_fp)
+		return 1;
+	if (ops[0].atom == DW_OP_breg0 + arch_reg_sp &&
+	    (int64_t)ops[0].number == arch_entry_cfa_offset)
+		return -1;      /* no frame at all: a leaf, neutral (as the audit) */
+	if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31)
+		return 0;
+	if (ops[0].atom == DW_OP_bregx)
+		return (int)ops[0].number == arch_reg_fp;
+	return -1;
+}
+
+/*
+ * The unwinder's verdict: the audit's (x86-64: CFI rows of every FDE, leaf
+ * functions without a frame left out); elsewhere the CFI sampled at the
+ * middle of up to FP_SAMPLE functions.
+ */
+static void decide_fp(struct elf_info *f)
+{
+	const struct fpa_result *r = &f->audit;
+	int nsyms, yes = 0, total = 0, step;
+
+	if (!f->audit_err && r->analysed &&
+	    (r->verdict == FPA_YES || r->verdict == FPA_PARTLY || r->verdict == FPA_NO)) {
+		f->fp_percent = (int)r->fp_percent;
+		f->fp = r->verdict == FPA_YES ? FP_YES : r->verdict == FPA_PARTLY ? FP_PARTLY : FP_NO;
+		goto out;
+	}
+	nsyms = dwfl_module_getsymtab(f->mod);
+	f->fp = FP_UNKNOWN;
+	if (nsyms <= 0)
+		return;
+	step = nsyms > FP_SAMPLE * 4 ? nsyms / (FP_SAMPLE * 4) : 1;
+	for (int i = 0; i < nsyms && total < FP_SAMPLE; i += step) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		const char *name = dwfl_module_getsym_info(f->mod, i, &sym, &addr, NULL, NULL, NULL);
+		int v;
+
+		if (!name || GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_size < FP_MIN_FUNC_SIZE ||
+		    sym.st_shndx == SHN_UNDEF)
+			continue;
+		v = cfa_on_fp(f, addr + sym.st_size / 2);
+		if (v < 0)
+			continue;
+		total++;
+		yes += v;
+	}
+	if (!total)
+		return;
+	f->fp_percent = yes * 100 / total;
+	f->fp = f->fp_percent >= 90 ? FP_YES : f->fp_percent >= 10 ? FP_PARTLY : FP_NO;
+out:
+	if (getenv("FRAMEWALK_DEBUG_FP"))
+		fprintf(stderr, "framewalk: %s: frame pointers in %d%% of its functions\n",
+			f->name, f->fp_percent);
+}
+
+static void read_build_id(struct elf_info *f)
+{
+	const void *id;
+	ssize_t len = dwelf_elf_gnu_build_id(f->elf, &id);
+
+	for (ssize_t i = 0; i < len && i < 20; i++)
+		xsnprintf(f->build_id + 2 * i, 3, "%02x", ((const unsigned char *)id)[i]);
+}
+
+/* Map the file's bytes and make the Elf on them. Closes fd. 0 or -errno. */
+static int map_file(struct elf_info *f, int fd)
+{
+	struct stat st;
+	int ret = 0;
+
+	if (fstat(fd, &st))
+		ret = -errno;
+	else if (!S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(Elf64_Ehdr))
+		ret = -ENOEXEC;
+	else if ((uint64_t)st.st_size > ELF_MAX_SIZE)
+		ret = -EFBIG;
+	if (!ret) {
+		f->size = (size_t)st.st_size;
+		f->deleted = st.st_nlink == 0;
+		/* Private and writable: libelf may convert data in place, never on disk. */
+		f->image = mmap(NULL, f->size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+		if (f->image == MAP_FAILED) {
+			f->image = NULL;
+			ret = -errno;
+		}
+	}
+	close(fd);
+	if (ret)
+		return ret;
+	f->elf = elf_memory(f->image, f->size);
+	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF || gelf_getclass(f->elf) != ELFCLASS64)
+		return -ENOEXEC;
+	return 0;
+}
+
+/* Report the file to its own libdwfl session and take the Elf back from it. */
+static int open_dwfl(struct elf_info *f)
+{
+	uint64_t low, high;
+	Dwarf_Addr bias;
+	GElf_Ehdr eh;
+	void **userdata;
+	int ret;
+
+	if (!gelf_getehdr(f->elf, &eh))
+		return -ENOEXEC;
+	f->e_type = eh.e_type;
+	ret = load_span(f->elf, &low, &high, &f->load_delta);
+	if (ret)
+		return ret;
+	f->callbacks.find_elf = give_elf;
+	f->callbacks.find_debuginfo = find_debuginfo;
+	f->callbacks.section_address = dwfl_offline_section_address;
+	f->dwfl = dwfl_begin(&f->callbacks);
+	if (!f->dwfl)
+		return -ENOMEM;
+	dwfl_report_begin(f->dwfl);
+	f->mod = dwfl_report_module(f->dwfl, f->path, low, high);
+	if (!f->mod || dwfl_report_end(f->dwfl, NULL, NULL))
+		return -ENOMEM;
+	dwfl_module_info(f->mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+	*userdata = f;
+	if (dwfl_module_getelf(f->mod, &bias) != f->elf || bias != 0)
+		return -ENOEXEC;
+	return 0;
+}
+
+static struct elf_info *load(int fd, const char *path, const char *host_path, const char *root,
+			     int *err)
+{
+	struct elf_info *f = xcalloc(1, sizeof(*f));
+	const char *slash;
+
+	f->refs = 1;
+	f->path = xstrdup(path);
+	slash = strrchr(f->path, '/');
+	f->name = slash ? slash + 1 : f->path;
+	f->host_path = xstrdup(host_path);
+	f->root = xstrdup(root);
+	*err = map_file(f, fd);
+	if (*err)
+		goto fail;
+	read_build_id(f);
+	return f;
+fail:
+	info_free(f);
+	return NULL;
+}
+
+/* Debug files from debuginfod servers, before anything asks libdwfl for one. */
+static void prefetch(struct elf_info *f, struct debuginfo *debug)
+{
+	const void *id;
+	ssize_t len = dwelf_elf_gnu_build_id(f->elf, &id);
+
+	if (len > 0)
+		debuginfo_prefetch(debug, f->path, f->elf, id, (size_t)len);
+}
+
+/*
+ * Everything the unwinder will want before a thread is first stopped:
+ * loading unwind tables and the audit during a stop held it for 100s of ms.
+ */
+static int prepare(struct elf_info *f, struct debuginfo *debug, unsigned flags)
+{
+	int ret = open_dwfl(f);
+
+	if (ret)
+		return ret;
+	f->debug = debug;
+	if (debug)
+		prefetch(f, debug);
+	f->audit_err = fpa_audit_elf(f->elf, f->path, f->root, &f->audit);
+	elf_info_load_cfi(f);
+	decide_fp(f);
+	f->debug = NULL;
+	if (flags & ELF_LOAD_SYMBOLS)
+		elf_info_load_symbols(f, debug);
+	return 0;
+}
+
+void elf_info_load_symbols(struct elf_info *f, struct debuginfo *debug)
+{
+	Dwarf_Addr low, bias;
+
+	if (f->symbols_loaded)
+		return;
+	f->symbols_loaded = 1;
+	f->debug = debug;
+	dwfl_module_getsymtab(f->mod);
+	if (dwfl_module_getdwarf(f->mod, &bias)) {
+		dwfl_module_info(f->mod, NULL, &low, NULL, NULL, NULL, NULL, NULL);
+		dwfl_module_getsrc(f->mod, low);
+	}
+	f->debug = NULL;
+}
+
+struct elf_info *elf_cache_add_fd(struct elf_cache *c, int fd, uint64_t dev, uint64_t ino,
+				  const char *path, const char *host_path, const char *root,
+				  struct debuginfo *debug, unsigned flags, int *loaded)
+{
+	struct elf_info *f, *same;
+	int err;
+
+	*loaded = 0;
+	f = load(fd, path, host_path, root ? root : "", &err);
+	if (!f) {
+		errno = -err;
+		return NULL;
+	}
+	/* Another copy of a file already known (a copied interpreter, another container). */
+	same = find_build_id(c, f->build_id);
+	if (same) {
+		info_free(f);
+		add_id(same, dev, ino);
+		same->refs++;
+		if (flags & ELF_LOAD_SYMBOLS)
+			elf_info_load_symbols(same, debug);
+		return same;
+	}
+	err = prepare(f, debug, flags);
+	if (err) {
+		info_free(f);
+		errno = -err;
+		return NULL;
+	}
+	add_id(f, dev, ino);
+	c->files = xgrow(c->files, sizeof(*c->files), c->n + 1, &c->alloc);
+	c->files[c->n++] = f;
+	*loaded = 1;
+	return f;
+}
+
+struct elf_info *elf_cache_open_path(struct elf_cache *c, const char *host_path,
+				     const char *name, const char *root, int *loaded)
+{
+	struct elf_info *f;
+	struct stat st;
+	int fd;
+
+	*loaded = 0;
+	fd = open(host_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st)) {
+		int err = errno;
+
+		close(fd);
+		errno = err;
+		return NULL;
+	}
+	f = elf_cache_find(c, (uint64_t)st.st_dev, (uint64_t)st.st_ino);
+	if (f) {
+		close(fd);
+		return f;
+	}
+	return elf_cache_add_fd(c, fd, (uint64_t)st.st_dev, (uint64_t)st.st_ino, name, host_path,
+				root, NULL, 0, loaded);
+}
+
+void elf_info_load_cfi(struct elf_info *f)
+{
+	if (f->cfi_loaded)
+		return;
+	f->cfi_loaded = 1;
+	f->eh_cfi = dwfl_module_eh_cfi(f->mod, &f->eh_bias);
+	/* .debug_frame may live in a separate debug file: only when needed. */
+	if (!f->eh_cfi)
+		f->dbg_cfi = dwfl_module_dwarf_cfi(f->mod, &f->dbg_bias);
+}
+
+Dwarf_Frame *elf_info_cfi_frame(struct elf_info *f, uint64_t vaddr)
+{
+	struct cfi_cache_slot *slot;
+	Dwarf_Frame *frame = NULL;
+
+	if (!f->cfi_cache)
+		f->cfi_cache = xcalloc(CFI_CACHE_SLOTS, sizeof(*f->cfi_cache));
+	slot = &f->cfi_cache[(vaddr ^ (vaddr >> 9)) % CFI_CACHE_SLOTS];
+	if (slot->vaddr == vaddr && vaddr)
+		return slot->frame;
+	elf_info_load_cfi(f);
+	for (int which = 0; which < 2 && !frame; which++) {
+		Dwarf_CFI *cfi = which ? f->dbg_cfi : f->eh_cfi;
+		Dwarf_Addr bias = which ? f->dbg_bias : f->eh_bias;
+
+		if (cfi && dwarf_cfi_addrframe(cfi, vaddr - bias, &frame))
+			frame = NULL;
+	}
+	free(slot->frame);
+	slot->vaddr = vaddr;
+	slot->frame = frame;
+	return frame;
+}

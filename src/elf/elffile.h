@@ -1,0 +1,143 @@
+/*
+ * What framewalk knows about one ELF file, worked out once per file and
+ * shared by every process that maps it (the per-file half of the module
+ * layer; elf/modules.h is the per-process half): its symbols and line tables
+ * (a libdwfl module of its own, in the file's own address space), its unwind
+ * tables with a cache of CFI rows, the frame-pointer verdict and the rest of
+ * the audit (elf/fpaudit.h), and where its separate debug info is (found by
+ * target/debuginfo.h: build-id and debuglink in the target's root, then the
+ * host's, then debuginfod, asked only while the file is loaded).
+ *
+ * Files live in an elf_cache and are found again by the identity of the
+ * mapping that brought them (device + inode, as /proc/PID/maps shows them)
+ * or by build-id, never by path: a path may now name another file (an
+ * upgrade replaced it), while the mapping and the build-id say what was
+ * really loaded. Holding a file keeps its inode alive, so an identity cannot
+ * be reused by another file while it is cached.
+ *
+ * A file's bytes are mapped into memory and its descriptor closed at once:
+ * cached files do not count against the open-file limit (a separate debug
+ * file that libdwfl opens keeps one descriptor until the file is released).
+ * Files are reference-counted; the last elf_cache_put releases everything.
+ *
+ * A file is prepared for the unwinder when it is loaded (unwind tables,
+ * verdict) and, with ELF_LOAD_SYMBOLS, for the symbolizer too (symbols and
+ * the debug info's address index): the first lookup in a large debug file
+ * takes a second, which mid-capture costs ticks.
+ */
+#ifndef FRAMEWALK_ELF_ELFFILE_H
+#define FRAMEWALK_ELF_ELFFILE_H
+
+#include <elfutils/libdwfl.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "elf/fpaudit.h"
+#include "target/debuginfo.h"
+
+enum fp_verdict {
+	FP_UNKNOWN = 0,
+	FP_YES,            /* >= 90% of examined functions keep rbp as frame base */
+	FP_PARTLY,
+	FP_NO,             /* < 10% */
+};
+
+/* A CFI row found for one lookup address (frame NULL: no CFI there). */
+#define CFI_CACHE_SLOTS 512
+struct cfi_cache_slot {
+	uint64_t vaddr;             /* 0: empty */
+	Dwarf_Frame *frame;
+};
+
+struct elf_id {
+	uint64_t dev, ino;
+};
+
+struct elf_info {
+	/* read-only for users */
+	char build_id[41];          /* lower-case hex (first 20 bytes), "" when none */
+	char *path;                 /* as the first target to map it names it */
+	const char *name;           /* basename of path */
+	int deleted;                /* it had no name left on disk when loaded */
+	int e_type;                 /* ET_EXEC, ET_DYN */
+	uint64_t load_delta;        /* p_vaddr - p_offset of the first PT_LOAD */
+	Dwfl_Module *mod;           /* symbols, lines; addresses are file vaddrs */
+	Dwarf_CFI *eh_cfi, *dbg_cfi;/* after elf_info_load_cfi; either may be NULL */
+	Dwarf_Addr eh_bias, dbg_bias;
+	struct fpa_result audit;    /* frame pointers, unwind tables, symbols, debug file */
+	int audit_err;              /* 0, or -errno when the audit could not run */
+	int debug_err;              /* -errno: its separate debug file exists but did not open */
+	enum fp_verdict fp;         /* the unwinder's per-module choice */
+	int fp_percent;
+
+	/* private */
+	int refs;
+	struct elf_id *ids;         /* mapping identities that led here */
+	size_t nids, aids;
+	void *image;                /* the file's bytes (private mapping) */
+	size_t size;
+	Elf *elf;                   /* on image; libdwfl's once it asked for it */
+	int elf_given;
+	Dwfl *dwfl;
+	Dwfl_Callbacks callbacks;
+	char *host_path;            /* a path at which the file was reached */
+	char *root;                 /* the root its debug files are looked up in */
+	struct debuginfo *debug;    /* while loading: the lookup libdwfl's callback uses */
+	int cfi_loaded;
+	int symbols_loaded;
+	struct cfi_cache_slot *cfi_cache;
+};
+
+struct elf_cache;
+
+struct elf_cache *elf_cache_new(void);
+/* Free the cache; every file taken from it must have been put back. */
+void elf_cache_free(struct elf_cache *c);
+/* Files held now. */
+size_t elf_cache_files(const struct elf_cache *c);
+
+/* The cached file a mapping with this identity brought, with a reference, or NULL. */
+struct elf_info *elf_cache_find(struct elf_cache *c, uint64_t dev, uint64_t ino);
+
+/* elf_cache_add_fd flags */
+#define ELF_LOAD_SYMBOLS 1u         /* symbols and the debug info's address index now */
+
+/*
+ * The file open on fd (always consumed), brought by a mapping with identity
+ * (dev, ino) and named path by its target. host_path is a path at which the
+ * file was reached, root the target's root ("" for the host,
+ * "/proc/PID/root") in which its separate debug info is looked up, through
+ * debug (its servers are asked here, within its budget; NULL: local files
+ * only). Returns the file with a reference taken: the cached one with the
+ * same build-id when there is one (*loaded = 0), else the newly loaded and
+ * audited file (*loaded = 1). NULL + errno: ENOEXEC not a 64-bit ELF, EFBIG
+ * too large, ENOMEM.
+ */
+struct elf_info *elf_cache_add_fd(struct elf_cache *c, int fd, uint64_t dev, uint64_t ino,
+				  const char *path, const char *host_path, const char *root,
+				  struct debuginfo *debug, unsigned flags, int *loaded);
+
+/* The same for a file given by a host path (check FILE, check --python): no servers, no symbols. */
+struct elf_info *elf_cache_open_path(struct elf_cache *c, const char *host_path,
+				     const char *name, const char *root, int *loaded);
+
+/* Drop a reference; the last one releases the file. */
+void elf_cache_put(struct elf_cache *c, struct elf_info *f);
+
+/* Load the unwind tables (.eh_frame, else .debug_frame); idempotent. */
+void elf_info_load_cfi(struct elf_info *f);
+
+/*
+ * Load the symbols and the debug info's address index (ELF_LOAD_SYMBOLS),
+ * debug files found through debug (NULL: local files only); idempotent.
+ */
+void elf_info_load_symbols(struct elf_info *f, struct debuginfo *debug);
+
+/*
+ * The CFI row for a file address (.eh_frame first, then .debug_frame), or
+ * NULL. Rows are cached per file; the frame belongs to the cache and stays
+ * valid until the next lookup in this file.
+ */
+Dwarf_Frame *elf_info_cfi_frame(struct elf_info *f, uint64_t vaddr);
+
+#endif
