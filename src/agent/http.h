@@ -1,11 +1,11 @@
 /*
  * HTTP POST for the agent's destinations, behind one header with two
- * implementations: http_curl.c (libcurl; the ordinary build) and
- * http_none.c (the static build, which cannot link a static libcurl and
- * the network authentication libraries it needs: there the agent writes
- * directories only). Every transfer is bounded in time (connect and
- * total), in what it keeps of the answer, and can be aborted from another
- * thread; a client is used by one thread at a time.
+ * implementations: http_socket.c (a small HTTP/1.1 client over a socket,
+ * http:// only; the ordinary build) and http_none.c (the static build,
+ * whose glibc resolver would need the NSS modules at run time: there the
+ * agent writes directories only). Every transfer is bounded in time
+ * (connect and total), in what it keeps of the answer, and can be aborted
+ * from another thread; a client is used by one thread at a time.
  */
 #ifndef FRAMEWALK_AGENT_HTTP_H
 #define FRAMEWALK_AGENT_HTTP_H
@@ -42,11 +42,16 @@ struct http_answer {
 
 struct http_client;
 
-/* Can this build send over HTTP at all? 1 (libcurl) or 0 (static build). */
+/* Can this build send over HTTP at all? 1, or 0 (static build). */
 int http_available(void);
-/* What this build's HTTP is, for messages: "libcurl 7.88.1" or why there is none. */
+/* What this build's HTTP is, for messages, or why there is none. */
 const char *http_description(void);
-/* Once, before any other thread runs (curl_global_init). 0 or -errno. */
+/*
+ * Can url be posted to? 0, or -ENOTSUP (https, or no HTTP in this build)
+ * / -EINVAL (not http://HOST[:PORT][/PATH]) with the reason and its fix in why.
+ */
+int http_url_check(const char *url, struct strbuf *why);
+/* Once, before any other thread runs. 0 or -errno. */
 int http_global_init(void);
 void http_global_cleanup(void);
 

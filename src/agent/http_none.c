@@ -1,9 +1,9 @@
 /*
- * http.h for the static build: no HTTP. A static libcurl would need the
- * static libraries of its TLS, HTTP/2, SSH, LDAP and GSSAPI dependencies,
- * which Debian does not ship, and glibc's resolver would need NSS modules
- * at run time; so the static agent writes directories (--dir) only, and
- * the destinations that need HTTP are refused when the options are read.
+ * http.h for the static build: no HTTP. glibc's getaddrinfo in a static
+ * binary needs the shared NSS modules of the glibc it was linked with at
+ * run time (the link warns, and the static build treats warnings as
+ * errors); so the static agent writes directories (--dir) only, and the
+ * destinations that need HTTP are refused when the options are read.
  */
 #include <errno.h>
 
@@ -19,6 +19,12 @@ const char *http_description(void)
 {
 	return "no HTTP in the static build (it writes --dir only; use the ordinary build or "
 	       "the .deb to send to Pyroscope or OTLP)";
+}
+
+int http_url_check(const char *url, struct strbuf *why)
+{
+	strbuf_addf(why, "cannot send to %s: %s", url, http_description());
+	return -ENOTSUP;
 }
 
 int http_global_init(void)

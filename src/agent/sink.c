@@ -154,6 +154,13 @@ static int sink_init(struct sink *k, const struct sink_config *c, struct strbuf 
 		add_header(k, "X-Scope-OrgID: %s", c->tenant);
 	if (c->kind == SINK_PYROSCOPE_PUSH)
 		add_header(k, "%s", "Connect-Protocol-Version: 1");
+	if (c->kind == SINK_DIR) {
+		ret = outfile_mkdirs(c->url, 0750);
+		if (ret) {
+			strbuf_addf(err, "cannot create the directory %s: %s", c->url, strerror(-ret));
+			return ret;
+		}
+	}
 	ret = spool_open(&k->q, c->spool_dir, c->spool_max_items, c->spool_max_bytes, err);
 	if (ret)
 		return ret;

@@ -15,6 +15,7 @@
 
 #include "agent/spool.h"
 #include "util/file.h"
+#include "util/outfile.h"
 #include "util/util.h"
 
 #define SPOOL_MAGIC "framewalk-spool 1"
@@ -75,28 +76,6 @@ static void append(struct spool *q, uint64_t seq, uint64_t size, char *meta, str
 	if (body)
 		e->body = *body;
 	q->bytes += size;
-}
-
-static int mkdir_p(const char *dir)
-{
-	char path[4096];
-
-	if (!*dir)
-		return -EINVAL;
-	if (xsnprintf(path, sizeof(path), "%s", dir) < 0)
-		return -ENAMETOOLONG;
-	for (char *p = path + 1;; p++) {
-		char c = *p;
-
-		if (c != '/' && c != '\0')
-			continue;
-		*p = '\0';
-		if (mkdir(path, 0700) && errno != EEXIST)
-			return -errno;
-		*p = c;
-		if (!c)
-			return 0;
-	}
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -167,7 +146,7 @@ int spool_open(struct spool *q, const char *dir, size_t max_items, uint64_t max_
 	if (!dir)
 		return 0;
 	q->dir = xstrdup(dir);
-	ret = mkdir_p(dir);
+	ret = outfile_mkdirs(dir, 0700);
 	if (ret) {
 		strbuf_addf(err, "cannot create the spool directory %s: %s", dir, strerror(-ret));
 		return ret;

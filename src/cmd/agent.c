@@ -422,11 +422,14 @@ static int validate(struct agent_opts *o)
 	for (size_t i = 0; i < ARRAY_SIZE(urls); i++) {
 		if (!urls[i])
 			continue;
-		if (strncmp(urls[i], "http://", 7) && strncmp(urls[i], "https://", 8))
-			return cmd_usage_error("agent", "bad URL: '%s' (http:// or https://)", urls[i]);
-		if (!http_available())
-			return cmd_usage_error("agent", "cannot send to %s: %s", urls[i],
-					       http_description());
+		struct strbuf why = STRBUF_INIT;
+		int bad = http_url_check(urls[i], &why);
+
+		if (bad) {
+			bad = cmd_usage_error("agent", "%s", strbuf_str(&why));
+			strbuf_release(&why);
+			return bad;
+		}
 	}
 	if (!o->pyroscope && !o->otlp && !o->dir && !o->once)
 		return cmd_usage_error("agent", "nowhere to send the profiles: give --pyroscope URL, "
@@ -689,18 +692,25 @@ static int start_sinks(struct agent *a)
 	return FW_EXIT_OK;
 }
 
-/* Stop the sinks, delivering until deadline; say what is left. */
-static void stop_sinks(struct agent *a, uint64_t deadline)
+static void status_line(struct agent *a, int total);
+
+/* Stop the sinks, delivering until deadline; say what is left (final: and the last status line). */
+static void stop_sinks(struct agent *a, uint64_t deadline, int final)
 {
 	size_t left;
 
-	if (!a->sinks)
+	if (!a->sinks) {
+		if (final && !a->o.quiet)
+			status_line(a, 1);
 		return;
+	}
 	left = sinks_stop(a->sinks, deadline);
 	if (left)
 		fw_warning("%zu requests not delivered %s", left,
 			   a->o.spool ? "(they stay in the spool and go first at the next start)" :
 			   "(lost: give --spool DIR to keep them across restarts)");
+	if (final && !a->o.quiet)
+		status_line(a, 1);
 	sinks_free(a->sinks);
 	a->sinks = NULL;
 }
@@ -1108,7 +1118,7 @@ static void reload(struct agent *a)
 	sinks_changed = !same_sinks(&a->o, &n);
 	a->restart_session = !same_sampling(&a->o, &n);
 	if (sinks_changed)
-		stop_sinks(a, fw_now_ns() + RELOAD_FLUSH_NS);
+		stop_sinks(a, fw_now_ns() + RELOAD_FLUSH_NS, 0);
 	opts_release(&a->o);
 	a->o = n;
 	if (sinks_changed && start_sinks(a))
@@ -1342,9 +1352,7 @@ int cmd_agent(int argc, char **argv)
 		if (!a.once_done)
 			cut_period(&a, 1);
 	}
-	stop_sinks(&a, fw_now_ns() + secs_ns(a.o.flush_timeout));
-	if (!a.o.quiet)
-		status_line(&a, 1);
+	stop_sinks(&a, fw_now_ns() + secs_ns(a.o.flush_timeout), 1);
 	session_release(&a.sess);
 	profile_release(&a.prof);
 	free(a.t);
