@@ -309,7 +309,8 @@ static void build_table(struct agent_opts *o, struct opt *t, size_t max)
 		OPT_BOOL(0, "no-debuginfod", &o->no_debuginfod, "ask no debuginfod server for debug "
 			 "files"),
 		OPT_CALL(0, "period", &o->period, "SECS", "one profile per process every SECS seconds, "
-			 "aligned to the clock (default 15, at least 1)", opt_seconds),
+			 "aligned to the clock (default 15; at least 1 with --pyroscope, 0.1 otherwise)",
+			 opt_seconds),
 		OPT_CALL(0, "scan", &o->scan, "SECS", "look for new and exited processes every SECS "
 			 "seconds (default 5)", opt_seconds),
 		OPT_STR(0, "pyroscope", &o->pyroscope, "URL", "send to the Pyroscope server at URL "
@@ -407,8 +408,12 @@ static int validate(struct agent_opts *o)
 	if (!o->sel.npids && !select_scans(&o->sel))
 		return cmd_usage_error("agent", "nothing to profile: give -p PID, --all-python or a "
 				       "selector (--exe, --match, --container, --cgroup)");
-	if (o->period < 1 || o->period > 86400)
-		return cmd_usage_error("agent", "bad --period: %g (1 to 86400 seconds)", o->period);
+	if (o->period < 0.1 || o->period > 86400)
+		return cmd_usage_error("agent", "bad --period: %g (0.1 to 86400 seconds)", o->period);
+	/* /ingest's from and until are whole seconds: shorter periods would overlap there */
+	if (o->period < 1 && o->pyroscope)
+		return cmd_usage_error("agent", "--period %g is too short for Pyroscope (at least 1 "
+				       "second; below is for --dir and --otlp, e.g. tests)", o->period);
 	if (o->scan < 0.1)
 		return cmd_usage_error("agent", "bad --scan: %g (at least 0.1 seconds)", o->scan);
 	if (o->timeout < 0.1 || o->timeout > 600)
