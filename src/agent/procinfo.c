@@ -173,6 +173,15 @@ void procinfo_service_from_argv(const char *argv, size_t len, char *out, size_t 
 		out[0] = '\0';
 	if (!exe)
 		return;
+	{
+		/* an executable that is not python (uwsgi, an embedding program) names itself */
+		const char *base = exe + elen;
+
+		while (base > exe && base[-1] != '/')
+			base--;
+		if (exe + elen - base < 6 || memcmp(base, "python", 6))
+			i = len;
+	}
 	while ((a = next_arg(argv, len, &i, &alen))) {
 		if (alen >= 2 && a[0] == '-' && a[1] != '-') {
 			/* -m module / -mmodule, -c, or a bundle of flags */

@@ -47,7 +47,8 @@ void procinfo_cgroup_path(const char *cgroup, size_t len, char *out, size_t size
  * The service name a Python command line implies (NUL-separated argv): the
  * module of "-m module", the script's file name without ".py" (its
  * directory's name for __main__.py), "python-c" for "-c", else the
- * executable's file name.
+ * executable's file name (always, when it does not start with "python":
+ * uwsgi, a program embedding Python).
  */
 void procinfo_service_from_argv(const char *argv, size_t len, char *out, size_t size);
 
