@@ -1348,8 +1348,8 @@ int cmd_agent(int argc, char **argv)
 		}
 	} else if (!profiled(&a) && a.o.once) {
 		fw_error("no Python process matches the selectors");
-		fw_hint("run as root to see every user's processes; `framewalk check` says what is "
-			"allowed here");
+		fw_hint("another user's processes need root or CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH "
+			"(docs/AGENT.md); `framewalk check` says what is allowed here");
 		code = FW_EXIT_NOT_PYTHON;
 	} else {
 		code = run(&a);
