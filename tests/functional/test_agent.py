@@ -607,7 +607,8 @@ def dir_pids(d):
 
 def test_sighup_reloads_selector(pb, worker, agents, tmp_path):
     """SIGHUP reads the configuration file again: a changed --match moves
-    the agent from one process to the other."""
+    the agent from one process to the other; a broken file is refused
+    with its line and changes nothing."""
     a_, b_ = worker(), worker()
     out = tmp_path / "out"
     conf = tmp_path / "agent.conf"
@@ -620,6 +621,13 @@ def test_sighup_reloads_selector(pb, worker, agents, tmp_path):
     ag.signal(signal.SIGHUP)
     wait_for(lambda: len(dir_pids(out).get(b_.pid, [])) >= 2, 20, "two periods of B", ag)
     wait_for(lambda: "configuration reloaded" in ag.stderr, 5, "the reload's line", ag)
+    # a broken file on SIGHUP: the message, and the previous configuration stays
+    conf.write_text("match = %s\nno-such-option = 1\n" % a_.tag)
+    ag.signal(signal.SIGHUP)
+    wait_for(lambda: "not reloaded" in ag.stderr, 10, "the refused reload", ag)
+    assert "no-such-option" in ag.stderr, ag.stderr
+    n_b = len(dir_pids(out)[b_.pid])
+    wait_for(lambda: len(dir_pids(out)[b_.pid]) >= n_b + 2, 20, "B still profiled", ag)
     assert ag.stop() == 0, ag.stderr
     files = dir_pids(out)
     assert "stopped profiling process %d" % a_.pid in ag.stderr, ag.stderr
@@ -627,8 +635,6 @@ def test_sighup_reloads_selector(pb, worker, agents, tmp_path):
     first_b = min(pb.pprof(f.read_bytes())[0].time_nanos for f in files[b_.pid]) / 1e9
     assert last_a <= t_hup + 0.5, "A profiled after the reload"
     assert first_b >= t_hup - 1.5, "B profiled before the reload"
-    # a broken file on SIGHUP: the previous configuration stays
-    conf.write_text("no-such-option = 1\n")
 
 
 def test_processes_come_and_go(pb, worker, agents, tmp_path):
