@@ -983,11 +983,33 @@ static void drop_targets(struct agent *a)
 		uint64_t start;
 		int ended = 0;
 
+		const struct py_target *now_t = NULL;
+
 		if (tr->gone)
 			continue;
-		for (size_t k = 0; k < a->sess.n; k++)
-			if (session_target(&a->sess, k)->pid == in->pid && a->sess.exited[k])
-				ended = 1;
+		for (size_t k = 0; k < a->sess.n; k++) {
+			if (session_target(&a->sess, k)->pid != in->pid)
+				continue;
+			now_t = session_target(&a->sess, k);
+			ended = a->sess.exited[k];
+		}
+		/*
+		 * It exec'd another Python program, which the capture follows (a
+		 * new runtime, even from the same executable): the labels are
+		 * read again (service, build-id, version) and this period goes
+		 * out under the new ones.
+		 */
+		if (now_t && !ended && (now_t->runtime_addr != tr->target.runtime_addr ||
+					now_t->module_ino != tr->target.module_ino)) {
+			struct procinfo fresh;
+
+			if (!procinfo_read(in->pid, &fresh) && fresh.start_time == in->start_time) {
+				say(a, "process %d exec'd %s (Python %s): its labels are read again",
+				    (int)in->pid, fresh.exe, now_t->version);
+				tr->info = fresh;
+				tr->target = *now_t;
+			}
+		}
 		if (procinfo_start_time(in->pid, &start) || start != in->start_time)
 			stop_profiling(a, tr, "it exited");
 		else if (ended)

@@ -791,3 +791,26 @@ def test_narrow_privileges(worker, tmp_path):
     if str(PY.exe).startswith("/root/"):
         r = run_as_nobody("+bpf,+perfmon,+sys_ptrace")
         assert r.returncode != 0 and "cannot open" in r.stderr, r
+
+
+def test_exec_relabels(pb, agents, tmp_path):
+    """A process that execs another Python program (the same interpreter on
+    exec_after.py) is followed, and its profiles are labelled with the new
+    program's service name from the period it exec'd in."""
+    w = start_workload(PY, "exec_into.py", "1.5", "python")
+    try:
+        out = tmp_path / "out"
+        ag = agents("-p", w.pid, "--period", 1, "--scan", 0.3, "--dir", out)
+        wait_for(lambda: "its labels are read again" in ag.stderr, 20, "the exec noticed", ag)
+        wait_for(lambda: any("-exec_after-" in f.name for f in out.glob("*.pb.gz")), 10,
+                 "a profile labelled exec_after", ag)
+        assert ag.stop() == 0, ag.stderr
+    finally:
+        w.stop()
+    names = sorted(f.name for f in out.glob("*.pb.gz"))
+    before = [n for n in names if "-exec_into-" in n]
+    after = [n for n in names if "-exec_after-" in n]
+    assert before and after, names
+    assert max(before) < min(after), names
+    _, fnames, comments = pb.pprof((out / after[-1]).read_bytes())
+    assert pprof_labels(comments)["service_name"] == "exec_after"
