@@ -410,7 +410,8 @@ def test_ingest_otlp_and_dir(pb, receiver, worker, agents, tmp_path):
 
     # OTLP: one request per period, a ResourceProfiles per process
     seen = {}
-    for req in otlp.taken():
+    reqs = otlp.taken()
+    for i, req in enumerate(reqs):
         assert req["path"] == "/v1development/profiles", req["path"]
         assert req["headers"]["content-type"] == "application/x-protobuf"
         assert req["headers"]["authorization"] == "Bearer otlp-token"
@@ -445,7 +446,9 @@ def test_ingest_otlp_and_dir(pb, receiver, worker, agents, tmp_path):
                 assert d.string_table[fn.name_strindex], "a nameless leaf"
                 keys = {d.string_table[d.attribute_table[i].key_strindex] for i in s.attribute_indices}
                 assert {"thread.id", "thread.name"} <= keys, keys
-        assert "agent_hot" in fnames or len(msg.resource_profiles) == 0
+        # the first period and the last (cut by SIGTERM) may be too short to hold a sample
+        if 0 < i < len(reqs) - 1:
+            assert "agent_hot" in fnames, fnames
     for pid, spans in seen.items():
         for (t0, d0), (t1, d1) in zip(spans, spans[1:]):
             assert t1 == t0 + d0, "OTLP periods of %d do not follow each other: %s" % (pid, spans)
