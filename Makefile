@@ -69,6 +69,7 @@ deb:
 	@ls $(DEB_DIR)/*.deb
 
 demo: build
+	@scripts/deps.sh demo
 	@scripts/demo.sh $(FRAMEWALK)
 
 sid-root: test-deps

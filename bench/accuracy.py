@@ -9,6 +9,15 @@ rates, so their ticks lock neither to each other nor to the workload:
     default   framewalk record (whatever backend it chooses)
     vm        framewalk record --backend vm (never stops the target)
     ref       framewalk record --backend ptrace (stops the thread for each read)
+    austin    with --austin PATH: Austin (never stops the target), on the
+              interpreters it reads (pyenv 3.8-3.12)
+    cpython   with --peers: 3.15's own sampler (python3.15 -m
+              profiling.sampling attach --mode cpu), on Debian's 3.15
+
+Peers name functions by their code object's name (Austin) or qualified name
+(3.15's sampler); their distances are computed with every reader's names
+cut to the last dotted part, the reference's too, so naming alone does not
+count as distance.
 
 Each profile is reduced to the distribution of the innermost Python function
 (leaf) and of the whole Python stack (function names, outermost first), and
@@ -19,6 +28,7 @@ the noise floor of the comparison at these sample counts.
 
     bench/accuracy.py build/framewalk [--interps all|py3.12,sid-py3.15,...]
                       [--seconds 15] [--reps 3] [--json out.json]
+                      [--austin /path/to/austin] [--peers]
 
 Also used by tests/functional/test_reference.py (the same functions, shorter).
 """
@@ -84,6 +94,50 @@ def distributions(collapsed_text, workload_name):
     return leaf, stack
 
 
+def peer_distributions(text, workload_name):
+    """As distributions, from a peer's collapsed output: a thread field (or
+    Austin's P..;T..), then file:function:line frames, then a weight."""
+    leaf, stack = collections.Counter(), collections.Counter()
+    for line in text.splitlines():
+        frames, _, count = line.rpartition(" ")
+        if not count.isdigit() or line.startswith("#"):
+            continue
+        names = []
+        for f in frames.split(";"):
+            parts = f.rsplit(":", 2)
+            if len(parts) == 3 and workload_name in parts[0]:
+                names.append(parts[1])
+        if names:
+            leaf[short(names[-1])] += int(count)
+            stack[";".join(short(n) for n in names)] += int(count)
+    return leaf, stack
+
+
+def short(name):
+    return name.rsplit(".", 1)[-1]
+
+
+def shortened(counter, whole_stack=False):
+    out = collections.Counter()
+    for k, v in counter.items():
+        out[";".join(short(n) for n in k.split(";")) if whole_stack else short(k)] += v
+    return out
+
+
+PEER_RATE = {"austin": 1009, "cpython": 1013}   # Hz; coprime with the others
+
+
+def peer_command(peer, pid, seconds, out, austin=None):
+    """argv of a peer reader writing its collapsed output to out (a host
+    path; 3.15's sampler runs inside the root, so out is under it)."""
+    if peer == "austin":
+        return [austin, "-i", str(int(1e6 / PEER_RATE["austin"])), "-x", str(int(seconds)),
+                "-p", str(pid), "-o", out]
+    return ["chroot", SID_ROOT, "/usr/bin/python3.15", "-m", "profiling.sampling", "attach",
+            "-a", "--mode", "cpu", "-r", str(PEER_RATE["cpython"]), "-d", str(int(seconds)),
+            "--collapsed", "-o", out[len(SID_ROOT):], str(pid)]
+
+
 def tvd(a, b):
     """Total variation distance in points; 100 when either is empty."""
     ta, tb = sum(a.values()), sum(b.values())
@@ -110,7 +164,7 @@ def parse_report(text):
 
 
 def run_readers(framewalk, pid, seconds, readers=READERS, workload_name="callshapes.py",
-                prefix=None):
+                prefix=None, peers=(), austin=None):
     """Run every reader on pid at once for seconds. readers: {name: (rate,
     args)}; prefix: {name: argv prepended} (e.g. to run one as another
     user). Returns {reader: {"returncode", "stderr", "leaf", "stack",
@@ -126,11 +180,24 @@ def run_readers(framewalk, pid, seconds, readers=READERS, workload_name="callsha
                 "-o", paths[0], "-o", paths[1]] + list(args)
             procs[name] = (subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                             text=True), paths)
+        for peer in peers:
+            where = tempfile.mkdtemp(prefix="fw-accuracy-", dir=SID_ROOT + "/tmp") \
+                if peer == "cpython" else tmp
+            path = os.path.join(where, peer + ".collapsed")
+            procs[peer] = (subprocess.Popen(peer_command(peer, pid, seconds, path, austin),
+                                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                            text=True), (path, None))
         for name, (p, paths) in procs.items():
             _, err = p.communicate(timeout=seconds + 120)
             res = {"returncode": p.returncode, "stderr": err, "leaf": collections.Counter(),
                    "stack": collections.Counter(), "samples": 0}
-            if p.returncode == 0:
+            if p.returncode == 0 and name in peers:
+                with open(paths[0], errors="replace") as f:
+                    res["leaf"], res["stack"] = peer_distributions(f.read(), workload_name)
+                res["samples"] = sum(res["leaf"].values())
+                if name == "cpython":
+                    shutil.rmtree(os.path.dirname(paths[0]), ignore_errors=True)
+            elif p.returncode == 0:
                 with open(paths[0], errors="replace") as f:
                     res["leaf"], res["stack"] = distributions(f.read(), workload_name)
                 with open(paths[1], errors="replace") as f:
@@ -145,7 +212,8 @@ def run_readers(framewalk, pid, seconds, readers=READERS, workload_name="callsha
     return out
 
 
-def measure(framewalk, interp, seconds, readers=READERS, workload=WORKLOAD, settle=0.5):
+def measure(framewalk, interp, seconds, readers=READERS, workload=WORKLOAD, settle=0.5,
+            peers=(), austin=None):
     """Start the workload under interp, run every reader on it at once."""
     argv, copied = interp_argv(interp, workload)
     target = subprocess.Popen(argv + [str(seconds + 10)], stdout=subprocess.PIPE,
@@ -154,7 +222,8 @@ def measure(framewalk, interp, seconds, readers=READERS, workload=WORKLOAD, sett
         if target.stdout.readline().strip() != "READY":
             raise RuntimeError("the workload did not start under %s" % interp)
         time.sleep(settle)
-        return run_readers(framewalk, target.pid, seconds, readers, os.path.basename(workload))
+        return run_readers(framewalk, target.pid, seconds, readers, os.path.basename(workload),
+                           peers=peers, austin=austin)
     finally:
         target.kill()
         target.wait()
@@ -162,10 +231,26 @@ def measure(framewalk, interp, seconds, readers=READERS, workload=WORKLOAD, sett
             os.unlink(copied)
 
 
-def compare(results, reader, ref="ref"):
-    """(leaf distance, stack distance) of reader from ref."""
+def compare(results, reader, ref="ref", short_names=False):
+    """(leaf distance, stack distance) of reader from ref; short_names: every
+    function name cut to its last dotted part on both sides (peers)."""
     a, b = results[reader], results[ref]
+    if short_names:
+        return (tvd(shortened(a["leaf"]), shortened(b["leaf"])),
+                tvd(shortened(a["stack"], True), shortened(b["stack"], True)))
     return tvd(a["leaf"], b["leaf"]), tvd(a["stack"], b["stack"])
+
+
+AUSTIN_READS = {"py3.8", "py3.9", "py3.10", "py3.11", "py3.12"}
+
+
+def peers_for(name, austin, want_cpython):
+    out = []
+    if austin and name in AUSTIN_READS:
+        out.append("austin")
+    if want_cpython and name == "sid-py3.15":
+        out.append("cpython")
+    return out
 
 
 def main():
@@ -175,14 +260,32 @@ def main():
     ap.add_argument("--seconds", type=float, default=15)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--json")
+    ap.add_argument("--austin", help="Austin's binary: measure it too (pyenv 3.8-3.12)")
+    ap.add_argument("--peers", action="store_true",
+                    help="measure 3.15's own sampler too (on sid-py3.15; mounts proc in the root)")
     a = ap.parse_args()
     fw = os.path.abspath(a.framewalk)
     names = list(INTERPS) if a.interps == "all" else a.interps.split(",")
+    proc = os.path.join(SID_ROOT, "proc")
+    mounted = False
+    if a.peers and "sid-py3.15" in names and not os.path.ismount(proc):
+        subprocess.run(["mount", "-t", "proc", "proc", proc], check=True)
+        mounted = True
+    try:
+        run(a, fw, names)
+    finally:
+        if mounted:
+            subprocess.run(["umount", proc], check=False)
+
+
+def run(a, fw, names):
     table = {}
     for name in names:
         rows = []
+        peers = peers_for(name, a.austin and os.path.abspath(a.austin), a.peers)
         for rep in range(a.reps):
-            res = measure(fw, INTERPS[name], a.seconds)
+            res = measure(fw, INTERPS[name], a.seconds, peers=peers,
+                          austin=a.austin and os.path.abspath(a.austin))
             bad = [r for r, v in res.items() if v["returncode"] != 0]
             if bad:
                 sys.exit("%s: %s failed: %s" % (name, bad, res[bad[0]]["stderr"][-500:]))
@@ -190,6 +293,12 @@ def main():
                    "backend": res["default"].get("backend"),
                    "samples": {r: v["samples"] for r, v in res.items()},
                    "dropped_pct": {r: v.get("dropped_pct", 0.0) for r, v in res.items()}}
+            for peer in peers:
+                row[peer] = compare(res, peer, short_names=True)
+                row[peer + "_default"] = compare(res, "default", short_names=True)
+                print("%-14s rep %d: %s %.1f/%.1f (default, same names: %.1f/%.1f)"
+                      % (name, rep + 1, peer, row[peer][0], row[peer][1],
+                         row[peer + "_default"][0], row[peer + "_default"][1]), flush=True)
             rows.append(row)
             print("%-14s rep %d: default(%s) %.1f/%.1f  vm %.1f/%.1f  samples %s  vm dropped %.2f%%"
                   % (name, rep + 1, row["backend"], row["default"][0], row["default"][1],
@@ -206,6 +315,13 @@ def main():
                                         rows[0]["backend"]),
             "%.1f / %.1f" % (med(lambda r: r["vm"][0]), med(lambda r: r["vm"][1])),
             med(lambda r: r["dropped_pct"]["vm"])))
+    for name, rows in table.items():
+        for peer in ("austin", "cpython"):
+            if peer in rows[0]:
+                med = lambda k, i: statistics.median(r[k][i] for r in rows)
+                print("%-14s %-8s %.1f / %.1f   (default with the same names: %.1f / %.1f)"
+                      % (name, peer, med(peer, 0), med(peer, 1), med(peer + "_default", 0),
+                         med(peer + "_default", 1)))
     if a.json:
         with open(a.json, "w") as f:
             json.dump(table, f, indent=1)

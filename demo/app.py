@@ -1,8 +1,10 @@
 """framewalk demo workload: a small "report service" with threads.
 
 One thread builds and compresses reports (zlib, a C library, called from
-Python), one hashes records (hashlib, a C extension), and the main thread
-does pure-Python number crunching. It runs for --seconds (default 6).
+Python), one hashes records (hashlib: OpenSSL), one packs records through
+the demo's own C extension (demo/fastpath.c, built without frame pointers,
+calling zlib) when scripts/demo.sh could build it, and the main thread does
+pure-Python number crunching. It runs for --seconds (default 6).
 """
 import hashlib
 import json
@@ -10,6 +12,11 @@ import sys
 import threading
 import time
 import zlib
+
+try:
+    import fastpath     # demo/fastpath.c, built by scripts/demo.sh
+except ImportError:
+    fastpath = None
 
 
 def render_row(i):
@@ -39,6 +46,13 @@ def digest_records(stop):
         time.sleep(0.001)
 
 
+def pack_records(stop):
+    blob = json.dumps([render_row(i) for i in range(500)]).encode()
+    while not stop.is_set():
+        fastpath.score(blob)
+        fastpath.pack(blob)
+
+
 def fib(n):
     return n if n < 2 else fib(n - 1) + fib(n - 2)
 
@@ -57,6 +71,8 @@ def main():
         threading.Thread(target=report_worker, args=(stop,), name="reports"),
         threading.Thread(target=digest_records, args=(stop,), name="digests"),
     ]
+    if fastpath:
+        threads.append(threading.Thread(target=pack_records, args=(stop,), name="records"))
     for t in threads:
         t.start()
     crunch(time.time() + seconds)

@@ -3,6 +3,7 @@
 #   scripts/deps.sh build   what `make` needs
 #   scripts/deps.sh test    what `make check` needs on top (test tools)
 #   scripts/deps.sh deb     what `make deb` (dpkg-buildpackage) needs on top
+#   scripts/deps.sh demo    what `make demo` needs on top (the unstable root)
 # As root it runs apt-get; otherwise it prints the one command to run.
 set -eu
 
@@ -14,7 +15,9 @@ BUILD_PKGS="$BUILD_PKGS clang llvm bpftool libbpf-dev"   # the eBPF backend (cla
 # make static: libc.a (libc6-dev) and the .a of every library libdw, libelf
 # and libbpf pull in (pkg-config --static)
 BUILD_PKGS="$BUILD_PKGS libc6-dev libbz2-dev liblzma-dev libzstd-dev"
-DEB_PKGS="dpkg-dev debhelper"   # debian/control: Rules-Requires-Root: no, so no fakeroot
+DEB_PKGS="dpkg-dev debhelper"
+# make demo: the Debian-unstable root with python3.15 (scripts/sid-root.sh)
+DEMO_PKGS="mmdebstrap"   # debian/control: Rules-Requires-Root: no, so no fakeroot
 TEST_PKGS="libcmocka-dev python3-pytest mmdebstrap binutils util-linux procps"
 # tests/functional/test_agent.py decodes what the agent sends with the
 # official schemas (protoc builds the descriptors, python3-protobuf the messages)
@@ -39,7 +42,8 @@ case "${1:-build}" in
 build) want="$BUILD_PKGS" ;;
 test) want="$BUILD_PKGS $TEST_PKGS" ;;
 deb) want="$BUILD_PKGS $DEB_PKGS" ;;
-*) echo "usage: $0 build|test|deb" >&2; exit 2 ;;
+demo) want="$BUILD_PKGS $DEMO_PKGS" ;;
+*) echo "usage: $0 build|test|deb|demo" >&2; exit 2 ;;
 esac
 
 missing=""

@@ -491,7 +491,7 @@ static void walk(const struct py_install *in, const char *dir, int depth, size_t
 		names[n++] = xstrdup(de->d_name);
 	}
 	closedir(d);
-	qsort(names, n, sizeof(*names), cmp_str);
+	sort_array(names, n, sizeof(*names), cmp_str);
 	for (size_t i = 0; i < n; i++) {
 		char path[2 * PATH_MAX], real[PATH_MAX];
 		struct stat st;

@@ -326,7 +326,7 @@ int sysconfig_find(const char *stdlib_dir, const char *abiflags, char *out, size
 			names[n++] = xstrdup(de->d_name);
 	}
 	closedir(d);
-	qsort(names, n, sizeof(*names), cmp_str);
+	sort_array(names, n, sizeof(*names), cmp_str);
 	/* "_sysconfigdata_" + ABIFLAGS + "_" + platform: the flags end at the next '_'. */
 	if (abiflags)
 		xsnprintf(want, sizeof(want), "_sysconfigdata_%s_", abiflags);

@@ -5,50 +5,40 @@
  */
 #include <errno.h>
 #include <signal.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
+#include "audit/env.h"
 #include "cmd/cmd.h"
 #include "target/proc.h"
 #include "util/options.h"
 #include "util/strbuf.h"
 #include "util/util.h"
 
-static int read_int_file(const char *path, long *v)
-{
-	char buf[32];
-	FILE *f = fopen(path, "r");
-	int ok;
-
-	if (!f)
-		return -errno;
-	ok = fgets(buf, sizeof(buf), f) != NULL;
-	fclose(f);
-	if (!ok)
-		return -EINVAL;
-	buf[strcspn(buf, "\n")] = '\0';
-	return parse_long(buf, v);
-}
-
+/*
+ * Why pid cannot be read, and the fix: from the audit `check` runs (the
+ * reasons and fixes of the backend that reads Python frames, for this
+ * target), so record, dump, top and check give the same hint.
+ */
 void cmd_permission_hints(pid_t pid)
 {
-	char path[64];
-	struct stat st;
-	long scope = -1;
+	struct audit_backend b[AUDIT_NBACKENDS];
+	struct audit_target t;
+	struct audit_env e;
 
-	xsnprintf(path, sizeof(path), "/proc/%d", (int)pid);
-	read_int_file("/proc/sys/kernel/yama/ptrace_scope", &scope);
-	if (!stat(path, &st) && st.st_uid != geteuid())
-		fw_hint("process %d belongs to uid %u and framewalk runs as uid %u: run framewalk "
-			"as that user, or with sudo", (int)pid, (unsigned)st.st_uid, (unsigned)geteuid());
-	if (scope >= 1)
-		fw_hint("kernel.yama.ptrace_scope is %ld: reading another process needs "
-			"CAP_SYS_PTRACE%s", scope,
-			scope == 1 ? " unless it is your own descendant (or: sysctl -w "
-			"kernel.yama.ptrace_scope=0)" : "");
-	fw_hint("grant CAP_SYS_PTRACE: sudo framewalk ..., or in a container "
-		"docker run --cap-add SYS_PTRACE (Kubernetes: securityContext.capabilities.add: "
-		"[\"SYS_PTRACE\"])");
+	audit_env_probe(&e);
+	if (audit_target_probe(&e, pid, &t)) {
+		fw_hint("process %d is gone", (int)pid);
+		return;
+	}
+	audit_backends(&e, &t, b);
+	/* audit_backend order: vm, ptrace, bpf; vm reads what every capture needs */
+	if (b[0].reason.len)
+		fw_hint("%s", strbuf_str(&b[0].reason));
+	for (size_t k = 0; k < b[0].nfixes; k++)
+		fw_hint("fix: %s", b[0].fixes[k]);
+	if (!b[0].nfixes)
+		fw_hint("see `framewalk check -p %d` for what this machine allows", (int)pid);
+	audit_backends_release(b);
 }
 
 /* If a child (or grandchild) of pid runs Python, name it. */

@@ -149,6 +149,17 @@ int check_requires(const struct check *c, int i)
 	return i >= 0 && i < AUDIT_NBACKENDS && (c->o.need & bits[i]) != 0;
 }
 
+enum backend check_default_backend(const struct check *c, int *whole_stacks)
+{
+	/* audit_backend order: vm, ptrace, bpf */
+	enum backend b = backend_auto_pick(c->f.backends[2].status == AUDIT_USABLE,
+					   c->f.backends[1].status != AUDIT_UNUSABLE);
+
+	if (whole_stacks)
+		*whole_stacks = backend_whole_stacks_default(b, MODE_CPU);
+	return b;
+}
+
 /* What finding the interpreter said, as a problem. */
 static void discovery_problem(struct check *c)
 {

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "audit/gather.h"
+#include "sampler/sampler.h"
 #include "util/strbuf.h"
 
 enum check_mode { MODE_MACHINE, MODE_PROCESS, MODE_INSTALL, MODE_FILES };
@@ -45,6 +46,13 @@ struct check {
 
 /* Was backend i (audit_backend order: vm, ptrace, bpf) required? */
 int check_requires(const struct check *c, int i);
+
+/*
+ * The backend record and top choose here by default (backend_auto_pick on
+ * what the audit found), and whether it gives whole stacks in cpu mode
+ * (whole_stacks may be NULL).
+ */
+enum backend check_default_backend(const struct check *c, int *whole_stacks);
 
 void check_print_text(const struct check *c);
 /* 0 or -errno of writing it. */

@@ -287,6 +287,13 @@ int check_print_json(const struct check *c)
 		json_end_object(&j);
 	}
 	json_end_array(&j);
+	{
+		int whole;
+		enum backend d = check_default_backend(c, &whole);
+
+		jkey_str(&j, "default_backend", backend_name(d));
+		jkey_bool(&j, "default_whole_stacks", whole);
+	}
 	json_end_object(&j);
 	json_newline(&j);
 	strbuf_release(&reason);

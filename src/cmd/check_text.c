@@ -354,6 +354,18 @@ static void print_backends(const struct check *c)
 		if (b->note.len)
 			printf("  %-7s %-9s note: %s\n", "", "", strbuf_str(&b->note));
 	}
+	{
+		enum backend d = check_default_backend(c, NULL);
+
+		printf("  default: record and top use %s here%s: %s\n", backend_name(d),
+		       d == BACKEND_PTRACE && c->f.backends[1].status == AUDIT_LIMITED ?
+		       " (for the processes ptrace may read, above; vm for the others)" : "",
+		       d == BACKEND_BPF ? "whole stacks, each read at its sample's instant, nothing stopped" :
+		       d == BACKEND_PTRACE ? "whole stacks in cpu mode (Python frames in wall and gil "
+					     "modes unless --native), a running thread stopped while it is read" :
+		       "Python frames, read without stopping the target; short functions on call-heavy "
+		       "code may be under-counted (docs/BENCHMARKS.md, \"Accuracy\")");
+	}
 }
 
 void check_print_text(const struct check *c)

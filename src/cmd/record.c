@@ -29,7 +29,9 @@ static const char record_usage[] =
 	"usage: framewalk record [options] -p PID\n"
 	"       framewalk record [options] -- COMMAND [ARGS...]\n"
 	"\n"
-	"Sample the Python stacks of every thread of a process and write a profile.\n"
+	"Sample the stacks of every thread of a Python process and write a profile:\n"
+	"whole stacks (Python, C extensions, native libraries) where the backend\n"
+	"reads them without stopping more, Python frames with --python-only.\n"
 	"\n"
 	"  -p, --pid PID          the process to profile (may be given several times)\n"
 	"      --all-python       every Python process on the host (each labeled)\n"
@@ -49,7 +51,10 @@ static const char record_usage_tail[] =
 	"      --limit N          rows in the report's top tables (default 20)\n"
 	"      --min-percent P    hide call-tree branches under P% (default 0.5)\n"
 	"      --thread T         report only the thread named T or with tid T\n"
+	"      --python-only      Python frames only (the default with --backend vm,\n"
+	"                         and with ptrace in wall and gil modes)\n"
 	"      --native           whole stacks: Python, C extensions, native libraries\n"
+	"                         (the default with bpf, and with ptrace in cpu mode)\n"
 	"      --kernel           add kernel frames (implies --native; needs root)\n"
 	"      --native-all       keep the interpreter's own call machinery frames\n"
 	"      --no-debuginfod    ask no debuginfod server for missing debug info\n"
@@ -101,6 +106,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		{ "min-percent", required_argument, NULL, 'M' },
 		{ "thread", required_argument, NULL, 'T' },
 		{ "native", no_argument, NULL, 'N' },
+		{ "python-only", no_argument, NULL, 'Y' },
 		{ "kernel", no_argument, NULL, 'K' },
 		{ "native-all", no_argument, NULL, 'A' },
 		{ "no-debuginfod", no_argument, NULL, 'D' },
@@ -173,6 +179,9 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'N':
 			o->sampling.native = 1;
+			break;
+		case 'Y':
+			o->sampling.python_only = 1;
 			break;
 		case 'K':
 			o->sampling.kernel = 1;

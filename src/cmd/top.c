@@ -42,6 +42,9 @@ static const char top_usage[] =
 	"                         or the target's exit)\n"
 	"      --thread T         start with only the thread named T or with tid T\n"
 	"  -n, --limit N          rows shown (default: what fits; 20 when not a terminal)\n"
+	"      --native           whole stacks (the default where the backend reads\n"
+	"                         them without stopping more, as for record)\n"
+	"      --python-only      Python functions only\n"
 	"      --backend B        auto (default), bpf, ptrace or vm, as for record\n"
 	"      --nonblocking      the same as --backend vm (never stops the target)\n"
 	"      --no-debuginfod    ask no debuginfod server for missing debug info\n"
@@ -63,6 +66,7 @@ struct top_opts {
 	const char *thread;
 	int limit;
 	int no_debuginfod;
+	int native, python_only;
 	enum backend backend;
 };
 
@@ -106,6 +110,8 @@ static int parse_top_args(int argc, char **argv, struct top_opts *o)
 		{ "limit", required_argument, NULL, 'n' },
 		{ "thread", required_argument, NULL, 'T' },
 		{ "no-debuginfod", no_argument, NULL, 'D' },
+		{ "native", no_argument, NULL, 'N' },
+		{ "python-only", no_argument, NULL, 'Y' },
 		{ "backend", required_argument, NULL, 'B' },
 		{ "nonblocking", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
@@ -148,6 +154,12 @@ static int parse_top_args(int argc, char **argv, struct top_opts *o)
 			break;
 		case 'D':
 			o->no_debuginfod = 1;
+			break;
+		case 'N':
+			o->native = 1;
+			break;
+		case 'Y':
+			o->python_only = 1;
 			break;
 		case 'B':
 			if (backend_parse(optarg, &o->backend))
@@ -199,7 +211,7 @@ static int cmp_rows(const void *a, const void *b, void *arg)
 
 static void sort_rows(struct top *tp)
 {
-	qsort_r(tp->rows, tp->nrows, sizeof(*tp->rows), cmp_rows, tp);
+	sort_array_r(tp->rows, tp->nrows, sizeof(*tp->rows), cmp_rows, tp);
 }
 
 /* Tally the last interval (counts above base) and everything, per function. */
@@ -401,7 +413,7 @@ static void step_thread(struct top *tp, int dir)
 	order = xcalloc(n, sizeof(*order));
 	for (size_t i = 0; i < n; i++)
 		order[i] = (uint32_t)i;
-	qsort_r(order, n, sizeof(*order), cmp_tid, &tp->prof);
+	sort_array_r(order, n, sizeof(*order), cmp_tid, &tp->prof);
 	for (size_t i = 0; i < n; i++)
 		if ((int)order[i] == tp->thread_sel)
 			pos = (int)i;
@@ -567,6 +579,8 @@ int cmd_top(int argc, char **argv)
 	so.duration_s = tp.o.duration;
 	so.backend = tp.o.backend;
 	so.no_debuginfod = tp.o.no_debuginfod;
+	so.native = tp.o.native;
+	so.python_only = tp.o.python_only;
 	so.announce = 1;
 	cmd_install_signals();
 	so.stop = &cmd_stop_requested;

@@ -129,7 +129,7 @@ static void sort_unique(struct fn *v, size_t *n)
 
 	if (!*n)
 		return;
-	qsort(v, *n, sizeof(*v), cmp_fn);
+	sort_array(v, *n, sizeof(*v), cmp_fn);
 	for (size_t i = 0; i < *n; i++) {
 		if (o && v[o - 1].start == v[i].start) {
 			if (!v[o - 1].name)

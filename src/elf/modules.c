@@ -167,7 +167,7 @@ static int read_modules(struct module_map *mm, struct fw_module *old, size_t nol
 		new_module(mm, &maps, m, old, nold);
 	}
 	proc_maps_release(&maps);
-	qsort(mm->mods, mm->n, sizeof(*mm->mods), cmp_module);
+	sort_array(mm->mods, mm->n, sizeof(*mm->mods), cmp_module);
 	return 0;
 }
 

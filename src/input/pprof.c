@@ -100,7 +100,7 @@ static int build_index(struct id_index **out, size_t n, uint64_t (*id_of)(const 
 		ix[i].id = id_of(pb, i);
 		ix[i].index = i;
 	}
-	qsort(ix, n, sizeof(*ix), cmp_id);
+	sort_array(ix, n, sizeof(*ix), cmp_id);
 	for (size_t i = 0; i < n; i++) {
 		if (ix[i].id == 0 || (i && ix[i].id == ix[i - 1].id)) {
 			free(ix);

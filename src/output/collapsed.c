@@ -45,7 +45,7 @@ int output_collapsed(const struct profile *p, FILE *f, const struct output_opts 
 		lines[n].count = c->count;
 		n++;
 	}
-	qsort(lines, n, sizeof(*lines), cmp_line);
+	sort_array(lines, n, sizeof(*lines), cmp_line);
 	for (size_t i = 0; i < n; i++) {
 		if (fprintf(f, "%s %llu\n", lines[i].text, (unsigned long long)lines[i].count) < 0)
 			ret = -EIO;

@@ -179,7 +179,7 @@ int output_diff_text(const struct profile *before, const char *before_name,
 		if (dabs(r->total[1] - r->total[0]) > r->rank)
 			r->rank = dabs(r->total[1] - r->total[0]);
 	}
-	qsort(rows, n, sizeof(*rows), cmp_row);
+	sort_array(rows, n, sizeof(*rows), cmp_row);
 	fprintf(f, "\nFunctions whose share changed most\n");
 	fprintf(f, "  %-26s  %s\n", "Self %", "Total %");
 	fprintf(f, "  %8s %8s %8s  %8s %8s %8s  %s\n", "before", "after", "delta",

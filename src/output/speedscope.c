@@ -39,7 +39,7 @@ static uint32_t *counts_by_thread(const struct profile *p, const struct output_o
 	for (size_t i = 0; i < p->ncounts; i++)
 		if (!o || thread_matches(p, p->counts[i].thread, o->thread))
 			idx[(*n)++] = (uint32_t)i;
-	qsort_r(idx, *n, sizeof(*idx), cmp_count, (void *)p);
+	sort_array_r(idx, *n, sizeof(*idx), cmp_count, (void *)p);
 	return idx;
 }
 

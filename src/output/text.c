@@ -182,7 +182,7 @@ static void print_names(const struct profile *p, FILE *f, struct strbuf *sb)
 	}
 	if (!native)
 		return;
-	qsort(mods, nmods, sizeof(*mods), cmp_unnamed);
+	sort_array(mods, nmods, sizeof(*mods), cmp_unnamed);
 	fprintf(f, "Names:     %.1f%% of %" PRIu64 " samples in native code have a function name",
 		pct(named, native), native);
 	for (size_t k = 0; k < nmods && k < NAMES_TOP_MODULES; k++) {
@@ -257,13 +257,18 @@ static void print_header(const struct profile *p, FILE *f)
 			fprintf(f, "Breaks:    %s\n", strbuf_str(&sb));
 		}
 		print_names(p, f, &sb);
-		if (m->stopped_ns_total)
-			fprintf(f, "Stopped:   mean %.1f us, max %.1f us per thread sample\n",
-				(double)m->stopped_ns_total / (double)m->native_stacks / 1e3,
-				(double)m->stopped_ns_max / 1e3);
 		if (m->merge_mismatches)
 			fprintf(f, "Merging:   %" PRIu64 " stacks had Python frames no evaluator frame claimed\n",
 				m->merge_mismatches);
+	}
+	if (m->stopped_ns_total) {
+		/* Files from before "stops" was kept stopped only for native stacks. */
+		uint64_t stops = m->stops ? m->stops : m->native_stacks;
+
+		if (stops)
+			fprintf(f, "Stopped:   mean %.1f us, max %.1f us per thread sample\n",
+				(double)m->stopped_ns_total / (double)stops / 1e3,
+				(double)m->stopped_ns_max / 1e3);
 	}
 	if (m->modules_loaded || m->modules_reused)
 		fprintf(f, "Modules:   %" PRIu64 " files loaded, %" PRIu64 " reused; mappings re-read "
@@ -322,7 +327,7 @@ static void print_top(const struct fn_view *v, FILE *f, const struct output_opts
 		rows[n].total = v->fn_total[i];
 		n++;
 	}
-	qsort(rows, n, sizeof(*rows), by_total ? cmp_total : cmp_self);
+	sort_array(rows, n, sizeof(*rows), by_total ? cmp_total : cmp_self);
 	fprintf(f, "\nTop functions (%s)\n", by_total ? "total" : "self");
 	fprintf(f, "   Self%%  Total%%    Samples  Function\n");
 	for (size_t i = 0; i < n && (int)i < o->limit; i++) {
@@ -373,7 +378,7 @@ static void children_build(struct children *ch, const struct fn_view *v)
 		ch->list[ch->first[parent] + fill[parent]++] = (uint32_t)i;
 	}
 	for (size_t i = 0; i < n; i++)
-		qsort_r(ch->list + ch->first[i], ch->count[i], sizeof(uint32_t), cmp_child, (void *)v);
+		sort_array_r(ch->list + ch->first[i], ch->count[i], sizeof(uint32_t), cmp_child, (void *)v);
 	free(fill);
 }
 
@@ -565,7 +570,7 @@ static void print_time_summary(const struct profile *p, FILE *f, const struct ou
 	order = xmalloc(sizeof(*order) * (p->nthreads ? p->nthreads : 1));
 	for (size_t i = 0; i < p->nthreads; i++)
 		order[i] = (uint32_t)i;
-	qsort_r(order, p->nthreads, sizeof(*order), cmp_thread_cpu, (void *)p);
+	sort_array_r(order, p->nthreads, sizeof(*order), cmp_thread_cpu, (void *)p);
 	for (size_t k = 0; k < p->nthreads; k++) {
 		size_t i = order[k];
 		const struct pf_thread *t = &p->threads[i];

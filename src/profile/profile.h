@@ -75,6 +75,7 @@ struct profile_meta {
 	/* native unwinding (ptrace / bpf backends) */
 	uint64_t native_stacks;      /* stacks unwound */
 	uint64_t native_complete;    /* ... that reached the thread's entry */
+	uint64_t stops;              /* thread stops (ptrace), each one sample */
 	uint64_t stopped_ns_total;   /* time threads were stopped (ptrace) */
 	uint64_t stopped_ns_max;
 	uint64_t fp_steps, cfi_steps;

@@ -41,14 +41,65 @@ static int ptrace_allowed(pid_t pid)
 	return err == -ESRCH ? 0 : err;
 }
 
+/*
+ * Whole stacks unless asked otherwise, where they cost no extra stop: bpf
+ * reads them in the kernel at the interrupt; ptrace in cpu mode stops the
+ * running thread to read it anyway, and the native copy adds little to that
+ * stop (docs/BENCHMARKS.md, "Whole stacks by default"). In ptrace's wall and
+ * gil modes a waiting thread's Python frames are read without a stop, its
+ * native frames only with one: Python frames there unless --native.
+ */
+const char *backend_name(enum backend b)
+{
+	switch (b) {
+	case BACKEND_VM:
+		return "vm";
+	case BACKEND_PTRACE:
+		return "ptrace";
+	case BACKEND_BPF:
+		return "bpf";
+	default:
+		return "auto";
+	}
+}
+
+int backend_whole_stacks_default(enum backend b, enum sample_mode mode)
+{
+	switch (b) {
+	case BACKEND_BPF:
+		return 1;
+	case BACKEND_PTRACE:
+		return mode == MODE_CPU;
+	default:
+		return 0;
+	}
+}
+
+enum backend backend_auto_pick(int bpf_loads, int ptrace_allowed)
+{
+	return bpf_loads ? BACKEND_BPF : ptrace_allowed ? BACKEND_PTRACE : BACKEND_VM;
+}
+
+static void decide_stacks(struct sampler_opts *so, int asked_native)
+{
+	if (!asked_native && !so->python_only)
+		so->native = backend_whole_stacks_default(so->backend, so->mode);
+}
+
 int backend_choose(struct sampler_opts *so, pid_t probe_pid, struct strbuf *why,
 		   struct strbuf *announce)
 {
 	struct strbuf bpf_why = STRBUF_INIT;
-	int err;
+	int asked_native, bpf_ok, err;
 
 	if (so->kernel)
 		so->native = 1;
+	if (so->python_only && (so->native || so->native_all)) {
+		strbuf_addstr(why, "--python-only cannot be given with --native, --kernel or "
+			      "--native-all: choose one view");
+		return -EINVAL;
+	}
+	asked_native = so->native;
 	if (so->backend == BACKEND_VM && so->native) {
 		strbuf_addstr(why, "--native and --kernel need a backend that sees native stacks: "
 			      "--backend ptrace or bpf (or leave --backend out)");
@@ -57,21 +108,29 @@ int backend_choose(struct sampler_opts *so, pid_t probe_pid, struct strbuf *why,
 	if (so->backend == BACKEND_BPF) {
 		if (bpf_backend_probe(why))
 			return -EPERM;
+		decide_stacks(so, asked_native);
 		return 0;
 	}
-	if (so->backend != BACKEND_AUTO)
+	if (so->backend != BACKEND_AUTO) {
+		decide_stacks(so, asked_native);
 		return 0;
-	if (!bpf_backend_probe(&bpf_why)) {
-		so->backend = BACKEND_BPF;
+	}
+	bpf_ok = !bpf_backend_probe(&bpf_why);
+	err = bpf_ok ? 0 : ptrace_allowed(probe_pid);
+	so->backend = backend_auto_pick(bpf_ok, !err);
+	if (so->backend == BACKEND_BPF) {
+		decide_stacks(so, asked_native);
 		strbuf_addstr(announce, so->native ?
 			      "backend bpf: whole stacks at each sample's instant, nothing stopped" :
-			      "backend bpf: each sample read at its instant, nothing stopped");
-	} else if (!(err = ptrace_allowed(probe_pid))) {
-		so->backend = BACKEND_PTRACE;
+			      "backend bpf: Python frames at each sample's instant, nothing stopped");
+	} else if (so->backend == BACKEND_PTRACE) {
+		decide_stacks(so, asked_native);
 		strbuf_addf(announce, "backend ptrace: a running thread is stopped while it is "
-			    "read; bpf is not available: %s", strbuf_str(&bpf_why));
+			    "read%s; bpf is not available: %s",
+			    so->native ? "" : so->python_only ? ", Python frames" :
+			    ", Python frames (--native adds native frames, stopping waiting threads too)",
+			    strbuf_str(&bpf_why));
 	} else if (!so->native) {
-		so->backend = BACKEND_VM;
 		strbuf_addf(announce, "backend vm: reading without stopping the target (ptrace "
 			    "refused: %s; bpf: %s); short functions on call-heavy code may be "
 			    "under-counted (docs/BENCHMARKS.md)", strerror(-err), strbuf_str(&bpf_why));

@@ -427,6 +427,10 @@ void sampler_record_native(struct sampler *s, pid_t tid, uint64_t now)
 	size_t depth, leftover;
 	int complete;
 
+	m->stops += ns->stopped_ns != 0;
+	m->stopped_ns_total += ns->stopped_ns;
+	if (ns->stopped_ns > m->stopped_ns_max)
+		m->stopped_ns_max = ns->stopped_ns;
 	if (!s->opts.native) {
 		if (!ns->py_ok)
 			sampler_record_dropped(s, tid, now);
@@ -446,9 +450,6 @@ void sampler_record_native(struct sampler *s, pid_t tid, uint64_t now)
 		m->fp_steps += ns->uw.fp_steps;
 		m->cfi_steps += ns->uw.cfi_steps;
 	}
-	m->stopped_ns_total += ns->stopped_ns;
-	if (ns->stopped_ns > m->stopped_ns_max)
-		m->stopped_ns_max = ns->stopped_ns;
 	memset(&in, 0, sizeof(in));
 	in.native = ns->unwound ? &ns->uw : NULL;
 	in.syms = s->syms;
@@ -513,7 +514,7 @@ void sampler_finish_meta(struct sampler *s)
 	modules_meta(s);
 	if (!s->nbreaks)
 		return;
-	qsort(s->breaks, s->nbreaks, sizeof(*s->breaks), cmp_break);
+	sort_array(s->breaks, s->nbreaks, sizeof(*s->breaks), cmp_break);
 	if (old)
 		strbuf_addf(&sb, "%s; ", old);
 	for (size_t i = 0; i < s->nbreaks && i < 8; i++)

@@ -33,7 +33,8 @@ enum sample_mode {
 struct sampler_opts {
 	enum backend backend;
 	enum sample_mode mode;
-	int native;               /* unwind native frames */
+	int native;               /* unwind native frames (--native, or backend_choose's default) */
+	int python_only;          /* --python-only: Python frames alone, whatever the backend */
 	int kernel;               /* add kernel frames */
 	int native_all;           /* keep interpreter internals */
 	int no_debuginfod;        /* ask no debuginfod server for debug files */
@@ -59,13 +60,22 @@ enum sampler_stop {
  * Resolve BACKEND_AUTO and check the combination of options: the one rule
  * for which backend a capture gets (bpf when its program loads, else
  * ptrace when it may trace probe_pid (0: a command framewalk starts), else
- * vm for Python-only profiles; vm only when asked otherwise). 0, -EINVAL
+ * vm for Python-only profiles; vm only when asked otherwise), and whether
+ * the capture unwinds whole stacks when neither --native nor --python-only
+ * said (where the backend reads them without stopping more: bpf; ptrace in
+ * cpu mode, which stops the running thread anyway). 0, -EINVAL
  * for a combination that cannot work, -EPERM when the asked-for backend
  * cannot run here; the message is in why. announce gets the one line saying
  * which backend auto chose and why (empty when the user chose).
  */
 int backend_choose(struct sampler_opts *so, pid_t probe_pid, struct strbuf *why,
 		   struct strbuf *announce);
+/* "auto", "vm", "ptrace" or "bpf". */
+const char *backend_name(enum backend b);
+/* The order auto follows: bpf when its program loads, else ptrace when allowed, else vm. */
+enum backend backend_auto_pick(int bpf_loads, int ptrace_allowed);
+/* Whether a capture on backend b in mode unwinds whole stacks unless told otherwise. */
+int backend_whole_stacks_default(enum backend b, enum sample_mode mode);
 /* "vm" / "ptrace" / "bpf" -> backend; "auto" -> BACKEND_AUTO. 0 or -EINVAL. */
 int backend_parse(const char *name, enum backend *out);
 /* One line describing the chosen backend, for the report's header. */

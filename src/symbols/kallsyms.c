@@ -35,7 +35,7 @@ int kallsyms_load(struct kallsyms *k)
 		k->n++;
 	}
 	fclose(f);
-	qsort(k->syms, k->n, sizeof(*k->syms), cmp_ksym);
+	sort_array(k->syms, k->n, sizeof(*k->syms), cmp_ksym);
 	return k->n ? 0 : -EPERM;
 }
 

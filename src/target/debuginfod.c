@@ -105,7 +105,11 @@ void dbgd_end(struct dbgd *c)
 	if (!c)
 		return;
 	c->lib.end(c->client);
-	dlclose(c->lib.handle);
+	/*
+	 * The library stays loaded (as libdw keeps its own dlopen of it): its
+	 * destructor and libcurl's global state are not torn down mid-process,
+	 * and what they hold at exit stays attributable to them.
+	 */
 	free(c);
 }
 

@@ -79,6 +79,6 @@ int pidns_target_tids(struct pidns_tids *m, pid_t **tids, size_t *n)
 	*tids = xmalloc((m->n ? m->n : 1) * sizeof(**tids));
 	for (size_t i = 0; i < m->n; i++)
 		(*tids)[i] = m->v[i].ns;
-	qsort(*tids, *n, sizeof(**tids), cmp_pid);
+	sort_array(*tids, *n, sizeof(**tids), cmp_pid);
 	return 0;
 }

@@ -189,7 +189,7 @@ int proc_tasks(pid_t pid, pid_t **tids, size_t *n)
 		(*tids)[(*n)++] = (pid_t)v;
 	}
 	closedir(d);
-	qsort(*tids, *n, sizeof(**tids), cmp_pid);
+	sort_array(*tids, *n, sizeof(**tids), cmp_pid);
 	return 0;
 }
 

@@ -118,7 +118,7 @@ static void plan(struct mem_snapshot *s)
 	s->nspans = 0;
 	if (!s->nlog)
 		return;
-	qsort(s->log, s->nlog, sizeof(*s->log), cmp_addr);
+	sort_array(s->log, s->nlog, sizeof(*s->log), cmp_addr);
 	for (size_t i = 0; i < s->nlog; i++) {
 		const struct span *l = &s->log[i];
 		struct span *last = s->nspans ? &s->spans[s->nspans - 1] : NULL;
@@ -238,7 +238,7 @@ void snapshot_overlay_ready(struct mem_snapshot *s)
 {
 	size_t keep = 0;
 
-	qsort(s->spans, s->nspans, sizeof(*s->spans), cmp_addr);
+	sort_array(s->spans, s->nspans, sizeof(*s->spans), cmp_addr);
 	/* Drop overlapping copies (a frame seen twice): keep the first. */
 	for (size_t i = 0; i < s->nspans; i++) {
 		if (keep && s->spans[i].addr < s->spans[keep - 1].addr + s->spans[keep - 1].len)

@@ -41,6 +41,18 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 /* Grow *arr (of *alloc elements of size elem) to hold at least need. */
 void *xgrow(void *arr, size_t elem, size_t need, size_t *alloc);
+/* qsort for arrays that may be empty (and NULL then: qsort's base must not be). */
+static inline void sort_array(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+static inline void sort_array_r(void *base, size_t n, size_t size,
+				int (*cmp)(const void *, const void *, void *), void *arg)
+{
+	if (n > 1)
+		qsort_r(base, n, size, cmp, arg);
+}
 
 /* "framewalk: error: ..." on stderr. */
 void fw_error(const char *fmt, ...) PRINTF_LIKE(1, 2);

@@ -353,7 +353,14 @@ class Result:
     def __repr__(self):
         return ("framewalk %s -> exit %s in %.1fs\n--- stdout ---\n%s\n--- stderr ---\n%s"
                 % (" ".join(self.argv[1:]), self.returncode, self.elapsed,
-                   self.stdout[-3000:], self.stderr[-3000:]))
+                   clip(self.stdout), clip(self.stderr)))
+
+
+def clip(text, head=4000, tail=2000):
+    """A long output's start (where a sanitizer names the error) and end."""
+    if len(text) <= head + tail:
+        return text
+    return text[:head] + "\n[... %d characters ...]\n" % (len(text) - head - tail) + text[-tail:]
 
 
 def run_fw(*args, timeout=60, prefix=(), binary=None, input_=None):
@@ -385,9 +392,19 @@ def parse_frame(text):
     return (m.group("name"), m.group("file"), int(m.group("line")))
 
 
-def parse_collapsed(data):
+def is_python_frame(text):
+    """A Python frame of a merged (whole-stack) collapsed line: name (file:line)
+    with a .py file or one of Python's own (<frozen ...>, <string>)."""
+    m = FRAME_RE.match(text)
+    return bool(m) and (m.group("file").endswith(".py") or m.group("file").startswith("<"))
+
+
+def parse_collapsed(data, merged=False):
     """Parse collapsed output (bytes, UTF-8) into a list of
-    (thread_name, tid, [(name, file, line), ...outermost first], count)."""
+    (thread_name, tid, [(name, file, line), ...outermost first], count).
+    merged: the capture has whole stacks; its Python frames are returned, in
+    their order (native and kernel frames are left out). Otherwise every
+    frame must be a Python frame (or a [wait]/<GC> marker)."""
     text = data.decode("utf-8")         # strict: the output must be UTF-8
     assert text == "" or text.endswith("\n"), "collapsed output does not end with a newline"
     out = []
@@ -404,19 +421,20 @@ def parse_collapsed(data):
         try:
             # framewalk's own markers ([wait] ..., <GC>) are not Python frames
             frames = [parse_frame(p) for p in parts[1:]
-                      if not p.startswith("[wait] ") and p != "<GC>"]
+                      if not p.startswith("[wait] ") and p != "<GC>" and
+                      (not merged or is_python_frame(p))]
         except ValueError as e:
             raise AssertionError("collapsed line %d: %s in %r" % (no, e, line))
         out.append((m.group("name"), int(m.group("tid")), frames, int(count)))
     return out
 
 
-def parse_collapsed_waiting(data):
+def parse_collapsed_waiting(data, merged=False):
     """parse_collapsed, with a fifth field: whether the stack ends in a
     [wait] marker (wall mode: the thread was off a CPU)."""
     out = []
     lines = data.decode("utf-8").splitlines()
-    parsed = parse_collapsed(data)
+    parsed = parse_collapsed(data, merged)
     for line, (name, tid, frames, count) in zip(lines, parsed):
         stack = line.rpartition(" ")[0]
         out.append((name, tid, frames, count, stack.split(";")[-1].startswith("[wait] ")))

@@ -183,3 +183,62 @@ def test_several_pids_are_labeled(tmp_path):
     finally:
         w1.stop()
         w2.stop()
+
+
+def _python_then_zlib(names):
+    """compress_report under generate_report, and a zlib frame under it."""
+    if "generate_report" not in names or "compress_report" not in names:
+        return False
+    i = names.index("compress_report")
+    return names.index("generate_report") < i and any(
+        n == "deflate" or n.startswith("libz.so") or "(libz.so" in n for n in names[i + 1:])
+
+
+def test_whole_stacks_by_default_in_every_format(zlib_target, tmp_path):
+    """With no view option, record gives whole stacks (bpf here, root) in every
+    output: the text report says so, and the collapsed, pprof (read back by
+    report), HTML, speedscope and Firefox outputs of the same capture have
+    the Python -> zlib chain; --python-only has no native frame at all."""
+    import json
+    w = zlib_target("py3.12")
+    outs = {ext: tmp_path / ("p." + ext) for ext in
+            ("txt", "collapsed", "pb.gz", "html", "speedscope.json", "gecko.json")}
+    args = []
+    for f in outs.values():
+        args += ["-o", f]
+    r = run_fw("record", "-p", w.pid, "-d", "2", "-r", "300", *args, timeout=60)
+    assert r.returncode == 0, r
+    assert "whole stacks" in r.stderr, r.stderr
+    report = outs["txt"].read_text()
+    assert "Backend:   bpf (perf_event + BPF: Python + native" in report, report[:800]
+    lines = collapsed_lines(outs["collapsed"].read_text())
+    total = sum(c for _, c in lines)
+    good = sum(c for frames, c in lines if _python_then_zlib([f.split(" (")[0] for f in frames]))
+    assert total and good / total >= 0.9, outs["collapsed"].read_text()[:2000]
+    # pprof, read back: the same stacks
+    back = run_fw("report", outs["pb.gz"], "--format", "collapsed", timeout=60)
+    assert back.returncode == 0, back
+    assert sorted(collapsed_lines(back.stdout)) == sorted(lines)
+    # speedscope: frames named in its shared table, samples reaching libz under Python
+    ss = json.loads(outs["speedscope.json"].read_text())
+    names = [f["name"] for f in ss["shared"]["frames"]]
+    reach = 0
+    for prof in ss["profiles"]:
+        for stack, weight in zip(prof["samples"], prof["weights"]):
+            if _python_then_zlib([names[i] for i in stack]):
+                reach += weight
+    assert reach / total >= 0.9, (reach, total)
+    # HTML and Firefox: both kinds of frame are in the data
+    html = outs["html"].read_text()
+    assert "compress_report" in html and "libz.so" in html
+    gecko = outs["gecko.json"].read_text()
+    assert "compress_report" in gecko and "libz.so" in gecko
+    # --python-only: the Python view, no native frame
+    col = tmp_path / "py.collapsed"
+    r = run_fw("record", "-p", w.pid, "-d", "1", "-r", "300", "-q", "--python-only",
+               "-o", col, timeout=60)
+    assert r.returncode == 0, r
+    text = col.read_text()
+    assert "compress_report" in text and "libz" not in text and "_start" not in text, text[:1000]
+    r = run_fw("record", "-p", w.pid, "-d", "1", "--python-only", "--native", timeout=30)
+    assert r.returncode == 2 and "--python-only" in r.stderr, r

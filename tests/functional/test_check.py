@@ -277,6 +277,9 @@ def test_machine_as_root():
     assert env["capabilities"]["CAP_SYS_PTRACE"] is True, env
     assert env["bpf_probe"]["ok"] is True, env
     assert env["uid"] == 0 and isinstance(env["perf_event_paranoid"], int), env
+    # which backend record and top will use, and that record does use it
+    assert re.search(r"^  default: record and top use bpf here: whole stacks", r.stdout, re.M), r
+    assert doc["default_backend"] == "bpf" and doc["default_whole_stacks"] is True, doc
 
 
 @pytest.fixture(scope="module")
@@ -309,6 +312,10 @@ def test_machine_unprivileged(shared_binary):
     for name in ("vm", "ptrace"):
         b = backend(doc, name)
         assert b["status"] == "limited" and "CAP_SYS_PTRACE" in b["reason"], b
+    # own processes through ptrace (what record chooses for them), vm for others
+    assert re.search(r"^  default: record and top use ptrace here \(for the processes ptrace "
+                     r"may read", r.stdout, re.M), r
+    assert doc["default_backend"] == "ptrace", doc
     r = check("--backend", "bpf", prefix=UNPRIVILEGED, binary=shared_binary)
     assert r.returncode == 6, r
 

@@ -104,11 +104,11 @@ def test_output_format_from_extension(workload, tmp_path):
     folded = tmp_path / "report.folded"
     r = run_fw("record", "-p", w.pid, "-d", "1", "-o", folded, timeout=30)
     assert r.returncode == 0, r
-    samples = parse_collapsed(folded.read_bytes())
+    samples = parse_collapsed(folded.read_bytes(), merged=True)
     assert any(f and f[-1][0] in ("hot_a", "hot_b") for _, _, f, _ in samples)
     # --format wins over the extension.
     forced = tmp_path / "forced.txt"
     r = run_fw("record", "-p", w.pid, "-d", "1", "--format", "collapsed", "-o", forced,
                timeout=30)
     assert r.returncode == 0, r
-    assert parse_collapsed(forced.read_bytes())
+    assert parse_collapsed(forced.read_bytes(), merged=True)

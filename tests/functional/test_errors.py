@@ -220,7 +220,7 @@ def test_report_reads_a_recording(workload, tmp_path):
 # -- capture endings ---------------------------------------------------------------
 
 def _hot_samples(data, path):
-    samples = parse_collapsed(data)
+    samples = parse_collapsed(data, merged=True)    # the default: whole stacks
     hot = {"hot_a": 0, "hot_b": 0}
     for _, _, frames, count in samples:
         if frames and frames[-1][1] == path and frames[-1][0] in hot:

@@ -125,12 +125,16 @@ def capture(tmp_path_factory):
     try:
         assert proc.stdout.readline().strip() == "READY"
         time.sleep(0.2)
-        # wall mode: every thread, with [wait] marker frames
-        args = ["record", "-p", proc.pid, "-d", "2", "-r", "200", "-q", "--mode", "wall"]
+        # wall mode: every thread, with [wait] marker frames; the Python view,
+        # whose synthetic mappings the pprof checks know (whole stacks in
+        # every format: test_native.py's test_whole_stacks_in_every_format)
+        args = ["record", "-p", proc.pid, "-d", "2", "-r", "200", "-q", "--mode", "wall",
+                "--python-only"]
         for name in OUTPUTS.values():
             args += ["-o", d / name]
         run(*args, check=True, timeout=60)
-        run("record", "-p", proc.pid, "-d", "0.5", "-q", "--mode", "cpu", "-o", d / "cpu.pb.gz",
+        run("record", "-p", proc.pid, "-d", "0.5", "-q", "--mode", "cpu", "--python-only",
+            "-o", d / "cpu.pb.gz",
             check=True, timeout=60)
     finally:
         proc.kill()

@@ -320,7 +320,9 @@ def hostile():
 def recorded(hostile, formats):
     """One 3-second capture written in every format at once: {fmt: bytes}."""
     outs = {f: os.path.join(hostile.dir, "rec" + FORMAT_EXT[f]) for f in formats}
-    args = ["record", "--mode", "wall", "-q", "-p", hostile.pid, "-d", "3", "-r", "100"]
+    # the Python view: the hostile names are the target's Python names
+    args = ["record", "--mode", "wall", "-q", "-p", hostile.pid, "-d", "3", "-r", "100",
+            "--python-only"]
     for f in formats:
         args += ["-o", outs[f]]
     p = fw(*args, timeout=60)
@@ -360,7 +362,7 @@ def test_collapsed_counts_add_up(recorded, hostile):
 
 def test_text_report_on_stdout(hostile):
     """Without -o the text report goes to stdout: still no control characters."""
-    p = fw("record", "--mode", "wall", "-q", "-p", hostile.pid, "-d", "1")
+    p = fw("record", "--mode", "wall", "-q", "-p", hostile.pid, "-d", "1", "--python-only")
     assert p.returncode == 0, p.stderr.decode("utf-8", "replace")
     assert_terminal_safe(p.stdout, "record's text report")
     assert_terminal_safe(p.stderr, "record's stderr")

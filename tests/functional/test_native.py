@@ -82,7 +82,9 @@ class Frame:
         m = self.LINE_RE.match(text)
         if m:
             self.name, self.file, self.line = m.group("name"), m.group("file"), int(m.group("line"))
-            self.kind = "py" if self.file.endswith(".py") else "native"
+            # Python's own code has files like <frozen importlib._bootstrap>
+            py = self.file.endswith(".py") or self.file.startswith("<")
+            self.kind = "py" if py else "native"
             return
         m = re.match(r"^\[[\w.-]+\]\+0x[0-9a-f]+$", text)
         if m:       # code outside any file: [vdso]+0x..., [anon]+0x...

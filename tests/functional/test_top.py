@@ -145,7 +145,7 @@ def test_top_in_tmux(target, tmux, tmp_path):
 
 def test_top_plain_output(target):
     p = target()
-    r = fw("top", "-p", p.pid, "-d", "2.3", "-n", "5", timeout=30)
+    r = fw("top", "-p", p.pid, "-d", "2.3", "-n", "5", "--python-only", timeout=30)
     tables = [t for t in r.stdout.split("\n\n") if t.strip()]
     assert len(tables) >= 2, r.stdout
     for t in tables:
@@ -160,6 +160,22 @@ def test_top_plain_output(target):
     # the sleeper does not count and top_hot_fn has (nearly) all of it.
     assert float(first_row[0]) >= 80, last
     assert "\x1b" not in r.stdout
+
+
+def test_top_whole_stacks_by_default(target):
+    """Without a view option top shows whole stacks (bpf here): top_hot_fn has
+    (nearly) all the CPU time in total, and the clock reads it makes, native
+    code under it, have self time of their own."""
+    p = target()
+    r = fw("top", "-p", p.pid, "-d", "2.3", "-n", "60", timeout=30)
+    assert "whole stacks" in r.stderr, r.stderr
+    last = [t for t in r.stdout.split("\n\n") if t.strip()][-1].splitlines()
+    rows = {l.split()[4]: l.split() for l in last[3:] if len(l.split()) >= 5}
+    assert "top_hot_fn" in rows and float(rows["top_hot_fn"][1]) >= 80, last
+    python = {"top_hot_fn", "top_worker", "top_idle_thread", "<module>", "run", "_bootstrap",
+              "_bootstrap_inner", "Thread.run", "Thread._bootstrap", "Thread._bootstrap_inner"}
+    native_self = sum(float(v[0]) for k, v in rows.items() if k not in python)
+    assert native_self > 0, last
 
 
 def test_top_ends_with_the_target(target):

@@ -75,10 +75,15 @@ def stop_target(p):
             f.close()
 
 
-def record_async(pid, out_files, seconds=2, rate="997", mode=None):
+def record_async(pid, out_files, seconds=2, rate="997", mode=None, python_only=True):
     """Start `framewalk record -p PID -d SECONDS -r RATE -q -o ...`.
-    997 Hz: a prime rate, so sampling never locks onto a workload's period."""
+    997 Hz: a prime rate, so sampling never locks onto a workload's period.
+    python_only: the Python view (--python-only), whose shares the view
+    tests compute from the workload's own functions; False: the default,
+    whole stacks."""
     argv = [framewalk(), "record", "-p", str(pid), "-d", str(seconds), "-r", rate, "-q"]
+    if python_only:
+        argv.append("--python-only")
     if mode:
         argv += ["--mode", mode]
     for f in out_files:
