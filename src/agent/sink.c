@@ -233,8 +233,7 @@ static void dir_rotate(struct sink *k)
 		total += f[n].size;
 		n++;
 	}
-	if (n)
-		qsort(f, n, sizeof(*f), cmp_file);
+	sort_array(f, n, sizeof(*f), cmp_file);
 	for (size_t i = 0; i < n; i++) {
 		int old = k->dir_max_age_s > 0 && difftime(now, f[i].mtime) > k->dir_max_age_s;
 

@@ -116,8 +116,7 @@ static int scan_dir(struct spool *q, struct strbuf *err)
 		seqs[n++] = seq;
 	}
 	closedir(d);
-	if (n)
-		qsort(seqs, n, sizeof(*seqs), cmp_u64);
+	sort_array(seqs, n, sizeof(*seqs), cmp_u64);
 	for (size_t i = 0; i < n; i++) {
 		char path[4096];
 		struct stat st;

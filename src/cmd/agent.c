@@ -300,8 +300,8 @@ static void build_table(struct agent_opts *o, struct opt *t, size_t max)
 			 opt_rate),
 		OPT_CALL(0, "mode", &o->mode, "M", "cpu (default: threads on a CPU) or wall (every "
 			 "thread)", opt_mode),
-		OPT_BOOL(0, "native", &o->native, "whole stacks even where only ptrace can take them "
-			 "(default: whole stacks with the bpf backend, Python frames otherwise)"),
+		OPT_BOOL(0, "native", &o->native, "whole stacks whatever the backend and mode "
+			 "(default: where they cost no more stopping: bpf, ptrace in cpu mode)"),
 		OPT_BOOL(0, "python-only", &o->python_only, "Python frames only, whatever the backend"),
 		OPT_BOOL(0, "kernel", &o->kernel, "add kernel frames (implies --native)"),
 		OPT_CALL(0, "backend", &o->backend, "B", "auto (default: bpf where it loads, else "
@@ -964,8 +964,7 @@ static pid_t *all_pids(size_t *n)
 		pids[(*n)++] = (pid_t)v;
 	}
 	closedir(d);
-	if (*n)
-		qsort(pids, *n, sizeof(*pids), cmp_pid);
+	sort_array(pids, *n, sizeof(*pids), cmp_pid);
 	return pids;
 }
 
@@ -1217,14 +1216,12 @@ static int choose_sampling(struct agent *a, pid_t probe)
 	so.native = a->o.native;
 	so.kernel = a->o.kernel;
 	so.no_debuginfod = a->o.no_debuginfod;
+	so.python_only = a->o.python_only;
 	so.rate_hz = a->o.rate;
 	so.stop = &cmd_stop_requested;
 	code = cmd_choose_backend("agent", &so, probe);
 	if (code)
 		return code;
-	/* whole stacks where they cost no stop: with bpf */
-	if (!a->o.python_only && so.backend == BACKEND_BPF)
-		so.native = 1;
 	a->so = so;
 	a->so_chosen = 1;
 	say(a, "sampling at %g Hz (%s mode) with the %s backend, %s; a profile per process "
@@ -1295,7 +1292,8 @@ static int run(struct agent *a)
 				fw_warning("the bpf backend failed: %s; going on with ptrace",
 					   strbuf_str(&why));
 				a->so.backend = BACKEND_PTRACE;
-				a->so.native = a->o.native;
+				a->so.native = a->o.native || (!a->o.python_only &&
+					backend_whole_stacks_default(BACKEND_PTRACE, a->so.mode));
 				restart_session(a);
 				continue;
 			}
