@@ -149,6 +149,7 @@ def tvd(a, b):
 REPORT_RE = {
     "dropped": re.compile(r"^Errors: +(\d+) dropped samples \(([\d.]+)%\)", re.M),
     "backend": re.compile(r"^Backend: +(\w+)", re.M),
+    "lost": re.compile(r"^Samples: +(\d+) .*; (\d+) lost to a full ring buffer", re.M),
 }
 
 
@@ -160,6 +161,10 @@ def parse_report(text):
     m = REPORT_RE["backend"].search(text)
     if m:
         out["backend"] = m.group(1)
+    m = REPORT_RE["lost"].search(text)
+    if m:
+        kept, lost = int(m.group(1)), int(m.group(2))
+        out["lost_pct"] = 100.0 * lost / (kept + lost) if kept + lost else 0.0
     return out
 
 
@@ -260,6 +265,8 @@ def main():
     ap.add_argument("--seconds", type=float, default=15)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--json")
+    ap.add_argument("--default-rate", type=int, default=READERS["default"][0],
+                    help="the default reader's rate (Hz): how high it stays right")
     ap.add_argument("--austin", help="Austin's binary: measure it too (pyenv 3.8-3.12)")
     ap.add_argument("--peers", action="store_true",
                     help="measure 3.15's own sampler too (on sid-py3.15; mounts proc in the root)")
@@ -279,12 +286,13 @@ def main():
 
 
 def run(a, fw, names):
+    readers = dict(READERS, default=(a.default_rate, READERS["default"][1]))
     table = {}
     for name in names:
         rows = []
         peers = peers_for(name, a.austin and os.path.abspath(a.austin), a.peers)
         for rep in range(a.reps):
-            res = measure(fw, INTERPS[name], a.seconds, peers=peers,
+            res = measure(fw, INTERPS[name], a.seconds, readers=readers, peers=peers,
                           austin=a.austin and os.path.abspath(a.austin))
             bad = [r for r, v in res.items() if v["returncode"] != 0]
             if bad:
@@ -300,10 +308,12 @@ def run(a, fw, names):
                       % (name, rep + 1, peer, row[peer][0], row[peer][1],
                          row[peer + "_default"][0], row[peer + "_default"][1]), flush=True)
             rows.append(row)
-            print("%-14s rep %d: default(%s) %.1f/%.1f  vm %.1f/%.1f  samples %s  vm dropped %.2f%%"
+            row["lost_pct"] = res["default"].get("lost_pct", 0.0)
+            print("%-14s rep %d: default(%s) %.1f/%.1f  vm %.1f/%.1f  samples %s  vm dropped "
+                  "%.2f%%  default lost %.3f%%"
                   % (name, rep + 1, row["backend"], row["default"][0], row["default"][1],
-                     row["vm"][0], row["vm"][1], row["samples"], row["dropped_pct"]["vm"]),
-                  flush=True)
+                     row["vm"][0], row["vm"][1], row["samples"], row["dropped_pct"]["vm"],
+                     row["lost_pct"]), flush=True)
         table[name] = rows
     print("\nmedian of %d runs of %.0f s each (leaf / whole-stack distance from ptrace, points):"
           % (a.reps, a.seconds))

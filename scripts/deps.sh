@@ -19,6 +19,9 @@ DEB_PKGS="dpkg-dev debhelper"
 # make demo: the Debian-unstable root with python3.15 (scripts/sid-root.sh)
 DEMO_PKGS="mmdebstrap"   # debian/control: Rules-Requires-Root: no, so no fakeroot
 TEST_PKGS="libcmocka-dev python3-pytest mmdebstrap binutils util-linux procps"
+# tests/functional/test_agent.py decodes what the agent sends with the
+# official schemas (protoc builds the descriptors, python3-protobuf the messages)
+TEST_PKGS="$TEST_PKGS protobuf-compiler python3-protobuf"
 # go tool pprof and node (tests/js) read the pprof and JSON outputs. A Node.js
 # that bundles npm (nodesource's) conflicts with Debian's npm package, so the
 # Debian ones are asked for only when there is no npm at all.

@@ -24,6 +24,7 @@ static const struct command commands[] = {
 	{ "diff", cmd_diff, "compare two saved profiles (table, differential flame graph)" },
 	{ "report", cmd_report, "render a saved profile (pprof, collapsed) in any format" },
 	{ "check", cmd_check, "can this machine profile? backends, permissions, frame pointers" },
+	{ "agent", cmd_agent, "profile the host's Python processes all the time; send to Pyroscope, OTLP" },
 };
 
 static void usage(FILE *f)

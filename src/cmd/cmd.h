@@ -1,6 +1,7 @@
 /*
  * The subcommands (one file each, like git's builtin/; check is check.c with
- * its renderers check_text.c and check_json.c) and the helpers they share:
+ * its renderers check_text.c and check_json.c; agent is agent.c over
+ * agent/) and the helpers they share:
  * attaching to a target with one clear message per failure and the exit
  * code for each (attach.c), and the output options of every command that
  * writes profiles (outputs.c). To add a command: write cmd/NAME.c with
@@ -29,6 +30,7 @@ int cmd_top(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_agent(int argc, char **argv);
 
 /*
  * Discover the Python runtime of pid, printing the error and its fix on

@@ -43,6 +43,7 @@ static const struct meta_field {
 	FIELD("python", META_STR, python_version, WHEN_ALWAYS),
 	FIELD("backend", META_STR, backend, WHEN_ALWAYS),
 	FIELD("mode", META_STR, mode, WHEN_ALWAYS),
+	FIELD("labels", META_STR, labels, WHEN_ALWAYS),
 	FIELD("rate_hz", META_RATE, rate_hz, WHEN_ALWAYS),
 	FIELD("ticks_requested", META_U64, ticks_requested, WHEN_ALWAYS),
 	FIELD("ticks_taken", META_U64, ticks_taken, WHEN_ALWAYS),

@@ -73,6 +73,7 @@ void profile_release(struct profile *p)
 	free(p->meta.python_version);
 	free(p->meta.backend);
 	free(p->meta.mode);
+	free(p->meta.labels);
 	free(p->meta.unwind_breaks);
 	free(p->meta.modules_unreadable);
 	free(p->meta.events);

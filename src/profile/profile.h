@@ -72,6 +72,7 @@ struct profile_meta {
 	uint64_t sample_ns_max;
 	uint64_t profiler_cpu_ns;
 	char *mode;                  /* "cpu", "wall" or "gil" */
+	char *labels;                /* "key=value ..." the agent gives each profile, or NULL */
 	/* native unwinding (ptrace / bpf backends) */
 	uint64_t native_stacks;      /* stacks unwound */
 	uint64_t native_complete;    /* ... that reached the thread's entry */

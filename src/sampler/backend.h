@@ -117,6 +117,13 @@ void sampler_release(struct sampler *s, const struct backend_ops *ops);
 /* After the capture: each thread's kernel accounting, the unwind summary. */
 void sampler_finish_threads(struct sampler *s);
 void sampler_finish_meta(struct sampler *s);
+/*
+ * The profile s records into was emptied (session_take_profile): forget
+ * the ids cached into it (thread labels, code objects' names) and the
+ * unwind summary, restart each thread's accounting from now, and drop the
+ * threads that exited.
+ */
+void sampler_profile_reset(struct sampler *s);
 
 /* The loop asked to stop (a signal arrived)? */
 static inline int sampler_stopping(const struct sampler *s)

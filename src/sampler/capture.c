@@ -479,3 +479,47 @@ int session_sample_once(struct session *sess)
 		sampler_finish_meta(sess->targets[i]);
 	return ret;
 }
+
+/* ---- periods (the agent) --------------------------------------------------- */
+
+int session_remove(struct session *sess, pid_t pid)
+{
+	struct sampler *s;
+	size_t i;
+
+	for (i = 0; i < sess->n && sess->targets[i]->target.pid != pid; i++)
+		;
+	if (i == sess->n)
+		return -ESRCH;
+	s = sess->targets[i];
+	sampler_finish_meta(s);
+	sampler_finish_threads(s);
+	if (!sess->exited[i])
+		target_ended(sess, i, SAMPLER_STOP_HOOK);
+	/* A running backend forgets it now (bpf: its entries in the maps). */
+	if (sess->backend && sess->ops->refresh)
+		sess->ops->refresh(sess, fw_now_ns());
+	sampler_release(s, sess->ops);
+	free(s);
+	memmove(&sess->targets[i], &sess->targets[i + 1], (sess->n - i - 1) * sizeof(*sess->targets));
+	memmove(&sess->exited[i], &sess->exited[i + 1], (sess->n - i - 1) * sizeof(*sess->exited));
+	sess->n--;
+	return 0;
+}
+
+void session_take_profile(struct session *sess, struct profile *out)
+{
+	struct timespec wall;
+
+	for (size_t i = 0; i < sess->n; i++) {
+		sampler_finish_meta(sess->targets[i]);
+		sampler_finish_threads(sess->targets[i]);
+	}
+	*out = *sess->prof;
+	profile_init(sess->prof);
+	sess->prof->meta.rate_hz = out->meta.rate_hz;
+	clock_gettime(CLOCK_REALTIME, &wall);
+	sess->prof->meta.start_unix_ns = (uint64_t)wall.tv_sec * 1000000000ull + (uint64_t)wall.tv_nsec;
+	for (size_t i = 0; i < sess->n; i++)
+		sampler_profile_reset(sess->targets[i]);
+}

@@ -29,6 +29,8 @@
  */
 #define STATE_MAX_AGE_NS 0ull
 #define TIDS_REFRESH_NS 200000000ull
+/* A thread label not (yet) in the profile: after sampler_profile_reset. */
+#define THREAD_NONE UINT32_MAX
 
 int sampler_init(struct sampler *s, const struct py_target *t, struct profile *prof,
 		 const struct sampler_opts *opts, const struct backend_ops *ops,
@@ -108,7 +110,7 @@ uint32_t sampler_thread(struct sampler *s, pid_t tid, uint64_t now)
 
 	if (c) {
 		c->seen_last_ns = now;
-		if (now - c->refreshed_ns < NAME_REFRESH_NS)
+		if (c->thread != THREAD_NONE && now - c->refreshed_ns < NAME_REFRESH_NS)
 			return c->thread;
 		/* CPU time going backwards: the kernel reused the tid for a new thread. */
 		if (tid > 0 && !taskstat_cpu_ns(&s->tasks, tid, &cpu) && cpu < c->cpu_last_ns) {
@@ -151,8 +153,11 @@ void sampler_finish_threads(struct sampler *s)
 
 	for (size_t i = 0; i < s->nnames; i++) {
 		struct thread_name_cache *c = &s->names[i];
-		struct pf_thread *t = &s->prof->threads[c->thread];
+		struct pf_thread *t;
 
+		if (c->thread == THREAD_NONE)
+			continue;          /* not seen since the profile was emptied */
+		t = &s->prof->threads[c->thread];
 		if (c->tid > 0 && !taskstat_cpu_ns(&s->tasks, c->tid, &cpu)) {
 			c->cpu_last_ns = cpu;
 			c->seen_last_ns = now;
@@ -160,6 +165,34 @@ void sampler_finish_threads(struct sampler *s)
 		t->cpu_ns = c->cpu_last_ns >= c->cpu_first_ns ? c->cpu_last_ns - c->cpu_first_ns : 0;
 		t->wall_ns = c->seen_last_ns >= c->seen_first_ns ? c->seen_last_ns - c->seen_first_ns : 0;
 	}
+}
+
+void sampler_profile_reset(struct sampler *s)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < s->nnames; i++) {
+		struct thread_name_cache c = s->names[i];
+
+		if (sampler_thread_gone(s, c.tid))
+			continue;
+		c.thread = THREAD_NONE;
+		c.refreshed_ns = 0;
+		c.cpu_first_ns = c.cpu_last_ns;
+		c.seen_first_ns = c.seen_last_ns;
+		s->names[kept++] = c;
+	}
+	s->nnames = kept;
+	/* Code objects keep their names; only the string ids go. */
+	for (size_t i = 0; i < s->reader.codes_cap; i++) {
+		if (s->reader.codes[i]) {
+			s->reader.codes[i]->user_name = 0;
+			s->reader.codes[i]->user_file = 0;
+		}
+	}
+	for (size_t i = 0; i < s->nbreaks; i++)
+		free(s->breaks[i].module);
+	s->nbreaks = 0;
 }
 
 int sampler_mode_filter(struct sampler *s, pid_t tid, uint64_t tstate, uint64_t gil_holder,

@@ -128,6 +128,24 @@ int session_has(const struct session *sess, pid_t pid);
 const struct py_target *session_target(const struct session *sess, size_t i);
 /* The capture: until the duration, a stop request, every target's exit or the hook. */
 int session_run(struct session *sess, const struct capture_hook *hook, struct strbuf *why);
+/*
+ * For a capture cut into periods (agent), from the hook between two passes:
+ *
+ * session_remove: stop sampling pid and release its target; what it
+ * recorded stays in the profile, with its threads' accounting so far.
+ * 0 or -ESRCH when it is not a target.
+ */
+int session_remove(struct session *sess, pid_t pid);
+/*
+ * session_take_profile: move everything gathered since the start (or the
+ * last call) into *out, an uninitialised profile the caller then owns and
+ * releases, with each thread's accounting and the unwind summary as the
+ * end of session_run writes them; sampling goes on into a fresh, empty
+ * profile (same rate; the caller sets the rest of its meta), so memory
+ * stays bounded by one period's stacks. The targets' cached profile ids
+ * are forgotten with the old contents.
+ */
+void session_take_profile(struct session *sess, struct profile *out);
 /* One sample of every thread of every target (dump). 0 or -errno (-EPERM: refused). */
 int session_sample_once(struct session *sess);
 /* "vm", "ptrace" or "bpf". */

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <strings.h>
 
+#include "util/file.h"
 #include "util/options.h"
 #include "util/util.h"
 
@@ -60,6 +61,40 @@ int parse_pid(const char *s, int *pid)
 	if (parse_long(s, &v) || v <= 0 || v > 0x3fffffff)
 		return -EINVAL;
 	*pid = (int)v;
+	return 0;
+}
+
+int parse_size(const char *s, uint64_t *bytes)
+{
+	static const char units[] = "kmgt";
+	unsigned long long v;
+	double mult = 1;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -EINVAL;
+	if (*end) {
+		const char *u = strchr(units, tolower((unsigned char)*end));
+
+		if (!u)
+			return -EINVAL;
+		for (const char *k = units; k <= u; k++)
+			mult *= 1024;
+		end++;
+		if (*end == 'i' || *end == 'I')
+			end++;
+		if (*end == 'b' || *end == 'B')
+			end++;
+		if (*end)
+			return -EINVAL;
+	}
+	if ((double)v * mult > 9.0e18)
+		return -EINVAL;
+	*bytes = (uint64_t)v * (uint64_t)mult;
 	return 0;
 }
 
@@ -247,6 +282,139 @@ int opts_parse(const struct opt_command *cmd, int argc, char **argv, int *nargs)
 		argv[1 + n++] = argv[i];
 	*nargs = n;
 	return 0;
+}
+
+/* ---- configuration files ----------------------------------------------------- */
+
+#define CONFIG_MAX_BYTES (1u << 20)
+
+static const struct opt *find_exact(const struct opt *opts, const char *name, size_t len)
+{
+	for (const struct opt *o = opts; o->type != OPT_END; o++)
+		if (o->long_name && strlen(o->long_name) == len && !strncmp(o->long_name, name, len))
+			return o;
+	return NULL;
+}
+
+/* A flag's value: 1 set, 0 cleared, -1 not a yes or no. */
+static int flag_value(const char *v)
+{
+	static const char *const yes[] = { "yes", "true", "on", "1" };
+	static const char *const no[] = { "no", "false", "off", "0" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(yes); i++) {
+		if (!strcasecmp(v, yes[i]))
+			return 1;
+		if (!strcasecmp(v, no[i]))
+			return 0;
+	}
+	return -1;
+}
+
+static void add_arg(int *argc, char ***argv, size_t *alloc, char *arg)
+{
+	*argv = xgrow(*argv, sizeof(**argv), (size_t)*argc + 2, alloc);
+	(*argv)[(*argc)++] = arg;
+	(*argv)[*argc] = NULL;
+}
+
+/* One line of a configuration file (NUL-terminated, no newline). 0 or -EINVAL. */
+static int file_line(const struct opt_command *cmd, char *line, int *argc, char ***argv,
+		     size_t *alloc, struct strbuf *msg)
+{
+	char *name = line + strspn(line, " \t"), *v, *end;
+	size_t len = strcspn(name, " \t=");
+	const struct opt *o;
+	struct strbuf arg = STRBUF_INIT;
+	int set;
+
+	if (!*name || *name == '#')
+		return 0;
+	o = find_exact(cmd->opts, name, len);
+	if (!o) {
+		strbuf_addf(msg, "unknown option '%.*s'", (int)len, name);
+		return -EINVAL;
+	}
+	v = name + len;
+	v += strspn(v, " \t");
+	if (*v == '=')
+		v += 1 + strspn(v + 1, " \t");
+	end = v + strlen(v);
+	while (end > v && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+		*--end = '\0';
+	if (end - v >= 2 && *v == '"' && end[-1] == '"') {
+		*--end = '\0';
+		v++;
+	}
+	if (!takes_value(o)) {
+		set = *v ? flag_value(v) : 1;
+		if (set < 0) {
+			strbuf_addf(msg, "'%s' is a flag: give yes or no, not '%s'", o->long_name, v);
+			return -EINVAL;
+		}
+		if (set) {
+			strbuf_addf(&arg, "--%s", o->long_name);
+			add_arg(argc, argv, alloc, strbuf_detach(&arg));
+		}
+		return 0;
+	}
+	if (!*v && !(o->flags & OPT_OPTARG)) {
+		strbuf_addf(msg, "'%s' needs a value", o->long_name);
+		return -EINVAL;
+	}
+	strbuf_addf(&arg, "--%s", o->long_name);
+	if (*v)
+		strbuf_addf(&arg, "=%s", v);
+	add_arg(argc, argv, alloc, strbuf_detach(&arg));
+	return 0;
+}
+
+int opts_file_args(const struct opt_command *cmd, const char *path, int *argc, char ***argv,
+		   struct strbuf *err)
+{
+	struct strbuf text = STRBUF_INIT, msg = STRBUF_INIT;
+	size_t alloc = 0;
+	char *line, *next;
+	int ret, no = 0;
+
+	*argc = 0;
+	*argv = NULL;
+	ret = read_file_bounded(path, CONFIG_MAX_BYTES, &text);
+	if (ret) {
+		strbuf_addf(err, "%s: %s", path, ret == -EFBIG ? "larger than 1 MiB" : strerror(-ret));
+		strbuf_release(&text);
+		return ret;
+	}
+	if (text.len && memchr(text.buf, '\0', text.len)) {
+		strbuf_addf(err, "%s: not a text file (it holds a NUL byte)", path);
+		strbuf_release(&text);
+		return -EINVAL;
+	}
+	add_arg(argc, argv, &alloc, xstrdup(cmd->name));
+	for (line = text.buf; line && !ret; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		no++;
+		ret = file_line(cmd, line, argc, argv, &alloc, &msg);
+		if (ret)
+			strbuf_addf(err, "%s:%d: %s", path, no, strbuf_str(&msg));
+	}
+	strbuf_release(&msg);
+	strbuf_release(&text);
+	if (ret) {
+		opts_file_free(*argc, *argv);
+		*argc = 0;
+		*argv = NULL;
+	}
+	return ret;
+}
+
+void opts_file_free(int argc, char **argv)
+{
+	for (int i = 0; i < argc; i++)
+		free(argv[i]);
+	free(argv);
 }
 
 /* ---- the help -------------------------------------------------------------- */

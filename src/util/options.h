@@ -12,6 +12,7 @@
 #define FRAMEWALK_UTIL_OPTIONS_H
 
 #include <stdarg.h>
+#include <stdint.h>
 
 #include "util/strbuf.h"
 #include "util/util.h"
@@ -21,6 +22,8 @@
 int parse_rate(const char *s, double *hz);
 int parse_seconds(const char *s, double *secs);
 int parse_pid(const char *s, int *pid);
+/* A size in bytes: "1048576", "512k", "64M", "1G", "2T" (binary multiples; "KiB", "MB" too). */
+int parse_size(const char *s, uint64_t *bytes);
 
 enum opt_type {
 	OPT_END = 0,            /* the end of a table */
@@ -79,6 +82,24 @@ struct opt_command {
  * message printed.
  */
 int opts_parse(const struct opt_command *cmd, int argc, char **argv, int *nargs);
+
+/*
+ * A configuration file as the arguments of cmd's command line, so a file
+ * and the flags are parsed by the same table (opts_parse; a later argument
+ * wins where an option keeps one value). Each line is "name = value" or
+ * "name value" (a long option's name without "--"; the value may be in
+ * double quotes), or a flag's "name" alone or "name = yes|no|true|false|
+ * on|off|1|0"; '#' starts a comment line, blank lines are skipped. A flag
+ * set becomes "--name", a flag cleared nothing, anything else
+ * "--name=value". On success *argv holds argv[0] = cmd->name and the
+ * arguments, NULL-terminated, *argc their count (free with
+ * opts_file_free). 0; -errno when the file cannot be read; -EINVAL for an
+ * unknown name, a missing value or a bad flag value, with "PATH:LINE: ..."
+ * in err.
+ */
+int opts_file_args(const struct opt_command *cmd, const char *path, int *argc, char ***argv,
+		   struct strbuf *err);
+void opts_file_free(int argc, char **argv);
 
 /* The --help text of cmd: usage, about, one entry per listed option, footer. */
 void opts_print_help(const struct opt_command *cmd, FILE *f);

@@ -124,3 +124,25 @@ void outfile_abort(struct outfile *of)
 	free(of->path);
 	memset(of, 0, sizeof(*of));
 }
+
+int outfile_mkdirs(const char *dir, mode_t mode)
+{
+	char path[4096];
+
+	if (!*dir)
+		return -EINVAL;
+	if (xsnprintf(path, sizeof(path), "%s", dir) < 0)
+		return -ENAMETOOLONG;
+	for (char *p = path + 1;; p++) {
+		char c = *p;
+
+		if (c != '/' && c != '\0')
+			continue;
+		*p = '\0';
+		if (mkdir(path, mode) && errno != EEXIST)
+			return -errno;
+		*p = c;
+		if (!c)
+			return 0;
+	}
+}

@@ -9,6 +9,7 @@
 #define FRAMEWALK_UTIL_OUTFILE_H
 
 #include <stdio.h>
+#include <sys/types.h>
 
 struct outfile {
 	char *path;        /* destination; NULL or "-" means stdout */
@@ -22,5 +23,8 @@ int outfile_open(struct outfile *of, const char *path);
 int outfile_commit(struct outfile *of);
 /* Remove the temporary file without touching the destination. */
 void outfile_abort(struct outfile *of);
+
+/* Create dir and its missing parents with mode (an existing one is kept as it is). 0 or -errno. */
+int outfile_mkdirs(const char *dir, mode_t mode);
 
 #endif

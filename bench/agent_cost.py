@@ -1,0 +1,167 @@
+#!/usr/bin/python3
+"""The cost of `framewalk agent` (issue 14's goal: under 1% of one core and
+under 50 MB RSS for 20 Python processes at 49 Hz).
+
+Starts --procs Python services (default 20) that each use about --duty of a
+core (default 5%: a pure-Python loop for 1 ms out of 20 ms, so the machine
+is not saturated and cpu-mode sampling sees what a quiet fleet host shows),
+and one agent choosing them all (--match on a tag) at --rate 49 Hz with its
+default backend (bpf: whole stacks), a --period of 5 s, sending every
+period to a local OTLP receiver (this script: it counts requests and bytes)
+and to a rotated --dir. After --warmup seconds, the agent's CPU (utime +
+stime of /proc/PID/stat) is read over --windows consecutive windows of
+--window seconds; the figure is the median share of one core, with the
+smallest and largest. RSS is VmRSS (and its anonymous part, RssAnon) at
+the end of each window; the figure is the largest.
+
+  bench/agent_cost.py build/framewalk [--procs 20] [--rate 49] [--warmup 10]
+                      [--window 10] [--windows 4] [--python PATH]
+
+Run as root (the agent reads other processes). Prints one table; writes
+nothing else. Every process it starts ends with it.
+"""
+import argparse
+import http.server
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+
+WORKER = r"""
+import sys, time
+def service_hot(n):
+    x = 0
+    for i in range(n):
+        x += i * i
+    return x
+busy, idle = float(sys.argv[1]), float(sys.argv[2])
+sys.stdout.write("READY\n"); sys.stdout.flush()
+while True:
+    end = time.perf_counter() + busy
+    while time.perf_counter() < end:
+        service_hot(200)
+    time.sleep(idle)
+"""
+
+
+def proc_cpu_s(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def proc_status(pid, key):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    return 0
+
+
+class Receiver(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+
+def start_receiver(counts):
+    class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *a):
+            pass
+
+        def do_POST(self):
+            n = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(n)
+            counts["requests"] += 1
+            counts["bytes"] += len(body)
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+    srv = Receiver(("127.0.0.1", 0), Handler)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    return srv
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("framewalk")
+    ap.add_argument("--procs", type=int, default=20)
+    ap.add_argument("--rate", type=float, default=49)
+    ap.add_argument("--duty", type=float, default=0.05)
+    ap.add_argument("--period", type=float, default=5)
+    ap.add_argument("--warmup", type=float, default=10)
+    ap.add_argument("--window", type=float, default=10)
+    ap.add_argument("--windows", type=int, default=4)
+    ap.add_argument("--python", default=os.path.expanduser("~/.pyenv/versions/3.12.1/bin/python"))
+    ap.add_argument("--agent-args", default="", help="more agent options, space-separated")
+    a = ap.parse_args()
+
+    tag = "fwcost-" + uuid.uuid4().hex[:8]
+    tmp = tempfile.mkdtemp(prefix="agent-cost-")
+    counts = {"requests": 0, "bytes": 0}
+    srv = start_receiver(counts)
+    workers, agent = [], None
+    cycle = 0.020
+    try:
+        for _ in range(a.procs):
+            w = subprocess.Popen([a.python, "-c", WORKER, str(cycle * a.duty),
+                                  str(cycle * (1 - a.duty)), tag],
+                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)
+            w.stdout.readline()
+            workers.append(w)
+        argv = [a.framewalk, "agent", "--match", tag, "-r", str(a.rate), "--period", str(a.period),
+                "--scan", "5", "--otlp", "http://127.0.0.1:%d" % srv.server_address[1],
+                "--dir", os.path.join(tmp, "out"), "--dir-max-bytes", "16M",
+                "--status", "0"] + a.agent_args.split()
+        agent = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                 stderr=open(os.path.join(tmp, "agent.err"), "w"))
+        time.sleep(a.warmup)
+        if agent.poll() is not None:
+            sys.exit("the agent exited: " + open(os.path.join(tmp, "agent.err")).read())
+        shares, rss, anon = [], [], []
+        for _ in range(a.windows):
+            c0, t0 = proc_cpu_s(agent.pid), time.monotonic()
+            time.sleep(a.window)
+            c1, t1 = proc_cpu_s(agent.pid), time.monotonic()
+            shares.append(100.0 * (c1 - c0) / (t1 - t0))
+            rss.append(proc_status(agent.pid, "VmRSS"))
+            anon.append(proc_status(agent.pid, "RssAnon"))
+        agent.send_signal(signal.SIGTERM)
+        agent.wait(timeout=30)
+        err = open(os.path.join(tmp, "agent.err")).read()
+        first = err.splitlines()[0] if err else ""
+        print("framewalk agent cost: %d Python processes (%.0f%% of a core each), %g Hz, "
+              "period %g s, OTLP + --dir" % (a.procs, a.duty * 100, a.rate, a.period))
+        print("  %s" % first)
+        print("  agent CPU, %% of one core, %d windows of %g s after %g s: median %.2f "
+              "(min %.2f, max %.2f)" % (a.windows, a.window, a.warmup, statistics.median(shares),
+                                        min(shares), max(shares)))
+        print("  agent RSS: max %.1f MB (anonymous %.1f MB); per window: %s MB" % (
+            max(rss) / 1024, max(anon) / 1024, ", ".join("%.1f" % (r / 1024) for r in rss)))
+        print("  OTLP: %d requests, %.1f kB each on average" % (
+            counts["requests"], counts["bytes"] / max(1, counts["requests"]) / 1024))
+        last = [l for l in err.splitlines() if " periods, " in l]
+        if last:
+            print("  agent's last status line: %s" % last[-1])
+        goal = statistics.median(shares) < 1.0 and max(rss) < 50 * 1024
+        print("  goal (< 1%% CPU, < 50 MB RSS): %s" % ("met" if goal else "NOT met"))
+    finally:
+        if agent and agent.poll() is None:
+            agent.kill()
+            agent.wait()
+        for w in workers:
+            w.kill()
+            w.wait()
+        srv.shutdown()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1388 @@
+/*
+ * framewalk agent: continuous profiling of a host's Python processes. It
+ * runs one long capture (sampler.h) over every process its selectors
+ * choose, adding the ones that start and removing the ones that exit
+ * between two passes of the capture loop (the hook), and at every period
+ * boundary takes the period's profile out of the running session
+ * (session_take_profile: no gap, no sample lost, memory bounded by one
+ * period), splits it by process and hands it to the destinations
+ * (agent/sink.h), which deliver on their own thread. SIGTERM and SIGINT
+ * end the current period early and deliver it; SIGHUP reads the
+ * configuration again; SIGUSR1 prints the status line now. docs/AGENT.md.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent/http.h"
+#include "agent/period.h"
+#include "agent/procinfo.h"
+#include "agent/select.h"
+#include "agent/sink.h"
+#include "cmd/cmd.h"
+#include "output/output.h"
+#include "sampler/sampler.h"
+#include "target/proc.h"
+#include "util/file.h"
+#include "util/options.h"
+#include "util/outfile.h"
+#include "util/strbuf.h"
+#include "util/util.h"
+
+#define NS 1000000000ull
+#define DEFAULT_RATE 19.0
+#define DEFAULT_PERIOD 15.0
+#define DEFAULT_SCAN 5.0
+#define DEFAULT_TIMEOUT 10.0
+#define DEFAULT_FLUSH 10.0
+#define DEFAULT_STATUS 60.0
+#define DEFAULT_DIR_MAX (1ull << 30)
+#define DEFAULT_SPOOL_DISK (256ull << 20)
+#define DEFAULT_SPOOL_MEMORY (16ull << 20)
+#define DEFAULT_SPOOL_ITEMS 10000
+#define RELOAD_FLUSH_NS (2ull * NS)
+/* A process this young that is not Python yet may be starting it: look again. */
+#define YOUNG_NS (10ull * NS)
+/* How often an older process that was not Python is looked at again (an exec). */
+#define RECHECK_NS (60ull * NS)
+#define MAX_SINKS 4
+
+/* ---- options -------------------------------------------------------------- */
+
+struct agent_opts {
+	struct select_set sel;
+	int all_python;
+	double rate, period, scan;
+	enum sample_mode mode;
+	int native, python_only, kernel, no_debuginfod;
+	enum backend backend;
+	const char *pyroscope, *pyroscope_api, *pyroscope_user, *pyroscope_password;
+	const char *pyroscope_token, *pyroscope_tenant;
+	const char *otlp;
+	char **otlp_headers;
+	size_t notlp_headers;
+	const char *dir;
+	uint64_t dir_max_bytes;
+	double dir_max_age;
+	const char *spool;
+	uint64_t spool_max_bytes;
+	long spool_max_items;
+	double timeout, flush_timeout;
+	char **labels;
+	size_t nlabels;
+	const char *hostname;
+	const char *config;
+	int once;
+	double status;
+	const char *metrics_file;
+	int quiet;
+	/* the configuration file's arguments: strings above may point into them */
+	int file_argc;
+	char **file_argv;
+	int in_file;            /* parsing the file now */
+};
+
+static void add_string(char ***arr, size_t *n, const char *s)
+{
+	*arr = xrealloc(*arr, (*n + 1) * sizeof(**arr));
+	(*arr)[(*n)++] = xstrdup(s);
+}
+
+static void free_strings(char **arr, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(arr[i]);
+	free(arr);
+}
+
+static void opts_release(struct agent_opts *o)
+{
+	select_release(&o->sel);
+	free_strings(o->otlp_headers, o->notlp_headers);
+	free_strings(o->labels, o->nlabels);
+	opts_file_free(o->file_argc, o->file_argv);
+	memset(o, 0, sizeof(*o));
+}
+
+static int opt_pid(const struct opt *op, const char *arg, struct strbuf *err)
+{
+	struct agent_opts *o = op->value;
+	int pid;
+
+	if (parse_pid(arg, &pid)) {
+		strbuf_addf(err, "bad process id: '%s'", arg);
+		return -1;
+	}
+	select_add_pid(&o->sel, pid);
+	return 0;
+}
+
+static int opt_exe(const struct opt *op, const char *arg, struct strbuf *err)
+{
+	(void)err;
+	select_add_exe(&((struct agent_opts *)op->value)->sel, arg);
+	return 0;
+}
+
+static int opt_match(const struct opt *op, const char *arg, struct strbuf *err)
+{
+	return select_add_cmdline(&((struct agent_opts *)op->value)->sel, arg, err) ? -1 : 0;
+}
+
+static int opt_container(const struct opt *op, const char *arg, struct strbuf *err)
+{
+	for (const char *c = arg; *c; c++) {
+		if (!((*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'f'))) {
+			strbuf_addf(err, "bad container id: '%s' (hex digits, its first 12 or all 64)", arg);
+			return -1;
+		}
+	}
+	if (!*arg) {
+		strbuf_addstr(err, "empty container id");
+		return -1;
+	}
+	select_add_container(&((struct agent_opts *)op->value)->sel, arg);
+	return 0;
+}
+
+static int opt_cgroup(const struct opt *op, const char *arg, struct strbuf *err)
+{
+	(void)err;
+	select_add_cgroup(&((struct agent_opts *)op->value)->sel, arg);
+	return 0;
+}
+
+static int opt_rate(const struct opt *op, const char *arg, struct strbuf *err)
+{
+	if (parse_rate(arg, op->value) || *(double *)op->value > 10000) {
+		strbuf_addf(err, "bad rate: '%s' (e.g. 19, 49, 99; 1 Hz to 10 kHz)", arg);
+		return -1;
+	}
+	return 0;
+}
+
+static int opt_seconds(const struct opt *op, const char *arg, struct strbuf *err)
+{
+	if (parse_seconds(arg, op->value)) {
+		strbuf_addf(err, "bad --%s: '%s' (seconds, e.g. 15 or 2.5)", op->long_name, arg);
+		return -1;
+	}
+	return 0;
+}
+
+static int opt_size(const struct opt *op, const char *arg, struct strbuf *err)
+{
+	if (parse_size(arg, op->value)) {
+		strbuf_addf(err, "bad --%s: '%s' (bytes, e.g. 64M or 1G)", op->long_name, arg);
+		return -1;
+	}
+	return 0;
+}
+
+static int opt_count(const struct opt *op, const char *arg, struct strbuf *err)
+{
+	long v;
+
+	if (parse_long(arg, &v) || v < 1 || v > 10000000) {
+		strbuf_addf(err, "bad --%s: '%s' (a number from 1)", op->long_name, arg);
+		return -1;
+	}
+	*(long *)op->value = v;
+	return 0;
+}
+
+static int opt_mode(const struct opt *op, const char *arg, struct strbuf *err)
+{
+	if (!strcmp(arg, "cpu"))
+		*(enum sample_mode *)op->value = MODE_CPU;
+	else if (!strcmp(arg, "wall"))
+		*(enum sample_mode *)op->value = MODE_WALL;
+	else {
+		strbuf_addf(err, "unknown mode: '%s' (cpu or wall)", arg);
+		return -1;
+	}
+	return 0;
+}
+
+static int opt_backend(const struct opt *op, const char *arg, struct strbuf *err)
+{
+	if (backend_parse(arg, op->value)) {
+		strbuf_addf(err, "unknown backend: '%s' (auto, bpf, ptrace or vm)", arg);
+		return -1;
+	}
+	return 0;
+}
+
+static int opt_header(const struct opt *op, const char *arg, struct strbuf *err)
+{
+	struct agent_opts *o = op->value;
+	const char *colon = strchr(arg, ':');
+
+	if (!colon || colon == arg || strchr(arg, '\n') || strchr(arg, '\r')) {
+		strbuf_addf(err, "bad header: '%s' (give \"Name: value\")", arg);
+		return -1;
+	}
+	add_string(&o->otlp_headers, &o->notlp_headers, arg);
+	return 0;
+}
+
+static int opt_label(const struct opt *op, const char *arg, struct strbuf *err)
+{
+	struct agent_opts *o = op->value;
+	const char *eq = strchr(arg, '=');
+
+	if (!eq || eq == arg) {
+		strbuf_addf(err, "bad label: '%s' (give key=value)", arg);
+		return -1;
+	}
+	for (const char *c = arg; c < eq; c++) {
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+		      *c == '_' || *c == '.')) {
+			strbuf_addf(err, "bad label key in '%s' (letters, digits, '_' and '.')", arg);
+			return -1;
+		}
+	}
+	add_string(&o->labels, &o->nlabels, arg);
+	return 0;
+}
+
+static int opt_config(const struct opt *op, const char *arg, struct strbuf *err)
+{
+	struct agent_opts *o = op->value;
+
+	if (o->in_file) {
+		strbuf_addstr(err, "a configuration file cannot name another one (config)");
+		return -1;
+	}
+	o->config = arg;
+	return 0;
+}
+
+static const char agent_usage[] =
+	"usage: framewalk agent [-p PID... | --all-python | --match REGEX ...] [-r HZ]\n"
+	"                       [--period SECS] [--pyroscope URL] [--otlp URL] [--dir DIR]\n"
+	"                       [--spool DIR] [--once] [--config FILE]\n";
+
+static const char agent_about[] =
+	"Profile the host's Python processes all the time, at a low rate, and send\n"
+	"every period one profile per process (pprof, with labels) to Pyroscope, an\n"
+	"OpenTelemetry collector or a directory. New processes are picked up and\n"
+	"exited ones dropped; a destination that is down gets what was queued when it\n"
+	"comes back. SIGTERM sends the current period and exits, SIGHUP reads the\n"
+	"configuration again, SIGUSR1 prints the status line.\n";
+
+static const char agent_footer[] =
+	"Selectors: -p adds processes by id; the others make the agent look at every\n"
+	"process of the host and take the Python ones that pass each kind of filter\n"
+	"given (any pattern of a kind). The configuration file holds the same options,\n"
+	"one \"name = value\" per line; the command line wins. The static build has\n"
+	"no HTTP: it writes --dir only. See docs/AGENT.md.\n";
+
+static void build_table(struct agent_opts *o, struct opt *t, size_t max)
+{
+	const struct opt table[] = {
+		OPT_CALL('p', "pid", o, "PID", "profile this process (may be given several times)",
+			 opt_pid),
+		OPT_BOOL(0, "all-python", &o->all_python, "every Python process of the host"),
+		OPT_CALL(0, "exe", o, "GLOB", "only executables matching GLOB (e.g. "
+			 "'*/python3.12'; may repeat)", opt_exe),
+		OPT_CALL(0, "match", o, "REGEX", "only command lines matching the extended regular "
+			 "expression (may repeat)", opt_match),
+		OPT_CALL(0, "container", o, "ID", "only processes of the container whose id starts "
+			 "with ID (may repeat)", opt_container),
+		OPT_CALL(0, "cgroup", o, "GLOB", "only processes whose cgroup path matches GLOB "
+			 "(may repeat)", opt_cgroup),
+		OPT_CALL('r', "rate", &o->rate, "HZ", "samples per second of each thread (default 19)",
+			 opt_rate),
+		OPT_CALL(0, "mode", &o->mode, "M", "cpu (default: threads on a CPU) or wall (every "
+			 "thread)", opt_mode),
+		OPT_BOOL(0, "native", &o->native, "whole stacks whatever the backend and mode "
+			 "(default: where they cost no more stopping: bpf, ptrace in cpu mode)"),
+		OPT_BOOL(0, "python-only", &o->python_only, "Python frames only, whatever the backend"),
+		OPT_BOOL(0, "kernel", &o->kernel, "add kernel frames (implies --native)"),
+		OPT_CALL(0, "backend", &o->backend, "B", "auto (default: bpf where it loads, else "
+			 "ptrace, else vm), bpf, ptrace or vm", opt_backend),
+		OPT_BOOL(0, "no-debuginfod", &o->no_debuginfod, "ask no debuginfod server for debug "
+			 "files"),
+		OPT_CALL(0, "period", &o->period, "SECS", "one profile per process every SECS seconds, "
+			 "aligned to the clock (default 15; at least 1 with --pyroscope, 0.1 otherwise)",
+			 opt_seconds),
+		OPT_CALL(0, "scan", &o->scan, "SECS", "look for new and exited processes every SECS "
+			 "seconds (default 5)", opt_seconds),
+		OPT_STR(0, "pyroscope", &o->pyroscope, "URL", "send to the Pyroscope server at URL "
+			"(e.g. http://pyroscope:4040)"),
+		OPT_STR(0, "pyroscope-api", &o->pyroscope_api, "API", "ingest (default: /ingest, a "
+			"request per process) or push (/push.v1.PusherService/Push, one per period)"),
+		OPT_STR(0, "pyroscope-user", &o->pyroscope_user, "USER", "basic authentication user"),
+		OPT_STR(0, "pyroscope-password", &o->pyroscope_password, "PASS",
+			"basic authentication password (better in the configuration file)"),
+		OPT_STR(0, "pyroscope-token", &o->pyroscope_token, "TOKEN", "bearer token"),
+		OPT_STR(0, "pyroscope-tenant", &o->pyroscope_tenant, "ID", "X-Scope-OrgID header "
+			"(multi-tenant Pyroscope)"),
+		OPT_STR(0, "otlp", &o->otlp, "URL", "send OTLP profiles to the collector at URL (e.g. "
+			"http://collector:4318; /v1development/profiles is appended)"),
+		OPT_CALL(0, "otlp-header", o, "'NAME: VALUE'", "an HTTP header of every OTLP request "
+			 "(e.g. authorization; may repeat)", opt_header),
+		OPT_STR(0, "dir", &o->dir, "DIR", "write DIR/<time>-<service>-<pid>.pb.gz files"),
+		OPT_CALL(0, "dir-max-bytes", &o->dir_max_bytes, "SIZE", "remove the oldest files past "
+			 "SIZE in all (default 1G; 0: no limit)", opt_size),
+		OPT_CALL(0, "dir-max-age", &o->dir_max_age, "SECS", "remove files older than SECS "
+			 "(default: no limit)", opt_seconds),
+		OPT_STR(0, "spool", &o->spool, "DIR", "queue what a destination could not take yet in "
+			"DIR (kept across restarts; default: in memory)"),
+		OPT_CALL(0, "spool-max-bytes", &o->spool_max_bytes, "SIZE", "bound of each "
+			 "destination's queue (default 256M in DIR, 16M in memory); the oldest go first",
+			 opt_size),
+		OPT_CALL(0, "spool-max-items", &o->spool_max_items, "N", "at most N requests queued "
+			 "per destination (default 10000)", opt_count),
+		OPT_CALL(0, "timeout", &o->timeout, "SECS", "give up an HTTP request after SECS "
+			 "(default 10)", opt_seconds),
+		OPT_CALL(0, "flush-timeout", &o->flush_timeout, "SECS", "on SIGTERM, deliver for at "
+			 "most SECS (default 10)", opt_seconds),
+		OPT_CALL(0, "label", o, "KEY=VALUE", "one more label on every profile (may repeat)",
+			 opt_label),
+		OPT_STR(0, "hostname", &o->hostname, "NAME", "the host label (default: the host's "
+			"name)"),
+		OPT_CALL('c', "config", o, "FILE", "read options from FILE (again on SIGHUP)",
+			 opt_config),
+		OPT_BOOL(0, "once", &o->once, "profile one period, print each profile's summary on "
+			 "standard output, send it, and exit"),
+		OPT_CALL(0, "status", &o->status, "SECS", "a status line on stderr every SECS (default "
+			 "60; 0: never)", opt_seconds),
+		OPT_STR(0, "metrics-file", &o->metrics_file, "FILE", "write the counters in the "
+			"Prometheus text format to FILE every period"),
+		OPT_BOOL('q', "quiet", &o->quiet, "only warnings and errors on stderr"),
+		OPT_TERMINATOR,
+	};
+
+	/* AGENT_NOPTS holds the table (a new option may need it raised) */
+	if (ARRAY_SIZE(table) > max)
+		abort();
+	memcpy(t, table, sizeof(table));
+}
+
+#define AGENT_NOPTS 64
+
+static void opts_default(struct agent_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->rate = DEFAULT_RATE;
+	o->period = DEFAULT_PERIOD;
+	o->scan = DEFAULT_SCAN;
+	o->timeout = DEFAULT_TIMEOUT;
+	o->flush_timeout = DEFAULT_FLUSH;
+	o->status = DEFAULT_STATUS;
+	o->dir_max_bytes = DEFAULT_DIR_MAX;
+	o->spool_max_items = DEFAULT_SPOOL_ITEMS;
+	o->pyroscope_api = "ingest";
+}
+
+/* Parse argv (a copy: the parser moves arguments) into o. */
+static int parse_argv(struct agent_opts *o, int argc, char **argv)
+{
+	struct opt table[AGENT_NOPTS];
+	struct opt_command cmd = { "agent", agent_usage, agent_about, agent_footer, table, 0 };
+	char **copy = xcalloc((size_t)argc + 1, sizeof(*copy));
+	int nargs, ret;
+
+	build_table(o, table, ARRAY_SIZE(table));
+	memcpy(copy, argv, (size_t)argc * sizeof(*copy));
+	ret = opts_parse(&cmd, argc, copy, &nargs);
+	if (!ret && nargs)
+		ret = cmd_usage_error("agent", "unexpected argument: '%s' (the agent takes options "
+				      "only)", copy[1]);
+	free(copy);
+	return ret;
+}
+
+static int validate(struct agent_opts *o)
+{
+	const char *urls[2] = { o->pyroscope, o->otlp };
+
+	if (o->all_python)
+		o->sel.all = 1;
+	if (!o->sel.npids && !select_scans(&o->sel))
+		return cmd_usage_error("agent", "nothing to profile: give -p PID, --all-python or a "
+				       "selector (--exe, --match, --container, --cgroup)");
+	if (o->period < 0.1 || o->period > 86400)
+		return cmd_usage_error("agent", "bad --period: %g (0.1 to 86400 seconds)", o->period);
+	/* /ingest's from and until are whole seconds: shorter periods would overlap there */
+	if (o->period < 1 && o->pyroscope)
+		return cmd_usage_error("agent", "--period %g is too short for Pyroscope (at least 1 "
+				       "second; below is for --dir and --otlp, e.g. tests)", o->period);
+	if (o->scan < 0.1)
+		return cmd_usage_error("agent", "bad --scan: %g (at least 0.1 seconds)", o->scan);
+	if (o->timeout < 0.1 || o->timeout > 600)
+		return cmd_usage_error("agent", "bad --timeout: %g (0.1 to 600 seconds)", o->timeout);
+	if (strcmp(o->pyroscope_api, "ingest") && strcmp(o->pyroscope_api, "push"))
+		return cmd_usage_error("agent", "unknown --pyroscope-api: '%s' (ingest or push)",
+				       o->pyroscope_api);
+	if (o->pyroscope_token && o->pyroscope_user)
+		return cmd_usage_error("agent", "give either --pyroscope-token or --pyroscope-user, "
+				       "not both");
+	for (size_t i = 0; i < ARRAY_SIZE(urls); i++) {
+		if (!urls[i])
+			continue;
+		struct strbuf why = STRBUF_INIT;
+		int bad = http_url_check(urls[i], &why);
+
+		if (bad) {
+			bad = cmd_usage_error("agent", "%s", strbuf_str(&why));
+			strbuf_release(&why);
+			return bad;
+		}
+	}
+	if (!o->pyroscope && !o->otlp && !o->dir && !o->once)
+		return cmd_usage_error("agent", "nowhere to send the profiles: give --pyroscope URL, "
+				       "--otlp URL or --dir DIR (or --once to print one period)");
+	if (o->kernel)
+		o->native = 1;
+	if (o->native && o->python_only)
+		return cmd_usage_error("agent", "give either --native (or --kernel) or --python-only");
+	return 0;
+}
+
+/*
+ * The whole configuration: the file's options first (when --config names
+ * one), then the command line's, which win. 0, -1 after --help, or an exit
+ * code with the message printed.
+ */
+static int load_options(struct agent_opts *o, int argc, char **argv)
+{
+	struct agent_opts cli;
+	const char *config;
+	int ret;
+
+	opts_default(&cli);
+	ret = parse_argv(&cli, argc, argv);
+	config = cli.config;
+	opts_release(&cli);
+	if (ret)
+		return ret;
+	opts_default(o);
+	if (config) {
+		struct opt table[AGENT_NOPTS];
+		struct opt_command cmd = { "agent", agent_usage, agent_about, agent_footer, table, 0 };
+		struct strbuf err = STRBUF_INIT;
+
+		build_table(o, table, ARRAY_SIZE(table));
+		ret = opts_file_args(&cmd, config, &o->file_argc, &o->file_argv, &err);
+		if (ret) {
+			fw_error("cannot read the configuration: %s", strbuf_str(&err));
+			strbuf_release(&err);
+			opts_release(o);
+			return ret == -EINVAL ? FW_EXIT_USAGE : FW_EXIT_BAD_INPUT;
+		}
+		strbuf_release(&err);
+		o->in_file = 1;
+		ret = parse_argv(o, o->file_argc, o->file_argv);
+		o->in_file = 0;
+		if (ret) {
+			fw_hint("in the configuration file %s", config);
+			opts_release(o);
+			return ret;
+		}
+	}
+	ret = parse_argv(o, argc, argv);
+	if (!ret)
+		ret = validate(o);
+	if (ret)
+		opts_release(o);
+	return ret;
+}
+
+/* ---- the agent's state --------------------------------------------------- */
+
+/* A process being profiled (or, gone, waiting for its last period to go out). */
+struct tracked {
+	struct procinfo info;
+	struct py_target target;
+	int in_session;
+	int gone;
+};
+
+/* A process looked at and not profiled (not Python, not chosen, or unreadable). */
+struct examined {
+	pid_t pid;
+	uint64_t start;
+	char exe[256];
+	uint64_t checked_ns;
+	uint64_t young_until;    /* until then its executable is compared at every scan (an exec) */
+	uint64_t retry_until;    /* until then it is looked at again at every scan (Python starting) */
+};
+
+struct agent {
+	struct agent_opts o;
+	int argc;
+	char **argv;
+	char host[256];
+	struct sampler_opts so;
+	int so_chosen;
+	struct session sess;
+	struct profile prof;
+	struct sinks *sinks;
+	struct tracked *t;
+	size_t nt, t_alloc;
+	struct examined *x;
+	size_t nx, x_alloc;
+	uint64_t period_seq;
+	uint64_t period_from_unix;        /* this period's start */
+	uint64_t period_end_unix, period_end_mono;
+	uint64_t next_scan, next_status;
+	int restart_session;              /* the sampling options changed */
+	int once_done;
+	int waiting_logged;
+	/* counters */
+	uint64_t periods, profiles, samples;
+	uint64_t status_cpu_ns, status_mono;
+	uint64_t start_mono;
+};
+
+static volatile sig_atomic_t agent_reload_requested, agent_status_requested;
+
+static void on_hup(int sig)
+{
+	(void)sig;
+	agent_reload_requested = 1;
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	agent_status_requested = 1;
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa;
+
+	cmd_install_signals();          /* SIGINT, SIGTERM: stop; SIGPIPE ignored */
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_hup;         /* no SA_RESTART: the loop's sleep ends at once */
+	sigaction(SIGHUP, &sa, NULL);
+	sa.sa_handler = on_usr1;
+	sigaction(SIGUSR1, &sa, NULL);
+}
+
+static void PRINTF_LIKE(2, 3) say(const struct agent *a, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+	char buf[1024];
+
+	if (a->o.quiet)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	strbuf_addf(&sb, "framewalk agent: %s\n", buf);
+	fputs(strbuf_str(&sb), stderr);
+	strbuf_release(&sb);
+}
+
+static uint64_t unix_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * NS + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t secs_ns(double s)
+{
+	return (uint64_t)(s * 1e9);
+}
+
+/* The end of the period that starts at from: the next multiple of the period (--once: from + period). */
+static void set_period_end(struct agent *a, uint64_t from_unix)
+{
+	uint64_t p = secs_ns(a->o.period), now_u = unix_now_ns(), now_m = fw_now_ns();
+	uint64_t end = a->o.once ? from_unix + p : (from_unix / p + 1) * p;
+
+	a->period_from_unix = from_unix;
+	a->period_end_unix = end;
+	a->period_end_mono = now_m + (end > now_u ? end - now_u : 0);
+}
+
+/* ---- sinks ------------------------------------------------------------------ */
+
+static size_t sink_configs(const struct agent *a, struct sink_config *c, char spool_dirs[][4096])
+{
+	const struct agent_opts *o = &a->o;
+	size_t n = 0;
+
+	memset(c, 0, MAX_SINKS * sizeof(*c));
+	if (o->dir) {
+		c[n].kind = SINK_DIR;
+		c[n].url = o->dir;
+		c[n].dir_max_bytes = o->dir_max_bytes;
+		c[n].dir_max_age_s = o->dir_max_age;
+		n++;
+	}
+	if (o->pyroscope) {
+		c[n].kind = strcmp(o->pyroscope_api, "push") ? SINK_PYROSCOPE_INGEST : SINK_PYROSCOPE_PUSH;
+		c[n].url = o->pyroscope;
+		c[n].user = o->pyroscope_user;
+		c[n].password = o->pyroscope_password;
+		c[n].bearer = o->pyroscope_token;
+		c[n].tenant = o->pyroscope_tenant;
+		n++;
+	}
+	if (o->otlp) {
+		c[n].kind = SINK_OTLP;
+		c[n].url = o->otlp;
+		c[n].headers = o->otlp_headers;
+		c[n].nheaders = o->notlp_headers;
+		n++;
+	}
+	for (size_t i = 0; i < n; i++) {
+		c[i].user_agent = "framewalk-agent/" FRAMEWALK_VERSION;
+		c[i].timeout_ms = (long)(o->timeout * 1000);
+		c[i].spool_max_items = (size_t)o->spool_max_items;
+		if (o->spool && c[i].kind != SINK_DIR) {
+			xsnprintf(spool_dirs[i], 4096, "%s/%s", o->spool, sink_kind_name(c[i].kind));
+			c[i].spool_dir = spool_dirs[i];
+		}
+		c[i].spool_max_bytes = o->spool_max_bytes ? o->spool_max_bytes :
+				       c[i].spool_dir ? DEFAULT_SPOOL_DISK : DEFAULT_SPOOL_MEMORY;
+	}
+	return n;
+}
+
+static int same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+/* Do two option sets give the same destinations? */
+static int same_sinks(const struct agent_opts *x, const struct agent_opts *y)
+{
+	if (!same_str(x->dir, y->dir) || !same_str(x->pyroscope, y->pyroscope) ||
+	    !same_str(x->pyroscope_api, y->pyroscope_api) || !same_str(x->otlp, y->otlp) ||
+	    !same_str(x->pyroscope_user, y->pyroscope_user) ||
+	    !same_str(x->pyroscope_password, y->pyroscope_password) ||
+	    !same_str(x->pyroscope_token, y->pyroscope_token) ||
+	    !same_str(x->pyroscope_tenant, y->pyroscope_tenant) || !same_str(x->spool, y->spool) ||
+	    x->dir_max_bytes != y->dir_max_bytes || x->dir_max_age != y->dir_max_age ||
+	    x->spool_max_bytes != y->spool_max_bytes || x->spool_max_items != y->spool_max_items ||
+	    x->timeout != y->timeout || x->notlp_headers != y->notlp_headers)
+		return 0;
+	for (size_t i = 0; i < x->notlp_headers; i++)
+		if (strcmp(x->otlp_headers[i], y->otlp_headers[i]))
+			return 0;
+	return 1;
+}
+
+static int start_sinks(struct agent *a)
+{
+	struct sink_config c[MAX_SINKS];
+	char spool_dirs[MAX_SINKS][4096];
+	struct strbuf err = STRBUF_INIT;
+	size_t n = sink_configs(a, c, spool_dirs);
+	int ret;
+
+	a->sinks = NULL;
+	ret = sinks_start(&a->sinks, c, n, a->o.quiet, &err);
+	if (ret) {
+		fw_error("%s", strbuf_str(&err));
+		strbuf_release(&err);
+		return FW_EXIT_OUTPUT;
+	}
+	strbuf_release(&err);
+	return FW_EXIT_OK;
+}
+
+static void status_line(struct agent *a, int total);
+
+/* Stop the sinks, delivering until deadline; say what is left (final: and the last status line). */
+static void stop_sinks(struct agent *a, uint64_t deadline, int final)
+{
+	size_t left;
+
+	if (!a->sinks) {
+		if (final && !a->o.quiet)
+			status_line(a, 1);
+		return;
+	}
+	left = sinks_stop(a->sinks, deadline);
+	if (left)
+		fw_warning("%zu requests not delivered %s", left,
+			   a->o.spool ? "(they stay in the spool and go first at the next start)" :
+			   "(lost: give --spool DIR to keep them across restarts)");
+	if (final && !a->o.quiet)
+		status_line(a, 1);
+	sinks_free(a->sinks);
+	a->sinks = NULL;
+}
+
+/* ---- status --------------------------------------------------------------- */
+
+static uint64_t rss_bytes(void)
+{
+	char buf[128];
+	unsigned long long size, resident;
+
+	if (read_file_into("/proc/self/statm", buf, sizeof(buf)) ||
+	    sscanf(buf, "%llu %llu", &size, &resident) != 2)
+		return 0;
+	return (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+static size_t profiled(const struct agent *a)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < a->nt; i++)
+		n += !a->t[i].gone;
+	return n;
+}
+
+/* The status line: counters, and the agent's CPU share since the last line (total: since its start). */
+static void status_line(struct agent *a, int total)
+{
+	struct strbuf sb = STRBUF_INIT;
+	uint64_t cpu = fw_cpu_ns(), now = fw_now_ns();
+	uint64_t cpu0 = total ? 0 : a->status_cpu_ns, t0 = total ? a->start_mono : a->status_mono;
+	double share = now > t0 ? 100.0 * (double)(cpu - cpu0) / (double)(now - t0) : 0;
+
+	strbuf_addf(&sb, "framewalk agent: %zu processes, %" PRIu64 " periods, %" PRIu64
+		    " profiles, %" PRIu64 " samples", profiled(a), a->periods, a->profiles, a->samples);
+	for (size_t i = 0; a->sinks && i < sinks_count(a->sinks); i++) {
+		struct sink_stats st;
+
+		sinks_stats(a->sinks, i, &st);
+		strbuf_addf(&sb, "; %s: %" PRIu64 " sent, %zu queued, %" PRIu64 " dropped, %" PRIu64
+			    " refused, %" PRIu64 " failed attempts", sinks_name(a->sinks, i), st.sent,
+			    st.queued, st.dropped, st.rejected, st.failures);
+		if (st.failing)
+			strbuf_addf(&sb, " (last: %s)", st.last_error);
+	}
+	strbuf_addf(&sb, "; cpu %.2f%%%s, rss %.1f MB\n", share, total ? " since the start" : "",
+		    (double)rss_bytes() / 1e6);
+	fputs(strbuf_str(&sb), stderr);
+	strbuf_release(&sb);
+	a->status_cpu_ns = cpu;
+	a->status_mono = now;
+}
+
+/* The counters in the Prometheus text format, written whole. */
+static void write_metrics(struct agent *a)
+{
+	struct outfile of;
+	FILE *f;
+
+	if (!a->o.metrics_file || outfile_open(&of, a->o.metrics_file))
+		return;
+	f = of.f;
+	fprintf(f, "# HELP framewalk_agent_processes Python processes being profiled.\n"
+		"# TYPE framewalk_agent_processes gauge\nframewalk_agent_processes %zu\n", profiled(a));
+	fprintf(f, "# TYPE framewalk_agent_periods_total counter\nframewalk_agent_periods_total %"
+		PRIu64 "\n", a->periods);
+	fprintf(f, "# TYPE framewalk_agent_profiles_total counter\nframewalk_agent_profiles_total %"
+		PRIu64 "\n", a->profiles);
+	fprintf(f, "# TYPE framewalk_agent_samples_total counter\nframewalk_agent_samples_total %"
+		PRIu64 "\n", a->samples);
+	fprintf(f, "# TYPE framewalk_agent_cpu_seconds_total counter\n"
+		"framewalk_agent_cpu_seconds_total %.3f\n", (double)fw_cpu_ns() / 1e9);
+	fprintf(f, "# TYPE framewalk_agent_rss_bytes gauge\nframewalk_agent_rss_bytes %" PRIu64 "\n",
+		rss_bytes());
+	for (size_t i = 0; a->sinks && i < sinks_count(a->sinks); i++) {
+		const char *n = sinks_name(a->sinks, i);
+		struct sink_stats st;
+
+		sinks_stats(a->sinks, i, &st);
+		fprintf(f, "framewalk_agent_sent_total{sink=\"%s\"} %" PRIu64 "\n", n, st.sent);
+		fprintf(f, "framewalk_agent_queued{sink=\"%s\"} %zu\n", n, st.queued);
+		fprintf(f, "framewalk_agent_queued_bytes{sink=\"%s\"} %" PRIu64 "\n", n, st.queued_bytes);
+		fprintf(f, "framewalk_agent_dropped_total{sink=\"%s\"} %" PRIu64 "\n", n, st.dropped);
+		fprintf(f, "framewalk_agent_refused_total{sink=\"%s\"} %" PRIu64 "\n", n, st.rejected);
+		fprintf(f, "framewalk_agent_failures_total{sink=\"%s\"} %" PRIu64 "\n", n, st.failures);
+	}
+	if (outfile_commit(&of))
+		fw_warning("cannot write %s", a->o.metrics_file);
+}
+
+/* ---- processes ------------------------------------------------------------ */
+
+static struct tracked *tracked_of(struct agent *a, pid_t pid)
+{
+	for (size_t i = 0; i < a->nt; i++)
+		if (a->t[i].info.pid == pid && !a->t[i].gone)
+			return &a->t[i];
+	return NULL;
+}
+
+static struct examined *examined_of(struct agent *a, pid_t pid)
+{
+	for (size_t i = 0; i < a->nx; i++)
+		if (a->x[i].pid == pid)
+			return &a->x[i];
+	return NULL;
+}
+
+static void examined_set(struct agent *a, pid_t pid, uint64_t start, const char *exe,
+			 uint64_t young_until, uint64_t retry_until)
+{
+	struct examined *x = examined_of(a, pid);
+
+	if (!x) {
+		a->x = xgrow(a->x, sizeof(*a->x), a->nx + 1, &a->x_alloc);
+		x = &a->x[a->nx++];
+	}
+	x->pid = pid;
+	x->start = start;
+	xsnprintf(x->exe, sizeof(x->exe), "%s", exe);
+	x->checked_ns = fw_now_ns();
+	x->young_until = young_until;
+	x->retry_until = retry_until;
+}
+
+/* How long pid has run (0 when unknown). */
+static uint64_t age_ns(uint64_t start_ticks)
+{
+	struct timespec up;
+	long hz = sysconf(_SC_CLK_TCK);
+	uint64_t start;
+
+	if (hz <= 0 || clock_gettime(CLOCK_BOOTTIME, &up))
+		return 0;
+	start = start_ticks * (NS / (uint64_t)hz);
+	return (uint64_t)up.tv_sec * NS + (uint64_t)up.tv_nsec > start ?
+	       (uint64_t)up.tv_sec * NS + (uint64_t)up.tv_nsec - start : 0;
+}
+
+/* Start profiling a discovered process. 0 or -errno. */
+static int start_profiling(struct agent *a, const struct py_target *t)
+{
+	struct tracked *tr;
+	struct procinfo info;
+	int ret = procinfo_read(t->pid, &info);
+
+	if (ret)
+		return ret;
+	ret = session_add(&a->sess, t);
+	if (ret)
+		return ret;
+	a->t = xgrow(a->t, sizeof(*a->t), a->nt + 1, &a->t_alloc);
+	tr = &a->t[a->nt++];
+	memset(tr, 0, sizeof(*tr));
+	tr->info = info;
+	tr->target = *t;
+	tr->in_session = 1;
+	say(a, "profiling process %d (%s, Python %s)", (int)t->pid, info.service, t->version);
+	return 0;
+}
+
+/* Stop profiling tr (it exited, or is no longer chosen); its last period still goes out. */
+static void stop_profiling(struct agent *a, struct tracked *tr, const char *why)
+{
+	if (tr->in_session)
+		session_remove(&a->sess, tr->info.pid);
+	tr->in_session = 0;
+	tr->gone = 1;
+	say(a, "stopped profiling process %d (%s): %s", (int)tr->info.pid, tr->info.service, why);
+}
+
+/* Look at pid: start profiling it when it is chosen and runs Python. */
+static void consider(struct agent *a, pid_t pid, int listed)
+{
+	char exe[4096], cmdline[1024], cgroup[512], container[PROCINFO_CONTAINER_LEN + 1];
+	struct strbuf why = STRBUF_INIT;
+	struct examined *x = examined_of(a, pid);
+	struct target_mem mem;
+	struct py_target t;
+	uint64_t start, now = fw_now_ns(), age, young_until;
+	int ret;
+
+	if (procinfo_start_time(pid, &start))
+		return;
+	if (x && x->start == start && now >= x->retry_until) {
+		/* looked at before: again only when it exec'd something else since */
+		if (now >= x->young_until && now - x->checked_ns < RECHECK_NS)
+			return;
+		x->checked_ns = now;
+		if (proc_exe(pid, exe, sizeof(exe)) || !strncmp(exe, x->exe, sizeof(x->exe) - 1))
+			return;
+	}
+	age = age_ns(start);
+	young_until = age < YOUNG_NS ? now + (YOUNG_NS - age) : 0;
+	if (procinfo_read_match(pid, exe, sizeof(exe), cmdline, sizeof(cmdline), cgroup,
+				sizeof(cgroup), container, sizeof(container)))
+		return;
+	if (!listed && !select_match(&a->o.sel, pid, exe, cmdline, container, cgroup)) {
+		examined_set(a, pid, start, exe, young_until, 0);
+		return;
+	}
+	mem_init_pid(&mem, pid);
+	ret = py_discover(pid, &mem, &t, &why);
+	mem_release(&mem);
+	if (!ret)
+		ret = start_profiling(a, &t);
+	if (ret) {
+		/* a young process may not have loaded its interpreter yet */
+		int starting = (ret == -ENOEXEC || ret == -ENOTSUP || ret == -EAGAIN) && young_until;
+
+		if (!starting && ret != -ENOEXEC && ret != -ESRCH)
+			fw_warning("cannot profile process %d (%s): %s", (int)pid, exe,
+				   why.len ? strbuf_str(&why) : strerror(-ret));
+		else if (!starting && listed && ret == -ENOEXEC)
+			fw_warning("process %d (%s) is not a Python process", (int)pid, exe);
+		examined_set(a, pid, start, exe, young_until, starting ? young_until : 0);
+	}
+	strbuf_release(&why);
+}
+
+static int cmp_pid(const void *x, const void *y)
+{
+	pid_t a = *(const pid_t *)x, b = *(const pid_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* Every process id in /proc, sorted. */
+static pid_t *all_pids(size_t *n)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	pid_t *pids = NULL;
+	size_t alloc = 0;
+
+	*n = 0;
+	if (!d)
+		return NULL;
+	while ((de = readdir(d))) {
+		long v;
+
+		if (de->d_name[0] < '1' || de->d_name[0] > '9' || parse_long(de->d_name, &v) || v <= 0)
+			continue;
+		pids = xgrow(pids, sizeof(*pids), *n + 1, &alloc);
+		pids[(*n)++] = (pid_t)v;
+	}
+	closedir(d);
+	sort_array(pids, *n, sizeof(*pids), cmp_pid);
+	return pids;
+}
+
+static int has_pid(const pid_t *pids, size_t n, pid_t pid)
+{
+	return n && bsearch(&pid, pids, n, sizeof(*pids), cmp_pid) != NULL;
+}
+
+/* The session's targets that ended (exited, or refused) or are no longer chosen. */
+static void drop_targets(struct agent *a)
+{
+	for (size_t i = 0; i < a->nt; i++) {
+		struct tracked *tr = &a->t[i];
+		const struct procinfo *in = &tr->info;
+		uint64_t start;
+		int ended = 0;
+
+		const struct py_target *now_t = NULL;
+
+		if (tr->gone)
+			continue;
+		for (size_t k = 0; k < a->sess.n; k++) {
+			if (session_target(&a->sess, k)->pid != in->pid)
+				continue;
+			now_t = session_target(&a->sess, k);
+			ended = a->sess.exited[k];
+		}
+		/*
+		 * It exec'd another Python program, which the capture follows (a
+		 * new runtime, even from the same executable): the labels are
+		 * read again (service, build-id, version) and this period goes
+		 * out under the new ones.
+		 */
+		if (now_t && !ended && (now_t->runtime_addr != tr->target.runtime_addr ||
+					now_t->module_ino != tr->target.module_ino)) {
+			struct procinfo fresh;
+
+			if (!procinfo_read(in->pid, &fresh) && fresh.start_time == in->start_time) {
+				say(a, "process %d exec'd %s (Python %s): its labels are read again",
+				    (int)in->pid, fresh.exe, now_t->version);
+				tr->info = fresh;
+				tr->target = *now_t;
+			}
+		}
+		if (procinfo_start_time(in->pid, &start) || start != in->start_time)
+			stop_profiling(a, tr, "it exited");
+		else if (ended)
+			stop_profiling(a, tr, "it can no longer be read");
+		else if (!select_match(&a->o.sel, in->pid, in->exe, in->cmdline, in->container, in->cgroup))
+			stop_profiling(a, tr, "no longer chosen by the selectors");
+	}
+}
+
+static void scan(struct agent *a)
+{
+	size_t n = 0, kept = 0;
+	pid_t *pids, self = getpid();
+
+	drop_targets(a);
+	for (size_t i = 0; i < a->o.sel.npids; i++) {
+		pid_t pid = a->o.sel.pids[i];
+
+		if (!tracked_of(a, pid))
+			consider(a, pid, 1);
+	}
+	pids = select_scans(&a->o.sel) ? all_pids(&n) : NULL;
+	for (size_t i = 0; i < n; i++)
+		if (pids[i] != self && !tracked_of(a, pids[i]) && !select_listed(&a->o.sel, pids[i]))
+			consider(a, pids[i], 0);
+	/* forget the examined processes that are gone */
+	for (size_t i = 0; i < a->nx; i++) {
+		int alive = pids ? has_pid(pids, n, a->x[i].pid) : proc_exists(a->x[i].pid) != -ESRCH;
+
+		if (alive)
+			a->x[kept++] = a->x[i];
+	}
+	a->nx = kept;
+	free(pids);
+	if (!profiled(a) && !a->waiting_logged && select_scans(&a->o.sel)) {
+		say(a, "no chosen Python process yet; looking every %g s", a->o.scan);
+		a->waiting_logged = 1;
+	} else if (profiled(a)) {
+		a->waiting_logged = 0;
+	}
+}
+
+/* ---- periods -------------------------------------------------------------- */
+
+/* "service_name=x host=y ..." and a short report of one process's profile (--once). */
+static void print_once(const struct period_batch *b, const struct period_proc *p)
+{
+	struct period_label l[PERIOD_MAX_LABELS];
+	size_t n = period_labels(b, p, l, ARRAY_SIZE(l));
+	struct output_opts oo;
+
+	fputs("==", stdout);
+	for (size_t i = 0; i < n; i++)
+		printf(" %.*s=%s", (int)l[i].key_len, l[i].key, l[i].value);
+	printf("\nperiod: %.3f s, %" PRIu64 " samples\n", (double)(b->until_ns - b->from_ns) / 1e9,
+	       period_samples(&p->prof));
+	output_opts_default(&oo);
+	oo.limit = 10;
+	output_text(&p->prof, stdout, &oo);
+	fputc('\n', stdout);
+}
+
+/* End the period now (final: early, at a stop) and hand it to the destinations. */
+static void cut_period(struct agent *a, int final)
+{
+	uint64_t until = final ? unix_now_ns() : a->period_end_unix;
+	struct period_batch b;
+	struct profile taken;
+	size_t kept = 0;
+
+	if (until < a->period_from_unix)
+		until = a->period_from_unix;
+	session_take_profile(&a->sess, &taken);
+	period_batch_init(&b, ++a->period_seq, a->period_from_unix, until, a->host,
+			  a->so.mode == MODE_WALL ? "wall" : "cpu", a->o.rate,
+			  session_backend_name(&a->sess), a->o.labels, a->o.nlabels);
+	b.agent_version = FRAMEWALK_VERSION;
+	for (size_t i = 0; i < a->nt; i++) {
+		struct tracked *tr = &a->t[i];
+
+		if (period_batch_add(&b, &taken, &tr->info, tr->target.version))
+			fw_warning("cannot write the profile of process %d", (int)tr->info.pid);
+	}
+	for (size_t i = 0; i < b.n; i++) {
+		a->profiles++;
+		a->samples += period_samples(&b.procs[i].prof);
+		if (a->o.once)
+			print_once(&b, &b.procs[i]);
+	}
+	if (a->sinks && b.n)
+		sinks_submit(a->sinks, &b);
+	a->periods++;
+	period_batch_release(&b);
+	profile_release(&taken);
+	/* the processes that left go with their last period */
+	for (size_t i = 0; i < a->nt; i++)
+		if (!a->t[i].gone)
+			a->t[kept++] = a->t[i];
+	a->nt = kept;
+	set_period_end(a, until);
+	write_metrics(a);
+}
+
+/* ---- configuration reload (SIGHUP) ---------------------------------------- */
+
+static int same_sampling(const struct agent_opts *x, const struct agent_opts *y)
+{
+	return x->rate == y->rate && x->mode == y->mode && x->native == y->native &&
+	       x->python_only == y->python_only && x->kernel == y->kernel &&
+	       x->backend == y->backend && x->no_debuginfod == y->no_debuginfod;
+}
+
+static void reload(struct agent *a)
+{
+	struct agent_opts n;
+	int sinks_changed, ret;
+
+	if (!a->o.config) {
+		say(a, "SIGHUP: no configuration file (--config) to read again");
+		return;
+	}
+	ret = load_options(&n, a->argc, a->argv);
+	if (ret) {
+		fw_warning("the configuration was not reloaded (the error is above); the previous "
+			   "one stays in force");
+		return;
+	}
+	if (n.once != a->o.once) {
+		fw_warning("--once cannot change on a reload; the previous configuration stays");
+		opts_release(&n);
+		return;
+	}
+	sinks_changed = !same_sinks(&a->o, &n);
+	a->restart_session = !same_sampling(&a->o, &n);
+	if (sinks_changed)
+		stop_sinks(a, fw_now_ns() + RELOAD_FLUSH_NS, 0);
+	opts_release(&a->o);
+	a->o = n;
+	if (sinks_changed && start_sinks(a))
+		fw_warning("the new destinations cannot be used; profiles are not sent until the "
+			   "configuration is fixed and reloaded");
+	/* a new selector: the processes passed over may be chosen now */
+	a->nx = 0;
+	a->next_scan = 0;
+	if (!a->o.once)
+		set_period_end(a, a->period_from_unix);
+	say(a, "configuration reloaded from %s%s%s", a->o.config,
+	    sinks_changed ? " (new destinations)" : "",
+	    a->restart_session ? " (new sampling options: the capture restarts)" : "");
+}
+
+/* ---- the capture loop's hook ----------------------------------------------- */
+
+static int agent_pass(void *ctx, uint64_t now, uint64_t *next)
+{
+	struct agent *a = ctx;
+
+	if (agent_reload_requested) {
+		agent_reload_requested = 0;
+		reload(a);
+		if (a->restart_session)
+			return 1;
+	}
+	if (agent_status_requested) {
+		agent_status_requested = 0;
+		status_line(a, 0);
+	}
+	if (now >= a->next_scan) {
+		scan(a);
+		now = fw_now_ns();
+		a->next_scan = now + secs_ns(a->o.scan);
+	}
+	if (now >= a->period_end_mono) {
+		cut_period(a, 0);
+		if (a->o.once) {
+			a->once_done = 1;
+			return 1;
+		}
+	}
+	if (a->o.status > 0 && now >= a->next_status) {
+		if (a->next_status)
+			status_line(a, 0);
+		a->next_status = now + secs_ns(a->o.status);
+	}
+	*next = a->next_scan < a->period_end_mono ? a->next_scan : a->period_end_mono;
+	if (a->o.status > 0 && a->next_status < *next)
+		*next = a->next_status;
+	/* only -p processes, all gone: nothing more to do */
+	if (!select_scans(&a->o.sel) && !profiled(a))
+		return 1;
+	return 0;
+}
+
+/* ---- sampling ------------------------------------------------------------- */
+
+/* The sampling options and backend (the announcement, once). Exit code. */
+static int choose_sampling(struct agent *a, pid_t probe)
+{
+	struct sampler_opts so;
+	int code;
+
+	memset(&so, 0, sizeof(so));
+	so.backend = a->o.backend;
+	so.mode = a->o.mode;
+	so.native = a->o.native;
+	so.kernel = a->o.kernel;
+	so.no_debuginfod = a->o.no_debuginfod;
+	so.python_only = a->o.python_only;
+	so.rate_hz = a->o.rate;
+	so.stop = &cmd_stop_requested;
+	code = cmd_choose_backend("agent", &so, probe);
+	if (code)
+		return code;
+	a->so = so;
+	a->so_chosen = 1;
+	say(a, "sampling at %g Hz (%s mode) with the %s backend, %s; a profile per process "
+	    "every %g s", so.rate_hz, so.mode == MODE_WALL ? "wall" : "cpu",
+	    so.backend == BACKEND_BPF ? "bpf" : so.backend == BACKEND_PTRACE ? "ptrace" : "vm",
+	    so.native ? (so.kernel ? "Python + native + kernel frames" : "whole stacks")
+		      : "Python frames", a->o.period);
+	return FW_EXIT_OK;
+}
+
+/* A new session with the current options, over every process being profiled. */
+static void restart_session(struct agent *a)
+{
+	session_release(&a->sess);
+	session_init(&a->sess, &a->prof, &a->so);
+	for (size_t i = 0; i < a->nt; i++) {
+		struct tracked *tr = &a->t[i];
+
+		tr->in_session = 0;
+		if (tr->gone)
+			continue;
+		if (session_add(&a->sess, &tr->target))
+			stop_profiling(a, tr, "it cannot be sampled again");
+		else
+			tr->in_session = 1;
+	}
+}
+
+/* Wait (no target to sample) until the next thing the hook wants to do, or a signal. */
+static void idle_until(uint64_t when)
+{
+	struct timespec ts = { (time_t)(when / NS), (long)(when % NS) };
+
+	if (when > fw_now_ns())
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+}
+
+static int run(struct agent *a)
+{
+	struct capture_hook hook = { a, -1, agent_pass };
+	struct strbuf why = STRBUF_INIT;
+	int code = FW_EXIT_OK;
+
+	while (!cmd_stop_requested && !a->once_done) {
+		uint64_t next = 0;
+
+		if (a->restart_session) {
+			struct sampler_opts old = a->so;
+
+			a->restart_session = 0;
+			if (choose_sampling(a, a->nt ? a->t[0].info.pid : 0))
+				a->so = old;
+			restart_session(a);
+		}
+		if (!a->sess.n) {
+			/* nothing to sample: the hook's work, without the capture loop */
+			if (agent_pass(a, fw_now_ns(), &next)) {
+				if (!a->restart_session)
+					break;
+				continue;
+			}
+			idle_until(next);
+			continue;
+		}
+		strbuf_reset(&why);
+		if (session_run(&a->sess, &hook, &why)) {
+			if (a->so.backend == BACKEND_BPF && a->o.backend == BACKEND_AUTO) {
+				fw_warning("the bpf backend failed: %s; going on with ptrace",
+					   strbuf_str(&why));
+				a->so.backend = BACKEND_PTRACE;
+				a->so.native = a->o.native || (!a->o.python_only &&
+					backend_whole_stacks_default(BACKEND_PTRACE, a->so.mode));
+				restart_session(a);
+				continue;
+			}
+			fw_error("the %s backend failed: %s", session_backend_name(&a->sess),
+				 strbuf_str(&why));
+			code = FW_EXIT_PERMISSION;
+			break;
+		}
+		if (a->sess.stop_reason == SAMPLER_STOP_HOOK && !a->restart_session &&
+		    !a->once_done && !select_scans(&a->o.sel) && !profiled(a))
+			break;
+	}
+	strbuf_release(&why);
+	return code;
+}
+
+int cmd_agent(int argc, char **argv)
+{
+	struct agent a;
+	int code;
+
+	memset(&a, 0, sizeof(a));
+	code = load_options(&a.o, argc, argv);
+	if (code)
+		return code < 0 ? FW_EXIT_OK : code;
+	a.argc = argc;
+	a.argv = argv;
+	{
+		struct strbuf h = STRBUF_INIT;
+		char name[256] = "";
+
+		if (a.o.hostname)
+			xsnprintf(name, sizeof(name), "%s", a.o.hostname);
+		else if (gethostname(name, sizeof(name) - 1))
+			xsnprintf(name, sizeof(name), "%s", "unknown");
+		procinfo_clean(&h, name, strlen(name), sizeof(a.host) - 1);
+		xsnprintf(a.host, sizeof(a.host), "%s", h.len ? strbuf_str(&h) : "unknown");
+		strbuf_release(&h);
+	}
+	if (http_global_init()) {
+		fw_error("cannot initialise HTTP (%s)", http_description());
+		opts_release(&a.o);
+		return FW_EXIT_FAILURE;
+	}
+	install_signals();
+	profile_init(&a.prof);
+	a.start_mono = a.status_mono = fw_now_ns();
+	a.status_cpu_ns = fw_cpu_ns();
+	/* the backend is chosen on the first listed process, if any (ptrace is probed on one) */
+	code = choose_sampling(&a, a.o.sel.npids ? a.o.sel.pids[0] : 0);
+	if (!code)
+		code = start_sinks(&a);
+	if (code) {
+		profile_release(&a.prof);
+		opts_release(&a.o);
+		http_global_cleanup();
+		return code;
+	}
+	session_init(&a.sess, &a.prof, &a.so);
+	set_period_end(&a, unix_now_ns());
+	a.next_status = a.o.status > 0 ? fw_now_ns() + secs_ns(a.o.status) : 0;
+	scan(&a);
+	a.next_scan = fw_now_ns() + secs_ns(a.o.scan);
+	if (!profiled(&a) && !select_scans(&a.o.sel)) {
+		struct py_target t;
+
+		/* the exact reason, as record gives it, for the first -p process */
+		code = cmd_attach(a.o.sel.pids[0], &t);
+		if (!code) {
+			fw_error("process %d cannot be sampled", (int)a.o.sel.pids[0]);
+			code = FW_EXIT_FAILURE;
+		}
+	} else if (!profiled(&a) && a.o.once) {
+		fw_error("no Python process matches the selectors");
+		fw_hint("another user's processes need root or CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH "
+			"(docs/AGENT.md); `framewalk check` says what is allowed here");
+		code = FW_EXIT_NOT_PYTHON;
+	} else {
+		code = run(&a);
+		/* the current period, cut short (SIGTERM, or every process gone) */
+		if (!a.once_done)
+			cut_period(&a, 1);
+	}
+	stop_sinks(&a, fw_now_ns() + secs_ns(a.o.flush_timeout), 1);
+	session_release(&a.sess);
+	profile_release(&a.prof);
+	free(a.t);
+	free(a.x);
+	opts_release(&a.o);
+	http_global_cleanup();
+	return code;
+}

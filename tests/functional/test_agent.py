@@ -1,0 +1,829 @@
+"""framewalk agent (issue 14): continuous profiling shipped to Pyroscope,
+an OpenTelemetry collector and a directory.
+
+A fake Pyroscope (/ingest and the connect push API) and a fake OTLP
+collector run in this process on free 127.0.0.1 ports; every request is
+decoded with the official schemas (proto/, compiled by Debian's protoc
+into descriptors that python3-protobuf builds the messages from), its
+labels or resource attributes checked, and the embedded pprof decoded with
+profile.proto (and once read by `go tool pprof`). The workloads are
+tests/workloads/agent_worker.py, whose hot function is agent_hot; each
+carries a unique tag on its command line for the agent's --match, so the
+other Python processes of this shared machine are never chosen.
+
+Faults: the endpoint down (its port closed) for a few periods, answering
+500, or hanging; processes starting and exiting; SIGTERM mid-period;
+SIGHUP with a changed selector; --dir rotation; --once; the static build,
+which has no HTTP; an exec; the unit's narrow privileges.
+
+Scaled down so the file stays under two minutes on a 2-core machine:
+periods are 1 s (the default is 15 s), the outages last 3-6 periods
+instead of the issue's 30 s, and "24 hours" is 250 periods of 0.1 s. The
+tests wait on conditions (files, requests, the metrics file), not on
+sleeps, except where time itself must pass (a period cut short by SIGTERM).
+"""
+import base64
+import email.parser
+import gzip
+import http.server
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import threading
+import time
+import urllib.parse
+import uuid
+from pathlib import Path
+
+import pytest
+
+from fwtest import INTERP_BY_ID, REPO, framewalk_path, run_fw, start_workload
+
+PY = INTERP_BY_ID["py3.12"]
+PROTO = REPO / "proto"
+STATIC = Path(os.environ.get("FRAMEWALK_STATIC", str(REPO / "build-static" / "framewalk")))
+
+
+# --------------------------------------------------------------------------
+# The official schemas
+# --------------------------------------------------------------------------
+
+class Schemas:
+    """Message classes built from the .proto files by descriptor (no
+    generated modules: Pyroscope's `types` package would shadow Python's)."""
+
+    def __init__(self, tmp):
+        from google.protobuf import descriptor_pb2, message_factory
+
+        protoc = shutil.which("protoc")
+        assert protoc, "protoc is missing (Debian protobuf-compiler; scripts/deps.sh test)"
+        sets = [
+            (PROTO / "opentelemetry", [
+                "opentelemetry/proto/collector/profiles/v1development/profiles_service.proto"]),
+            (PROTO / "pyroscope", ["push/v1/push.proto"]),
+            (PROTO, ["profile.proto"]),
+        ]
+        files = []
+        for i, (root, protos) in enumerate(sets):
+            out = tmp / ("set%d.pb" % i)
+            subprocess.run([protoc, "-I", str(root), "--include_imports",
+                            "--descriptor_set_out=" + str(out)] + protos, check=True)
+            fds = descriptor_pb2.FileDescriptorSet.FromString(out.read_bytes())
+            files.extend(fds.file)
+        classes = message_factory.GetMessages(files)
+        self.ExportRequest = classes[
+            "opentelemetry.proto.collector.profiles.v1development.ExportProfilesServiceRequest"]
+        self.PushRequest = classes["push.v1.PushRequest"]
+        self.Profile = classes["perftools.profiles.Profile"]
+
+    def pprof(self, data):
+        """A gzip'd pprof -> (Profile, function names, comments dict)."""
+        p = self.Profile.FromString(gzip.decompress(data))
+        names = {p.string_table[f.name] for f in p.function}
+        comments = {}
+        for c in p.comment:
+            k, _, v = p.string_table[c].partition(": ")
+            comments[k] = v
+        return p, names, comments
+
+
+@pytest.fixture(scope="module")
+def pb(tmp_path_factory):
+    return Schemas(tmp_path_factory.mktemp("schemas"))
+
+
+def pprof_labels(comments):
+    """The agent's labels, from the pprof's "labels: k=v k=v" comment."""
+    return dict(kv.split("=", 1) for kv in comments["labels"].split(" "))
+
+
+# --------------------------------------------------------------------------
+# Fake receivers
+# --------------------------------------------------------------------------
+
+class Receiver:
+    """An HTTP server on 127.0.0.1 recording every POST. mode: "ok", "500"
+    or "hang" (answers after hang_s). stop() closes the port (the endpoint
+    is down); start() opens the same port again."""
+
+    def __init__(self):
+        self.requests = []
+        self.lock = threading.Lock()
+        self.mode = "ok"
+        self.hang_s = 5.0
+        self.port = 0
+        self.server = None
+        self.start()
+
+    def start(self):
+        rec = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                n = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(n)
+                mode = rec.mode
+                if mode == "hang":
+                    # a server that hangs has not taken the request: the
+                    # client gives up first and this one is not recorded
+                    time.sleep(rec.hang_s)
+                    self.close_connection = True
+                    return
+                if mode == "500":
+                    code = 500
+                else:
+                    code = 200
+                    with rec.lock:
+                        rec.requests.append({
+                            "path": urllib.parse.urlsplit(self.path).path,
+                            "query": urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query),
+                            "headers": {k.lower(): v for k, v in self.headers.items()},
+                            "body": body, "at": time.time()})
+                try:
+                    self.send_response(code)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+        class Server(http.server.ThreadingHTTPServer):
+            allow_reuse_address = True
+            daemon_threads = True
+
+        self.server = Server(("127.0.0.1", self.port), Handler)
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self):
+        if self.server:
+            self.server.shutdown()
+            self.server.server_close()
+            self.server = None
+
+    @property
+    def url(self):
+        return "http://127.0.0.1:%d" % self.port
+
+    def taken(self):
+        with self.lock:
+            return list(self.requests)
+
+
+@pytest.fixture
+def receiver():
+    made = []
+
+    def make():
+        r = Receiver()
+        made.append(r)
+        return r
+
+    yield make
+    for r in made:
+        r.stop()
+
+
+def ingest_profiles(pb, requests):
+    """Decode /ingest requests: [(name, labels, from, until, query, headers, pprof names, comments)]."""
+    out = []
+    for r in requests:
+        assert r["path"] == "/ingest", r["path"]
+        q = {k: v[0] for k, v in r["query"].items()}
+        ctype = r["headers"]["content-type"]
+        assert ctype.startswith("multipart/form-data"), ctype
+        msg = email.parser.BytesParser().parsebytes(
+            b"Content-Type: " + ctype.encode() + b"\r\n\r\n" + r["body"])
+        parts = {p.get_param("name", header="content-disposition"): p.get_payload(decode=True)
+                 for p in msg.get_payload()}
+        assert "profile" in parts, parts.keys()
+        m = re.fullmatch(r"([^{]+)\.(cpu|wall)\{(.*)\}", q["name"])
+        assert m, q["name"]
+        labels = dict(kv.split("=", 1) for kv in m.group(3).split(","))
+        _, names, comments = pb.pprof(parts["profile"])
+        out.append({"service": m.group(1), "type": m.group(2), "labels": labels,
+                    "from": int(q["from"]), "until": int(q["until"]), "query": q,
+                    "headers": r["headers"], "names": names, "comments": comments,
+                    "pprof": parts["profile"]})
+    return out
+
+
+# --------------------------------------------------------------------------
+# Workloads and the agent
+# --------------------------------------------------------------------------
+
+@pytest.fixture
+def worker():
+    """Factory: worker(env={...}) starts agent_worker.py with a unique tag; killed at teardown."""
+    started = []
+
+    def start(env=None, seconds=120):
+        tag = "fwtag-" + uuid.uuid4().hex[:10]
+        saved = dict(os.environ)
+        try:
+            os.environ.pop("OTEL_SERVICE_NAME", None)
+            os.environ.pop("PYROSCOPE_APPLICATION_NAME", None)
+            os.environ.update(env or {})
+            w = start_workload(PY, "agent_worker.py", "--seconds", str(seconds), tag)
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
+        w.tag = tag
+        started.append(w)
+        return w
+
+    yield start
+    for w in started:
+        w.stop()
+
+
+class Agent:
+    """framewalk agent running in the background; stderr collected as it comes."""
+
+    def __init__(self, *args, binary=None, env=None):
+        self.argv = [binary or framewalk_path(), "agent"] + [str(a) for a in args]
+        self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE,
+                                     env=dict(os.environ, **(env or {})))
+        self.err = []
+        self.out = b""
+        self._t = threading.Thread(target=self._read, daemon=True)
+        self._t.start()
+
+    def _read(self):
+        for line in self.proc.stderr:
+            self.err.append(line.decode("utf-8", "replace"))
+
+    @property
+    def stderr(self):
+        return "".join(self.err)
+
+    def signal(self, sig):
+        self.proc.send_signal(sig)
+
+    def stop(self, timeout=30):
+        """SIGTERM, then wait for the exit; returns the exit status."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        try:
+            # not communicate(): it would take stderr from the reader thread
+            self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            pytest.fail("the agent did not exit within %d s of SIGTERM:\n%s" % (timeout, self.stderr))
+        self.out = self.proc.stdout.read()
+        self._t.join(5)
+        return self.proc.returncode
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+@pytest.fixture
+def agents():
+    made = []
+
+    def start(*args, **kw):
+        a = Agent(*args, **kw)
+        made.append(a)
+        return a
+
+    yield start
+    for a in made:
+        a.kill()
+
+
+def wait_for(cond, timeout, what, agent=None):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        got = cond()
+        if got:
+            return got
+        if agent and agent.proc.poll() is not None:
+            pytest.fail("the agent exited (%s) while waiting for %s:\n%s"
+                        % (agent.proc.returncode, what, agent.stderr))
+        time.sleep(0.1)
+    pytest.fail("timed out after %.0f s waiting for %s%s" % (
+        timeout, what, ("\n--- agent stderr ---\n" + agent.stderr) if agent else ""))
+
+
+def check_contiguous(periods, period=1):
+    """(from, until) pairs of one process, in arrival order: increasing,
+    each starting where the previous ended, full periods but the first and
+    the last (which SIGTERM cuts)."""
+    for (f0, u0), (f1, u1) in zip(periods, periods[1:]):
+        assert f1 == u0, "period %s does not follow %s: %s" % ((f1, u1), (f0, u0), periods)
+    for f, u in periods[1:-1]:
+        assert u - f == period, "a middle period is not %d s: %s" % (period, periods)
+    for f, u in periods:
+        assert u > f, periods
+
+
+def sel(*workers):
+    return ["--match", "|".join(w.tag for w in workers)]
+
+
+# --------------------------------------------------------------------------
+# Tests
+# --------------------------------------------------------------------------
+
+def test_agent_help():
+    r = run_fw("agent", "--help", timeout=20)
+    assert r.returncode == 0, r
+    for opt in ("--pid", "--all-python", "--match", "--exe", "--container", "--cgroup", "--rate",
+                "--period", "--pyroscope", "--pyroscope-api", "--otlp", "--dir", "--spool",
+                "--once", "--config", "--dir-max-bytes", "--dir-max-age", "--spool-max-items",
+                "--timeout", "--label"):
+        assert opt in r.stdout, "%s not in agent --help" % opt
+    assert "static build" in r.stdout
+    r = run_fw("agent", "--all-python", timeout=20)
+    assert r.returncode == 2 and "nowhere to send" in r.stderr, r
+    r = run_fw("agent", "--dir", "/tmp", timeout=20)
+    assert r.returncode == 2 and "nothing to profile" in r.stderr, r
+
+
+def test_ingest_otlp_and_dir(pb, receiver, worker, agents, tmp_path):
+    """Three services, each profile to Pyroscope's /ingest (basic auth,
+    tenant), to OTLP (a header) and to a directory: the right processes
+    with their labels and attributes, agent_hot in every profile, periods
+    that follow each other; go tool pprof reads one with agent_hot on top."""
+    pyro, otlp = receiver(), receiver()
+    a_ = worker(env={"OTEL_SERVICE_NAME": "svc-otel"})
+    b_ = worker(env={"PYROSCOPE_APPLICATION_NAME": "svc-pyro"})
+    c_ = worker()
+    out = tmp_path / "profiles"
+    ag = agents(*sel(a_, b_, c_), "--period", 1, "--scan", 0.3, "-r", 49, "--python-only",
+                "--pyroscope", pyro.url, "--pyroscope-user", "alice", "--pyroscope-password",
+                "s3cret", "--pyroscope-tenant", "team-a", "--otlp", otlp.url + "/",
+                "--otlp-header", "Authorization: Bearer otlp-token", "--dir", out,
+                "--label", "env=test")
+    pids = {a_.pid: "svc-otel", b_.pid: "svc-pyro", c_.pid: "agent_worker"}
+
+    def enough():
+        got = ingest_profiles(pb, pyro.taken())
+        per = {p: sum(1 for g in got if g["labels"]["pid"] == str(p)) for p in pids}
+        return all(n >= 4 for n in per.values()) and len(otlp.taken()) >= 4
+    wait_for(enough, 30, "4 periods of each process at both receivers", ag)
+    assert ag.stop() == 0, ag.stderr
+
+    got = ingest_profiles(pb, pyro.taken())
+    host = socket.gethostname()
+    for pid, service in pids.items():
+        mine = [g for g in got if g["labels"]["pid"] == str(pid)]
+        assert mine, "no profile of %d" % pid
+        for g in mine:
+            assert g["service"] == service, g["service"]
+            assert g["type"] == "cpu"
+            lab = g["labels"]
+            assert lab["host"] == host and lab["mode"] == "cpu" and lab["rate"] == "49", lab
+            assert lab["python_version"] == PY.full_version and lab["env"] == "test", lab
+            assert re.fullmatch(r"[0-9a-f]{40}", lab["build_id"]), lab
+            q = g["query"]
+            assert q["format"] == "pprof" and q["sampleRate"] == "49", q
+            assert q["spyName"] == "framewalk", q
+            auth = g["headers"]["authorization"]
+            assert auth == "Basic " + base64.b64encode(b"alice:s3cret").decode(), auth
+            assert g["headers"]["x-scope-orgid"] == "team-a"
+            assert pprof_labels(g["comments"])["service_name"] == service
+        # the first and the last (cut by SIGTERM, maybe a few ms long) may miss it
+        assert all("agent_hot" in g["names"] for g in mine[1:-1]), [g["names"] for g in mine]
+        check_contiguous([(g["from"], g["until"]) for g in mine])
+    # only the three chosen processes
+    assert {g["labels"]["pid"] for g in got} == {str(p) for p in pids}
+
+    # go tool pprof: agent_hot is the hottest function of a full period
+    go = shutil.which("go")
+    assert go, "go is missing (Debian golang-go; scripts/deps.sh test)"
+    sample = tmp_path / "one.pb.gz"
+    sample.write_bytes([g for g in got if g["labels"]["pid"] == str(c_.pid)][1]["pprof"])
+    r = subprocess.run([go, "tool", "pprof", "-top", "-sample_index=samples", str(sample)],
+                       capture_output=True, text=True, timeout=300,
+                       env=dict(os.environ, GOTOOLCHAIN="local"))
+    assert r.returncode == 0, r.stderr
+    rows = [l for l in r.stdout.splitlines() if re.match(r"\s*\d+\s+\d", l)]
+    assert rows and rows[0].split()[-1] == "agent_hot", r.stdout
+
+    # OTLP: one request per period, a ResourceProfiles per process
+    seen = {}
+    reqs = otlp.taken()
+    for i, req in enumerate(reqs):
+        assert req["path"] == "/v1development/profiles", req["path"]
+        assert req["headers"]["content-type"] == "application/x-protobuf"
+        assert req["headers"]["authorization"] == "Bearer otlp-token"
+        msg = pb.ExportRequest.FromString(req["body"])
+        d = msg.dictionary
+        assert d.string_table[0] == "" and len(d.location_table) >= 1
+        fnames = {d.string_table[f.name_strindex] for f in d.function_table}
+        for rp in msg.resource_profiles:
+            attrs = {}
+            for kv in rp.resource.attributes:
+                v = kv.value
+                attrs[kv.key] = v.int_value if v.WhichOneof("value") == "int_value" else v.string_value
+            pid = attrs["process.pid"]
+            assert pid in pids, attrs
+            assert attrs["service.name"] == pids[pid], attrs
+            assert attrs["host.name"] == host
+            assert attrs["process.runtime.name"] == "cpython"
+            assert attrs["process.runtime.version"] == PY.full_version
+            assert attrs["env"] == "test"
+            assert re.fullmatch(r"[0-9a-f]{40}", attrs["process.executable.build_id.gnu"])
+            prof = rp.scope_profiles[0].profiles[0]
+            assert rp.scope_profiles[0].scope.name == "framewalk"
+            assert d.string_table[prof.sample_type.type_strindex] == "samples"
+            assert d.string_table[prof.period_type.type_strindex] == "cpu"
+            assert prof.period == round(1e9 / 49)
+            assert len(prof.profile_id) == 16
+            seen.setdefault(pid, []).append((prof.time_unix_nano, prof.duration_nano))
+            for s in prof.samples:
+                stack = d.stack_table[s.stack_index]
+                leaf = d.location_table[stack.location_indices[0]]
+                fn = d.function_table[leaf.lines[0].function_index]
+                assert d.string_table[fn.name_strindex], "a nameless leaf"
+                keys = {d.string_table[d.attribute_table[i].key_strindex] for i in s.attribute_indices}
+                assert {"thread.id", "thread.name"} <= keys, keys
+        # the first period and the last (cut by SIGTERM) may be too short to hold a sample
+        if 0 < i < len(reqs) - 1:
+            assert "agent_hot" in fnames, fnames
+    for pid, spans in seen.items():
+        for (t0, d0), (t1, d1) in zip(spans, spans[1:]):
+            assert t1 == t0 + d0, "OTLP periods of %d do not follow each other: %s" % (pid, spans)
+
+    # the directory: one file per process and period, the labels inside
+    files = sorted(out.iterdir())
+    assert files, "no file in --dir"
+    for f in files:
+        m = re.fullmatch(r"\d{8}T\d{6}\.\d{3}Z-(.+)-(\d+)\.pb\.gz", f.name)
+        assert m, f.name
+        assert int(m.group(2)) in pids and m.group(1) == pids[int(m.group(2))], f.name
+        _, names, comments = pb.pprof(f.read_bytes())
+        assert pprof_labels(comments)["pid"] == m.group(2)
+
+
+def test_push_api_and_sigterm_flush(pb, receiver, worker, agents):
+    """The connect push API with a bearer token; a 30 s period cut by
+    SIGTERM after ~3 s still arrives, with its true length."""
+    pyro = receiver()
+    w = worker()
+    ag = agents(*sel(w), "--period", 30, "--scan", 0.3, "-r", 49, "--pyroscope", pyro.url,
+                "--pyroscope-api", "push", "--pyroscope-token", "tok-123",
+                "--pyroscope-tenant", "team-b")
+    wait_for(lambda: "profiling process %d" % w.pid in ag.stderr, 15, "the agent to start", ag)
+    time.sleep(3)
+    t_stop = time.time()
+    assert ag.stop() == 0, ag.stderr
+    reqs = pyro.taken()
+    assert len(reqs) == 1, "%d requests for one period cut short" % len(reqs)
+    r = reqs[0]
+    assert r["path"] == "/push.v1.PusherService/Push"
+    assert r["headers"]["content-type"] == "application/proto"
+    assert r["headers"]["connect-protocol-version"] == "1"
+    assert r["headers"]["authorization"] == "Bearer tok-123"
+    assert r["headers"]["x-scope-orgid"] == "team-b"
+    msg = pb.PushRequest.FromString(r["body"])
+    assert len(msg.series) == 1
+    s = msg.series[0]
+    labels = {l.name: l.value for l in s.labels}
+    assert labels["__name__"] == "process_cpu" and labels["service_name"] == "agent_worker", labels
+    assert labels["pid"] == str(w.pid) and labels["python_version"] == PY.full_version, labels
+    assert len(s.samples) == 1 and re.fullmatch(r"[0-9a-f-]{36}", s.samples[0].ID)
+    p, names, _ = pb.pprof(s.samples[0].raw_profile)
+    assert "agent_hot" in names, names
+    length = p.duration_nanos / 1e9
+    assert 2 <= length <= 10, "the flushed period lasted %.1f s" % length
+    assert p.time_nanos / 1e9 + length <= t_stop + 1
+
+
+def test_outage_replayed_in_order(pb, receiver, worker, agents, tmp_path):
+    """The endpoint's port closed for ~4 periods, then open again: what
+    was spooled on disk arrives, in order, nothing missing or doubled."""
+    pyro = receiver()
+    w = worker()
+    spool = tmp_path / "spool"
+    ag = agents(*sel(w), "--period", 1, "--scan", 0.3, "--pyroscope", pyro.url, "--spool", spool,
+                "--timeout", 1)
+    wait_for(lambda: len(pyro.taken()) >= 2, 20, "two periods before the outage", ag)
+    pyro.stop()
+    down = wait_for(lambda: list((spool / "pyroscope").glob("*.req")) if len(
+        list((spool / "pyroscope").glob("*.req"))) >= 3 else None, 15,
+        "3 requests spooled during the outage", ag)
+    assert down
+    pyro.start()
+    n_before = len(pyro.taken())
+    wait_for(lambda: len(pyro.taken()) >= n_before + 5, 20, "the spooled periods after the outage", ag)
+    assert ag.stop() == 0, ag.stderr
+    assert "delivery failed" in ag.stderr and "delivering again" in ag.stderr, ag.stderr
+    got = ingest_profiles(pb, pyro.taken())
+    check_contiguous([(g["from"], g["until"]) for g in got])
+    assert not list((spool / "pyroscope").glob("*.req")), "requests left in the spool"
+
+
+def test_spool_bound_drops_oldest(pb, receiver, worker, agents, tmp_path):
+    """Answering 500 for ~6 periods with room for 3 requests: the spool
+    never holds more than 3, the oldest are dropped and counted, the 3
+    newest arrive in order once the endpoint answers again."""
+    pyro = receiver()
+    w = worker()
+    spool = tmp_path / "spool"
+    metrics = tmp_path / "metrics.prom"
+    ag = agents(*sel(w), "--period", 1, "--scan", 0.3, "--pyroscope", pyro.url, "--spool", spool,
+                "--spool-max-items", 3, "--metrics-file", metrics)
+    wait_for(lambda: len(pyro.taken()) >= 2, 20, "two periods delivered", ag)
+    pyro.mode = "500"
+    t0 = time.monotonic()
+    most = 0
+    while time.monotonic() - t0 < 6.5:
+        most = max(most, len(list((spool / "pyroscope").glob("*.req"))))
+        time.sleep(0.05)
+    assert most == 3, "the spool held %d requests (bound 3)" % most
+    ok_before = len(pyro.taken())
+    pyro.mode = "ok"
+    wait_for(lambda: len(pyro.taken()) >= ok_before + 5, 20, "deliveries after the 500s", ag)
+    text = metrics.read_text()
+    assert ag.stop() == 0, ag.stderr
+    dropped = int(re.search(r'framewalk_agent_dropped_total\{sink="pyroscope"\} (\d+)', text).group(1))
+    assert dropped >= 2, text
+    assert "queue full" in ag.stderr and "dropped" in ag.stderr, ag.stderr
+    got = ingest_profiles(pb, pyro.taken())
+    spans = [(g["from"], g["until"]) for g in got]
+    before, after = spans[:ok_before], spans[ok_before:]
+    check_contiguous(before)
+    check_contiguous(after)
+    # the periods between were lost: at least as many as were dropped
+    assert after[0][0] - before[-1][1] >= dropped, (before, after, dropped)
+    final = re.findall(r"pyroscope: (\d+) sent, (\d+) queued, (\d+) dropped", ag.stderr)
+    assert final and int(final[-1][2]) >= dropped, ag.stderr
+
+
+def metrics(path):
+    """The --metrics-file counters: {(name, sink or None): value}."""
+    out = {}
+    try:
+        text = Path(path).read_text()
+    except FileNotFoundError:
+        return out
+    for m in re.finditer(r'^(framewalk_agent_\w+)(?:\{sink="([^"]+)"\})? (\S+)$', text, re.M):
+        out[(m.group(1), m.group(2))] = float(m.group(3))
+    return out
+
+
+def test_hanging_endpoint_bounded(pb, receiver, worker, agents, tmp_path):
+    """An endpoint that takes requests and never answers in time: each
+    request gives up after --timeout, the in-memory queue never holds more
+    than its bound (3), the oldest are dropped and counted, and what is
+    left arrives in order once it answers."""
+    pyro = receiver()
+    pyro.mode = "hang"
+    pyro.hang_s = 3
+    w = worker()
+    prom = tmp_path / "metrics.prom"
+    ag = agents(*sel(w), "--period", 1, "--scan", 0.3, "--pyroscope", pyro.url, "--timeout", 0.5,
+                "--spool-max-items", 3, "--metrics-file", prom)
+    most = [0]
+
+    def dropped_twice():
+        m = metrics(prom)
+        most[0] = max(most[0], m.get(("framewalk_agent_queued", "pyroscope"), 0))
+        return m.get(("framewalk_agent_dropped_total", "pyroscope"), 0) >= 2
+    wait_for(dropped_twice, 30, "two requests dropped from the full queue", ag)
+    assert "timed out" in ag.stderr, ag.stderr
+    assert 1 <= most[0] <= 3, "the queue held %d requests (bound 3)" % most[0]
+    pyro.mode = "ok"
+    wait_for(lambda: len(pyro.taken()) >= 5, 20, "deliveries once it answers", ag)
+    assert ag.stop() == 0, ag.stderr
+    got = ingest_profiles(pb, pyro.taken())
+    check_contiguous([(g["from"], g["until"]) for g in got])
+
+
+def dir_pids(d):
+    out = {}
+    for f in sorted(Path(d).glob("*.pb.gz")):
+        m = re.fullmatch(r"(\d{8}T\d{6}\.\d{3}Z)-(.+)-(\d+)\.pb\.gz", f.name)
+        if m:
+            out.setdefault(int(m.group(3)), []).append(f)
+    return out
+
+
+def test_sighup_reloads_selector(pb, worker, agents, tmp_path):
+    """SIGHUP reads the configuration file again: a changed --match moves
+    the agent from one process to the other; a broken file is refused
+    with its line and changes nothing."""
+    a_, b_ = worker(), worker()
+    out = tmp_path / "out"
+    conf = tmp_path / "agent.conf"
+    conf.write_text("# first selector\nmatch = %s\nperiod = 1\nscan = 0.3\ndir = %s\n" % (a_.tag, out))
+    ag = agents("--config", conf)
+    wait_for(lambda: len(dir_pids(out).get(a_.pid, [])) >= 2, 20, "two periods of A", ag)
+    assert b_.pid not in dir_pids(out)
+    conf.write_text("match = %s\nperiod = 1\nscan = 0.3\ndir = %s\n" % (b_.tag, out))
+    t_hup = time.time()
+    ag.signal(signal.SIGHUP)
+    wait_for(lambda: len(dir_pids(out).get(b_.pid, [])) >= 2, 20, "two periods of B", ag)
+    wait_for(lambda: "configuration reloaded" in ag.stderr, 5, "the reload's line", ag)
+    # a broken file on SIGHUP: the message, and the previous configuration stays
+    conf.write_text("match = %s\nno-such-option = 1\n" % a_.tag)
+    ag.signal(signal.SIGHUP)
+    wait_for(lambda: "not reloaded" in ag.stderr, 10, "the refused reload", ag)
+    assert "no-such-option" in ag.stderr, ag.stderr
+    n_b = len(dir_pids(out)[b_.pid])
+    wait_for(lambda: len(dir_pids(out)[b_.pid]) >= n_b + 2, 20, "B still profiled", ag)
+    assert ag.stop() == 0, ag.stderr
+    files = dir_pids(out)
+    assert "stopped profiling process %d" % a_.pid in ag.stderr, ag.stderr
+    last_a = max(pb.pprof(f.read_bytes())[0].time_nanos for f in files[a_.pid]) / 1e9
+    first_b = min(pb.pprof(f.read_bytes())[0].time_nanos for f in files[b_.pid]) / 1e9
+    assert last_a <= t_hup + 0.5, "A profiled after the reload"
+    assert first_b >= t_hup - 1.5, "B profiled before the reload"
+
+
+def test_processes_come_and_go(pb, worker, agents, tmp_path):
+    """A process that starts is picked up at the next scan, one that exits
+    is dropped after its last period."""
+    w1 = worker()
+    out = tmp_path / "out"
+    tags = "fwchurn-" + uuid.uuid4().hex[:8]
+    ag = agents("--match", w1.tag + "|" + tags, "--period", 1, "--scan", 0.3, "--dir", out)
+    wait_for(lambda: len(dir_pids(out).get(w1.pid, [])) >= 1, 20, "W1's first period", ag)
+    saved = dict(os.environ)
+    w2 = start_workload(PY, "agent_worker.py", "--seconds", "60", tags)
+    try:
+        wait_for(lambda: len(dir_pids(out).get(w2.pid, [])) >= 2, 20, "W2 picked up", ag)
+        w1.stop()
+        t_exit = time.time()
+        wait_for(lambda: "stopped profiling process %d" % w1.pid in ag.stderr, 10, "W1 dropped", ag)
+        n2 = len(dir_pids(out)[w2.pid])
+        wait_for(lambda: len(dir_pids(out)[w2.pid]) >= n2 + 2, 10, "W2 going on", ag)
+        assert ag.stop() == 0, ag.stderr
+    finally:
+        w2.stop()
+        os.environ.clear()
+        os.environ.update(saved)
+    last_w1 = max(pb.pprof(f.read_bytes())[0].time_nanos for f in dir_pids(out)[w1.pid]) / 1e9
+    assert last_w1 <= t_exit + 0.5, "a period of W1 started after it exited"
+
+
+def test_dir_rotation(pb, worker, agents, tmp_path):
+    """--dir-max-bytes and --dir-max-age remove the oldest of the agent's
+    files, and only its files."""
+    a_, b_ = worker(), worker()
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "notes.txt").write_text("not the agent's")
+    (out / "mine.pb.gz").write_bytes(b"not the agent's either")
+    prom = tmp_path / "m1.prom"
+    ag = agents(*sel(a_, b_), "--period", 1, "--scan", 0.3, "--dir", out, "--dir-max-bytes", "4k",
+                "--metrics-file", prom)
+    wait_for(lambda: metrics(prom).get(("framewalk_agent_sent_total", "dir"), 0) >= 12, 30,
+             "12 files written", ag)
+    assert ag.stop() == 0, ag.stderr
+    ours = [f for f in out.iterdir() if f.name not in ("notes.txt", "mine.pb.gz")]
+    total = sum(f.stat().st_size for f in ours)
+    biggest = max(f.stat().st_size for f in ours)
+    # rotation runs after writes: at most the files of one period past the bound
+    assert total <= 4 * 1024 + 2 * biggest, "%d bytes kept, bound 4k" % total
+    assert len(ours) < 12, "nothing was removed: %d files" % len(ours)
+    assert (out / "notes.txt").exists() and (out / "mine.pb.gz").exists()
+    # age: files older than 2 s go
+    out2 = tmp_path / "out2"
+    prom2 = tmp_path / "m2.prom"
+    ag = agents(*sel(a_), "--period", 1, "--scan", 0.3, "--dir", out2, "--dir-max-age", 2,
+                "--metrics-file", prom2)
+    wait_for(lambda: metrics(prom2).get(("framewalk_agent_sent_total", "dir"), 0) >= 6, 30,
+             "6 files written", ag)
+    assert ag.stop() == 0, ag.stderr
+    now = time.time()
+    ages = [now - f.stat().st_mtime for f in out2.iterdir()]
+    assert ages and max(ages) <= 2 + 2.5, ages
+    assert len(ages) <= 5, "%d files kept with a 2 s age limit" % len(ages)
+
+
+def test_once_prints_and_exits(worker):
+    """--once: one period, each profile's labels and report on stdout."""
+    w = worker(env={"OTEL_SERVICE_NAME": "once-svc"})
+    r = run_fw("agent", "--once", "-p", w.pid, "--period", 1, "-r", 49, timeout=30)
+    assert r.returncode == 0, r
+    head = [l for l in r.stdout.splitlines() if l.startswith("== ")]
+    assert len(head) == 1, r.stdout
+    assert "service_name=once-svc" in head[0] and "pid=%d" % w.pid in head[0], head
+    assert "agent_hot" in r.stdout, r.stdout
+    r = run_fw("agent", "--once", "--match", "no-such-process-" + uuid.uuid4().hex, "--period", 1,
+               timeout=30)
+    assert r.returncode == 4 and "no Python process matches" in r.stderr, r
+
+
+def test_static_build_writes_directories_only(worker, tmp_path):
+    """The static build has no HTTP: it refuses --pyroscope and --otlp with
+    the reason, and writes --dir."""
+    assert STATIC.is_file(), "the static build is missing: make static (%s)" % STATIC
+    w = worker()
+    for dest in ("--pyroscope", "--otlp"):
+        r = run_fw("agent", "-p", w.pid, dest, "http://127.0.0.1:9", timeout=20, binary=str(STATIC))
+        assert r.returncode == 2 and "static build" in r.stderr, r
+    r = run_fw("agent", "--once", "-p", w.pid, "--period", 1, "--dir", tmp_path, timeout=30,
+               binary=str(STATIC))
+    assert r.returncode == 0, r
+    assert list(tmp_path.glob("*-agent_worker-%d.pb.gz" % w.pid)), list(tmp_path.iterdir())
+
+
+def rss_kb(pid):
+    """The anonymous part of pid's RSS: its own memory. (The file-backed
+    part is the debug files and libraries it maps, which the kernel pages
+    in and out as native frames of other code are symbolized.)"""
+    for line in Path("/proc/%d/status" % pid).read_text().splitlines():
+        if line.startswith("RssAnon:"):
+            return int(line.split()[1])
+    raise AssertionError("no RssAnon for %d" % pid)
+
+
+def test_many_periods_rss_flat(pb, receiver, worker, agents, tmp_path):
+    """A day is 5760 periods of 15 s; here 0.1 s periods (the shortest
+    allowed) stand in for them: 250 periods in about 25 s, each encoded
+    for an OTLP receiver and a rotated directory. Past a warm-up of 50
+    periods the agent's anonymous RSS does not grow: at most 1 MiB more
+    after 200 more periods (a leak of one profile per period would be
+    several).
+    Under ASan its quarantine is turned off so freed memory is reused.
+    Python frames only: whole stacks add per-process caches of native
+    return addresses, which grow with the distinct addresses seen (bounded
+    by the code, not by time) for longer than this test runs; what is
+    measured here is what every period allocates and frees."""
+    otlp = receiver()
+    a_, b_ = worker(), worker()
+    prom = tmp_path / "m.prom"
+    ag = agents(*sel(a_, b_), "--period", 0.1, "--scan", 0.3, "-r", 49, "--python-only",
+                "--otlp", otlp.url,
+                "--dir", tmp_path / "out", "--dir-max-bytes", "256k", "--metrics-file", prom,
+                "--status", 0, env={"ASAN_OPTIONS": "quarantine_size_mb=0:detect_leaks=1"})
+    periods = lambda: metrics(prom).get(("framewalk_agent_periods_total", None), 0)
+    wait_for(lambda: periods() >= 50, 30, "50 periods", ag)
+    base = rss_kb(ag.proc.pid)
+    top = [base]
+
+    def done():
+        top[0] = max(top[0], rss_kb(ag.proc.pid))
+        return periods() >= 250
+    wait_for(done, 60, "250 periods", ag)
+    sent = metrics(prom).get(("framewalk_agent_sent_total", "otlp"), 0)
+    assert ag.stop() == 0, ag.stderr
+    assert sent >= 150, "only %d OTLP requests for 250 periods" % sent
+    assert top[0] - base <= 1024, "RSS grew from %d kB to %d kB over 200 periods" % (base, top[0])
+
+
+def test_narrow_privileges(worker, tmp_path):
+    """The unit's privileges (deploy/framewalk-agent.service): an
+    unprivileged user with CAP_BPF, CAP_PERFMON, CAP_SYS_PTRACE and
+    CAP_DAC_READ_SEARCH profiles another user's process with the bpf
+    backend; without CAP_DAC_READ_SEARCH the interpreter under /root
+    cannot be opened, and the message says so."""
+    setpriv = shutil.which("setpriv")
+    assert setpriv, "setpriv is missing (util-linux)"
+    w = worker()
+    binary = framewalk_path()
+    for d in [Path(binary).resolve().parent] + list(Path(binary).resolve().parents):
+        if not os.access(str(d), os.X_OK):
+            pytest.skip("the build directory is not reachable by an unprivileged user: %s" % d)
+
+    def run_as_nobody(caps):
+        argv = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups",
+                "--inh-caps=" + caps, "--ambient-caps=" + caps, binary, "agent", "--once",
+                "-p", str(w.pid), "--period", 1, "-r", 49]
+        return subprocess.run([str(a) for a in argv], capture_output=True, text=True, timeout=60)
+    r = run_as_nobody("+bpf,+perfmon,+sys_ptrace,+dac_read_search")
+    assert r.returncode == 0, r
+    assert "with the bpf backend" in r.stderr, r.stderr
+    assert "pid=%d" % w.pid in r.stdout and "agent_hot" in r.stdout, r.stdout
+    if str(PY.exe).startswith("/root/"):
+        r = run_as_nobody("+bpf,+perfmon,+sys_ptrace")
+        assert r.returncode != 0 and "cannot open" in r.stderr, r
+
+
+def test_exec_relabels(pb, agents, tmp_path):
+    """A process that execs another Python program (the same interpreter on
+    exec_after.py) is followed, and its profiles are labelled with the new
+    program's service name from the period it exec'd in."""
+    w = start_workload(PY, "exec_into.py", "1.5", "python")
+    try:
+        out = tmp_path / "out"
+        ag = agents("-p", w.pid, "--period", 1, "--scan", 0.3, "--dir", out)
+        wait_for(lambda: "its labels are read again" in ag.stderr, 20, "the exec noticed", ag)
+        wait_for(lambda: any("-exec_after-" in f.name for f in out.glob("*.pb.gz")), 10,
+                 "a profile labelled exec_after", ag)
+        assert ag.stop() == 0, ag.stderr
+    finally:
+        w.stop()
+    names = sorted(f.name for f in out.glob("*.pb.gz"))
+    before = [n for n in names if "-exec_into-" in n]
+    after = [n for n in names if "-exec_after-" in n]
+    assert before and after, names
+    assert max(before) < min(after), names
+    _, fnames, comments = pb.pprof((out / after[-1]).read_bytes())
+    assert pprof_labels(comments)["service_name"] == "exec_after"
