@@ -14,6 +14,7 @@
 
 #include "cmd/cmd.h"
 #include "output/output.h"
+#include "python/asyncio.h"
 #include "sampler/sampler.h"
 #include "target/proc.h"
 #include "util/options.h"
@@ -51,6 +52,9 @@ static const char record_usage_tail[] =
 	"      --limit N          rows in the report's top tables (default 20)\n"
 	"      --min-percent P    hide call-tree branches under P% (default 0.5)\n"
 	"      --thread T         report only the thread named T or with tid T\n"
+	"      --async            asyncio task stacks: a loop thread's running task as\n"
+	"                         [task] NAME under the tasks awaiting it; in wall mode\n"
+	"                         every suspended task too, ending in [await] WHAT\n"
 	"      --python-only      Python frames only (the default with --backend vm,\n"
 	"                         and with ptrace in wall and gil modes)\n"
 	"      --native           whole stacks: Python, C extensions, native libraries\n"
@@ -115,6 +119,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		{ "mode", required_argument, NULL, 'm' },
 		{ "subprocesses", no_argument, NULL, 'S' },
 		{ "nonblocking", no_argument, NULL, 'V' },
+		{ "async", no_argument, NULL, 'W' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, pid;
@@ -198,6 +203,9 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'V':
 			o->sampling.backend = BACKEND_VM;
+			break;
+		case 'W':
+			o->sampling.async_tasks = 1;
 			break;
 		case 'h':
 			fputs(record_usage, stdout);
@@ -481,6 +489,24 @@ static int add_targets(struct session *sess, const struct target_list *l)
 	return FW_EXIT_OK;
 }
 
+/* --async on targets whose tasks cannot be read: one error, before sampling. */
+static int check_async(const struct target_list *tl)
+{
+	struct strbuf why = STRBUF_INIT;
+
+	for (size_t i = 0; i < tl->n; i++) {
+		const struct py_target *t = &tl->t[i];
+
+		if (py_async_supported(t->minor, t->offsets.free_threaded, &why)) {
+			fw_error("process %d: %s", (int)t->pid, strbuf_str(&why));
+			fw_hint("record it without --async");
+			strbuf_release(&why);
+			return FW_EXIT_UNSUPPORTED;
+		}
+	}
+	return FW_EXIT_OK;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o;
@@ -519,6 +545,8 @@ int cmd_record(int argc, char **argv)
 	profile_init(&prof);
 	code = find_targets(&o, &targets, &child);
 	so.child = child;
+	if (!code && so.async_tasks)
+		code = check_async(&targets);
 	/* The backend is chosen once the targets are known: ptrace is probed on one. */
 	if (!code)
 		code = cmd_choose_backend("record", &so, child ? 0 : targets.n ? targets.t[0].pid : 0);

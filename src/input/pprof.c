@@ -294,6 +294,7 @@ static void read_comments(const PbProfile *pb, struct profile_meta *m)
 /* What a sample's labels say: its thread, and a thread record's accounting. */
 struct sample_labels {
 	const char *tname;
+	const char *comm;
 	int64_t tid, pid, generation;
 	int have_tid;
 	/* cpu, wall, gil held, waiting, ticks, dropped (output/pprof.h) */
@@ -324,6 +325,8 @@ static int read_labels(struct reader *r, const Perftools__Profiles__Sample *s, s
 			lab->pid = l->num;
 		} else if (!strcmp(key, PPROF_LABEL_THREAD_NAME) || !strcmp(key, "thread")) {
 			lab->tname = str_at(pb, l->str);
+		} else if (!strcmp(key, PPROF_LABEL_THREAD_COMM)) {
+			lab->comm = str_at(pb, l->str);
 		} else if (!strcmp(key, PPROF_LABEL_EXEC)) {
 			lab->generation = l->num > 0 && l->num < 1000000 ? l->num : 0;
 		} else {
@@ -349,6 +352,8 @@ static void add_thread_record(struct profile *p, const struct sample_labels *lab
 	/* (profile_thread may move the array: index it afterwards) */
 	ti = profile_thread_gen(p, (pid_t)lab->pid, (pid_t)lab->tid, (unsigned)lab->generation,
 				lab->tname ? lab->tname : "");
+	if (lab->comm)
+		profile_thread_comm(p, ti, lab->comm);
 	t = &p->threads[ti];
 	t->cpu_ns = lab->acct[0];
 	t->wall_ns = lab->acct[1];

@@ -141,5 +141,7 @@ int thread_matches(const struct profile *p, uint32_t thread, const char *filter)
 	v = strtol(filter, &end, 10);
 	if (!*end && v == t->tid)
 		return 1;
-	return strcmp(profile_str(p, t->name), filter) == 0;
+	/* Python's name for the thread, or the kernel's (comm) */
+	return strcmp(profile_str(p, t->name), filter) == 0 ||
+	       (t->comm && strcmp(profile_str(p, t->comm), filter) == 0);
 }

@@ -225,9 +225,27 @@ static void write_frame_table(struct json *j, const struct profile *p, struct gk
 	strbuf_release(&sb);
 }
 
+/*
+ * The thread's track title: Python's name, with the kernel's after it when
+ * they differ ("reports (python3.12)").
+ */
+static void thread_title(struct strbuf *sb, const struct profile *p, const struct pf_thread *th)
+{
+	const char *name = profile_str(p, th->name), *comm = th->comm ? profile_str(p, th->comm) : "";
+
+	/* target text: no control characters in a track title either */
+	escape_append(sb, *name ? name : "thread", ESCAPE_TERMINAL);
+	if (*comm && strcmp(comm, name)) {
+		strbuf_addstr(sb, " (");
+		escape_append(sb, comm, ESCAPE_TERMINAL);
+		strbuf_addch(sb, ')');
+	}
+}
+
 static void write_thread(struct json *j, const struct profile *p, uint32_t t,
 			 struct gk_thread *g, double interval, double scale)
 {
+	struct strbuf title = STRBUF_INIT;
 	static const char *const marker_cols[] = { "name", "startTime", "endTime", "phase",
 						   "category", "data" };
 	const struct pf_thread *th = &p->threads[t];
@@ -235,7 +253,9 @@ static void write_thread(struct json *j, const struct profile *p, uint32_t t,
 	json_newline(j);
 	json_begin_object(j);
 	json_key(j, "name");
-	json_string(j, *profile_str(p, th->name) ? profile_str(p, th->name) : "thread");
+	thread_title(&title, p, th);
+	json_string(j, strbuf_str(&title));
+	strbuf_release(&title);
 	json_key(j, "processType");
 	json_string(j, "default");
 	json_key(j, "processName");

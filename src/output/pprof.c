@@ -29,8 +29,8 @@ typedef Perftools__Profiles__Function PbFunction;
 typedef Perftools__Profiles__Mapping PbMapping;
 typedef Perftools__Profiles__ValueType PbValueType;
 
-#define NLABELS 3           /* on a sample: thread id, process id, thread name */
-#define NRECORD_LABELS 10   /* on a thread record: those, the accounting, drops */
+#define NLABELS 5           /* on a sample: thread id, process id, thread name, kernel name, exec */
+#define NRECORD_LABELS 11   /* on a thread record: those, the accounting, drops */
 
 /*
  * One profile being written. Interning reuses the profile tables: strings
@@ -153,6 +153,9 @@ static void thread_labels(struct pp_writer *w, PbLabel *labels, size_t *n,
 	if (*profile_str(w->p, t->name))
 		label_add(labels, n, str_id(w, PPROF_LABEL_THREAD_NAME))->str =
 			str_id(w, profile_str(w->p, t->name));
+	if (t->comm)
+		label_add(labels, n, str_id(w, PPROF_LABEL_THREAD_COMM))->str =
+			str_id(w, profile_str(w->p, t->comm));
 	if (t->generation)
 		label_add(labels, n, str_id(w, PPROF_LABEL_EXEC))->num = t->generation;
 }

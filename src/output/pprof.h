@@ -29,6 +29,7 @@
 
 #define PPROF_LABEL_THREAD_ID "thread_id"
 #define PPROF_LABEL_THREAD_NAME "thread_name"
+#define PPROF_LABEL_THREAD_COMM "thread_comm"   /* the kernel's name, when known */
 #define PPROF_LABEL_PROCESS_ID "process_id"
 /* on thread records only (see above), numbers */
 #define PPROF_LABEL_THREAD_CPU_NS "thread_cpu_ns"

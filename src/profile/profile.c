@@ -186,6 +186,12 @@ uint32_t profile_thread_gen(struct profile *p, pid_t pid, pid_t tid, unsigned ge
 	return (uint32_t)p->nthreads++;
 }
 
+void profile_thread_comm(struct profile *p, uint32_t thread, const char *comm)
+{
+	if (thread < p->nthreads)
+		p->threads[thread].comm = comm && *comm ? profile_cstring(p, comm) : 0;
+}
+
 void profile_add(struct profile *p, uint32_t thread, uint32_t node, uint64_t count)
 {
 	uint64_t h = pair_hash(thread, node);

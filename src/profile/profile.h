@@ -40,7 +40,8 @@ struct pf_node {
 struct pf_thread {
 	pid_t pid, tid;
 	unsigned generation;  /* execs of its process before it (the same tid runs another program) */
-	uint32_t name;      /* string id */
+	uint32_t name;      /* string id: Python's name for the thread, else the kernel's */
+	uint32_t comm;      /* string id: the kernel's name (comm), 0 = unknown */
 	/* kernel accounting over the capture, independent of sampling (0: unknown) */
 	uint64_t cpu_ns;    /* CPU time used while seen */
 	uint64_t wall_ns;   /* time the thread was seen alive */
@@ -135,6 +136,8 @@ uint32_t profile_frame_module(struct profile *p, enum frame_kind kind, uint32_t 
 uint32_t profile_stack(struct profile *p, const uint32_t *frames, size_t n);
 /* Thread index for (pid, tid); the name is updated when given. */
 uint32_t profile_thread(struct profile *p, pid_t pid, pid_t tid, const char *name);
+/* Set a thread's kernel name (NULL or "": unknown). */
+void profile_thread_comm(struct profile *p, uint32_t thread, const char *comm);
 /* The same for the thread after the process's generation-th exec. */
 uint32_t profile_thread_gen(struct profile *p, pid_t pid, pid_t tid, unsigned generation,
 			    const char *name);

@@ -4,6 +4,7 @@
  * before it becomes an offset the reader will trust.
  */
 #include <errno.h>
+#include <stddef.h>
 
 #include "python/discover.h"
 #include "util/util.h"
@@ -43,6 +44,46 @@ static int32_t cover(const int32_t *offs, size_t n)
 		if (offs[i] != PYOFF_NONE && offs[i] + 8 > m)
 			m = offs[i] + 8;
 	return m;
+}
+
+/*
+ * The objects layout: the minor version's header values, each replaced by
+ * the target's own where its block has the field. A block value that is out
+ * of range marks the block bad, like every other.
+ */
+static void objects_from_debug(const struct py_debug_offsets_layout *l, struct block *b,
+			       struct py_objects_layout *obj)
+{
+	static const struct {
+		size_t pos, field;
+		uint64_t limit;
+	} map[] = {
+#define M(name, limit) { offsetof(struct py_debug_offsets_layout, pos_##name), \
+			 offsetof(struct py_objects_layout, name), limit }
+		M(interp_modules, MAX_STRUCT_OFFSET * 64),
+		M(type_name, 512), M(type_flags, 512), M(type_basicsize, 512),
+		M(type_dictoffset, 512), M(heaptype_cached_keys, 2048),
+		M(tuple_items, 128), M(tuple_size, 128), M(list_items, 128), M(list_size, 128),
+		M(dict_keys, 128), M(dict_values, 128), M(long_tag, 128), M(long_digits, 128),
+		M(frame_localsplus, 256), M(frame_stackpointer, 256),
+		M(set_used, 128), M(set_table, 128), M(set_mask, 128),
+		M(gen_iframe, 256), M(gen_frame_state, 256),
+		M(tstate_curexc, MAX_STRUCT_OFFSET), M(exc_item_value, 64),
+		M(tstate_gil_requested, MAX_STRUCT_OFFSET),
+#undef M
+	};
+
+	*obj = l->objects;
+	for (size_t i = 0; obj->known && i < ARRAY_SIZE(map); i++) {
+		int32_t pos, v;
+
+		memcpy(&pos, (const char *)l + map[i].pos, sizeof(pos));
+		if (pos == PYOFF_NONE)
+			continue;
+		v = field(b, pos, map[i].limit);
+		if (v != PYOFF_NONE)
+			memcpy((char *)obj + map[i].field, &v, sizeof(v));
+	}
 }
 
 int py_offsets_from_debug(const struct py_debug_offsets_layout *l,
@@ -129,6 +170,8 @@ int py_offsets_from_debug(const struct py_debug_offsets_layout *l,
 	o->interp_gil_ptr = PYOFF_NONE;
 	o->gil_holder = field(&b, l->interp_gil_runtime_state_holder, MAX_STRUCT_OFFSET * 64);
 	o->gil_locked = field(&b, l->interp_gil_runtime_state_locked, MAX_STRUCT_OFFSET * 64);
+
+	objects_from_debug(l, &b, &o->objects);
 
 	if (b.bad || o->tstate_frame == PYOFF_NONE || o->frame_code == PYOFF_NONE ||
 	    o->frame_previous == PYOFF_NONE || o->code_name == PYOFF_NONE ||

@@ -319,3 +319,33 @@ int py_discover(pid_t pid, struct target_mem *mem, struct py_target *t, struct s
 		return read_debug_offsets(mem, t, why);
 	return use_builtin_offsets(t, why);
 }
+
+int py_find_section(pid_t pid, const char *name, uint64_t *addr, uint64_t *size)
+{
+	struct proc_maps maps;
+	int ret = proc_maps_read(pid, &maps), found = -ENOENT;
+
+	if (ret)
+		return ret;
+	for (size_t i = 0; found && i < maps.n; i++) {
+		const struct proc_map *m = &maps.maps[i];
+		const char *base = path_base(m->path);
+		struct elf_file *ef;
+		uint64_t vaddr, sz, delta;
+
+		if (m->offset != 0 || !m->path[0] ||
+		    (!looks_like_python(m->path) && strncmp(base, "_asyncio", 8)))
+			continue;
+		/* A module is mapped several times; its first mapping only. */
+		if (proc_maps_find_base(&maps, m->path) != m || open_module(pid, m, &ef))
+			continue;
+		if (!elf_file_section(ef, name, &vaddr, &sz) && sz && !elf_file_load_delta(ef, &delta)) {
+			*addr = vaddr + (m->start - delta);
+			*size = sz;
+			found = 0;
+		}
+		elf_file_close(ef);
+	}
+	proc_maps_release(&maps);
+	return found;
+}

@@ -50,6 +50,13 @@ struct py_target {
  */
 int py_discover(pid_t pid, struct target_mem *mem, struct py_target *out, struct strbuf *why);
 
+/*
+ * Where a named section of one of pid's Python modules (the executable, a
+ * libpython, an _asyncio extension) is loaded: 3.14+ .AsyncioDebug. 0 or
+ * -ENOENT (no module has it, e.g. _asyncio not imported yet), -errno.
+ */
+int py_find_section(pid_t pid, const char *name, uint64_t *addr, uint64_t *size);
+
 /* Fill py_offsets from a 3.13+ _Py_DebugOffsets block (debug_offsets.c). 0 or -EPROTO. */
 int py_offsets_from_debug(const struct py_debug_offsets_layout *layout,
 			  const uint8_t *block, size_t len, struct py_offsets *out);

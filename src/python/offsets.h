@@ -34,6 +34,77 @@ enum py_line_model {
 	PY_LINES_LOCATIONS,    /* 3.11+ location table */
 };
 
+/* How a dict's keys object is laid out. */
+enum py_dict_model {
+	PY_DICT_NONE = 0,
+	PY_DICT_SIZE,          /* <= 3.10: dk_size, entries {hash, key, value} */
+	PY_DICT_LOG2,          /* 3.11+: dk_log2_size, dk_kind (unicode entries {key, value}) */
+};
+
+/* Where an instance of a heap type keeps its attributes when the type manages them. */
+enum py_managed_model {
+	PY_MANAGED_NONE = 0,   /* <= 3.10: a dict at tp_dictoffset */
+	PY_MANAGED_311,        /* a dict pointer and a values pointer below the object */
+	PY_MANAGED_312,        /* one word below the object: a dict, or values | 1 */
+	PY_MANAGED_313,        /* a dict pointer below, or values inline at tp_basicsize */
+};
+
+/*
+ * Objects read beside the frames (python/objects.c and the readers built on
+ * it: thread names, asyncio tasks, exception and GIL state). Offsets are
+ * from the start of the object, *_below are bytes below it, tpflags_* are
+ * tp_flags bits (0: the version has no such flag).
+ */
+struct py_objects_layout {
+	int known;                    /* 0: no layout for this version */
+	/* PyInterpreterState / PyThreadState */
+	int32_t interp_modules;       /* sys.modules (a dict) */
+	int32_t tstate_exc_info;      /* _PyErr_StackItem *: what sys.exc_info() reads */
+	int32_t exc_item_value;
+	int32_t exc_item_previous;
+	int32_t tstate_curexc;        /* the exception being raised: curexc_type / current_exception */
+	int32_t tstate_gil_requested; /* 3.15+: an int */
+	/* the GIL's condition variable and mutex, from the same base as gil_holder */
+	int32_t gil_cond, gil_mutex, gil_cond_size;
+	int32_t module_dict;          /* PyModuleObject.md_dict */
+	/* PyTypeObject, PyHeapTypeObject */
+	int32_t type_name, type_basicsize, type_flags, type_dictoffset, type_base;
+	int32_t heaptype_cached_keys;
+	uint32_t tpflags_heaptype;
+	uint32_t tpflags_long, tpflags_unicode, tpflags_dict, tpflags_tuple, tpflags_list;
+	uint32_t tpflags_managed_dict, tpflags_inline_values;
+	enum py_managed_model managed_model;
+	int32_t managed_dict_below, managed_values_below;
+	int32_t dictvalues_values, dictvalues_valid;
+	/* PyDictObject and its keys */
+	enum py_dict_model dict_model;
+	int32_t dict_used, dict_keys, dict_values;
+	int32_t dk_size, dk_log2_size, dk_log2_index_bytes, dk_kind, dk_nentries, dk_indices;
+	int32_t dk_entry_size, dk_unicode_entry_size;
+	/* set, list, tuple, int */
+	int32_t set_used, set_mask, set_table, set_entry_size;
+	int32_t list_size, list_items, tuple_size, tuple_items;
+	int32_t long_size;            /* <= 3.11: signed digit count */
+	int32_t long_tag;             /* 3.12+: digits << 3 | sign */
+	int32_t long_digits, long_shift;
+	/* weak references, bound methods, builtin methods, functions, cells */
+	int32_t weakref_object, method_func, method_self, cfunction_self;
+	int32_t function_closure, cell_ref;
+	/* generators and coroutines, and the frames they own */
+	int32_t gen_frame;            /* <= 3.10: PyFrameObject * */
+	int32_t gen_iframe;           /* 3.11+: the frame inside the object */
+	int32_t gen_frame_state;      /* 3.11+: int8 */
+	int32_t frame_localsplus;
+	int32_t frame_stacktop_ptr;   /* 3.8/3.9: PyObject **f_stacktop */
+	int32_t frame_stackdepth, frame_valuestack;  /* 3.10 */
+	int32_t frame_stacktop;       /* 3.11-3.13: int, index into localsplus */
+	int32_t frame_stackpointer;   /* 3.14+: _PyStackRef * */
+	int has_frame_states;         /* 3.11+: the gi_frame_state values below */
+	int has_yield_from_state;     /* 3.13+: FRAME_SUSPENDED_YIELD_FROM exists */
+	int8_t state_created, state_suspended, state_suspended_yield_from;
+	int8_t state_executing, state_cleared;
+};
+
 struct py_offsets {
 	uint32_t version_hex;         /* PY_VERSION_HEX of the layout (major.minor) */
 	enum py_frame_model frame_model;
@@ -100,6 +171,7 @@ struct py_offsets {
 	int32_t gc_collecting;        /* the collector's int "collecting" flag */
 	int32_t gc_in_interp;         /* 1: gc_collecting is interpreter-relative
 	                               * (3.9+), 0: runtime-relative (3.8) */
+	struct py_objects_layout objects;
 };
 
 /*
@@ -172,7 +244,44 @@ struct py_debug_offsets_layout {
 	                               * C-stack / interpreter shim entry frame) */
 	int32_t interp_gc;            /* block position: interp offset of its gc state */
 	int32_t gc_collecting;        /* block position: "collecting" inside the gc state */
+	/*
+	 * The objects layout from that minor version's headers, and where the
+	 * block has the same values (positions, PYOFF_NONE where it has none):
+	 * those are taken from the target's block instead.
+	 */
+	struct py_objects_layout objects;
+	int32_t pos_interp_modules, pos_type_name, pos_type_flags, pos_type_basicsize;
+	int32_t pos_type_dictoffset, pos_heaptype_cached_keys;
+	int32_t pos_tuple_items, pos_tuple_size, pos_list_items, pos_list_size;
+	int32_t pos_dict_keys, pos_dict_values, pos_long_tag, pos_long_digits;
+	int32_t pos_frame_localsplus, pos_frame_stackpointer;
+	int32_t pos_set_used, pos_set_table, pos_set_mask;
+	int32_t pos_gen_iframe, pos_gen_frame_state;
+	int32_t pos_tstate_curexc, pos_exc_item_value, pos_tstate_gil_requested;
 };
+
+/*
+ * asyncio's C Future and Task (Modules/_asynciomodule.c; their structs are
+ * in no installed header), measured in each interpreter by
+ * tools/gen-offsets/asyncio_probe.py. 3.14+ also publish part of it in
+ * their .AsyncioDebug section (python/asyncio.c reads and prefers that).
+ */
+struct py_asyncio_layout {
+	int minor;
+	int32_t future_size, task_size;   /* tp_basicsize of _asyncio.Future / Task */
+	int32_t fut_loop, fut_callback0, fut_callbacks, fut_state;
+	int32_t state_pending, state_cancelled, state_finished;
+	int32_t task_fut_waiter, task_coro, task_name;
+	int32_t futureiter_future;        /* _asyncio.FutureIter: the future it awaits */
+	int32_t yf_depth;                 /* a suspended coroutine's awaited object: this
+	                                   * many slots below its value stack's top */
+	int32_t wakeup_task;              /* 3.8/3.9 TaskWakeupMethWrapper's task;
+	                                   * PYOFF_NONE: the wakeup is a builtin
+	                                   * method (m_self is the task) */
+};
+
+/* The asyncio layout for a minor version, or NULL. */
+const struct py_asyncio_layout *py_asyncio_layout(int minor);
 
 /* The _Py_DebugOffsets layout for a minor version (13+), or NULL. */
 const struct py_debug_offsets_layout *py_debug_layout(int minor);

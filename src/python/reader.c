@@ -572,6 +572,18 @@ static uint64_t code_start(const struct py_offsets *o, uint64_t code)
 	return code + (uint64_t)o->code_code_adaptive;
 }
 
+/* A frame's instruction, in the version's units (-1: before its code). */
+static int64_t frame_instr(const struct py_offsets *o, const uint8_t *buf, uint64_t code_addr)
+{
+	uint64_t ip, start;
+
+	if (o->instr_model != PY_INSTR_POINTER)
+		return get_i32(buf, o->frame_instr);
+	ip = get_u64(buf, o->frame_instr);
+	start = code_start(o, code_addr);
+	return ip >= start ? (int64_t)((ip - start) / 2) : -1;
+}
+
 static struct py_code *code_by_instr(struct py_reader *r, uint64_t ip)
 {
 	for (size_t i = 0; ip && i < r->codes_cap; i++) {
@@ -783,15 +795,12 @@ int py_reader_stack(struct py_reader *r, const struct py_thread_info *t,
 				continue;
 			return -EFAULT;
 		}
+		instr = frame_instr(o, buf, code_addr);
 		switch (o->instr_model) {
 		case PY_INSTR_LASTI_BYTES:
 		case PY_INSTR_LASTI_UNITS:
-			instr = get_i32(buf, o->frame_instr);
 			break;
 		default: {
-			uint64_t ip = get_u64(buf, o->frame_instr);
-			uint64_t start = code_start(o, code_addr);
-			instr = ip >= start ? (int64_t)((ip - start) / 2) : -1;
 			/* An instruction outside the cached code: the cache is stale. */
 			if (code->code_units >= 0 && instr > code->code_units) {
 				if (code->checked_ns) {
@@ -862,6 +871,42 @@ int py_reader_stack(struct py_reader *r, const struct py_thread_info *t,
 		frames[n - 1].entry = 1;
 	*depth = n;
 	return 0;
+}
+
+int py_reader_frame(struct py_reader *r, uint64_t addr, struct py_frame_info *out)
+{
+	const struct py_offsets *o = r->off;
+	uint8_t buf[256];
+	struct py_code *code;
+	uint64_t code_addr;
+	int ret;
+
+	if (!addr || (size_t)o->frame_size > sizeof(buf))
+		return -EFAULT;
+	ret = mem_read(r->mem, addr, buf, (size_t)o->frame_size);
+	if (ret)
+		return ret;
+	if (o->frame_owner != PYOFF_NONE && buf[o->frame_owner] >= FRAME_OWNED_BY_CSTACK)
+		return -EFAULT;
+	code_addr = get_u64(buf, o->frame_code);
+	if (o->frame_code_tagged != PYOFF_NONE && o->frame_code_tagged)
+		code_addr &= ~(uint64_t)o->frame_code_tagged;
+	ret = reader_code(r, code_addr, &code, fw_now_ns());
+	if (ret)
+		return ret;
+	memset(out, 0, sizeof(*out));
+	out->addr = addr;
+	out->code = code;
+	out->instr = frame_instr(o, buf, code_addr);
+	if (code->code_units >= 0 && out->instr > code->code_units)
+		return -EFAULT;
+	out->line = py_code_line(code, o, out->instr);
+	return 0;
+}
+
+int py_reader_str(struct py_reader *r, uint64_t addr, size_t cap, char **out)
+{
+	return read_unicode(r, addr, cap, out);
 }
 
 int py_reader_thread_frame(struct py_reader *r, struct py_thread_info *t)

@@ -38,6 +38,8 @@ struct py_code {
 	uint64_t name_ptr, file_ptr, table_ptr;
 	int64_t code_units;         /* 3.11+: instructions, for a bounds check; -1 unknown */
 	int internal;               /* the interpreter's shim code, not a user frame */
+	int marker;                 /* not code: a label put among the frames (name only),
+	                             * e.g. a task of the asyncio view (python/asyncio.h) */
 	uint64_t checked_ns;        /* when the fields above were last confirmed */
 };
 
@@ -135,6 +137,19 @@ int py_reader_state_addrs(struct py_reader *r, uint64_t *gil_holder, uint64_t *g
 
 /* Is the cyclic garbage collector running? 0 or -errno (-ENOTSUP: unknown). */
 int py_reader_gc(struct py_reader *r, int *collecting);
+
+/*
+ * One frame at addr, not its callers (a suspended coroutine's, say): its
+ * code, instruction and line; entry and shim are 0. 0; -EFAULT when it is
+ * no Python frame; -ESRCH/-EPERM from the memory reader.
+ */
+int py_reader_frame(struct py_reader *r, uint64_t addr, struct py_frame_info *out);
+
+/*
+ * A str object as UTF-8 (at most cap code points; compact strings only) into
+ * *out (malloc'd). 0, -EFAULT when it is none, or -errno of the read.
+ */
+int py_reader_str(struct py_reader *r, uint64_t addr, size_t cap, char **out);
 
 /* Re-read the innermost frame of one thread state (after stopping it). */
 int py_reader_thread_frame(struct py_reader *r, struct py_thread_info *t);

@@ -103,6 +103,7 @@ struct sampler {
 	int child_status;         /* wait status when the child exited */
 	int child_reaped;
 	uint64_t not_ready_ticks; /* ticks before the runtime had a thread */
+	struct pyview *pyview;    /* thread names, asyncio tasks (sampler/pyview.h) */
 };
 
 /*

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "sampler/backend.h"
+#include "sampler/pyview.h"
 #include "target/proc.h"
 #include "util/strbuf.h"
 #include "util/util.h"
@@ -239,6 +240,7 @@ static void tick_targets(struct session *sess, uint64_t now)
 		if (sess->exited[i])
 			continue;
 		ret = sess->ops->tick(s, now);
+		pyview_tick(s, now);
 		if (ret == -EPERM && !sampler_target_exited(s))
 			target_ended(sess, i, SAMPLER_STOP_ERROR);
 		else if (ret && sampler_target_exited(s))

@@ -35,8 +35,10 @@ uint32_t merge_python_frame(struct profile *p, const struct py_frame_info *f)
 
 	if (!code->user_name) {
 		code->user_name = profile_cstring(p, code->name);
-		code->user_file = profile_cstring(p, code->file);
+		code->user_file = code->marker ? 0 : profile_cstring(p, code->file);
 	}
+	if (code->marker)
+		return profile_frame(p, FRAME_OTHER, code->user_name, 0, 0);
 	return profile_frame(p, FRAME_PYTHON, code->user_name, code->user_file, f->line);
 }
 

@@ -10,6 +10,7 @@
 
 #include "sampler/backend.h"
 #include "sampler/merge.h"
+#include "sampler/pyview.h"
 #include "target/proc.h"
 #include "util/strbuf.h"
 #include "util/util.h"
@@ -46,6 +47,7 @@ int sampler_init(struct sampler *s, const struct py_target *t, struct profile *p
 	taskstat_init(&s->tasks, t->pid);
 	py_reader_init(&s->reader, &s->mem, &s->target);
 	s->reader.keep_internal = opts->native_all;
+	s->pyview = pyview_new(s);
 	s->threads = xcalloc(PY_MAX_THREADS, sizeof(*s->threads));
 	s->frames = xcalloc(PY_MAX_DEPTH, sizeof(*s->frames));
 	s->frame_ids = xcalloc(MERGED_MAX, sizeof(*s->frame_ids));
@@ -66,6 +68,7 @@ void sampler_release(struct sampler *s, const struct backend_ops *ops)
 {
 	if (ops->target_release)
 		ops->target_release(s);
+	pyview_free(s->pyview);
 	py_reader_release(&s->reader);
 	mem_release(&s->mem);
 	taskstat_release(&s->tasks);
@@ -100,7 +103,10 @@ uint32_t sampler_thread(struct sampler *s, pid_t tid, uint64_t now)
 {
 	char name[64];
 	struct thread_name_cache *c = thread_cache(s, tid);
+	struct strbuf label = STRBUF_INIT;
+	const char *pyname;
 	uint64_t cpu;
+	int comm;
 
 	if (c) {
 		c->seen_last_ns = now;
@@ -112,13 +118,15 @@ uint32_t sampler_thread(struct sampler *s, pid_t tid, uint64_t now)
 			c->seen_first_ns = now;
 		}
 	}
-	if (tid <= 0 || proc_task_comm(s->target.pid, tid, name, sizeof(name)))
+	comm = tid > 0 && !proc_task_comm(s->target.pid, tid, name, sizeof(name));
+	if (!comm)
 		xsnprintf(name, sizeof(name), "%s", tid > 0 ? "?" : "unknown");
+	/* Python's name for the thread where it has one; the kernel's beside it */
+	pyname = pyview_thread_name(s, tid, now);
+	strbuf_addstr(&label, pyname ? pyname : name);
 	/* After an exec the same thread ids run another program: labelled apart. */
-	if (s->generation) {
-		size_t len = strlen(name);
-		xsnprintf(name + len, sizeof(name) - len, " (exec %u)", s->generation);
-	}
+	if (s->generation)
+		strbuf_addf(&label, " (exec %u)", s->generation);
 	if (!c) {
 		s->names = xgrow(s->names, sizeof(*s->names), s->nnames + 1, &s->names_alloc);
 		c = &s->names[s->nnames++];
@@ -130,7 +138,10 @@ uint32_t sampler_thread(struct sampler *s, pid_t tid, uint64_t now)
 	} else if (tid > 0 && !taskstat_cpu_ns(&s->tasks, tid, &cpu)) {
 		c->cpu_last_ns = cpu;
 	}
-	c->thread = profile_thread_gen(s->prof, s->target.pid, tid, s->generation, name);
+	c->thread = profile_thread_gen(s->prof, s->target.pid, tid, s->generation,
+				       strbuf_str(&label));
+	profile_thread_comm(s->prof, c->thread, comm ? name : NULL);
+	strbuf_release(&label);
 	c->refreshed_ns = now;
 	return c->thread;
 }
@@ -349,6 +360,7 @@ void sampler_record_python(struct sampler *s, pid_t tid, const struct py_frame_i
 {
 	size_t n = 0;
 
+	frames = pyview_frames(s, tid, frames, &depth);
 	/* The reader gives innermost first; the profile wants outermost first. */
 	for (size_t k = 0; k < depth; k++)
 		s->frame_ids[n++] = merge_python_frame(s->prof, &frames[depth - 1 - k]);
@@ -455,12 +467,15 @@ void sampler_record_native(struct sampler *s, pid_t tid, uint64_t now)
 	in.syms = s->syms;
 	in.py = ns->py_ok ? ns->py : NULL;
 	in.npy = ns->py_ok ? ns->npy : 0;
+	if (in.py)
+		in.py = pyview_frames(s, tid, in.py, &in.npy);
 	in.kernel = ns->kernel;
 	in.nkernel = ns->nkernel;
 	in.wait = s->wait[0] ? s->wait : NULL;
 	in.native_all = s->opts.native_all;
 	in.gc = ns->gc;
 	depth = merge_stack(s->prof, &in, s->frame_ids, MERGED_MAX, &leftover);
+	depth = pyview_merged(s, tid, s->frame_ids, depth);
 	if (leftover)
 		m->merge_mismatches++;
 	if (depth) {

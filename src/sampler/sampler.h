@@ -37,6 +37,7 @@ struct sampler_opts {
 	int python_only;          /* --python-only: Python frames alone, whatever the backend */
 	int kernel;               /* add kernel frames */
 	int native_all;           /* keep interpreter internals */
+	int async_tasks;          /* --async: asyncio task stacks (sampler/pyview.h) */
 	int no_debuginfod;        /* ask no debuginfod server for debug files */
 	int announce;             /* say on stderr which backend was chosen, and why */
 	int subprocesses;         /* follow children created during the capture */

@@ -46,7 +46,7 @@ def worker():
     libc.prctl(15, b"fw-worker", 0, 0, 0)
     while True:
         evil()
-threading.Thread(target=worker, daemon=True).start()
+threading.Thread(target=worker, daemon=True, name="fw-worker").start()
 print("READY", flush=True)
 while True:
     spin(5000)
@@ -163,7 +163,7 @@ def test_pprof_round_trip_collapsed_is_exact(capture):
     # thread names and tids survive: the named worker and the main thread
     threads = {line.split(";", 1)[0] for line in lines(original)}
     assert any(t.startswith("fw-worker (") for t in threads), threads
-    assert any(t == "python (%d)" % capture["pid"] for t in threads), threads
+    assert any(t == "MainThread (%d)" % capture["pid"] for t in threads), threads
 
 
 def test_pprof_round_trip_text_report(capture):
@@ -216,7 +216,9 @@ def test_pprof_format_decoder_reads_it(capture):
     records = [s for s in p["samples"] if not s["stack"]]
     assert p["samples"][:len(records)] == records
     assert all(s["values"] == [0, 0] for s in records)
-    assert {s["labels"]["thread_name"] for s in records} == {"python", "fw-worker"}
+    # Python's names (threading), the kernel's beside them
+    assert {s["labels"]["thread_name"] for s in records} == {"MainThread", "fw-worker"}
+    assert {s["labels"]["thread_comm"] for s in records} == {"python", "fw-worker"}
     assert all(s["labels"]["thread_wall_ns"] > 1e9 for s in records)
     worker = [s for s in records if s["labels"]["thread_name"] == "fw-worker"][0]
     assert worker["labels"]["thread_cpu_ns"] > 1e8            # it spins
@@ -310,13 +312,17 @@ def test_gecko_profile_structure(capture):
     per_thread = {}
     for stack, n in collapsed.items():
         per_thread[stack.split(";", 1)[0]] = per_thread.get(stack.split(";", 1)[0], 0) + n
+    # a track's title: Python's name, the kernel's after it when they differ
+    titles = {"MainThread": "MainThread (python)", "fw-worker": "fw-worker"}
+    label = {"%s (%d)" % (titles[k.rsplit(" (", 1)[0]], int(k.rsplit(" (", 1)[1][:-1])): k
+             for k in per_thread}
     assert len(doc["threads"]) == len(per_thread)
     for t in doc["threads"]:
         for key in ("name", "pid", "tid", "processType", "registerTime", "samples",
                     "stackTable", "frameTable", "stringTable", "markers"):
             assert key in t, key
         assert t["pid"] == capture["pid"]
-        assert per_thread["%s (%d)" % (t["name"], t["tid"])] == len(t["samples"]["data"])
+        assert per_thread[label["%s (%d)" % (t["name"], t["tid"])]] == len(t["samples"]["data"])
         ss, st, ft = (t[k]["schema"] for k in ("samples", "stackTable", "frameTable"))
         stacks, frames, strings = t["stackTable"]["data"], t["frameTable"]["data"], t["stringTable"]
         for i, s in enumerate(stacks):
@@ -366,7 +372,11 @@ def test_report_thread_filter_and_limits(capture):
     r = run("report", capture["pprof"], "-f", "speedscope", "--thread", str(capture["pid"]),
             check=True)
     assert [p["name"] for p in json.loads(r.stdout)["profiles"]] == \
-        ["python (%d)" % capture["pid"]]
+        ["MainThread (%d)" % capture["pid"]]
+    # the kernel's name filters too
+    r = run("report", capture["pprof"], "-f", "collapsed", "--thread", "python", check=True)
+    got = lines(r.stdout)
+    assert got and all(line.startswith("MainThread (") for line in got)
 
 
 def test_report_reads_standard_input(capture):

@@ -53,12 +53,17 @@ FUNCS = [
 # thread names (comm, at most 15 bytes) of the first threads
 COMMS = [b"<script>alert(", b"\x1b[31mRED\x1b[0m", b"semi;co\nnl",
          b"\xff\xfe\xc0\x80bad", b"a b(c) ) (9)"]
+# Python's names (threading) of the same threads: what the views label them with
+PYNAMES = ["<img src=x onerror=alert(4)>", "\x1b]0;pwn\x07\x1b[2Jwiped", "semi;colon\nnew line",
+           "lone\udcffsurrogate", "\u202eevil\u2028" + "z" * 1000]
+PYNAME_MAX = 256         # code points of a Python thread name framewalk keeps
 
 TARGET = r'''
 import ctypes, sys, threading, time
 
 FUNCS = %r
 COMMS = %r
+PYNAMES = %r
 SRC = ("def hostile(comm):\n"
        "    set_comm(comm)\n"
        "    while True:\n"
@@ -97,13 +102,14 @@ for i, (name, filename) in enumerate(FUNCS):
         started.set()
         f(comm)
 
-    threading.Thread(target=run, daemon=True).start()
+    threading.Thread(target=run, daemon=True,
+                     name=PYNAMES[i] if i < len(PYNAMES) else None).start()
     started.wait()
 time.sleep(0.2)
 print("READY", flush=True)
 while True:
     time.sleep(1)
-''' % (FUNCS, COMMS)
+''' % (FUNCS, COMMS, PYNAMES)
 
 FORMAT_EXT = {
     "text": ".txt",
@@ -213,9 +219,10 @@ def check_collapsed(data, tids):
             want = "%s (/tmp/nul" % expected(name, NAME_MAX, True)
         assert any(leaf.startswith(want) for leaf in leaves), \
             "thread %d: want %r..., got %r" % (i, want[:100], [x[:100] for x in leaves])
-        if i < len(COMMS):
-            assert {s[0] for s in mine} == {expected_comm(COMMS[i], True)}, \
-                "thread %d named %r" % (i, {s[0] for s in mine})
+        if i < len(PYNAMES):
+            # Python's name, not the kernel's (COMMS): escaped like any target text
+            assert {s[0] for s in mine} == {expected(PYNAMES[i], PYNAME_MAX, True)}, \
+                "thread %d named %r" % (i, {s[0][:80] for s in mine})
     return stacks
 
 

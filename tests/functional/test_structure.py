@@ -37,8 +37,10 @@ def test_structure(interp, structure, tmp_path, backend):
     by_tid = {}
     for tname, tid, frames, count, waiting in samples:
         assert tid in names, "sample for unknown thread %d (threads: %s)" % (tid, names)
-        assert tname == names[tid], "thread %d labelled %r, its comm is %r" % (
-            tid, tname, names[tid])
+        # Python's name where threading has one (the main thread), else the comm
+        want = "MainThread" if tid == w.pid else names[tid]
+        assert tname == want, "thread %d labelled %r, want %r (comm %r)" % (
+            tid, tname, want, names[tid])
         by_tid.setdefault(tid, Counter())[(tuple(frames), waiting)] += count
 
     # The thread named from inside itself with prctl shows as "fw-worker (TID)".

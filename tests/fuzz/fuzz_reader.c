@@ -3,8 +3,11 @@
  * crafted memory image (reader_image.h gives the input format): the thread
  * list, frame chains, code objects, strings and line tables of every version
  * 3.8-3.15, with 3.13+ offsets themselves taken from a fuzzed
- * _Py_DebugOffsets block (py_offsets_from_debug). Whatever the memory holds,
- * the reader must return an error or a bounded, well-formed result.
+ * _Py_DebugOffsets block (py_offsets_from_debug). Then, over the same image,
+ * python/'s object readers: threading's thread names (python/threads.h) and
+ * the asyncio task readers (python/asyncio.h) given the walk's frames and
+ * every region as a loop. Whatever the memory holds, each must return an
+ * error or a bounded, well-formed result.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -13,14 +16,17 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "python/asyncio.h"
 #include "python/discover.h"
+#include "python/objects.h"
 #include "python/reader.h"
+#include "python/threads.h"
 #include "target/memory.h"
 
 #include "reader_image.h"
 
 static struct py_thread_info threads[PY_MAX_THREADS];
-static struct py_frame_info frames[PY_MAX_DEPTH];
+static struct py_frame_info frames[PY_MAX_DEPTH], first_frames[PY_MAX_DEPTH];
 static struct py_target target;
 static uint8_t runtime_copy[1u << 16];  /* region 0, patched */
 
@@ -77,14 +83,16 @@ static void check_code(const struct py_code *c)
 		abort();
 }
 
-static void walk(struct py_reader *r, struct target_mem *m, int small)
+/* Walk every thread; the depth of the first one's stack (its frames stay in frames). */
+static size_t walk(struct py_reader *r, struct target_mem *m, int small)
 {
 	size_t maxt = small ? 3 : PY_MAX_THREADS, maxf = small ? 5 : PY_MAX_DEPTH;
-	size_t n = 0;
+	size_t n = 0, first = 0;
 
 	int tret;
 
 	mem_tick_begin(m);
+	memset(&threads[0], 0, sizeof(threads[0]));
 	tret = py_reader_threads(r, threads, maxt, &n);
 	if (verbose)
 		fprintf(stderr, "threads: %d, %zu\n", tret, n);
@@ -111,9 +119,65 @@ static void walk(struct py_reader *r, struct target_mem *m, int small)
 					abort();
 			}
 			py_reader_thread_frame(r, &threads[i]);
+			/* the first thread's frames, for own_view */
+			if (i == 0) {
+				first = depth;
+				memcpy(first_frames, frames, depth * sizeof(*frames));
+			}
 		}
 	}
 	mem_tick_end(m);
+	return first;
+}
+
+static void task_frames(void *ctx, const struct py_frame_info *f, size_t n)
+{
+	(void)ctx;
+	if (n > PY_ASYNC_CHAIN_MAX * (PY_ASYNC_PARENTS_MAX + 1) + 64)
+		abort();
+	for (size_t j = 0; j < n; j++)
+		check_code(f[j].code);
+}
+
+/* Thread names and asyncio tasks read from the image (after a walk: its frames). */
+static void own_view(struct py_reader *r, struct target_mem *m, size_t depth)
+{
+	struct py_frame_info out[PY_MAX_DEPTH];
+	struct strbuf why = STRBUF_INIT;
+	struct py_thread_names tn;
+	struct py_async_thread th;
+	struct py_objects ob;
+	struct py_async a;
+	size_t nout = 0;
+
+	if (py_objects_init(&ob, r))
+		return;
+	mem_tick_begin(m);
+	py_thread_names_init(&tn, &ob);
+	if (!py_thread_names_read(&tn, 1)) {
+		if (tn.n > PY_THREAD_NAMES_MAX)
+			abort();
+		for (size_t i = 0; i < tn.n; i++)
+			if (strlen(tn.names[i].name) > 4 * PY_THREAD_NAME_MAX)
+				abort();
+	}
+	py_thread_names_release(&tn);
+	if (!py_async_init(&a, r, &ob, &why)) {
+		int ret = py_async_stack(&a, threads[0].tstate, first_frames, depth, out, PY_MAX_DEPTH,
+					 &nout, &th);
+
+		if ((ret && nout) || nout > PY_MAX_DEPTH)
+			abort();
+		for (size_t j = 0; j < nout; j++)
+			check_code(out[j].code);
+		for (size_t i = 0; i < READER_NREGIONS; i++)
+			py_async_waiting(&a, READER_REGION(i) + 64, threads[0].tstate, 0,
+					 task_frames, NULL);
+		py_async_release(&a);
+	}
+	mem_tick_end(m);
+	strbuf_release(&why);
+	py_objects_release(&ob);
 }
 
 /* Parse up to READER_NREGIONS regions at *pos; returns how many. */
@@ -200,7 +264,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_offsets(&target.offsets);
 	mem_init_image(&mem, regions, nreg);
 	py_reader_init(&r, &mem, &target);
-	walk(&r, &mem, flags & READER_F_SMALL_MAX);
+	own_view(&r, &mem, walk(&r, &mem, flags & READER_F_SMALL_MAX));
 	if (flags & (READER_F_TWO_PASSES | READER_F_CHANGE)) {
 		if (flags & READER_F_CHANGE) {
 			/* the prefetch log and snapshot survive, as in the sampler */

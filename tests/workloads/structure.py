@@ -17,7 +17,8 @@ calls exactly known functions, so every sample's stack is predictable:
 
 Threads are started with _thread.start_new_thread (not threading) so that the
 thread's outermost Python frame is the entry function itself. Each thread sets
-its OS-level name (/proc/PID/task/TID/comm) with prctl(PR_SET_NAME).
+its OS-level name (/proc/PID/task/TID/comm) with prctl(PR_SET_NAME); threading
+knows only the main thread ("MainThread"), so the others carry their comm.
 
 Lines that tests look for carry a trailing marker comment "# @name"; tests
 parse this file for them instead of hard-coding line numbers. Do not put
@@ -31,6 +32,7 @@ import _thread
 import ctypes
 import os
 import sys
+import threading    # so Python names the main thread "MainThread" on every version
 import time
 
 import structure_helper

@@ -208,6 +208,104 @@ SIZE_GROUPS = {
 }
 
 
+# struct py_objects_layout: (field, probe fact name: "st.NAME" or "val.NAME")
+OBJECT_FIELDS = [
+    "interp_modules", "tstate_exc_info", "exc_item_value", "exc_item_previous",
+    "tstate_curexc", "tstate_gil_requested", "gil_cond", "gil_mutex",
+    "gil_cond_size", "module_dict",
+    "type_name", "type_basicsize", "type_flags", "type_dictoffset", "type_base",
+    "heaptype_cached_keys",
+    "tpflags_heaptype",
+    ("tpflags_long", "tpflags_long_subclass"),
+    ("tpflags_unicode", "tpflags_unicode_subclass"),
+    ("tpflags_dict", "tpflags_dict_subclass"),
+    ("tpflags_tuple", "tpflags_tuple_subclass"),
+    ("tpflags_list", "tpflags_list_subclass"),
+    "tpflags_managed_dict", "tpflags_inline_values",
+    "managed_model", "managed_dict_below", "managed_values_below",
+    "dictvalues_values", "dictvalues_valid",
+    "dict_model", "dict_used", "dict_keys", "dict_values",
+    "dk_size", "dk_log2_size", "dk_log2_index_bytes", "dk_kind", "dk_nentries",
+    "dk_indices", "dk_entry_size", "dk_unicode_entry_size",
+    "set_used", "set_mask", "set_table", "set_entry_size",
+    "list_size", "list_items", "tuple_size", "tuple_items",
+    "long_size", "long_tag", "long_digits", "long_shift",
+    "weakref_object", "method_func", "method_self", "cfunction_self",
+    "function_closure", "cell_ref",
+    "gen_frame", "gen_iframe", "gen_frame_state", "frame_localsplus",
+    ("frame_stacktop_ptr", None), "frame_stackdepth", "frame_valuestack",
+    "frame_stacktop", "frame_stackpointer",
+    "has_frame_states", "has_yield_from_state",
+    ("state_created", "frame_state_created"),
+    ("state_suspended", "frame_state_suspended"),
+    ("state_suspended_yield_from", "frame_state_suspended_yield_from"),
+    ("state_executing", "frame_state_executing"),
+    ("state_cleared", "frame_state_cleared"),
+]
+# fields that are flags or enums: absent means 0, not PYOFF_NONE
+OBJECT_ZERO_DEFAULT = {"tpflags_managed_dict", "tpflags_inline_values",
+                       "has_frame_states", "has_yield_from_state",
+                       "state_created", "state_suspended",
+                       "state_suspended_yield_from", "state_executing",
+                       "state_cleared"}
+# 3.13+: fields the _Py_DebugOffsets block also has (same probe name)
+OBJECT_BLOCK_POSITIONS = [
+    "interp_modules", "type_name", "type_flags", "type_basicsize",
+    "type_dictoffset", "heaptype_cached_keys", "tuple_items", "tuple_size",
+    "list_items", "list_size", "dict_keys", "dict_values", "long_tag",
+    "long_digits", "frame_localsplus", "frame_stackpointer", "set_used",
+    "set_table", "set_mask", "gen_iframe", "gen_frame_state", "tstate_curexc",
+    "exc_item_value", "tstate_gil_requested",
+]
+
+
+def fact(facts, name):
+    for k in ("st." + name, "val." + name):
+        if k in facts:
+            return facts[k][0]
+    return None
+
+
+def object_values(minor, facts):
+    """struct py_objects_layout of one interpreter, from its probe facts."""
+    vals = {"known": 1}
+    for f in OBJECT_FIELDS:
+        field, key = f if isinstance(f, tuple) else (f, f)
+        v = fact(facts, key) if key else None
+        vals[field] = v if v is not None else \
+            (0 if field in OBJECT_ZERO_DEFAULT else NONE)
+    # f_stacktop is a pointer in 3.8/3.9 and an index from 3.11
+    if minor <= 9:
+        vals["frame_stacktop_ptr"] = fact(facts, "frame_stacktop")
+        vals["frame_stacktop"] = NONE
+    vals["dict_model"] = "PY_DICT_SIZE" if minor <= 10 else "PY_DICT_LOG2"
+    vals["managed_model"] = {11: "PY_MANAGED_311", 12: "PY_MANAGED_312"}.get(
+        minor, "PY_MANAGED_NONE" if minor <= 10 else "PY_MANAGED_313")
+    for below, key in (("managed_dict_below", "managed_dict_offset"),
+                       ("managed_values_below", "managed_values_offset")):
+        v = fact(facts, key)
+        vals[below] = -v if v is not None else NONE
+    vals["has_frame_states"] = 1 if minor >= 11 else 0
+    vals["has_yield_from_state"] = 1 if minor >= 13 else 0
+    return vals
+
+
+def emit_objects(vals, indent="\t"):
+    lines = [indent + ".objects = {"]
+    for f in ["known"] + OBJECT_FIELDS:
+        field = f[0] if isinstance(f, tuple) else f
+        v = vals[field]
+        if isinstance(v, str):
+            text = v
+        elif v == NONE and field not in OBJECT_ZERO_DEFAULT:
+            text = "PYOFF_NONE"
+        else:
+            text = str(v)
+        lines.append(indent + "\t.%s = %s," % (field, text))
+    lines.append(indent + "},")
+    return lines
+
+
 def cover(facts, keys):
     return max(facts["st." + k][0] + facts["st." + k][1]
                for k in keys if "st." + k in facts)
@@ -224,6 +322,7 @@ def builtin_values(minor, facts):
     vals["frame_code_tagged"] = 0
     vals["gil_in_interp"] = 1 if minor >= 12 else 0
     vals["gc_in_interp"] = 1 if minor >= 9 else 0
+    vals["objects"] = object_values(minor, facts)
     return vals
 
 
@@ -298,6 +397,7 @@ BLOCK_EXPECT = {
     "unicode_asciiobject_size": ["unicode_ascii_data"],
     "unicode_compactunicodeobject_size": ["unicode_compact_data"],
 }
+BLOCK_EXPECT.update({k: [k] for k in OBJECT_BLOCK_POSITIONS})
 
 
 def block_expectations(facts):
@@ -318,17 +418,24 @@ def layout_values(minor, facts):
         vals[name] = facts[key][0] if key in facts else NONE
     if vals["executable_tag_mask"] == NONE:
         vals["executable_tag_mask"] = 0   # 3.13: a plain PyObject *
+    vals["objects"] = object_values(minor, facts)
+    for name in OBJECT_BLOCK_POSITIONS:
+        vals["pos_" + name] = facts["dbg." + name][0] \
+            if "dbg." + name in facts else NONE
     return vals
 
 
 def layout_compare_key(facts):
     """Everything of a probe that the 3.13 layout depends on."""
-    return {k: v for k, v in facts.items()
-            if k.startswith("dbg.") or k in ("st.sizeof_debug_offsets",
+    objs = object_values(13, facts)
+    keyed = {k: v for k, v in facts.items()
+             if k.startswith("dbg.") or k in ("st.sizeof_debug_offsets",
                                              "st.chunk_size", "st.chunk_data",
                                              "st.unicode_compact_data",
                                              "val.owner_shim",
                                              "val.free_threaded")}
+    keyed.update({"objects." + k: (v, 0) for k, v in objs.items()})
+    return keyed
 
 
 def check(inputs):
@@ -376,6 +483,138 @@ def check(inputs):
                                             b.get(k, ("-",))[0])
                              for k in other)))
     return found
+
+
+# ---------------------------------------------------------------------------
+# asyncio's Future and Task (Modules/_asynciomodule.c, in no header): measured
+# live by asyncio_probe.py in every interpreter
+
+ASYNCIO_PROBE = os.path.join(HERE, "asyncio_probe.py")
+ASYNCIO_FIELDS = ["future_size", "task_size", "fut_loop", "fut_callback0",
+                  "fut_callbacks", "fut_state", "state_pending",
+                  "state_cancelled", "state_finished", "task_fut_waiter",
+                  "task_coro", "task_name", "futureiter_future", "yf_depth",
+                  "wakeup_task"]
+# what must agree between two builds of one minor version (3.13 here)
+ASYNCIO_COMPARE = [f for f in ASYNCIO_FIELDS]
+
+
+def interp_argv(label, minor, ver, proot, sroot):
+    """(argv, env) that runs the interpreter of one input, or (None, why)."""
+    if label.startswith("pyenv"):
+        return [os.path.join(proot, "versions", ver, "bin",
+                             "python3.%d" % minor), "-I", "-B"], None
+    ld = os.path.join(sroot, "lib64", "ld-linux-x86-64.so.2")
+    libs = ":".join(os.path.join(sroot, d) for d in
+                    ("usr/lib/x86_64-linux-gnu", "lib/x86_64-linux-gnu"))
+    exe = os.path.join(sroot, "usr", "bin", "python3.%d" % minor)
+    if not (os.path.exists(ld) and os.path.exists(exe)):
+        return None, "no runnable binary under %s" % sroot
+    env = dict(os.environ, PYTHONHOME=os.path.join(sroot, "usr"),
+               PYTHONDONTWRITEBYTECODE="1")
+    return [ld, "--library-path", libs, exe, "-I", "-B"], env
+
+
+def frame_layout_for_probe(objs):
+    return {k: (objs[k] if isinstance(objs[k], int) else -1)
+            for k in ("gen_iframe", "gen_frame", "frame_localsplus",
+                      "frame_stackpointer", "frame_stackdepth",
+                      "frame_valuestack", "frame_stacktop",
+                      "frame_stacktop_ptr")}
+
+
+def asyncio_debug_section(path):
+    """The 13 uint64 of an .AsyncioDebug section in an ELF file, or None."""
+    import struct
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    if data[:4] != b"\x7fELF" or data[4] != 2:
+        return None
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3a)
+    def sh(i):
+        return struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize)
+    names = sh(shstrndx)
+    for i in range(shnum):
+        h = sh(i)
+        start = names[4] + h[0]
+        name = data[start:data.index(b"\0", start)]
+        if name == b".AsyncioDebug" and h[5] >= 13 * 8:
+            return struct.unpack_from("<13Q", data, h[4])
+    return None
+
+
+def asyncio_inputs(inputs, proot, sroot):
+    """{label: measured asyncio layout} for every input."""
+    res = {}
+    for label, (minor, ver, inc, facts) in sorted(inputs.items()):
+        argv, env = interp_argv(label, minor, ver, proot, sroot)
+        if argv is None:
+            die("%s: cannot run the interpreter to measure asyncio: %s" % (label, env))
+        lay = frame_layout_for_probe(object_values(minor, facts))
+        r = subprocess.run(argv + [ASYNCIO_PROBE, json.dumps(lay)],
+                           capture_output=True, text=True, env=env)
+        if r.returncode != 0:
+            die("%s: asyncio_probe.py failed: %s" % (label, r.stderr.strip()))
+        m = json.loads(r.stdout)
+        if m["minor"] != minor or m["future_type"] != "_asyncio.Future":
+            die("%s: asyncio_probe.py ran %s with %s" % (label, m["version"],
+                                                       m["future_type"]))
+        res[label] = m
+    return res
+
+
+def check_asyncio(inputs, measured, sroot):
+    found = []
+    for m13 in [[l for l in measured if inputs[l][0] == 13]]:
+        if len(m13) == 2:
+            a, b = (measured[l] for l in sorted(m13))
+            diff = [k for k in ASYNCIO_COMPARE if a.get(k) != b.get(k)]
+            if diff:
+                die("3.13 asyncio layouts differ between %s: %s" %
+                    (" and ".join(sorted(m13)), ", ".join(diff)))
+            found.append("3.13 asyncio layout: %s agree" % " and ".join(sorted(m13)))
+    # 3.14+: the measured task fields equal what the interpreter's own
+    # .AsyncioDebug section says (section: size, name, awaited_by, is_task,
+    # awaited_by_is_set, coro, node, ...)
+    for label, (minor, ver, inc, facts) in sorted(inputs.items()):
+        if minor < 14 or not label.startswith("debian"):
+            continue
+        m = measured[label]
+        cands = [os.path.join(sroot, "usr", "bin", "python3.%d" % minor)]
+        dyn = os.path.join(sroot, "usr", "lib", "python3.%d" % minor, "lib-dynload")
+        if os.path.isdir(dyn):
+            cands += [os.path.join(dyn, f) for f in sorted(os.listdir(dyn))
+                      if f.startswith("_asyncio.")]
+        sec = None
+        for c in cands:
+            sec = asyncio_debug_section(c)
+            if sec:
+                break
+        if not sec:
+            die("%s: no .AsyncioDebug section found in %s" % (label, ", ".join(cands)))
+        if (sec[0], sec[1], sec[5]) != (m["task_size"], m["task_name"], m["task_coro"]):
+            die("%s: .AsyncioDebug (size %d, name %d, coro %d) disagrees with the "
+                "measured task (size %d, name %d, coro %d)" %
+                (label, sec[0], sec[1], sec[5], m["task_size"], m["task_name"],
+                 m["task_coro"]))
+        found.append("%s: measured task layout matches its .AsyncioDebug section (%s)"
+                     % (label, os.path.basename(c)))
+    return found
+
+
+def emit_asyncio(minor, src, m):
+    lines = ["/* %s */" % src,
+             "static const struct py_asyncio_layout aio3%d = {" % minor,
+             "\t.minor = %d," % minor]
+    for k in ASYNCIO_FIELDS:
+        v = m.get(k)
+        lines.append("\t.%s = %s," % (k, "PYOFF_NONE" if v is None else v))
+    lines.append("};")
+    return "\n".join(lines)
 
 
 # ---------------------------------------------------------------------------
@@ -433,6 +672,7 @@ def emit_builtin(minor, src, vals):
         v = vals[field]
         lines.append("\t.%s = %s," % (field,
                                        "PYOFF_NONE" if v == NONE else v))
+    lines += emit_objects(vals["objects"])
     lines.append("};")
     return "\n".join(lines)
 
@@ -449,11 +689,16 @@ def emit_layout(minor, src, vals):
     for name, _ in LAYOUT_EXTRA_VALUES:
         v = vals[name]
         lines.append("\t.%s = %s," % (name, "PYOFF_NONE" if v == NONE else v))
+    lines += emit_objects(vals["objects"])
+    lines.append("\t/* block positions of values the objects layout also has */")
+    for name in OBJECT_BLOCK_POSITIONS:
+        v = vals["pos_" + name]
+        lines.append("\t.pos_%s = %s," % (name, "PYOFF_NONE" if v == NONE else v))
     lines.append("};")
     return "\n".join(lines)
 
 
-def generate(inputs):
+def generate(inputs, measured):
     parts = [HEADER]
     by_minor = {}
     for label, (minor, ver, inc, facts) in inputs.items():
@@ -478,6 +723,21 @@ const struct py_offsets *py_offsets_builtin(int minor)
         if minor == 13:
             src += " (identical to pyenv 3.13.0: checked by the generator)"
         parts.append(emit_layout(minor, src, layout_values(minor, facts)))
+    aio = {}
+    for label, m in measured.items():
+        minor = inputs[label][0]
+        if minor <= 12 or label.startswith("debian"):
+            aio[minor] = (label, m)
+    for minor in sorted(aio):
+        label, m = aio[minor]
+        parts.append(emit_asyncio(minor, "measured in %s by asyncio_probe.py" % label, m))
+    parts.append("""\
+const struct py_asyncio_layout *py_asyncio_layout(int minor)
+{
+	switch (minor) {
+%s	default: return NULL;
+	}
+}""" % "".join("\tcase %d: return &aio3%d;\n" % (m, m) for m in sorted(aio)))
     parts.append("""\
 const struct py_debug_offsets_layout *py_debug_layout(int minor)
 {
@@ -516,7 +776,11 @@ def main():
 
     for line in check(inputs):
         note(line)
-    text = generate(inputs)
+    measured = asyncio_inputs(inputs, pyenv_root(args.pyenv_root),
+                              sid_root(args.sid_root))
+    for line in check_asyncio(inputs, measured, sid_root(args.sid_root)):
+        note(line)
+    text = generate(inputs, measured)
 
     if args.verify_live:
         sys.path.insert(0, HERE)

@@ -35,6 +35,13 @@
 #include "internal/pycore_frame.h"        /* _PyInterpreterFrame, PyFrameObject */
 #include "internal/pycore_code.h"
 #endif
+#if MINOR >= 10
+#include "internal/pycore_moduleobject.h" /* PyModuleObject */
+#endif
+#if MINOR >= 11
+#include "internal/pycore_dict.h"         /* PyDictKeysObject, PyDictValues */
+#include "internal/pycore_object.h"       /* MANAGED_DICT_OFFSET */
+#endif
 #if MINOR >= 14
 #include "internal/pycore_interpframe_structs.h"
 #include "internal/pycore_stackref.h"     /* Py_TAG_BITS */
@@ -44,6 +51,8 @@
 #define FSIZE(T, f) sizeof(((T *)0)->f)
 #define ST(key, T, f) \
 	printf("st.%s %zu %zu\n", key, offsetof(T, f), FSIZE(T, f))
+/* a flexible array member: its offset only */
+#define STO(key, T, f) printf("st.%s %zu 0\n", key, offsetof(T, f))
 #define SZ(key, T) printf("st.%s %zu 0\n", key, sizeof(T))
 #define VAL(key, v) printf("val.%s %lld 0\n", key, (long long)(v))
 #define DBG(key, f) \
@@ -53,14 +62,27 @@
 /* (our name, member of _Py_DebugOffsets), for 3.13+ */
 #if MINOR >= 14
 #define DEBUG_FIELDS_314(X) \
-	X(interp_code_object_generation, interpreter_state.code_object_generation)
+	X(interp_code_object_generation, interpreter_state.code_object_generation) \
+	X(set_used, set_object.used) \
+	X(set_table, set_object.table) \
+	X(set_mask, set_object.mask) \
+	X(gen_iframe, gen_object.gi_iframe) \
+	X(gen_frame_state, gen_object.gi_frame_state) \
+	X(frame_stackpointer, interpreter_frame.stackpointer)
 #else
 #define DEBUG_FIELDS_314(X)
 #endif
 #if MINOR >= 15
 #define DEBUG_FIELDS_315(X) \
 	X(tstate_holds_gil, thread_state.holds_gil) \
-	X(unicode_compactunicodeobject_size, unicode_object.compactunicodeobject_size)
+	X(unicode_compactunicodeobject_size, unicode_object.compactunicodeobject_size) \
+	X(type_basicsize, type_object.tp_basicsize) \
+	X(type_dictoffset, type_object.tp_dictoffset) \
+	X(heaptype_cached_keys, heap_type_object.ht_cached_keys) \
+	X(tstate_curexc, thread_state.current_exception) \
+	X(tstate_exc_state, thread_state.exc_state) \
+	X(exc_item_value, err_stackitem.exc_value) \
+	X(tstate_gil_requested, thread_state.gil_requested)
 #else
 #define DEBUG_FIELDS_315(X)
 #endif
@@ -105,6 +127,18 @@
 	X(unicode_asciiobject_size, unicode_object.asciiobject_size) \
 	X(interp_gc, interpreter_state.gc) \
 	X(gc_collecting, gc.collecting) \
+	X(interp_modules, interpreter_state.imports_modules) \
+	X(type_name, type_object.tp_name) \
+	X(type_flags, type_object.tp_flags) \
+	X(tuple_items, tuple_object.ob_item) \
+	X(tuple_size, tuple_object.ob_size) \
+	X(list_items, list_object.ob_item) \
+	X(list_size, list_object.ob_size) \
+	X(dict_keys, dict_object.ma_keys) \
+	X(dict_values, dict_object.ma_values) \
+	X(long_tag, long_object.lv_tag) \
+	X(long_digits, long_object.ob_digit) \
+	X(frame_localsplus, interpreter_frame.localsplus) \
 	DEBUG_FIELDS_314(X) \
 	DEBUG_FIELDS_315(X)
 
@@ -231,6 +265,149 @@ int main(void)
 	ST("interp_gil_embedded", PyInterpreterState, _gil);
 	ST("gil_holder", struct _gil_runtime_state, last_holder);
 	ST("gil_locked", struct _gil_runtime_state, locked);
+#endif
+
+	/*
+	 * Where a thread waiting for the GIL sleeps: the condition variable
+	 * and mutex inside struct _gil_runtime_state (3.8-3.11 at runtime +
+	 * gil_base, 3.12+ inside the struct interp->ceval.gil points at).
+	 */
+#if MINOR <= 11
+	ST("gil_cond", _PyRuntimeState, ceval.gil.cond);
+	ST("gil_mutex", _PyRuntimeState, ceval.gil.mutex);
+#else
+	ST("gil_cond", struct _gil_runtime_state, cond);
+	ST("gil_mutex", struct _gil_runtime_state, mutex);
+#endif
+	VAL("gil_cond_size", sizeof(PyCOND_T));
+
+	/* exceptions: the item sys.exc_info() reads, and one being raised */
+	ST("tstate_exc_info", PyThreadState, exc_info);
+	ST("exc_item_value", _PyErr_StackItem, exc_value);
+	ST("exc_item_previous", _PyErr_StackItem, previous_item);
+#if MINOR <= 11
+	ST("tstate_curexc", PyThreadState, curexc_type);
+#else
+	ST("tstate_curexc", PyThreadState, current_exception);
+#endif
+#if MINOR >= 15
+	ST("tstate_gil_requested", PyThreadState, gil_requested);
+#endif
+
+	/* objects python/objects.c reads (sys.modules, threading, asyncio) */
+#if MINOR <= 11
+	ST("interp_modules", PyInterpreterState, modules);
+#else
+	ST("interp_modules", PyInterpreterState, imports.modules);
+#endif
+#if MINOR >= 10
+	ST("module_dict", PyModuleObject, md_dict);
+#else
+	/* Objects/moduleobject.c (not installed): PyObject_HEAD, md_dict */
+	VAL("module_dict", sizeof(PyObject));
+#endif
+	ST("type_name", PyTypeObject, tp_name);
+	ST("type_basicsize", PyTypeObject, tp_basicsize);
+	ST("type_flags", PyTypeObject, tp_flags);
+	ST("type_dictoffset", PyTypeObject, tp_dictoffset);
+	ST("type_base", PyTypeObject, tp_base);
+	ST("heaptype_cached_keys", PyHeapTypeObject, ht_cached_keys);
+	VAL("tpflags_heaptype", Py_TPFLAGS_HEAPTYPE);
+	VAL("tpflags_long_subclass", Py_TPFLAGS_LONG_SUBCLASS);
+	VAL("tpflags_unicode_subclass", Py_TPFLAGS_UNICODE_SUBCLASS);
+	VAL("tpflags_dict_subclass", Py_TPFLAGS_DICT_SUBCLASS);
+	VAL("tpflags_tuple_subclass", Py_TPFLAGS_TUPLE_SUBCLASS);
+	VAL("tpflags_list_subclass", Py_TPFLAGS_LIST_SUBCLASS);
+#if MINOR >= 11
+	VAL("tpflags_managed_dict", Py_TPFLAGS_MANAGED_DICT);
+#endif
+#if MINOR == 12
+	/* _PyObject_DictOrValuesPointer(): a dict, or values tagged with bit 0 */
+	VAL("managed_dict_offset", -3 * (long long)sizeof(PyObject *));
+#elif MINOR >= 11
+	VAL("managed_dict_offset", MANAGED_DICT_OFFSET);
+#endif
+#if MINOR == 11
+	/* _PyObject_ValuesPointer(): the values pointer just below the dict's */
+	VAL("managed_values_offset", -4 * (long long)sizeof(PyObject *));
+#endif
+#if MINOR >= 13
+	VAL("tpflags_inline_values", Py_TPFLAGS_INLINE_VALUES);
+	ST("dictvalues_valid", PyDictValues, valid);
+#endif
+	ST("dict_used", PyDictObject, ma_used);
+	ST("dict_keys", PyDictObject, ma_keys);
+	ST("dict_values", PyDictObject, ma_values);
+#if MINOR >= 11
+	ST("dk_log2_size", PyDictKeysObject, dk_log2_size);
+	ST("dk_log2_index_bytes", PyDictKeysObject, dk_log2_index_bytes);
+	ST("dk_kind", PyDictKeysObject, dk_kind);
+	ST("dk_nentries", PyDictKeysObject, dk_nentries);
+	STO("dk_indices", PyDictKeysObject, dk_indices);
+	VAL("dk_entry_size", sizeof(PyDictKeyEntry));
+	VAL("dk_unicode_entry_size", sizeof(PyDictUnicodeEntry));
+	VAL("dk_kind_general", DICT_KEYS_GENERAL);
+	ST("dictvalues_values", PyDictValues, values);
+#else
+	/*
+	 * Objects/dict-common.h (not installed) of 3.8-3.10: dk_refcnt,
+	 * dk_size, dk_lookup, dk_usable, dk_nentries, dk_indices[]; entries
+	 * are {me_hash, me_key, me_value}. Checked live by verify_live.py.
+	 */
+	VAL("dk_size", sizeof(Py_ssize_t));
+	VAL("dk_nentries", 4 * sizeof(Py_ssize_t));
+	VAL("dk_indices", 5 * sizeof(Py_ssize_t));
+	VAL("dk_entry_size", 3 * sizeof(PyObject *));
+#endif
+	ST("set_used", PySetObject, used);
+	ST("set_mask", PySetObject, mask);
+	ST("set_table", PySetObject, table);
+	VAL("set_entry_size", sizeof(setentry));
+	ST("list_size", PyListObject, ob_base.ob_size);
+	ST("list_items", PyListObject, ob_item);
+	ST("tuple_size", PyTupleObject, ob_base.ob_size);
+	ST("tuple_items", PyTupleObject, ob_item);
+#if MINOR <= 11
+	ST("long_size", PyLongObject, ob_base.ob_size);
+	ST("long_digits", PyLongObject, ob_digit);
+#else
+	ST("long_tag", PyLongObject, long_value.lv_tag);
+	ST("long_digits", PyLongObject, long_value.ob_digit);
+#endif
+	VAL("long_shift", PyLong_SHIFT);
+	ST("weakref_object", PyWeakReference, wr_object);
+	ST("method_func", PyMethodObject, im_func);
+	ST("method_self", PyMethodObject, im_self);
+	ST("cfunction_self", PyCFunctionObject, m_self);
+	ST("function_closure", PyFunctionObject, func_closure);
+	ST("cell_ref", PyCellObject, ob_ref);
+
+	/* coroutines and generators: their frame, its locals and value stack */
+#if MINOR <= 10
+	ST("gen_frame", PyGenObject, gi_frame);
+	ST("frame_localsplus", PyFrameObject, f_localsplus);
+#if MINOR <= 9
+	ST("frame_stacktop", PyFrameObject, f_stacktop);
+#else
+	ST("frame_stackdepth", PyFrameObject, f_stackdepth);
+	ST("frame_valuestack", PyFrameObject, f_valuestack);
+#endif
+#else
+	ST("gen_iframe", PyGenObject, gi_iframe);
+	ST("gen_frame_state", PyGenObject, gi_frame_state);
+	ST("frame_localsplus", _PyInterpreterFrame, localsplus);
+#if MINOR <= 13
+	ST("frame_stacktop", _PyInterpreterFrame, stacktop);
+#else
+	ST("frame_stackpointer", _PyInterpreterFrame, stackpointer);
+#endif
+	VAL("frame_state_created", FRAME_CREATED);
+	VAL("frame_state_suspended", FRAME_SUSPENDED);
+#if MINOR >= 13
+	VAL("frame_state_suspended_yield_from", FRAME_SUSPENDED_YIELD_FROM);
+#endif
+	VAL("frame_state_executing", FRAME_EXECUTING);
+	VAL("frame_state_cleared", FRAME_CLEARED);
 #endif
 
 #if MINOR >= 13

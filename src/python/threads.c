@@ -1,0 +1,110 @@
+/*
+ * Implementation of threads.h: threading._active read through objects.h.
+ */
+#include <errno.h>
+
+#include "python/threads.h"
+#include "util/util.h"
+
+void py_thread_names_init(struct py_thread_names *tn, struct py_objects *ob)
+{
+	memset(tn, 0, sizeof(*tn));
+	tn->ob = ob;
+}
+
+static void names_clear(struct py_thread_names *tn)
+{
+	for (size_t i = 0; i < tn->n; i++)
+		free(tn->names[i].name);
+	tn->n = 0;
+}
+
+void py_thread_names_release(struct py_thread_names *tn)
+{
+	names_clear(tn);
+	free(tn->names);
+	memset(tn, 0, sizeof(*tn));
+}
+
+/* One Thread object: its kernel thread id and name. 0 or -errno. */
+static int read_thread(struct py_objects *ob, uint64_t thread, pid_t *tid, char **name)
+{
+	uint64_t name_obj, native;
+	int64_t id;
+	int ret;
+
+	ret = py_obj_attr(ob, thread, "_native_id", &native);
+	if (!ret)
+		ret = py_obj_long(ob, native, &id);
+	if (ret)
+		return ret;      /* not started yet (None), or unreadable */
+	if (id <= 0 || id > INT32_MAX)
+		return -EFAULT;
+	ret = py_obj_attr(ob, thread, "_name", &name_obj);
+	if (!ret)
+		ret = py_obj_str(ob, name_obj, PY_THREAD_NAME_MAX, name);
+	if (ret)
+		return ret;
+	*tid = (pid_t)id;
+	return 0;
+}
+
+int py_thread_names_read(struct py_thread_names *tn, uint64_t now)
+{
+	struct py_kv *items;
+	uint64_t active;
+	size_t n = 0;
+	int ret;
+
+	tn->read_ns = now;
+	tn->reads++;
+	ret = py_module_attr(tn->ob, "threading", "_active", &active);
+	items = xcalloc(PY_THREAD_NAMES_MAX, sizeof(*items));
+	if (!ret)
+		ret = py_dict_items(tn->ob, active, items, PY_THREAD_NAMES_MAX, &n);
+	if (!ret) {
+		names_clear(tn);
+		for (size_t i = 0; i < n; i++) {
+			struct py_thread_name *t;
+			char *name;
+			pid_t tid;
+
+			if (read_thread(tn->ob, items[i].value, &tid, &name))
+				continue;    /* one unreadable thread does not hide the others */
+			tn->names = xgrow(tn->names, sizeof(*tn->names), tn->n + 1, &tn->alloc);
+			t = &tn->names[tn->n++];
+			t->tid = tid;
+			t->name = name;
+		}
+	}
+	free(items);
+	tn->last_error = ret;
+	if (ret)
+		tn->failures++;
+	return ret;
+}
+
+static const char *lookup(const struct py_thread_names *tn, pid_t tid)
+{
+	for (size_t i = 0; i < tn->n; i++)
+		if (tn->names[i].tid == tid)
+			return tn->names[i].name;
+	return NULL;
+}
+
+const char *py_thread_name(struct py_thread_names *tn, pid_t tid, uint64_t now)
+{
+	const char *name;
+
+	if (!tn->ob)
+		return NULL;
+	if (!tn->read_ns || now - tn->read_ns >= PY_THREAD_NAMES_REFRESH_NS)
+		py_thread_names_read(tn, now);
+	name = lookup(tn, tid);
+	/* A thread started since the last read: once more, not more than every 100 ms. */
+	if (!name && now - tn->read_ns >= PY_THREAD_NAMES_MISS_NS) {
+		py_thread_names_read(tn, now);
+		name = lookup(tn, tid);
+	}
+	return name;
+}

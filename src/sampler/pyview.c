@@ -1,0 +1,268 @@
+/*
+ * Implementation of pyview.h.
+ *
+ * Suspended tasks (wall mode) are sampled like waiting threads: each tick,
+ * every suspended task of a loop thread seen in the last second counts one
+ * sample, on that thread, under the loop's callers (the frames outer of its
+ * _run_once, as last sampled), so a task's samples group with those it took
+ * while running. Reading every task at every tick would cost the target's
+ * memory reads in proportion to its tasks: the set and their stacks are
+ * read again when the last read is older than a tick and than twenty times
+ * what that read took (under 5% of the time spent reading), and the stacks
+ * of the last read count in between.
+ */
+#include <errno.h>
+
+#include "python/asyncio.h"
+#include "python/objects.h"
+#include "python/threads.h"
+#include "sampler/backend.h"
+#include "sampler/merge.h"
+#include "sampler/pyview.h"
+#include "util/util.h"
+
+#define LOOPS_MAX 16
+#define LOOP_FORGET_NS 1000000000ull
+#define BASE_MAX 256
+#define WAITING_COST_FACTOR 20
+
+struct loop_thread {
+	pid_t tid;
+	uint64_t loop, tstate, running;
+	uint64_t seen_ns;
+	uint32_t base[BASE_MAX];      /* the loop's callers, outermost first (profile frames) */
+	size_t nbase;
+	uint32_t *waiting;            /* profile nodes of the suspended tasks of the last read */
+	size_t nwaiting, waiting_alloc;
+	uint64_t read_ns, read_cost_ns;
+};
+
+struct pyview {
+	struct py_objects ob;
+	int have_objects;
+	struct py_thread_names names;
+	struct py_async async;
+	int have_async;
+	struct py_frame_info *out;    /* the task view of one sample */
+	size_t out_max;
+	struct loop_thread loops[LOOPS_MAX];
+	size_t nloops;
+	/* a native merge to come: find this Python frame in it to learn the loop's callers */
+	pid_t pending_tid;
+	uint32_t pending_frame;
+	/* pyview_tick: the loop being read, for the callback */
+	struct sampler *s;
+	struct loop_thread *cur;
+	uint32_t *ids;
+	size_t ids_max;
+};
+
+struct pyview *pyview_new(struct sampler *s)
+{
+	struct pyview *v = xcalloc(1, sizeof(*v));
+	struct strbuf why = STRBUF_INIT;
+
+	v->s = s;
+	v->have_objects = py_objects_init(&v->ob, &s->reader) == 0;
+	if (v->have_objects)
+		py_thread_names_init(&v->names, &v->ob);
+	if (s->opts.async_tasks && v->have_objects &&
+	    py_async_init(&v->async, &s->reader, &v->ob, &why) == 0) {
+		v->have_async = 1;
+		v->async.native_merge = s->opts.native;
+		/* What the sampler records at most (its frame ids hold that many). */
+		v->out_max = PY_MAX_DEPTH;
+		v->out = xcalloc(v->out_max, sizeof(*v->out));
+		v->ids_max = BASE_MAX + PY_ASYNC_CHAIN_MAX * (PY_ASYNC_PARENTS_MAX + 1) + 64;
+		v->ids = xcalloc(v->ids_max, sizeof(*v->ids));
+	} else if (s->opts.async_tasks) {
+		/* The command checked the first targets; a later one (a child) is only told. */
+		fw_warning("process %d: %s: sampling it without task stacks", (int)s->target.pid,
+			why.len ? strbuf_str(&why) : "its objects cannot be read");
+	}
+	strbuf_release(&why);
+	return v;
+}
+
+void pyview_free(struct pyview *v)
+{
+	if (!v)
+		return;
+	for (size_t i = 0; i < v->nloops; i++)
+		free(v->loops[i].waiting);
+	if (v->have_async)
+		py_async_release(&v->async);
+	if (v->have_objects) {
+		py_thread_names_release(&v->names);
+		py_objects_release(&v->ob);
+	}
+	free(v->out);
+	free(v->ids);
+	free(v);
+}
+
+const char *pyview_thread_name(struct sampler *s, pid_t tid, uint64_t now)
+{
+	struct pyview *v = s->pyview;
+
+	if (!v || !v->have_objects || tid <= 0)
+		return NULL;
+	return py_thread_name(&v->names, tid, now);
+}
+
+static struct loop_thread *loop_thread(struct pyview *v, pid_t tid, uint64_t now)
+{
+	struct loop_thread *l = NULL, *oldest = NULL;
+
+	for (size_t i = 0; i < v->nloops; i++) {
+		if (v->loops[i].tid == tid)
+			return &v->loops[i];
+		if (!oldest || v->loops[i].seen_ns < oldest->seen_ns)
+			oldest = &v->loops[i];
+	}
+	if (v->nloops < LOOPS_MAX) {
+		l = &v->loops[v->nloops++];
+	} else {
+		l = oldest;
+		free(l->waiting);
+	}
+	memset(l, 0, sizeof(*l));
+	l->tid = tid;
+	l->seen_ns = now;
+	return l;
+}
+
+const struct py_frame_info *pyview_frames(struct sampler *s, pid_t tid,
+					  const struct py_frame_info *in, size_t *depth)
+{
+	struct pyview *v = s->pyview;
+	struct py_thread_info *pt;
+	struct py_async_thread th;
+	struct loop_thread *l;
+	uint64_t now = fw_now_ns();
+	size_t nout = 0;
+	int ret;
+
+	if (!v || !v->have_async || !*depth)
+		return in;
+	pt = sampler_py_thread(s, tid);
+	ret = py_async_stack(&v->async, pt ? pt->tstate : 0, in, *depth, v->out, v->out_max,
+			     &nout, &th);
+	if (!th.in_loop)
+		return in;
+	l = loop_thread(v, tid, now);
+	l->seen_ns = now;
+	if (th.loop)
+		l->loop = th.loop;
+	if (pt)
+		l->tstate = pt->tstate;
+	l->running = th.task;
+	/* The loop's callers (outer of _run_once), for the suspended tasks' samples. */
+	if (!s->opts.native) {
+		l->nbase = 0;
+		for (size_t k = *depth; k-- > th.base && l->nbase < BASE_MAX;)
+			l->base[l->nbase++] = merge_python_frame(s->prof, &in[k]);
+	} else if (th.base < *depth) {
+		v->pending_tid = tid;
+		v->pending_frame = merge_python_frame(s->prof, &in[th.base]);
+	}
+	if (ret)
+		return in;
+	*depth = nout;
+	return v->out;
+}
+
+/* Is profile frame id a "[task] NAME" label? */
+static int is_task_label(const struct profile *p, uint32_t id)
+{
+	return id < p->nframes && p->frames[id].kind == FRAME_OTHER &&
+	       !strncmp(profile_str(p, p->frames[id].name), "[task] ", 7);
+}
+
+size_t pyview_merged(struct sampler *s, pid_t tid, uint32_t *ids, size_t n)
+{
+	struct pyview *v = s->pyview;
+	size_t k = 0;
+	int fold = 0;
+
+	if (!v || !v->have_async)
+		return n;
+	if (v->pending_tid && v->pending_tid == tid) {
+		struct loop_thread *l = loop_thread(v, tid, fw_now_ns());
+
+		v->pending_tid = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (ids[i] == v->pending_frame) {
+				l->nbase = i + 1 < BASE_MAX ? i + 1 : BASE_MAX;
+				memcpy(l->base, ids, l->nbase * sizeof(*ids));
+				break;
+			}
+		}
+	}
+	if (s->opts.native_all)
+		return n;
+	/*
+	 * Between a task's label and its coroutine's frame lie the C Task's
+	 * step (_asyncio's task_step, the send into the coroutine): the loop's
+	 * machinery, folded like its Python part.
+	 */
+	for (size_t i = 0; i < n; i++) {
+		const struct pf_frame *f = ids[i] < s->prof->nframes ? &s->prof->frames[ids[i]] : NULL;
+
+		if (fold && f && f->kind == FRAME_NATIVE)
+			continue;
+		fold = is_task_label(s->prof, ids[i]);
+		ids[k++] = ids[i];
+	}
+	return k;
+}
+
+/* One suspended task (innermost first): under the loop's callers, as a profile stack. */
+static void waiting_task(void *ctx, const struct py_frame_info *frames, size_t n)
+{
+	struct pyview *v = ctx;
+	struct loop_thread *l = v->cur;
+	size_t depth = 0;
+
+	memcpy(v->ids, l->base, l->nbase * sizeof(*v->ids));
+	depth = l->nbase;
+	for (size_t k = n; k-- > 0 && depth < v->ids_max;)
+		v->ids[depth++] = merge_python_frame(v->s->prof, &frames[k]);
+	l->waiting = xgrow(l->waiting, sizeof(*l->waiting), l->nwaiting + 1, &l->waiting_alloc);
+	l->waiting[l->nwaiting++] = profile_stack(v->s->prof, v->ids, depth);
+}
+
+void pyview_tick(struct sampler *s, uint64_t now)
+{
+	struct pyview *v = s->pyview;
+	uint64_t interval;
+
+	if (!v || !v->have_async || s->opts.mode != MODE_WALL)
+		return;
+	interval = s->opts.rate_hz > 0 ? (uint64_t)(1e9 / s->opts.rate_hz) : 10000000ull;
+	for (size_t i = 0; i < v->nloops; i++) {
+		struct loop_thread *l = &v->loops[i];
+		uint64_t every;
+		uint32_t thread;
+
+		if (!l->loop || now - l->seen_ns > LOOP_FORGET_NS || sampler_thread_gone(s, l->tid))
+			continue;
+		every = interval / 2;
+		if (WAITING_COST_FACTOR * l->read_cost_ns > every)
+			every = WAITING_COST_FACTOR * l->read_cost_ns;
+		if (!l->read_ns || now - l->read_ns >= every) {
+			uint64_t t0 = fw_now_ns();
+
+			v->cur = l;
+			l->nwaiting = 0;
+			py_async_waiting(&v->async, l->loop, l->tstate, l->running, waiting_task, v);
+			l->read_ns = now;
+			l->read_cost_ns = fw_now_ns() - t0;
+		}
+		thread = sampler_thread(s, l->tid, now);
+		for (size_t k = 0; k < l->nwaiting; k++) {
+			profile_add(s->prof, thread, l->waiting[k], 1);
+			s->prof->meta.samples++;
+		}
+	}
+}
