@@ -59,19 +59,24 @@ struct sinks {
 	volatile sig_atomic_t abort; /* give up the request in flight */
 };
 
-/* One line on stderr, written with a single call (two threads write). */
-static void PRINTF_LIKE(1, 2) agent_line(const char *fmt, ...)
+void agent_vline(const char *fmt, va_list ap)
 {
 	struct strbuf sb = STRBUF_INIT;
-	va_list ap;
-	char buf[1024];
 
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	strbuf_addf(&sb, "framewalk agent: %s\n", buf);
+	strbuf_addstr(&sb, "framewalk agent: ");
+	strbuf_vaddf(&sb, fmt, ap);
+	strbuf_addstr(&sb, "\n");
 	fputs(strbuf_str(&sb), stderr);
 	strbuf_release(&sb);
+}
+
+static void PRINTF_LIKE(1, 2) agent_line(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	agent_vline(fmt, ap);
+	va_end(ap);
 }
 
 const char *sink_kind_name(enum sink_kind kind)

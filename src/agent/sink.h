@@ -73,6 +73,9 @@ struct sinks;
 void sink_endpoint(enum sink_kind kind, const char *url, struct strbuf *out);
 /* "dir", "pyroscope", "pyroscope-push", "otlp". */
 const char *sink_kind_name(enum sink_kind kind);
+/* One "framewalk agent: ..." line on stderr, written with a single call (the
+ * sender threads and the main loop both write). */
+void agent_vline(const char *fmt, va_list ap) PRINTF_LIKE(1, 0);
 
 /*
  * Set up the sinks (their queues opened: what a disk queue holds from

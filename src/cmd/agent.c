@@ -571,18 +571,13 @@ static void install_signals(void)
 
 static void PRINTF_LIKE(2, 3) say(const struct agent *a, const char *fmt, ...)
 {
-	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
-	char buf[1024];
 
 	if (a->o.quiet)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	agent_vline(fmt, ap);
 	va_end(ap);
-	strbuf_addf(&sb, "framewalk agent: %s\n", buf);
-	fputs(strbuf_str(&sb), stderr);
-	strbuf_release(&sb);
 }
 
 static uint64_t unix_now_ns(void)

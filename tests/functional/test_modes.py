@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from fwtest import INTERP_BY_ID, parse_frame, run_fw, start_workload
+from fwtest import INTERP_BY_ID, is_python_frame, parse_frame, run_fw, start_workload
 
 SLEEP_SYSCALLS = ("clock_nanosleep", "nanosleep", "select", "pselect6", "poll")
 
@@ -41,13 +41,10 @@ def func(frame):
     return frame.split(" (")[0]
 
 
-PY_FRAME_RE = re.compile(r"^.+ \((?:.+\.py|<.+>):\d+\)$")
-
-
 def innermost_python(frames):
     """The innermost Python function of a stack (whole stacks by default:
     native frames may lie between it and a [wait] or <GC> leaf)."""
-    py = [f for f in frames if PY_FRAME_RE.match(f)]
+    py = [f for f in frames if is_python_frame(f)]
     return func(py[-1]) if py else None
 
 
