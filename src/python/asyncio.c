@@ -497,6 +497,13 @@ static int await_chain(struct py_async *a, uint64_t coro, struct py_frame_info *
 		 */
 		if (coro_awaits(a, frame, &yf))
 			return py_obj_isinstance(a->ob, coro, "coroutine") == 1 ? -EBUSY : 0;
+		/*
+		 * Still suspended after its stack was read? If it was resumed
+		 * meanwhile, the slot read is stale (a sleep(0) seen awaiting
+		 * nothing): the task is moving, like one not suspended.
+		 */
+		if (coro_suspended(a, coro) != 1)
+			return -EBUSY;
 		if (!yf)
 			return 0;
 		if (is_coroutine(a, yf) == 1) {
