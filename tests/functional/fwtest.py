@@ -399,6 +399,15 @@ def is_python_frame(text):
     return bool(m) and (m.group("file").endswith(".py") or m.group("file").startswith("<"))
 
 
+# framewalk's leaf markers that are no function: what the interpreter was doing
+MARKERS = ("<GC>",)
+
+
+def is_marker(text):
+    """A marker frame of a collapsed line: [wait] ... (wall mode) or a MARKERS one."""
+    return text.startswith("[wait] ") or text in MARKERS
+
+
 def parse_collapsed(data, merged=False):
     """Parse collapsed output (bytes, UTF-8) into a list of
     (thread_name, tid, [(name, file, line), ...outermost first], count).
@@ -421,8 +430,7 @@ def parse_collapsed(data, merged=False):
         try:
             # framewalk's own markers ([wait] ..., <GC>) are not Python frames
             frames = [parse_frame(p) for p in parts[1:]
-                      if not p.startswith("[wait] ") and p != "<GC>" and
-                      (not merged or is_python_frame(p))]
+                      if not is_marker(p) and (not merged or is_python_frame(p))]
         except ValueError as e:
             raise AssertionError("collapsed line %d: %s in %r" % (no, e, line))
         out.append((m.group("name"), int(m.group("tid")), frames, int(count)))

@@ -482,7 +482,7 @@ def test_push_api_and_sigterm_flush(pb, receiver, worker, agents):
     t_stop = time.time()
     assert ag.stop() == 0, ag.stderr
     reqs = pyro.taken()
-    assert len(reqs) == 1, "%d requests for one period cut short" % len(reqs)
+    assert len(reqs) == 1, "%d requests for one period cut short: %s\n%s" % (len(reqs), [(q["at"], q["path"], len(q["body"])) for q in reqs], ag.stderr)
     r = reqs[0]
     assert r["path"] == "/push.v1.PusherService/Push"
     assert r["headers"]["content-type"] == "application/proto"

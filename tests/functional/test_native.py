@@ -34,7 +34,7 @@ from pathlib import Path
 
 import pytest
 
-from fwtest import INTERP_BY_ID, REPO, framewalk_path, run_fw
+from fwtest import INTERP_BY_ID, REPO, framewalk_path, is_marker, run_fw
 
 NATIVE = REPO / "tests" / "native"
 BACKEND = ("--backend", "ptrace", "--mode", "wall")
@@ -64,7 +64,7 @@ def fw(*args, timeout=60):
 # --------------------------------------------------------------------------
 
 class Frame:
-    """One collapsed frame: kind 'py', 'native', 'kernel' or 'wait'."""
+    """One collapsed frame: kind 'py', 'native', 'kernel', 'wait' or 'marker'."""
 
     LINE_RE = re.compile(r"^(?P<name>.+) \((?P<file>[^()]+):(?P<line>\d+)\)$")
     MOD_RE = re.compile(r"^(?P<name>.+) \((?P<module>[^()]+)\)$")
@@ -78,6 +78,9 @@ class Frame:
             return
         if text.startswith("[wait] "):       # --mode wall: what a waiting thread waits in
             self.kind, self.name = "wait", text
+            return
+        if is_marker(text):                  # <GC>: the interpreter collecting
+            self.kind, self.name = "marker", text
             return
         m = self.LINE_RE.match(text)
         if m:
