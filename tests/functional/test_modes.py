@@ -151,15 +151,18 @@ def test_rate_fidelity_at_100hz(tmp_path):
     loaded machine is a benchmark's question (bench/rate.py), not a test's."""
     w = start_workload(INTERP_BY_ID["py3.12"], "busy_sleep.py")
     try:
-        text = record(w, tmp_path, "--mode", "wall", fmt="text", name="rate.txt",
-                      seconds=10, rate=100)
+        # one capture, both outputs (each file's format from its extension)
+        txt_path, col_path = tmp_path / "rate.txt", tmp_path / "rate.collapsed"
+        r = run_fw("record", "-p", w.pid, "-d", 10, "-r", 100, "-q", "--mode", "wall",
+                   "-o", txt_path, "-o", col_path, timeout=90)
+        assert r.returncode == 0, r
+        text = txt_path.read_text()
         m = re.search(r"^Samples: .* from (\d+) of (\d+) requested ticks", text, re.M)
         assert m, text[:2000]
         taken, requested = int(m.group(1)), int(m.group(2))
         assert abs(requested - 1000) <= 20, m.group(0)
         assert 0 < taken <= requested, m.group(0)
-        col = collapsed(record(w, tmp_path, "--mode", "wall", seconds=10, rate=100,
-                               name="rate.col"))
+        col = collapsed(col_path.read_text())
         per = {}
         for t, f, c in col:
             per[t] = per.get(t, 0) + c
