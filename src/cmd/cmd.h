@@ -3,8 +3,9 @@
  * its renderers check_text.c and check_json.c; agent is agent.c over
  * agent/) and the helpers they share:
  * attaching to a target with one clear message per failure and the exit
- * code for each (attach.c), and the output options of every command that
- * writes profiles (outputs.c). To add a command: write cmd/NAME.c with
+ * code for each (attach.c), the output options of every command that
+ * writes profiles (outputs.c) and the sampling options of those that sample
+ * (sampling.c). To add a command: write cmd/NAME.c with
  * cmd_NAME() parsing its options from one table (util/options.h, which
  * prints its --help too), declare it here, add it to the table in main.c,
  * document it in docs/framewalk.1 and README.md, and give it a --help test.
