@@ -45,7 +45,8 @@ if cfg["kind"] == "layout":
         if k in ("minor", "block_size") or v < 0:
             continue
         if k in ("chunk_size_field", "chunk_header_size", "executable_tag_mask",
-                 "unicode_compact_data", "frame_owner_shim"):
+                 "unicode_compact_data", "frame_owner_shim",
+                 "frame_owner_generator", "frame_owner_last", "varobject_size"):
             O[k] = v                   # plain values
         else:
             O[k] = u64(RT + v)         # read from the block
@@ -79,7 +80,7 @@ if cfg["kind"] == "layout":
 else:
     C = dict(cfg["table"])
     C["tag_mask"] = 0
-    C["owner_shim"] = 3
+    C["owner_shim"] = C["frame_owner_shim"]
     O = None
 out["values"] = {k: C[k] for k in ("tstate_frame", "frame_code", "frame_instr",
                                    "code_name", "code_code_adaptive")
