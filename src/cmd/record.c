@@ -51,15 +51,7 @@ struct record_opts {
 
 static int opt_mode(const struct opt *op, const char *arg, struct strbuf *err)
 {
-	enum sample_mode *mode = op->value;
-
-	if (!strcmp(arg, "cpu"))
-		*mode = MODE_CPU;
-	else if (!strcmp(arg, "wall"))
-		*mode = MODE_WALL;
-	else if (!strcmp(arg, "gil"))
-		*mode = MODE_GIL;
-	else {
+	if (sample_mode_parse(arg, op->value)) {
 		strbuf_addf(err, "unknown mode: '%s' (cpu, wall or gil)", arg);
 		return -1;
 	}
@@ -265,7 +257,7 @@ static void fill_meta(struct profile *prof, const struct session *sess,
 			strbuf_addf(&versions, "%s%s", versions.len ? ", " : "", t->version);
 	}
 	prof->meta.pid = sess->n == 1 ? session_target(sess, 0)->pid : 0;
-	prof->meta.mode = xstrdup(so->mode == MODE_WALL ? "wall" : so->mode == MODE_GIL ? "gil" : "cpu");
+	prof->meta.mode = xstrdup(sample_mode_name(so->mode));
 	prof->meta.target = strbuf_detach(&target);
 	prof->meta.python_version = strbuf_detach(&versions);
 	prof->meta.backend = xstrdup(backend_description(so));
