@@ -197,14 +197,13 @@ static int opt_count(const struct opt *op, const char *arg, struct strbuf *err)
 
 static int opt_mode(const struct opt *op, const char *arg, struct strbuf *err)
 {
-	if (!strcmp(arg, "cpu"))
-		*(enum sample_mode *)op->value = MODE_CPU;
-	else if (!strcmp(arg, "wall"))
-		*(enum sample_mode *)op->value = MODE_WALL;
-	else {
+	enum sample_mode mode;
+
+	if (sample_mode_parse(arg, &mode) || mode == MODE_GIL) {
 		strbuf_addf(err, "unknown mode: '%s' (cpu or wall)", arg);
 		return -1;
 	}
+	*(enum sample_mode *)op->value = mode;
 	return 0;
 }
 

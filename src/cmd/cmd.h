@@ -3,8 +3,9 @@
  * its renderers check_text.c and check_json.c; agent is agent.c over
  * agent/) and the helpers they share:
  * attaching to a target with one clear message per failure and the exit
- * code for each (attach.c), and the output options of every command that
- * writes profiles (outputs.c). To add a command: write cmd/NAME.c with
+ * code for each (attach.c), the output options of every command that
+ * writes profiles (outputs.c) and the sampling options of those that sample
+ * (sampling.c). To add a command: write cmd/NAME.c with
  * cmd_NAME() parsing its options from one table (util/options.h, which
  * prints its --help too), declare it here, add it to the table in main.c,
  * document it in docs/framewalk.1 and README.md, and give it a --help test.
@@ -61,13 +62,14 @@ int cmd_choose_backend(const char *cmd, struct sampler_opts *so, pid_t probe_pid
 #define cmd_usage_error(...) opts_usage_error(__VA_ARGS__)
 
 /*
- * The report filters for a getopt loop (record): 'L' --limit, 'M'
- * --min-percent, 'T' --thread; the option-table commands take
- * cmd_opt_limit() and the others below instead. Returns 0 when c was one of them and its
- * value is good, 1 when c is not one of them, or FW_EXIT_USAGE (message
- * printed) for a bad value.
+ * cmd/sampling.c: option callbacks of the commands that sample. value is a
+ * double (rate in Hz, duration in seconds) or an enum backend; --nonblocking
+ * takes no value and sets BACKEND_VM.
  */
-int cmd_output_filter_option(const char *cmd, int c, const char *arg, struct output_opts *out);
+int cmd_opt_rate(const struct opt *o, const char *arg, struct strbuf *err);
+int cmd_opt_duration(const struct opt *o, const char *arg, struct strbuf *err);
+int cmd_opt_backend(const struct opt *o, const char *arg, struct strbuf *err);
+int cmd_opt_nonblocking(const struct opt *o, const char *arg, struct strbuf *err);
 
 /* The exit code and message for an unusable output path. */
 int cmd_output_error(const char *path, int err);
@@ -108,10 +110,6 @@ void cmd_outputs_resolve(struct cmd_outputs *outs, int to_stdout);
 
 /* The help of -f/--format: the format names and file endings from the table. */
 void cmd_format_help(struct strbuf *sb, enum outfmt_use use);
-/* The same as the "-f, --format FMT" line of a help text. */
-void cmd_print_format_option(FILE *f, enum outfmt_use use);
-/* "unknown format: 'NAME' (the names that serve use)": a usage error of cmd. */
-int cmd_unknown_format(const char *cmd, const char *name, enum outfmt_use use);
 /*
  * Open the n outputs (util/outfile.h) before any work: FW_EXIT_OK, or the
  * exit code of the first unusable path (message printed, the others aborted).

@@ -19,28 +19,6 @@ void cmd_format_help(struct strbuf *sb, enum outfmt_use use)
 	strbuf_addstr(sb, "; text on standard output)");
 }
 
-void cmd_print_format_option(FILE *f, enum outfmt_use use)
-{
-	struct strbuf sb = STRBUF_INIT;
-
-	cmd_format_help(&sb, use);
-	usage_option_help(f, "-f, --format FMT", strbuf_str(&sb), USAGE_HELP_COLUMN);
-	strbuf_release(&sb);
-}
-
-int cmd_unknown_format(const char *cmd, const char *name, enum outfmt_use use)
-{
-	struct cmd_outputs outs = { .use = use };
-	struct opt o = { .value = &outs };
-	struct strbuf err = STRBUF_INIT;
-	int ret;
-
-	cmd_opt_format(&o, name, &err);
-	ret = cmd_usage_error(cmd, "%s", strbuf_str(&err));
-	strbuf_release(&err);
-	return ret;
-}
-
 int cmd_open_outputs(struct outfile *of, const char *const *paths, int n)
 {
 	for (int i = 0; i < n; i++) {
@@ -141,29 +119,4 @@ int cmd_opt_thread(const struct opt *o, const char *arg, struct strbuf *err)
 	(void)err;
 	((struct output_opts *)o->value)->thread = arg;
 	return 0;
-}
-
-int cmd_output_filter_option(const char *cmd, int c, const char *arg, struct output_opts *out)
-{
-	const struct opt o = { .value = out };
-	struct strbuf err = STRBUF_INIT;
-	int ret;
-
-	switch (c) {
-	case 'L':
-		ret = cmd_opt_limit(&o, arg, &err);
-		break;
-	case 'M':
-		ret = cmd_opt_min_percent(&o, arg, &err);
-		break;
-	case 'T':
-		ret = cmd_opt_thread(&o, arg, &err);
-		break;
-	default:
-		return 1;
-	}
-	if (ret)
-		ret = cmd_usage_error(cmd, "%s", strbuf_str(&err));
-	strbuf_release(&err);
-	return ret;
 }

@@ -7,7 +7,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,213 +21,137 @@
 #include "util/util.h"
 
 #define LAUNCH_WAIT_NS (10ull * 1000000000ull)
-#define MAX_OUTPUTS 8
 #define MAX_PIDS 64
 #define LIBPYTHON_WAIT_NS (1000ull * 1000000ull)
 
 static const char record_usage[] =
 	"usage: framewalk record [options] -p PID\n"
-	"       framewalk record [options] -- COMMAND [ARGS...]\n"
-	"\n"
-	"Sample the stacks of every thread of a Python process and write a profile:\n"
-	"whole stacks (Python, C extensions, native libraries) where the backend\n"
-	"reads them without stopping more, Python frames with --python-only.\n"
-	"\n"
-	"  -p, --pid PID          the process to profile (may be given several times)\n"
-	"      --all-python       every Python process on the host (each labeled)\n"
-	"      --subprocesses     also profile children started during the capture\n"
-	"                         (fork, multiprocessing, pre-forked workers, a child\n"
-	"                         that execs Python later); each labeled\n"
-	"  -d, --duration SECS    stop after SECS seconds (default: until Ctrl-C or exit)\n"
-	"  -r, --rate RATE        samples per second: 100, 1k, 10khz (default 100)\n"
-	"  -o, --output FILE      write the profile to FILE (default: text report on\n"
-	"                         stdout); may be given several times\n";
+	"       framewalk record [options] -- COMMAND [ARGS...]\n";
 
-/* After -f, whose help comes from the format table. */
-static const char record_usage_tail[] =
-	"      --mode M           cpu (default: threads on a CPU), wall (every thread;\n"
-	"                         a waiting one ends in a [wait] frame naming its system\n"
-	"                         call) or gil (the thread holding the GIL)\n"
-	"      --limit N          rows in the report's top tables (default 20)\n"
-	"      --min-percent P    hide call-tree branches under P% (default 0.5)\n"
-	"      --thread T         report only the thread named T or with tid T\n"
-	"      --async            asyncio task stacks: a loop thread's running task as\n"
-	"                         [task] NAME under the tasks awaiting it; in wall mode\n"
-	"                         every suspended task too, ending in [await] WHAT\n"
-	"      --python-only      Python frames only (the default with --backend vm,\n"
-	"                         and with ptrace in wall and gil modes)\n"
-	"      --native           whole stacks: Python, C extensions, native libraries\n"
-	"                         (the default with bpf, and with ptrace in cpu mode)\n"
-	"      --kernel           add kernel frames (implies --native; needs root)\n"
-	"      --native-all       keep the interpreter's own call machinery frames\n"
-	"      --no-debuginfod    ask no debuginfod server for missing debug info\n"
-	"                         (asked only when DEBUGINFOD_URLS is set)\n"
-	"      --backend B        auto (default: bpf where its program loads, else\n"
-	"                         ptrace), bpf (each running thread read at the sample's\n"
-	"                         instant, nothing stopped; CAP_BPF + CAP_PERFMON),\n"
-	"                         ptrace (a running thread is stopped while it is read)\n"
-	"                         or vm (never stops the target; Python frames only;\n"
-	"                         under-counts short calls on call-heavy code)\n"
-	"      --nonblocking      the same as --backend vm\n"
-	"  -q, --quiet            no live status line on stderr\n"
-	"  -h, --help             this help\n"
-	"\n"
-	"A command started by framewalk is profiled until it exits; when -d ends the\n"
+static const char record_about[] =
+	"Sample the stacks of every thread of a Python process and write a profile: "
+	"whole stacks (Python, C extensions, native libraries) where the backend "
+	"reads them without stopping more, Python frames with --python-only.\n";
+
+static const char record_footer[] =
+	"A command started by framewalk is profiled until it exits; when -d ends the "
 	"capture first, the command is sent SIGTERM.\n";
 
 struct record_opts {
-	pid_t pids[MAX_PIDS];
-	int npids;
+	int pids[MAX_PIDS];
+	struct opt_pid_list pid_list;     /* over pids */
 	int all_python;
 	double rate, duration;
-	const char *outputs[MAX_OUTPUTS];
-	const struct outfmt *formats[MAX_OUTPUTS];
-	int noutputs;
-	const struct outfmt *format;
+	struct cmd_outputs outs;
 	int quiet;
 	struct sampler_opts sampling;
 	struct output_opts out;
 	char **command;
 };
 
-static int usage_error(const char *fmt, const char *arg)
+static int opt_mode(const struct opt *op, const char *arg, struct strbuf *err)
 {
-	return cmd_usage_error("record", fmt, arg);
+	if (sample_mode_parse(arg, op->value)) {
+		strbuf_addf(err, "unknown mode: '%s' (cpu, wall or gil)", arg);
+		return -1;
+	}
+	return 0;
 }
 
+/* --native-all: whole stacks with the interpreter's own frames kept. */
+static int opt_native_all(const struct opt *op, const char *arg, struct strbuf *err)
+{
+	struct sampler_opts *so = op->value;
+
+	(void)arg;
+	(void)err;
+	so->native = so->native_all = 1;
+	return 0;
+}
+
+/* Parse the command line into o: 0, or the exit code (-1: --help, exit 0). */
 static int parse_record_args(int argc, char **argv, struct record_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "rate", required_argument, NULL, 'r' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "limit", required_argument, NULL, 'L' },
-		{ "min-percent", required_argument, NULL, 'M' },
-		{ "thread", required_argument, NULL, 'T' },
-		{ "native", no_argument, NULL, 'N' },
-		{ "python-only", no_argument, NULL, 'Y' },
-		{ "kernel", no_argument, NULL, 'K' },
-		{ "native-all", no_argument, NULL, 'A' },
-		{ "no-debuginfod", no_argument, NULL, 'D' },
-		{ "backend", required_argument, NULL, 'B' },
-		{ "all-python", no_argument, NULL, 'P' },
-		{ "mode", required_argument, NULL, 'm' },
-		{ "subprocesses", no_argument, NULL, 'S' },
-		{ "nonblocking", no_argument, NULL, 'V' },
-		{ "async", no_argument, NULL, 'W' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c, pid;
+	struct strbuf format_help = STRBUF_INIT;
+	struct sampler_opts *so = &o->sampling;
+	int ret, nargs;
 
 	memset(o, 0, sizeof(*o));
+	o->pid_list = (struct opt_pid_list){ o->pids, 0, MAX_PIDS };
 	o->rate = 100;
 	o->sampling.backend = 0;    /* auto */
+	o->outs.use = OUTFMT_PROFILE;
 	output_opts_default(&o->out);
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+p:d:r:o:f:qh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			if (parse_pid(optarg, &pid))
-				return usage_error("bad process id: '%s'", optarg);
-			if (o->npids == MAX_PIDS)
-				return usage_error("%s", "too many -p options (at most 64)");
-			o->pids[o->npids++] = pid;
-			break;
-		case 'P':
-			o->all_python = 1;
-			break;
-		case 'S':
-			o->sampling.subprocesses = 1;
-			break;
-		case 'm':
-			if (!strcmp(optarg, "cpu"))
-				o->sampling.mode = MODE_CPU;
-			else if (!strcmp(optarg, "wall"))
-				o->sampling.mode = MODE_WALL;
-			else if (!strcmp(optarg, "gil"))
-				o->sampling.mode = MODE_GIL;
-			else
-				return usage_error("unknown mode: '%s' (cpu, wall or gil)", optarg);
-			break;
-		case 'd':
-			if (parse_seconds(optarg, &o->duration))
-				return usage_error("bad duration: '%s' (seconds, e.g. 10 or 2.5)", optarg);
-			break;
-		case 'r':
-			if (parse_rate(optarg, &o->rate))
-				return usage_error("bad rate: '%s' (e.g. 100, 1k, 10khz; 1 Hz to 1 MHz)", optarg);
-			break;
-		case 'o':
-			if (o->noutputs == MAX_OUTPUTS)
-				return usage_error("%s", "too many -o options (at most 8)");
-			o->outputs[o->noutputs++] = optarg;
-			break;
-		case 'f':
-			o->format = outfmt_find(optarg, OUTFMT_PROFILE);
-			if (!o->format)
-				return cmd_unknown_format("record", optarg, OUTFMT_PROFILE);
-			break;
-		case 'q':
-			o->quiet = 1;
-			break;
-		case 'L':
-		case 'M':
-		case 'T':
-			if (cmd_output_filter_option("record", c, optarg, &o->out))
-				return FW_EXIT_USAGE;
-			break;
-		case 'N':
-			o->sampling.native = 1;
-			break;
-		case 'Y':
-			o->sampling.python_only = 1;
-			break;
-		case 'K':
-			o->sampling.kernel = 1;
-			break;
-		case 'A':
-			o->sampling.native = o->sampling.native_all = 1;
-			break;
-		case 'D':
-			o->sampling.no_debuginfod = 1;
-			break;
-		case 'B':
-			if (backend_parse(optarg, &o->sampling.backend))
-				return usage_error("unknown backend: '%s' (auto, vm, ptrace or bpf)", optarg);
-			break;
-		case 'V':
-			o->sampling.backend = BACKEND_VM;
-			break;
-		case 'W':
-			o->sampling.async_tasks = 1;
-			break;
-		case 'h':
-			fputs(record_usage, stdout);
-			cmd_print_format_option(stdout, OUTFMT_PROFILE);
-			fputs(record_usage_tail, stdout);
-			return -1;
-		default:
-			return usage_error("unknown option or missing value: '%s'", argv[optind - 1]);
-		}
+	cmd_format_help(&format_help, OUTFMT_PROFILE);
+	{
+		const struct opt opts[] = {
+			OPT_CALL('p', "pid", &o->pid_list, "PID", "the process to profile (may be "
+				 "given several times)", opts_pid_list),
+			OPT_BOOL(0, "all-python", &o->all_python, "every Python process on the host "
+				 "(each labeled)"),
+			OPT_BOOL(0, "subprocesses", &so->subprocesses, "also profile children started "
+				 "during the capture (fork, multiprocessing, pre-forked workers, a child "
+				 "that execs Python later); each labeled"),
+			OPT_CALL('d', "duration", &o->duration, "SECS", "stop after SECS seconds "
+				 "(default: until Ctrl-C or exit)", cmd_opt_duration),
+			OPT_CALL('r', "rate", &o->rate, "RATE", "samples per second: 100, 1k, 10khz "
+				 "(default 100)", cmd_opt_rate),
+			OPT_CALL('o', "output", &o->outs, "FILE", "write the profile to FILE (default: "
+				 "text report on stdout); may be given several times", cmd_opt_output),
+			OPT_CALL('f', "format", &o->outs, "FMT", strbuf_str(&format_help),
+				 cmd_opt_format),
+			OPT_CALL(0, "mode", &so->mode, "M", "cpu (default: threads on a CPU), wall "
+				 "(every thread; a waiting one ends in a [wait] frame naming its system "
+				 "call) or gil (the thread holding the GIL)", opt_mode),
+			OPT_CALL(0, "limit", &o->out, "N", "rows in the report's top tables "
+				 "(default 20)", cmd_opt_limit),
+			OPT_CALL(0, "min-percent", &o->out, "P", "hide call-tree branches under P% "
+				 "(default 0.5)", cmd_opt_min_percent),
+			OPT_CALL(0, "thread", &o->out, "T", "report only the thread named T or with "
+				 "tid T", cmd_opt_thread),
+			OPT_BOOL(0, "async", &so->async_tasks, "asyncio task stacks: a loop thread's "
+				 "running task as [task] NAME under the tasks awaiting it; in wall mode "
+				 "every suspended task too, ending in [await] WHAT"),
+			OPT_BOOL(0, "python-only", &so->python_only, "Python frames only (the default "
+				 "with --backend vm, and with ptrace in wall and gil modes)"),
+			OPT_BOOL(0, "native", &so->native, "whole stacks: Python, C extensions, native "
+				 "libraries (the default with bpf, and with ptrace in cpu mode)"),
+			OPT_BOOL(0, "kernel", &so->kernel, "add kernel frames (implies --native; needs "
+				 "root)"),
+			OPT_CALL(0, "native-all", so, NULL, "keep the interpreter's own call machinery "
+				 "frames", opt_native_all),
+			OPT_BOOL(0, "no-debuginfod", &so->no_debuginfod, "ask no debuginfod server for "
+				 "missing debug info (asked only when DEBUGINFOD_URLS is set)"),
+			OPT_CALL(0, "backend", &so->backend, "B", "auto (default: bpf where its program "
+				 "loads, else ptrace), bpf (each running thread read at the sample's "
+				 "instant, nothing stopped; CAP_BPF + CAP_PERFMON), ptrace (a running "
+				 "thread is stopped while it is read) or vm (never stops the target; "
+				 "Python frames only; under-counts short calls on call-heavy code)",
+				 cmd_opt_backend),
+			OPT_CALL(0, "nonblocking", &so->backend, NULL, "the same as --backend vm",
+				 cmd_opt_nonblocking),
+			OPT_BOOL('q', "quiet", &o->quiet, "no live status line on stderr"),
+			OPT_TERMINATOR,
+		};
+		const struct opt_command cmd = {
+			"record", record_usage, record_about, record_footer, opts, OPTS_STOP_AT_ARG,
+		};
+
+		ret = opts_parse(&cmd, argc, argv, &nargs);
 	}
-	if (optind < argc)
-		o->command = argv + optind;
-	if (!o->npids && !o->command && !o->all_python)
-		return usage_error("%s", "nothing to profile: give -p PID, --all-python or -- COMMAND");
-	if ((o->npids || o->all_python) && o->command)
-		return usage_error("%s", "give either -p PID / --all-python or a command, not both");
+	strbuf_release(&format_help);
+	if (ret)
+		return ret;
+	if (nargs)
+		o->command = argv + 1;
+	if (!o->pid_list.n && !o->command && !o->all_python)
+		return cmd_usage_error("record", "nothing to profile: give -p PID, --all-python or "
+				       "-- COMMAND");
+	if ((o->pid_list.n || o->all_python) && o->command)
+		return cmd_usage_error("record", "give either -p PID / --all-python or a command, "
+				       "not both");
 	o->sampling.announce = !o->quiet;
-	if (!o->noutputs)
-		o->outputs[o->noutputs++] = "-";
-	for (int i = 0; i < o->noutputs; i++) {
-		o->formats[i] = o->format ? o->format :
-			outfmt_for_path(o->outputs[i], OUTFMT_PROFILE);
-	}
+	cmd_outputs_resolve(&o->outs, 1);
 	return 0;
 }
 
@@ -334,16 +257,10 @@ static void fill_meta(struct profile *prof, const struct session *sess,
 			strbuf_addf(&versions, "%s%s", versions.len ? ", " : "", t->version);
 	}
 	prof->meta.pid = sess->n == 1 ? session_target(sess, 0)->pid : 0;
-	prof->meta.mode = xstrdup(so->mode == MODE_WALL ? "wall" : so->mode == MODE_GIL ? "gil" : "cpu");
+	prof->meta.mode = xstrdup(sample_mode_name(so->mode));
 	prof->meta.target = strbuf_detach(&target);
 	prof->meta.python_version = strbuf_detach(&versions);
 	prof->meta.backend = xstrdup(backend_description(so));
-}
-
-static void abort_outputs(struct outfile *of, int n)
-{
-	for (int i = 0; i < n; i++)
-		outfile_abort(&of[i]);
 }
 
 /* Write every output; each lands whole or not at all. */
@@ -352,19 +269,20 @@ static int write_outputs(const struct profile *prof, const struct record_opts *o
 {
 	int code = FW_EXIT_OK;
 
-	for (int i = 0; i < o->noutputs; i++) {
-		int ret = outfmt_write(o->formats[i], prof, of[i].f, &o->out);
+	for (int i = 0; i < o->outs.n; i++) {
+		const char *path = o->outs.paths[i];
+		int ret = outfmt_write(o->outs.formats[i], prof, of[i].f, &o->out);
 
 		if (!ret)
 			ret = outfile_commit(&of[i]);
 		else
 			outfile_abort(&of[i]);
 		/* A reader that went away (| head) is not an error worth a message. */
-		if (ret && !strcmp(o->outputs[i], "-") && errno == EPIPE)
+		if (ret && !strcmp(path, "-") && errno == EPIPE)
 			continue;
 		if (ret) {
 			fw_error("writing the profile to %s failed: %s",
-				 strcmp(o->outputs[i], "-") ? o->outputs[i] : "stdout", strerror(-ret));
+				 strcmp(path, "-") ? path : "stdout", strerror(-ret));
 			code = FW_EXIT_OUTPUT;
 		}
 	}
@@ -459,7 +377,7 @@ static int find_targets(struct record_opts *o, struct target_list *l, pid_t *chi
 		list_add(l, &target);
 		return FW_EXIT_OK;
 	}
-	for (int i = 0; i < o->npids; i++) {
+	for (int i = 0; i < o->pid_list.n; i++) {
 		code = cmd_attach(o->pids[i], &target);
 		if (code)
 			return code;
@@ -510,7 +428,7 @@ static int check_async(const struct target_list *tl)
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o;
-	struct outfile of[MAX_OUTPUTS];
+	struct outfile of[CMD_MAX_OUTPUTS];
 	struct sampler_opts so;
 	struct session sess;
 	struct profile prof;
@@ -523,17 +441,13 @@ int cmd_record(int argc, char **argv)
 	if (ret)
 		return ret < 0 ? FW_EXIT_OK : ret;
 	/* Check the outputs before anything else happens. */
-	for (int i = 0; i < o.noutputs; i++) {
-		ret = outfile_open(&of[i], o.outputs[i]);
-		if (ret) {
-			abort_outputs(of, i);
-			return cmd_output_error(o.outputs[i], ret);
-		}
-	}
+	code = cmd_open_outputs(of, o.outs.paths, o.outs.n);
+	if (code)
+		return code;
 	/* A low ulimit -n: one clear line now, not a capture with holes. */
 	code = cmd_fd_limits(&o.sampling, NULL, 0);
 	if (code) {
-		abort_outputs(of, o.noutputs);
+		cmd_abort_outputs(of, o.outs.n);
 		return code;
 	}
 	cmd_install_signals();
@@ -561,7 +475,7 @@ int cmd_record(int argc, char **argv)
 			kill(child, SIGTERM);
 			waitpid(child, NULL, 0);
 		}
-		abort_outputs(of, o.noutputs);
+		cmd_abort_outputs(of, o.outs.n);
 		session_release(&sess);
 		profile_release(&prof);
 		return code;
@@ -578,9 +492,9 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "framewalk: %s after %.1f s: %llu samples, %llu errors\n",
 			stop_reason_text(sess.stop_reason), (double)prof.meta.duration_ns / 1e9,
 			(unsigned long long)prof.meta.samples, (unsigned long long)prof.meta.errors);
-		for (int i = 0; i < o.noutputs; i++)
-			if (strcmp(o.outputs[i], "-"))
-				fprintf(stderr, "framewalk: wrote %s\n", o.outputs[i]);
+		for (int i = 0; i < o.outs.n; i++)
+			if (strcmp(o.outs.paths[i], "-"))
+				fprintf(stderr, "framewalk: wrote %s\n", o.outs.paths[i]);
 	}
 	if (sess.stop_reason == SAMPLER_STOP_ERROR && !code) {
 		fw_error("lost access to a target during the capture (ptrace or memory reads refused)");

@@ -6,7 +6,6 @@
  * plain table is printed per refresh, so `top | tee log` works.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <locale.h>
 #include <poll.h>
@@ -29,33 +28,19 @@
 #define NS 1000000000ull
 #define DEFAULT_PLAIN_ROWS 20
 
-static const char top_usage[] =
-	"usage: framewalk top [options] -p PID\n"
-	"\n"
-	"A live view of where a running Python process spends its time: its\n"
-	"functions by self and total share, refreshed every second.\n"
-	"\n"
-	"  -p, --pid PID          the process to watch\n"
-	"  -r, --rate RATE        samples per second: 100, 1k (default 100)\n"
-	"  -i, --interval SECS    refresh every SECS seconds (default 1)\n"
-	"  -d, --duration SECS    stop after SECS seconds (default: until q, Ctrl-C\n"
-	"                         or the target's exit)\n"
-	"      --thread T         start with only the thread named T or with tid T\n"
-	"  -n, --limit N          rows shown (default: what fits; 20 when not a terminal)\n"
-	"      --native           whole stacks (the default where the backend reads\n"
-	"                         them without stopping more, as for record)\n"
-	"      --python-only      Python functions only\n"
-	"      --backend B        auto (default), bpf, ptrace or vm, as for record\n"
-	"      --nonblocking      the same as --backend vm (never stops the target)\n"
-	"      --no-debuginfod    ask no debuginfod server for missing debug info\n"
-	"  -h, --help             this help\n"
-	"\n"
-	"Keys: s sort by self, t by total, n by name; [ and ] (or left/right)\n"
-	"step through the threads, a shows all threads again; space or p pauses\n"
+static const char top_usage[] = "usage: framewalk top [options] -p PID\n";
+
+static const char top_about[] =
+	"A live view of where a running Python process spends its time: its "
+	"functions by self and total share, refreshed every second.\n";
+
+static const char top_footer[] =
+	"Keys: s sort by self, t by total, n by name; [ and ] (or left/right) "
+	"step through the threads, a shows all threads again; space or p pauses "
 	"the display (sampling goes on); q quits.\n"
 	"\n"
-	"%Self and %Total are shares of the samples of the last interval; Self(s)\n"
-	"and Total(s) add up every interval since the start (thread-seconds). When\n"
+	"%Self and %Total are shares of the samples of the last interval; Self(s) "
+	"and Total(s) add up every interval since the start (thread-seconds). When "
 	"standard output is not a terminal, one plain table is printed per refresh.\n";
 
 enum sort_key { SORT_SELF, SORT_TOTAL, SORT_NAME };
@@ -95,91 +80,69 @@ struct top {
 	uint64_t refreshes;
 };
 
-static int usage_error(const char *fmt, const char *arg)
+static int opt_interval(const struct opt *op, const char *arg, struct strbuf *err)
 {
-	return cmd_usage_error("top", fmt, arg);
+	if (parse_seconds(arg, op->value) || *(double *)op->value < 0.1) {
+		strbuf_addf(err, "bad interval: '%s' (seconds, at least 0.1)", arg);
+		return -1;
+	}
+	return 0;
 }
 
+static int opt_limit(const struct opt *op, const char *arg, struct strbuf *err)
+{
+	long v;
+
+	if (parse_long(arg, &v) || v < 1 || v > 100000) {
+		strbuf_addf(err, "bad --limit: '%s'", arg);
+		return -1;
+	}
+	*(int *)op->value = (int)v;
+	return 0;
+}
+
+/* Parse the command line into o: 0, or the exit code (-1: --help, exit 0). */
 static int parse_top_args(int argc, char **argv, struct top_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "rate", required_argument, NULL, 'r' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "limit", required_argument, NULL, 'n' },
-		{ "thread", required_argument, NULL, 'T' },
-		{ "no-debuginfod", no_argument, NULL, 'D' },
-		{ "native", no_argument, NULL, 'N' },
-		{ "python-only", no_argument, NULL, 'Y' },
-		{ "backend", required_argument, NULL, 'B' },
-		{ "nonblocking", no_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	const struct opt opts[] = {
+		OPT_CALL('p', "pid", &o->pid, "PID", "the process to watch", opts_pid),
+		OPT_CALL('r', "rate", &o->rate, "RATE", "samples per second: 100, 1k (default 100)",
+			 cmd_opt_rate),
+		OPT_CALL('i', "interval", &o->interval, "SECS", "refresh every SECS seconds "
+			 "(default 1)", opt_interval),
+		OPT_CALL('d', "duration", &o->duration, "SECS", "stop after SECS seconds (default: "
+			 "until q, Ctrl-C or the target's exit)", cmd_opt_duration),
+		OPT_STR(0, "thread", &o->thread, "T", "start with only the thread named T or with "
+			"tid T"),
+		OPT_CALL('n', "limit", &o->limit, "N", "rows shown (default: what fits; 20 when not "
+			 "a terminal)", opt_limit),
+		OPT_BOOL(0, "native", &o->native, "whole stacks (the default where the backend "
+			 "reads them without stopping more, as for record)"),
+		OPT_BOOL(0, "python-only", &o->python_only, "Python functions only"),
+		OPT_CALL(0, "backend", &o->backend, "B", "auto (default), bpf, ptrace or vm, as for "
+			 "record", cmd_opt_backend),
+		OPT_CALL(0, "nonblocking", &o->backend, NULL, "the same as --backend vm (never "
+			 "stops the target)", cmd_opt_nonblocking),
+		OPT_BOOL(0, "no-debuginfod", &o->no_debuginfod, "ask no debuginfod server for "
+			 "missing debug info"),
+		OPT_TERMINATOR,
 	};
-	int c, pid;
-	long v;
+	const struct opt_command cmd = {
+		"top", top_usage, top_about, top_footer, opts, OPTS_STOP_AT_ARG,
+	};
+	int ret, nargs;
 
 	memset(o, 0, sizeof(*o));
 	o->rate = 100;
 	o->interval = 1;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+p:r:i:d:n:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			if (parse_pid(optarg, &pid))
-				return usage_error("bad process id: '%s'", optarg);
-			o->pid = pid;
-			break;
-		case 'r':
-			if (parse_rate(optarg, &o->rate))
-				return usage_error("bad rate: '%s' (e.g. 100, 1k, 10khz; 1 Hz to 1 MHz)", optarg);
-			break;
-		case 'i':
-			if (parse_seconds(optarg, &o->interval) || o->interval < 0.1)
-				return usage_error("bad interval: '%s' (seconds, at least 0.1)", optarg);
-			break;
-		case 'd':
-			if (parse_seconds(optarg, &o->duration))
-				return usage_error("bad duration: '%s' (seconds, e.g. 10 or 2.5)", optarg);
-			break;
-		case 'n':
-			if (parse_long(optarg, &v) || v < 1 || v > 100000)
-				return usage_error("bad --limit: '%s'", optarg);
-			o->limit = (int)v;
-			break;
-		case 'T':
-			o->thread = optarg;
-			break;
-		case 'D':
-			o->no_debuginfod = 1;
-			break;
-		case 'N':
-			o->native = 1;
-			break;
-		case 'Y':
-			o->python_only = 1;
-			break;
-		case 'B':
-			if (backend_parse(optarg, &o->backend))
-				return usage_error("unknown backend: '%s' (auto, vm, ptrace or bpf)", optarg);
-			break;
-		case 'V':
-			o->backend = BACKEND_VM;
-			break;
-		case 'h':
-			fputs(top_usage, stdout);
-			return -1;
-		default:
-			return usage_error("unknown option or missing value: '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return usage_error("unexpected argument: '%s' (top watches a running process: -p PID)",
-				   argv[optind]);
+	ret = opts_parse(&cmd, argc, argv, &nargs);
+	if (ret)
+		return ret;
+	if (nargs)
+		return cmd_usage_error("top", "unexpected argument: '%s' (top watches a running "
+				       "process: -p PID)", argv[1]);
 	if (!o->pid)
-		return usage_error("%s", "nothing to watch: give -p PID");
+		return cmd_usage_error("top", "nothing to watch: give -p PID");
 	return 0;
 }
 

@@ -128,6 +128,12 @@ int py_offsets_from_debug(const struct py_debug_offsets_layout *l,
 	o->frame_is_entry = PYOFF_NONE;
 	o->frame_gen = PYOFF_NONE;
 	o->frame_code_tagged = l->executable_tag_mask ? l->executable_tag_mask : PYOFF_NONE;
+	o->frame_owner_generator = l->frame_owner_generator;
+	o->frame_owner_shim = l->frame_owner_shim;
+	o->frame_owner_last = l->frame_owner_last;
+	o->frame_exec_any = 1;
+	o->object_refcnt = PYOFF_NONE;
+	o->varobject_size = l->varobject_size;
 	{
 		int32_t t[] = { o->frame_previous, o->frame_code, o->frame_instr, o->frame_owner };
 		o->frame_size = cover(t, ARRAY_SIZE(t));

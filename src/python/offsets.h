@@ -171,6 +171,18 @@ struct py_offsets {
 	int32_t gc_collecting;        /* the collector's int "collecting" flag */
 	int32_t gc_in_interp;         /* 1: gc_collecting is interpreter-relative
 	                               * (3.9+), 0: runtime-relative (3.8) */
+	/* the values of _PyInterpreterFrame.owner (3.11+; PYOFF_NONE <= 3.10) */
+	int32_t frame_owner_generator; /* FRAME_OWNED_BY_GENERATOR */
+	int32_t frame_owner_shim;     /* owner >= this: not a Python frame (the
+	                               * C-stack / interpreter shim entry frame,
+	                               * 3.12+; PYOFF_NONE: the version has none) */
+	int32_t frame_owner_last;     /* the highest owner value: above is torn */
+	int32_t object_refcnt;        /* PyObject.ob_refcnt (read <= 3.10: a
+	                               * released frame object has none) */
+	int32_t varobject_size;       /* PyVarObject.ob_size: 3.11+ a code
+	                               * object's count of code units */
+	int frame_exec_any;           /* 1 (3.13+): a frame's f_executable may be
+	                               * other than a code object (skipped) */
 	struct py_objects_layout objects;
 };
 
@@ -244,6 +256,10 @@ struct py_debug_offsets_layout {
 	                               * C-stack / interpreter shim entry frame) */
 	int32_t interp_gc;            /* block position: interp offset of its gc state */
 	int32_t gc_collecting;        /* block position: "collecting" inside the gc state */
+	/* more plain values from the headers (struct py_offsets has the same) */
+	int32_t frame_owner_generator;
+	int32_t frame_owner_last;
+	int32_t varobject_size;
 	/*
 	 * The objects layout from that minor version's headers, and where the
 	 * block has the same values (positions, PYOFF_NONE where it has none):

@@ -13,7 +13,6 @@
 #include "util/strbuf.h"
 #include "util/util.h"
 
-#define FRAME_OWNED_BY_CSTACK 3
 #define PTHREAD_SCAN 2048
 #define GLIBC_PTHREAD_TID_OFF 0x2d0
 #define TABLE_MAX (1u << 20)
@@ -206,8 +205,8 @@ static int read_code_header(struct py_reader *r, uint64_t addr, uint8_t *buf, si
 	const struct py_offsets *o = r->off;
 	size_t n = (size_t)o->code_size;
 
-	if ((size_t)o->object_type + 16 > n)
-		n = (size_t)o->object_type + 16;     /* ob_size follows ob_type */
+	if ((size_t)o->varobject_size + 8 > n)
+		n = (size_t)o->varobject_size + 8;
 	if (n > 512)
 		return -EFAULT;
 	*len = n;
@@ -241,7 +240,7 @@ static int read_code(struct py_reader *r, uint64_t addr, struct py_code **out)
 	c->file_ptr = get_u64(buf, o->code_filename);
 	c->table_ptr = get_u64(buf, o->code_linetable);
 	c->code_units = o->instr_model == PY_INSTR_POINTER ?
-		(int64_t)get_u64(buf, o->object_type + 8) : -1;
+		(int64_t)get_u64(buf, o->varobject_size) : -1;
 	if (c->code_units > (1 << 24))
 		c->code_units = -1;
 	c->checked_ns = fw_now_ns();
@@ -555,15 +554,27 @@ static int read_threads(struct py_reader *r, const struct py_offsets *o, uint8_t
 
 /* ---- frames ----------------------------------------------------------- */
 
-#define FRAME_OWNED_BY_GENERATOR 1
+/* Who owns a frame, from its owner field (3.11+) or f_gen (<= 3.10). */
+enum frame_owner {
+	OWNER_THREAD,             /* a Python frame of the thread's own chain */
+	OWNER_GENERATOR,          /* a generator's or coroutine's frame */
+	OWNER_SHIM,               /* 3.12+: the entry frame of a C-level eval call */
+	OWNER_TORN,               /* no owner the version has: read while it changed */
+};
 
-static int generator_frame(const struct py_offsets *o, const uint8_t *buf)
+static enum frame_owner owner_of(const struct py_offsets *o, const uint8_t *buf)
 {
-	if (o->frame_owner != PYOFF_NONE)
-		return buf[o->frame_owner] == FRAME_OWNED_BY_GENERATOR;
-	if (o->frame_gen != PYOFF_NONE)
-		return get_u64(buf, o->frame_gen) != 0;
-	return 0;
+	int owner;
+
+	if (o->frame_owner == PYOFF_NONE)
+		return o->frame_gen != PYOFF_NONE && get_u64(buf, o->frame_gen) ? OWNER_GENERATOR :
+			OWNER_THREAD;
+	owner = buf[o->frame_owner];
+	if (owner > o->frame_owner_last)
+		return OWNER_TORN;
+	if (o->frame_owner_shim != PYOFF_NONE && owner >= o->frame_owner_shim)
+		return OWNER_SHIM;
+	return owner == o->frame_owner_generator ? OWNER_GENERATOR : OWNER_THREAD;
 }
 
 /* The cached code object whose instructions hold ip (3.11+), or NULL. */
@@ -703,6 +714,7 @@ int py_reader_stack(struct py_reader *r, const struct py_thread_info *t,
 		struct py_code *code;
 		uint64_t code_addr;
 		int64_t instr;
+		enum frame_owner owner;
 
 		if (++steps > PY_MAX_DEPTH * 2 || frame == prev_frame) {
 			r->stats.depth_capped++;
@@ -730,8 +742,8 @@ int py_reader_stack(struct py_reader *r, const struct py_thread_info *t,
 		 * anywhere else, or followed by another released frame, its link
 		 * may be the free list's: the chain cannot be placed.
 		 */
-		if (o->frame_model == PY_FRAMES_OBJECTS && o->object_type >= 8) {
-			int dead = get_u64(buf, o->object_type - 8) == 0;
+		if (o->frame_model == PY_FRAMES_OBJECTS && o->object_refcnt != PYOFF_NONE) {
+			int dead = get_u64(buf, o->object_refcnt) == 0;
 
 			if (dead && (n > 0 || steps > 1)) {
 				if (placed++ || place_live(r, t, frames, n, 0, &frame))
@@ -748,7 +760,8 @@ int py_reader_stack(struct py_reader *r, const struct py_thread_info *t,
 		int mine_cached = pending_cached;
 
 		pending = NULL;
-		if (generator_frame(o, buf)) {
+		owner = owner_of(o, buf);
+		if (owner == OWNER_GENERATOR) {
 			struct py_gen_link *l;
 			int cached;
 
@@ -761,9 +774,9 @@ int py_reader_stack(struct py_reader *r, const struct py_thread_info *t,
 			}
 			mine = NULL;
 		}
-		if (o->frame_owner != PYOFF_NONE && buf[o->frame_owner] >= FRAME_OWNED_BY_CSTACK) {
-			if (buf[o->frame_owner] > 4)
-				return -EFAULT;
+		if (owner == OWNER_TORN)
+			return -EFAULT;
+		if (owner == OWNER_SHIM) {
 			/* On the C stack: the next copy takes it (and the C stack
 			 * below, for nested calls) before the anchor. */
 			mem_remember(r->mem, prev_frame - C_STACK_WINDOW,
@@ -791,7 +804,7 @@ int py_reader_stack(struct py_reader *r, const struct py_thread_info *t,
 		}
 		if (ret) {
 			/* 3.13+ may hold a non-code executable; otherwise torn. */
-			if (o->frame_model == PY_FRAMES_INTERP_312 && o->version_hex >= 0x030d0000)
+			if (o->frame_exec_any)
 				continue;
 			return -EFAULT;
 		}
@@ -886,7 +899,7 @@ int py_reader_frame(struct py_reader *r, uint64_t addr, struct py_frame_info *ou
 	ret = mem_read(r->mem, addr, buf, (size_t)o->frame_size);
 	if (ret)
 		return ret;
-	if (o->frame_owner != PYOFF_NONE && buf[o->frame_owner] >= FRAME_OWNED_BY_CSTACK)
+	if (owner_of(o, buf) >= OWNER_SHIM)
 		return -EFAULT;
 	code_addr = get_u64(buf, o->frame_code);
 	if (o->frame_code_tagged != PYOFF_NONE && o->frame_code_tagged)

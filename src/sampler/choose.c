@@ -30,6 +30,26 @@ int backend_parse(const char *name, enum backend *out)
 	return 0;
 }
 
+static const char *const mode_names[] = {
+	[MODE_CPU] = "cpu", [MODE_WALL] = "wall", [MODE_GIL] = "gil",
+};
+
+int sample_mode_parse(const char *name, enum sample_mode *out)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(mode_names); i++) {
+		if (!strcmp(name, mode_names[i])) {
+			*out = (enum sample_mode)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+const char *sample_mode_name(enum sample_mode m)
+{
+	return (size_t)m < ARRAY_SIZE(mode_names) ? mode_names[m] : "cpu";
+}
+
 static int ptrace_allowed(pid_t pid)
 {
 	int err;

@@ -79,6 +79,10 @@ enum backend backend_auto_pick(int bpf_loads, int ptrace_allowed);
 int backend_whole_stacks_default(enum backend b, enum sample_mode mode);
 /* "vm" / "ptrace" / "bpf" -> backend; "auto" -> BACKEND_AUTO. 0 or -EINVAL. */
 int backend_parse(const char *name, enum backend *out);
+/* "cpu" / "wall" / "gil" -> mode. 0 or -EINVAL. */
+int sample_mode_parse(const char *name, enum sample_mode *out);
+/* The name of a mode, as sample_mode_parse takes it. */
+const char *sample_mode_name(enum sample_mode m);
 /* One line describing the chosen backend, for the report's header. */
 const char *backend_description(const struct sampler_opts *so);
 

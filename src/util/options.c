@@ -129,6 +129,25 @@ int opts_pid(const struct opt *o, const char *arg, struct strbuf *err)
 	return 0;
 }
 
+int opts_pid_list(const struct opt *o, const char *arg, struct strbuf *err)
+{
+	struct opt_pid_list *l = o->value;
+	int pid;
+	const struct opt one = { .value = &pid };
+
+	if (opts_pid(&one, arg, err))
+		return -1;
+	if (l->n >= l->max) {
+		if (o->short_name)
+			strbuf_addf(err, "too many -%c options (at most %d)", o->short_name, l->max);
+		else
+			strbuf_addf(err, "too many --%s options (at most %d)", o->long_name, l->max);
+		return -1;
+	}
+	l->pids[l->n++] = pid;
+	return 0;
+}
+
 static const struct opt help_opt = { 'h', "help", OPT_FLAG, NULL, "this help", NULL, NULL, 0 };
 
 static int takes_value(const struct opt *o)

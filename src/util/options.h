@@ -59,6 +59,18 @@ struct opt {
 /* A callback for -p PID: value is an int (pid_t); "bad process id: 'X'" otherwise. */
 int opts_pid(const struct opt *o, const char *arg, struct strbuf *err);
 
+/* Where a repeatable -p PID puts its values: at most max of them, in order. */
+struct opt_pid_list {
+	int *pids;
+	int n, max;
+};
+
+/*
+ * A callback for a repeatable -p PID: value is a struct opt_pid_list; "bad
+ * process id: 'X'" as opts_pid, or "too many -p options (at most MAX)".
+ */
+int opts_pid_list(const struct opt *o, const char *arg, struct strbuf *err);
+
 /* A command's line: its options and the text around them in its --help. */
 struct opt_command {
 	const char *name;       /* "report": for "see framewalk report --help" */

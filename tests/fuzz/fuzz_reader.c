@@ -53,8 +53,8 @@ static void check_offsets(const struct py_offsets *o)
 {
 	int32_t code_read = o->code_size;
 
-	if (o->object_type + 16 > code_read)
-		code_read = o->object_type + 16;     /* as read_code_header */
+	if (o->varobject_size + 8 > code_read)
+		code_read = o->varobject_size + 8;   /* as read_code_header */
 	inside("tstate_next", o->tstate_next, 8, o->tstate_size);
 	inside("tstate_frame", o->tstate_frame, 8, o->tstate_size);
 	inside("tstate_thread_id", o->tstate_thread_id, 8, o->tstate_size);
@@ -65,6 +65,8 @@ static void check_offsets(const struct py_offsets *o)
 	       o->frame_size);
 	inside("frame_owner", o->frame_owner, 1, o->frame_size);
 	inside("frame_is_entry", o->frame_is_entry, 1, o->frame_size);
+	if (o->frame_model == PY_FRAMES_OBJECTS)
+		inside("object_refcnt", o->object_refcnt, 8, o->frame_size);
 	inside("code_filename", o->code_filename, 8, code_read);
 	inside("code_name", o->code_name, 8, code_read);
 	inside("code_qualname", o->code_qualname, 8, code_read);

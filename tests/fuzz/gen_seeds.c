@@ -255,7 +255,7 @@ static uint64_t make_frame(struct image *im, const struct py_offsets *o, int slo
 		      code ? c->addr + (uint64_t)o->code_code_adaptive + 2 * unit : 0);
 		break;
 	}
-	put8(im, R_FRAME, off, o->frame_owner, c ? 0 : 3 /* FRAME_OWNED_BY_CSTACK */);
+	put8(im, R_FRAME, off, o->frame_owner, c ? 0 : (uint8_t)o->frame_owner_shim);
 	put8(im, R_FRAME, off, o->frame_is_entry, (uint8_t)entry);
 	if (o->frame_model == PY_FRAMES_OBJECTS)
 		put64(im, R_FRAME, off, o->object_type, 0x7f00f4a3e000ull);

@@ -158,6 +158,48 @@ static void test_parse_errors(void **state)
 	assert_true(s.json);
 }
 
+/* A repeatable -p: every value in order, up to the list's bound; bad ones refused. */
+static void test_pid_list(void **state)
+{
+	int pids[2];
+	struct opt_pid_list l = { pids, 0, 2 };
+	const struct opt opts[] = {
+		OPT_CALL('p', "pid", &l, "PID", "a process", opts_pid_list),
+		OPT_TERMINATOR,
+	};
+	const struct opt_command cmd = { "test", "usage: test -p PID...\n", NULL, NULL, opts, 0 };
+	const struct opt longonly = OPT_CALL(0, "target", &l, "PID", NULL, opts_pid_list);
+	struct strbuf err = STRBUF_INIT;
+	char *ok[] = { "test", "-p", "12", "--pid=34", NULL };
+	char *three[] = { "test", "-p1", "-p", "2", "-p", "3", NULL };
+	char *bad[] = { "test", "-p", "x", NULL };
+	int n;
+
+	(void)state;
+	assert_int_equal(opts_parse(&cmd, 4, ok, &n), 0);
+	assert_int_equal(l.n, 2);
+	assert_int_equal(pids[0], 12);
+	assert_int_equal(pids[1], 34);
+	l.n = 0;
+	assert_int_equal(opts_parse(&cmd, 6, three, &n), FW_EXIT_USAGE);
+	assert_int_equal(l.n, 2);
+	assert_int_equal(pids[1], 2);
+	l.n = 0;
+	assert_int_equal(opts_parse(&cmd, 3, bad, &n), FW_EXIT_USAGE);
+	assert_int_equal(l.n, 0);
+	/* the messages, by the option's own name */
+	assert_int_not_equal(opts_pid_list(&opts[0], "0", &err), 0);
+	assert_string_equal(strbuf_str(&err), "bad process id: '0'");
+	strbuf_reset(&err);
+	l.n = 2;
+	assert_int_not_equal(opts_pid_list(&opts[0], "5", &err), 0);
+	assert_string_equal(strbuf_str(&err), "too many -p options (at most 2)");
+	strbuf_reset(&err);
+	assert_int_not_equal(opts_pid_list(&longonly, "5", &err), 0);
+	assert_string_equal(strbuf_str(&err), "too many --target options (at most 2)");
+	strbuf_release(&err);
+}
+
 static char *captured(void (*fn)(FILE *, void *), void *arg)
 {
 	char *buf = NULL;
@@ -284,6 +326,7 @@ int main(void)
 		cmocka_unit_test(test_parse_forms),
 		cmocka_unit_test(test_parse_arguments),
 		cmocka_unit_test(test_parse_errors),
+		cmocka_unit_test(test_pid_list),
 		cmocka_unit_test(test_help_from_table),
 		cmocka_unit_test(test_format_rows),
 		cmocka_unit_test(test_format_for_path),

@@ -195,6 +195,12 @@ BUILTIN_FIELDS = [
     ("frame_gen", "frame_gen"),
     ("gc_collecting", "gc_collecting"),
     ("gc_in_interp", None),
+    ("frame_owner_generator", None),
+    ("frame_owner_shim", None),
+    ("frame_owner_last", None),
+    ("object_refcnt", "object_refcnt"),
+    ("varobject_size", "varobject_size"),
+    ("frame_exec_any", None),
 ]
 
 SIZE_GROUPS = {
@@ -311,6 +317,17 @@ def cover(facts, keys):
                for k in keys if "st." + k in facts)
 
 
+def owner_values(facts):
+    """(generator, shim, last) values of _PyInterpreterFrame.owner; NONE
+    for what the version lacks (every one <= 3.10, the shim in 3.11)."""
+    owners = [v[0] for k, v in facts.items() if k.startswith("val.owner_")]
+    if not owners:
+        return NONE, NONE, NONE
+    return (facts["val.owner_generator"][0],
+            facts["val.owner_shim"][0] if "val.owner_shim" in facts else NONE,
+            max(owners))
+
+
 def builtin_values(minor, facts):
     vals = {}
     for field, key in BUILTIN_FIELDS:
@@ -322,6 +339,9 @@ def builtin_values(minor, facts):
     vals["frame_code_tagged"] = 0
     vals["gil_in_interp"] = 1 if minor >= 12 else 0
     vals["gc_in_interp"] = 1 if minor >= 9 else 0
+    (vals["frame_owner_generator"], vals["frame_owner_shim"],
+     vals["frame_owner_last"]) = owner_values(facts)
+    vals["frame_exec_any"] = 0   # 3.13+ (py_offsets_from_debug)
     vals["objects"] = object_values(minor, facts)
     return vals
 
@@ -358,6 +378,9 @@ LAYOUT_EXTRA_VALUES = [
     ("executable_tag_mask", "val.stackref_tag_bits"),
     ("unicode_compact_data", "st.unicode_compact_data"),
     ("frame_owner_shim", "val.owner_shim"),
+    ("frame_owner_generator", "val.owner_generator"),
+    ("frame_owner_last", None),
+    ("varobject_size", "st.varobject_size"),
 ]
 
 # what each block position must hold, as a function of the "st." facts:
@@ -416,6 +439,7 @@ def layout_values(minor, facts):
             else NONE
     for name, key in LAYOUT_EXTRA_VALUES:
         vals[name] = facts[key][0] if key in facts else NONE
+    vals["frame_owner_last"] = owner_values(facts)[2]
     if vals["executable_tag_mask"] == NONE:
         vals["executable_tag_mask"] = 0   # 3.13: a plain PyObject *
     vals["objects"] = object_values(minor, facts)
@@ -433,6 +457,8 @@ def layout_compare_key(facts):
                                              "st.chunk_size", "st.chunk_data",
                                              "st.unicode_compact_data",
                                              "val.owner_shim",
+                                             "val.owner_generator",
+                                             "st.varobject_size",
                                              "val.free_threaded")}
     keyed.update({"objects." + k: (v, 0) for k, v in objs.items()})
     return keyed

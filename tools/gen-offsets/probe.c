@@ -248,6 +248,8 @@ int main(void)
 
 	/* objects */
 	ST("object_type", PyObject, ob_type);
+	ST("object_refcnt", PyObject, ob_refcnt);
+	ST("varobject_size", PyVarObject, ob_size);
 	ST("bytes_size", PyBytesObject, ob_base.ob_size);
 	ST("bytes_data", PyBytesObject, ob_sval);
 	ST("unicode_length", PyASCIIObject, length);

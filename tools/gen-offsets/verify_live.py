@@ -42,10 +42,11 @@ if cfg["kind"] == "layout":
     ok(u64(RT + L["free_threaded"]) == 0, "free_threaded")
     O = {}
     for k, v in L.items():
-        if k in ("minor", "block_size") or v < 0:
+        if k in ("minor", "block_size") or not isinstance(v, int) or v < 0:
             continue
         if k in ("chunk_size_field", "chunk_header_size", "executable_tag_mask",
-                 "unicode_compact_data", "frame_owner_shim"):
+                 "unicode_compact_data", "frame_owner_shim",
+                 "frame_owner_generator", "frame_owner_last", "varobject_size"):
             O[k] = v                   # plain values
         else:
             O[k] = u64(RT + v)         # read from the block
@@ -76,10 +77,12 @@ if cfg["kind"] == "layout":
     C["instr_model"] = "pointer"
     C["tag_mask"] = O["executable_tag_mask"]
     C["owner_shim"] = O["frame_owner_shim"]
+    for k in ("frame_owner_last", "varobject_size"):
+        C[k] = O[k]
 else:
     C = dict(cfg["table"])
     C["tag_mask"] = 0
-    C["owner_shim"] = 3
+    C["owner_shim"] = C["frame_owner_shim"]
     O = None
 out["values"] = {k: C[k] for k in ("tstate_frame", "frame_code", "frame_instr",
                                    "code_name", "code_code_adaptive")
@@ -153,6 +156,7 @@ def frames(t):
         skip = False
         if fm != "objects":
             owner = u8(f + C["frame_owner"])
+            ok(owner <= C["frame_owner_last"], "owner %d <= the highest" % owner)
             skip = owner >= C["owner_shim"] and fm != "311"
         if skip:
             kinds.append("shim")
@@ -205,6 +209,10 @@ def wälk_ƒ():
         lt = co.co_linetable if minor >= 10 else co.co_lnotab
         ok(pybytes(u64(code + C["code_linetable"])) == lt, "linetable bytes")
         ok(0 <= off < len(co.co_code), "instr offset in range")
+        if minor >= 11:
+            ok(u64(code + C["varobject_size"]) * 2 == len(co.co_code), "ob_size: code units")
+        if C.get("object_refcnt", -1) >= 0:
+            ok(u64(code + C["object_refcnt"]) >= 1, "ob_refcnt of a live code object")
         if 1 <= i <= len(lastis):
             ok(off == lastis[i - 1],
                "caller f_lasti %d: %d vs %d" % (i, off, lastis[i - 1]))
