@@ -174,6 +174,15 @@ def root():
         shutil.rmtree(str(rt.host), ignore_errors=True)
 
 
+@pytest.fixture(autouse=True)
+def stop_root_workloads(request):
+    """The workloads a test started in the root end with that test (the root
+    itself is the module's): a busy one left running slows every later test."""
+    yield
+    if "root" in request.fixturenames:
+        request.getfixturevalue("root").stop_all()
+
+
 def test_root_has_none_of_the_libraries(root):
     found = []
     for d in ("usr/lib", "lib", "usr/lib/x86_64-linux-gnu", "lib/x86_64-linux-gnu"):
