@@ -193,6 +193,7 @@ void sampler_profile_reset(struct sampler *s)
 	for (size_t i = 0; i < s->nbreaks; i++)
 		free(s->breaks[i].module);
 	s->nbreaks = 0;
+	memset(&s->sym.stats, 0, sizeof(s->sym.stats));
 }
 
 int sampler_mode_filter(struct sampler *s, pid_t tid, uint64_t tstate, uint64_t gil_holder,
@@ -427,8 +428,7 @@ static void symbolize_native(struct sampler *s, uint64_t now)
 	for (size_t i = 0; i < uw->n; i++)
 		if (!modules_find_range(&s->mm, uw->pcs[i]) && sampler_refresh_modules(s, now))
 			break;
-	for (size_t i = 0; i < uw->n; i++)
-		symbolize_pc(&s->sym, uw->pcs[i], uw->signal_frame[i], &s->syms[i]);
+	symbolize_stack(&s->sym, uw->pcs, uw->signal_frame, uw->n, s->syms);
 }
 
 void sampler_record_native(struct sampler *s, pid_t tid, uint64_t now)
@@ -504,6 +504,10 @@ static void modules_meta(struct sampler *s)
 	m->modules_loaded += s->mm.stats.loaded;
 	m->modules_reused += s->mm.stats.reused;
 	m->modules_refreshes += s->mm.stats.refreshes;
+	/* what this profile's frames cost: counted from its start (sampler_profile_reset) */
+	m->symbol_lookups += s->sym.stats.lookups;
+	m->symbols_resolved += s->sym.stats.resolved;
+	m->symbols_evicted += s->sym.stats.evicted;
 	for (size_t i = 0; i < s->mm.n; i++) {
 		if (!module_problem(&s->mm.mods[i], s->target.pid, why, sizeof(why)))
 			continue;
