@@ -43,6 +43,8 @@ int sampler_init(struct sampler *s, const struct py_target *t, struct profile *p
 	s->prof = prof;
 	s->opts = *opts;
 	proc_program_id(t->pid, &s->program);
+	if (proc_watch_open(&s->watch, t->pid))
+		s->watch.dirfd = s->watch.statfd = -1;
 	mem_init_pid(&s->mem, t->pid);
 	taskstat_init(&s->tasks, t->pid);
 	py_reader_init(&s->reader, &s->mem, &s->target);
@@ -72,6 +74,7 @@ void sampler_release(struct sampler *s, const struct backend_ops *ops)
 	py_reader_release(&s->reader);
 	mem_release(&s->mem);
 	taskstat_release(&s->tasks);
+	proc_watch_close(&s->watch);
 	if (s->opts.native) {
 		native_sample_clear(&s->ns);
 		symbolizer_release(&s->sym);
@@ -554,13 +557,28 @@ static int child_exited(struct sampler *s)
 	return s->opts.child > 0 && s->child_reaped;
 }
 
-int sampler_exec_changed(const struct sampler *s)
+/* A read of the exit check this recent answers the exec check too. */
+#define WATCH_FRESH_NS 2000000ull
+
+int sampler_exec_changed(struct sampler *s)
 {
 	struct proc_program_id now;
+	char state;
+	int fresh = s->watched_ns && fw_now_ns() - s->watched_ns < WATCH_FRESH_NS;
 
-	/* /proc/PID/exe names the file mapped, even when deleted since. */
-	if (proc_program_id(s->target.pid, &now))
+	s->watched_ns = 0;
+	if (fresh) {
+		/* a live process whose image was read (sampler_target_exited said 0) */
+		if (s->watched_ret)
+			return 0;
+		now = s->watched;
+	} else if (s->watch.statfd >= 0) {
+		if (proc_watch_read(&s->watch, &state, &now) || state == 'Z' || state == 'X')
+			return 0;
+	} else if (proc_program_id(s->target.pid, &now)) {
+		/* /proc/PID/exe names the file mapped, even when deleted since. */
 		return 0;
+	}
 	return proc_program_changed(&s->program, &now);
 }
 
@@ -568,9 +586,21 @@ int sampler_target_exited(struct sampler *s)
 {
 	char state;
 
+	s->watched_ns = 0;
 	if (child_exited(s))
 		return 1;
-	if (proc_task_state(s->target.pid, s->target.pid, &state))
+	if (s->watch.statfd >= 0) {
+		int ret = proc_watch_read(&s->watch, &state, &s->watched);
+
+		if (ret < 0)
+			return 1;
+		if (state == 'Z' || state == 'X')
+			return 1;
+		s->watched_ret = ret;
+		s->watched_ns = fw_now_ns();
+		return 0;
+	} else if (proc_task_state(s->target.pid, s->target.pid, &state)) {
 		return 1;
+	}
 	return state == 'Z' || state == 'X';
 }
