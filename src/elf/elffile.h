@@ -86,6 +86,8 @@ struct elf_info {
 	int cfi_loaded;
 	int symbols_loaded;
 	struct cfi_cache_slot *cfi_cache;
+	struct elf_symidx *symidx;  /* code symbols by address (elf/addrinfo.h) */
+	struct elf_addr_cache *addrs;/* answers by address, bounded (elf/addrinfo.h) */
 };
 
 struct elf_cache;

@@ -274,6 +274,10 @@ static void print_header(const struct profile *p, FILE *f)
 		fprintf(f, "Modules:   %" PRIu64 " files loaded, %" PRIu64 " reused; mappings re-read "
 			"%" PRIu64 " time%s\n", m->modules_loaded, m->modules_reused,
 			m->modules_refreshes, m->modules_refreshes == 1 ? "" : "s");
+	if (m->symbol_lookups)
+		fprintf(f, "Symbols:   %" PRIu64 " native frames named, %" PRIu64 " looked up in "
+			"their files, %" PRIu64 " cache entries evicted\n", m->symbol_lookups,
+			m->symbols_resolved, m->symbols_evicted);
 	if (m->modules_unreadable) {
 		sb.len = 0;
 		escape_append(&sb, m->modules_unreadable, ESCAPE_TERMINAL);

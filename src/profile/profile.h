@@ -86,6 +86,9 @@ struct profile_meta {
 	uint64_t modules_loaded;     /* ELF files opened and parsed */
 	uint64_t modules_reused;     /* modules whose file was already known */
 	uint64_t modules_refreshes;  /* times a target's mappings changed and were re-read */
+	uint64_t symbol_lookups;     /* native frames named (symbols/symbolize.h) ... */
+	uint64_t symbols_resolved;   /* ... that no cache had: libdw was asked */
+	uint64_t symbols_evicted;    /* symbol cache entries dropped for room */
 	char *modules_unreadable;    /* "path: why; ..." for files that could not be opened */
 	char *events;                /* what happened to the targets: "exec at 2.0 s: ...; ..." */
 	/* bpf backend */

@@ -97,6 +97,10 @@ struct sampler {
 	enum sampler_stop stop_reason;
 	/* exec: the executable the target runs, and how many execs it made */
 	struct proc_program_id program; /* the image sampled; an exec changes it */
+	struct proc_watch watch;  /* exit and exec checks (target/proc.h) */
+	struct proc_program_id watched; /* the image at the last exit check ... */
+	int watched_ret;          /* ... proc_watch_read's answer then ... */
+	uint64_t watched_ns;      /* ... and when (0: no fresh read) */
 	unsigned generation;
 	uint64_t exec_seen_ns;    /* an exec was noticed then (0: none pending) */
 	uint64_t last_sample_ns;
@@ -194,7 +198,11 @@ int sampler_thread_gone(const struct sampler *s, pid_t tid);
 /* Has the target exited (a zombie, gone, or our reaped child)? */
 int sampler_target_exited(struct sampler *s);
 
-/* Does the target run another executable than when it was set up (an exec)? */
-int sampler_exec_changed(const struct sampler *s);
+/*
+ * Does the target run another executable than when it was set up (an exec)?
+ * Right after sampler_target_exited (the housekeeping asks both in turn)
+ * its read answers this too.
+ */
+int sampler_exec_changed(struct sampler *s);
 
 #endif

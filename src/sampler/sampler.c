@@ -43,6 +43,8 @@ int sampler_init(struct sampler *s, const struct py_target *t, struct profile *p
 	s->prof = prof;
 	s->opts = *opts;
 	proc_program_id(t->pid, &s->program);
+	if (proc_watch_open(&s->watch, t->pid))
+		s->watch.dirfd = s->watch.statfd = -1;
 	mem_init_pid(&s->mem, t->pid);
 	taskstat_init(&s->tasks, t->pid);
 	py_reader_init(&s->reader, &s->mem, &s->target);
@@ -72,6 +74,7 @@ void sampler_release(struct sampler *s, const struct backend_ops *ops)
 	py_reader_release(&s->reader);
 	mem_release(&s->mem);
 	taskstat_release(&s->tasks);
+	proc_watch_close(&s->watch);
 	if (s->opts.native) {
 		native_sample_clear(&s->ns);
 		symbolizer_release(&s->sym);
@@ -193,6 +196,7 @@ void sampler_profile_reset(struct sampler *s)
 	for (size_t i = 0; i < s->nbreaks; i++)
 		free(s->breaks[i].module);
 	s->nbreaks = 0;
+	memset(&s->sym.stats, 0, sizeof(s->sym.stats));
 }
 
 int sampler_mode_filter(struct sampler *s, pid_t tid, uint64_t tstate, uint64_t gil_holder,
@@ -427,8 +431,7 @@ static void symbolize_native(struct sampler *s, uint64_t now)
 	for (size_t i = 0; i < uw->n; i++)
 		if (!modules_find_range(&s->mm, uw->pcs[i]) && sampler_refresh_modules(s, now))
 			break;
-	for (size_t i = 0; i < uw->n; i++)
-		symbolize_pc(&s->sym, uw->pcs[i], uw->signal_frame[i], &s->syms[i]);
+	symbolize_stack(&s->sym, uw->pcs, uw->signal_frame, uw->n, s->syms);
 }
 
 void sampler_record_native(struct sampler *s, pid_t tid, uint64_t now)
@@ -504,6 +507,10 @@ static void modules_meta(struct sampler *s)
 	m->modules_loaded += s->mm.stats.loaded;
 	m->modules_reused += s->mm.stats.reused;
 	m->modules_refreshes += s->mm.stats.refreshes;
+	/* what this profile's frames cost: counted from its start (sampler_profile_reset) */
+	m->symbol_lookups += s->sym.stats.lookups;
+	m->symbols_resolved += s->sym.stats.resolved;
+	m->symbols_evicted += s->sym.stats.evicted;
 	for (size_t i = 0; i < s->mm.n; i++) {
 		if (!module_problem(&s->mm.mods[i], s->target.pid, why, sizeof(why)))
 			continue;
@@ -550,13 +557,28 @@ static int child_exited(struct sampler *s)
 	return s->opts.child > 0 && s->child_reaped;
 }
 
-int sampler_exec_changed(const struct sampler *s)
+/* A read of the exit check this recent answers the exec check too. */
+#define WATCH_FRESH_NS 2000000ull
+
+int sampler_exec_changed(struct sampler *s)
 {
 	struct proc_program_id now;
+	char state;
+	int fresh = s->watched_ns && fw_now_ns() - s->watched_ns < WATCH_FRESH_NS;
 
-	/* /proc/PID/exe names the file mapped, even when deleted since. */
-	if (proc_program_id(s->target.pid, &now))
+	s->watched_ns = 0;
+	if (fresh) {
+		/* a live process whose image was read (sampler_target_exited said 0) */
+		if (s->watched_ret)
+			return 0;
+		now = s->watched;
+	} else if (s->watch.statfd >= 0) {
+		if (proc_watch_read(&s->watch, &state, &now) || state == 'Z' || state == 'X')
+			return 0;
+	} else if (proc_program_id(s->target.pid, &now)) {
+		/* /proc/PID/exe names the file mapped, even when deleted since. */
 		return 0;
+	}
 	return proc_program_changed(&s->program, &now);
 }
 
@@ -564,9 +586,21 @@ int sampler_target_exited(struct sampler *s)
 {
 	char state;
 
+	s->watched_ns = 0;
 	if (child_exited(s))
 		return 1;
-	if (proc_task_state(s->target.pid, s->target.pid, &state))
+	if (s->watch.statfd >= 0) {
+		int ret = proc_watch_read(&s->watch, &state, &s->watched);
+
+		if (ret < 0)
+			return 1;
+		if (state == 'Z' || state == 'X')
+			return 1;
+		s->watched_ret = ret;
+		s->watched_ns = fw_now_ns();
+		return 0;
+	} else if (proc_task_state(s->target.pid, s->target.pid, &state)) {
 		return 1;
+	}
 	return state == 'Z' || state == 'X';
 }

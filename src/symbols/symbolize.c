@@ -1,24 +1,19 @@
 /*
- * Implementation of symbolize.h over libdwfl (dwfl_module_addrinfo for
- * symbols, dwfl_module_getsrc for lines), with a cache by address and the
- * interpreter-specific classification the merge step needs.
+ * Implementation of symbolize.h: what a file says of an address comes from
+ * elf/addrinfo.h (shared by every process mapping the file); here are the
+ * names made up for addresses without a symbol, the perf map, the
+ * interpreter-specific classification the merge step needs, and the
+ * process's own bounded cache by address.
  */
-#include <elfutils/libdw.h>
-#include <elfutils/libdwfl.h>
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 
+#include "elf/addrinfo.h"
 #include "symbols/symbolize.h"
 #include "target/proc.h"
 #include "util/strbuf.h"
 #include "util/util.h"
-
-struct sym_entry {
-	uint64_t pc;
-	struct native_symbol sym;
-	char *name, *source;
-};
 
 static const char *const internal_prefixes[] = {
 	"_PyEval_Vector", "PyEval_EvalCode", "_PyFunction_Vectorcall", "PyObject_Vectorcall",
@@ -42,27 +37,24 @@ void symbolizer_init(struct symbolizer *s, struct module_map *mm)
 	s->mm = mm;
 }
 
-static void entries_free(struct symbolizer *s)
+/* Forget every entry; the array is kept for the next ones. */
+static void entries_clear(struct symbolizer *s)
 {
-	for (size_t i = 0; i < s->n; i++) {
-		free(s->entries[i]->name);
-		free(s->entries[i]->source);
-		free(s->entries[i]);
-	}
-	free(s->entries);
-	s->entries = NULL;
-	s->n = s->alloc = 0;
+	for (size_t i = 0; i < s->n; i++)
+		free(s->entries[i].owned);
+	s->n = 0;
 	hidx_release(&s->index);
 }
 
 void symbolizer_reset(struct symbolizer *s)
 {
-	entries_free(s);
+	entries_clear(s);
 }
 
 void symbolizer_release(struct symbolizer *s)
 {
-	entries_free(s);
+	entries_clear(s);
+	free(s->entries);
 	for (size_t i = 0; i < s->nperf; i++)
 		free(s->perf_map[i].name);
 	free(s->perf_map);
@@ -118,7 +110,9 @@ static void load_perf_map(struct symbolizer *s)
 		s->perf_map = xgrow(s->perf_map, sizeof(*s->perf_map), s->nperf + 1, &alloc);
 		s->perf_map[s->nperf].start = start;
 		s->perf_map[s->nperf].end = start + size;
-		s->perf_map[s->nperf].name = xstrdup(end + 1);
+		/* "name@VERSION" -> "name", as for a file's symbols */
+		s->perf_map[s->nperf].name = strcspn(end + 1, "@") ?
+			xstrndup(end + 1, strcspn(end + 1, "@")) : xstrdup(end + 1);
 		s->nperf++;
 	}
 	fclose(f);
@@ -134,23 +128,6 @@ static const char *perf_map_lookup(struct symbolizer *s, uint64_t pc)
 	return NULL;
 }
 
-/* Start of the function holding file address addr, from its CFI entry; addr when none. */
-static uint64_t function_start(struct elf_info *f, uint64_t addr)
-{
-	Dwarf_Frame *frame;
-	Dwarf_Addr start = 0, end = 0;
-	bool signalp;
-
-	elf_info_load_cfi(f);
-	if (f->eh_cfi && !dwarf_cfi_addrframe(f->eh_cfi, addr - f->eh_bias, &frame)) {
-		dwarf_frame_info(frame, &start, &end, &signalp);
-		free(frame);
-		if (start && addr - f->eh_bias >= start)
-			return start + f->eh_bias;
-	}
-	return addr;
-}
-
 static void resolve(struct symbolizer *s, struct sym_entry *e, uint64_t pc)
 {
 	struct fw_module *m = modules_find(s->mm, pc);
@@ -162,26 +139,19 @@ static void resolve(struct symbolizer *s, struct sym_entry *e, uint64_t pc)
 		/* The file could not be opened: an offset into it is all there is. */
 		strbuf_addf(&sb, "%s+0x%" PRIx64, m->name, pc - m->bias);
 	} else if (m) {
-		/* The file's symbols are shared by every process: they use file addresses. */
-		uint64_t addr = pc - m->bias;
-		GElf_Off off;
-		GElf_Sym sym;
-		Dwfl_Line *line;
+		/* What the file says, at its own addresses (shared by every process). */
+		struct elf_addr_info ai;
+		struct elf_addr_cost cost = { 0, 0 };
 
-		name = dwfl_module_addrinfo(m->file->mod, addr, &off, &sym, NULL, NULL, NULL);
-		line = dwfl_module_getsrc(m->file->mod, addr);
-		if (line) {
-			int lineno = 0;
-			const char *src = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
-			if (src) {
-				const char *base = strrchr(src, '/');
-				e->source = xstrdup(base ? base + 1 : src);
-				e->sym.line = lineno;
-			}
-		}
-		/* No symbol: name the function by where its unwind entry starts. */
+		elf_info_addr(m->file, pc - m->bias, &ai, &cost);
+		s->stats.resolved += cost.resolved;
+		s->stats.evicted += cost.evicted;
+		name = ai.symbol;
+		e->sym.source = ai.source;
+		e->sym.line = ai.line;
+		/* No symbol: name the function by where it starts. */
 		if (!name)
-			strbuf_addf(&sb, "%s+0x%" PRIx64, m->name, function_start(m->file, addr));
+			strbuf_addf(&sb, "%s+0x%" PRIx64, m->name, ai.start);
 	} else {
 		const struct exec_range *r = modules_find_range(s->mm, pc);
 
@@ -193,15 +163,14 @@ static void resolve(struct symbolizer *s, struct sym_entry *e, uint64_t pc)
 			e->sym.is_anon = r && !r->name[0];
 		}
 	}
-	/* "memcpy@@GLIBC_2.14" -> "memcpy": the symbol version is noise here. */
-	e->name = name ? xstrndup(name, strcspn(name, "@")) : strbuf_detach(&sb);
-	if (!e->name[0]) {
-		free(e->name);
-		e->name = xstrdup(name);
+	if (name) {
+		/* perf map names are the symbolizer's for as long as it lives */
+		e->sym.name = name;
+		strbuf_release(&sb);
+	} else {
+		e->owned = strbuf_detach(&sb);
+		e->sym.name = e->owned;
 	}
-	strbuf_release(&sb);
-	e->sym.name = e->name;
-	e->sym.source = e->source;
 	classify(&e->sym);
 }
 
@@ -223,27 +192,40 @@ int symbolize_name_is_address(const char *name)
 
 static uint64_t entry_hash(const void *owner, uint32_t id)
 {
-	return hash_mix64(((const struct symbolizer *)owner)->entries[id]->pc);
+	return hash_mix64(((const struct symbolizer *)owner)->entries[id].pc);
 }
 
-void symbolize_pc(struct symbolizer *s, uint64_t pc, int exact, struct native_symbol *out)
+static void symbolize_pc(struct symbolizer *s, uint64_t pc, int exact, struct native_symbol *out)
 {
 	uint64_t lookup = exact || pc == 0 ? pc : pc - 1, h = hash_mix64(lookup);
 	size_t pos = hidx_start(&s->index, h);
 	struct sym_entry *e;
 	uint32_t id;
 
+	s->stats.lookups++;
 	while ((id = hidx_next(&s->index, &pos)) != HIDX_NONE) {
-		if (s->entries[id]->pc == lookup) {
-			*out = s->entries[id]->sym;
+		if (s->entries[id].pc == lookup) {
+			*out = s->entries[id].sym;
 			return;
 		}
 	}
-	e = xcalloc(1, sizeof(*e));
+	s->entries = xgrow(s->entries, sizeof(*s->entries), s->n + 1, &s->alloc);
+	e = &s->entries[s->n];
+	memset(e, 0, sizeof(*e));
 	e->pc = lookup;
 	resolve(s, e, lookup);
-	s->entries = xgrow(s->entries, sizeof(*s->entries), s->n + 1, &s->alloc);
-	s->entries[s->n] = e;
 	hidx_insert(&s->index, h, (uint32_t)s->n++, entry_hash, s);
 	*out = e->sym;
+}
+
+void symbolize_stack(struct symbolizer *s, const uint64_t *pcs, const uint8_t *exact, size_t n,
+		     struct native_symbol *out)
+{
+	/* Full: start again now, while no frame handed out points into an entry. */
+	if (s->n >= SYMBOLIZER_CACHE_MAX) {
+		s->stats.evicted += s->n;
+		entries_clear(s);
+	}
+	for (size_t i = 0; i < n; i++)
+		symbolize_pc(s, pcs[i], exact[i], &out[i]);
 }

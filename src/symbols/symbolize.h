@@ -2,9 +2,14 @@
  * Native addresses to names: function (from .symtab/.dynsym, or separate
  * debug info found by build-id or .gnu_debuglink), source file:line where
  * debug info has it, and module+offset otherwise, never a bare "unknown".
- * Results are cached by address; /tmp/perf-PID.map (CPython -X perf, JITs)
- * names addresses that belong to no file (read in the target's root, under
- * the pid the target has in its own PID namespace: the one it writes).
+ * What a file says of its addresses is worked out once for every process
+ * that maps it (elf/addrinfo.h: a sorted symbol index and a bounded cache
+ * by file address); each symbolizer keeps the frames of its own process in
+ * a cache by address too, bounded by SYMBOLIZER_CACHE_MAX entries (emptied
+ * when full, before a stack is named, the entries counted as evicted).
+ * /tmp/perf-PID.map (CPython -X perf, JITs) names addresses that belong to
+ * no file (read in the target's root, under the pid the target has in its
+ * own PID namespace: the one it writes).
  */
 #ifndef FRAMEWALK_SYMBOLS_SYMBOLIZE_H
 #define FRAMEWALK_SYMBOLS_SYMBOLIZE_H
@@ -26,7 +31,21 @@ struct native_symbol {
 	                             * perf map names (JIT code) */
 };
 
-struct sym_entry;
+#define SYMBOLIZER_CACHE_MAX 2048
+
+struct sym_entry {
+	uint64_t pc;                /* the lookup address */
+	struct native_symbol sym;
+	char *owned;                /* a made-up name ("module+0x..") the entry holds */
+};
+
+/* Debug counters (cumulative): what naming frames cost. */
+struct symbolizer_stats {
+	uint64_t lookups;           /* frames named */
+	uint64_t resolved;          /* ... that no cache had: libdw was asked */
+	uint64_t evicted;           /* cache entries dropped for room (this process's and,
+	                             * for its lookups, the files') */
+};
 
 struct perf_map_entry {
 	uint64_t start, end;
@@ -35,12 +54,14 @@ struct perf_map_entry {
 
 struct symbolizer {
 	struct module_map *mm;
-	struct sym_entry **entries; /* one per lookup pc seen */
+	struct sym_entry *entries;  /* one per lookup pc seen, SYMBOLIZER_CACHE_MAX at most
+	                             * (+ one stack's frames) */
 	size_t n, alloc;
 	struct hidx index;          /* lookup pc -> entry */
 	struct perf_map_entry *perf_map;
 	size_t nperf;
 	int perf_map_loaded;
+	struct symbolizer_stats stats;
 };
 
 void symbolizer_init(struct symbolizer *s, struct module_map *mm);
@@ -49,11 +70,14 @@ void symbolizer_release(struct symbolizer *s);
 void symbolizer_reset(struct symbolizer *s);
 
 /*
- * Name the frame at pc. exact: pc is where the thread was interrupted (not
- * a return address, which is looked up at pc - 1). out's strings live as
- * long as the symbolizer.
+ * Name the n frames of one stack at pcs into out. exact[i]: pcs[i] is where
+ * the thread was interrupted (not a return address, which is looked up at
+ * pc - 1). out's strings live until the next symbolize_stack,
+ * symbolizer_reset or symbolizer_release: the cache may be emptied before
+ * a stack, never while one is named.
  */
-void symbolize_pc(struct symbolizer *s, uint64_t pc, int exact, struct native_symbol *out);
+void symbolize_stack(struct symbolizer *s, const uint64_t *pcs, const uint8_t *exact, size_t n,
+		     struct native_symbol *out);
 
 /*
  * Is name one symbolize_pc made up for want of a symbol ("module+0xSTART",

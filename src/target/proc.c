@@ -303,6 +303,61 @@ int proc_program_id(pid_t pid, struct proc_program_id *id)
 	return 0;
 }
 
+int proc_watch_open(struct proc_watch *w, pid_t pid)
+{
+	char path[64];
+
+	w->statfd = -1;
+	xsnprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	w->dirfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (w->dirfd < 0)
+		return -errno;
+	w->statfd = openat(w->dirfd, "stat", O_RDONLY | O_CLOEXEC);
+	if (w->statfd < 0) {
+		int err = -errno;
+
+		proc_watch_close(w);
+		return err;
+	}
+	return 0;
+}
+
+void proc_watch_close(struct proc_watch *w)
+{
+	if (w->statfd >= 0)
+		close(w->statfd);
+	if (w->dirfd >= 0)
+		close(w->dirfd);
+	w->dirfd = w->statfd = -1;
+}
+
+int proc_watch_read(const struct proc_watch *w, char *state, struct proc_program_id *id)
+{
+	char text[4096];
+	struct stat st;
+	ssize_t len;
+	int ret;
+
+	memset(id, 0, sizeof(*id));
+	if (w->statfd < 0)
+		return -EBADF;
+	len = pread(w->statfd, text, sizeof(text), 0);
+	if (len < 0)
+		return errno == ESRCH ? -ESRCH : -errno;
+	ret = proc_stat_parse_state(text, (size_t)len, state);
+	if (ret)
+		return ret;
+	if (proc_stat_parse_field(text, (size_t)len, 28, &id->stack_start) ||
+	    proc_stat_parse_field(text, (size_t)len, 48, &id->args_start))
+		id->stack_start = id->args_start = 0;
+	/* A zombie has no executable left; another user's needs ptrace access. */
+	if (fstatat(w->dirfd, "exe", &st, 0))
+		return 1;
+	id->exe_dev = (uint64_t)st.st_dev;
+	id->exe_ino = (uint64_t)st.st_ino;
+	return 0;
+}
+
 int proc_program_changed(const struct proc_program_id *a, const struct proc_program_id *b)
 {
 	return a->exe_dev != b->exe_dev || a->exe_ino != b->exe_ino ||

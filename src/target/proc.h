@@ -68,6 +68,26 @@ int proc_program_id(pid_t pid, struct proc_program_id *id);
 /* Nonzero when a and b are not the same program image. */
 int proc_program_changed(const struct proc_program_id *a, const struct proc_program_id *b);
 
+/*
+ * A process watched for its exit and its execs at low cost (every ~100 ms
+ * per target): its /proc/PID directory and stat file are kept open and the
+ * stat file read again in place, so no path is looked up again, one read
+ * answers both questions, and a pid reused by another process reads as
+ * gone rather than as the other process.
+ */
+struct proc_watch {
+	int dirfd, statfd;          /* -1 when not open */
+};
+/* 0 or -errno (w is then closed: the callers read by path instead). */
+int proc_watch_open(struct proc_watch *w, pid_t pid);
+void proc_watch_close(struct proc_watch *w);
+/*
+ * The main thread's state letter and the program image now. 0; 1 when the
+ * state is known but not the image (its executable cannot be looked at:
+ * a zombie's, or without ptrace access); -ESRCH gone; -errno.
+ */
+int proc_watch_read(const struct proc_watch *w, char *state, struct proc_program_id *id);
+
 /* Command line with NULs turned into spaces, capped to size. 0 or -errno. */
 int proc_cmdline(pid_t pid, char *buf, size_t size);
 

@@ -752,14 +752,14 @@ def test_many_periods_rss_flat(pb, receiver, worker, agents, tmp_path):
     after 200 more periods (a leak of one profile per period would be
     several).
     Under ASan its quarantine is turned off so freed memory is reused.
-    Python frames only: whole stacks add per-process caches of native
-    return addresses, which grow with the distinct addresses seen (bounded
-    by the code, not by time) for longer than this test runs; what is
-    measured here is what every period allocates and frees."""
+    Whole stacks (the default): the native symbol caches are bounded (per
+    file and per process, emptied when full: src/elf/addrinfo.h,
+    src/symbols/symbolize.h), so naming native frames adds nothing that
+    grows with time either."""
     otlp = receiver()
     a_, b_ = worker(), worker()
     prom = tmp_path / "m.prom"
-    ag = agents(*sel(a_, b_), "--period", 0.1, "--scan", 0.3, "-r", 49, "--python-only",
+    ag = agents(*sel(a_, b_), "--period", 0.1, "--scan", 0.3, "-r", 49,
                 "--otlp", otlp.url,
                 "--dir", tmp_path / "out", "--dir-max-bytes", "256k", "--metrics-file", prom,
                 "--status", 0, env={"ASAN_OPTIONS": "quarantine_size_mb=0:detect_leaks=1"})
@@ -774,6 +774,7 @@ def test_many_periods_rss_flat(pb, receiver, worker, agents, tmp_path):
     wait_for(done, 60, "250 periods", ag)
     sent = metrics(prom).get(("framewalk_agent_sent_total", "otlp"), 0)
     assert ag.stop() == 0, ag.stderr
+    assert "whole stacks" in ag.stderr, ag.stderr
     assert sent >= 150, "only %d OTLP requests for 250 periods" % sent
     assert top[0] - base <= 1024, "RSS grew from %d kB to %d kB over 200 periods" % (base, top[0])
 

@@ -185,11 +185,14 @@ static __attribute__((noinline)) void capture_and_walk(void)
 	assert_int_equal(unwind_stack(&mm, &r, self_read, NULL, &out), 0);
 	symbolizer_init(&sym, &mm);
 	nwalked = 0;
-	for (size_t i = 0; i < out.n && nwalked < 64; i++) {
-		struct native_symbol ns;
+	{
+		static struct native_symbol ns[UNWIND_MAX];
+		static uint8_t exact[UNWIND_MAX];
 
-		symbolize_pc(&sym, out.pcs[i], i == 0, &ns);
-		snprintf(walked[nwalked++], sizeof(walked[0]), "%s", ns.name);
+		exact[0] = 1;
+		symbolize_stack(&sym, out.pcs, exact, out.n, ns);
+		for (size_t i = 0; i < out.n && nwalked < 64; i++)
+			snprintf(walked[nwalked++], sizeof(walked[0]), "%s", ns[i].name);
 	}
 	walk_end = out.end;
 	symbolizer_release(&sym);

@@ -1,0 +1,55 @@
+/*
+ * What one ELF file says of an address in it, for the symbolizer: the
+ * function symbol holding it, where that function starts, and its source
+ * file and line. This is per-file knowledge (elf/elffile.h), worked out
+ * once and shared by every process that maps the file, at file addresses:
+ *
+ * - the file's code symbols are sorted once into an index searched by
+ *   halving (libdwfl's dwfl_module_addrinfo scans every symbol of the file
+ *   for each address: a large libpython made that most of an agent's time);
+ * - answers are kept in a cache by file address, bounded by
+ *   ELF_ADDR_CACHE_MAX entries per file (when full it is emptied and starts
+ *   again, the entries counted as evicted), so N processes of one
+ *   interpreter look each hot address up in libdw once.
+ *
+ * The strings handed out (symbol, source) live as long as the file: they
+ * point into its symbol table, its line tables or the index's own copies,
+ * never into the cache, so emptying the cache invalidates nothing.
+ */
+#ifndef FRAMEWALK_ELF_ADDRINFO_H
+#define FRAMEWALK_ELF_ADDRINFO_H
+
+#include <stdint.h>
+
+#include "elf/elffile.h"
+
+#define ELF_ADDR_CACHE_MAX 8192
+
+struct elf_addr_info {
+	const char *symbol;         /* the function's name (no @VERSION), NULL when none */
+	uint64_t start;             /* its first address: its symbol's, else its unwind entry's,
+	                             * else the address itself */
+	const char *source;         /* basename of the source file, NULL when unknown */
+	int line;                   /* 0 when unknown */
+};
+
+/* What a lookup cost (elf_info_addr). */
+struct elf_addr_cost {
+	uint64_t resolved;          /* lookups libdw answered (not cached) */
+	uint64_t evicted;           /* cache entries dropped to make room */
+};
+
+/*
+ * Describe file address vaddr of f (whose symbols are loaded or are loaded
+ * now, local debug files only), adding what it cost to *cost.
+ */
+void elf_info_addr(struct elf_info *f, uint64_t vaddr, struct elf_addr_info *out,
+		   struct elf_addr_cost *cost);
+
+/* Build the symbol index now (elf_info_load_symbols does); idempotent. */
+void elf_info_addr_prepare(struct elf_info *f);
+
+/* Free the index and the cache (the file's release does it). */
+void elf_info_addr_release(struct elf_info *f);
+
+#endif
