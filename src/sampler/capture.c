@@ -3,8 +3,9 @@
  * absolute deadlines (no drift at high rates; when behind, missed ticks are
  * skipped, not bunched up) for the backends that take samples from user
  * space, the backend's own events drained on every pass, housekeeping every
- * HOUSEKEEP_NS (targets that exited, children that appeared, the backend's
- * refresh), the status line, and the caller's hook. It ends on the duration,
+ * HOUSEKEEP_NS or the caller's refresh_s (targets that exited or exec'd,
+ * children that appeared, the backend's refresh of threads and mappings),
+ * the status line, and the caller's hook. It ends on the duration,
  * a stop request, every target's exit or the hook.
  */
 #include <errno.h>
@@ -328,11 +329,16 @@ static void handle_exec(struct session *sess, size_t i, uint64_t now)
 			(int)pid, exe, t.version);
 }
 
+static uint64_t housekeep_ns(const struct session *sess)
+{
+	return sess->opts.refresh_s > 0 ? (uint64_t)(sess->opts.refresh_s * 1e9) : HOUSEKEEP_NS;
+}
+
 static size_t housekeep(struct session *sess, uint64_t now)
 {
 	size_t alive = 0;
 
-	if (sess->opts.subprocesses && now - sess->scanned_ns >= HOUSEKEEP_NS) {
+	if (sess->opts.subprocesses && now - sess->scanned_ns >= housekeep_ns(sess)) {
 		sess->scanned_ns = now;
 		follow_children(sess);
 	}
@@ -366,7 +372,7 @@ static void run_loop(struct session *sess)
 	struct profile_meta *m = &sess->prof->meta;
 	int ticking = (sess->ops->tick && (sess->ops->tick_modes & (1u << sess->opts.mode)));
 	uint64_t interval = (uint64_t)(1e9 / sess->opts.rate_hz);
-	uint64_t start = fw_now_ns(), next_tick = start, next_house = start + HOUSEKEEP_NS;
+	uint64_t start = fw_now_ns(), next_tick = start, next_house = start + housekeep_ns(sess);
 
 	sess->start_ns = start;
 	uint64_t end = sess->opts.duration_s > 0 ? start + (uint64_t)(sess->opts.duration_s * 1e9) : 0;
@@ -403,7 +409,7 @@ static void run_loop(struct session *sess)
 		if (sess->ops->drain)
 			sess->ops->drain(sess, now);
 		if (now >= next_house) {
-			next_house = now + HOUSEKEEP_NS;
+			next_house = now + housekeep_ns(sess);
 			if (!housekeep(sess, now)) {
 				sess->stop_reason = all_exited_reason(sess);
 				break;

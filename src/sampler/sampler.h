@@ -43,6 +43,8 @@ struct sampler_opts {
 	int subprocesses;         /* follow children created during the capture */
 	double rate_hz;           /* ticks per second */
 	double duration_s;        /* 0: until stopped or the target exits */
+	double refresh_s;         /* how often targets are looked at: exit, exec, new
+	                           * threads, children (0: every 0.1 s) */
 	int status_line;          /* draw the live status line on stderr */
 	pid_t child;              /* > 0: a child we started; reaped on exit */
 	volatile sig_atomic_t *stop;  /* set (by a signal handler) to end the capture */
