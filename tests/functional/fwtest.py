@@ -399,13 +399,15 @@ def is_python_frame(text):
     return bool(m) and (m.group("file").endswith(".py") or m.group("file").startswith("<"))
 
 
-# framewalk's leaf markers that are no function: what the interpreter was doing
-MARKERS = ("<GC>",)
+# framewalk's leaf markers that are no function, what the thread was doing:
+# <GC>, <waiting for GIL>, <running without GIL>, <exception TYPE> (a frame
+# of a function, even <module> or <lambda>, has its place in parentheses)
+MARKER_RE = re.compile(r"^<[^<>()]+>$")
 
 
 def is_marker(text):
-    """A marker frame of a collapsed line: [wait] ... (wall mode) or a MARKERS one."""
-    return text.startswith("[wait] ") or text in MARKERS
+    """A marker frame of a collapsed line: [wait] ... (wall mode) or <...>."""
+    return text.startswith("[wait] ") or bool(MARKER_RE.match(text))
 
 
 def parse_collapsed(data, merged=False):
