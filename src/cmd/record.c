@@ -15,6 +15,7 @@
 #include "cmd/cmd.h"
 #include "output/output.h"
 #include "python/asyncio.h"
+#include "python/excstate.h"
 #include "sampler/sampler.h"
 #include "target/proc.h"
 #include "util/options.h"
@@ -48,7 +49,9 @@ static const char record_usage[] =
 static const char record_usage_tail[] =
 	"      --mode M           cpu (default: threads on a CPU), wall (every thread;\n"
 	"                         a waiting one ends in a [wait] frame naming its system\n"
-	"                         call) or gil (the thread holding the GIL)\n"
+	"                         call), gil (the thread holding the GIL) or exception\n"
+	"                         (as wall, only threads raising or handling an\n"
+	"                         exception, ending in <exception TYPE>)\n"
 	"      --limit N          rows in the report's top tables (default 20)\n"
 	"      --min-percent P    hide call-tree branches under P% (default 0.5)\n"
 	"      --thread T         report only the thread named T or with tid T\n"
@@ -146,14 +149,9 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 			o->sampling.subprocesses = 1;
 			break;
 		case 'm':
-			if (!strcmp(optarg, "cpu"))
-				o->sampling.mode = MODE_CPU;
-			else if (!strcmp(optarg, "wall"))
-				o->sampling.mode = MODE_WALL;
-			else if (!strcmp(optarg, "gil"))
-				o->sampling.mode = MODE_GIL;
-			else
-				return usage_error("unknown mode: '%s' (cpu, wall or gil)", optarg);
+			if (sample_mode_parse(optarg, &o->sampling.mode))
+				return usage_error("unknown mode: '%s' (cpu, wall, gil or exception)",
+						   optarg);
 			break;
 		case 'd':
 			if (parse_seconds(optarg, &o->duration))
@@ -334,7 +332,7 @@ static void fill_meta(struct profile *prof, const struct session *sess,
 			strbuf_addf(&versions, "%s%s", versions.len ? ", " : "", t->version);
 	}
 	prof->meta.pid = sess->n == 1 ? session_target(sess, 0)->pid : 0;
-	prof->meta.mode = xstrdup(so->mode == MODE_WALL ? "wall" : so->mode == MODE_GIL ? "gil" : "cpu");
+	prof->meta.mode = xstrdup(sample_mode_name(so->mode));
 	prof->meta.target = strbuf_detach(&target);
 	prof->meta.python_version = strbuf_detach(&versions);
 	prof->meta.backend = xstrdup(backend_description(so));
@@ -507,6 +505,24 @@ static int check_async(const struct target_list *tl)
 	return FW_EXIT_OK;
 }
 
+/* --mode exception on targets whose exception state cannot be read: one error. */
+static int check_exception_mode(const struct target_list *tl)
+{
+	struct strbuf why = STRBUF_INIT;
+
+	for (size_t i = 0; i < tl->n; i++) {
+		const struct py_target *t = &tl->t[i];
+
+		if (py_exc_supported(&t->offsets, t->version, &why)) {
+			fw_error("process %d: %s", (int)t->pid, strbuf_str(&why));
+			fw_hint("record it in another mode (--mode cpu, wall or gil)");
+			strbuf_release(&why);
+			return FW_EXIT_UNSUPPORTED;
+		}
+	}
+	return FW_EXIT_OK;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o;
@@ -547,6 +563,8 @@ int cmd_record(int argc, char **argv)
 	so.child = child;
 	if (!code && so.async_tasks)
 		code = check_async(&targets);
+	if (!code && so.mode == MODE_EXCEPTION)
+		code = check_exception_mode(&targets);
 	/* The backend is chosen once the targets are known: ptrace is probed on one. */
 	if (!code)
 		code = cmd_choose_backend("record", &so, child ? 0 : targets.n ? targets.t[0].pid : 0);

@@ -94,6 +94,8 @@ struct sampler {
 	size_t nnames, names_alloc;
 	uint64_t gil_holder;      /* this tick's GIL holder (gil mode) */
 	char wait[192];           /* [wait] leaf of the thread being sampled */
+	char marker[128];         /* its interpreter-state leaf (<exception T>), '' for none;
+	                           * set by sampler_mode_filter, used by the next record */
 	enum sampler_stop stop_reason;
 	/* exec: the executable the target runs, and how many execs it made */
 	struct proc_program_id program; /* the image sampled; an exec changes it */
@@ -136,11 +138,15 @@ uint32_t sampler_thread(struct sampler *s, pid_t tid, uint64_t now);
 
 /*
  * Decide whether thread tid is sampled this tick under the mode, and the
- * [wait] leaf for a waiting thread in wall mode (wait[0] = 0: none).
- * gil mode also counts the thread's held/waiting ticks. 1 to sample, 0 to skip.
+ * [wait] leaf for a waiting thread in wall and exception modes (wait[0] = 0:
+ * none). gil mode also counts the thread's held/waiting ticks; exception
+ * mode samples only a thread (of thread state tstate) raising or handling
+ * an exception, and sets s->marker. 1 to sample, 0 to skip.
  */
 int sampler_mode_filter(struct sampler *s, pid_t tid, uint64_t tstate, uint64_t gil_holder,
 			char *wait, size_t size);
+/* The [wait] leaf of thread tid if it is off a CPU, else wait[0] = 0. */
+void sampler_wait_label(struct sampler *s, pid_t tid, char *wait, size_t size);
 
 /* This tick's GIL holder into s->gil_holder (gil mode; 0 when none). */
 void sampler_read_gil(struct sampler *s);

@@ -195,6 +195,16 @@ void sampler_profile_reset(struct sampler *s)
 	s->nbreaks = 0;
 }
 
+void sampler_wait_label(struct sampler *s, pid_t tid, char *wait, size_t size)
+{
+	char state, label[160];
+
+	wait[0] = '\0';
+	if (tid > 0 && !taskstat_state_recent(&s->tasks, tid, fw_now_ns(), STATE_MAX_AGE_NS,
+					      &state, label, sizeof(label)) && state != 'R')
+		xsnprintf(wait, size, "[wait] %s", label);
+}
+
 int sampler_mode_filter(struct sampler *s, pid_t tid, uint64_t tstate, uint64_t gil_holder,
 			char *wait, size_t size)
 {
@@ -203,6 +213,11 @@ int sampler_mode_filter(struct sampler *s, pid_t tid, uint64_t tstate, uint64_t 
 
 	wait[0] = '\0';
 	label[0] = '\0';
+	s->marker[0] = '\0';
+	/* A thread with no Python state handles no exception; an unreadable one is not counted. */
+	if (s->opts.mode == MODE_EXCEPTION &&
+	    (!tstate || pyview_exception(s, tstate, s->marker, sizeof(s->marker)) != 1))
+		return 0;
 	if (tid <= 0 || taskstat_state_recent(&s->tasks, tid, fw_now_ns(), STATE_MAX_AGE_NS,
 					      &state, NULL, 0))
 		return s->opts.mode != MODE_GIL || (gil_holder && tstate == gil_holder);
@@ -210,10 +225,9 @@ int sampler_mode_filter(struct sampler *s, pid_t tid, uint64_t tstate, uint64_t 
 	case MODE_CPU:
 		return state == 'R';
 	case MODE_WALL:
-		if (state != 'R' && !taskstat_state_recent(&s->tasks, tid, fw_now_ns(),
-							   STATE_MAX_AGE_NS, &state, label,
-							   sizeof(label)))
-			xsnprintf(wait, size, "[wait] %s", label);
+	case MODE_EXCEPTION:
+		if (state != 'R')
+			sampler_wait_label(s, tid, wait, size);
 		return 1;
 	case MODE_GIL: {
 		struct pf_thread *t = &s->prof->threads[sampler_thread(s, tid, fw_now_ns())];
@@ -316,7 +330,7 @@ int sampler_record_waiting(struct sampler *s, pid_t tid, struct py_thread_info *
 		s->wait[0] = '\0';      /* on a CPU (or about to be) */
 		return -EAGAIN;
 	}
-	if (!s->wait[0] && s->opts.mode == MODE_WALL &&
+	if (!s->wait[0] && sample_mode_waits(s->opts.mode) &&
 	    !taskstat_wait(&s->tasks, tid, label, sizeof(label)))
 		xsnprintf(s->wait, sizeof(s->wait), "[wait] %s", label);
 	if (pt && (ret = sampler_read_waiting(s, pt, &depth))) {
@@ -366,6 +380,9 @@ void sampler_record_python(struct sampler *s, pid_t tid, const struct py_frame_i
 		s->frame_ids[n++] = merge_python_frame(s->prof, &frames[depth - 1 - k]);
 	if (gc)
 		s->frame_ids[n++] = marker_frame(s, "<GC>");
+	if (s->marker[0])
+		s->frame_ids[n++] = marker_frame(s, s->marker);
+	s->marker[0] = '\0';
 	if (wait && wait[0])
 		s->frame_ids[n++] = marker_frame(s, wait);
 	profile_add(s->prof, sampler_thread(s, tid, now), profile_stack(s->prof, s->frame_ids, n), 1);
@@ -474,10 +491,12 @@ void sampler_record_native(struct sampler *s, pid_t tid, uint64_t now)
 	in.wait = s->wait[0] ? s->wait : NULL;
 	in.native_all = s->opts.native_all;
 	in.gc = ns->gc;
+	in.marker = s->marker[0] ? s->marker : NULL;
 	depth = merge_stack(s->prof, &in, s->frame_ids, MERGED_MAX, &leftover);
 	depth = pyview_merged(s, tid, s->frame_ids, depth);
 	if (leftover)
 		m->merge_mismatches++;
+	s->marker[0] = '\0';
 	if (depth) {
 		profile_add(s->prof, sampler_thread(s, tid, now),
 			    profile_stack(s->prof, s->frame_ids, depth), 1);

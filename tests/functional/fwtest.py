@@ -399,6 +399,16 @@ def is_python_frame(text):
     return bool(m) and (m.group("file").endswith(".py") or m.group("file").startswith("<"))
 
 
+def collapsed_lines(text):
+    """Collapsed text as it is: [(thread label, [frame strings outermost first], count)]."""
+    out = []
+    for line in text.splitlines():
+        stack, _, count = line.rpartition(" ")
+        parts = stack.split(";")
+        out.append((parts[0], parts[1:], int(count)))
+    return out
+
+
 def parse_collapsed(data, merged=False):
     """Parse collapsed output (bytes, UTF-8) into a list of
     (thread_name, tid, [(name, file, line), ...outermost first], count).

@@ -1,0 +1,93 @@
+"""The interpreter's own states as samples see them (issue 13): --mode
+exception samples only threads raising or handling an exception, each
+sample ending in <exception TYPE> (before any [wait] leaf)."""
+import pytest
+
+from fwtest import INTERP_BY_ID, collapsed_lines as collapsed, is_python_frame, parse_frame, run_fw, start_workload
+
+SLEEP_SYSCALLS = ("clock_nanosleep", "nanosleep", "select", "pselect6", "poll")
+
+
+def record(w, tmp_path, *args, seconds=1.5, rate=200):
+    out = tmp_path / "out.collapsed"
+    r = run_fw("record", "-p", w.pid, "-d", seconds, "-r", rate, "-q", "-f", "collapsed",
+               "-o", out, *args, timeout=90)
+    assert r.returncode == 0, r
+    return collapsed(out.read_text())
+
+
+def python_tail(frames):
+    """(name, line) of each Python frame, outermost first."""
+    return [parse_frame(f)[0::2] for f in frames if is_python_frame(f)]
+
+
+def state_leaves(frames):
+    """The marker after the innermost Python frame, and the [wait] leaf (or None)."""
+    markers = [f for f in frames if f.startswith("<exception ")]
+    wait = frames[-1] if frames and frames[-1].startswith("[wait] ") else None
+    return markers, wait
+
+
+@pytest.mark.parametrize("interp_id,backend", [
+    ("py3.8", "auto"), ("py3.9", "auto"), ("py3.10", "auto"), ("py3.11", "auto"),
+    ("py3.12", "auto"), ("py3.13", "auto"), ("sid-py3.14", "auto"), ("sid-py3.15", "auto"),
+    ("py3.11", "vm"), ("sid-py3.13", "vm"),
+])
+def test_exception_mode_samples_only_threads_handling_one(interp_id, backend, tmp_path):
+    w = start_workload(INTERP_BY_ID[interp_id], "exceptions.py")
+    try:
+        args = ["--mode", "exception"] + (["--backend", backend] if backend != "auto" else [])
+        lines = record(w, tmp_path, *args)
+        src = w.source("exceptions.py")
+        work = src.own_lines("work")
+        handler_chains = {
+            "<exception Retry>": [("raiser", src.line("raiser_handler")),
+                                  ("handle", src.line("handle"))],
+            "<exception KeyError>": [("raiser", src.line("gen_loop")),
+                                     ("in_generator", src.line("gen_handler"))],
+        }
+        per_thread = {}
+        for thread, frames, count in lines:
+            per_thread.setdefault(thread.rsplit(" (", 1)[0], []).append((frames, count))
+        # the thread doing the same work outside any handler, and the main
+        # thread waiting on an Event, are never sampled
+        assert set(per_thread) <= {"raiser", "sleeper"}, sorted(per_thread)
+        raiser = per_thread.get("raiser", [])
+        total = sum(c for _, c in raiser)
+        assert total >= 100, raiser
+        exact = 0
+        for frames, count in raiser:
+            markers, _ = state_leaves(frames)
+            assert len(markers) == 1 and markers[0] in handler_chains, frames
+            py = python_tail(frames)
+            chain = handler_chains[markers[0]]
+            # the whole chain up to the thread's entry, innermost frame included
+            if (len(py) >= 3 and py[-3:-1] == chain and py[-1][0] == "work" and
+                    py[-1][1] in work):
+                exact += count
+        # the rest: read as it raised again (the raise line itself, between handlers)
+        assert exact >= 0.95 * total, (exact, total, raiser)
+        sleeper = per_thread.get("sleeper", [])
+        assert sum(c for _, c in sleeper) >= 20, sleeper
+        for frames, count in sleeper:
+            markers, wait = state_leaves(frames)
+            assert markers == ["<exception TimeoutError>"], frames
+            assert python_tail(frames)[-1][0] == "sleeper", frames
+        # the sleeper sits in time.sleep: its wait is named, as in wall mode
+        sleeping = sum(c for f, c in sleeper
+                       if (state_leaves(f)[1] or "[wait] -").split(" ")[1] in SLEEP_SYSCALLS)
+        assert sleeping >= 0.5 * sum(c for _, c in sleeper), sleeper
+    finally:
+        w.stop()
+
+
+def test_exception_mode_refuses_the_bpf_backend(tmp_path):
+    w = start_workload(INTERP_BY_ID["py3.12"], "exceptions.py")
+    try:
+        r = run_fw("record", "-p", w.pid, "-d", 1, "-q", "--mode", "exception",
+                   "--backend", "bpf", "-o", tmp_path / "x.collapsed", timeout=60)
+        assert r.returncode == 2, r
+        assert "--mode exception needs a backend" in r.stderr, r
+        assert not (tmp_path / "x.collapsed").exists()
+    finally:
+        w.stop()
