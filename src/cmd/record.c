@@ -49,7 +49,9 @@ static const char record_usage[] =
 static const char record_usage_tail[] =
 	"      --mode M           cpu (default: threads on a CPU), wall (every thread;\n"
 	"                         a waiting one ends in a [wait] frame naming its system\n"
-	"                         call), gil (the thread holding the GIL) or exception\n"
+	"                         call), gil (the thread holding the GIL; threads\n"
+	"                         waiting for it or running without it end in <waiting\n"
+	"                         for GIL> or <running without GIL>) or exception\n"
 	"                         (as wall, only threads raising or handling an\n"
 	"                         exception, ending in <exception TYPE>)\n"
 	"      --limit N          rows in the report's top tables (default 20)\n"

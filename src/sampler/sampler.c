@@ -13,6 +13,7 @@
 #include "sampler/pyview.h"
 #include "target/proc.h"
 #include "util/strbuf.h"
+#include "arch/arch.h"
 #include "util/util.h"
 
 #define MERGED_MAX (UNWIND_MAX + PY_MAX_DEPTH + KERNEL_MAX_FRAMES)
@@ -29,6 +30,9 @@
  */
 #define STATE_MAX_AGE_NS 0ull
 #define TIDS_REFRESH_NS 200000000ull
+/* gil mode's leaves for a thread not holding the GIL */
+#define GIL_WAITING "<waiting for GIL>"
+#define GIL_RELEASED "<running without GIL>"
 /* A thread label not (yet) in the profile: after sampler_profile_reset. */
 #define THREAD_NONE UINT32_MAX
 
@@ -208,11 +212,10 @@ void sampler_wait_label(struct sampler *s, pid_t tid, char *wait, size_t size)
 int sampler_mode_filter(struct sampler *s, pid_t tid, uint64_t tstate, uint64_t gil_holder,
 			char *wait, size_t size)
 {
-	char state, label[160];
+	char state;
 	int waiting;
 
 	wait[0] = '\0';
-	label[0] = '\0';
 	s->marker[0] = '\0';
 	/* A thread with no Python state handles no exception; an unreadable one is not counted. */
 	if (s->opts.mode == MODE_EXCEPTION &&
@@ -231,16 +234,29 @@ int sampler_mode_filter(struct sampler *s, pid_t tid, uint64_t tstate, uint64_t 
 		return 1;
 	case MODE_GIL: {
 		struct pf_thread *t = &s->prof->threads[sampler_thread(s, tid, fw_now_ns())];
-		int holds = gil_holder && tstate == gil_holder;
+		int holds = gil_holder && tstate == gil_holder, sampled = holds, flag;
+		uint64_t arg0 = 0;
+		long nr = -1;
 
-		/* Not holding it but wanting to run: runnable, or parked on a futex. */
-		waiting = !holds && (state == 'R' ||
-			  (!taskstat_wait(&s->tasks, tid, label, sizeof(label)) &&
-			   !strncmp(label, "futex", 5)));
+		if (!holds) {
+			/* a runnable thread woken in take_gil is still in its futex call */
+			if (taskstat_syscall(&s->tasks, tid, &nr, &arg0))
+				nr = -1;
+			sampled = sampler_gil_marker(s, tstate, state == 'R', nr, arg0);
+		}
+		/*
+		 * The share of ticks waiting counts a runnable thread without it as
+		 * waiting, unless its own flag (3.15+) says: /proc shows a woken
+		 * waiter and one running native code alike ("running"). Samples
+		 * are told apart by the registers at their instant (bpf, ptrace).
+		 */
+		waiting = !strcmp(s->marker, GIL_WAITING) ||
+			  (!holds && state == 'R' && tstate &&
+			   py_gil_requested(&s->reader, tstate, &flag) == -ENOTSUP);
 		t->gil_ticks++;
 		t->gil_held += holds;
 		t->gil_waiting += waiting;
-		return holds;
+		return sampled;
 	}
 	}
 	return 1;
@@ -254,6 +270,27 @@ void sampler_read_gil(struct sampler *s)
 		return;
 	if (py_reader_gil(&s->reader, &s->gil_holder, &locked) || !locked)
 		s->gil_holder = 0;
+	/* 3.12+ find the GIL through the interpreter, which a new one may replace */
+	if (py_gil_waits(&s->reader, &s->gil_waits))
+		memset(&s->gil_waits, 0, sizeof(s->gil_waits));
+}
+
+int sampler_gil_marker(struct sampler *s, uint64_t tstate, int on_cpu, long nr, uint64_t arg0)
+{
+	const char *name = nr >= 0 ? arch_syscall_name(nr) : NULL;
+	int requested = 0;
+
+	s->marker[0] = '\0';
+	if (!tstate)
+		return 0;            /* no Python thread: it never takes the GIL */
+	if (py_gil_requested(&s->reader, tstate, &requested))
+		requested = 0;
+	if (requested || (name && !strcmp(name, "futex") && s->gil_waits.cond &&
+			  py_gil_waits_on(&s->gil_waits, arg0)))
+		xsnprintf(s->marker, sizeof(s->marker), "%s", GIL_WAITING);
+	else if (on_cpu)
+		xsnprintf(s->marker, sizeof(s->marker), "%s", GIL_RELEASED);
+	return s->marker[0] != '\0';
 }
 
 uint64_t sampler_gc_thread(struct sampler *s)
