@@ -340,6 +340,12 @@ def framewalk_path():
     return str(FRAMEWALK)
 
 
+def asan_build():
+    """Is the framewalk under test the sanitizer build (make build SANITIZE=1)?"""
+    r = subprocess.run(["ldd", framewalk_path()], capture_output=True, text=True)
+    return "libasan" in r.stdout
+
+
 class Result:
     def __init__(self, argv, returncode, stdout, stderr, elapsed):
         self.argv = argv
