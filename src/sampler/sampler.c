@@ -8,12 +8,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "arch/arch.h"
 #include "sampler/backend.h"
 #include "sampler/merge.h"
 #include "sampler/pyview.h"
 #include "target/proc.h"
 #include "util/strbuf.h"
-#include "arch/arch.h"
 #include "util/util.h"
 
 #define MERGED_MAX (UNWIND_MAX + PY_MAX_DEPTH + KERNEL_MAX_FRAMES)

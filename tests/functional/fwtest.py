@@ -405,6 +405,12 @@ def is_python_frame(text):
     return bool(m) and (m.group("file").endswith(".py") or m.group("file").startswith("<"))
 
 
+def is_state_marker(text):
+    """An interpreter-state leaf: <GC>, <exception TYPE>, <waiting for GIL>, ..."""
+    return text in ("<GC>", "<waiting for GIL>", "<running without GIL>") or \
+        (text.startswith("<exception ") and text.endswith(">"))
+
+
 def collapsed_lines(text):
     """Collapsed text as it is: [(thread label, [frame strings outermost first], count)]."""
     out = []
@@ -435,9 +441,10 @@ def parse_collapsed(data, merged=False):
         if not m:
             raise AssertionError("collapsed line %d: bad thread %r" % (no, parts[0]))
         try:
-            # framewalk's own markers ([wait] ..., <GC>) are not Python frames
+            # framewalk's own markers ([wait] ..., <GC>, <exception T>, the
+            # GIL's) are not Python frames
             frames = [parse_frame(p) for p in parts[1:]
-                      if not p.startswith("[wait] ") and p != "<GC>" and
+                      if not p.startswith("[wait] ") and not is_state_marker(p) and
                       (not merged or is_python_frame(p))]
         except ValueError as e:
             raise AssertionError("collapsed line %d: %s in %r" % (no, e, line))
