@@ -26,6 +26,8 @@ struct arch_regs {
 	uint64_t r[ARCH_NREGS];
 	uint64_t valid;            /* bit n: r[n] is known */
 	int in_syscall;            /* ptrace: stopped inside a system call */
+	long syscall_nr;           /* ptrace, in_syscall: that call and its first argument */
+	uint64_t syscall_arg0;
 };
 
 extern const int arch_nregs;   /* registers this architecture tracks (<= ARCH_NREGS) */

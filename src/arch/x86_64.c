@@ -101,6 +101,8 @@ int arch_ptrace_getregs(pid_t tid, struct arch_regs *regs)
 	arch_reg_set(regs, 15, u.r15);
 	arch_reg_set(regs, 16, u.rip);
 	regs->in_syscall = (long)u.orig_rax >= 0;
+	regs->syscall_nr = regs->in_syscall ? (long)u.orig_rax : -1;
+	regs->syscall_arg0 = u.rdi;
 	return 0;
 }
 

@@ -14,6 +14,7 @@
 #include "cmd/cmd.h"
 #include "output/output.h"
 #include "python/asyncio.h"
+#include "python/excstate.h"
 #include "sampler/sampler.h"
 #include "target/proc.h"
 #include "util/options.h"
@@ -52,7 +53,7 @@ struct record_opts {
 static int opt_mode(const struct opt *op, const char *arg, struct strbuf *err)
 {
 	if (sample_mode_parse(arg, op->value)) {
-		strbuf_addf(err, "unknown mode: '%s' (cpu, wall or gil)", arg);
+		strbuf_addf(err, "unknown mode: '%s' (cpu, wall, gil or exception)", arg);
 		return -1;
 	}
 	return 0;
@@ -102,7 +103,10 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 				 cmd_opt_format),
 			OPT_CALL(0, "mode", &so->mode, "M", "cpu (default: threads on a CPU), wall "
 				 "(every thread; a waiting one ends in a [wait] frame naming its system "
-				 "call) or gil (the thread holding the GIL)", opt_mode),
+				 "call), gil (the thread holding the GIL; threads waiting for it or "
+				 "running without it end in <waiting for GIL> or <running without GIL>) "
+				 "or exception (as wall, only threads raising or handling an exception, "
+				 "ending in <exception TYPE>)", opt_mode),
 			OPT_CALL(0, "limit", &o->out, "N", "rows in the report's top tables "
 				 "(default 20)", cmd_opt_limit),
 			OPT_CALL(0, "min-percent", &o->out, "P", "hide call-tree branches under P% "
@@ -425,6 +429,24 @@ static int check_async(const struct target_list *tl)
 	return FW_EXIT_OK;
 }
 
+/* --mode exception on targets whose exception state cannot be read: one error. */
+static int check_exception_mode(const struct target_list *tl)
+{
+	struct strbuf why = STRBUF_INIT;
+
+	for (size_t i = 0; i < tl->n; i++) {
+		const struct py_target *t = &tl->t[i];
+
+		if (py_exc_supported(&t->offsets, t->version, &why)) {
+			fw_error("process %d: %s", (int)t->pid, strbuf_str(&why));
+			fw_hint("record it in another mode (--mode cpu, wall or gil)");
+			strbuf_release(&why);
+			return FW_EXIT_UNSUPPORTED;
+		}
+	}
+	return FW_EXIT_OK;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o;
@@ -461,6 +483,8 @@ int cmd_record(int argc, char **argv)
 	so.child = child;
 	if (!code && so.async_tasks)
 		code = check_async(&targets);
+	if (!code && so.mode == MODE_EXCEPTION)
+		code = check_exception_mode(&targets);
 	/* The backend is chosen once the targets are known: ptrace is probed on one. */
 	if (!code)
 		code = cmd_choose_backend("record", &so, child ? 0 : targets.n ? targets.t[0].pid : 0);

@@ -178,6 +178,21 @@ int py_offsets_from_debug(const struct py_debug_offsets_layout *l,
 	o->gil_locked = field(&b, l->interp_gil_runtime_state_locked, MAX_STRUCT_OFFSET * 64);
 
 	objects_from_debug(l, &b, &o->objects);
+	/*
+	 * The headers give the GIL's condition variable and mutex inside struct
+	 * _gil_runtime_state; the block gives the holder from the interpreter
+	 * (the main interpreter's own _gil): the same base as the holder.
+	 */
+	{
+		int32_t gil = field(&b, l->interp_gil_runtime_state, MAX_STRUCT_OFFSET * 64);
+
+		if (gil != PYOFF_NONE && o->objects.gil_cond >= 0 && o->objects.gil_mutex >= 0) {
+			o->objects.gil_cond += gil;
+			o->objects.gil_mutex += gil;
+		} else {
+			o->objects.gil_cond = o->objects.gil_mutex = PYOFF_NONE;
+		}
+	}
 
 	if (b.bad || o->tstate_frame == PYOFF_NONE || o->frame_code == PYOFF_NONE ||
 	    o->frame_previous == PYOFF_NONE || o->code_name == PYOFF_NONE ||

@@ -180,6 +180,11 @@ int py_obj_type(struct py_objects *ob, uint64_t obj, const struct py_type_info *
 	return type_info(ob, type, out);
 }
 
+int py_type_at(struct py_objects *ob, uint64_t type, const struct py_type_info **out)
+{
+	return type_info(ob, type, out);
+}
+
 int py_obj_isinstance(struct py_objects *ob, uint64_t obj, const char *name)
 {
 	const struct py_type_info *t;

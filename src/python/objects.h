@@ -71,6 +71,8 @@ void py_objects_release(struct py_objects *ob);
 
 /* The type of obj (cached by the type's address, re-read every second). */
 int py_obj_type(struct py_objects *ob, uint64_t obj, const struct py_type_info **out);
+/* The type object at type itself (as py_obj_type gives an object's). */
+int py_type_at(struct py_objects *ob, uint64_t type, const struct py_type_info **out);
 /* Does obj's type, or one of its bases (up to 8), have tp_name name? 1, 0, or -errno. */
 int py_obj_isinstance(struct py_objects *ob, uint64_t obj, const char *name);
 /* Is obj None? 1, 0, or -errno. */

@@ -64,7 +64,8 @@ struct py_objects_layout {
 	int32_t exc_item_previous;
 	int32_t tstate_curexc;        /* the exception being raised: curexc_type / current_exception */
 	int32_t tstate_gil_requested; /* 3.15+: an int */
-	/* the GIL's condition variable and mutex, from the same base as gil_holder */
+	/* the GIL's condition variable and mutex, from the same base as gil_holder
+	 * (3.13+: made so by debug_offsets.c, the headers' are inside the GIL) */
 	int32_t gil_cond, gil_mutex, gil_cond_size;
 	int32_t module_dict;          /* PyModuleObject.md_dict */
 	/* PyTypeObject, PyHeapTypeObject */

@@ -18,6 +18,7 @@
 
 #include <sys/types.h>
 
+#include "python/gilstate.h"
 #include "python/reader.h"
 #include "sampler/ptrace.h"
 #include "sampler/sampler.h"
@@ -93,7 +94,11 @@ struct sampler {
 	struct thread_name_cache *names;
 	size_t nnames, names_alloc;
 	uint64_t gil_holder;      /* this tick's GIL holder (gil mode) */
+	struct py_gil_waits gil_waits;  /* where waiters for it sleep (gil mode; 0s: unknown) */
 	char wait[192];           /* [wait] leaf of the thread being sampled */
+	char marker[128];         /* its interpreter-state leaf (<exception T>, <waiting for
+	                           * GIL>, <running without GIL>), '' for none;
+	                           * set by sampler_mode_filter, used by the next record */
 	enum sampler_stop stop_reason;
 	/* exec: the executable the target runs, and how many execs it made */
 	struct proc_program_id program; /* the image sampled; an exec changes it */
@@ -140,14 +145,29 @@ uint32_t sampler_thread(struct sampler *s, pid_t tid, uint64_t now);
 
 /*
  * Decide whether thread tid is sampled this tick under the mode, and the
- * [wait] leaf for a waiting thread in wall mode (wait[0] = 0: none).
- * gil mode also counts the thread's held/waiting ticks. 1 to sample, 0 to skip.
+ * [wait] leaf for a waiting thread in wall and exception modes (wait[0] = 0:
+ * none). gil mode samples the GIL's holder, and threads waiting for it or
+ * running without it with their marker (sampler_gil_marker), and counts
+ * the thread's held/waiting ticks; exception
+ * mode samples only a thread (of thread state tstate) raising or handling
+ * an exception, and sets s->marker. 1 to sample, 0 to skip.
  */
 int sampler_mode_filter(struct sampler *s, pid_t tid, uint64_t tstate, uint64_t gil_holder,
 			char *wait, size_t size);
+/* The [wait] leaf of thread tid if it is off a CPU, else wait[0] = 0. */
+void sampler_wait_label(struct sampler *s, pid_t tid, char *wait, size_t size);
 
 /* This tick's GIL holder into s->gil_holder (gil mode; 0 when none). */
 void sampler_read_gil(struct sampler *s);
+/*
+ * gil mode, a thread (of thread state tstate) not holding the GIL: is it
+ * waiting for it (3.15+ its gil_requested flag; else in system call nr,
+ * futex, on an address arg0 in the GIL, blocked or woken and runnable) or
+ * running without it (on_cpu: runnable, not in such a call)? Sets
+ * s->marker and returns 1 for either; 0 (blocked elsewhere: not sampled).
+ * nr < 0: not known to be in a system call.
+ */
+int sampler_gil_marker(struct sampler *s, uint64_t tstate, int on_cpu, long nr, uint64_t arg0);
 /* The thread state running the cyclic collector (it holds the GIL), or 0. */
 uint64_t sampler_gc_thread(struct sampler *s);
 

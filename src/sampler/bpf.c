@@ -216,7 +216,8 @@ static void target_config(struct sampler *s, int iterator, struct fw_target_cfg 
 	cfg->tstate_next = o->tstate_next;
 	cfg->tstate_thread_id = o->tstate_thread_id;
 	cfg->ticked = s->opts.mode != MODE_CPU && iterator;
-	cfg->gil_only = s->opts.mode == MODE_GIL;
+	/* gil mode samples the threads waiting for the GIL and running without it too */
+	cfg->gil_only = 0;
 }
 
 /*
@@ -408,8 +409,14 @@ static int handle_record(void *ctx, void *data, size_t size)
 	if (!h->off_cpu && s->opts.mode == MODE_CPU)
 		s->prof->meta.ticks_taken++;
 	holds = h->tstate && h->gil_locked && h->gil_holder == h->tstate;
-	/* gil mode counts only the thread holding the GIL at the sample's instant. */
-	if (s->opts.mode == MODE_GIL && !holds)
+	s->marker[0] = '\0';
+	/*
+	 * gil mode: the thread holding the GIL at the sample's instant, and
+	 * those waiting for it or running without it, with their marker.
+	 */
+	if (s->opts.mode == MODE_GIL && !holds &&
+	    !sampler_gil_marker(s, h->tstate, !h->off_cpu, h->off_cpu ? h->syscall_nr : -1,
+				h->syscall_arg0))
 		return 0;
 	if (h->npy)
 		py_ret = python_from_record(s, h, py, s->frames, &depth);

@@ -32,6 +32,7 @@ int backend_parse(const char *name, enum backend *out)
 
 static const char *const mode_names[] = {
 	[MODE_CPU] = "cpu", [MODE_WALL] = "wall", [MODE_GIL] = "gil",
+	[MODE_EXCEPTION] = "exception",
 };
 
 int sample_mode_parse(const char *name, enum sample_mode *out)
@@ -45,9 +46,9 @@ int sample_mode_parse(const char *name, enum sample_mode *out)
 	return -EINVAL;
 }
 
-const char *sample_mode_name(enum sample_mode m)
+const char *sample_mode_name(enum sample_mode mode)
 {
-	return (size_t)m < ARRAY_SIZE(mode_names) ? mode_names[m] : "cpu";
+	return (size_t)mode < ARRAY_SIZE(mode_names) ? mode_names[mode] : "cpu";
 }
 
 static int ptrace_allowed(pid_t pid)
@@ -125,6 +126,13 @@ int backend_choose(struct sampler_opts *so, pid_t probe_pid, struct strbuf *why,
 			      "--backend ptrace or bpf (or leave --backend out)");
 		return -EINVAL;
 	}
+	/* The bpf program does not read the exception state at its instant. */
+	if (so->mode == MODE_EXCEPTION && so->backend == BACKEND_BPF) {
+		strbuf_addstr(why, "--mode exception needs a backend that reads each thread's "
+			      "exception state as it reads its stack: --backend ptrace or vm "
+			      "(or leave --backend out)");
+		return -EINVAL;
+	}
 	if (so->backend == BACKEND_BPF) {
 		if (bpf_backend_probe(why))
 			return -EPERM;
@@ -135,7 +143,12 @@ int backend_choose(struct sampler_opts *so, pid_t probe_pid, struct strbuf *why,
 		decide_stacks(so, asked_native);
 		return 0;
 	}
-	bpf_ok = !bpf_backend_probe(&bpf_why);
+	if (so->mode == MODE_EXCEPTION) {
+		bpf_ok = 0;
+		strbuf_addstr(&bpf_why, "it does not read exception state (--mode exception)");
+	} else {
+		bpf_ok = !bpf_backend_probe(&bpf_why);
+	}
 	err = bpf_ok ? 0 : ptrace_allowed(probe_pid);
 	so->backend = backend_auto_pick(bpf_ok, !err);
 	if (so->backend == BACKEND_BPF) {

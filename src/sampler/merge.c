@@ -172,6 +172,8 @@ size_t merge_stack(struct profile *p, const struct merge_input *in, uint32_t *ou
 	/* Innermost first into out, reversed at the end. */
 	if (in->wait && n < max)
 		out[n++] = profile_frame(p, FRAME_OTHER, profile_cstring(p, in->wait), 0, 0);
+	if (in->marker && n < max)
+		out[n++] = profile_frame(p, FRAME_OTHER, profile_cstring(p, in->marker), 0, 0);
 	if (in->gc && n < max)
 		out[n++] = profile_frame(p, FRAME_OTHER, profile_cstring(p, "<GC>"), 0, 0);
 	for (size_t k = 0; k < in->nkernel && n < max; k++)

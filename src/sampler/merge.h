@@ -27,6 +27,7 @@ struct merge_input {
 	int native_all;                         /* keep interpreter internals and JIT frames */
 	const char *wait;                       /* "[wait] ..." leaf, or NULL */
 	int gc;                                 /* add the <GC> marker */
+	const char *marker;                     /* an interpreter-state leaf (<exception T>), or NULL */
 };
 
 /* Profile frame id of a Python frame (interns its strings once per code). */

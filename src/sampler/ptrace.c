@@ -60,6 +60,8 @@ void native_sample_clear(struct native_sample *ns)
 	ns->stopped_ns = 0;
 	ns->gil_holder = 0;
 	ns->gil_locked = ns->collecting = 0;
+	ns->syscall_nr = -1;
+	ns->syscall_arg0 = 0;
 	ns->uw.n = 0;
 }
 
@@ -193,6 +195,10 @@ int ptrace_sample_thread(pid_t pid, pid_t tid, struct module_map *mm, struct py_
 		return ret;
 	/* Everything below runs while the thread is stopped; detach follows. */
 	ret = arch_ptrace_getregs(tid, &regs);
+	if (!ret) {
+		out->syscall_nr = regs.syscall_nr;
+		out->syscall_arg0 = regs.syscall_arg0;
+	}
 	/* Read before the stop; stale if the thread has since left the kernel. */
 	if (!ret && !regs.in_syscall) {
 		for (size_t i = 0; i < out->nkernel; i++)
@@ -303,8 +309,16 @@ static int ptrace_tick(struct sampler *s, uint64_t now)
 			continue;      /* the thread exited meanwhile */
 		}
 		holds = pt && s->ns.gil_locked && s->ns.gil_holder == pt->tstate;
-		/* gil mode: the holder chosen at the tick may have let go before the stop. */
-		if (s->opts.mode == MODE_GIL && !holds) {
+		/*
+		 * gil mode: the holder chosen at the tick may have let go before
+		 * the stop; a thread running without it may have taken it since.
+		 */
+		if (s->opts.mode == MODE_GIL && holds)
+			s->marker[0] = '\0';
+		/* what the stopped registers say it does without it: the tick's guess can't tell */
+		if (s->opts.mode == MODE_GIL && !holds &&
+		    !sampler_gil_marker(s, pt ? pt->tstate : 0, 1, s->ns.syscall_nr,
+					s->ns.syscall_arg0)) {
 			native_sample_clear(&s->ns);
 			continue;
 		}
@@ -317,7 +331,7 @@ static int ptrace_tick(struct sampler *s, uint64_t now)
 
 const struct backend_ops backend_ptrace_ops = {
 	.name = "ptrace",
-	.tick_modes = 1u << MODE_CPU | 1u << MODE_WALL | 1u << MODE_GIL,
+	.tick_modes = 1u << MODE_CPU | 1u << MODE_WALL | 1u << MODE_GIL | 1u << MODE_EXCEPTION,
 	.target_init = ptrace_target_init,
 	.target_release = ptrace_target_release,
 	.tick = ptrace_tick,

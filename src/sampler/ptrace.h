@@ -28,6 +28,8 @@ struct native_sample {
 	/* read while the thread was stopped (ptrace): the GIL and the collector */
 	uint64_t gil_holder;            /* 0: none, or not read */
 	int gil_locked, collecting;
+	long syscall_nr;                /* the system call it was stopped in, -1 none */
+	uint64_t syscall_arg0;
 	uint64_t stopped_ns;
 };
 

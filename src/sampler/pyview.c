@@ -14,6 +14,7 @@
 #include <errno.h>
 
 #include "python/asyncio.h"
+#include "python/excstate.h"
 #include "python/objects.h"
 #include "python/threads.h"
 #include "sampler/backend.h"
@@ -108,6 +109,21 @@ const char *pyview_thread_name(struct sampler *s, pid_t tid, uint64_t now)
 	if (!v || !v->have_objects || tid <= 0)
 		return NULL;
 	return py_thread_name(&v->names, tid, now);
+}
+
+int pyview_exception(struct sampler *s, uint64_t tstate, char *marker, size_t size)
+{
+	struct pyview *v = s->pyview;
+	uint64_t exc;
+	int is_type, ret;
+
+	if (!v || !v->have_objects)
+		return -ENOTSUP;
+	ret = py_exc_current(&v->ob, tstate, &exc, &is_type);
+	if (ret || !exc)
+		return ret;
+	xsnprintf(marker, size, "<exception %s>", py_exc_type_name(&v->ob, exc, is_type));
+	return 1;
 }
 
 static struct loop_thread *loop_thread(struct pyview *v, pid_t tid, uint64_t now)

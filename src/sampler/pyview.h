@@ -1,6 +1,7 @@
 /*
  * Python's own view in the sampler: the hooks sampler.c and capture.c call
- * to label threads with Python's names (python/threads.h), to turn a loop
+ * to label threads with Python's names (python/threads.h), to tell a thread
+ * handling an exception (python/excstate.h), to turn a loop
  * thread's frames into its running task's chain and record the suspended
  * tasks of wall mode (--async, python/asyncio.h). The readers live in
  * python/; this file only feeds them the sampler's frames and turns what
@@ -24,6 +25,13 @@ void pyview_free(struct pyview *v);
 
 /* Python's name for thread tid, or NULL (not a threading thread, unreadable). */
 const char *pyview_thread_name(struct sampler *s, pid_t tid, uint64_t now);
+
+/*
+ * --mode exception: is the thread of tstate raising or handling an
+ * exception? 1 with its leaf marker ("<exception TYPE>") in marker, 0 when
+ * not, or -errno (-ENOTSUP: not readable in this target).
+ */
+int pyview_exception(struct sampler *s, uint64_t tstate, char *marker, size_t size);
 
 /*
  * --async: the frames to record for thread tid (innermost first): the task

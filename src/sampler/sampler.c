@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "arch/arch.h"
 #include "sampler/backend.h"
 #include "sampler/merge.h"
 #include "sampler/pyview.h"
@@ -29,6 +30,9 @@
  */
 #define STATE_MAX_AGE_NS 0ull
 #define TIDS_REFRESH_NS 200000000ull
+/* gil mode's leaves for a thread not holding the GIL */
+#define GIL_WAITING "<waiting for GIL>"
+#define GIL_RELEASED "<running without GIL>"
 /* A thread label not (yet) in the profile: after sampler_profile_reset. */
 #define THREAD_NONE UINT32_MAX
 
@@ -199,14 +203,28 @@ void sampler_profile_reset(struct sampler *s)
 	memset(&s->sym.stats, 0, sizeof(s->sym.stats));
 }
 
+void sampler_wait_label(struct sampler *s, pid_t tid, char *wait, size_t size)
+{
+	char state, label[160];
+
+	wait[0] = '\0';
+	if (tid > 0 && !taskstat_state_recent(&s->tasks, tid, fw_now_ns(), STATE_MAX_AGE_NS,
+					      &state, label, sizeof(label)) && state != 'R')
+		xsnprintf(wait, size, "[wait] %s", label);
+}
+
 int sampler_mode_filter(struct sampler *s, pid_t tid, uint64_t tstate, uint64_t gil_holder,
 			char *wait, size_t size)
 {
-	char state, label[160];
+	char state;
 	int waiting;
 
 	wait[0] = '\0';
-	label[0] = '\0';
+	s->marker[0] = '\0';
+	/* A thread with no Python state handles no exception; an unreadable one is not counted. */
+	if (s->opts.mode == MODE_EXCEPTION &&
+	    (!tstate || pyview_exception(s, tstate, s->marker, sizeof(s->marker)) != 1))
+		return 0;
 	if (tid <= 0 || taskstat_state_recent(&s->tasks, tid, fw_now_ns(), STATE_MAX_AGE_NS,
 					      &state, NULL, 0))
 		return s->opts.mode != MODE_GIL || (gil_holder && tstate == gil_holder);
@@ -214,23 +232,35 @@ int sampler_mode_filter(struct sampler *s, pid_t tid, uint64_t tstate, uint64_t 
 	case MODE_CPU:
 		return state == 'R';
 	case MODE_WALL:
-		if (state != 'R' && !taskstat_state_recent(&s->tasks, tid, fw_now_ns(),
-							   STATE_MAX_AGE_NS, &state, label,
-							   sizeof(label)))
-			xsnprintf(wait, size, "[wait] %s", label);
+	case MODE_EXCEPTION:
+		if (state != 'R')
+			sampler_wait_label(s, tid, wait, size);
 		return 1;
 	case MODE_GIL: {
 		struct pf_thread *t = &s->prof->threads[sampler_thread(s, tid, fw_now_ns())];
-		int holds = gil_holder && tstate == gil_holder;
+		int holds = gil_holder && tstate == gil_holder, sampled = holds, flag;
+		uint64_t arg0 = 0;
+		long nr = -1;
 
-		/* Not holding it but wanting to run: runnable, or parked on a futex. */
-		waiting = !holds && (state == 'R' ||
-			  (!taskstat_wait(&s->tasks, tid, label, sizeof(label)) &&
-			   !strncmp(label, "futex", 5)));
+		if (!holds) {
+			/* a runnable thread woken in take_gil is still in its futex call */
+			if (taskstat_syscall(&s->tasks, tid, &nr, &arg0))
+				nr = -1;
+			sampled = sampler_gil_marker(s, tstate, state == 'R', nr, arg0);
+		}
+		/*
+		 * The share of ticks waiting counts a runnable thread without it as
+		 * waiting, unless its own flag (3.15+) says: /proc shows a woken
+		 * waiter and one running native code alike ("running"). Samples
+		 * are told apart by the registers at their instant (bpf, ptrace).
+		 */
+		waiting = !strcmp(s->marker, GIL_WAITING) ||
+			  (!holds && state == 'R' && tstate &&
+			   py_gil_requested(&s->reader, tstate, &flag) == -ENOTSUP);
 		t->gil_ticks++;
 		t->gil_held += holds;
 		t->gil_waiting += waiting;
-		return holds;
+		return sampled;
 	}
 	}
 	return 1;
@@ -244,6 +274,27 @@ void sampler_read_gil(struct sampler *s)
 		return;
 	if (py_reader_gil(&s->reader, &s->gil_holder, &locked) || !locked)
 		s->gil_holder = 0;
+	/* 3.12+ find the GIL through the interpreter, which a new one may replace */
+	if (py_gil_waits(&s->reader, &s->gil_waits))
+		memset(&s->gil_waits, 0, sizeof(s->gil_waits));
+}
+
+int sampler_gil_marker(struct sampler *s, uint64_t tstate, int on_cpu, long nr, uint64_t arg0)
+{
+	const char *name = nr >= 0 ? arch_syscall_name(nr) : NULL;
+	int requested = 0;
+
+	s->marker[0] = '\0';
+	if (!tstate)
+		return 0;            /* no Python thread: it never takes the GIL */
+	if (py_gil_requested(&s->reader, tstate, &requested))
+		requested = 0;
+	if (requested || (name && !strcmp(name, "futex") && s->gil_waits.cond &&
+			  py_gil_waits_on(&s->gil_waits, arg0)))
+		xsnprintf(s->marker, sizeof(s->marker), "%s", GIL_WAITING);
+	else if (on_cpu)
+		xsnprintf(s->marker, sizeof(s->marker), "%s", GIL_RELEASED);
+	return s->marker[0] != '\0';
 }
 
 uint64_t sampler_gc_thread(struct sampler *s)
@@ -320,7 +371,7 @@ int sampler_record_waiting(struct sampler *s, pid_t tid, struct py_thread_info *
 		s->wait[0] = '\0';      /* on a CPU (or about to be) */
 		return -EAGAIN;
 	}
-	if (!s->wait[0] && s->opts.mode == MODE_WALL &&
+	if (!s->wait[0] && sample_mode_waits(s->opts.mode) &&
 	    !taskstat_wait(&s->tasks, tid, label, sizeof(label)))
 		xsnprintf(s->wait, sizeof(s->wait), "[wait] %s", label);
 	if (pt && (ret = sampler_read_waiting(s, pt, &depth))) {
@@ -370,6 +421,9 @@ void sampler_record_python(struct sampler *s, pid_t tid, const struct py_frame_i
 		s->frame_ids[n++] = merge_python_frame(s->prof, &frames[depth - 1 - k]);
 	if (gc)
 		s->frame_ids[n++] = marker_frame(s, "<GC>");
+	if (s->marker[0])
+		s->frame_ids[n++] = marker_frame(s, s->marker);
+	s->marker[0] = '\0';
 	if (wait && wait[0])
 		s->frame_ids[n++] = marker_frame(s, wait);
 	profile_add(s->prof, sampler_thread(s, tid, now), profile_stack(s->prof, s->frame_ids, n), 1);
@@ -477,10 +531,12 @@ void sampler_record_native(struct sampler *s, pid_t tid, uint64_t now)
 	in.wait = s->wait[0] ? s->wait : NULL;
 	in.native_all = s->opts.native_all;
 	in.gc = ns->gc;
+	in.marker = s->marker[0] ? s->marker : NULL;
 	depth = merge_stack(s->prof, &in, s->frame_ids, MERGED_MAX, &leftover);
 	depth = pyview_merged(s, tid, s->frame_ids, depth);
 	if (leftover)
 		m->merge_mismatches++;
+	s->marker[0] = '\0';
 	if (depth) {
 		profile_add(s->prof, sampler_thread(s, tid, now),
 			    profile_stack(s->prof, s->frame_ids, depth), 1);

@@ -28,6 +28,7 @@ enum sample_mode {
 	MODE_CPU = 0,             /* threads on a CPU only */
 	MODE_WALL,                /* every thread; waiting ones get a [wait] leaf */
 	MODE_GIL,                 /* the thread holding the GIL only */
+	MODE_EXCEPTION,           /* threads raising or handling an exception (as wall) */
 };
 
 struct sampler_opts {
@@ -79,6 +80,15 @@ const char *backend_name(enum backend b);
 enum backend backend_auto_pick(int bpf_loads, int ptrace_allowed);
 /* Whether a capture on backend b in mode unwinds whole stacks unless told otherwise. */
 int backend_whole_stacks_default(enum backend b, enum sample_mode mode);
+/* "cpu", "wall", "gil", "exception" -> mode. 0 or -EINVAL. */
+int sample_mode_parse(const char *name, enum sample_mode *out);
+/* The mode's name, as sample_mode_parse takes it. */
+const char *sample_mode_name(enum sample_mode mode);
+/* Does the mode sample waiting threads, with their [wait] leaf (wall, exception)? */
+static inline int sample_mode_waits(enum sample_mode mode)
+{
+	return mode == MODE_WALL || mode == MODE_EXCEPTION;
+}
 /* "vm" / "ptrace" / "bpf" -> backend; "auto" -> BACKEND_AUTO. 0 or -EINVAL. */
 int backend_parse(const char *name, enum backend *out);
 /* "cpu" / "wall" / "gil" -> mode. 0 or -EINVAL. */

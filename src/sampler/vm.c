@@ -127,7 +127,7 @@ static void wall_wait_leaf(struct sampler *s, pid_t tid, const struct py_frame_i
 		c->leaf_instr = leaf->instr;
 	}
 	if (!moved)
-		sampler_mode_filter(s, tid, 0, 0, wait, size);
+		sampler_wait_label(s, tid, wait, size);
 }
 
 /* Read one thread's stack and add it to the profile. 0, or the target is gone. */
@@ -153,7 +153,7 @@ static int sample_one_thread(struct sampler *s, struct py_thread_info *t, uint64
 		sampler_record_dropped(s, t->tid, now);
 		return 0;
 	}
-	if (s->opts.mode == MODE_WALL)
+	if (sample_mode_waits(s->opts.mode))
 		wall_wait_leaf(s, t->tid, &s->frames[0], wait, sizeof(wait));
 	sampler_record_python(s, t->tid, s->frames, depth,
 			      gc_thread && t->tstate == gc_thread && depth < PY_MAX_DEPTH, wait, now);
@@ -196,7 +196,7 @@ out:
 
 const struct backend_ops backend_vm_ops = {
 	.name = "vm",
-	.tick_modes = 1u << MODE_CPU | 1u << MODE_WALL | 1u << MODE_GIL,
+	.tick_modes = 1u << MODE_CPU | 1u << MODE_WALL | 1u << MODE_GIL | 1u << MODE_EXCEPTION,
 	.target_init = vm_target_init,
 	.target_release = vm_target_release,
 	.tick = vm_tick,

@@ -219,19 +219,28 @@ int taskstat_wait_label(const struct taskstat *ts, long nr, uint64_t arg0, char 
 	return 0;
 }
 
-int taskstat_wait(struct taskstat *ts, pid_t tid, char *buf, size_t size)
+int taskstat_syscall(struct taskstat *ts, pid_t tid, long *nr, uint64_t *arg0)
 {
 	struct task_files *t = task(ts, tid);
 	char text[256], *end;
-	long nr;
 	ssize_t n = read_task_file(ts, tid, "syscall", &t->syscall_fd, text, sizeof(text));
 
 	if (n < 0)
 		return (int)n;
-	nr = strtol(text, &end, 10);
-	if (end == text || nr < 0)
+	*nr = strtol(text, &end, 10);
+	if (end == text || *nr < 0)
 		return -ENOENT;     /* "running", or blocked outside a system call */
-	return taskstat_wait_label(ts, nr, strtoull(end, NULL, 16), buf, size);
+	*arg0 = strtoull(end, NULL, 16);
+	return 0;
+}
+
+int taskstat_wait(struct taskstat *ts, pid_t tid, char *buf, size_t size)
+{
+	uint64_t arg0;
+	long nr;
+	int ret = taskstat_syscall(ts, tid, &nr, &arg0);
+
+	return ret ? ret : taskstat_wait_label(ts, nr, arg0, buf, size);
 }
 
 int taskstat_cpu_ns(struct taskstat *ts, pid_t tid, uint64_t *ns)

@@ -65,6 +65,9 @@ int taskstat_state_recent(struct taskstat *ts, pid_t tid, uint64_t now, uint64_t
  */
 int taskstat_wait(struct taskstat *ts, pid_t tid, char *buf, size_t size);
 
+/* The system call a blocked thread waits in and its first argument. 0 or -errno. */
+int taskstat_syscall(struct taskstat *ts, pid_t tid, long *nr, uint64_t *arg0);
+
 /*
  * The same label for system call nr whose first argument is arg0 (as the
  * BPF iterator reads them from a waiting thread's registers).

@@ -340,6 +340,12 @@ def framewalk_path():
     return str(FRAMEWALK)
 
 
+def asan_build():
+    """Is the framewalk under test the sanitizer build (make build SANITIZE=1)?"""
+    r = subprocess.run(["ldd", framewalk_path()], capture_output=True, text=True)
+    return "libasan" in r.stdout
+
+
 class Result:
     def __init__(self, argv, returncode, stdout, stderr, elapsed):
         self.argv = argv
@@ -399,15 +405,25 @@ def is_python_frame(text):
     return bool(m) and (m.group("file").endswith(".py") or m.group("file").startswith("<"))
 
 
-# framewalk's leaf markers that are no function, what the thread was doing:
-# <GC>, <waiting for GIL>, <running without GIL>, <exception TYPE> (a frame
-# of a function, even <module> or <lambda>, has its place in parentheses)
-MARKER_RE = re.compile(r"^<[^<>()]+>$")
+def is_state_marker(text):
+    """An interpreter-state leaf: <GC>, <exception TYPE>, <waiting for GIL>, ..."""
+    return text in ("<GC>", "<waiting for GIL>", "<running without GIL>") or \
+        (text.startswith("<exception ") and text.endswith(">"))
 
 
 def is_marker(text):
-    """A marker frame of a collapsed line: [wait] ... (wall mode) or <...>."""
-    return text.startswith("[wait] ") or bool(MARKER_RE.match(text))
+    """A marker frame of a collapsed line: [wait] ... (wall mode) or a state one."""
+    return text.startswith("[wait] ") or is_state_marker(text)
+
+
+def collapsed_lines(text):
+    """Collapsed text as it is: [(thread label, [frame strings outermost first], count)]."""
+    out = []
+    for line in text.splitlines():
+        stack, _, count = line.rpartition(" ")
+        parts = stack.split(";")
+        out.append((parts[0], parts[1:], int(count)))
+    return out
 
 
 def parse_collapsed(data, merged=False):
@@ -430,7 +446,8 @@ def parse_collapsed(data, merged=False):
         if not m:
             raise AssertionError("collapsed line %d: bad thread %r" % (no, parts[0]))
         try:
-            # framewalk's own markers ([wait] ..., <GC>) are not Python frames
+            # framewalk's own markers ([wait] ..., <GC>, <exception T>, the
+            # GIL's) are not Python frames
             frames = [parse_frame(p) for p in parts[1:]
                       if not is_marker(p) and (not merged or is_python_frame(p))]
         except ValueError as e:

@@ -7,19 +7,10 @@ import time
 
 import pytest
 
-from fwtest import INTERP_BY_ID, is_python_frame, parse_frame, run_fw, start_workload
+from fwtest import (INTERP_BY_ID, collapsed_lines as collapsed, is_python_frame, parse_frame,
+                    run_fw, start_workload)
 
 SLEEP_SYSCALLS = ("clock_nanosleep", "nanosleep", "select", "pselect6", "poll")
-
-
-def collapsed(text):
-    """[(thread label, [frame strings outermost first], count)]"""
-    out = []
-    for line in text.splitlines():
-        stack, _, count = line.rpartition(" ")
-        parts = stack.split(";")
-        out.append((parts[0], parts[1:], int(count)))
-    return out
 
 
 def by_thread(lines):

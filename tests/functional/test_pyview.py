@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from fwtest import REPO, framewalk_path, parse_collapsed, run_fw
+from fwtest import REPO, asan_build, parse_collapsed, run_fw
 
 JS = REPO / "tests" / "js"
 EXIT_UNSUPPORTED = 5
@@ -261,11 +261,6 @@ def test_async_task_chains(interp, workload, tmp_path):
         assert per[task]["waiting"] >= 100, (task, per[task])
     for task in ("cpu-1", "cpu-2", "tg-child"):
         assert per[task]["running"] >= 10 and per[task]["waiting"] >= 10, (task, per[task])
-
-
-def asan_build():
-    r = subprocess.run(["ldd", framewalk_path()], capture_output=True, text=True)
-    return "libasan" in r.stdout
 
 
 @pytest.mark.interps("py3.12", "sid-py3.14")
