@@ -23,7 +23,6 @@ import shutil
 import subprocess
 import time
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
