@@ -70,6 +70,15 @@ int cmd_opt_rate(const struct opt *o, const char *arg, struct strbuf *err);
 int cmd_opt_duration(const struct opt *o, const char *arg, struct strbuf *err);
 int cmd_opt_backend(const struct opt *o, const char *arg, struct strbuf *err);
 int cmd_opt_nonblocking(const struct opt *o, const char *arg, struct strbuf *err);
+/* --mode: value is an enum sample_mode. */
+int cmd_opt_mode(const struct opt *o, const char *arg, struct strbuf *err);
+
+/*
+ * Before sampling t: can it give what so asks beyond stacks (--async's
+ * tasks, --mode exception's state)? FW_EXIT_OK, or FW_EXIT_UNSUPPORTED
+ * after one error and a hint ("VERB it without --async").
+ */
+int cmd_check_views(const char *verb, const struct py_target *t, const struct sampler_opts *so);
 
 /* The exit code and message for an unusable output path. */
 int cmd_output_error(const char *path, int err);

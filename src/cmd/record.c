@@ -13,8 +13,6 @@
 
 #include "cmd/cmd.h"
 #include "output/output.h"
-#include "python/asyncio.h"
-#include "python/excstate.h"
 #include "sampler/sampler.h"
 #include "target/proc.h"
 #include "util/options.h"
@@ -49,15 +47,6 @@ struct record_opts {
 	struct output_opts out;
 	char **command;
 };
-
-static int opt_mode(const struct opt *op, const char *arg, struct strbuf *err)
-{
-	if (sample_mode_parse(arg, op->value)) {
-		strbuf_addf(err, "unknown mode: '%s' (cpu, wall, gil or exception)", arg);
-		return -1;
-	}
-	return 0;
-}
 
 /* --native-all: whole stacks with the interpreter's own frames kept. */
 static int opt_native_all(const struct opt *op, const char *arg, struct strbuf *err)
@@ -106,7 +95,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 				 "call), gil (the thread holding the GIL; threads waiting for it or "
 				 "running without it end in <waiting for GIL> or <running without GIL>) "
 				 "or exception (as wall, only threads raising or handling an exception, "
-				 "ending in <exception TYPE>)", opt_mode),
+				 "ending in <exception TYPE>)", cmd_opt_mode),
 			OPT_CALL(0, "limit", &o->out, "N", "rows in the report's top tables "
 				 "(default 20)", cmd_opt_limit),
 			OPT_CALL(0, "min-percent", &o->out, "P", "hide call-tree branches under P% "
@@ -411,40 +400,14 @@ static int add_targets(struct session *sess, const struct target_list *l)
 	return FW_EXIT_OK;
 }
 
-/* --async on targets whose tasks cannot be read: one error, before sampling. */
-static int check_async(const struct target_list *tl)
+/* --async and --mode exception on targets that cannot give them: one error, before sampling. */
+static int check_views(const struct target_list *tl, const struct sampler_opts *so)
 {
-	struct strbuf why = STRBUF_INIT;
+	int code = FW_EXIT_OK;
 
-	for (size_t i = 0; i < tl->n; i++) {
-		const struct py_target *t = &tl->t[i];
-
-		if (py_async_supported(t->minor, t->offsets.free_threaded, &why)) {
-			fw_error("process %d: %s", (int)t->pid, strbuf_str(&why));
-			fw_hint("record it without --async");
-			strbuf_release(&why);
-			return FW_EXIT_UNSUPPORTED;
-		}
-	}
-	return FW_EXIT_OK;
-}
-
-/* --mode exception on targets whose exception state cannot be read: one error. */
-static int check_exception_mode(const struct target_list *tl)
-{
-	struct strbuf why = STRBUF_INIT;
-
-	for (size_t i = 0; i < tl->n; i++) {
-		const struct py_target *t = &tl->t[i];
-
-		if (py_exc_supported(&t->offsets, t->version, &why)) {
-			fw_error("process %d: %s", (int)t->pid, strbuf_str(&why));
-			fw_hint("record it in another mode (--mode cpu, wall or gil)");
-			strbuf_release(&why);
-			return FW_EXIT_UNSUPPORTED;
-		}
-	}
-	return FW_EXIT_OK;
+	for (size_t i = 0; i < tl->n && !code; i++)
+		code = cmd_check_views("record", &tl->t[i], so);
+	return code;
 }
 
 int cmd_record(int argc, char **argv)
@@ -481,10 +444,8 @@ int cmd_record(int argc, char **argv)
 	profile_init(&prof);
 	code = find_targets(&o, &targets, &child);
 	so.child = child;
-	if (!code && so.async_tasks)
-		code = check_async(&targets);
-	if (!code && so.mode == MODE_EXCEPTION)
-		code = check_exception_mode(&targets);
+	if (!code)
+		code = check_views(&targets, &so);
 	/* The backend is chosen once the targets are known: ptrace is probed on one. */
 	if (!code)
 		code = cmd_choose_backend("record", &so, child ? 0 : targets.n ? targets.t[0].pid : 0);

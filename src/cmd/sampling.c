@@ -1,11 +1,15 @@
 /*
  * The option callbacks (util/options.h) of the commands that sample (record
- * and top): rate, duration and backend, each with the one error message
- * its bad value gets.
+ * and top): rate, duration, backend and mode, each with the one error
+ * message its bad value gets; and the check, before sampling, that a
+ * target can give what --async and --mode exception read.
  */
 #include "cmd/cmd.h"
+#include "python/asyncio.h"
+#include "python/excstate.h"
 #include "util/options.h"
 #include "util/strbuf.h"
+#include "util/util.h"
 
 int cmd_opt_rate(const struct opt *o, const char *arg, struct strbuf *err)
 {
@@ -40,4 +44,31 @@ int cmd_opt_nonblocking(const struct opt *o, const char *arg, struct strbuf *err
 	(void)err;
 	*(enum backend *)o->value = BACKEND_VM;
 	return 0;
+}
+
+int cmd_opt_mode(const struct opt *o, const char *arg, struct strbuf *err)
+{
+	if (sample_mode_parse(arg, o->value)) {
+		strbuf_addf(err, "unknown mode: '%s' (cpu, wall, gil or exception)", arg);
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_check_views(const char *verb, const struct py_target *t, const struct sampler_opts *so)
+{
+	struct strbuf why = STRBUF_INIT;
+	int code = FW_EXIT_OK;
+
+	if (so->async_tasks && py_async_supported(t->minor, t->offsets.free_threaded, &why)) {
+		fw_error("process %d: %s", (int)t->pid, strbuf_str(&why));
+		fw_hint("%s it without --async", verb);
+		code = FW_EXIT_UNSUPPORTED;
+	} else if (so->mode == MODE_EXCEPTION && py_exc_supported(&t->offsets, t->version, &why)) {
+		fw_error("process %d: %s", (int)t->pid, strbuf_str(&why));
+		fw_hint("%s it in another mode (--mode cpu, wall or gil)", verb);
+		code = FW_EXIT_UNSUPPORTED;
+	}
+	strbuf_release(&why);
+	return code;
 }

@@ -51,8 +51,9 @@ struct top_opts {
 	const char *thread;
 	int limit;
 	int no_debuginfod;
-	int native, python_only;
+	int native, python_only, async_tasks;
 	enum backend backend;
+	enum sample_mode mode;
 };
 
 struct top_row {
@@ -119,6 +120,11 @@ static int parse_top_args(int argc, char **argv, struct top_opts *o)
 		OPT_BOOL(0, "native", &o->native, "whole stacks (the default where the backend "
 			 "reads them without stopping more, as for record)"),
 		OPT_BOOL(0, "python-only", &o->python_only, "Python functions only"),
+		OPT_CALL(0, "mode", &o->mode, "M", "cpu (default), wall, gil or exception, as for "
+			 "record: which threads are sampled", cmd_opt_mode),
+		OPT_BOOL(0, "async", &o->async_tasks, "asyncio tasks as rows: [task] NAME for the "
+			 "time in each task, and with --mode wall [await] WHAT for what suspended "
+			 "ones wait on (3.11+)"),
 		OPT_CALL(0, "backend", &o->backend, "B", "auto (default), bpf, ptrace or vm, as for "
 			 "record", cmd_opt_backend),
 		OPT_CALL(0, "nonblocking", &o->backend, NULL, "the same as --backend vm (never "
@@ -251,6 +257,10 @@ static void format_title(struct top *tp, struct strbuf *sb)
 	strbuf_addf(sb, "framewalk top: PID %d (", (int)tp->o.pid);
 	escape_append(sb, tp->prof.meta.target ? tp->prof.meta.target : "", ESCAPE_TERMINAL);
 	strbuf_addf(sb, "), Python %s", tp->prof.meta.python_version ? tp->prof.meta.python_version : "?");
+	if (tp->o.mode != MODE_CPU)
+		strbuf_addf(sb, ", %s mode", sample_mode_name(tp->o.mode));
+	if (tp->o.async_tasks)
+		strbuf_addstr(sb, ", asyncio tasks");
 }
 
 static void format_status(struct top *tp, struct strbuf *sb)
@@ -544,10 +554,14 @@ int cmd_top(int argc, char **argv)
 	so.no_debuginfod = tp.o.no_debuginfod;
 	so.native = tp.o.native;
 	so.python_only = tp.o.python_only;
+	so.mode = tp.o.mode;
+	so.async_tasks = tp.o.async_tasks;
 	so.announce = 1;
 	cmd_install_signals();
 	so.stop = &cmd_stop_requested;
 	code = cmd_attach(tp.o.pid, &target);
+	if (!code)
+		code = cmd_check_views("watch", &target, &so);
 	if (!code)
 		code = cmd_choose_backend("top", &so, tp.o.pid);
 	if (code)

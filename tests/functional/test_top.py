@@ -3,7 +3,7 @@ screen shows the hot function within a few refreshes, the keys sort,
 filter by thread and pause, and q quits cleanly with exit 0; with stdout
 not a terminal it prints one plain table per refresh; it ends by itself
 when the target exits. The target runs top_hot_fn in two threads and
-sleeps in a third.
+sleeps in a third. With --async (an asyncio service) the tasks are rows.
 """
 import os
 import stat
@@ -13,6 +13,7 @@ import uuid
 
 import pytest
 
+from fwtest import INTERP_BY_ID, start_workload
 from viewtest import framewalk, fw, python312, write_script
 
 WORKLOAD = r'''
@@ -176,6 +177,46 @@ def test_top_whole_stacks_by_default(target):
               "_bootstrap_inner", "Thread.run", "Thread._bootstrap", "Thread._bootstrap_inner"}
     native_self = sum(float(v[0]) for k, v in rows.items() if k not in python)
     assert native_self > 0, last
+
+
+def test_top_async_tasks_in_wall_mode():
+    """top --async --mode wall on an asyncio service (tests/workloads/
+    asyncio_tasks.py, 3.12): the tasks on the CPU are rows with their time,
+    and the waiting ones too, each [await] leaf a row with the waiting
+    tasks' share."""
+    w = start_workload(INTERP_BY_ID["py3.12"], "asyncio_tasks.py")
+    try:
+        r = fw("top", "-p", w.pid, "-d", "2.3", "-n", "200", "--async", "--mode", "wall",
+               "--python-only", timeout=30)
+    finally:
+        w.stop()
+    last = [t for t in r.stdout.split("\n\n") if t.strip()][-1].splitlines()
+    assert last[0].endswith(", wall mode, asyncio tasks"), last[0]
+    rows = {}
+    for line in last[3:]:
+        cols = line.split(None, 4)
+        if len(cols) == 5:
+            rows[cols[4]] = [float(c) for c in cols[:4]]
+    # the two CPU-bound tasks share the loop thread's running time; the
+    # parked tasks are sampled at every tick like waiting threads
+    for task in ("[task] cpu-1", "[task] cpu-2", "[task] tg-child", "[task] sleepy",
+                 "[task] sock-reader", "[task] queue-eater"):
+        assert task in rows and rows[task][1] > 0, (task, last)
+    for leaf in ("[await] sleep", "[await] socket read", "[await] Queue.get",
+                 "[await] TaskGroup"):
+        assert leaf in rows and rows[leaf][0] > 0, (leaf, last)
+    assert rows["[task] cpu-1"][1] < rows["[task] sleepy"][1], last   # a waiter: every tick
+
+
+def test_top_async_refused_before_311():
+    w = start_workload(INTERP_BY_ID["py3.10"], "asyncio_tasks.py")
+    try:
+        r = fw("top", "-p", w.pid, "-d", "1", "--async", check=False, timeout=30)
+    finally:
+        w.stop()
+    assert r.returncode == 5, r
+    assert "--async is not supported on Python 3.10" in r.stderr, r.stderr
+    assert "hint: watch it without --async" in r.stderr, r.stderr
 
 
 def test_top_ends_with_the_target(target):
