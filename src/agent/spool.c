@@ -153,23 +153,6 @@ int spool_open(struct spool *q, const char *dir, size_t max_items, uint64_t max_
 	return scan_dir(q, err);
 }
 
-static int write_all(int fd, const void *data, size_t len)
-{
-	const char *p = data;
-
-	while (len) {
-		ssize_t w = write(fd, p, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		p += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 static int write_file(const struct spool *q, uint64_t seq, const char *meta, const void *body,
 		      size_t len)
 {
@@ -182,11 +165,11 @@ static int write_file(const struct spool *q, uint64_t seq, const char *meta, con
 	if (fd < 0)
 		return -errno;
 	xsnprintf(head, sizeof(head), SPOOL_MAGIC " %zu %zu\n", strlen(meta), len);
-	ret = write_all(fd, head, strlen(head));
+	ret = write_fd_all(fd, head, strlen(head));
 	if (!ret)
-		ret = write_all(fd, meta, strlen(meta));
+		ret = write_fd_all(fd, meta, strlen(meta));
 	if (!ret)
-		ret = write_all(fd, body, len);
+		ret = write_fd_all(fd, body, len);
 	if (close(fd) && !ret)
 		ret = -errno;
 	if (!ret && rename(tmp, path))

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "output/terminal.h"
+#include "util/file.h"
 #include "util/util.h"
 
 const struct term_entry *term_builtin_find(const char *name)
@@ -52,21 +53,6 @@ struct temp_db {
 	int env_set;                    /* TERMINFO points at dir */
 };
 
-static int write_all(int fd, const unsigned char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -(w < 0 ? errno : EIO);
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* Write e as the only entry of a new database and point TERMINFO at it. */
 static int temp_db_create(struct temp_db *db, const struct term_entry *e)
 {
@@ -96,7 +82,7 @@ static int temp_db_create(struct temp_db *db, const struct term_entry *e)
 	fd = open(db->file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
-	err = write_all(fd, e->data, e->size);
+	err = write_fd_all(fd, e->data, e->size);
 	if (close(fd) && !err)
 		err = -errno;
 	if (err)

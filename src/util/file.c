@@ -64,3 +64,20 @@ int read_file_into(const char *path, char *buf, size_t size)
 	strbuf_release(&sb);
 	return ret;
 }
+
+int write_fd_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+
+	while (len) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}

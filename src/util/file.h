@@ -2,7 +2,8 @@
  * Reading a whole file into memory with a size cap: the one loop behind the
  * /proc readers, the _sysconfigdata reader, the environment probes and the
  * saved-profile loader. Whatever the file holds, memory stays bounded by the
- * cap the caller chose.
+ * cap the caller chose. And its twin for writing: all of a buffer to a
+ * descriptor.
  */
 #ifndef FRAMEWALK_UTIL_FILE_H
 #define FRAMEWALK_UTIL_FILE_H
@@ -27,5 +28,8 @@ int read_file_bounded(const char *path, size_t max, struct strbuf *sb);
  * and NUL-terminated; a longer file is cut. 0 or -errno.
  */
 int read_file_into(const char *path, char *buf, size_t size);
+
+/* Write all len bytes of data to fd (short writes continued, EINTR retried). 0 or -errno. */
+int write_fd_all(int fd, const void *data, size_t len);
 
 #endif
