@@ -456,20 +456,6 @@ int fwprof_sample(struct bpf_perf_event_data *ctx)
 /* Which scratch record the iterator uses: the one past the CPUs' (set by user space). */
 const volatile __u32 iter_slot = 0;
 
-/* gil mode: does this thread hold the GIL right now? */
-static __always_inline int holds_gil(const struct fw_target_cfg *cfg, __u32 tid, struct task_struct *task)
-{
-	__u64 *ts = bpf_map_lookup_elem(&tstates, &tid), holder = 0;
-	__u32 locked = 0;
-
-	if (!ts || !cfg->gil_holder_addr || !cfg->gil_locked_addr)
-		return 0;
-	if (bpf_copy_from_user_task(&holder, sizeof(holder), (void *)cfg->gil_holder_addr, task, 0) ||
-	    bpf_copy_from_user_task(&locked, sizeof(locked), (void *)cfg->gil_locked_addr, task, 0))
-		return 0;
-	return locked && holder == *ts;
-}
-
 /*
  * One tick of wall and gil modes over a target's threads, run by user
  * space's read() of this iterator (one target per link). A thread on a CPU
@@ -500,8 +486,6 @@ int fwprof_waiting(struct bpf_iter__task *ctx)
 	tid = task->pid;
 	cfg = bpf_map_lookup_elem(&targets, &tgid);
 	if (!cfg)
-		return 0;
-	if (cfg->gil_only && !holds_gil(cfg, tid, task))
 		return 0;
 	if (task->on_cpu) {
 		bpf_map_update_elem(&wanted, &tid, &one, BPF_ANY);

@@ -46,7 +46,6 @@ struct fw_target_cfg {
 	 * read by the next cpu-clock sample on that CPU, the others at once.
 	 */
 	__u32 ticked;
-	__u32 gil_only;              /* gil mode: only the thread holding the GIL */
 	/*
 	 * Finding a thread's state the moment it is first seen (user space's
 	 * tid -> thread state map is only refreshed now and then): walk the
