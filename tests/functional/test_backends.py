@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from fwtest import INTERP_BY_ID, REPO, framewalk_path, run_fw, start_workload
+from fwtest import INTERP_BY_ID, REPO, collapsed_lines, framewalk_path, run_fw, start_workload
 
 ZLIB_WORKLOAD = """
 import os, sys, zlib
@@ -30,14 +30,6 @@ def _write(tmp_path, name, text):
     path = tmp_path / name
     path.write_text(text)
     return path
-
-
-def collapsed_lines(text):
-    out = []
-    for line in text.splitlines():
-        stack, _, count = line.rpartition(" ")
-        out.append((stack.split(";"), int(count)))
-    return out
 
 
 def unwinding_percent(report):
@@ -82,10 +74,10 @@ def test_bpf_whole_stacks_through_zlib(interp_id, zlib_target, tmp_path):
                "--native", "-f", "collapsed", "-o", col, timeout=60)
     assert r.returncode == 0, r
     lines = collapsed_lines(col.read_text())
-    total = sum(c for _, c in lines)
+    total = sum(c for _, _, c in lines)
     # Python frames in order, then native zlib frames below them.
     good = 0
-    for frames, count in lines:
+    for _, frames, count in lines:
         names = [f.split(" (")[0] for f in frames]
         if "generate_report" in names and "compress_report" in names and \
                 names.index("generate_report") < names.index("compress_report"):
@@ -101,7 +93,7 @@ def test_bpf_whole_stacks_through_zlib(interp_id, zlib_target, tmp_path):
 def _split_shares(text):
     """Share of samples whose innermost Python frame is hot_a / hot_b."""
     a = b = 0
-    for frames, count in collapsed_lines(text):
+    for _, frames, count in collapsed_lines(text):
         py = [f for f in frames if re.search(r"\(.*\.py:\d+\)$", f)]
         if not py:
             continue
@@ -212,8 +204,8 @@ def test_whole_stacks_by_default_in_every_format(zlib_target, tmp_path):
     report = outs["txt"].read_text()
     assert "Backend:   bpf (perf_event + BPF: Python + native" in report, report[:800]
     lines = collapsed_lines(outs["collapsed"].read_text())
-    total = sum(c for _, c in lines)
-    good = sum(c for frames, c in lines if _python_then_zlib([f.split(" (")[0] for f in frames]))
+    total = sum(c for _, _, c in lines)
+    good = sum(c for _, frames, c in lines if _python_then_zlib([f.split(" (")[0] for f in frames]))
     assert total and good / total >= 0.9, outs["collapsed"].read_text()[:2000]
     # pprof, read back: the same stacks
     back = run_fw("report", outs["pb.gz"], "--format", "collapsed", timeout=60)
