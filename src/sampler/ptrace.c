@@ -58,6 +58,7 @@ void native_sample_clear(struct native_sample *ns)
 	ns->gc = 0;
 	ns->unwound = 0;
 	ns->stopped_ns = 0;
+	ns->stopped_read = 0;
 	ns->gil_holder = 0;
 	ns->gil_locked = ns->collecting = 0;
 	ns->syscall_nr = -1;
@@ -175,7 +176,7 @@ void stack_reader_free(struct stack_reader *sr)
 
 int ptrace_sample_thread(pid_t pid, pid_t tid, struct module_map *mm, struct py_reader *r,
 			 struct py_thread_info *py_thread, int kernel, struct stack_reader *sr,
-			 struct native_sample *out)
+			 const struct while_stopped *also, struct native_sample *out)
 {
 	struct arch_regs regs;
 	uint64_t t0, t1;
@@ -220,6 +221,8 @@ int ptrace_sample_thread(pid_t pid, pid_t tid, struct module_map *mm, struct py_
 			out->gil_holder = 0;
 		if (py_thread && py_reader_gc(r, &out->collecting))
 			out->collecting = 0;
+		if (also)
+			out->stopped_read = also->read(also->arg);
 	}
 	t1 = fw_now_ns();
 	ptrace_resume_thread(tid, sig);
@@ -237,6 +240,7 @@ int ptrace_sample_thread(pid_t pid, pid_t tid, struct module_map *mm, struct py_
 /* ---- the ptrace backend (backend.h) ------------------------------------ */
 
 #include "sampler/backend.h"
+#include "sampler/pyview.h"
 #include "target/proc.h"
 
 struct ptrace_state {
@@ -262,6 +266,19 @@ static void ptrace_target_release(struct sampler *s)
 	s->state = NULL;
 }
 
+struct exc_read {
+	struct sampler *s;
+	uint64_t tstate;
+};
+
+/* --mode exception: the state again, of the stopped stack's instant (sets s->marker) */
+static int read_exception_stopped(void *arg)
+{
+	struct exc_read *e = arg;
+
+	return pyview_exception(e->s, e->tstate, e->s->marker, sizeof(e->s->marker));
+}
+
 /*
  * Each thread the mode counts is read at one instant: stopped while it is
  * read if it is on a CPU; one that is off a CPU (wall and gil modes) is not
@@ -280,6 +297,8 @@ static int ptrace_tick(struct sampler *s, uint64_t now)
 	for (size_t i = 0; i < s->ntids && !sampler_stopping(s); i++) {
 		pid_t tid = s->tids[i];
 		struct py_thread_info *pt = sampler_py_thread(s, tid);
+		struct exc_read exc = { s, pt ? pt->tstate : 0 };
+		struct while_stopped exc_again = { read_exception_stopped, &exc };
 
 		sampler_thread(s, tid, now);
 		if (!pt && !s->opts.native)
@@ -301,12 +320,18 @@ static int ptrace_tick(struct sampler *s, uint64_t now)
 				continue;
 		}
 		ret = ptrace_sample_thread(s->target.pid, tid, s->opts.native ? &s->mm : NULL,
-					   &s->reader, pt, s->opts.kernel, p->sr, &s->ns);
+					   &s->reader, pt, s->opts.kernel, p->sr,
+					   s->opts.mode == MODE_EXCEPTION ? &exc_again : NULL, &s->ns);
 		if (ret == -EPERM)
 			return -EPERM;
 		if (ret) {
 			native_sample_clear(&s->ns);
 			continue;      /* the thread exited meanwhile */
+		}
+		/* the handler the check before the stop saw may have ended since */
+		if (s->opts.mode == MODE_EXCEPTION && s->ns.stopped_read != 1) {
+			native_sample_clear(&s->ns);
+			continue;
 		}
 		holds = pt && s->ns.gil_locked && s->ns.gil_holder == pt->tstate;
 		/*

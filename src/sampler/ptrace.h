@@ -31,6 +31,17 @@ struct native_sample {
 	long syscall_nr;                /* the system call it was stopped in, -1 none */
 	uint64_t syscall_arg0;
 	uint64_t stopped_ns;
+	int stopped_read;               /* what while_stopped returned (0 when none) */
+};
+
+/*
+ * A read of the caller's own, made while the thread is stopped (beside its
+ * stack): a state that must be of the stack's instant. Its return value is
+ * kept in native_sample.stopped_read.
+ */
+struct while_stopped {
+	int (*read)(void *arg);
+	void *arg;
 };
 
 struct stack_reader;
@@ -41,12 +52,13 @@ void stack_reader_free(struct stack_reader *sr);
 /*
  * Sample thread tid of pid, stopped while it is read. py_thread is its thread
  * state (NULL for a thread without Python); mm NULL: Python frames only (no
- * native walk). Returns 0, -ESRCH when the thread is gone, -EPERM when
- * ptrace is refused, other -errno on failure.
+ * native walk); also, when given, calls also->read while it is stopped.
+ * Returns 0, -ESRCH when the thread is gone, -EPERM when ptrace is refused,
+ * other -errno on failure.
  */
 int ptrace_sample_thread(pid_t pid, pid_t tid, struct module_map *mm, struct py_reader *r,
 			 struct py_thread_info *py_thread, int kernel, struct stack_reader *sr,
-			 struct native_sample *out);
+			 const struct while_stopped *also, struct native_sample *out);
 
 void native_sample_clear(struct native_sample *ns);
 
