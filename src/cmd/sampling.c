@@ -64,6 +64,11 @@ int cmd_check_views(const char *verb, const struct py_target *t, const struct sa
 		fw_error("process %d: %s", (int)t->pid, strbuf_str(&why));
 		fw_hint("%s it without --async", verb);
 		code = FW_EXIT_UNSUPPORTED;
+	} else if (so->mode == MODE_GIL && t->offsets.free_threaded) {
+		fw_error("process %d: Python %s is free-threaded: it has no GIL to wait for or hold",
+			 (int)t->pid, t->version);
+		fw_hint("%s it with --mode cpu or wall", verb);
+		code = FW_EXIT_UNSUPPORTED;
 	} else if (so->mode == MODE_EXCEPTION && py_exc_supported(&t->offsets, t->version, &why)) {
 		fw_error("process %d: %s", (int)t->pid, strbuf_str(&why));
 		fw_hint("%s it in another mode (--mode cpu, wall or gil)", verb);

@@ -81,7 +81,7 @@ int py_async_supported(int minor, int free_threaded, struct strbuf *why)
 		return -ENOTSUP;
 	}
 	if (!py_asyncio_layout(minor) || (builtin && !builtin->objects.known) ||
-	    (!builtin && !py_debug_layout(minor))) {
+	    (!builtin && !py_debug_layout(minor, 0))) {
 		strbuf_addf(why, "--async is not supported on Python 3.%d", minor);
 		return -ENOTSUP;
 	}

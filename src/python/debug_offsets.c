@@ -86,6 +86,18 @@ static void objects_from_debug(const struct py_debug_offsets_layout *l, struct b
 	}
 }
 
+const struct py_debug_offsets_layout *py_debug_layout_of_block(int minor, const uint8_t *block,
+							       size_t len)
+{
+	const struct py_debug_offsets_layout *l = py_debug_layout(minor, 0);
+
+	if (!l || len < (size_t)l->block_size)
+		return NULL;
+	if (l->free_threaded != PYOFF_NONE && block[l->free_threaded])
+		return py_debug_layout(minor, 1);
+	return l;
+}
+
 int py_offsets_from_debug(const struct py_debug_offsets_layout *l,
 			  const uint8_t *data, size_t len, struct py_offsets *o)
 {
@@ -135,7 +147,8 @@ int py_offsets_from_debug(const struct py_debug_offsets_layout *l,
 	o->object_refcnt = PYOFF_NONE;
 	o->varobject_size = l->varobject_size;
 	{
-		int32_t t[] = { o->frame_previous, o->frame_code, o->frame_instr, o->frame_owner };
+		int32_t t[] = { o->frame_previous, o->frame_code, o->frame_instr, o->frame_owner,
+				o->frame_tlbc_index };
 		o->frame_size = cover(t, ARRAY_SIZE(t));
 	}
 
@@ -146,9 +159,26 @@ int py_offsets_from_debug(const struct py_debug_offsets_layout *l,
 	o->code_firstlineno = field(&b, l->code_firstlineno, 512);
 	o->code_code_adaptive = field(&b, l->code_co_code_adaptive, 1024);
 	o->object_type = field(&b, l->object_type, 64);
+	/*
+	 * Free-threaded 3.14+: a frame runs its thread's own copy of the
+	 * bytecode, entry tlbc_index of the code's co_tlbc array (entry 0 is
+	 * co_code_adaptive). A GIL build's block holds 0 for both.
+	 */
+	o->code_tlbc = o->frame_tlbc_index = PYOFF_NONE;
+	o->codearray_size = o->codearray_entries = PYOFF_NONE;
+	if (o->free_threaded && l->code_tlbc != PYOFF_NONE && l->frame_tlbc_index != PYOFF_NONE &&
+	    l->codearray_size_field != PYOFF_NONE && l->codearray_entries != PYOFF_NONE) {
+		o->code_tlbc = field(&b, l->code_tlbc, 512);
+		o->frame_tlbc_index = field(&b, l->frame_tlbc_index, 256);
+		o->codearray_size = l->codearray_size_field;
+		o->codearray_entries = l->codearray_entries;
+		if (o->code_tlbc <= 0 || o->frame_tlbc_index <= 0)
+			b.bad = 1;
+	}
 	{
 		int32_t t[] = { o->code_filename, o->code_name, o->code_qualname,
-				o->code_linetable, o->code_firstlineno, o->object_type };
+				o->code_linetable, o->code_firstlineno, o->object_type,
+				o->code_tlbc };
 		o->code_size = cover(t, ARRAY_SIZE(t));
 	}
 
@@ -176,6 +206,9 @@ int py_offsets_from_debug(const struct py_debug_offsets_layout *l,
 	o->interp_gil_ptr = PYOFF_NONE;
 	o->gil_holder = field(&b, l->interp_gil_runtime_state_holder, MAX_STRUCT_OFFSET * 64);
 	o->gil_locked = field(&b, l->interp_gil_runtime_state_locked, MAX_STRUCT_OFFSET * 64);
+	/* No GIL: its holder field is never set (nor when an extension turns one on: not read). */
+	if (o->free_threaded)
+		o->gil_holder = o->gil_locked = PYOFF_NONE;
 
 	objects_from_debug(l, &b, &o->objects);
 	/*

@@ -138,7 +138,7 @@ static int read_debug_offsets(struct target_mem *mem, struct py_target *t, struc
 		}
 	}
 	set_version(t, 3, minor, (int)((version >> 8) & 0xff));
-	layout = py_debug_layout(minor);
+	layout = py_debug_layout(minor, 0);
 	if (!layout) {
 		int lo, hi;
 
@@ -149,8 +149,17 @@ static int read_debug_offsets(struct target_mem *mem, struct py_target *t, struc
 	}
 	block = xmalloc((size_t)layout->block_size);
 	ret = mem_read(mem, t->runtime_addr, block, (size_t)layout->block_size);
+	if (!ret && !(layout = py_debug_layout_of_block(minor, block, (size_t)layout->block_size))) {
+		free(block);
+		strbuf_addf(why, "Python %st (free-threaded) is not supported", t->version);
+		return -ENOTSUP;
+	}
 	if (!ret)
 		ret = py_offsets_from_debug(layout, block, (size_t)layout->block_size, &t->offsets);
+	/* as Python names its ABI: 3.14.2t */
+	if (!ret && t->offsets.free_threaded)
+		xsnprintf(t->version + strlen(t->version), sizeof(t->version) - strlen(t->version),
+			  "t");
 	free(block);
 	if (ret) {
 		strbuf_addf(why, "Python %s: its _Py_DebugOffsets block is unreadable or inconsistent",

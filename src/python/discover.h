@@ -57,6 +57,15 @@ int py_discover(pid_t pid, struct target_mem *mem, struct py_target *out, struct
  */
 int py_find_section(pid_t pid, const char *name, uint64_t *addr, uint64_t *size);
 
+/*
+ * The layout that reads a 3.13+ block of len bytes (at least the GIL
+ * layout's block_size): both builds publish one block layout, and the
+ * block's own free_threaded byte says which headers give the values it
+ * does not carry. NULL: no layout for that minor version and build.
+ */
+const struct py_debug_offsets_layout *py_debug_layout_of_block(int minor, const uint8_t *block,
+							       size_t len);
+
 /* Fill py_offsets from a 3.13+ _Py_DebugOffsets block (debug_offsets.c). 0 or -EPROTO. */
 int py_offsets_from_debug(const struct py_debug_offsets_layout *layout,
 			  const uint8_t *block, size_t len, struct py_offsets *out);

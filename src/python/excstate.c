@@ -14,7 +14,7 @@ int py_exc_supported(const struct py_offsets *off, const char *version, struct s
 
 	if (off->free_threaded) {
 		strbuf_addf(why, "--mode exception is not supported on free-threaded builds "
-			    "(Python %st)", version);
+			    "(Python %s)", version);
 		return -ENOTSUP;
 	}
 	if (!lo->known || lo->tstate_exc_info < 0 || lo->exc_item_value < 0 ||

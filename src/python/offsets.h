@@ -184,6 +184,11 @@ struct py_offsets {
 	                               * object's count of code units */
 	int frame_exec_any;           /* 1 (3.13+): a frame's f_executable may be
 	                               * other than a code object (skipped) */
+	/* free-threaded 3.14+: each thread runs its own copy of the bytecode */
+	int32_t code_tlbc;            /* PyCodeObject.co_tlbc, a _PyCodeArray * */
+	int32_t frame_tlbc_index;     /* _PyInterpreterFrame.tlbc_index (int32) */
+	int32_t codearray_size;       /* _PyCodeArray.size (Py_ssize_t) */
+	int32_t codearray_entries;    /* _PyCodeArray.entries: char *[size] */
 	struct py_objects_layout objects;
 };
 
@@ -257,10 +262,14 @@ struct py_debug_offsets_layout {
 	                               * C-stack / interpreter shim entry frame) */
 	int32_t interp_gc;            /* block position: interp offset of its gc state */
 	int32_t gc_collecting;        /* block position: "collecting" inside the gc state */
+	int32_t code_tlbc;            /* block position (3.14+; 0 in a GIL build's block) */
+	int32_t frame_tlbc_index;     /* block position (3.14+; 0 in a GIL build's block) */
 	/* more plain values from the headers (struct py_offsets has the same) */
 	int32_t frame_owner_generator;
 	int32_t frame_owner_last;
 	int32_t varobject_size;
+	int32_t codearray_size_field; /* offsetof(_PyCodeArray, size): free-threaded 3.14+ */
+	int32_t codearray_entries;    /* offsetof(_PyCodeArray, entries) */
 	/*
 	 * The objects layout from that minor version's headers, and where the
 	 * block has the same values (positions, PYOFF_NONE where it has none):
@@ -300,7 +309,11 @@ struct py_asyncio_layout {
 /* The asyncio layout for a minor version, or NULL. */
 const struct py_asyncio_layout *py_asyncio_layout(int minor);
 
-/* The _Py_DebugOffsets layout for a minor version (13+), or NULL. */
-const struct py_debug_offsets_layout *py_debug_layout(int minor);
+/*
+ * The _Py_DebugOffsets layout for a minor version (13+) of a GIL or a
+ * free-threaded build, or NULL. The block's positions are the same in both:
+ * either finds the block's free_threaded byte.
+ */
+const struct py_debug_offsets_layout *py_debug_layout(int minor, int free_threaded);
 
 #endif

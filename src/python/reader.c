@@ -19,6 +19,8 @@
 #define CODE_RECHECK_NS 1000000000ull
 /* C stack copied below a cframe or entry frame, where nested calls put theirs. */
 #define C_STACK_WINDOW 4096
+/* Free-threaded 3.14+: the most thread-local bytecode copies a code object may have. */
+#define TLBC_MAX (1 << 16)
 
 static uint64_t get_u64(const uint8_t *buf, int32_t off)
 {
@@ -365,6 +367,8 @@ int py_code_line(struct py_code *c, const struct py_offsets *off, int64_t instr)
 {
 	int line;
 
+	if (instr == PY_INSTR_UNKNOWN)
+		return 0;
 	if (instr < 0 || instr > INT32_MAX / 2)
 		return c->firstlineno;
 	for (int i = 0; i < 4; i++)
@@ -583,29 +587,83 @@ static uint64_t code_start(const struct py_offsets *o, uint64_t code)
 	return code + (uint64_t)o->code_code_adaptive;
 }
 
-/* A frame's instruction, in the version's units (-1: before its code). */
-static int64_t frame_instr(const struct py_offsets *o, const uint8_t *buf, uint64_t code_addr)
+static int in_code(const struct py_code *c, uint64_t start, uint64_t ip)
 {
+	return ip >= start && (c->code_units < 0 || ip < start + 2 * (uint64_t)c->code_units);
+}
+
+/*
+ * Where the bytecode a frame runs starts. Free-threaded 3.14+: a thread
+ * runs its own copy, entry tlbc_index of the code's co_tlbc array (0 is
+ * the code's own); the copies a code object has are remembered and read
+ * again when ip is outside the one remembered (a copy freed and made
+ * again). 0, or -EFAULT: no copy of that index holds ip.
+ */
+static int bytecode_start(struct py_reader *r, const uint8_t *buf, uint64_t code_addr,
+			  struct py_code *c, uint64_t ip, uint64_t *start)
+{
+	const struct py_offsets *o = r->off;
+	uint64_t arr, n, base;
+	int32_t idx;
+	int slot;
+
+	*start = code_start(o, code_addr);
+	if (o->frame_tlbc_index == PYOFF_NONE || o->code_tlbc == PYOFF_NONE)
+		return 0;
+	idx = get_i32(buf, o->frame_tlbc_index);
+	if (!idx)
+		return 0;
+	if (idx < 0 || idx >= TLBC_MAX)
+		return -EFAULT;
+	slot = idx & 3;
+	if (c && c->tlbc_index[slot] == idx && in_code(c, c->tlbc_start[slot], ip)) {
+		*start = c->tlbc_start[slot];
+		return 0;
+	}
+	if (mem_read_u64(r->mem, code_addr + (uint64_t)o->code_tlbc, &arr) || !arr ||
+	    mem_read_u64(r->mem, arr + (uint64_t)o->codearray_size, &n) || (uint64_t)idx >= n ||
+	    mem_read_u64(r->mem, arr + (uint64_t)o->codearray_entries + 8 * (uint64_t)idx, &base) ||
+	    !base)
+		return -EFAULT;
+	if (c) {
+		if (!in_code(c, base, ip))
+			return -EFAULT;
+		c->tlbc_index[slot] = idx;
+		c->tlbc_start[slot] = base;
+	}
+	*start = base;
+	r->stats.tlbc_read++;
+	return 0;
+}
+
+/* A frame's instruction, in the version's units (-1: before its code; PY_INSTR_UNKNOWN). */
+static int64_t frame_instr(struct py_reader *r, const uint8_t *buf, uint64_t code_addr,
+			   struct py_code *c)
+{
+	const struct py_offsets *o = r->off;
 	uint64_t ip, start;
 
 	if (o->instr_model != PY_INSTR_POINTER)
 		return get_i32(buf, o->frame_instr);
 	ip = get_u64(buf, o->frame_instr);
-	start = code_start(o, code_addr);
+	if (bytecode_start(r, buf, code_addr, c, ip, &start))
+		return PY_INSTR_UNKNOWN;
 	return ip >= start ? (int64_t)((ip - start) / 2) : -1;
 }
 
+/* The cached code object whose instructions (or a thread's copy of them seen) hold ip, or NULL. */
 static struct py_code *code_by_instr(struct py_reader *r, uint64_t ip)
 {
 	for (size_t i = 0; ip && i < r->codes_cap; i++) {
 		struct py_code *c = r->codes[i];
-		uint64_t start;
 
 		if (!c || c->code_units < 0)
 			continue;
-		start = code_start(r->off, c->addr);
-		if (ip >= start && ip < start + 2 * (uint64_t)c->code_units)
+		if (in_code(c, code_start(r->off, c->addr), ip))
 			return c;
+		for (int k = 0; k < 4; k++)
+			if (c->tlbc_index[k] > 0 && in_code(c, c->tlbc_start[k], ip))
+				return c;
 	}
 	return NULL;
 }
@@ -808,7 +866,7 @@ int py_reader_stack(struct py_reader *r, const struct py_thread_info *t,
 				continue;
 			return -EFAULT;
 		}
-		instr = frame_instr(o, buf, code_addr);
+		instr = frame_instr(r, buf, code_addr, code);
 		switch (o->instr_model) {
 		case PY_INSTR_LASTI_BYTES:
 		case PY_INSTR_LASTI_UNITS:
@@ -910,7 +968,7 @@ int py_reader_frame(struct py_reader *r, uint64_t addr, struct py_frame_info *ou
 	memset(out, 0, sizeof(*out));
 	out->addr = addr;
 	out->code = code;
-	out->instr = frame_instr(o, buf, code_addr);
+	out->instr = frame_instr(r, buf, code_addr, code);
 	if (code->code_units >= 0 && out->instr > code->code_units)
 		return -EFAULT;
 	out->line = py_code_line(code, o, out->instr);

@@ -37,6 +37,9 @@ struct py_code {
 	/* what the entry was read from, to notice an address reused by another code */
 	uint64_t name_ptr, file_ptr, table_ptr;
 	int64_t code_units;         /* 3.11+: instructions, for a bounds check; -1 unknown */
+	/* free-threaded 3.14+: threads' own copies of the bytecode seen (index -> start) */
+	int32_t tlbc_index[4];
+	uint64_t tlbc_start[4];
 	int internal;               /* the interpreter's shim code, not a user frame */
 	int marker;                 /* not code: a label put among the frames (name only),
 	                             * e.g. a task of the asyncio view (python/asyncio.h) */
@@ -69,7 +72,11 @@ struct py_reader_stats {
 	uint64_t code_errors;       /* candidate code objects rejected */
 	uint64_t depth_capped;
 	uint64_t code_stale;        /* cached code objects found replaced */
+	uint64_t tlbc_read;         /* threads' own bytecode copies located (free-threaded) */
 };
+
+/* py_frame_info.instr of a frame whose thread's copy of the bytecode is unreadable: line 0 */
+#define PY_INSTR_UNKNOWN (-2)
 
 /* A generator frame and the caller it was last seen running under. */
 struct py_gen_link {

@@ -99,7 +99,7 @@ int py_module_version(struct elf_file *ef, const char *path, struct py_version *
 
 int py_version_supported(int major, int minor)
 {
-	return major == 3 && (py_offsets_builtin(minor) || py_debug_layout(minor));
+	return major == 3 && (py_offsets_builtin(minor) || py_debug_layout(minor, 0));
 }
 
 static void range_of(int (*has)(int), int *lo, int *hi)
@@ -121,7 +121,7 @@ static int has_table(int minor)
 
 static int has_debug_layout(int minor)
 {
-	return py_debug_layout(minor) != NULL;
+	return py_debug_layout(minor, 0) != NULL;
 }
 
 void py_supported_minors(int *lo, int *hi)

@@ -65,6 +65,7 @@ static void check_offsets(const struct py_offsets *o)
 	       o->frame_size);
 	inside("frame_owner", o->frame_owner, 1, o->frame_size);
 	inside("frame_is_entry", o->frame_is_entry, 1, o->frame_size);
+	inside("frame_tlbc_index", o->frame_tlbc_index, 4, o->frame_size);
 	if (o->frame_model == PY_FRAMES_OBJECTS)
 		inside("object_refcnt", o->object_refcnt, 8, o->frame_size);
 	inside("code_filename", o->code_filename, 8, code_read);
@@ -241,7 +242,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (minor <= 12) {
 		target.offsets = *py_offsets_builtin(minor);
 	} else {
-		const struct py_debug_offsets_layout *l = py_debug_layout(minor);
+		const struct py_debug_offsets_layout *l = py_debug_layout(minor, 0);
 
 		/* as discover.c does: the block is the start of _PyRuntime */
 		if (!nreg || regions[0].len < (size_t)l->block_size)
@@ -258,8 +259,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			}
 			regions[0].data = runtime_copy;
 		}
-		if (py_offsets_from_debug(l, regions[0].data, (size_t)l->block_size,
-					  &target.offsets))
+		/* a free-threaded build's layout when the block says so, as discover.c */
+		l = py_debug_layout_of_block(minor, regions[0].data, regions[0].len);
+		if (!l || py_offsets_from_debug(l, regions[0].data, (size_t)l->block_size,
+						&target.offsets))
 			return 0;
 	}
 

@@ -17,6 +17,7 @@
 #include "python/discover.h"
 #include "python/offsets.h"
 
+#include "../unit/debug_blocks.h"
 #include "../unit/linetable_vectors.h"
 #include "reader_image.h"
 
@@ -208,13 +209,14 @@ static const struct lt_vector *vector_for(int minor, int skip)
 struct code_spec {
 	uint64_t addr;
 	const struct lt_vector *v;
+	uint64_t copy;              /* free-threaded 3.14+: a thread's own copy of its bytecode */
 };
 
 static struct code_spec make_code(struct image *im, const struct py_offsets *o, int slot,
 				  uint64_t name, uint64_t file, const struct lt_vector *v)
 {
 	size_t off = (size_t)slot * CODE_STRIDE;
-	struct code_spec c = { addr(R_CODE, off), v };
+	struct code_spec c = { addr(R_CODE, off), v, 0 };
 
 	reserve(im, R_CODE, off + (size_t)o->code_size + 16);
 	put64(im, R_CODE, off, 0, 1);                                 /* ob_refcnt */
@@ -228,6 +230,17 @@ static struct code_spec make_code(struct image *im, const struct py_offsets *o, 
 	/* the instructions (3.11+), so the code object covers them */
 	if (o->code_code_adaptive != PYOFF_NONE)
 		put8(im, R_CODE, off + (size_t)o->code_code_adaptive, (int32_t)(2 * v->n_units), 0);
+	/* free-threaded 3.14+: co_tlbc, entry 0 the code's own bytecode, 1 a thread's copy */
+	if (o->code_tlbc != PYOFF_NONE) {
+		size_t arr = 0x800 + (size_t)slot * 0x20, copy = 0x1000 + (size_t)slot * 0x100;
+
+		c.copy = addr(R_PTHREAD, copy);
+		put64(im, R_CODE, off, o->code_tlbc, addr(R_PTHREAD, arr));
+		put64(im, R_PTHREAD, arr, o->codearray_size, 2);
+		put64(im, R_PTHREAD, arr, o->codearray_entries, c.addr + (uint64_t)o->code_code_adaptive);
+		put64(im, R_PTHREAD, arr, o->codearray_entries + 8, c.copy);
+		put8(im, R_PTHREAD, copy, (int32_t)(2 * v->n_units), 0);
+	}
 	return c;
 }
 
@@ -251,6 +264,12 @@ static uint64_t make_frame(struct image *im, const struct py_offsets *o, int slo
 		put32(im, R_FRAME, off, o->frame_instr, (uint32_t)unit);
 		break;
 	default:
+		/* free-threaded 3.14+: every other frame runs its thread's copy */
+		if (c && c->copy && slot % 2) {
+			put32(im, R_FRAME, off, o->frame_tlbc_index, 1);
+			put64(im, R_FRAME, off, o->frame_instr, c->copy + 2 * unit);
+			break;
+		}
 		put64(im, R_FRAME, off, o->frame_instr,
 		      code ? c->addr + (uint64_t)o->code_code_adaptive + 2 * unit : 0);
 		break;
@@ -411,7 +430,7 @@ static void reader_seeds(const char *dir)
 		if (minor <= 12) {
 			o = *py_offsets_builtin(minor);
 		} else {
-			const struct py_debug_offsets_layout *l = py_debug_layout(minor);
+			const struct py_debug_offsets_layout *l = py_debug_layout(minor, 0);
 
 			make_debug_block(l, block);
 			block_len = (size_t)l->block_size;
@@ -433,10 +452,49 @@ static void reader_seeds(const char *dir)
 			      v == V_PATCHED ? V_BASIC : (enum variant)v, 0);
 			fwrite(head, 1, 2, f);
 			if (v == V_PATCHED)
-				write_patches(f, py_debug_layout(minor), block);
+				write_patches(f, py_debug_layout(minor, 0), block);
 			emit_image(f, &im);
 			if (flags[v] & READER_F_CHANGE) {
 				build(&im2, &o, block_len ? block : NULL, block_len, (enum variant)v, 1);
+				emit_image(f, &im2);
+			}
+			fclose(f);
+		}
+	}
+	/*
+	 * Free-threaded 3.13t-3.15t: the block as that build fills it
+	 * (debug_blocks.h), every object 16 bytes longer, 3.14+ frames on
+	 * threads' own bytecode copies.
+	 */
+	for (size_t i = 0; i < ARRAY_SIZE(debug_blocks); i++) {
+		const struct debug_block *db = &debug_blocks[i];
+		const struct py_debug_offsets_layout *l;
+		uint8_t block[4096];
+		struct py_offsets o;
+		char name[64];
+		FILE *f;
+
+		if (!db->free_threaded)
+			continue;
+		l = py_debug_layout(db->minor, 1);
+		memset(block, 0, sizeof(block));
+		memcpy(block, "xdebugpy", 8);
+		for (const struct debug_block_value *v = db->values; v->pos >= 0; v++)
+			block_put(block, v->pos, v->value);
+		if (py_offsets_from_debug(l, block, (size_t)l->block_size, &o)) {
+			fprintf(stderr, "gen_seeds: 3.%dt block rejected\n", db->minor);
+			exit(1);
+		}
+		for (int v = V_BASIC; v <= V_DEEP; v++) {
+			uint8_t head[2] = { (uint8_t)(db->minor - 8), flags[v] };
+
+			snprintf(name, sizeof(name), "seed-3.%dt-%s", db->minor, vname[v]);
+			f = open_seed(dir, "fuzz_reader", name);
+			build(&im, &o, block, (size_t)l->block_size, (enum variant)v, 0);
+			fwrite(head, 1, 2, f);
+			emit_image(f, &im);
+			if (flags[v] & READER_F_CHANGE) {
+				build(&im2, &o, block, (size_t)l->block_size, (enum variant)v, 1);
 				emit_image(f, &im2);
 			}
 			fclose(f);

@@ -56,6 +56,7 @@ static const size_t reader_patchable[] = {
 	READER_POS(bytes_data), READER_POS(unicode_state), READER_POS(unicode_length),
 	READER_POS(unicode_asciiobject_size), READER_POS(unicode_compactunicodeobject_size),
 	READER_POS(interp_gil_runtime_state_holder), READER_POS(interp_gil_runtime_state_locked),
+	READER_POS(code_tlbc), READER_POS(frame_tlbc_index),
 };
 #define READER_NPATCHABLE (sizeof(reader_patchable) / sizeof(reader_patchable[0]))
 

@@ -36,11 +36,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 PROBE = os.path.join(HERE, "probe.c")
 DEFAULT_OUT = os.path.join(REPO, "src", "python", "offsets_table.c")
+# the blocks the interpreters publish, for tests that craft a target's memory
+BLOCKS_OUT = os.path.join(REPO, "tests", "unit", "debug_blocks.h")
 
 PYENV_VERSIONS = ["3.8.18", "3.9.18", "3.10.13", "3.11.7", "3.12.1", "3.13.0"]
 SID_MINORS = [13, 14, 15]
 MULTIARCH = "x86_64-linux-gnu"
 NONE = -1
+FT_SUFFIX = " free-threaded"   # label of an input compiled with Py_GIL_DISABLED
 
 
 def die(msg):
@@ -87,9 +90,10 @@ def py_version_string(incdir):
     return "?"
 
 
-def run_probe(cc, incdirs, label, tmp):
+def run_probe(cc, incdirs, label, tmp, defines=()):
     exe = os.path.join(tmp, "probe-" + label.replace(" ", "-"))
     cmd = [cc, "-std=gnu11", "-O0", "-DPy_BUILD_CORE", "-w"]
+    cmd += ["-D" + d for d in defines]
     cmd += ["-I" + d for d in incdirs]
     cmd += ["-o", exe, PROBE]
     r = subprocess.run(cmd, capture_output=True, text=True)
@@ -137,7 +141,17 @@ def probe_inputs(args, tmp):
         label = "debian " + ver
         facts = run_probe(args.cc, [inc, shim], label, tmp)
         res[label] = (minor, ver, inc, facts)
+        # The same headers compiled as a free-threaded build's (Debian ships
+        # no such build: the layout is what its own headers give it).
+        label = "debian " + ver + FT_SUFFIX
+        facts = run_probe(args.cc, [inc, shim], label, tmp,
+                          defines=["Py_GIL_DISABLED=1"])
+        res[label] = (minor, ver, inc, facts)
     return res
+
+
+def is_ft(label):
+    return label.endswith(FT_SUFFIX)
 
 
 # ---------------------------------------------------------------------------
@@ -201,6 +215,10 @@ BUILTIN_FIELDS = [
     ("object_refcnt", "object_refcnt"),
     ("varobject_size", "varobject_size"),
     ("frame_exec_any", None),
+    ("code_tlbc", "code_tlbc"),
+    ("frame_tlbc_index", "frame_tlbc_index"),
+    ("codearray_size", "codearray_size"),
+    ("codearray_entries", "codearray_entries"),
 ]
 
 SIZE_GROUPS = {
@@ -370,6 +388,7 @@ LAYOUT_POSITIONS = [
 LAYOUT_EXTRA_POSITIONS = [
     "interp_ceval_gil", "tstate_holds_gil", "interp_code_object_generation",
     "unicode_compactunicodeobject_size", "interp_gc", "gc_collecting",
+    "code_tlbc", "frame_tlbc_index",
 ]
 # plain values from the headers appended at the end (not block positions)
 LAYOUT_EXTRA_VALUES = [
@@ -381,6 +400,8 @@ LAYOUT_EXTRA_VALUES = [
     ("frame_owner_generator", "val.owner_generator"),
     ("frame_owner_last", None),
     ("varobject_size", "st.varobject_size"),
+    ("codearray_size_field", "st.codearray_size"),
+    ("codearray_entries", "st.codearray_entries"),
 ]
 
 # what each block position must hold, as a function of the "st." facts:
@@ -418,6 +439,8 @@ BLOCK_EXPECT = {
     "unicode_state": ["unicode_state"],
     "unicode_length": ["unicode_length"],
     "unicode_asciiobject_size": ["unicode_ascii_data"],
+    "code_tlbc": ["code_tlbc"],
+    "frame_tlbc_index": ["frame_tlbc_index"],
     "unicode_compactunicodeobject_size": ["unicode_compact_data"],
 }
 BLOCK_EXPECT.update({k: [k] for k in OBJECT_BLOCK_POSITIONS})
@@ -472,8 +495,11 @@ def check(inputs):
             die("%s: headers say minor %d" % (label, facts["val.minor"][0]))
         if facts["val.pointer_size"][0] != 8:
             die("%s: not an LP64 build" % label)
-        if facts["val.free_threaded"][0] or facts["val.py_debug"][0]:
-            die("%s: headers are for a free-threaded or debug build" % label)
+        if facts["val.free_threaded"][0] != (1 if is_ft(label) else 0) or \
+           facts["val.py_debug"][0]:
+            die("%s: headers are for a %s build" %
+                (label, "debug" if facts["val.py_debug"][0] else
+                 "GIL" if is_ft(label) else "free-threaded"))
         blk = {k[4:]: v[0] for k, v in facts.items() if k.startswith("blk.")}
         if blk:
             exp = block_expectations(facts)
@@ -486,9 +512,24 @@ def check(inputs):
                          "%d mapped fields" % (label,
                                                len([k for k in exp
                                                     if k in blk])))
+    # A free-threaded build publishes the same block layout as its GIL twin:
+    # the reader finds the block's free_threaded byte through either.
+    for label, (minor, ver, inc, facts) in sorted(inputs.items()):
+        twin = label[:-len(FT_SUFFIX)] if is_ft(label) else None
+        if twin not in inputs:
+            continue
+        gil = inputs[twin][3]
+        pos = sorted(k for k in set(facts) | set(gil)
+                     if k.startswith("dbg.") and facts.get(k) != gil.get(k))
+        if pos or facts["st.sizeof_debug_offsets"] != gil["st.sizeof_debug_offsets"]:
+            die("%s: _Py_DebugOffsets positions differ from %s: %s" %
+                (label, twin, ", ".join(pos) or "block size"))
+        found.append("%s: the block layout of %s (%d positions)" %
+                     (label, twin, len([k for k in facts if k.startswith("dbg.")])))
     # 3.13 from pyenv 3.13.0 and from Debian must give the same layout
     p13 = [l for l, i in inputs.items() if i[0] == 13 and l.startswith("pyenv")]
-    d13 = [l for l, i in inputs.items() if i[0] == 13 and l.startswith("debian")]
+    d13 = [l for l, i in inputs.items() if i[0] == 13 and l.startswith("debian")
+           and not is_ft(l)]
     if p13 and d13:
         a = inputs[p13[0]][3]
         b = inputs[d13[0]][3]
@@ -651,7 +692,7 @@ HEADER = """\
  * GENERATED FILE -- DO NOT EDIT BY HAND.
  * Regenerate with tools/gen-offsets/gen-offsets.py (see its README.md).
  *
- * CPython struct layouts for framewalk (x86-64, default GIL builds), taken
+ * CPython struct layouts for framewalk (x86-64), taken
  * from each interpreter's OWN headers: tools/gen-offsets/probe.c is compiled
  * against every version's include directory with -DPy_BUILD_CORE and prints
  * offsetof()/sizeof(); nothing here is typed in by hand.
@@ -678,6 +719,10 @@ HEADER = """\
  *
  * py_debug_layout(): for 3.13+, where each needed value sits inside the
  * _Py_DebugOffsets block at the start of _PyRuntime (read a uint64 there).
+ * The block's positions are the same in a free-threaded build (checked);
+ * its plain values and objects layout (dbg3XXt) are the same headers
+ * compiled with Py_GIL_DISABLED: every PyObject is 16 bytes longer, and
+ * 3.14+ frames name a thread's own copy of the bytecode (tlbc_index).
  */
 #include <stddef.h>
 
@@ -703,9 +748,10 @@ def emit_builtin(minor, src, vals):
     return "\n".join(lines)
 
 
-def emit_layout(minor, src, vals):
+def emit_layout(minor, src, vals, ft=False):
     lines = ["/* %s */" % src,
-             "static const struct py_debug_offsets_layout dbg3%d = {" % minor,
+             "static const struct py_debug_offsets_layout dbg3%d%s = {" %
+             (minor, "t" if ft else ""),
              "\t.minor = %d," % minor,
              "\t.block_size = %d," % vals["block_size"]]
     for name in LAYOUT_POSITIONS + LAYOUT_EXTRA_POSITIONS:
@@ -729,8 +775,9 @@ def generate(inputs, measured):
     by_minor = {}
     for label, (minor, ver, inc, facts) in inputs.items():
         # 3.8-3.12 from pyenv; 3.13+ from Debian (3.13 checked equal to pyenv)
-        if minor <= 12 or label.startswith("debian"):
+        if minor <= 12 or (label.startswith("debian") and not is_ft(label)):
             by_minor[minor] = (label, facts)
+    ft_minor = {i[0]: (l, i[3]) for l, i in inputs.items() if is_ft(l)}
     for minor in sorted(m for m in by_minor if m <= 12):
         label, facts = by_minor[minor]
         parts.append(emit_builtin(minor, "from %s headers" % label,
@@ -749,10 +796,16 @@ const struct py_offsets *py_offsets_builtin(int minor)
         if minor == 13:
             src += " (identical to pyenv 3.13.0: checked by the generator)"
         parts.append(emit_layout(minor, src, layout_values(minor, facts)))
+        if minor in ft_minor:
+            label, facts = ft_minor[minor]
+            parts.append(emit_layout(minor, "from %s headers compiled with "
+                                     "Py_GIL_DISABLED (no such build was run)" %
+                                     label[:-len(FT_SUFFIX)],
+                                     layout_values(minor, facts), ft=True))
     aio = {}
     for label, m in measured.items():
         minor = inputs[label][0]
-        if minor <= 12 or label.startswith("debian"):
+        if minor <= 12 or (label.startswith("debian") and not is_ft(label)):
             aio[minor] = (label, m)
     for minor in sorted(aio):
         label, m = aio[minor]
@@ -765,14 +818,88 @@ const struct py_asyncio_layout *py_asyncio_layout(int minor)
 	}
 }""" % "".join("\tcase %d: return &aio3%d;\n" % (m, m) for m in sorted(aio)))
     parts.append("""\
-const struct py_debug_offsets_layout *py_debug_layout(int minor)
+const struct py_debug_offsets_layout *py_debug_layout(int minor, int free_threaded)
 {
 	switch (minor) {
 %s	default: return NULL;
 	}
-}""" % "".join("\tcase %d: return &dbg3%d;\n" % (m, m)
-               for m in sorted(by_minor) if m >= 13))
+}""" % "".join("\tcase %d: return %s;\n" % (
+        m, ("free_threaded ? &dbg3%dt : &dbg3%d" % (m, m)) if m in ft_minor
+        else "free_threaded ? NULL : &dbg3%d" % m)
+        for m in sorted(by_minor) if m >= 13))
     return "\n\n".join(parts) + "\n"
+
+
+# struct facts a test needs beside the block to lay out a target as CPython does
+BLOCK_FIXTURE_FACTS = ["st.varobject_size", "st.unicode_compact_data",
+                       "st.codearray_size", "st.codearray_entries",
+                       "val.stackref_tag_bits", "val.owner_shim",
+                       "val.owner_generator", "st.chunk_data", "st.chunk_size"]
+
+
+def block_fixture(inputs):
+    """tests/unit/debug_blocks.h: every 3.13+ block as its interpreter fills it
+    (3.14+: its own _Py_DebugOffsets_INIT; 3.13: the offsetof() it is made of)."""
+    out = ["""\
+/*
+ * GENERATED FILE -- DO NOT EDIT BY HAND (tools/gen-offsets/gen-offsets.py).
+ *
+ * The _Py_DebugOffsets block each 3.13+ interpreter publishes, GIL and
+ * free-threaded builds (the latter: the same headers compiled with
+ * Py_GIL_DISABLED), as (position, value) pairs: 3.14+ from the
+ * interpreter's own _Py_DebugOffsets_INIT, 3.13 from the offsetof() its
+ * initializer is made of. With the struct facts beside them, for tests that
+ * lay out a target's memory as CPython would and read it with framewalk's
+ * reader. Positions of fields a build lacks are absent.
+ */
+#ifndef FRAMEWALK_TESTS_DEBUG_BLOCKS_H
+#define FRAMEWALK_TESTS_DEBUG_BLOCKS_H
+
+#include <stdint.h>
+
+struct debug_block_value {
+	int32_t pos;
+	uint64_t value;
+	const char *name;
+};
+
+struct debug_block {
+	int minor, free_threaded;
+	const char *source;
+	const struct debug_block_value *values;   /* ends with pos -1 */
+	const struct debug_block_value *facts;    /* pos -1; name, value; ends with name NULL */
+};
+"""]
+    rows = []
+    for label, (minor, ver, inc, facts) in sorted(inputs.items()):
+        if minor < 13 or not label.startswith("debian"):
+            continue
+        ident = "3%d%s" % (minor, "t" if is_ft(label) else "")
+        blk = {k[4:]: v[0] for k, v in facts.items() if k.startswith("blk.")}
+        if not blk:
+            blk = block_expectations(facts)
+            blk["free_threaded"] = facts["val.free_threaded"][0]
+            for size_key, st in (("frame_size", "st.sizeof_interp_frame"),
+                                 ("code_size", "st.sizeof_code"),
+                                 ("tstate_size", "st.sizeof_tstate")):
+                if st in facts:
+                    blk[size_key] = facts[st][0]
+        blk["version"] = facts["val.version_hex"][0]
+        vals = sorted((facts["dbg." + k][0], v, k) for k, v in blk.items()
+                      if "dbg." + k in facts)
+        out.append("static const struct debug_block_value block_%s[] = {" % ident)
+        out += ["\t{ %d, %d, \"%s\" }," % v for v in vals]
+        out.append("\t{ -1, 0, 0 },\n};")
+        out.append("static const struct debug_block_value facts_%s[] = {" % ident)
+        out += ["\t{ -1, %d, \"%s\" }," % (facts[k][0], k)
+                for k in BLOCK_FIXTURE_FACTS if k in facts]
+        out.append("\t{ -1, 0, 0 },\n};")
+        rows.append("\t{ %d, %d, \"%s\", block_%s, facts_%s }," %
+                    (minor, 1 if is_ft(label) else 0, label, ident, ident))
+    out.append("static const struct debug_block debug_blocks[] = {")
+    out += rows
+    out.append("};\n\n#endif")
+    return "\n".join(out) + "\n"
 
 
 def main():
@@ -802,9 +929,11 @@ def main():
 
     for line in check(inputs):
         note(line)
-    measured = asyncio_inputs(inputs, pyenv_root(args.pyenv_root),
+    # free-threaded layouts have no interpreter to run: not measured live
+    runnable = {l: i for l, i in inputs.items() if not is_ft(l)}
+    measured = asyncio_inputs(runnable, pyenv_root(args.pyenv_root),
                               sid_root(args.sid_root))
-    for line in check_asyncio(inputs, measured, sid_root(args.sid_root)):
+    for line in check_asyncio(runnable, measured, sid_root(args.sid_root)):
         note(line)
     text = generate(inputs, measured)
 
@@ -812,25 +941,29 @@ def main():
         sys.path.insert(0, HERE)
         sys.dont_write_bytecode = True
         import verify_live as vl
-        ok = vl.verify_all(inputs, pyenv_root(args.pyenv_root),
+        ok = vl.verify_all(runnable, pyenv_root(args.pyenv_root),
                            sid_root(args.sid_root), builtin_values,
                            layout_values)
         if not ok:
             die("live verification failed")
 
-    if args.check:
-        try:
-            with open(args.out) as f:
-                cur = f.read()
-        except OSError:
-            cur = None
-        if cur != text:
-            die("%s is out of date" % args.out)
-        note("%s is up to date" % args.out)
-        return
-    with open(args.out, "w") as f:
-        f.write(text)
-    note("wrote %s" % args.out)
+    outputs = [(args.out, text)]
+    if args.out == DEFAULT_OUT:
+        outputs.append((BLOCKS_OUT, block_fixture(inputs)))
+    for path, content in outputs:
+        if args.check:
+            try:
+                with open(path) as f:
+                    cur = f.read()
+            except OSError:
+                cur = None
+            if cur != content:
+                die("%s is out of date" % path)
+            note("%s is up to date" % path)
+            continue
+        with open(path, "w") as f:
+            f.write(content)
+        note("wrote %s" % path)
 
 
 if __name__ == "__main__":

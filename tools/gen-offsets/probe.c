@@ -68,7 +68,9 @@
 	X(set_mask, set_object.mask) \
 	X(gen_iframe, gen_object.gi_iframe) \
 	X(gen_frame_state, gen_object.gi_frame_state) \
-	X(frame_stackpointer, interpreter_frame.stackpointer)
+	X(frame_stackpointer, interpreter_frame.stackpointer) \
+	X(code_tlbc, code_object.co_tlbc) \
+	X(frame_tlbc_index, interpreter_frame.tlbc_index)
 #else
 #define DEBUG_FIELDS_314(X)
 #endif
@@ -231,6 +233,13 @@ int main(void)
 #if MINOR >= 14
 	VAL("stackref_tag_bits", Py_TAG_BITS);
 #endif
+#if MINOR >= 14 && defined(Py_GIL_DISABLED)
+	/* each thread's own copy of the bytecode: frame.tlbc_index into code.co_tlbc */
+	ST("code_tlbc", PyCodeObject, co_tlbc);
+	ST("frame_tlbc_index", _PyInterpreterFrame, tlbc_index);
+	ST("codearray_size", _PyCodeArray, size);
+	STO("codearray_entries", _PyCodeArray, entries);
+#endif
 
 	/* PyCodeObject */
 	ST("code_filename", PyCodeObject, co_filename);
@@ -248,7 +257,9 @@ int main(void)
 
 	/* objects */
 	ST("object_type", PyObject, ob_type);
-	ST("object_refcnt", PyObject, ob_refcnt);
+#ifndef Py_GIL_DISABLED
+	ST("object_refcnt", PyObject, ob_refcnt);   /* free-threaded: two counts, none read */
+#endif
 	ST("varobject_size", PyVarObject, ob_size);
 	ST("bytes_size", PyBytesObject, ob_base.ob_size);
 	ST("bytes_data", PyBytesObject, ob_sval);

@@ -1,0 +1,414 @@
+/*
+ * Unit tests of the reader on free-threaded builds (3.13t-3.15t), which no
+ * machine here can run: a target's memory is laid out as CPython lays it
+ * out, from the _Py_DebugOffsets block each build publishes and the struct
+ * facts of its own headers (debug_blocks.h, generated from those headers
+ * compiled with Py_GIL_DISABLED), never from framewalk's tables. Then
+ * discovery's layout choice, py_offsets_from_debug and the reader walk it:
+ * thread list, frames (innermost included), code objects with 16-byte
+ * longer object headers, tagged executables, and (3.14t+) a thread running
+ * its own copy of the bytecode. The GIL builds' blocks run through the same
+ * test as a control.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "python/discover.h"
+#include "python/reader.h"
+#include "target/memory.h"
+#include "debug_blocks.h"
+#include "linetable_vectors.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+enum { R_RUNTIME, R_INTERP, R_TSTATE, R_FRAME, R_CODE, R_STR, R_BYTES, R_TLBC, R_COUNT };
+#define REGION_LEN 0x10000
+#define REGION_ADDR(i) (0x10000000ull * ((uint64_t)(i) + 1))
+#define CODE_TYPE 0x7f00c0de0000ull
+#define STR_TYPE 0x7f0057720000ull
+
+struct image {
+	uint8_t *data[R_COUNT];
+	struct mem_region regions[R_COUNT];
+	const struct debug_block *db;
+};
+
+/* A value of the block (a struct offset) or of the facts, by name; -1 absent. */
+static int64_t blockval(const struct debug_block *db, const char *name)
+{
+	for (const struct debug_block_value *v = db->values; v->pos >= 0; v++)
+		if (!strcmp(v->name, name))
+			return (int64_t)v->value;
+	for (const struct debug_block_value *v = db->facts; v->name; v++)
+		if (!strcmp(v->name, name))
+			return (int64_t)v->value;
+	return -1;
+}
+
+static int64_t need(const struct debug_block *db, const char *name)
+{
+	int64_t v = blockval(db, name);
+
+	if (v < 0)
+		fail_msg("%s: no %s", db->source, name);
+	return v;
+}
+
+static uint64_t at(int reg, size_t off)
+{
+	return REGION_ADDR(reg) + off;
+}
+
+static void put(struct image *im, int reg, size_t off, const void *v, size_t n)
+{
+	assert_true(off + n <= REGION_LEN);
+	memcpy(im->data[reg] + off, v, n);
+}
+
+static void put64(struct image *im, int reg, size_t off, uint64_t v)
+{
+	put(im, reg, off, &v, 8);
+}
+
+static void put32(struct image *im, int reg, size_t off, uint32_t v)
+{
+	put(im, reg, off, &v, 4);
+}
+
+/* A compact ASCII str at slot. */
+static uint64_t make_str(struct image *im, int slot, const char *s)
+{
+	const struct debug_block *db = im->db;
+	size_t off = (size_t)slot * 0x100, n = strlen(s);
+	uint32_t state = 1 | 1u << 2 | 1u << 5 | 1u << 6;   /* interned, 1-byte, compact, ascii */
+
+	put64(im, R_STR, off + (size_t)need(db, "object_type"), STR_TYPE);
+	put64(im, R_STR, off + (size_t)need(db, "unicode_length"), n);
+	put32(im, R_STR, off + (size_t)need(db, "unicode_state"), state);
+	put(im, R_STR, off + (size_t)need(db, "unicode_asciiobject_size"), s, n + 1);
+	return at(R_STR, off);
+}
+
+static uint64_t make_bytes(struct image *im, int slot, const uint8_t *b, size_t n)
+{
+	const struct debug_block *db = im->db;
+	size_t off = (size_t)slot * 0x200;
+
+	assert_true(n < 0x200 - 64);
+	put64(im, R_BYTES, off + (size_t)need(db, "bytes_size"), n);
+	put(im, R_BYTES, off + (size_t)need(db, "bytes_data"), b, n);
+	return at(R_BYTES, off);
+}
+
+/* A real line table of the build's minor version (the location table of 3.11+). */
+static const struct lt_vector *vector(int minor, int skip)
+{
+	char prefix[16];
+
+	snprintf(prefix, sizeof(prefix), "3.%d.", minor);
+	for (size_t i = 0; i < ARRAY_SIZE(lt_vectors); i++)
+		if (!strncmp(lt_vectors[i].name, prefix, strlen(prefix)) &&
+		    lt_vectors[i].table_len < 0x200 - 64 && lt_vectors[i].n_units > 8 && skip-- == 0)
+			return &lt_vectors[i];
+	fail_msg("no line table for 3.%d", minor);
+	return NULL;
+}
+
+struct code {
+	uint64_t addr;
+	const struct lt_vector *v;
+	uint64_t copies[3];          /* entry i of co_tlbc (3.14t+), 0 the code's own */
+};
+
+static struct code make_code(struct image *im, int slot, const char *name, const char *file,
+			     const struct lt_vector *v)
+{
+	const struct debug_block *db = im->db;
+	size_t off = (size_t)slot * 0x400, adaptive = (size_t)need(db, "code_co_code_adaptive");
+	struct code c = { at(R_CODE, off), v, { 0 } };
+
+	put64(im, R_CODE, off + (size_t)need(db, "object_type"), CODE_TYPE);
+	put64(im, R_CODE, off + (size_t)need(db, "st.varobject_size"), v->n_units);
+	put64(im, R_CODE, off + (size_t)need(db, "code_filename"), make_str(im, 2 * slot + 1, file));
+	put64(im, R_CODE, off + (size_t)need(db, "code_name"), make_str(im, 2 * slot, name));
+	put64(im, R_CODE, off + (size_t)need(db, "code_qualname"), at(R_STR, (size_t)(2 * slot) * 0x100));
+	put64(im, R_CODE, off + (size_t)need(db, "code_linetable"),
+	      make_bytes(im, slot, v->table, v->table_len));
+	put32(im, R_CODE, off + (size_t)need(db, "code_firstlineno"), (uint32_t)v->firstlineno);
+	assert_true(adaptive + 2 * v->n_units < 0x400);
+	c.copies[0] = c.addr + adaptive;
+	/* free-threaded 3.14+: co_tlbc, a _PyCodeArray of three copies */
+	if (blockval(db, "code_tlbc") > 0) {
+		size_t arr = (size_t)slot * 0x1000, n = 3;
+
+		put64(im, R_CODE, off + (size_t)need(db, "code_tlbc"), at(R_TLBC, arr));
+		put64(im, R_TLBC, arr + (size_t)need(db, "st.codearray_size"), n);
+		for (size_t i = 0; i < n; i++) {
+			if (i)
+				c.copies[i] = at(R_TLBC, arr + 0x400 * i);
+			put64(im, R_TLBC, arr + (size_t)need(db, "st.codearray_entries") + 8 * i,
+			      c.copies[i]);
+		}
+	}
+	return c;
+}
+
+/* A frame at slot running unit of code c on its thread's copy tlbc; prev its caller. */
+static uint64_t make_frame(struct image *im, int slot, const struct code *c, size_t unit,
+			   int tlbc, uint64_t prev)
+{
+	const struct debug_block *db = im->db;
+	size_t off = (size_t)slot * 0x100;
+	int64_t tag = blockval(db, "val.stackref_tag_bits");
+
+	put64(im, R_FRAME, off + (size_t)need(db, "frame_previous"), prev);
+	if (!c) {
+		/* the C-stack shim an eval call begins with */
+		put(im, R_FRAME, off + (size_t)need(db, "frame_owner"),
+		    &(uint8_t){ (uint8_t)need(db, "val.owner_shim") }, 1);
+		return at(R_FRAME, off);
+	}
+	/* 3.14+: a _PyStackRef; a deferred reference has its low tag bit set */
+	put64(im, R_FRAME, off + (size_t)need(db, "frame_executable"),
+	      c->addr | (tag > 0 && slot % 2 ? 1 : 0));
+	put64(im, R_FRAME, off + (size_t)need(db, "frame_instr_ptr"), c->copies[tlbc] + 2 * unit);
+	if (blockval(db, "frame_tlbc_index") > 0)
+		put32(im, R_FRAME, off + (size_t)need(db, "frame_tlbc_index"), (uint32_t)tlbc);
+	return at(R_FRAME, off);
+}
+
+static void make_tstate(struct image *im, int slot, uint64_t frame, uint64_t next, int tid)
+{
+	const struct debug_block *db = im->db;
+	size_t off = (size_t)slot * 0x1000;
+
+	put64(im, R_TSTATE, off + (size_t)need(db, "tstate_next"), next);
+	put64(im, R_TSTATE, off + (size_t)need(db, "tstate_interp"), at(R_INTERP, 0));
+	put64(im, R_TSTATE, off + (size_t)need(db, "tstate_current_frame"), frame);
+	put64(im, R_TSTATE, off + (size_t)need(db, "tstate_thread_id"), 0x7f0000001000ull + (uint64_t)slot);
+	put64(im, R_TSTATE, off + (size_t)need(db, "tstate_native_thread_id"), (uint64_t)tid);
+}
+
+static void image_init(struct image *im, const struct debug_block *db)
+{
+	memset(im, 0, sizeof(*im));
+	im->db = db;
+	for (int i = 0; i < R_COUNT; i++) {
+		im->data[i] = calloc(1, REGION_LEN);
+		assert_non_null(im->data[i]);
+		im->regions[i] = (struct mem_region){ REGION_ADDR(i), im->data[i], REGION_LEN };
+	}
+	/* _PyRuntime starts with the block: the cookie, then the values */
+	memcpy(im->data[R_RUNTIME], "xdebugpy", 8);
+	for (const struct debug_block_value *v = db->values; v->pos >= 0; v++)
+		put64(im, R_RUNTIME, (size_t)v->pos, v->value);
+	put64(im, R_RUNTIME, (size_t)need(db, "runtime_interpreters_head"), at(R_INTERP, 0));
+}
+
+static void image_free(struct image *im)
+{
+	for (int i = 0; i < R_COUNT; i++)
+		free(im->data[i]);
+}
+
+/* The target as discovery makes it of the image's block. */
+static int target_of(struct image *im, struct py_target *t)
+{
+	const struct py_debug_offsets_layout *l;
+
+	memset(t, 0, sizeof(*t));
+	t->pid = 1;
+	t->major = 3;
+	t->minor = im->db->minor;
+	t->runtime_addr = REGION_ADDR(R_RUNTIME);
+	t->code_type_addr = CODE_TYPE;
+	l = py_debug_layout_of_block(t->minor, im->data[R_RUNTIME], REGION_LEN);
+	if (!l)
+		return -ENOTSUP;
+	return py_offsets_from_debug(l, im->data[R_RUNTIME], (size_t)l->block_size, &t->offsets);
+}
+
+struct expect {
+	const char *name, *file;
+	int line;
+};
+
+static void assert_stack(struct py_reader *r, const struct py_thread_info *t, const char *what,
+			 const struct expect *e, size_t n)
+{
+	struct py_frame_info frames[16];
+	size_t depth = 0;
+	int ret = py_reader_stack(r, t, frames, ARRAY_SIZE(frames), &depth);
+
+	if (ret || depth != n)
+		fail_msg("%s: ret %d, depth %zu (expected %zu)", what, ret, depth, n);
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(frames[i].code->name, e[i].name) || strcmp(frames[i].code->file, e[i].file) ||
+		    frames[i].line != e[i].line)
+			fail_msg("%s frame %zu: %s (%s:%d), expected %s (%s:%d)", what, i,
+				 frames[i].code->name, frames[i].code->file, frames[i].line,
+				 e[i].name, e[i].file, e[i].line);
+	}
+}
+
+/*
+ * Two threads: the first runs handle <- serve <- <module> on the code's own
+ * bytecode; the second runs handle on its own copy (3.14t+: entry 2 of
+ * co_tlbc) under serve on copy 1, a third thread is idle.
+ */
+static void walk_one(const struct debug_block *db)
+{
+	struct image im;
+	struct py_target t;
+	struct target_mem mem;
+	struct py_reader r;
+	struct py_thread_info threads[8];
+	size_t nthreads = 0;
+	const struct lt_vector *vh = vector(db->minor, 0), *vs = vector(db->minor, 1),
+		*vm = vector(db->minor, 2);
+	int tl = blockval(db, "code_tlbc") > 0;   /* threads' own bytecode copies */
+	struct code handle, serve, mod;
+	uint64_t shim1, shim2, f[5];
+	size_t uh = vh->n_units / 2, us = vs->n_units - 1, um = 1, uh2 = vh->n_units - 2;
+	int ret;
+
+	image_init(&im, db);
+	handle = make_code(&im, 0, "Handler.handle", "/srv/app/handler.py", vh);
+	serve = make_code(&im, 1, "serve", "/srv/app/server.py", vs);
+	mod = make_code(&im, 2, "<module>", "/srv/app/main.py", vm);
+	shim1 = make_frame(&im, 9, NULL, 0, 0, 0);
+	f[2] = make_frame(&im, 2, &mod, um, 0, shim1);
+	f[1] = make_frame(&im, 1, &serve, us, 0, f[2]);
+	f[0] = make_frame(&im, 0, &handle, uh, 0, f[1]);
+	shim2 = make_frame(&im, 10, NULL, 0, 0, 0);
+	f[4] = make_frame(&im, 4, &serve, us, tl ? 1 : 0, shim2);
+	f[3] = make_frame(&im, 3, &handle, uh2, tl ? 2 : 0, f[4]);
+	make_tstate(&im, 2, 0, 0, 103);
+	make_tstate(&im, 1, f[3], at(R_TSTATE, 2 * 0x1000), 102);
+	make_tstate(&im, 0, f[0], at(R_TSTATE, 0x1000), 101);
+	put64(&im, R_INTERP, (size_t)need(db, "interp_threads_head"), at(R_TSTATE, 0));
+
+	ret = target_of(&im, &t);
+	if (ret)
+		fail_msg("%s: block rejected: %d", db->source, ret);
+	assert_int_equal(t.offsets.free_threaded, db->free_threaded);
+	mem_init_image(&mem, im.regions, R_COUNT);
+	py_reader_init(&r, &mem, &t);
+	ret = py_reader_threads(&r, threads, ARRAY_SIZE(threads), &nthreads);
+	if (ret || nthreads != 3)
+		fail_msg("%s: threads: ret %d, %zu", db->source, ret, nthreads);
+	assert_int_equal(threads[0].tid, 101);
+	assert_int_equal(threads[1].tid, 102);
+	assert_int_equal(threads[2].tid, 103);
+	assert_int_equal(threads[2].frame, 0);
+	{
+		const struct expect main_chain[] = {
+			{ "Handler.handle", "/srv/app/handler.py", vh->lines[uh] },
+			{ "serve", "/srv/app/server.py", vs->lines[us] },
+			{ "<module>", "/srv/app/main.py", vm->lines[um] },
+		};
+		const struct expect worker[] = {
+			{ "Handler.handle", "/srv/app/handler.py", vh->lines[uh2] },
+			{ "serve", "/srv/app/server.py", vs->lines[us] },
+		};
+
+		assert_stack(&r, &threads[0], db->source, main_chain, 3);
+		assert_stack(&r, &threads[1], db->source, worker, 2);
+		/* again, from the cached code objects and copies */
+		assert_stack(&r, &threads[1], db->source, worker, 2);
+		if (tl)
+			assert_true(r.stats.tlbc_read >= 2);
+		/* a copy the code's array does not have: the frame stays, its line unknown */
+		put32(&im, R_FRAME, 3 * 0x100 + (size_t)blockval(db, "frame_tlbc_index"), tl ? 7 : 0);
+		if (tl) {
+			const struct expect unknown[] = {
+				{ "Handler.handle", "/srv/app/handler.py", 0 },
+				{ "serve", "/srv/app/server.py", vs->lines[us] },
+			};
+
+			assert_stack(&r, &threads[1], db->source, unknown, 2);
+		}
+	}
+	py_reader_release(&r);
+	mem_release(&mem);
+	image_free(&im);
+}
+
+static void test_every_build_walks(void **state)
+{
+	int ft = 0;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(debug_blocks); i++) {
+		walk_one(&debug_blocks[i]);
+		ft += debug_blocks[i].free_threaded;
+	}
+	assert_int_equal(ft, 3);   /* 3.13t, 3.14t, 3.15t */
+}
+
+/*
+ * The layout matters: a free-threaded block read with its GIL twin's plain
+ * values (a code object's unit count 16 bytes before where it is) yields
+ * no stack; the layout is chosen by the block's own byte.
+ */
+static void test_gil_layout_misreads_free_threaded(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(debug_blocks); i++) {
+		const struct debug_block *db = &debug_blocks[i];
+		struct image im;
+		struct py_target t;
+		struct target_mem mem;
+		struct py_reader r;
+		struct py_thread_info th[2];
+		struct py_frame_info frames[4];
+		size_t n = 0, depth = 0;
+		const struct py_debug_offsets_layout *gil = py_debug_layout(db->minor, 0);
+		struct code c;
+		uint64_t f0;
+
+		if (!db->free_threaded)
+			continue;
+		assert_ptr_equal(py_debug_layout_of_block(db->minor, (const uint8_t *)"", 0), NULL);
+		image_init(&im, db);
+		assert_ptr_equal(py_debug_layout_of_block(db->minor, im.data[R_RUNTIME], REGION_LEN),
+				 py_debug_layout(db->minor, 1));
+		c = make_code(&im, 0, "f", "/f.py", vector(db->minor, 0));
+		f0 = make_frame(&im, 0, &c, 1, 0, make_frame(&im, 9, NULL, 0, 0, 0));
+		make_tstate(&im, 0, f0, 0, 101);
+		put64(&im, R_INTERP, (size_t)need(db, "interp_threads_head"), at(R_TSTATE, 0));
+		memset(&t, 0, sizeof(t));
+		t.major = 3;
+		t.minor = db->minor;
+		t.runtime_addr = REGION_ADDR(R_RUNTIME);
+		t.code_type_addr = CODE_TYPE;
+		assert_int_equal(py_offsets_from_debug(gil, im.data[R_RUNTIME], (size_t)gil->block_size,
+						       &t.offsets), 0);
+		mem_init_image(&mem, im.regions, R_COUNT);
+		py_reader_init(&r, &mem, &t);
+		assert_int_equal(py_reader_threads(&r, th, 2, &n), 0);
+		assert_int_equal(n, 1);
+		assert_int_not_equal(py_reader_stack(&r, &th[0], frames, 4, &depth), 0);
+		py_reader_release(&r);
+		mem_release(&mem);
+		image_free(&im);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_build_walks),
+		cmocka_unit_test(test_gil_layout_misreads_free_threaded),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
