@@ -470,11 +470,17 @@ def test_ingest_otlp_and_dir(pb, receiver, worker, agents, tmp_path):
 
 
 def test_push_api_and_sigterm_flush(pb, receiver, worker, agents):
-    """The connect push API with a bearer token; a 30 s period cut by
+    """The connect push API with a bearer token; a 60 s period cut by
     SIGTERM after ~3 s still arrives, with its true length."""
     pyro = receiver()
     w = worker()
-    ag = agents(*sel(w), "--period", 30, "--scan", 0.3, "-r", 49, "--pyroscope", pyro.url,
+    # Periods are aligned to the clock: start where no period ends in the
+    # next 15 s (a CI run once started 2.6 s before a boundary, and the
+    # period that ended there arrived too, rightly).
+    left = 60 - time.time() % 60
+    if left < 15:
+        time.sleep(left + 0.2)
+    ag = agents(*sel(w), "--period", 60, "--scan", 0.3, "-r", 49, "--pyroscope", pyro.url,
                 "--pyroscope-api", "push", "--pyroscope-token", "tok-123",
                 "--pyroscope-tenant", "team-b")
     wait_for(lambda: "profiling process %d" % w.pid in ag.stderr, 15, "the agent to start", ag)
