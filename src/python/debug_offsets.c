@@ -133,6 +133,22 @@ int py_offsets_from_debug(const struct py_debug_offsets_layout *l,
 		o->tstate_size = cover(t, ARRAY_SIZE(t));
 	}
 
+	/*
+	 * Free-threaded 3.14+: a frame runs its thread's own copy of the
+	 * bytecode, entry tlbc_index of the code's co_tlbc array (entry 0 is
+	 * co_code_adaptive). A GIL build's block holds 0 for both.
+	 */
+	o->code_tlbc = o->frame_tlbc_index = PYOFF_NONE;
+	o->codearray_size = o->codearray_entries = PYOFF_NONE;
+	if (o->free_threaded && l->code_tlbc != PYOFF_NONE && l->frame_tlbc_index != PYOFF_NONE &&
+	    l->codearray_size_field != PYOFF_NONE && l->codearray_entries != PYOFF_NONE) {
+		o->code_tlbc = field(&b, l->code_tlbc, 512);
+		o->frame_tlbc_index = field(&b, l->frame_tlbc_index, 256);
+		o->codearray_size = l->codearray_size_field;
+		o->codearray_entries = l->codearray_entries;
+		if (o->code_tlbc <= 0 || o->frame_tlbc_index <= 0)
+			b.bad = 1;
+	}
 	o->frame_previous = field(&b, l->frame_previous, 256);
 	o->frame_code = field(&b, l->frame_executable, 256);
 	o->frame_instr = field(&b, l->frame_instr_ptr, 256);
@@ -159,22 +175,6 @@ int py_offsets_from_debug(const struct py_debug_offsets_layout *l,
 	o->code_firstlineno = field(&b, l->code_firstlineno, 512);
 	o->code_code_adaptive = field(&b, l->code_co_code_adaptive, 1024);
 	o->object_type = field(&b, l->object_type, 64);
-	/*
-	 * Free-threaded 3.14+: a frame runs its thread's own copy of the
-	 * bytecode, entry tlbc_index of the code's co_tlbc array (entry 0 is
-	 * co_code_adaptive). A GIL build's block holds 0 for both.
-	 */
-	o->code_tlbc = o->frame_tlbc_index = PYOFF_NONE;
-	o->codearray_size = o->codearray_entries = PYOFF_NONE;
-	if (o->free_threaded && l->code_tlbc != PYOFF_NONE && l->frame_tlbc_index != PYOFF_NONE &&
-	    l->codearray_size_field != PYOFF_NONE && l->codearray_entries != PYOFF_NONE) {
-		o->code_tlbc = field(&b, l->code_tlbc, 512);
-		o->frame_tlbc_index = field(&b, l->frame_tlbc_index, 256);
-		o->codearray_size = l->codearray_size_field;
-		o->codearray_entries = l->codearray_entries;
-		if (o->code_tlbc <= 0 || o->frame_tlbc_index <= 0)
-			b.bad = 1;
-	}
 	{
 		int32_t t[] = { o->code_filename, o->code_name, o->code_qualname,
 				o->code_linetable, o->code_firstlineno, o->object_type,
