@@ -12,11 +12,6 @@ int py_exc_supported(const struct py_offsets *off, const char *version, struct s
 {
 	const struct py_objects_layout *lo = &off->objects;
 
-	if (off->free_threaded) {
-		strbuf_addf(why, "--mode exception is not supported on free-threaded builds "
-			    "(Python %s)", version);
-		return -ENOTSUP;
-	}
 	if (!lo->known || lo->tstate_exc_info < 0 || lo->exc_item_value < 0 ||
 	    lo->exc_item_previous < 0 || lo->tstate_curexc < 0) {
 		strbuf_addf(why, "--mode exception is not supported on Python %s (its "

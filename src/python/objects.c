@@ -46,7 +46,7 @@ int py_objects_init(struct py_objects *ob, struct py_reader *r)
 	memset(ob, 0, sizeof(*ob));
 	ob->r = r;
 	ob->lo = &r->off->objects;
-	if (!ob->lo->known || r->off->free_threaded || ob->lo->dict_model == PY_DICT_NONE)
+	if (!ob->lo->known || ob->lo->dict_model == PY_DICT_NONE)
 		return -ENOTSUP;
 	return 0;
 }

@@ -7,8 +7,10 @@
  * discovery's layout choice, py_offsets_from_debug and the reader walk it:
  * thread list, frames (innermost included), code objects with 16-byte
  * longer object headers, tagged executables, and (3.14t+) a thread running
- * its own copy of the bytecode. The GIL builds' blocks run through the same
- * test as a control.
+ * its own copy of the bytecode; then the objects beside the frames: the
+ * threading module's table of threads through sys.modules (Python's thread
+ * names) and a thread's exception state. The GIL builds' blocks run
+ * through the same tests as a control.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -22,14 +24,16 @@
 #include <cmocka.h>
 
 #include "python/discover.h"
+#include "python/excstate.h"
 #include "python/reader.h"
+#include "python/threads.h"
 #include "target/memory.h"
 #include "debug_blocks.h"
 #include "linetable_vectors.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-enum { R_RUNTIME, R_INTERP, R_TSTATE, R_FRAME, R_CODE, R_STR, R_BYTES, R_TLBC, R_COUNT };
+enum { R_RUNTIME, R_INTERP, R_TSTATE, R_FRAME, R_CODE, R_STR, R_BYTES, R_TLBC, R_OBJ, R_COUNT };
 #define REGION_LEN 0x10000
 #define REGION_ADDR(i) (0x10000000ull * ((uint64_t)(i) + 1))
 #define CODE_TYPE 0x7f00c0de0000ull
@@ -403,10 +407,210 @@ static void test_gil_layout_misreads_free_threaded(void **state)
 	}
 }
 
+/* ---- objects: laid out in R_OBJ from the build's own struct facts ------------ */
+
+#define TYPE_TYPE 0x7f0077770000ull
+
+struct objs {
+	struct image *im;
+	size_t next;
+	uint64_t str_type, int_type, dict_type, module_type;
+};
+
+static uint64_t obj_alloc(struct objs *o, size_t size, size_t below)
+{
+	size_t off = o->next + below;
+
+	o->next += (below + size + 15) & ~(size_t)15;
+	assert_true(o->next <= REGION_LEN);
+	return at(R_OBJ, off);
+}
+
+static size_t obj_off(uint64_t addr)
+{
+	return (size_t)(addr - REGION_ADDR(R_OBJ));
+}
+
+static void obj_put64(struct objs *o, uint64_t obj, const char *field, uint64_t v)
+{
+	put64(o->im, R_OBJ, obj_off(obj) + (size_t)need(o->im->db, field), v);
+}
+
+static uint64_t make_type(struct objs *o, const char *name, uint64_t flags)
+{
+	uint64_t t = obj_alloc(o, 1024, 0), s = obj_alloc(o, strlen(name) + 1, 0);
+
+	put(o->im, R_OBJ, obj_off(s), name, strlen(name) + 1);
+	obj_put64(o, t, "object_type", TYPE_TYPE);
+	obj_put64(o, t, "st.type_name", s);
+	obj_put64(o, t, "st.type_basicsize", 64);
+	obj_put64(o, t, "st.type_flags", flags);
+	return t;
+}
+
+static uint64_t make_pystr(struct objs *o, const char *s)
+{
+	const struct debug_block *db = o->im->db;
+	size_t n = strlen(s);
+	uint64_t a = obj_alloc(o, (size_t)need(db, "unicode_asciiobject_size") + n + 1, 0);
+
+	obj_put64(o, a, "object_type", o->str_type);
+	obj_put64(o, a, "unicode_length", n);
+	put32(o->im, R_OBJ, obj_off(a) + (size_t)need(db, "unicode_state"),
+	      1 | 1u << 2 | 1u << 5 | 1u << 6);
+	put(o->im, R_OBJ, obj_off(a) + (size_t)need(db, "unicode_asciiobject_size"), s, n + 1);
+	return a;
+}
+
+/* A positive int of one 30-bit digit (3.12+: lv_tag = digits << 3). */
+static uint64_t make_int(struct objs *o, uint32_t v)
+{
+	uint64_t a = obj_alloc(o, 64, 0);
+
+	assert_true(v < (1u << 30));
+	obj_put64(o, a, "object_type", o->int_type);
+	obj_put64(o, a, "st.long_tag", 1u << 3);
+	put32(o->im, R_OBJ, obj_off(a) + (size_t)need(o->im->db, "st.long_digits"), v);
+	return a;
+}
+
+/* A combined dict of n (at most 5) entries, general keys: {hash, key, value}. */
+static uint64_t make_dict(struct objs *o, size_t n, const uint64_t *keys, const uint64_t *vals)
+{
+	const struct debug_block *db = o->im->db;
+	size_t indices = (size_t)need(db, "st.dk_indices"), esize = (size_t)need(db, "val.dk_entry_size");
+	uint64_t d = obj_alloc(o, 128, 0), k = obj_alloc(o, indices + 8 + 8 * esize, 0);
+	uint8_t log2 = 3, index_bytes[8];
+
+	assert_true(n <= 5);
+	obj_put64(o, d, "object_type", o->dict_type);
+	obj_put64(o, d, "st.dict_used", n);
+	obj_put64(o, d, "st.dict_keys", k);
+	obj_put64(o, d, "st.dict_values", 0);
+	put(o->im, R_OBJ, obj_off(k) + (size_t)need(db, "st.dk_log2_size"), &log2, 1);
+	put(o->im, R_OBJ, obj_off(k) + (size_t)need(db, "st.dk_log2_index_bytes"), &log2, 1);
+	put(o->im, R_OBJ, obj_off(k) + (size_t)need(db, "st.dk_kind"), &(uint8_t){ 0 }, 1);
+	obj_put64(o, k, "st.dk_nentries", n);
+	memset(index_bytes, 0xff, sizeof(index_bytes));
+	for (size_t i = 0; i < n; i++) {
+		size_t e = obj_off(k) + indices + 8 + i * esize;
+
+		index_bytes[i] = (uint8_t)i;
+		put64(o->im, R_OBJ, e, 0x5eed + i);
+		put64(o->im, R_OBJ, e + 8, keys[i]);
+		put64(o->im, R_OBJ, e + 16, vals[i]);
+	}
+	put(o->im, R_OBJ, obj_off(k) + indices, index_bytes, 8);
+	return d;
+}
+
+/* A threading.Thread: its attributes in a dict the object manages (below it). */
+static uint64_t make_thread(struct objs *o, uint64_t thread_type, const char *name, uint32_t tid)
+{
+	int64_t below = -blockval(o->im->db, "val.managed_dict_offset");
+	uint64_t t, keys[2], vals[2];
+
+	assert_true(below > 0 && below <= 64);
+	t = obj_alloc(o, 64, (size_t)below);
+	obj_put64(o, t, "object_type", thread_type);
+	keys[0] = make_pystr(o, "_name");
+	vals[0] = make_pystr(o, name);
+	keys[1] = make_pystr(o, "_native_id");
+	vals[1] = make_int(o, tid);
+	put64(o->im, R_OBJ, obj_off(t) - (size_t)below, make_dict(o, 2, keys, vals));
+	return t;
+}
+
+/*
+ * Python's names of the threads (threading._active through sys.modules, a
+ * Thread's managed dict), and the exception a thread is handling.
+ */
+static void objects_one(const struct debug_block *db)
+{
+	struct image im;
+	struct objs o = { &im, 0, 0, 0, 0, 0 };
+	struct py_target t;
+	struct target_mem mem;
+	struct py_reader r;
+	struct py_objects ob;
+	struct py_thread_names tn;
+	uint64_t threading, active, modules, thread_type, exc, item, k[3], v[3];
+	const char *long_name = "reports-worker-with-a-long-name";
+	int is_type = -1, ret;
+
+	image_init(&im, db);
+	o.str_type = make_type(&o, "str", (uint64_t)need(db, "val.tpflags_unicode_subclass"));
+	o.int_type = make_type(&o, "int", (uint64_t)need(db, "val.tpflags_long_subclass"));
+	o.dict_type = make_type(&o, "dict", (uint64_t)need(db, "val.tpflags_dict_subclass"));
+	o.module_type = make_type(&o, "module", 0);
+	thread_type = make_type(&o, "Thread", (uint64_t)need(db, "val.tpflags_managed_dict"));
+	/* threading._active: {ident: Thread} */
+	k[0] = make_int(&o, 0x1001);
+	v[0] = make_thread(&o, thread_type, "MainThread", 101);
+	k[1] = make_int(&o, 0x1002);
+	v[1] = make_thread(&o, thread_type, long_name, 102);
+	active = make_dict(&o, 2, k, v);
+	k[0] = make_pystr(&o, "_active");
+	threading = obj_alloc(&o, 64, 0);
+	put64(&im, R_OBJ, obj_off(threading) + (size_t)need(db, "object_type"), o.module_type);
+	put64(&im, R_OBJ, obj_off(threading) + (size_t)need(db, "st.module_dict"),
+	      make_dict(&o, 1, k, &active));
+	k[0] = make_pystr(&o, "sys");
+	v[0] = obj_alloc(&o, 64, 0);
+	k[1] = make_pystr(&o, "threading");
+	v[1] = threading;
+	modules = make_dict(&o, 2, k, v);
+	put64(&im, R_INTERP, (size_t)need(db, "st.interp_modules"), modules);
+	/* thread 101 handles a KeyError: exc_info -> an item whose value is it */
+	exc = obj_alloc(&o, 64, 0);
+	put64(&im, R_OBJ, obj_off(exc) + (size_t)need(db, "object_type"), make_type(&o, "KeyError", 0));
+	item = obj_alloc(&o, 64, 0);
+	put64(&im, R_OBJ, obj_off(item) + (size_t)need(db, "st.exc_item_value"), exc);
+	put64(&im, R_OBJ, obj_off(item) + (size_t)need(db, "st.exc_item_previous"), 0);
+	make_tstate(&im, 0, 0, 0, 101);
+	put64(&im, R_TSTATE, (size_t)need(db, "st.tstate_exc_info"), item);
+	put64(&im, R_TSTATE, (size_t)need(db, "st.tstate_curexc"), 0);
+	put64(&im, R_INTERP, (size_t)need(db, "interp_threads_head"), at(R_TSTATE, 0));
+
+	ret = target_of(&im, &t);
+	if (ret)
+		fail_msg("%s: block rejected: %d", db->source, ret);
+	mem_init_image(&mem, im.regions, R_COUNT);
+	py_reader_init(&r, &mem, &t);
+	ret = py_objects_init(&ob, &r);
+	if (ret)
+		fail_msg("%s: objects not readable: %d", db->source, ret);
+	py_thread_names_init(&tn, &ob);
+	ret = py_thread_names_read(&tn, 1);
+	if (ret)
+		fail_msg("%s: thread names: %d", db->source, ret);
+	assert_int_equal(tn.n, 2);
+	assert_string_equal(py_thread_name(&tn, 101, 1), "MainThread");
+	assert_string_equal(py_thread_name(&tn, 102, 1), long_name);
+	ret = py_exc_current(&ob, at(R_TSTATE, 0), &exc, &is_type);
+	if (ret || !exc)
+		fail_msg("%s: exception state: %d", db->source, ret);
+	assert_int_equal(is_type, 0);
+	assert_string_equal(py_exc_type_name(&ob, exc, is_type), "KeyError");
+	py_thread_names_release(&tn);
+	py_objects_release(&ob);
+	py_reader_release(&r);
+	mem_release(&mem);
+	image_free(&im);
+}
+
+static void test_every_build_reads_objects(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(debug_blocks); i++)
+		objects_one(&debug_blocks[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_build_walks),
+		cmocka_unit_test(test_every_build_reads_objects),
 		cmocka_unit_test(test_gil_layout_misreads_free_threaded),
 	};
 

@@ -834,7 +834,19 @@ const struct py_debug_offsets_layout *py_debug_layout(int minor, int free_thread
 BLOCK_FIXTURE_FACTS = ["st.varobject_size", "st.unicode_compact_data",
                        "st.codearray_size", "st.codearray_entries",
                        "val.stackref_tag_bits", "val.owner_shim",
-                       "val.owner_generator", "st.chunk_data", "st.chunk_size"]
+                       "val.owner_generator", "st.chunk_data", "st.chunk_size",
+                       # objects: types, dicts, modules, ints, the exception state
+                       "st.type_name", "st.type_basicsize", "st.type_flags",
+                       "st.type_dictoffset", "st.type_base",
+                       "val.tpflags_long_subclass", "val.tpflags_unicode_subclass",
+                       "val.tpflags_dict_subclass", "val.tpflags_managed_dict",
+                       "val.managed_dict_offset", "st.dict_used", "st.dict_keys",
+                       "st.dict_values", "st.dk_log2_size", "st.dk_log2_index_bytes",
+                       "st.dk_kind", "st.dk_nentries", "st.dk_indices",
+                       "val.dk_entry_size", "st.module_dict", "st.interp_modules",
+                       "st.long_tag", "st.long_digits", "st.tstate_exc_info",
+                       "st.exc_item_value", "st.exc_item_previous",
+                       "st.tstate_curexc"]
 
 
 def block_fixture(inputs):
