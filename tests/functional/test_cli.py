@@ -88,9 +88,12 @@ def test_text_report_stdout(workload):
     sections = ["Top functions (self)", "Top functions (total)", "Call tree"]
     pos = [text.find(s) for s in sections]
     assert all(p >= 0 for p in pos) and pos == sorted(pos), "sections %s\n%r" % (pos, r)
-    # The hot functions are in the report.
-    self_part = text[pos[0]:pos[1]]
-    assert "hot_a" in self_part and "hot_b" in self_part, r
+    # The hot functions are in the report: in the total section, as whole
+    # stacks (the default) give their self time to what they call, the
+    # clock read of their loops (a sanitizer CI pass saw 80% self in
+    # [vdso] and no self sample of hot_b in 200).
+    total_part = text[pos[1]:pos[2]]
+    assert "hot_a" in total_part and "hot_b" in total_part, r
     m = re.search(r"^Samples:\s+(\d+)", text, re.M)
     assert m and int(m.group(1)) >= 20, r
 
