@@ -616,7 +616,7 @@ static int bytecode_start(struct py_reader *r, const uint8_t *buf, uint64_t code
 	if (idx < 0 || idx >= TLBC_MAX)
 		return -EFAULT;
 	slot = idx & 3;
-	if (c && c->tlbc_index[slot] == idx && in_code(c, c->tlbc_start[slot], ip)) {
+	if (c->tlbc_index[slot] == idx && in_code(c, c->tlbc_start[slot], ip)) {
 		*start = c->tlbc_start[slot];
 		return 0;
 	}
@@ -625,12 +625,10 @@ static int bytecode_start(struct py_reader *r, const uint8_t *buf, uint64_t code
 	    mem_read_u64(r->mem, arr + (uint64_t)o->codearray_entries + 8 * (uint64_t)idx, &base) ||
 	    !base)
 		return -EFAULT;
-	if (c) {
-		if (!in_code(c, base, ip))
-			return -EFAULT;
-		c->tlbc_index[slot] = idx;
-		c->tlbc_start[slot] = base;
-	}
+	if (!in_code(c, base, ip))
+		return -EFAULT;
+	c->tlbc_index[slot] = idx;
+	c->tlbc_start[slot] = base;
 	*start = base;
 	r->stats.tlbc_read++;
 	return 0;

@@ -20,9 +20,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
+#include "cmd/cmd.h"
 #include "python/discover.h"
 #include "python/excstate.h"
 #include "python/reader.h"
@@ -606,11 +608,66 @@ static void test_every_build_reads_objects(void **state)
 		objects_one(&debug_blocks[i]);
 }
 
+/* What record and top say of a view a build cannot give: exit code, and the message on stderr. */
+static int check_views(const struct py_target *t, int mode, int async, char *err, size_t size)
+{
+	struct sampler_opts so;
+	FILE *f = tmpfile();
+	int saved = dup(2), code;
+	size_t n;
+
+	assert_non_null(f);
+	memset(&so, 0, sizeof(so));
+	so.mode = mode;
+	so.async_tasks = async;
+	fflush(stderr);
+	dup2(fileno(f), 2);
+	code = cmd_check_views("record", t, &so);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(f);
+	n = fread(err, 1, size - 1, f);
+	err[n] = '\0';
+	fclose(f);
+	return code;
+}
+
+/* On a free-threaded 3.14t: gil mode and --async refused with one message and a hint; the others allowed. */
+static void test_free_threaded_refusals(void **state)
+{
+	struct image im;
+	struct py_target t;
+	char err[1024];
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(debug_blocks); i++) {
+		if (debug_blocks[i].minor != 14 || !debug_blocks[i].free_threaded)
+			continue;
+		image_init(&im, &debug_blocks[i]);
+		assert_int_equal(target_of(&im, &t), 0);
+		t.pid = 4242;
+		snprintf(t.version, sizeof(t.version), "3.14.2t");
+		assert_int_equal(check_views(&t, MODE_GIL, 0, err, sizeof(err)), FW_EXIT_UNSUPPORTED);
+		assert_non_null(strstr(err, "process 4242: Python 3.14.2t is free-threaded: it has no GIL"));
+		assert_non_null(strstr(err, "record it with --mode cpu or wall"));
+		assert_int_equal(check_views(&t, MODE_CPU, 1, err, sizeof(err)), FW_EXIT_UNSUPPORTED);
+		assert_non_null(strstr(err, "--async is not supported on free-threaded builds"));
+		assert_int_equal(check_views(&t, MODE_EXCEPTION, 0, err, sizeof(err)), FW_EXIT_OK);
+		assert_int_equal(check_views(&t, MODE_WALL, 0, err, sizeof(err)), FW_EXIT_OK);
+		assert_string_equal(err, "");
+		image_free(&im);
+		return;
+	}
+	fail_msg("no 3.14t block");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_build_walks),
 		cmocka_unit_test(test_every_build_reads_objects),
+		cmocka_unit_test(test_free_threaded_refusals),
 		cmocka_unit_test(test_gil_layout_misreads_free_threaded),
 	};
 
