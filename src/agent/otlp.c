@@ -17,6 +17,7 @@
 
 #include "agent/encode.h"
 #include "output/pprof.h"
+#include "profile/profile.h"
 #include "profiles_service.pb-c.h"
 #include "util/util.h"
 
@@ -342,7 +343,7 @@ static OtlpProfile *profile_of(struct enc *e, const struct period_batch *b,
 
 	opentelemetry__proto__profiles__v1development__profile__init(o);
 	o->sample_type = value_type(e, "samples", "count");
-	o->period_type = value_type(e, !strcmp(b->mode, "cpu") ? "cpu" : "wall", "nanoseconds");
+	o->period_type = value_type(e, profile_mode_is_cpu(b->mode) ? "cpu" : "wall", "nanoseconds");
 	o->period = b->rate_hz > 0 ? (int64_t)(1e9 / b->rate_hz + 0.5) : 0;
 	o->time_unix_nano = b->from_ns;
 	o->duration_nano = b->until_ns > b->from_ns ? b->until_ns - b->from_ns : 0;

@@ -30,7 +30,7 @@ struct period_batch {
 	uint64_t seq;               /* periods since the agent started, from 1 */
 	uint64_t from_ns, until_ns; /* unix time */
 	const char *host;
-	const char *mode;           /* "cpu" or "wall" */
+	const char *mode;           /* the sampling mode's name (profile_mode_is_cpu) */
 	double rate_hz;
 	char rate_text[32];
 	const char *backend;

@@ -205,7 +205,7 @@ static int opt_mode(const struct opt *op, const char *arg, struct strbuf *err)
 	enum sample_mode mode;
 
 	if (sample_mode_parse(arg, &mode) || mode == MODE_GIL) {
-		strbuf_addf(err, "unknown mode: '%s' (cpu or wall)", arg);
+		strbuf_addf(err, "unknown mode: '%s' (cpu, wall or exception)", arg);
 		return -1;
 	}
 	*(enum sample_mode *)op->value = mode;
@@ -302,8 +302,8 @@ static void build_table(struct agent_opts *o, struct opt *t, size_t max)
 			 "(may repeat)", opt_cgroup),
 		OPT_CALL('r', "rate", &o->rate, "HZ", "samples per second of each thread (default 19)",
 			 opt_rate),
-		OPT_CALL(0, "mode", &o->mode, "M", "cpu (default: threads on a CPU) or wall (every "
-			 "thread)", opt_mode),
+		OPT_CALL(0, "mode", &o->mode, "M", "cpu (default: threads on a CPU), wall (every "
+			 "thread) or exception (threads handling an exception)", opt_mode),
 		OPT_BOOL(0, "native", &o->native, "whole stacks whatever the backend and mode "
 			 "(default: where they cost no more stopping: bpf, ptrace in cpu mode)"),
 		OPT_BOOL(0, "python-only", &o->python_only, "Python frames only, whatever the backend"),
@@ -1088,7 +1088,7 @@ static void cut_period(struct agent *a, int final)
 		until = a->period_from_unix;
 	session_take_profile(&a->sess, &taken);
 	period_batch_init(&b, ++a->period_seq, a->period_from_unix, until, a->host,
-			  a->so.mode == MODE_WALL ? "wall" : "cpu", a->o.rate,
+			  sample_mode_name(a->so.mode), a->o.rate,
 			  session_backend_name(&a->sess), a->o.labels, a->o.nlabels);
 	b.agent_version = FRAMEWALK_VERSION;
 	for (size_t i = 0; i < a->nt; i++) {
@@ -1231,8 +1231,7 @@ static int choose_sampling(struct agent *a, pid_t probe)
 	a->so = so;
 	a->so_chosen = 1;
 	say(a, "sampling at %g Hz (%s mode) with the %s backend, %s; a profile per process "
-	    "every %g s", so.rate_hz, so.mode == MODE_WALL ? "wall" : "cpu",
-	    so.backend == BACKEND_BPF ? "bpf" : so.backend == BACKEND_PTRACE ? "ptrace" : "vm",
+	    "every %g s", so.rate_hz, sample_mode_name(so.mode), backend_name(so.backend),
 	    so.native ? (so.kernel ? "Python + native + kernel frames" : "whole stacks")
 		      : "Python frames", a->o.period);
 	return FW_EXIT_OK;

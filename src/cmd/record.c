@@ -481,6 +481,15 @@ int cmd_record(int argc, char **argv)
 			if (strcmp(o.outs.paths[i], "-"))
 				fprintf(stderr, "framewalk: wrote %s\n", o.outs.paths[i]);
 	}
+	if (!code && sess.stop_reason == SAMPLER_STOP_TARGET_EXIT && !prof.meta.samples) {
+		fw_error("the %s exited after %.1f s, before any sample was taken",
+			 child ? "command" : "target", (double)prof.meta.duration_ns / 1e9);
+		fw_hint("%s; a target that ran on no CPU gives no samples in cpu mode: "
+			"--mode wall samples it whatever it does", child ?
+			"a command that ends this quickly has nothing to profile: profile a longer run" :
+			"profile it while it runs");
+		code = FW_EXIT_NO_SAMPLES;
+	}
 	if (sess.stop_reason == SAMPLER_STOP_ERROR && !code) {
 		fw_error("lost access to a target during the capture (ptrace or memory reads refused)");
 		code = FW_EXIT_PERMISSION;

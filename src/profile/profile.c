@@ -243,3 +243,8 @@ int profile_rate_known(const struct profile_meta *m)
 {
 	return m->rate_hz >= 0.001 && m->rate_hz <= 1e9;
 }
+
+int profile_mode_is_cpu(const char *mode)
+{
+	return mode && !strcmp(mode, "cpu");
+}

@@ -71,7 +71,7 @@ struct profile_meta {
 	uint64_t sample_ns_total;/* time spent taking ticks */
 	uint64_t sample_ns_max;
 	uint64_t profiler_cpu_ns;
-	char *mode;                  /* "cpu", "wall" or "gil" */
+	char *mode;                  /* the sampling mode's name (profile_mode_is_cpu) */
 	char *labels;                /* "key=value ..." the agent gives each profile, or NULL */
 	/* native unwinding (ptrace / bpf backends) */
 	uint64_t native_stacks;      /* stacks unwound */
@@ -153,6 +153,15 @@ void profile_add(struct profile *p, uint32_t thread, uint32_t node, uint64_t cou
 size_t profile_node_frames(const struct profile *p, uint32_t node, uint32_t *out, size_t max);
 
 uint64_t profile_total(const struct profile *p);
+
+/*
+ * Whether a profile of this mode ("cpu", "wall", "gil", "exception", as
+ * meta.mode holds it) counts CPU time: only cpu mode samples threads on a
+ * CPU; every other mode samples threads whatever they do, so a sample
+ * stands for wall-clock time. The one rule the writers and the agent's
+ * encoders use for a profile's type (pprof cpu/wall, OTLP, Pyroscope).
+ */
+int profile_mode_is_cpu(const char *mode);
 
 /*
  * Is the requested rate usable to turn counts into time? A rate read from a

@@ -237,7 +237,8 @@ int sampler_mode_filter(struct sampler *s, pid_t tid, uint64_t tstate, uint64_t 
 			sampler_wait_label(s, tid, wait, size);
 		return 1;
 	case MODE_GIL: {
-		struct pf_thread *t = &s->prof->threads[sampler_thread(s, tid, fw_now_ns())];
+		uint32_t thread = sampler_thread(s, tid, fw_now_ns());   /* may move the table */
+		struct pf_thread *t = &s->prof->threads[thread];
 		int holds = gil_holder && tstate == gil_holder, sampled = holds, flag;
 		uint64_t arg0 = 0;
 		long nr = -1;
@@ -437,8 +438,17 @@ void sampler_record_dropped(struct sampler *s, pid_t tid, uint64_t now)
 	if (sampler_thread_gone(s, tid))
 		return;
 	s->prof->meta.errors++;
-	if (tid > 0)
-		s->prof->threads[sampler_thread(s, tid, now)].dropped++;
+	if (tid > 0) {
+		/*
+		 * The index first: sampler_thread may grow (move) the table, and
+		 * the order in which one expression reads the table's address and
+		 * calls it is unspecified (a first sample that was a dropped one
+		 * wrote through the table's old, NULL, address).
+		 */
+		uint32_t thread = sampler_thread(s, tid, now);
+
+		s->prof->threads[thread].dropped++;
+	}
 }
 
 static void count_break(struct sampler *s, const struct unwind_result *uw)

@@ -299,6 +299,8 @@ int opts_parse(const struct opt_command *cmd, int argc, char **argv, int *nargs)
 	/* what follows "--" (or the first argument with OPTS_STOP_AT_ARG) */
 	for (; i < argc; i++)
 		argv[1 + n++] = argv[i];
+	/* argv[1..n] is an argument vector of its own (record execs it): end it */
+	argv[1 + n] = NULL;
 	*nargs = n;
 	return 0;
 }

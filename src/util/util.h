@@ -28,6 +28,7 @@ enum fw_exit {
 	FW_EXIT_OUTPUT = 7,         /* output file not writable / write failed */
 	FW_EXIT_BAD_INPUT = 8,      /* corrupt or unreadable input file */
 	FW_EXIT_CHECK_FAILED = 9,   /* `check`: something needed does not work */
+	FW_EXIT_NO_SAMPLES = 10,    /* the targets exited before any sample was taken */
 };
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

@@ -726,6 +726,26 @@ def test_once_prints_and_exits(worker):
     assert r.returncode == 4 and "no Python process matches" in r.stderr, r
 
 
+def test_mode_labels_follow_the_mode(pb, worker, tmp_path):
+    """Each mode the agent takes is named as itself (the mode label, the
+    start line) and its profile typed by the one mode rule: cpu time only
+    in cpu mode, wall time otherwise (exception mode was labelled cpu)."""
+    w = worker()
+    for mode, clock in (("cpu", "cpu"), ("wall", "wall"), ("exception", "wall")):
+        out = tmp_path / mode
+        out.mkdir()
+        r = run_fw("agent", "--once", "-p", w.pid, "--period", 1, "-r", 49, "--mode", mode,
+                   "--dir", out, timeout=30)
+        assert r.returncode == 0, r
+        assert "(%s mode)" % mode in r.stderr, r
+        files = list(out.glob("*-agent_worker-%d.pb.gz" % w.pid))
+        assert len(files) == 1, list(out.iterdir())
+        p, _, comments = pb.pprof(files[0].read_bytes())
+        assert pprof_labels(comments)["mode"] == mode, comments
+        types = [p.string_table[t.type] for t in p.sample_type]
+        assert types[-1] == clock, (mode, types)
+
+
 def test_static_build_writes_directories_only(worker, tmp_path):
     """The static build has no HTTP: it refuses --pyroscope and --otlp with
     the reason, and writes --dir."""
