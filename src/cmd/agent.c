@@ -1268,7 +1268,7 @@ static int run(struct agent *a)
 {
 	struct capture_hook hook = { a, -1, agent_pass };
 	struct strbuf why = STRBUF_INIT;
-	int code = FW_EXIT_OK;
+	int code = FW_EXIT_OK, ret;
 
 	while (!cmd_stop_requested && !a->once_done) {
 		uint64_t next = 0;
@@ -1292,19 +1292,12 @@ static int run(struct agent *a)
 			continue;
 		}
 		strbuf_reset(&why);
-		if (session_run(&a->sess, &hook, &why)) {
-			if (a->so.backend == BACKEND_BPF && a->o.backend == BACKEND_AUTO) {
-				fw_warning("the bpf backend failed: %s; going on with ptrace",
-					   strbuf_str(&why));
-				a->so.backend = BACKEND_PTRACE;
-				a->so.native = a->o.native || (!a->o.python_only &&
-					backend_whole_stacks_default(BACKEND_PTRACE, a->so.mode));
-				restart_session(a);
-				continue;
-			}
-			fw_error("the %s backend failed: %s", session_backend_name(&a->sess),
-				 strbuf_str(&why));
-			code = FW_EXIT_PERMISSION;
+		ret = session_run(&a->sess, &hook, &why);
+		/* the session's fallback (backend_fall_back) holds for later sessions too */
+		a->so.backend = a->sess.opts.backend;
+		a->so.native = a->sess.opts.native;
+		if (ret) {
+			code = cmd_backend_failed(session_backend_name(&a->sess), ret, &why);
 			break;
 		}
 		if (a->sess.stop_reason == SAMPLER_STOP_HOOK && !a->restart_session &&

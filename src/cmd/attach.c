@@ -170,3 +170,14 @@ int cmd_choose_backend(const char *cmd, struct sampler_opts *so, pid_t probe_pid
 	strbuf_release(&announce);
 	return ret == -EINVAL ? FW_EXIT_USAGE : ret ? FW_EXIT_PERMISSION : FW_EXIT_OK;
 }
+
+int cmd_backend_failed(const char *name, int err, const struct strbuf *why)
+{
+	fw_error("the %s backend could not start: %s", name,
+		 why->len ? strbuf_str(why) : strerror(-err));
+	if (err == -EPERM || err == -EACCES) {
+		fw_hint("framewalk check says what this machine allows and the narrowest fix");
+		return FW_EXIT_PERMISSION;
+	}
+	return FW_EXIT_FAILURE;
+}

@@ -56,6 +56,14 @@ void cmd_install_signals(void);
 int cmd_choose_backend(const char *cmd, struct sampler_opts *so, pid_t probe_pid);
 
 /*
+ * A capture's backend could not start, after the session's one fallback
+ * (backend_fall_back): "the NAME backend could not start: WHY", and the
+ * exit code for err (-EPERM/-EACCES: FW_EXIT_PERMISSION, else
+ * FW_EXIT_FAILURE). Every sampling command ends this way.
+ */
+int cmd_backend_failed(const char *name, int err, const struct strbuf *why);
+
+/*
  * "framewalk: error: <message>" and a hint to see `framewalk CMD --help`.
  * Returns FW_EXIT_USAGE. (The option parser's, util/options.h.)
  */

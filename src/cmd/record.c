@@ -466,10 +466,22 @@ int cmd_record(int argc, char **argv)
 		return code;
 	}
 	fill_meta(&prof, &sess, &so);
-	if (session_run(&sess, NULL, &why)) {
-		fw_error("the %s backend failed: %s", session_backend_name(&sess), strbuf_str(&why));
+	ret = session_run(&sess, NULL, &why);
+	if (ret) {
+		/* nothing was captured: no empty outputs, the true reason */
+		code = cmd_backend_failed(session_backend_name(&sess), ret, &why);
+		strbuf_release(&why);
+		if (child)
+			stop_child(child, &sess);
+		cmd_abort_outputs(of, o.outs.n);
+		session_release(&sess);
+		profile_release(&prof);
+		return code;
 	}
 	strbuf_release(&why);
+	/* the backend may have fallen back: the profile names the one that ran */
+	free(prof.meta.backend);
+	prof.meta.backend = xstrdup(backend_description(&sess.opts));
 	if (child)
 		stop_child(child, &sess);
 	code = write_outputs(&prof, &o, of);

@@ -539,7 +539,7 @@ int cmd_top(int argc, char **argv)
 	struct session sess;
 	struct capture_hook hook;
 	struct strbuf why = STRBUF_INIT;
-	int ret, code = FW_EXIT_OK;
+	int ret, start_err, code = FW_EXIT_OK;
 
 	memset(&tp, 0, sizeof(tp));
 	ret = parse_top_args(argc, argv, &tp.o);
@@ -586,8 +586,7 @@ int cmd_top(int argc, char **argv)
 		compute(&tp);
 		draw(&tp);
 	}
-	if (session_run(&sess, &hook, &why))
-		code = FW_EXIT_PERMISSION;
+	start_err = session_run(&sess, &hook, &why);
 	if (tp.curses) {
 		endwin();
 	} else if (sess.stop_reason == SAMPLER_STOP_TARGET_EXIT || sess.stop_reason == SAMPLER_STOP_EXEC ||
@@ -597,8 +596,8 @@ int cmd_top(int argc, char **argv)
 		if (tp.window_samples)
 			draw(&tp);
 	}
-	if (code) {
-		fw_error("the %s backend failed: %s", session_backend_name(&sess), strbuf_str(&why));
+	if (start_err) {
+		code = cmd_backend_failed(session_backend_name(&sess), start_err, &why);
 	} else if (sess.stop_reason == SAMPLER_STOP_TARGET_EXIT) {
 		fprintf(stderr, "framewalk: process %d exited\n", (int)tp.o.pid);
 	} else if (sess.stop_reason == SAMPLER_STOP_EXEC) {

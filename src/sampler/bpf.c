@@ -27,6 +27,7 @@
 #include "symbols/kallsyms.h"
 #include "target/proc.h"
 #include "unwind/stackcopy.h"
+#include "util/file.h"
 #include "util/util.h"
 
 #define THREAD_MAP_ENTRIES 16384
@@ -604,9 +605,41 @@ static double sample_rate(const struct bpf_run *br, const struct sampler_opts *o
 	return rate;
 }
 
+/*
+ * The events' rate within the kernel's limit for perf events
+ * (kernel.perf_event_max_sample_rate, lowered by the kernel itself when its
+ * interrupts take too long). The events count CPU time by a period, which
+ * the kernel does not check against that limit: a period of a few
+ * microseconds on every CPU starves the whole machine, the target and
+ * framewalk with it. A rate above the limit is refused (the capture falls
+ * back to a backend that ticks from user space); wall mode's faster
+ * iterator ticks are held to it.
+ */
+static int check_rate(const struct sampler_opts *o, double *rate, struct strbuf *why)
+{
+	char buf[32];
+	long max;
+
+	if (!read_file_into("/proc/sys/kernel/perf_event_max_sample_rate", buf, sizeof(buf)))
+		buf[strcspn(buf, "\n")] = '\0';
+	else
+		buf[0] = '\0';
+	if (parse_long(buf, &max) || max <= 0)
+		max = 100000;      /* the kernel's default */
+	if (o->rate_hz > (double)max) {
+		strbuf_addf(why, "%g Hz is above this kernel's limit for perf events "
+			    "(kernel.perf_event_max_sample_rate = %ld)", o->rate_hz, max);
+		return -EINVAL;
+	}
+	if (*rate > (double)max)
+		*rate = (double)max;
+	return 0;
+}
+
 static int bpf_start(struct session *sess, struct strbuf *why)
 {
 	struct bpf_run *br = xcalloc(1, sizeof(*br));
+	double rate;
 	int err;
 
 	br->sess = sess;
@@ -638,7 +671,11 @@ static int bpf_start(struct session *sess, struct strbuf *why)
 		explain_failure(err, why);
 		goto fail;
 	}
-	err = attach_events(br, sample_rate(br, &sess->opts), why);
+	rate = sample_rate(br, &sess->opts);     /* once the program says if it iterates */
+	err = check_rate(&sess->opts, &rate, why);
+	if (err)
+		goto fail;
+	err = attach_events(br, rate, why);
 	if (err)
 		goto fail;
 	return 0;

@@ -442,6 +442,55 @@ static void run_loop(struct session *sess)
 		draw_status(sess, m->duration_ns, 1);
 }
 
+/*
+ * Start the backend; when it cannot start, the one fallback policy
+ * (backend_fall_back): every target moves to the next backend, said once
+ * on stderr and in the profile's events. 0, or -errno with why.
+ */
+static int start_backend(struct session *sess, struct strbuf *why)
+{
+	int ret;
+
+	while (sess->ops->start && (ret = sess->ops->start(sess, why))) {
+		struct strbuf note = STRBUF_INIT;
+		struct sampler_opts o = sess->opts;
+		pid_t probe = sess->n ? sess->targets[0]->target.pid : 0;
+
+		if (backend_fall_back(&o, o.child == probe ? 0 : probe, strbuf_str(why), &note)) {
+			strbuf_release(&note);
+			return ret;
+		}
+		if (o.announce)
+			fprintf(stderr, "framewalk: %s\n", strbuf_str(&note));
+		add_event(sess, "%s", strbuf_str(&note));
+		strbuf_release(&note);
+		strbuf_reset(why);
+		/* each target re-made with the new backend (released once, made once) */
+		ret = 0;
+		for (size_t i = 0; i < sess->n; i++) {
+			struct sampler *s = sess->targets[i];
+			struct py_target t = s->target;
+			struct sampler_opts so = o;
+			int err;
+
+			if (so.child != t.pid)
+				so.child = 0;
+			sampler_release(s, sess->ops);
+			err = sampler_init(s, &t, sess->prof, &so, ops_of(o.backend), sess->files);
+			if (err && !ret) {
+				strbuf_addf(why, "process %d cannot be sampled with %s: %s", (int)t.pid,
+					    backend_name(o.backend), strerror(-err));
+				ret = err;
+			}
+		}
+		sess->opts = o;
+		sess->ops = ops_of(o.backend);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 int session_run(struct session *sess, const struct capture_hook *hook, struct strbuf *why)
 {
 	struct profile_meta *m = &sess->prof->meta;
@@ -455,7 +504,8 @@ int session_run(struct session *sess, const struct capture_hook *hook, struct st
 	clock_gettime(CLOCK_REALTIME, &wall);
 	m->start_unix_ns = (uint64_t)wall.tv_sec * 1000000000ull + (uint64_t)wall.tv_nsec;
 	m->rate_hz = sess->opts.rate_hz;
-	if (sess->ops->start && (ret = sess->ops->start(sess, why))) {
+	ret = start_backend(sess, why);
+	if (ret) {
 		sess->stop_reason = SAMPLER_STOP_ERROR;
 	} else {
 		run_loop(sess);

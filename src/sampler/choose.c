@@ -103,7 +103,8 @@ enum backend backend_auto_pick(int bpf_loads, int ptrace_allowed)
 
 static void decide_stacks(struct sampler_opts *so, int asked_native)
 {
-	if (!asked_native && !so->python_only)
+	so->stacks_asked = asked_native || so->python_only;
+	if (!so->stacks_asked)
 		so->native = backend_whole_stacks_default(so->backend, so->mode);
 }
 
@@ -151,6 +152,7 @@ int backend_choose(struct sampler_opts *so, pid_t probe_pid, struct strbuf *why,
 	}
 	err = bpf_ok ? 0 : ptrace_allowed(probe_pid);
 	so->backend = backend_auto_pick(bpf_ok, !err);
+	so->backend_auto = 1;
 	if (so->backend == BACKEND_BPF) {
 		decide_stacks(so, asked_native);
 		strbuf_addstr(announce, so->native ?
@@ -174,6 +176,30 @@ int backend_choose(struct sampler_opts *so, pid_t probe_pid, struct strbuf *why,
 		return -EPERM;
 	}
 	strbuf_release(&bpf_why);
+	return 0;
+}
+
+int backend_fall_back(struct sampler_opts *so, pid_t probe_pid, const char *why,
+		      struct strbuf *announce)
+{
+	enum backend from = so->backend;
+	int err;
+
+	if (!so->backend_auto || from != BACKEND_BPF)
+		return -ENOENT;
+	err = ptrace_allowed(probe_pid);
+	so->backend = backend_auto_pick(0, !err);
+	if (so->backend == BACKEND_VM && so->native && so->stacks_asked) {
+		so->backend = from;
+		return -ENOENT;        /* whole stacks asked for, and nothing else reads them */
+	}
+	if (!so->stacks_asked)
+		so->native = backend_whole_stacks_default(so->backend, so->mode);
+	strbuf_addf(announce, "the %s backend could not start (%s): going on with %s, %s",
+		    backend_name(from), why, backend_name(so->backend),
+		    so->backend == BACKEND_PTRACE ?
+		    "a running thread is stopped while it is read" :
+		    "reading without stopping the target (Python frames)");
 	return 0;
 }
 

@@ -47,6 +47,10 @@ struct sampler_opts {
 	double refresh_s;         /* how often targets are looked at: exit, exec, new
 	                           * threads, children (0: every 0.1 s) */
 	int status_line;          /* draw the live status line on stderr */
+	/* set by backend_choose: auto picked the backend (it may fall back), and
+	 * whether the whole-stacks choice was the user's (--native/--python-only) */
+	int backend_auto;
+	int stacks_asked;
 	pid_t child;              /* > 0: a child we started; reaped on exit */
 	volatile sig_atomic_t *stop;  /* set (by a signal handler) to end the capture */
 };
@@ -82,6 +86,16 @@ enum backend backend_auto_pick(int bpf_loads, int ptrace_allowed);
 int backend_whole_stacks_default(enum backend b, enum sample_mode mode);
 /* "cpu", "wall", "gil", "exception" -> mode. 0 or -EINVAL. */
 int sample_mode_parse(const char *name, enum sample_mode *out);
+/*
+ * The one fallback: the backend auto picked could not start (why says
+ * what failed). When the user did not choose it, move so to the next one
+ * auto would pick without it (bpf -> ptrace where it may trace probe_pid,
+ * else vm for Python-only profiles), the whole-stacks default following,
+ * and put the line to say in announce. 0, or -ENOENT: nothing to fall back
+ * to (the user chose the backend, or none is left).
+ */
+int backend_fall_back(struct sampler_opts *so, pid_t probe_pid, const char *why,
+		      struct strbuf *announce);
 /* The mode's name, as sample_mode_parse takes it. */
 const char *sample_mode_name(enum sample_mode mode);
 /* Does the mode sample waiting threads, with their [wait] leaf (wall, exception)? */

@@ -79,3 +79,33 @@ def test_slow_start_under_a_wrapper(interp, tmp_path):
     finally:
         if cleanup:
             shutil.rmtree(cleanup, ignore_errors=True)
+
+
+def test_backend_that_cannot_start_falls_back(workload, tmp_path):
+    """One fallback for every command: when the backend auto picked cannot
+    start (here bpf at a rate above the kernel's perf event limit, which
+    would otherwise starve the machine), the capture goes on with the next
+    one, says why once, and the profile names the backend that ran. Asked
+    for by name, the same backend is refused with its true reason instead
+    (not "lost access to a target")."""
+    w = workload(INTERP_BY_ID[HOST], "split.py", "--seconds", "60")
+    with open("/proc/sys/kernel/perf_event_max_sample_rate") as f:
+        limit = int(f.read())
+    rate = "%d" % (limit * 2)
+    out = tmp_path / "fb.txt"
+    r = run_fw("record", "-p", w.pid, "-d", "1", "-r", rate, "-o", out, timeout=60)
+    assert r.returncode == 0, r
+    said = [l for l in r.stderr.splitlines() if "could not start" in l]
+    assert len(said) == 1, r
+    assert "bpf backend" in said[0] and "perf_event_max_sample_rate" in said[0], r
+    assert "going on with ptrace" in said[0], r
+    report = out.read_text()
+    assert "Backend:   ptrace" in report, report[:2000]
+    assert "hot_a" in report, report[:2000]
+
+    r = run_fw("record", "-p", w.pid, "-d", "1", "-r", rate, "--backend", "bpf", "-o",
+               tmp_path / "no.txt", timeout=60)
+    assert r.returncode == 1, r
+    assert r.stderr.startswith("framewalk: error: the bpf backend could not start: "), r
+    assert "perf_event_max_sample_rate" in r.stderr and "lost access" not in r.stderr, r
+    assert not (tmp_path / "no.txt").exists(), "an empty output was left"
