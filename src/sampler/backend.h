@@ -200,6 +200,13 @@ int sampler_read_waiting(struct sampler *s, struct py_thread_info *t, size_t *de
  * when the target is gone or unreadable.
  */
 int sampler_list_threads(struct sampler *s, uint64_t now);
+/*
+ * The interpreter's thread states into s->threads / s->nthreads, the one
+ * list every backend keeps (sampler_py_thread reads it: thread names, the
+ * task view, the GIL and exception markers); none after a failed read.
+ * 0 or py_reader_threads' -errno.
+ */
+int sampler_read_py_threads(struct sampler *s);
 /* The thread state of tid among s->threads, or NULL (not a Python thread). */
 struct py_thread_info *sampler_py_thread(struct sampler *s, pid_t tid);
 

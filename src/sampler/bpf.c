@@ -249,15 +249,19 @@ static void configure_target(struct bpf_run *br, struct sampler *s)
 		bpf_map_update_elem(bpf_map__fd(br->skel->maps.targets), &key, &bt->cfg, BPF_ANY);
 }
 
-/* Mirror the interpreter's threads into the tid -> thread state map. */
+/*
+ * Mirror the interpreter's threads into the tid -> thread state map, and
+ * keep them as the target's thread list (sampler_py_thread): in cpu mode
+ * no tick lists them, and the task view reads 3.14+'s running task through
+ * the thread's state.
+ */
 static void refresh_tstates(struct bpf_run *br, struct sampler *s)
 {
 	int fd = bpf_map__fd(br->skel->maps.tstates);
-	size_t n = 0;
 
-	if (py_reader_threads(&s->reader, s->threads, PY_MAX_THREADS, &n))
+	if (sampler_read_py_threads(s))
 		return;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < s->nthreads; i++) {
 		uint32_t tid = (uint32_t)s->threads[i].tid;
 		uint64_t ts = s->threads[i].tstate;
 

@@ -345,12 +345,19 @@ int sampler_list_threads(struct sampler *s, uint64_t now)
 			return -ESRCH;
 		s->tids_ns = now;
 	}
-	ret = py_reader_threads(&s->reader, s->threads, PY_MAX_THREADS, &s->nthreads);
+	ret = sampler_read_py_threads(s);
 	if (ret == -ESRCH || ret == -EPERM)
 		return ret;
+	return 0;                /* not started yet, or torn: native threads only */
+}
+
+int sampler_read_py_threads(struct sampler *s)
+{
+	int ret = py_reader_threads(&s->reader, s->threads, PY_MAX_THREADS, &s->nthreads);
+
 	if (ret)
-		s->nthreads = 0;     /* not started yet, or torn: native threads only */
-	return 0;
+		s->nthreads = 0;
+	return ret;
 }
 
 struct py_thread_info *sampler_py_thread(struct sampler *s, pid_t tid)

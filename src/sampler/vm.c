@@ -162,7 +162,6 @@ static int sample_one_thread(struct sampler *s, struct py_thread_info *t, uint64
 
 static int vm_tick(struct sampler *s, uint64_t now)
 {
-	size_t nthreads = 0;
 	uint64_t gc_thread;
 	int ret;
 
@@ -171,7 +170,7 @@ static int vm_tick(struct sampler *s, uint64_t now)
 	taskstat_prune(&s->tasks);
 	follow_target(s, v);
 	mem_tick_begin(&s->mem);
-	ret = py_reader_threads(&s->reader, s->threads, PY_MAX_THREADS, &nthreads);
+	ret = sampler_read_py_threads(s);
 	if (ret == -EAGAIN) {
 		s->not_ready_ticks++;
 		ret = 0;
@@ -186,9 +185,9 @@ static int vm_tick(struct sampler *s, uint64_t now)
 	}
 	sampler_read_gil(s);
 	gc_thread = sampler_gc_thread(s);
-	for (size_t i = 0; i < nthreads && !ret; i++)
+	for (size_t i = 0; i < s->nthreads && !ret; i++)
 		ret = sample_one_thread(s, &s->threads[i], now, gc_thread);
-	v->follow = running_thread(s, nthreads);
+	v->follow = running_thread(s, s->nthreads);
 out:
 	mem_tick_end(&s->mem);
 	return ret;

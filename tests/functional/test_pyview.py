@@ -294,6 +294,37 @@ def test_async_refused_before_311(interp, workload):
     assert "hint: record it without --async" in r.stderr, r
 
 
+@pytest.mark.interps("py3.12", "sid-py3.14", "sid-py3.15")
+@pytest.mark.parametrize("backend", ["auto", "ptrace", "vm"])
+def test_async_in_cpu_mode_on_every_backend(interp, backend, workload, tmp_path):
+    """--async in cpu mode (the default mode) on each backend: the running
+    tasks' samples carry their [task] chain. With bpf on 3.14+ (the default
+    as root) none did: the running task is read through the thread's state,
+    and bpf's thread list was never kept where the task view looks."""
+    w = workload(interp, "asyncio_tasks.py", ready=False)
+    aexit = "TASKGROUP_AEXIT 1" in read_until_ready(w)
+    out = tmp_path / "c.collapsed"
+    r = run_fw("record", "-p", w.pid, "-d", "2", "--async", "--python-only", "--backend",
+               backend, "-f", "collapsed", "-o", out, "-q")
+    assert r.returncode == 0, r
+    samples, outside = task_samples(out.read_bytes(), w.pid)
+    truth = true_chains(aexit)
+    per = Counter()
+    ok = total = 0
+    for task, chain, count in samples:
+        assert task in truth, "unknown task %r: %s" % (task, chain)
+        assert not (chain and chain[-1].startswith("[await] ")), ("a waiting task in cpu mode",
+                                                                   task, chain)
+        per[task] += count
+        total += count
+        ok += count if chain in truth[task][1] else 0
+    print("\n%s %s cpu-mode task samples: %s, %d of %d exact, %d outside tasks"
+          % (interp.id, backend, dict(per), ok, total, outside))
+    for task in ("cpu-1", "cpu-2"):
+        assert per[task] >= 10, (task, dict(per), outside)
+    assert asan_build() or ok >= NEED_TASK * total, (ok, total)
+
+
 @pytest.mark.interps("py3.12", "sid-py3.14")
 def test_async_native_folds_task_machinery(interp, workload, tmp_path):
     """With --native the C Task's step (task_step, the send into the
