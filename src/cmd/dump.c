@@ -11,6 +11,7 @@
 #include "cmd/cmd.h"
 #include "output/format.h"
 #include "python/reader.h"
+#include "python/threads.h"
 #include "sampler/ptrace.h"
 #include "sampler/sampler.h"
 #include "target/proc.h"
@@ -153,16 +154,21 @@ static int read_thread_stack(struct py_reader *r, struct py_thread_info *t,
 }
 
 static void print_thread(struct py_reader *r, struct py_thread_info *t,
-			 struct py_frame_info *frames, int *may_stop)
+			 struct py_thread_names *names, struct py_frame_info *frames,
+			 int *may_stop)
 {
 	struct strbuf sb = STRBUF_INIT;
+	const char *pyname = NULL;
 	char name[64] = "?";
 	size_t depth = 0;
 	int ret = -EFAULT;
 
-	if (t->tid > 0)
+	/* Python's name for the thread where it has one (as record labels it), else the kernel's */
+	if (t->tid > 0 && names)
+		pyname = py_thread_name(names, (pid_t)t->tid, fw_now_ns());
+	if (t->tid > 0 && !pyname)
 		proc_task_comm(r->target->pid, t->tid, name, sizeof(name));
-	print_thread_header(r->target->pid, t->tid, name);
+	print_thread_header(r->target->pid, t->tid, pyname ? pyname : name);
 	if (!t->frame) {
 		printf("  (no Python frames)\n");
 		strbuf_release(&sb);
@@ -262,9 +268,11 @@ int cmd_dump(int argc, char **argv)
 	struct py_target t;
 	struct py_reader r;
 	struct strbuf sb = STRBUF_INIT;
+	struct py_objects ob;
+	struct py_thread_names names;
 	char comm[64] = "?";
 	size_t n = 0;
-	int pid, ret, code, may_stop;
+	int pid, ret, code, may_stop, have_names;
 
 	ret = parse_dump_args(argc, argv, &o);
 	if (ret)
@@ -297,8 +305,15 @@ int cmd_dump(int argc, char **argv)
 		printf("\n(the interpreter has no threads: starting up or shutting down)\n");
 	else if (ret)
 		fw_error("cannot read the thread list of process %d: %s", pid, strerror(-ret));
+	have_names = !ret && !py_objects_init(&ob, &r);
+	if (have_names)
+		py_thread_names_init(&names, &ob);
 	for (size_t i = 0; !ret && i < n; i++)
-		print_thread(&r, &threads[i], frames, &may_stop);
+		print_thread(&r, &threads[i], have_names ? &names : NULL, frames, &may_stop);
+	if (have_names) {
+		py_thread_names_release(&names);
+		py_objects_release(&ob);
+	}
 	free(threads);
 	free(frames);
 	py_reader_release(&r);

@@ -53,6 +53,7 @@ extern const struct backend_ops backend_vm_ops, backend_ptrace_ops, backend_bpf_
 struct thread_name_cache {
 	pid_t tid;
 	uint32_t thread;          /* profile thread index */
+	int python_named;         /* labelled with Python's name (else the kernel's) */
 	uint64_t refreshed_ns;
 	uint64_t cpu_first_ns, cpu_last_ns;   /* CPU time at first and last look */
 	uint64_t seen_first_ns, seen_last_ns;

@@ -18,6 +18,14 @@
 
 #define MERGED_MAX (UNWIND_MAX + PY_MAX_DEPTH + KERNEL_MAX_FRAMES)
 #define NAME_REFRESH_NS 1000000000ull
+/*
+ * A thread labelled without Python's name (a thread just started: threading
+ * sets its native id as it starts) is looked at again this often during its
+ * first NAME_YOUNG_NS, so a short capture does not keep the kernel's name
+ * for a thread Python names a moment later.
+ */
+#define NAME_UNNAMED_REFRESH_NS 100000000ull
+#define NAME_YOUNG_NS 3000000000ull
 #define MODULES_CHECK_NS 100000000ull
 /* A library loaded where an unloaded one was leaves no pc unknown: look anyway. */
 #define MODULES_RECHECK_NS 1000000000ull
@@ -116,8 +124,11 @@ uint32_t sampler_thread(struct sampler *s, pid_t tid, uint64_t now)
 	int comm;
 
 	if (c) {
+		uint64_t every = !c->python_named && now - c->seen_first_ns < NAME_YOUNG_NS ?
+				 NAME_UNNAMED_REFRESH_NS : NAME_REFRESH_NS;
+
 		c->seen_last_ns = now;
-		if (c->thread != THREAD_NONE && now - c->refreshed_ns < NAME_REFRESH_NS)
+		if (c->thread != THREAD_NONE && now - c->refreshed_ns < every)
 			return c->thread;
 		/* CPU time going backwards: the kernel reused the tid for a new thread. */
 		if (tid > 0 && !taskstat_cpu_ns(&s->tasks, tid, &cpu) && cpu < c->cpu_last_ns) {
@@ -149,6 +160,7 @@ uint32_t sampler_thread(struct sampler *s, pid_t tid, uint64_t now)
 				       strbuf_str(&label));
 	profile_thread_comm(s->prof, c->thread, comm ? name : NULL);
 	strbuf_release(&label);
+	c->python_named = pyname != NULL;
 	c->refreshed_ns = now;
 	return c->thread;
 }

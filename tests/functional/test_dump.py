@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from fwtest import StructureSpec, chain_matches, fmt_frames, frame_name, parse_dump, run_fw, Pattern
+from fwtest import DUMP_THREAD_RE, StructureSpec, chain_matches, fmt_frames, frame_name, parse_dump, run_fw, Pattern
 
 
 def test_dump_structure(interp, structure):
@@ -108,3 +108,18 @@ def test_dump_native_cannot_be_nonblocking():
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and "cannot be --nonblocking" in lines[0], r
     assert r.stdout == "", r
+
+
+@pytest.mark.interps("py3.9", "py3.12", "sid-py3.15")
+def test_dump_names_threads_as_python_does(interp, workload):
+    """dump labels each thread with threading's name, like record and
+    py-spy's dump (the kernel's comm is cut at 15 bytes: "a-thread-name-l");
+    a thread threading does not know keeps its kernel name."""
+    w = workload(interp, "thread_names.py")
+    for extra in ((), ("--native",)):
+        r = run_fw("dump", "-p", w.pid, *extra, timeout=60)
+        assert r.returncode == 0, r
+        names = {m.group("name") for m in map(DUMP_THREAD_RE.match, r.stdout.splitlines()) if m}
+        for want in ("MainThread", "reports", "a-thread-name-longer-than-15-bytes",
+                     "rapports-énergie-日本", "fw-raw"):
+            assert want in names, (extra, want, names)
