@@ -184,21 +184,56 @@ static pid_t launch(char **argv)
 	return pid;
 }
 
-/* Wait until the started command shows a Python runtime. */
-static int attach_launched(pid_t pid, struct py_target *t)
+/* A Python process among pid's descendants (the first found), or 0. */
+static pid_t python_descendant(pid_t pid)
 {
-	uint64_t started = fw_now_ns(), deadline = started + LAUNCH_WAIT_NS;
+	pid_t *kids, found = 0;
+	size_t n;
+
+	if (proc_descendants(pid, SESSION_CHILD_DEPTH, &kids, &n))
+		return 0;
+	for (size_t i = 0; i < n && !found; i++) {
+		struct strbuf why = STRBUF_INIT;
+		struct target_mem mem;
+		struct py_target t;
+
+		mem_init_pid(&mem, kids[i]);
+		if (!py_discover(kids[i], &mem, &t, &why))
+			found = kids[i];
+		mem_release(&mem);
+		strbuf_release(&why);
+	}
+	free(kids);
+	return found;
+}
+
+/*
+ * Wait until the started command shows a Python runtime; with
+ * --subprocesses, a command that is not Python itself (a shell, a wrapper
+ * script) until a Python process appears among its descendants: *target is
+ * the process found. The wait ends at wait_ns (-d; without it 10 s, and with
+ * --subprocesses when the command exits), or Ctrl-C.
+ */
+static int attach_launched(pid_t pid, int subprocesses, uint64_t wait_ns, struct py_target *t,
+			   pid_t *target)
+{
+	uint64_t started = fw_now_ns(), deadline = started + wait_ns;
 	struct strbuf why = STRBUF_INIT;
 	struct target_mem mem;
 	int ret, status;
 
+	*target = pid;
 	mem_init_pid(&mem, pid);
 	for (;;) {
+		pid_t below;
+
 		strbuf_reset(&why);
 		if (waitpid(pid, &status, WNOHANG) == pid) {
-			fw_error("the command exited (%s %d) before a Python runtime appeared in it",
+			fw_error("the command exited (%s %d) before a Python runtime appeared in %s",
 				 WIFEXITED(status) ? "status" : "signal",
-				 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+				 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
+				 subprocesses ? "it or its descendants" : "it");
+			mem_release(&mem);
 			strbuf_release(&why);
 			return FW_EXIT_NOT_PYTHON;
 		}
@@ -206,12 +241,43 @@ static int attach_launched(pid_t pid, struct py_target *t)
 		/* Right after exec the loader may not have mapped libpython yet. */
 		if (ret == -ENOTSUP && fw_now_ns() - started < LIBPYTHON_WAIT_NS)
 			ret = -ENOEXEC;
+		if ((ret == -ENOEXEC || ret == -ENOTSUP) && subprocesses &&
+		    (below = python_descendant(pid))) {
+			*target = below;
+			break;
+		}
 		if (ret != -ENOEXEC || fw_now_ns() > deadline || cmd_stop_requested)
 			break;
 		usleep(5000);
 	}
+	mem_release(&mem);
 	strbuf_release(&why);
-	return cmd_attach(pid, t);
+	return cmd_attach(*target, t);
+}
+
+/*
+ * A started command is held (SIGSTOP) from the moment its Python runtime is
+ * found until the capture's loop runs: loading the backend and reading the
+ * interpreter's files takes up to a second or two, and a short command
+ * would otherwise run its first second, or all of it, unsampled. Released
+ * by the loop's first pass, and on every way out.
+ */
+struct held {
+	pid_t pid;
+};
+
+static void release_held(struct held *h)
+{
+	if (h->pid > 0)
+		kill(h->pid, SIGCONT);
+	h->pid = 0;
+}
+
+static int release_at_start(void *ctx, uint64_t now, uint64_t *next)
+{
+	release_held(ctx);
+	*next = now + 3600ull * 1000000000ull;
+	return 0;
 }
 
 static void stop_child(pid_t child, const struct session *sess)
@@ -346,22 +412,28 @@ static void find_all_python(struct target_list *l)
 }
 
 /* Find every target the options name (starting the command). Returns an exit code. */
-static int find_targets(struct record_opts *o, struct target_list *l, pid_t *child)
+static int find_targets(struct record_opts *o, struct target_list *l, pid_t *child,
+			struct held *held)
 {
 	struct py_target target;
 	int code;
 
 	*child = 0;
 	if (o->command) {
-		pid_t pid = launch(o->command);
+		pid_t pid = launch(o->command), found;
+		uint64_t wait_ns = o->duration > 0 ? (uint64_t)(o->duration * 1e9) :
+				   o->sampling.subprocesses ? UINT64_MAX / 2 : LAUNCH_WAIT_NS;
 
 		if (pid < 0) {
 			fw_error("cannot run %s: %s", o->command[0], strerror((int)-pid));
 			return FW_EXIT_FAILURE;
 		}
 		*child = pid;
-		code = attach_launched(pid, &target);
+		code = attach_launched(pid, o->sampling.subprocesses, wait_ns, &target, &found);
+		if (!code && !kill(found, SIGSTOP))
+			held->pid = found;
 		if (code) {
+			release_held(held);
 			kill(pid, SIGTERM);
 			waitpid(pid, NULL, 0);
 			*child = 0;
@@ -419,6 +491,8 @@ int cmd_record(int argc, char **argv)
 	struct profile prof;
 	struct strbuf why = STRBUF_INIT;
 	struct target_list targets = { NULL, 0, 0 };
+	struct held held = { 0 };
+	struct capture_hook start_hook = { &held, -1, release_at_start };
 	pid_t child = 0;
 	int ret, code;
 
@@ -442,7 +516,7 @@ int cmd_record(int argc, char **argv)
 	so.duration_s = o.duration;
 	so.status_line = !o.quiet && isatty(STDERR_FILENO);
 	profile_init(&prof);
-	code = find_targets(&o, &targets, &child);
+	code = find_targets(&o, &targets, &child, &held);
 	so.child = child;
 	if (!code)
 		code = check_views(&targets, &so);
@@ -454,8 +528,12 @@ int cmd_record(int argc, char **argv)
 	session_init(&sess, &prof, &so);
 	if (!code)
 		code = add_targets(&sess, &targets);
+	/* the command is not Python itself: its Python descendants are followed */
+	if (!code && child && so.subprocesses && targets.n && targets.t[0].pid != child)
+		session_follow_root(&sess, child);
 	free(targets.t);
 	if (code) {
+		release_held(&held);
 		if (child) {
 			kill(child, SIGTERM);
 			waitpid(child, NULL, 0);
@@ -466,7 +544,8 @@ int cmd_record(int argc, char **argv)
 		return code;
 	}
 	fill_meta(&prof, &sess, &so);
-	ret = session_run(&sess, NULL, &why);
+	ret = session_run(&sess, held.pid ? &start_hook : NULL, &why);
+	release_held(&held);
 	if (ret) {
 		/* nothing was captured: no empty outputs, the true reason */
 		code = cmd_backend_failed(session_backend_name(&sess), ret, &why);

@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <poll.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 #include <time.h>
 
 #include "sampler/backend.h"
@@ -22,7 +23,6 @@
 
 #define STATUS_EVERY_NS 250000000ull
 #define HOUSEKEEP_NS 100000000ull
-#define CHILD_DEPTH 6
 /* After an exec, how long the new program has to show an interpreter. */
 #define EXEC_GRACE_NS 1000000000ull
 
@@ -146,24 +146,36 @@ static size_t consider_pid(struct session *sess, pid_t pid)
 	return added;
 }
 
-static size_t follow_from(struct session *sess, pid_t pid, int depth)
+static size_t follow_from(struct session *sess, pid_t pid)
 {
 	pid_t *kids;
 	size_t n, added = 0;
 
-	if (depth > CHILD_DEPTH || proc_children(pid, &kids, &n))
+	if (proc_descendants(pid, SESSION_CHILD_DEPTH, &kids, &n))
 		return 0;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++)
 		added += consider_pid(sess, kids[i]);
-		added += follow_from(sess, kids[i], depth + 1);
-	}
 	free(kids);
 	return added;
 }
 
+/* Is the root (a child of ours, not reaped here) still running? */
+static int root_alive(const struct session *sess)
+{
+	siginfo_t si;
+
+	if (sess->root <= 0)
+		return 0;
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PID, (id_t)sess->root, &si, WEXITED | WNOHANG | WNOWAIT))
+		return 0;
+	return si.si_pid == 0;
+}
+
 /*
- * Add every Python descendant of the targets not seen before, and re-look
- * at a child whose executable changed (exec). Non-Python children are skipped.
+ * Add every Python descendant of the targets (and of the root) not seen
+ * before, and re-look at a child whose executable changed (exec).
+ * Non-Python children are skipped.
  */
 static size_t follow_children(struct session *sess)
 {
@@ -171,8 +183,16 @@ static size_t follow_children(struct session *sess)
 
 	for (size_t i = 0; i < roots; i++)
 		if (!sess->exited[i])
-			added += follow_from(sess, sess->targets[i]->target.pid, 0);
+			added += follow_from(sess, sess->targets[i]->target.pid);
+	/* the root itself may exec Python (a shell runs its last command so) */
+	if (root_alive(sess))
+		added += consider_pid(sess, sess->root) + follow_from(sess, sess->root);
 	return added;
+}
+
+void session_follow_root(struct session *sess, pid_t root)
+{
+	sess->root = root;
 }
 
 /* ---- the loop ------------------------------------------------------------- */
@@ -351,7 +371,8 @@ static size_t housekeep(struct session *sess, uint64_t now)
 	}
 	if (sess->ops->refresh)
 		sess->ops->refresh(sess, now);
-	return alive;
+	/* a root that runs on may start the next Python process */
+	return alive + (size_t)root_alive(sess);
 }
 
 static enum sampler_stop all_exited_reason(const struct session *sess)

@@ -141,6 +141,11 @@ uint32_t sampler_thread(struct sampler *s, pid_t tid, uint64_t now)
 		xsnprintf(name, sizeof(name), "%s", tid > 0 ? "?" : "unknown");
 	/* Python's name for the thread where it has one; the kernel's beside it */
 	pyname = pyview_thread_name(s, tid, now);
+	/* a thread (or process) gone reads no name: the one it had stays */
+	if (!pyname && !comm && c && c->thread != THREAD_NONE) {
+		c->refreshed_ns = now;
+		return c->thread;
+	}
 	strbuf_addstr(&label, pyname ? pyname : name);
 	/* After an exec the same thread ids run another program: labelled apart. */
 	if (s->generation)

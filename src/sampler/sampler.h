@@ -146,6 +146,7 @@ struct session {
 	struct known_pid *known;
 	size_t nknown, known_alloc;
 	uint64_t scanned_ns;
+	pid_t root;               /* session_follow_root: a non-Python ancestor followed */
 	struct elf_cache *files;  /* module files shared by the targets (elf/elffile.h) */
 };
 
@@ -153,6 +154,14 @@ struct session {
 void session_init(struct session *sess, struct profile *prof, const struct sampler_opts *opts);
 /* Add a discovered target (a copy is kept). 0 or -errno. */
 int session_add(struct session *sess, const struct py_target *t);
+/*
+ * --subprocesses under a root that is not Python (a shell, a wrapper
+ * script; a child of ours, reaped by the caller): its Python descendants
+ * are sampled as they appear, and the capture goes on while it runs.
+ */
+void session_follow_root(struct session *sess, pid_t root);
+/* How many generations below a target (or the root) --subprocesses looks. */
+#define SESSION_CHILD_DEPTH 7
 /* Is pid one of the targets? */
 int session_has(const struct session *sess, pid_t pid);
 const struct py_target *session_target(const struct session *sess, size_t i);

@@ -447,6 +447,46 @@ int proc_children(pid_t pid, pid_t **kids, size_t *n)
 	return 0;
 }
 
+int proc_descendants(pid_t pid, int max_depth, pid_t **out, size_t *n)
+{
+	size_t alloc = 0, level_start = 0, level_end;
+	pid_t *kids;
+	size_t nkids;
+	int ret;
+
+	*out = NULL;
+	*n = 0;
+	ret = proc_children(pid, &kids, &nkids);
+	if (ret)
+		return ret;
+	for (int depth = 0;; depth++) {
+		for (size_t i = 0; i < nkids && *n < PROC_DESCENDANTS_MAX; i++) {
+			*out = xgrow(*out, sizeof(**out), *n + 1, &alloc);
+			(*out)[(*n)++] = kids[i];
+		}
+		free(kids);
+		kids = NULL;
+		nkids = 0;
+		level_end = *n;
+		if (depth + 1 >= max_depth || level_start == level_end)
+			break;
+		/* the next generation: the children of this one's members */
+		for (size_t i = level_start; i < level_end; i++) {
+			pid_t *more;
+			size_t nmore;
+
+			if (proc_children((*out)[i], &more, &nmore))
+				continue;
+			kids = xrealloc(kids, (nkids + nmore) * sizeof(*kids) + 1);
+			memcpy(kids + nkids, more, nmore * sizeof(*more));
+			nkids += nmore;
+			free(more);
+		}
+		level_start = level_end;
+	}
+	return 0;
+}
+
 int proc_root_path(pid_t pid, const char *path, char *buf, size_t size)
 {
 	if (xsnprintf(buf, size, "/proc/%d/root%s%s", (int)pid,

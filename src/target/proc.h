@@ -98,6 +98,14 @@ int proc_exe(pid_t pid, char *buf, size_t size);
 int proc_children(pid_t pid, pid_t **kids, size_t *n);
 
 /*
+ * Every descendant of pid down to max_depth generations (children first,
+ * then theirs), at most PROC_DESCENDANTS_MAX. 0 or -errno (pid's own
+ * children unreadable); *out is NULL when there are none.
+ */
+#define PROC_DESCENDANTS_MAX 4096
+int proc_descendants(pid_t pid, int max_depth, pid_t **out, size_t *n);
+
+/*
  * The host path to reach a file the target names: /proc/PID/root/<path>,
  * which resolves inside the target's mount namespace and chroot.
  */

@@ -3,6 +3,9 @@ CPython's): the command gets exactly its own arguments, a command that exits
 before the first sample is said so, one that starts slowly or under a wrapper
 is still profiled, and nothing crashes when the first samples are dropped."""
 import json
+import re
+import shlex
+from collections import Counter
 import os
 import shutil
 import tempfile
@@ -48,7 +51,10 @@ def test_command_that_exits_at_once_is_said(interp, tmp_path):
     (Austin: 'too quickly'), a distinct exit code, no silent empty profile."""
     interp.check()
     out = tmp_path / "quick.collapsed"
-    r = run_fw("record", "-q", "-d", "5", "-o", out, "--",
+    # ptrace at 1 Hz: the first tick finds the command held (stopped, so
+    # not sampled in cpu mode), and it ends long before the second (bpf's
+    # per-CPU clock may fire during its last milliseconds)
+    r = run_fw("record", "-q", "-d", "5", "-r", "1", "--backend", "ptrace", "-o", out, "--",
                *interp.argv("-c", "pass"), timeout=60)
     assert r.returncode == 10, r
     lines = r.stderr.strip().splitlines()
@@ -109,3 +115,71 @@ def test_backend_that_cannot_start_falls_back(workload, tmp_path):
     assert r.stderr.startswith("framewalk: error: the bpf backend could not start: "), r
     assert "perf_event_max_sample_rate" in r.stderr and "lost access" not in r.stderr, r
     assert not (tmp_path / "no.txt").exists(), "an empty output was left"
+
+
+@pytest.mark.interps("py3.12", "sid-py3.15")
+def test_subprocesses_under_a_shell(interp, tmp_path):
+    """--subprocesses with a root that is not Python (a shell entrypoint, as
+    in a container): every Python process it starts is profiled, the one it
+    forks and the one it execs last, as py-spy --subprocesses does (this
+    was refused, exit 4, after a 10 s wait)."""
+    interp.check()
+    script, cleanup = _in_root(interp, WORKLOADS / "split.py")
+    py = " ".join(shlex.quote(a) for a in interp.argv("-B", script, "--seconds", "1"))
+    out = tmp_path / "sub.collapsed"
+    try:
+        r = run_fw("record", "-q", "--subprocesses", "-d", "20", "-r", "200", "-o", out, "--",
+                   "bash", "-c", "sleep 0.3; %s; %s" % (py, py), timeout=60)
+        assert r.returncode == 0, r
+        assert r.elapsed < 15, "the capture did not end with the command: %r" % r
+        hot = Counter()
+        for line in out.read_text().splitlines():
+            stack, _, count = line.rpartition(" ")
+            parts = stack.split(";")
+            py = [f for f in parts[1:] if re.search(r"\.py:\d+\)$", f)]
+            thread = parts[0]
+            if py and py[-1].startswith(("hot_a ", "hot_b ")):
+                hot[thread] += int(count)
+        # "NAME (TID) [pid PID]": several processes
+        pids = {re.search(r"\[pid (\d+)\]", t).group(1) for t in hot}
+        assert len(pids) == 2, ("want both Python processes", dict(hot), r)
+        assert all(c >= 20 for c in hot.values()), dict(hot)
+    finally:
+        if cleanup:
+            shutil.rmtree(cleanup, ignore_errors=True)
+
+
+def test_wait_for_python_bounded_by_duration(tmp_path):
+    """With a command that never starts Python, -d bounds the wait (it was
+    10 s whatever -d said): one error line, exit 4."""
+    r = run_fw("record", "-q", "--subprocesses", "-d", "1", "-o", tmp_path / "x.collapsed",
+               "--", "sleep", "30", timeout=60)
+    assert r.returncode == 4, r
+    assert r.elapsed < 6, r
+    assert r.stderr.startswith("framewalk: error: "), r
+
+
+@pytest.mark.interps("py3.12", "sid-py3.15")
+def test_short_command_profiled_from_its_start(interp, tmp_path):
+    """A command that runs for one second is profiled for (about) that
+    second: it is held while the backend loads (which takes a second or
+    more), not left to run unsampled (a 1 s split.py was over before the
+    first sample: 0 samples)."""
+    interp.check()
+    script, cleanup = _in_root(interp, WORKLOADS / "split.py")
+    out = tmp_path / "short.collapsed"
+    try:
+        r = run_fw("record", "-q", "-d", "20", "-r", "200", "--mode", "wall", "-o", out, "--",
+                   *interp.argv("-B", script, "--seconds", "1"), timeout=60)
+        assert r.returncode == 0, r
+        assert "DONE" in r.stdout, r
+        samples = parse_collapsed(out.read_bytes(), merged=True)
+        total = sum(c for _, _, _, c in samples)
+        hot = sum(c for _, _, frames, c in samples
+                  if frames and frames[-1][0] in ("hot_a", "hot_b"))
+        # 1 s at 200 Hz in wall mode: 200 ticks (a loaded machine takes
+        # fewer); split.py spends nearly all of its second in hot_a/hot_b
+        assert total >= 20 and hot >= 0.5 * total, (hot, total, r)
+    finally:
+        if cleanup:
+            shutil.rmtree(cleanup, ignore_errors=True)
