@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from fwtest import INTERP_BY_ID, parse_collapsed, run_fw
+from fwtest import INTERP_BY_ID, cpu_seconds, parse_collapsed, run_fw
 
 HOST = "py3.12"
 SUBCOMMANDS = ["record", "dump"]
@@ -50,12 +50,6 @@ def test_unknown_subcommand():
     assert r.stderr.startswith("framewalk: error: "), r
 
 
-def _cpu_seconds(pid):
-    """CPU time the main thread of pid has used (ns in /proc/PID/schedstat)."""
-    with open("/proc/%d/schedstat" % pid) as f:
-        return int(f.read().split()[0]) / 1e9
-
-
 @pytest.mark.parametrize("rate,hz", [
     ("1k", 1000), ("1000", 1000), ("10khz", 10000), ("250hz", 250), ("100hz", 100),
     (None, 100),
@@ -66,7 +60,7 @@ def test_rate_parsing(workload, rate, hz):
     runnable) had in the capture, within 15% + 3 samples: a cpu-mode sample is
     a tick that finds the thread on a CPU, however loaded the machine.
 
-    The CPU time in the capture is bracketed from outside: the thread's CPU
+    The CPU time in the capture is bracketed from outside: the process's CPU
     time over framewalk's whole run (wall seconds W) is C; the capture
     lasted D (the header's Duration); one thread uses at most one CPU
     second per second, so it had between C - (W - D) and min(C, D) in it.
@@ -76,9 +70,9 @@ def test_rate_parsing(workload, rate, hz):
     args = ["record", "-p", w.pid, "-d", "2", "-q"]
     if rate is not None:
         args += ["-r", rate]
-    cpu0, wall0 = _cpu_seconds(w.pid), time.monotonic()
+    cpu0, wall0 = cpu_seconds(w.pid), time.monotonic()
     r = run_fw(*args, timeout=30)
-    cpu, wall = _cpu_seconds(w.pid) - cpu0, time.monotonic() - wall0
+    cpu, wall = cpu_seconds(w.pid) - cpu0, time.monotonic() - wall0
     assert r.returncode == 0, r
     header = r.stdout.split("\n\n", 1)[0]
     assert re.search(r"\b%d Hz\b" % hz, header), "rate %d Hz not in the header:\n%s" % (
