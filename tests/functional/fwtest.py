@@ -280,6 +280,67 @@ class Workload:
             self._cleanup_dir = None
 
 
+def wait_until(cond, timeout, what, proc=None, detail=None):
+    """Poll cond() until it returns something true, and return that; fail
+    saying what was awaited after timeout seconds, or at once when proc (a
+    Popen that must keep running meanwhile) exits. detail() adds to the
+    message (default: proc's stderr once it has exited). The one way tests
+    wait on a target or on framewalk: a condition with a deadline."""
+    deadline = time.monotonic() + timeout
+    while True:
+        got = cond()
+        if got:
+            return got
+        if proc is not None and proc.poll() is not None:
+            if detail is None:
+                err = proc.stderr.read() if proc.stderr else b""
+                err = err.decode("utf-8", "replace") if isinstance(err, bytes) else err
+            else:
+                err = detail()
+            pytest.fail("exited (%s) while waiting for %s:\n%s" % (proc.returncode, what, err))
+        if time.monotonic() >= deadline:
+            pytest.fail("timed out after %.0f s waiting for %s%s" % (
+                timeout, what, "\n" + detail() if detail else ""))
+        time.sleep(0.02)
+
+
+def cpu_seconds(pid):
+    """CPU time process pid has used, its exited threads included (utime +
+    stime of /proc/PID/stat, in clock ticks)."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _reads_threads_of(fw_pid, pid):
+    """Does framewalk fw_pid hold a file of /proc/PID/task/ open? Every backend's
+    capture loop keeps each thread's stat or schedstat open while it samples
+    (bpf opens them once its programs are attached)."""
+    prefix = "/proc/%d/task/" % pid
+    try:
+        fds = os.listdir("/proc/%d/fd" % fw_pid)
+    except FileNotFoundError:
+        return False
+    for fd in fds:
+        try:
+            if os.readlink("/proc/%d/fd/%s" % (fw_pid, fd)).startswith(prefix):
+                return True
+        except OSError:
+            pass
+    return False
+
+
+def wait_sampling(fw, pid, cpu=0.5, timeout=30.0, detail=None):
+    """Until framewalk (the Popen fw) is sampling pid and pid has since used
+    cpu seconds of CPU: a cpu-mode capture has then had about rate * cpu
+    ticks that found the target running, however loaded the machine."""
+    wait_until(lambda: _reads_threads_of(fw.pid, pid), timeout,
+               "framewalk to sample %d" % pid, fw, detail)
+    start = cpu_seconds(pid)
+    wait_until(lambda: cpu_seconds(pid) - start >= cpu, timeout,
+               "%d to use %.1f s of CPU while sampled" % (pid, cpu), fw, detail)
+
+
 def wait_ready(proc, timeout=30.0, what="workload"):
     """Read proc's stdout until a line READY; fail with its stderr if it dies."""
     deadline = time.monotonic() + timeout

@@ -40,7 +40,8 @@ from pathlib import Path
 
 import pytest
 
-from fwtest import INTERP_BY_ID, REPO, framewalk_path, run_fw, start_workload
+from fwtest import (INTERP_BY_ID, REPO, framewalk_path, run_fw, start_workload, wait_sampling,
+                    wait_until)
 
 PY = INTERP_BY_ID["py3.12"]
 PROTO = REPO / "proto"
@@ -304,17 +305,10 @@ def agents():
 
 
 def wait_for(cond, timeout, what, agent=None):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        got = cond()
-        if got:
-            return got
-        if agent and agent.proc.poll() is not None:
-            pytest.fail("the agent exited (%s) while waiting for %s:\n%s"
-                        % (agent.proc.returncode, what, agent.stderr))
-        time.sleep(0.1)
-    pytest.fail("timed out after %.0f s waiting for %s%s" % (
-        timeout, what, ("\n--- agent stderr ---\n" + agent.stderr) if agent else ""))
+    """fwtest.wait_until, failing with the agent's stderr."""
+    if agent is None:
+        return wait_until(cond, timeout, what)
+    return wait_until(cond, timeout, what, agent.proc, lambda: agent.stderr)
 
 
 def check_contiguous(periods, period=1):
@@ -480,11 +474,14 @@ def test_push_api_and_sigterm_flush(pb, receiver, worker, agents):
     left = 60 - time.time() % 60
     if left < 15:
         time.sleep(left + 0.2)
+    t_launch = time.time()
     ag = agents(*sel(w), "--period", 60, "--scan", 0.3, "-r", 49, "--pyroscope", pyro.url,
                 "--pyroscope-api", "push", "--pyroscope-token", "tok-123",
                 "--pyroscope-tenant", "team-b")
     wait_for(lambda: "profiling process %d" % w.pid in ag.stderr, 15, "the agent to start", ag)
-    time.sleep(3)
+    t_seen = time.time()
+    # ~25 ticks at 49 Hz that find agent_hot running
+    wait_sampling(ag.proc, w.pid, cpu=0.5, detail=lambda: ag.stderr)
     t_stop = time.time()
     assert ag.stop() == 0, ag.stderr
     reqs = pyro.taken()
@@ -504,8 +501,12 @@ def test_push_api_and_sigterm_flush(pb, receiver, worker, agents):
     assert len(s.samples) == 1 and re.fullmatch(r"[0-9a-f-]{36}", s.samples[0].ID)
     p, names, _ = pb.pprof(s.samples[0].raw_profile)
     assert "agent_hot" in names, names
+    # the period began between the agent's launch and its "profiling" line,
+    # and ended at SIGTERM: its stated length is that, within 0.5 s
     length = p.duration_nanos / 1e9
-    assert 2 <= length <= 10, "the flushed period lasted %.1f s" % length
+    assert t_stop - t_seen - 0.5 <= length <= t_stop - t_launch + 0.5, (
+        "the flushed period lasted %.1f s; launched %.1f s and seen %.1f s before SIGTERM" % (
+            length, t_stop - t_launch, t_stop - t_seen))
     assert p.time_nanos / 1e9 + length <= t_stop + 1
 
 

@@ -6,12 +6,11 @@ import shutil
 import signal
 import subprocess
 import tempfile
-import time
 
 import pytest
 
 from fwtest import (INTERP_BY_ID, WORKLOADS, Result, framewalk_path, parse_collapsed,
-                    pyenv_root, run_fw, wait_ready)
+                    pyenv_root, run_fw, wait_ready, wait_sampling, wait_until)
 
 HOST = "py3.12"
 
@@ -77,7 +76,8 @@ def test_exited_process():
 def test_not_python():
     p = subprocess.Popen(["sleep", "100"])
     try:
-        time.sleep(0.2)
+        wait_until(lambda: os.path.basename(os.readlink("/proc/%d/exe" % p.pid)) == "sleep",
+                   10, "the child to exec sleep", p)
         r = run_fw("record", "-p", p.pid, "-d", "1", timeout=20)
         assert_error(r, 4, r"not a Python process")
         r = run_fw("dump", "-p", p.pid, timeout=20)
@@ -263,8 +263,8 @@ def test_sigint_writes_output(workload, tmp_path):
     argv = [framewalk_path(), "record", "-p", str(w.pid), "-d", "60", "-r", "200",
             "--format", "collapsed", "-o", str(out)]
     p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    time.sleep(2)
-    assert p.poll() is None, "record -d 60 ended early: %s" % (p.communicate(),)
+    # 1 CPU s sampled at 200 Hz: ~200 ticks that find it running
+    wait_sampling(p, w.pid, cpu=1.0)
     p.send_signal(signal.SIGINT)
     try:
         so, se = p.communicate(timeout=10)
@@ -275,7 +275,7 @@ def test_sigint_writes_output(workload, tmp_path):
     assert p.returncode == 0, r
     assert w.alive(), "the target died"
     hot = _hot_samples(out.read_bytes(), w.target_path("split.py"))
-    # ~2 s at 200 Hz = 400 ticks; a loaded machine loses some.
+    # ~200 ticks found it running; a loaded machine loses some.
     assert hot["hot_a"] + hot["hot_b"] >= 40, (hot, r)
 
 

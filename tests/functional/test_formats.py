@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from fwtest import wait_until
+
 REPO = Path(__file__).resolve().parents[2]
 FRAMEWALK = os.environ.get("FRAMEWALK") or os.environ.get("FRAMEWALK_BIN") or \
     str(REPO / "build" / "framewalk")
@@ -115,6 +117,12 @@ def parse_collapsed(text):
     return out
 
 
+def thread_comms(pid):
+    """The comm of each thread of pid, one a line."""
+    task = "/proc/%d/task" % pid
+    return "".join(Path(task, t, "comm").read_text() for t in os.listdir(task))
+
+
 @pytest.fixture(scope="module")
 def capture(tmp_path_factory):
     """One record run writing every format, chosen by each file's extension."""
@@ -124,7 +132,9 @@ def capture(tmp_path_factory):
     proc = subprocess.Popen([python312(), str(script)], stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout.readline().strip() == "READY"
-        time.sleep(0.2)
+        # the worker has named itself (its prctl may follow READY)
+        wait_until(lambda: "fw-worker\n" in thread_comms(proc.pid), 10,
+                   "the worker thread to be named fw-worker", proc)
         # wall mode: every thread, with [wait] marker frames; the Python view,
         # whose synthetic mappings the pprof checks know (whole stacks in
         # every format: test_native.py's test_whole_stacks_in_every_format)

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from fwtest import framewalk_path, pyenv_python
+from fwtest import framewalk_path, pyenv_python, wait_sampling
 
 REPO = Path(__file__).resolve().parents[2]
 LONG = os.environ.get("FRAMEWALK_LONG") == "1"
@@ -331,7 +331,8 @@ def test_sigterm_under_churn(target, tmp_path):
                            "-o", str(txt), "-o", str(coll)],
                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE)
-    time.sleep(3)
+    # sampling, and the threads have come and gone for 0.5 CPU s meanwhile
+    wait_sampling(fw, t.pid, cpu=0.5)
     fw.send_signal(signal.SIGTERM)
     try:
         out, err = fw.communicate(timeout=20)

@@ -174,8 +174,11 @@ def test_gc_frame_while_the_collector_runs(interp_id, tmp_path):
                                if f and f[-1] == "<GC>" and len(f) >= 2 and
                                innermost_python(f) == "churn")
         assert total > 50, col
-        # gc.collect() of 20000 cycles dominates the loop
-        assert gc_under_collect >= 0.25 * total, col
+        # the collector takes 0.80 (3.8) to 0.95 (3.15) of the loop's CPU
+        # time by construction (gc_churn.py); half is a bound a reader that
+        # misses <GC> cannot meet and a right one misses only by bad luck
+        # far beyond binomial noise (n > 50)
+        assert gc_under_collect >= 0.5 * total, col
         # automatic collections also start inside allocations
         allowed = {"churn", "<listcomp>", "churn.<locals>.<listcomp>", "__init__",
                    "Node.__init__"}

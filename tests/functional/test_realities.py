@@ -36,7 +36,7 @@ from pathlib import Path
 
 import pytest
 
-from fwtest import REPO, WORKLOADS, SourceInfo, framewalk_path, pyenv_root, run_fw
+from fwtest import REPO, WORKLOADS, SourceInfo, framewalk_path, pyenv_root, run_fw, wait_sampling
 from test_native import ENTRY_NAMES, Frame
 
 PY312 = pyenv_root() / "versions" / "3.12.1"
@@ -651,7 +651,8 @@ def test_descriptors_flat_while_libraries_come_and_go(scratch, tmp_path):
     fds, maps = [], []
     try:
         deadline = time.monotonic() + 19
-        time.sleep(3)       # attached, modules loaded, first refreshes done
+        # attached, the library loaded and dropped many times, first re-reads done
+        wait_sampling(p, t.pid, cpu=1.0)
         while time.monotonic() < deadline and p.poll() is None:
             fds.append(fw_fds(p.pid))
             maps.append(fw_maps(p.pid))

@@ -6,12 +6,12 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from fwtest import INTERP_BY_ID, WORKLOADS, framewalk_path, run_fw, start_workload
+from fwtest import (INTERP_BY_ID, WORKLOADS, framewalk_path, run_fw, start_workload,
+                    wait_sampling, wait_until)
 
 
 def checksum_run(interp, prefix=()):
@@ -35,7 +35,9 @@ def test_target_result_unchanged(backend, tmp_path):
     assert "Samples:" in out.read_text()
 
 
-def tracer_pids(pid):
+def tracer_pids(pid, stopped_ok=False):
+    """tid -> TracerPid of each thread of pid; a thread in tracing stop is an
+    error unless stopped_ok (mid-capture, ptrace stops threads to read them)."""
     out = {}
     for tid in os.listdir("/proc/%d/task" % pid):
         try:
@@ -45,7 +47,7 @@ def tracer_pids(pid):
                         out[int(tid)] = int(line.split()[1])
                     if line.startswith("State:"):
                         state = line.split()[1]
-                        assert state != "t", "thread %s left in tracing stop" % tid
+                        assert stopped_ok or state != "t", "thread %s left in tracing stop" % tid
         except FileNotFoundError:
             pass
     return out
@@ -60,9 +62,8 @@ def progress_of(path):
 
 def assert_runs_untraced(w, progress):
     before = progress_of(progress)
-    time.sleep(1.0)
-    assert w.alive(), "the target died"
-    assert progress_of(progress) > before, "the target stopped making progress"
+    wait_until(lambda: progress_of(progress) > before, 10,
+               "the target to make progress (it stopped at %d)" % before, w.proc)
     traced = {t: p for t, p in tracer_pids(w.pid).items() if p}
     assert not traced, "threads still traced: %s" % traced
 
@@ -76,7 +77,10 @@ def test_ptrace_signals_leave_target_running_and_detached(how, tmp_path):
         fw = subprocess.Popen([framewalk_path(), "record", "-q", "-p", str(w.pid), "--native",
                                "--backend", "ptrace", "--mode", "wall", "-r", "500",
                                "-o", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        time.sleep(2.5)
+        # mid-capture: sampling for 0.5 CPU s of the target, a thread seized
+        wait_sampling(fw, w.pid, cpu=0.5)
+        wait_until(lambda: fw.pid in tracer_pids(w.pid, stopped_ok=True).values(), 10,
+                   "framewalk to trace a thread of %d" % w.pid, fw)
         fw.send_signal(how)
         _, err = fw.communicate(timeout=30)
         if how != signal.SIGKILL:

@@ -28,6 +28,24 @@ def state_leaves(frames):
     return markers, wait
 
 
+def assert_true_raiser_chain(py, src, frames):
+    """py (a raiser sample's Python frames, outermost first) is a stack the
+    raiser thread really has at some instant: from raiser down, each frame
+    called from its true caller's call line, the innermost at a line of its
+    own function. How fast the stack is read does not enter."""
+    callers = {
+        "handle": {("raiser", src.line("raiser_handler"))},
+        "in_generator": {("raiser", src.line("gen_loop"))},
+        "work": {("handle", src.line("handle")), ("in_generator", src.line("gen_handler"))},
+    }
+    names = [name for name, _ in py]
+    assert "raiser" in names, frames
+    chain = py[names.index("raiser"):]
+    for caller, callee in zip(chain, chain[1:]):
+        assert caller in callers.get(callee[0], ()), frames
+    assert chain[-1][1] in src.own_lines(chain[-1][0]), frames
+
+
 @pytest.mark.parametrize("interp_id,backend", [
     ("py3.8", "auto"), ("py3.9", "auto"), ("py3.10", "auto"), ("py3.11", "auto"),
     ("py3.12", "auto"), ("py3.13", "auto"), ("sid-py3.14", "auto"), ("sid-py3.15", "auto"),
@@ -67,12 +85,15 @@ def test_exception_mode_samples_only_threads_handling_one(interp_id, backend, tm
             if (len(py) >= 3 and py[-3:-1] == chain and py[-1][0] == "work" and
                     py[-1][1] in work):
                 exact += count
+            assert_true_raiser_chain(py, src, frames)
         # the rest: read as it raised again (the raise line itself, between
-        # handlers). Exactness is the plain build's to show: the sanitizer
+        # handlers). The share is the plain build's to show: the sanitizer
         # build reads several times more slowly, so the state and the stack,
         # read one after the other, are more often of two moments (282 of
-        # 297 right in one run); there the capture runs for ASan and UBSan.
-        assert asan_build() or exact >= 0.95 * total, (exact, total, raiser)
+        # 297 right in one run). Each of the two is right on its own on any
+        # build: the marker (above) and the chain (assert_true_raiser_chain).
+        if not asan_build():
+            assert exact >= 0.95 * total, (exact, total, raiser)
         sleeper = per_thread.get("sleeper", [])
         assert sum(c for _, c in sleeper) >= 20, sleeper
         for frames, count in sleeper:
@@ -142,14 +163,15 @@ def test_gil_mode_marks_waiting_and_released_threads(interp_id, backend, tmp_pat
         # machine. What framewalk must get right is each sample's marker,
         # checked by the leaves below.
         # (A sanitizer build of framewalk takes a CPU from them: one run saw
-        # the hasher only waiting. There the capture runs for ASan/UBSan and
-        # every sample's marker is checked, as for exception mode.)
-        exact = not asan_build()
-        assert not exact or (released >= 10 and released >= 0.15 * hasher), per.get("hasher")
+        # the hasher only waiting. There the shares are not asserted; what
+        # does not depend on speed is, on every build: each hasher sample,
+        # whatever its marker, is at the hash line.)
+        if not asan_build():
+            assert released >= 10 and released >= 0.15 * hasher, per.get("hasher")
+        assert hasher >= 20, per.get("hasher")
         assert n("hasher", None) <= 0.1 * hasher, per.get("hasher")
         assert all(leaf == ("hasher", src.line("hash"))
-                   for leaf, _ in per.get("hasher", {}).get("<running without GIL>", [])), \
-            per.get("hasher")
+                   for m in per.get("hasher", {}).values() for leaf, _ in m), per.get("hasher")
         spin_lines = src.own_lines("spin")
         spinners = [per.get(name, {}) for name in ("spin-a", "spin-b")]
         total = sum(c for sp in spinners for m in sp.values() for _, c in m)

@@ -8,12 +8,11 @@ sleeps in a third. With --async (an asyncio service) the tasks are rows.
 import os
 import stat
 import subprocess
-import time
 import uuid
 
 import pytest
 
-from fwtest import INTERP_BY_ID, start_workload
+from fwtest import INTERP_BY_ID, start_workload, wait_until
 from viewtest import framewalk, fw, python312, write_script
 
 WORKLOAD = r'''
@@ -80,14 +79,12 @@ class Tmux:
         return self.run("capture-pane", "-p", "-t", "fw").stdout
 
     def wait_for(self, pred, timeout=10.0):
-        deadline = time.monotonic() + timeout
-        text = ""
-        while time.monotonic() < deadline:
+        """The screen, once pred(screen) holds."""
+        def matching():
             text = self.screen()
-            if pred(text):
-                return text
-            time.sleep(0.2)
-        pytest.fail("screen never matched; last screen:\n%s" % text)
+            return text if pred(text) else None
+        return wait_until(matching, timeout, "the screen to match; last screen:",
+                          detail=self.screen)
 
     def kill(self):
         self.run("kill-server", check=False)
@@ -135,11 +132,9 @@ def test_top_in_tmux(target, tmux, tmp_path):
     tmux.wait_for(lambda s: "[PAUSED]" not in s)
     # q quits cleanly: exit status 0 and the terminal given back.
     tmux.run("send-keys", "-t", "fw", "q")
-    deadline = time.monotonic() + 5
-    while not rc.exists() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert rc.exists(), "top did not quit on q; screen:\n%s" % tmux.screen()
-    time.sleep(0.1)
+    # the shell's "echo $? > rc" has run once rc holds a whole line
+    wait_until(lambda: rc.exists() and rc.read_text().endswith("\n"), 5,
+               "top to quit on q; screen:", detail=tmux.screen)
     assert rc.read_text().strip() == "0"
     assert p.poll() is None, "the target must keep running"
 

@@ -111,24 +111,74 @@ static void test_sysconfig_malformed(void **state)
 		assert_int_equal(sysconfig_parse(bad[i], strlen(bad[i]), collect, &s), -EINVAL);
 }
 
+/* Every call the parser makes, in order, as text: two parses agree iff equal. */
+static void trace(const char *key, const char *str, long num, void *arg)
+{
+	struct strbuf *sb = arg;
+
+	if (str)
+		strbuf_addf(sb, "%s='%s';", key, str);
+	else
+		strbuf_addf(sb, "%s=%ld;", key, num);
+}
+
+static int parse_traced(const char *text, size_t len, struct strbuf *sb)
+{
+	strbuf_reset(sb);
+	return sysconfig_parse(text, len, trace, sb);
+}
+
+/*
+ * Random dict-ish text: whatever it is, the parser's result and the calls it
+ * makes depend only on the first n bytes. The same n bytes are parsed followed
+ * by bytes that would change a parse that looked past n (a closing brace,
+ * digits that extend a number, a quote), and alone at the end of a heap block
+ * of exactly n bytes (an over-read there stops a sanitizer build). A success
+ * reports as many keys as it made calls.
+ */
 static void test_sysconfig_garbage(void **state)
 {
-	char buf[512];
-	struct seen s = { 0 };
+	static const char *const tails[] = { "}", "99}", "'}", "\n" };
+	static const char head[] = "build_time_vars = {";
+	const size_t hlen = sizeof(head) - 1;
+	char buf[512 + 8];
+	struct strbuf want = STRBUF_INIT, got = STRBUF_INIT;
 	unsigned seed = 12345;
+	int ok = 0;
 
 	(void)state;
-	memcpy(buf, "build_time_vars = {", 19);
+	memcpy(buf, head, hlen);
 	for (int round = 0; round < 2000; round++) {
-		size_t n = 19 + (size_t)(seed % (sizeof(buf) - 19));
+		size_t n = hlen + (size_t)(seed % (512 - hlen));
+		char *exact;
+		int ret, calls = 0;
 
-		for (size_t i = 19; i < n; i++) {
+		for (size_t i = hlen; i < n; i++) {
 			seed = seed * 1103515245u + 12345u;
 			buf[i] = "'\"(),:{}[]\\ \nab01-#"[(seed >> 16) % 19];
 		}
-		/* Must terminate without reading past n; the result does not matter. */
-		(void)sysconfig_parse(buf, n, collect, &s);
+		exact = malloc(n);
+		assert_non_null(exact);
+		memcpy(exact, buf, n);
+		ret = parse_traced(exact, n, &want);
+		free(exact);
+		assert_true(ret == -EINVAL || ret >= 0);
+		for (const char *p = strbuf_str(&want); *p; p++)
+			calls += *p == ';';
+		if (ret >= 0) {
+			assert_int_equal(ret, calls);
+			ok++;
+		}
+		for (size_t t = 0; t < sizeof(tails) / sizeof(tails[0]); t++) {
+			memcpy(buf + n, tails[t], strlen(tails[t]));
+			assert_int_equal(parse_traced(buf, n, &got), ret);
+			assert_string_equal(strbuf_str(&got), strbuf_str(&want));
+		}
 	}
+	/* The generator reaches complete dicts, so the success path is exercised. */
+	assert_true(ok > 0);
+	strbuf_release(&want);
+	strbuf_release(&got);
 }
 
 static enum sysconfig_fp fp_of(const char *cflags, const char *want_why)
