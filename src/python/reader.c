@@ -267,6 +267,39 @@ static int read_code(struct py_reader *r, uint64_t addr, struct py_code **out)
 	return 0;
 }
 
+/*
+ * Do the header words that say which code an object is (its name, file,
+ * line table and first line) still hold what entry c was read from? buf
+ * holds the target's bytes from the object's offset base on.
+ */
+static int code_id_matches(const struct py_offsets *o, const struct py_code *c,
+			   const uint8_t *buf, int32_t base)
+{
+	int32_t name = o->code_qualname != PYOFF_NONE ? o->code_qualname : o->code_name;
+
+	return get_u64(buf, name - base) == c->name_ptr &&
+	       get_u64(buf, o->code_filename - base) == c->file_ptr &&
+	       get_u64(buf, o->code_linetable - base) == c->table_ptr &&
+	       get_i32(buf, o->code_firstlineno - base) == c->firstlineno;
+}
+
+/* Where those words lie in a code object: [*start, *start + *len). */
+static void code_id_span(const struct py_offsets *o, int32_t *start, size_t *len)
+{
+	int32_t name = o->code_qualname != PYOFF_NONE ? o->code_qualname : o->code_name;
+	int32_t words[] = { name, o->code_filename, o->code_linetable };
+	int32_t lo = o->code_firstlineno, hi = o->code_firstlineno + 4;
+
+	for (size_t i = 0; i < ARRAY_SIZE(words); i++) {
+		if (words[i] < lo)
+			lo = words[i];
+		if (words[i] + 8 > hi)
+			hi = words[i] + 8;
+	}
+	*start = lo;
+	*len = (size_t)(hi - lo);
+}
+
 /* Is the cached entry still the code object at its address? */
 static int code_still_valid(struct py_reader *r, struct py_code *c, uint64_t now)
 {
@@ -279,9 +312,7 @@ static int code_still_valid(struct py_reader *r, struct py_code *c, uint64_t now
 	if (read_code_header(r, c->addr, buf, &len))
 		return 0;
 	if ((r->target->code_type_addr && get_u64(buf, o->object_type) != r->target->code_type_addr) ||
-	    code_name_ptr(o, buf) != c->name_ptr || get_u64(buf, o->code_filename) != c->file_ptr ||
-	    get_u64(buf, o->code_linetable) != c->table_ptr ||
-	    get_i32(buf, o->code_firstlineno) != c->firstlineno)
+	    !code_id_matches(o, c, buf, 0))
 		return 0;
 	c->checked_ns = now;
 	return 1;
@@ -750,6 +781,93 @@ static int place_live(struct py_reader *r, const struct py_thread_info *t,
 	return 0;
 }
 
+/* ---- confirming a stack's code objects -------------------------------- */
+
+#define CONFIRM_BATCH 64
+#define CODE_ID_MAX 256
+
+/* Entry old was found replaced: read its address anew and rename its frames. */
+static int code_replace(struct py_reader *r, struct py_code *old, struct py_frame_info *frames,
+			size_t n, uint64_t now)
+{
+	uintptr_t was = (uintptr_t)old;
+	uint64_t addr = old->addr;
+	struct py_code *c;
+	int ret;
+
+	r->stats.code_stale++;
+	code_cache_remove(r, code_slot(r, addr));
+	ret = reader_code(r, addr, &c, now);
+	if (ret)
+		return ret == -ESRCH || ret == -EPERM ? ret : -EFAULT;
+	c->confirmed_walk = r->walks;
+	for (size_t k = 0; k < n; k++) {
+		if ((uintptr_t)frames[k].code != was)
+			continue;
+		if (c->code_units >= 0 && frames[k].instr > c->code_units)
+			return -EFAULT;
+		frames[k].code = c;
+		frames[k].line = py_code_line(c, r->off, frames[k].instr);
+	}
+	return 0;
+}
+
+/*
+ * A code object is cached by its address, and the address of one freed is
+ * soon another's (the allocator hands it to the next of the same size):
+ * an entry cached a moment ago may name a code that no longer runs. So the
+ * codes of each stack walked are confirmed: the header words saying which
+ * code an object is are read again for all of them at once (one system
+ * call per stack, none where the tick's copy holds them), and a code whose
+ * words changed is read anew and its frames renamed. 0, -EFAULT (an
+ * address that holds no code now: the sample is dropped) or -ESRCH/-EPERM.
+ */
+static int confirm_codes(struct py_reader *r, struct py_frame_info *frames, size_t n, uint64_t now)
+{
+	const struct py_offsets *o = r->off;
+	uint8_t spans[CONFIRM_BATCH][CODE_ID_MAX];
+	struct py_code *batch[CONFIRM_BATCH];
+	struct mem_iov iov[CONFIRM_BATCH];
+	int32_t start;
+	size_t len, i = 0;
+	int ret;
+
+	code_id_span(o, &start, &len);
+	if (start < 0 || len > CODE_ID_MAX)
+		return -EFAULT;
+	r->walks++;
+	while (i < n) {
+		size_t nb = 0;
+
+		for (; i < n && nb < CONFIRM_BATCH; i++) {
+			struct py_code *c = (struct py_code *)frames[i].code;
+
+			if (c->marker || c->confirmed_walk == r->walks)
+				continue;
+			c->confirmed_walk = r->walks;
+			batch[nb] = c;
+			iov[nb] = (struct mem_iov){ .addr = c->addr + (uint64_t)start,
+						    .buf = spans[nb], .len = len };
+			nb++;
+		}
+		if (!nb)
+			break;
+		ret = mem_read_pieces(r->mem, iov, nb);
+		if (ret < 0)
+			return ret;
+		for (size_t k = 0; k < nb; k++) {
+			if (!iov[k].ok)
+				return -EFAULT;
+			if (code_id_matches(o, batch[k], spans[k], start))
+				continue;
+			ret = code_replace(r, batch[k], frames, n, now);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
 
 int py_reader_stack(struct py_reader *r, const struct py_thread_info *t,
 		    struct py_frame_info *frames, size_t max, size_t *depth)
@@ -938,6 +1056,9 @@ int py_reader_stack(struct py_reader *r, const struct py_thread_info *t,
 		return -EAGAIN;
 	if (n)
 		frames[n - 1].entry = 1;
+	ret = confirm_codes(r, frames, n, now);
+	if (ret)
+		return ret;
 	*depth = n;
 	return 0;
 }

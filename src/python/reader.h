@@ -4,7 +4,9 @@
  * untrusted: pointers are validated (code objects by their type), walks are
  * depth-capped, strings length-capped, and a torn or garbage read makes the
  * call fail with -EFAULT so the sampler counts and drops that sample.
- * Code objects are cached by address with their names, file and line table.
+ * Code objects are cached by address with their names, file and line table;
+ * the codes of every stack read are confirmed to still be the ones cached
+ * (an address freed is soon another code's), in one read per stack.
  */
 #ifndef FRAMEWALK_PYTHON_READER_H
 #define FRAMEWALK_PYTHON_READER_H
@@ -44,6 +46,7 @@ struct py_code {
 	int marker;                 /* not code: a label put among the frames (name only),
 	                             * e.g. a task of the asyncio view (python/asyncio.h) */
 	uint64_t checked_ns;        /* when the fields above were last confirmed */
+	uint64_t confirmed_walk;    /* the stack walk that last confirmed it (reader.c) */
 };
 
 struct py_frame_info {
@@ -95,6 +98,7 @@ struct py_reader {
 	uint64_t threads_head_ns;   /* when threads_head was read */
 	struct py_code **codes;     /* open-addressing cache by address */
 	size_t codes_cap, codes_n;
+	uint64_t walks;             /* stacks walked: numbers code confirmations */
 	int pthread_tid_off;        /* <= 3.10: offset of the tid in struct pthread */
 	struct pidns_tids tids;     /* the target's own thread numbers -> ours */
 	struct py_gen_link gen_links[256];
