@@ -156,13 +156,15 @@ static void print_thread(struct py_reader *r, struct py_thread_info *t,
 			 struct py_frame_info *frames, int *may_stop)
 {
 	struct strbuf sb = STRBUF_INIT;
-	char name[64] = "?";
+	char name[64] = "?", interp[32], label[96];
 	size_t depth = 0;
 	int ret = -EFAULT;
 
 	if (t->tid > 0)
 		proc_task_comm(r->target->pid, t->tid, name, sizeof(name));
-	print_thread_header(r->target->pid, t->tid, name);
+	py_reader_interp_label(r, t, interp, sizeof(interp));
+	xsnprintf(label, sizeof(label), "%s%s", name, interp);
+	print_thread_header(r->target->pid, t->tid, label);
 	if (!t->frame) {
 		printf("  (no Python frames)\n");
 		strbuf_release(&sb);

@@ -426,6 +426,54 @@ int py_code_line(struct py_code *c, const struct py_offsets *off, int64_t instr)
 
 /* ---- threads ---------------------------------------------------------- */
 
+/*
+ * The interpreters, newest first (runtime->interpreters.head, then each
+ * one's next): their ids and thread list heads into r->interps.
+ */
+static int read_interps(struct py_reader *r)
+{
+	const struct py_offsets *o = r->off;
+	uint64_t interp;
+	size_t n = 0;
+	int ret;
+
+	r->ninterps = 0;
+	r->threads_head_ns = 0;
+	ret = mem_read_u64(r->mem, r->target->runtime_addr + (uint64_t)o->runtime_interpreters_head,
+			   &interp);
+	if (ret)
+		return ret;
+	while (interp) {
+		struct py_interp_seen *i = &r->interps[n];
+
+		if (n == PY_MAX_INTERPS)
+			return -EFAULT;
+		for (size_t k = 0; k < n; k++)
+			if (r->interps[k].addr == interp)
+				return -EFAULT;
+		i->addr = interp;
+		ret = mem_read_u64(r->mem, interp + (uint64_t)o->interp_threads_head, &i->threads_head);
+		if (!ret)
+			ret = mem_read(r->mem, interp + (uint64_t)o->interp_id, &i->id, sizeof(i->id));
+		if (!ret)
+			ret = mem_read_u64(r->mem, interp + (uint64_t)o->interp_next, &interp);
+		if (ret)
+			return ret;
+		n++;
+	}
+	if (!n)
+		return -EAGAIN;
+	r->ninterps = n;
+	if (n > r->most_interps)
+		r->most_interps = n;
+	r->threads_head_ns = fw_now_ns();
+	return 0;
+}
+
+/*
+ * The main interpreter: the one with id 0 (the oldest, last in the list);
+ * the GIL, the collector and sys.modules are read from it.
+ */
 static int read_interp(struct py_reader *r, uint64_t *interp)
 {
 	int ret;
@@ -434,13 +482,14 @@ static int read_interp(struct py_reader *r, uint64_t *interp)
 		*interp = r->interp;
 		return 0;
 	}
-	ret = mem_read_u64(r->mem, r->target->runtime_addr +
-			   (uint64_t)r->off->runtime_interpreters_head, interp);
+	ret = read_interps(r);
 	if (ret)
 		return ret;
-	if (!*interp)
-		return -EAGAIN;
-	r->interp = *interp;
+	r->interp = r->interps[r->ninterps - 1].addr;
+	for (size_t k = 0; k < r->ninterps; k++)
+		if (r->interps[k].id == 0)
+			r->interp = r->interps[k].addr;
+	*interp = r->interp;
 	return 0;
 }
 
@@ -510,6 +559,40 @@ int py_reader_threads(struct py_reader *r, struct py_thread_info *out, size_t ma
 	return ret;
 }
 
+/*
+ * A thread inside Interpreter.exec has a state in its own interpreter
+ * (waiting in the exec call) and one in the subinterpreter (running):
+ * keep the first with a frame (states are listed newest interpreter
+ * first), else the first. Returns the states kept, in order.
+ */
+static size_t one_state_per_thread(struct py_thread_info *t, size_t n)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t k;
+
+		for (k = 0; k < kept && (!t[i].tid || t[k].tid != t[i].tid); k++)
+			;
+		if (k == kept)
+			t[kept++] = t[i];
+		else if (!t[k].frame && t[i].frame)
+			t[k] = t[i];
+	}
+	return kept;
+}
+
+void py_reader_interp_label(const struct py_reader *r, const struct py_thread_info *t,
+			    char *buf, size_t size)
+{
+	if (r->most_interps < 2 || !t)
+		xsnprintf(buf, size, "%s", "");
+	else if (!t->interp_id)
+		xsnprintf(buf, size, " [interp main]");
+	else
+		xsnprintf(buf, size, " [interp %lld]", (long long)t->interp_id);
+}
+
 static int read_threads(struct py_reader *r, const struct py_offsets *o, uint8_t *buf,
 			struct py_thread_info *out, size_t max, size_t *n)
 {
@@ -521,68 +604,68 @@ static int read_threads(struct py_reader *r, const struct py_offsets *o, uint8_t
 	if (ret)
 		return ret;
 	/*
-	 * The head changes only when a thread starts or ends; at high rates it
-	 * is re-read every PY_THREADS_HEAD_NS (and after any failure), which
-	 * saves a page of target memory per tick.
+	 * The heads change only when a thread or an interpreter starts or
+	 * ends; at high rates they are re-read every PY_THREADS_HEAD_NS (and
+	 * after any failure), which saves a page of target memory per tick.
 	 */
 	now = fw_now_ns();
-	if (r->threads_head && now - r->threads_head_ns < PY_THREADS_HEAD_NS) {
-		ts = r->threads_head;
-	} else {
-		ret = mem_read_u64(r->mem, interp + (uint64_t)o->interp_threads_head, &ts);
+	if (!r->threads_head_ns || now - r->threads_head_ns >= PY_THREADS_HEAD_NS) {
+		ret = read_interps(r);
 		if (ret) {
 			r->interp = 0;
-			r->threads_head = 0;
 			return ret;
 		}
-		if (!ts)
-			return -EAGAIN;
-		r->threads_head = ts;
-		r->threads_head_ns = now;
 	}
-	while (ts) {
-		struct py_thread_info *t;
-		uint64_t frame;
+	for (size_t k = 0; k < r->ninterps; k++) {
+		for (ts = r->interps[k].threads_head; ts;) {
+			struct py_thread_info *t;
+			uint64_t frame;
 
-		if (count >= max || count >= PY_MAX_THREADS) {
-			r->threads_head = 0;
-			return -EFAULT;
-		}
-		ret = mem_read(r->mem, ts, buf, (size_t)o->tstate_size);
-		if (ret) {
-			r->threads_head = 0;
-			return ret;
-		}
-		t = &out[count++];
-		t->tstate = ts;
-		t->pthread_id = get_u64(buf, o->tstate_thread_id);
-		frame = get_u64(buf, o->tstate_frame);
-		t->frame_slot = ts + (uint64_t)o->tstate_frame;
-		if (o->cframe_current_frame != PYOFF_NONE && frame) {
-			/*
-			 * 3.11/3.12: the cframe lives on the C stack: copied before
-			 * the anchor, with the C stack below it, where the cframes
-			 * of nested evaluations will be.
-			 */
-			t->frame_slot = frame + (uint64_t)o->cframe_current_frame;
-			mem_remember(r->mem, t->frame_slot - C_STACK_WINDOW, C_STACK_WINDOW,
-				     MEM_ORDER_EARLY);
-			mem_set_order(r->mem, MEM_ORDER_EARLY);
-			ret = mem_read_u64(r->mem, t->frame_slot, &frame);
-			mem_set_order(r->mem, MEM_ORDER_ANCHOR);
-			if (ret)
+			if (count >= max || count >= PY_MAX_THREADS) {
+				r->threads_head_ns = 0;
+				return -EFAULT;
+			}
+			ret = mem_read(r->mem, ts, buf, (size_t)o->tstate_size);
+			if (ret) {
+				r->threads_head_ns = 0;
 				return ret;
+			}
+			t = &out[count++];
+			t->tstate = ts;
+			t->interp_id = r->interps[k].id;
+			t->pthread_id = get_u64(buf, o->tstate_thread_id);
+			frame = get_u64(buf, o->tstate_frame);
+			t->frame_slot = ts + (uint64_t)o->tstate_frame;
+			if (o->cframe_current_frame != PYOFF_NONE && frame) {
+				/*
+				 * 3.11/3.12: the cframe lives on the C stack: copied
+				 * before the anchor, with the C stack below it, where
+				 * the cframes of nested evaluations will be.
+				 */
+				t->frame_slot = frame + (uint64_t)o->cframe_current_frame;
+				mem_remember(r->mem, t->frame_slot - C_STACK_WINDOW, C_STACK_WINDOW,
+					     MEM_ORDER_EARLY);
+				mem_set_order(r->mem, MEM_ORDER_EARLY);
+				ret = mem_read_u64(r->mem, t->frame_slot, &frame);
+				mem_set_order(r->mem, MEM_ORDER_ANCHOR);
+				if (ret)
+					return ret;
+			}
+			t->frame = frame;
+			if (o->tstate_native_thread_id != PYOFF_NONE)
+				t->tid = (int32_t)get_u64(buf, o->tstate_native_thread_id);
+			else
+				t->tid = tid_from_pthread(r, t->pthread_id);
+			t->tid = pidns_host_tid(&r->tids, t->tid);
+			ts = get_u64(buf, o->tstate_next);
+			if (ts == t->tstate)
+				return -EFAULT;
 		}
-		t->frame = frame;
-		if (o->tstate_native_thread_id != PYOFF_NONE)
-			t->tid = (int32_t)get_u64(buf, o->tstate_native_thread_id);
-		else
-			t->tid = tid_from_pthread(r, t->pthread_id);
-		t->tid = pidns_host_tid(&r->tids, t->tid);
-		ts = get_u64(buf, o->tstate_next);
-		if (ts == t->tstate)
-			return -EFAULT;
 	}
+	if (!count)
+		return -EAGAIN;
+	if (r->ninterps > 1)
+		count = one_state_per_thread(out, count);
 	*n = count;
 	return 0;
 }
@@ -1182,6 +1265,11 @@ int py_reader_state_addrs(struct py_reader *r, uint64_t *gil_holder, uint64_t *g
 		return ret;
 	ret = gc_addr(r, gc_collecting);
 	return ret == -ENOTSUP ? 0 : ret;
+}
+
+int py_reader_main_interp(struct py_reader *r, uint64_t *interp)
+{
+	return read_interp(r, interp);
 }
 
 int py_reader_gil(struct py_reader *r, uint64_t *holder, int *locked)

@@ -22,7 +22,8 @@
 #define PY_MAX_THREADS 4096     /* thread states per interpreter */
 #define PY_NAME_MAX 1024        /* bytes of a function name kept */
 #define PY_FILE_MAX 4096        /* bytes of a file name kept */
-#define PY_THREADS_HEAD_NS 5000000ull /* re-read the thread list head this often */
+#define PY_THREADS_HEAD_NS 5000000ull /* re-read the thread list heads this often */
+#define PY_MAX_INTERPS 64       /* interpreters walked (the main one and subinterpreters) */
 
 struct py_code {
 	uint64_t addr;
@@ -65,6 +66,7 @@ struct py_thread_info {
 	uint64_t frame_slot;        /* where that address is stored (tstate or cframe) */
 	uint64_t pthread_id;
 	int32_t tid;                /* native thread id, 0 when unknown */
+	int64_t interp_id;          /* its interpreter's id: 0 the main one */
 };
 
 struct py_reader_stats {
@@ -93,9 +95,15 @@ struct py_reader {
 	struct target_mem *mem;
 	const struct py_target *target;
 	const struct py_offsets *off;
-	uint64_t interp;            /* first interpreter, cached */
-	uint64_t threads_head;      /* its first thread state, cached briefly */
-	uint64_t threads_head_ns;   /* when threads_head was read */
+	uint64_t interp;            /* the main interpreter (id 0), cached */
+	/* every interpreter's id and first thread state, newest first, cached briefly */
+	struct py_interp_seen {
+		uint64_t addr, threads_head;
+		int64_t id;
+	} interps[PY_MAX_INTERPS];
+	size_t ninterps;
+	size_t most_interps;        /* the most interpreters seen at once */
+	uint64_t threads_head_ns;   /* when interps was read (0: to be read) */
 	struct py_code **codes;     /* open-addressing cache by address */
 	size_t codes_cap, codes_n;
 	uint64_t walks;             /* stacks walked: numbers code confirmations */
@@ -115,7 +123,11 @@ void py_reader_init(struct py_reader *r, struct target_mem *mem, const struct py
 void py_reader_release(struct py_reader *r);
 
 /*
- * The interpreter's thread states, in list order. Returns 0; -EAGAIN when
+ * Every interpreter's thread states (subinterpreters' too, each with its
+ * interpreter's id), in list order, one per thread: a thread that entered
+ * a subinterpreter (Interpreter.exec) has a state in each, and the one
+ * running is the innermost, the newest interpreter's with a frame (the
+ * list is newest first). Returns 0; -EAGAIN when
  * the runtime has no interpreter or thread yet (still starting or already
  * finalizing); -EFAULT on a torn read; -ESRCH/-EPERM from the memory reader.
  */
@@ -145,6 +157,17 @@ int py_reader_gil(struct py_reader *r, uint64_t *holder, int *locked);
  */
 int py_reader_state_addrs(struct py_reader *r, uint64_t *gil_holder, uint64_t *gil_locked,
 			  uint64_t *gc_collecting, uint64_t *threads_head);
+
+/*
+ * How a thread is labelled with its interpreter: " [interp main]" or
+ * " [interp N]" (N its id) in a process that has had more than one
+ * interpreter, else "" (t NULL: a thread no interpreter lists).
+ */
+void py_reader_interp_label(const struct py_reader *r, const struct py_thread_info *t,
+			    char *buf, size_t size);
+
+/* The main interpreter's state (id 0). 0, -EAGAIN (none yet) or -errno of the read. */
+int py_reader_main_interp(struct py_reader *r, uint64_t *interp);
 
 /* Is the cyclic garbage collector running? 0 or -errno (-ENOTSUP: unknown). */
 int py_reader_gc(struct py_reader *r, int *collecting);

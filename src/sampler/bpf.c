@@ -256,6 +256,7 @@ static void refresh_tstates(struct bpf_run *br, struct sampler *s)
 
 	if (py_reader_threads(&s->reader, s->threads, PY_MAX_THREADS, &n))
 		return;
+	s->nthreads = n;            /* sampler_py_thread's (the threads' interpreters) */
 	for (size_t i = 0; i < n; i++) {
 		uint32_t tid = (uint32_t)s->threads[i].tid;
 		uint64_t ts = s->threads[i].tstate;

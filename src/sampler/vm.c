@@ -172,6 +172,7 @@ static int vm_tick(struct sampler *s, uint64_t now)
 	follow_target(s, v);
 	mem_tick_begin(&s->mem);
 	ret = py_reader_threads(&s->reader, s->threads, PY_MAX_THREADS, &nthreads);
+	s->nthreads = nthreads;     /* sampler_py_thread's (the threads' interpreters) */
 	if (ret == -EAGAIN) {
 		s->not_ready_ticks++;
 		ret = 0;
