@@ -1119,6 +1119,7 @@ int py_reader_stack(struct py_reader *r, const struct py_thread_info *t,
 		frames[n].code = code;
 		frames[n].line = py_code_line(code, o, instr);
 		frames[n].shim = 0;
+		frames[n].generator = owner == OWNER_GENERATOR;
 		if (o->frame_model == PY_FRAMES_OBJECTS)
 			frames[n].entry = 1;
 		else if (o->frame_is_entry != PYOFF_NONE)
@@ -1171,6 +1172,7 @@ int py_reader_frame(struct py_reader *r, uint64_t addr, struct py_frame_info *ou
 	out->addr = addr;
 	out->code = code;
 	out->instr = frame_instr(r, buf, code_addr, code);
+	out->generator = owner_of(o, buf) == OWNER_GENERATOR;
 	if (code->code_units >= 0 && out->instr > code->code_units)
 		return -EFAULT;
 	out->line = py_code_line(code, o, out->instr);

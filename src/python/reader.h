@@ -56,6 +56,7 @@ struct py_frame_info {
 	const struct py_code *code;
 	int line;                   /* 0 when unknown */
 	int entry;                  /* outermost frame of its C-level eval call */
+	int generator;              /* a generator's or coroutine's own frame */
 	uint64_t shim;              /* 3.12+: address of the C-stack entry frame after it
 	                             * (inside that eval call's native stack frame), 0 if none */
 };
