@@ -283,8 +283,7 @@ static int code_id_matches(const struct py_offsets *o, const struct py_code *c,
 	       get_i32(buf, o->code_firstlineno - base) == c->firstlineno;
 }
 
-/* Where those words lie in a code object: [*start, *start + *len). */
-static void code_id_span(const struct py_offsets *o, int32_t *start, size_t *len)
+void py_code_id_span(const struct py_offsets *o, int32_t *start, size_t *len)
 {
 	int32_t name = o->code_qualname != PYOFF_NONE ? o->code_qualname : o->code_name;
 	int32_t words[] = { name, o->code_filename, o->code_linetable };
@@ -869,9 +868,9 @@ static int place_live(struct py_reader *r, const struct py_thread_info *t,
 #define CONFIRM_BATCH 64
 #define CODE_ID_MAX 256
 
-/* Entry old was found replaced: read its address anew and rename its frames. */
+/* Entry old was found replaced: read its address anew (*out) and rename its frames. */
 static int code_replace(struct py_reader *r, struct py_code *old, struct py_frame_info *frames,
-			size_t n, uint64_t now)
+			size_t n, uint64_t now, struct py_code **out)
 {
 	uintptr_t was = (uintptr_t)old;
 	uint64_t addr = old->addr;
@@ -884,6 +883,7 @@ static int code_replace(struct py_reader *r, struct py_code *old, struct py_fram
 	if (ret)
 		return ret == -ESRCH || ret == -EPERM ? ret : -EFAULT;
 	c->confirmed_walk = r->walks;
+	*out = c;
 	for (size_t k = 0; k < n; k++) {
 		if ((uintptr_t)frames[k].code != was)
 			continue;
@@ -903,19 +903,21 @@ static int code_replace(struct py_reader *r, struct py_code *old, struct py_fram
  * code an object is are read again for all of them at once (one system
  * call per stack, none where the tick's copy holds them), and a code whose
  * words changed is read anew and its frames renamed. 0, -EFAULT (an
- * address that holds no code now: the sample is dropped) or -ESRCH/-EPERM.
+ * address that holds no code now: the sample is dropped), -EAGAIN (the
+ * words read and the code read anew disagree: the sample's code is gone)
+ * or -ESRCH/-EPERM.
  */
 static int confirm_codes(struct py_reader *r, struct py_frame_info *frames, size_t n, uint64_t now)
 {
 	const struct py_offsets *o = r->off;
 	uint8_t spans[CONFIRM_BATCH][CODE_ID_MAX];
-	struct py_code *batch[CONFIRM_BATCH];
+	struct py_code *batch[CONFIRM_BATCH], *c;
 	struct mem_iov iov[CONFIRM_BATCH];
 	int32_t start;
 	size_t len, i = 0;
 	int ret;
 
-	code_id_span(o, &start, &len);
+	py_code_id_span(o, &start, &len);
 	if (start < 0 || len > CODE_ID_MAX)
 		return -EFAULT;
 	r->walks++;
@@ -923,13 +925,13 @@ static int confirm_codes(struct py_reader *r, struct py_frame_info *frames, size
 		size_t nb = 0;
 
 		for (; i < n && nb < CONFIRM_BATCH; i++) {
-			struct py_code *c = (struct py_code *)frames[i].code;
+			struct py_code *code = (struct py_code *)frames[i].code;
 
-			if (c->marker || c->confirmed_walk == r->walks)
+			if (code->marker || code->confirmed_walk == r->walks)
 				continue;
-			c->confirmed_walk = r->walks;
-			batch[nb] = c;
-			iov[nb] = (struct mem_iov){ .addr = c->addr + (uint64_t)start,
+			code->confirmed_walk = r->walks;
+			batch[nb] = code;
+			iov[nb] = (struct mem_iov){ .addr = code->addr + (uint64_t)start,
 						    .buf = spans[nb], .len = len };
 			nb++;
 		}
@@ -943,9 +945,16 @@ static int confirm_codes(struct py_reader *r, struct py_frame_info *frames, size
 				return -EFAULT;
 			if (code_id_matches(o, batch[k], spans[k], start))
 				continue;
-			ret = code_replace(r, batch[k], frames, n, now);
+			ret = code_replace(r, batch[k], frames, n, now, &c);
 			if (ret)
 				return ret;
+			/*
+			 * The words were copied with the frames (bpf: at the
+			 * sample's instant) and the code read now is yet
+			 * another: the sample's code is gone, drop it.
+			 */
+			if (!code_id_matches(o, c, spans[k], start))
+				return -EAGAIN;
 		}
 	}
 	return 0;

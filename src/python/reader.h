@@ -189,6 +189,14 @@ int py_reader_str(struct py_reader *r, uint64_t addr, size_t cap, char **out);
 /* Re-read the innermost frame of one thread state (after stopping it). */
 int py_reader_thread_frame(struct py_reader *r, struct py_thread_info *t);
 
+/*
+ * Where the header words that say which code an object is (name, file,
+ * line table, first line) lie in a code object: [*start, *start + *len).
+ * Each stack's codes are confirmed by re-reading them (a reader that copies
+ * frames at a sample's instant copies these words with them).
+ */
+void py_code_id_span(const struct py_offsets *o, int32_t *start, size_t *len);
+
 /* Look up (or read and cache) the code object at addr. 0 or -EFAULT. */
 int py_reader_code(struct py_reader *r, uint64_t addr, struct py_code **out);
 

@@ -45,16 +45,14 @@ def stack_errors(frames):
     j = int(m.group(1))
     if j != k:
         errors.append("gen_%d under caller_%d" % (j, k))
-    if not SPAN * j + 1 <= line <= SPAN * j + 5:
+    # line 0 is framewalk's "unknown" (an instruction no line covers), not another's line
+    if line and not SPAN * j + 1 <= line <= SPAN * j + 5:
         errors.append("gen_%d at line %d" % (j, line))
     return errors
 
 
 @pytest.mark.interps("py3.9", "py3.12", "sid-py3.15")
-# Not bpf: its program copies the frames at the sample's instant but not the
-# header words of their code objects, confirmed when the record is read, by
-# when the address may hold another code (0-6% of samples wrong in runs here).
-@pytest.mark.parametrize("backend", ["ptrace", "vm"])
+@pytest.mark.parametrize("backend", ["bpf", "ptrace", "vm"])
 def test_code_objects_reused(interp, workload, tmp_path, backend):
     w = workload(interp, "code_churn.py")
     out = tmp_path / "c.collapsed"
@@ -72,6 +70,6 @@ def test_code_objects_reused(interp, workload, tmp_path, backend):
             examples.setdefault("; ".join(errors), ";".join("%s:%s" % (f[0], f[2]) for f in frames))
     print("\n%s %s: %d of %d samples right (%d in a gen_K)"
           % (interp.id, backend, total - bad, total, in_gen))
-    # a run has 70-200 samples, most in gen_K; every one must be true
-    assert total >= 40 and in_gen >= total // 2, (total, in_gen)
+    # a run has 30-200 samples here (bpf the fewest), most in gen_K; every one must be true
+    assert total >= 20 and in_gen >= total // 2, (total, in_gen)
     assert bad == 0, "%d of %d samples wrong: %s" % (bad, total, examples)
