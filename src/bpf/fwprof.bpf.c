@@ -169,13 +169,16 @@ struct py_walk {
 	__u64 frame;
 	__u32 size;
 	__s32 prev_off;
+	__s32 code_off, id_start;
+	__u32 id_len;
+	__u64 code_mask;
 };
 
 /* One frame of the walk, read from the thread's memory (task) or the current one's. */
 static __always_inline long copy_frame_at(__u64 i, struct py_walk *w, struct task_struct *task)
 {
 	struct fw_py_frame *f;
-	__u32 size = w->size;
+	__u32 size = w->size, id_len = w->id_len;
 
 	if (!w->frame || i >= FW_MAX_PY_FRAMES || size > FW_FRAME_COPY || !size)
 		return 1;
@@ -187,6 +190,19 @@ static __always_inline long copy_frame_at(__u64 i, struct py_walk *w, struct tas
 	 * follow every count as its own path. */
 	w->buf->h.npy++;
 	w->frame = *(__u64 *)(f->data + (w->prev_off & (FW_FRAME_COPY - 8)));
+	/* The words saying which code the frame runs, at the same instant. */
+	f->code_id_addr = 0;
+	if (id_len && id_len < FW_CODE_ID_COPY) {
+		__u64 code = *(__u64 *)(f->data + (w->code_off & (FW_FRAME_COPY - 8))) & w->code_mask;
+		__u64 at = code + (__u64)(__s64)w->id_start;
+
+		/* bounded where it is used (a spilled bound is lost), past the
+		 * compiler, which would drop a mask it knows to be idle */
+		barrier_var(id_len);
+		id_len &= FW_CODE_ID_COPY - 1;
+		if (code && !read_user(f->code_id, id_len, (void *)at, task))
+			f->code_id_addr = at;
+	}
 	return 0;
 }
 
@@ -296,6 +312,12 @@ static __always_inline __u32 copy_python(struct fw_sample_buf *buf, const struct
 		return 0;
 	w.size = cfg->frame_size;
 	w.prev_off = cfg->frame_previous;
+	w.code_off = cfg->frame_code;
+	w.id_start = cfg->code_id_start;
+	w.id_len = cfg->code_id_len;
+	w.code_mask = cfg->frame_code_mask;
+	if (w.code_off < 0 || w.code_off > FW_FRAME_COPY - 8)
+		w.id_len = 0;
 	if (w.size > FW_FRAME_COPY)
 		w.size = FW_FRAME_COPY;
 	if (w.size < 8 || w.prev_off < 0 || w.prev_off > FW_FRAME_COPY - 8)

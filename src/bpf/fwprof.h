@@ -15,6 +15,8 @@
 
 #define FW_MAX_PY_FRAMES 128     /* Python frames copied per sample */
 #define FW_FRAME_COPY 128        /* bytes copied per frame (>= every frame_size) */
+#define FW_CODE_ID_COPY 128      /* bytes of its code object copied with each frame:
+				  * the words saying which code it is (py_code_id_span) */
 #define FW_STACK_PAGES 8
 #define FW_STACK_COPY (FW_STACK_PAGES * 4096)  /* most user stack copied from sp */
 #define FW_BELOW_SP 256          /* a trimmed copy starts this far below sp */
@@ -37,6 +39,16 @@ struct fw_target_cfg {
 	__s32 cframe_current_frame;  /* 3.11/3.12 */
 	__s32 frame_previous;
 	__u32 frame_size;            /* bytes of a frame to copy (<= FW_FRAME_COPY) */
+	/*
+	 * With each frame, code_id_len bytes of its code object from
+	 * code_id_start: a code freed after the sample may be another by the
+	 * time the record is read (0: not copied).
+	 */
+	__s32 frame_code;            /* the code pointer in the frame */
+	__u32 code_id_len;           /* < FW_CODE_ID_COPY, a power of two */
+	__s32 code_id_start;
+	__u32 pad0;
+	__u64 frame_code_mask;       /* clears a tagged reference's tag bits (3.14+) */
 	__u32 copy_stack;            /* copy the user stack (a module lacks frame pointers) */
 	__u32 native;                /* read native frames at all (else Python only) */
 	__u32 kernel;                /* read the kernel stack */
@@ -71,6 +83,8 @@ struct fw_target_cfg {
 struct fw_py_frame {
 	__u64 addr;
 	__u8 data[FW_FRAME_COPY];
+	__u64 code_id_addr;          /* where code_id was copied from; 0: not copied */
+	__u8 code_id[FW_CODE_ID_COPY];
 };
 
 struct fw_sample_hdr {

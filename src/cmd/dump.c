@@ -159,7 +159,8 @@ static void print_thread(struct py_reader *r, struct py_thread_info *t,
 {
 	struct strbuf sb = STRBUF_INIT;
 	const char *pyname = NULL;
-	char name[64] = "?";
+	struct strbuf label = STRBUF_INIT;
+	char name[64] = "?", interp[32];
 	size_t depth = 0;
 	int ret = -EFAULT;
 
@@ -168,7 +169,10 @@ static void print_thread(struct py_reader *r, struct py_thread_info *t,
 		pyname = py_thread_name(names, (pid_t)t->tid, fw_now_ns());
 	if (t->tid > 0 && !pyname)
 		proc_task_comm(r->target->pid, t->tid, name, sizeof(name));
-	print_thread_header(r->target->pid, t->tid, pyname ? pyname : name);
+	py_reader_interp_label(r, t, interp, sizeof(interp));
+	strbuf_addf(&label, "%s%s", pyname ? pyname : name, interp);
+	print_thread_header(r->target->pid, t->tid, strbuf_str(&label));
+	strbuf_release(&label);
 	if (!t->frame) {
 		printf("  (no Python frames)\n");
 		strbuf_release(&sb);

@@ -771,11 +771,6 @@ static void append_waiters(struct py_async *a, const struct task_info *t,
 
 /* ---- the running task -------------------------------------------------------------------- */
 
-static int in_asyncio(const struct py_frame_info *f)
-{
-	return f->code && f->code->file && strstr(f->code->file, "/asyncio/");
-}
-
 /* Is the frame the loop's _run_once (asyncio/base_events.py)? */
 static int is_run_once(const struct py_frame_info *f)
 {
@@ -901,10 +896,16 @@ int py_async_stack(struct py_async *a, uint64_t tstate, const struct py_frame_in
 	th->base = m + 1;
 	if (!frame_self(a, in[m].addr, &loop))
 		th->loop = loop;
-	/* The task's coroutine: the outermost frame inside _run_once that is not asyncio's. */
-	for (j = m; j-- > 0 && in_asyncio(&in[j]);)
+	/*
+	 * The task's coroutine: the outermost coroutine frame inside _run_once
+	 * (a task steps its coroutine itself); what lies between is the loop's
+	 * machinery (Handle._run, a Python Task's step), whatever file it is
+	 * in: a task's coroutine may be asyncio's own (staggered's run_one_coro).
+	 */
+	coro = 0;
+	for (j = m; j-- > 0 && !(in[j].generator && (coro = frame_coro(a, in[j].addr)));)
 		;
-	if (j >= m || !(coro = frame_coro(a, in[j].addr))) {
+	if (j >= m || !coro) {
 		a->stats.no_task++;
 		return -ENOENT;
 	}

@@ -722,15 +722,9 @@ int py_function_closure(struct py_objects *ob, uint64_t func, uint64_t *out, siz
 
 static int interp_addr(struct py_objects *ob, uint64_t *interp)
 {
-	struct py_reader *r = ob->r;
+	int ret = py_reader_main_interp(ob->r, interp);
 
-	if (r->interp) {
-		*interp = r->interp;
-		return 0;
-	}
-	if (rd(ob, r->target->runtime_addr + (uint64_t)r->off->runtime_interpreters_head, interp, 8))
-		return -EFAULT;
-	return *interp ? 0 : -EAGAIN;
+	return ret == -EAGAIN ? ret : ret ? -EFAULT : 0;
 }
 
 /* A module object's __dict__, checked to be a dict. */

@@ -267,6 +267,38 @@ static int read_code(struct py_reader *r, uint64_t addr, struct py_code **out)
 	return 0;
 }
 
+/*
+ * Do the header words that say which code an object is (its name, file,
+ * line table and first line) still hold what entry c was read from? buf
+ * holds the target's bytes from the object's offset base on.
+ */
+static int code_id_matches(const struct py_offsets *o, const struct py_code *c,
+			   const uint8_t *buf, int32_t base)
+{
+	int32_t name = o->code_qualname != PYOFF_NONE ? o->code_qualname : o->code_name;
+
+	return get_u64(buf, name - base) == c->name_ptr &&
+	       get_u64(buf, o->code_filename - base) == c->file_ptr &&
+	       get_u64(buf, o->code_linetable - base) == c->table_ptr &&
+	       get_i32(buf, o->code_firstlineno - base) == c->firstlineno;
+}
+
+void py_code_id_span(const struct py_offsets *o, int32_t *start, size_t *len)
+{
+	int32_t name = o->code_qualname != PYOFF_NONE ? o->code_qualname : o->code_name;
+	int32_t words[] = { name, o->code_filename, o->code_linetable };
+	int32_t lo = o->code_firstlineno, hi = o->code_firstlineno + 4;
+
+	for (size_t i = 0; i < ARRAY_SIZE(words); i++) {
+		if (words[i] < lo)
+			lo = words[i];
+		if (words[i] + 8 > hi)
+			hi = words[i] + 8;
+	}
+	*start = lo;
+	*len = (size_t)(hi - lo);
+}
+
 /* Is the cached entry still the code object at its address? */
 static int code_still_valid(struct py_reader *r, struct py_code *c, uint64_t now)
 {
@@ -279,9 +311,7 @@ static int code_still_valid(struct py_reader *r, struct py_code *c, uint64_t now
 	if (read_code_header(r, c->addr, buf, &len))
 		return 0;
 	if ((r->target->code_type_addr && get_u64(buf, o->object_type) != r->target->code_type_addr) ||
-	    code_name_ptr(o, buf) != c->name_ptr || get_u64(buf, o->code_filename) != c->file_ptr ||
-	    get_u64(buf, o->code_linetable) != c->table_ptr ||
-	    get_i32(buf, o->code_firstlineno) != c->firstlineno)
+	    !code_id_matches(o, c, buf, 0))
 		return 0;
 	c->checked_ns = now;
 	return 1;
@@ -395,6 +425,54 @@ int py_code_line(struct py_code *c, const struct py_offsets *off, int64_t instr)
 
 /* ---- threads ---------------------------------------------------------- */
 
+/*
+ * The interpreters, newest first (runtime->interpreters.head, then each
+ * one's next): their ids and thread list heads into r->interps.
+ */
+static int read_interps(struct py_reader *r)
+{
+	const struct py_offsets *o = r->off;
+	uint64_t interp;
+	size_t n = 0;
+	int ret;
+
+	r->ninterps = 0;
+	r->threads_head_ns = 0;
+	ret = mem_read_u64(r->mem, r->target->runtime_addr + (uint64_t)o->runtime_interpreters_head,
+			   &interp);
+	if (ret)
+		return ret;
+	while (interp) {
+		struct py_interp_seen *i = &r->interps[n];
+
+		if (n == PY_MAX_INTERPS)
+			return -EFAULT;
+		for (size_t k = 0; k < n; k++)
+			if (r->interps[k].addr == interp)
+				return -EFAULT;
+		i->addr = interp;
+		ret = mem_read_u64(r->mem, interp + (uint64_t)o->interp_threads_head, &i->threads_head);
+		if (!ret)
+			ret = mem_read(r->mem, interp + (uint64_t)o->interp_id, &i->id, sizeof(i->id));
+		if (!ret)
+			ret = mem_read_u64(r->mem, interp + (uint64_t)o->interp_next, &interp);
+		if (ret)
+			return ret;
+		n++;
+	}
+	if (!n)
+		return -EAGAIN;
+	r->ninterps = n;
+	if (n > r->most_interps)
+		r->most_interps = n;
+	r->threads_head_ns = fw_now_ns();
+	return 0;
+}
+
+/*
+ * The main interpreter: the one with id 0 (the oldest, last in the list);
+ * the GIL, the collector and sys.modules are read from it.
+ */
 static int read_interp(struct py_reader *r, uint64_t *interp)
 {
 	int ret;
@@ -403,13 +481,14 @@ static int read_interp(struct py_reader *r, uint64_t *interp)
 		*interp = r->interp;
 		return 0;
 	}
-	ret = mem_read_u64(r->mem, r->target->runtime_addr +
-			   (uint64_t)r->off->runtime_interpreters_head, interp);
+	ret = read_interps(r);
 	if (ret)
 		return ret;
-	if (!*interp)
-		return -EAGAIN;
-	r->interp = *interp;
+	r->interp = r->interps[r->ninterps - 1].addr;
+	for (size_t k = 0; k < r->ninterps; k++)
+		if (r->interps[k].id == 0)
+			r->interp = r->interps[k].addr;
+	*interp = r->interp;
 	return 0;
 }
 
@@ -479,6 +558,40 @@ int py_reader_threads(struct py_reader *r, struct py_thread_info *out, size_t ma
 	return ret;
 }
 
+/*
+ * A thread inside Interpreter.exec has a state in its own interpreter
+ * (waiting in the exec call) and one in the subinterpreter (running):
+ * keep the first with a frame (states are listed newest interpreter
+ * first), else the first. Returns the states kept, in order.
+ */
+static size_t one_state_per_thread(struct py_thread_info *t, size_t n)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t k;
+
+		for (k = 0; k < kept && (!t[i].tid || t[k].tid != t[i].tid); k++)
+			;
+		if (k == kept)
+			t[kept++] = t[i];
+		else if (!t[k].frame && t[i].frame)
+			t[k] = t[i];
+	}
+	return kept;
+}
+
+void py_reader_interp_label(const struct py_reader *r, const struct py_thread_info *t,
+			    char *buf, size_t size)
+{
+	if (r->most_interps < 2 || !t)
+		xsnprintf(buf, size, "%s", "");
+	else if (!t->interp_id)
+		xsnprintf(buf, size, " [interp main]");
+	else
+		xsnprintf(buf, size, " [interp %lld]", (long long)t->interp_id);
+}
+
 static int read_threads(struct py_reader *r, const struct py_offsets *o, uint8_t *buf,
 			struct py_thread_info *out, size_t max, size_t *n)
 {
@@ -490,68 +603,68 @@ static int read_threads(struct py_reader *r, const struct py_offsets *o, uint8_t
 	if (ret)
 		return ret;
 	/*
-	 * The head changes only when a thread starts or ends; at high rates it
-	 * is re-read every PY_THREADS_HEAD_NS (and after any failure), which
-	 * saves a page of target memory per tick.
+	 * The heads change only when a thread or an interpreter starts or
+	 * ends; at high rates they are re-read every PY_THREADS_HEAD_NS (and
+	 * after any failure), which saves a page of target memory per tick.
 	 */
 	now = fw_now_ns();
-	if (r->threads_head && now - r->threads_head_ns < PY_THREADS_HEAD_NS) {
-		ts = r->threads_head;
-	} else {
-		ret = mem_read_u64(r->mem, interp + (uint64_t)o->interp_threads_head, &ts);
+	if (!r->threads_head_ns || now - r->threads_head_ns >= PY_THREADS_HEAD_NS) {
+		ret = read_interps(r);
 		if (ret) {
 			r->interp = 0;
-			r->threads_head = 0;
 			return ret;
 		}
-		if (!ts)
-			return -EAGAIN;
-		r->threads_head = ts;
-		r->threads_head_ns = now;
 	}
-	while (ts) {
-		struct py_thread_info *t;
-		uint64_t frame;
+	for (size_t k = 0; k < r->ninterps; k++) {
+		for (ts = r->interps[k].threads_head; ts;) {
+			struct py_thread_info *t;
+			uint64_t frame;
 
-		if (count >= max || count >= PY_MAX_THREADS) {
-			r->threads_head = 0;
-			return -EFAULT;
-		}
-		ret = mem_read(r->mem, ts, buf, (size_t)o->tstate_size);
-		if (ret) {
-			r->threads_head = 0;
-			return ret;
-		}
-		t = &out[count++];
-		t->tstate = ts;
-		t->pthread_id = get_u64(buf, o->tstate_thread_id);
-		frame = get_u64(buf, o->tstate_frame);
-		t->frame_slot = ts + (uint64_t)o->tstate_frame;
-		if (o->cframe_current_frame != PYOFF_NONE && frame) {
-			/*
-			 * 3.11/3.12: the cframe lives on the C stack: copied before
-			 * the anchor, with the C stack below it, where the cframes
-			 * of nested evaluations will be.
-			 */
-			t->frame_slot = frame + (uint64_t)o->cframe_current_frame;
-			mem_remember(r->mem, t->frame_slot - C_STACK_WINDOW, C_STACK_WINDOW,
-				     MEM_ORDER_EARLY);
-			mem_set_order(r->mem, MEM_ORDER_EARLY);
-			ret = mem_read_u64(r->mem, t->frame_slot, &frame);
-			mem_set_order(r->mem, MEM_ORDER_ANCHOR);
-			if (ret)
+			if (count >= max || count >= PY_MAX_THREADS) {
+				r->threads_head_ns = 0;
+				return -EFAULT;
+			}
+			ret = mem_read(r->mem, ts, buf, (size_t)o->tstate_size);
+			if (ret) {
+				r->threads_head_ns = 0;
 				return ret;
+			}
+			t = &out[count++];
+			t->tstate = ts;
+			t->interp_id = r->interps[k].id;
+			t->pthread_id = get_u64(buf, o->tstate_thread_id);
+			frame = get_u64(buf, o->tstate_frame);
+			t->frame_slot = ts + (uint64_t)o->tstate_frame;
+			if (o->cframe_current_frame != PYOFF_NONE && frame) {
+				/*
+				 * 3.11/3.12: the cframe lives on the C stack: copied
+				 * before the anchor, with the C stack below it, where
+				 * the cframes of nested evaluations will be.
+				 */
+				t->frame_slot = frame + (uint64_t)o->cframe_current_frame;
+				mem_remember(r->mem, t->frame_slot - C_STACK_WINDOW, C_STACK_WINDOW,
+					     MEM_ORDER_EARLY);
+				mem_set_order(r->mem, MEM_ORDER_EARLY);
+				ret = mem_read_u64(r->mem, t->frame_slot, &frame);
+				mem_set_order(r->mem, MEM_ORDER_ANCHOR);
+				if (ret)
+					return ret;
+			}
+			t->frame = frame;
+			if (o->tstate_native_thread_id != PYOFF_NONE)
+				t->tid = (int32_t)get_u64(buf, o->tstate_native_thread_id);
+			else
+				t->tid = tid_from_pthread(r, t->pthread_id);
+			t->tid = pidns_host_tid(&r->tids, t->tid);
+			ts = get_u64(buf, o->tstate_next);
+			if (ts == t->tstate)
+				return -EFAULT;
 		}
-		t->frame = frame;
-		if (o->tstate_native_thread_id != PYOFF_NONE)
-			t->tid = (int32_t)get_u64(buf, o->tstate_native_thread_id);
-		else
-			t->tid = tid_from_pthread(r, t->pthread_id);
-		t->tid = pidns_host_tid(&r->tids, t->tid);
-		ts = get_u64(buf, o->tstate_next);
-		if (ts == t->tstate)
-			return -EFAULT;
 	}
+	if (!count)
+		return -EAGAIN;
+	if (r->ninterps > 1)
+		count = one_state_per_thread(out, count);
 	*n = count;
 	return 0;
 }
@@ -750,6 +863,103 @@ static int place_live(struct py_reader *r, const struct py_thread_info *t,
 	return 0;
 }
 
+/* ---- confirming a stack's code objects -------------------------------- */
+
+#define CONFIRM_BATCH 64
+#define CODE_ID_MAX 256
+
+/* Entry old was found replaced: read its address anew (*out) and rename its frames. */
+static int code_replace(struct py_reader *r, struct py_code *old, struct py_frame_info *frames,
+			size_t n, uint64_t now, struct py_code **out)
+{
+	uintptr_t was = (uintptr_t)old;
+	uint64_t addr = old->addr;
+	struct py_code *c;
+	int ret;
+
+	r->stats.code_stale++;
+	code_cache_remove(r, code_slot(r, addr));
+	ret = reader_code(r, addr, &c, now);
+	if (ret)
+		return ret == -ESRCH || ret == -EPERM ? ret : -EFAULT;
+	c->confirmed_walk = r->walks;
+	*out = c;
+	for (size_t k = 0; k < n; k++) {
+		if ((uintptr_t)frames[k].code != was)
+			continue;
+		if (c->code_units >= 0 && frames[k].instr > c->code_units)
+			return -EFAULT;
+		frames[k].code = c;
+		frames[k].line = py_code_line(c, r->off, frames[k].instr);
+	}
+	return 0;
+}
+
+/*
+ * A code object is cached by its address, and the address of one freed is
+ * soon another's (the allocator hands it to the next of the same size):
+ * an entry cached a moment ago may name a code that no longer runs. So the
+ * codes of each stack walked are confirmed: the header words saying which
+ * code an object is are read again for all of them at once (one system
+ * call per stack, none where the tick's copy holds them), and a code whose
+ * words changed is read anew and its frames renamed. 0, -EFAULT (an
+ * address that holds no code now: the sample is dropped), -EAGAIN (the
+ * words read and the code read anew disagree: the sample's code is gone)
+ * or -ESRCH/-EPERM.
+ */
+static int confirm_codes(struct py_reader *r, struct py_frame_info *frames, size_t n, uint64_t now)
+{
+	const struct py_offsets *o = r->off;
+	uint8_t spans[CONFIRM_BATCH][CODE_ID_MAX];
+	struct py_code *batch[CONFIRM_BATCH], *c;
+	struct mem_iov iov[CONFIRM_BATCH];
+	int32_t start;
+	size_t len, i = 0;
+	int ret;
+
+	py_code_id_span(o, &start, &len);
+	if (start < 0 || len > CODE_ID_MAX)
+		return -EFAULT;
+	r->walks++;
+	while (i < n) {
+		size_t nb = 0;
+
+		for (; i < n && nb < CONFIRM_BATCH; i++) {
+			struct py_code *code = (struct py_code *)frames[i].code;
+
+			if (code->marker || code->confirmed_walk == r->walks)
+				continue;
+			code->confirmed_walk = r->walks;
+			batch[nb] = code;
+			iov[nb] = (struct mem_iov){ .addr = code->addr + (uint64_t)start,
+						    .buf = spans[nb], .len = len };
+			nb++;
+		}
+		if (!nb)
+			break;
+		ret = mem_read_pieces(r->mem, iov, nb);
+		if (ret < 0)
+			return ret;
+		for (size_t k = 0; k < nb; k++) {
+			if (!iov[k].ok)
+				return -EFAULT;
+			if (code_id_matches(o, batch[k], spans[k], start))
+				continue;
+			ret = code_replace(r, batch[k], frames, n, now, &c);
+			if (ret)
+				return ret;
+			/*
+			 * The words were copied with the frames (bpf: at the
+			 * sample's instant) and the code read now is yet
+			 * another: the sample's code is gone, drop it.
+			 */
+			if (!code_id_matches(o, c, spans[k], start))
+				return -EAGAIN;
+		}
+	}
+	return 0;
+}
+
 
 int py_reader_stack(struct py_reader *r, const struct py_thread_info *t,
 		    struct py_frame_info *frames, size_t max, size_t *depth)
@@ -918,6 +1128,7 @@ int py_reader_stack(struct py_reader *r, const struct py_thread_info *t,
 		frames[n].code = code;
 		frames[n].line = py_code_line(code, o, instr);
 		frames[n].shim = 0;
+		frames[n].generator = owner == OWNER_GENERATOR;
 		if (o->frame_model == PY_FRAMES_OBJECTS)
 			frames[n].entry = 1;
 		else if (o->frame_is_entry != PYOFF_NONE)
@@ -938,6 +1149,9 @@ int py_reader_stack(struct py_reader *r, const struct py_thread_info *t,
 		return -EAGAIN;
 	if (n)
 		frames[n - 1].entry = 1;
+	ret = confirm_codes(r, frames, n, now);
+	if (ret)
+		return ret;
 	*depth = n;
 	return 0;
 }
@@ -967,6 +1181,7 @@ int py_reader_frame(struct py_reader *r, uint64_t addr, struct py_frame_info *ou
 	out->addr = addr;
 	out->code = code;
 	out->instr = frame_instr(r, buf, code_addr, code);
+	out->generator = owner_of(o, buf) == OWNER_GENERATOR;
 	if (code->code_units >= 0 && out->instr > code->code_units)
 		return -EFAULT;
 	out->line = py_code_line(code, o, out->instr);
@@ -1061,6 +1276,11 @@ int py_reader_state_addrs(struct py_reader *r, uint64_t *gil_holder, uint64_t *g
 		return ret;
 	ret = gc_addr(r, gc_collecting);
 	return ret == -ENOTSUP ? 0 : ret;
+}
+
+int py_reader_main_interp(struct py_reader *r, uint64_t *interp)
+{
+	return read_interp(r, interp);
 }
 
 int py_reader_gil(struct py_reader *r, uint64_t *holder, int *locked)

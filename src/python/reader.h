@@ -4,7 +4,9 @@
  * untrusted: pointers are validated (code objects by their type), walks are
  * depth-capped, strings length-capped, and a torn or garbage read makes the
  * call fail with -EFAULT so the sampler counts and drops that sample.
- * Code objects are cached by address with their names, file and line table.
+ * Code objects are cached by address with their names, file and line table;
+ * the codes of every stack read are confirmed to still be the ones cached
+ * (an address freed is soon another code's), in one read per stack.
  */
 #ifndef FRAMEWALK_PYTHON_READER_H
 #define FRAMEWALK_PYTHON_READER_H
@@ -20,7 +22,8 @@
 #define PY_MAX_THREADS 4096     /* thread states per interpreter */
 #define PY_NAME_MAX 1024        /* bytes of a function name kept */
 #define PY_FILE_MAX 4096        /* bytes of a file name kept */
-#define PY_THREADS_HEAD_NS 5000000ull /* re-read the thread list head this often */
+#define PY_THREADS_HEAD_NS 5000000ull /* re-read the thread list heads this often */
+#define PY_MAX_INTERPS 64       /* interpreters walked (the main one and subinterpreters) */
 
 struct py_code {
 	uint64_t addr;
@@ -44,6 +47,7 @@ struct py_code {
 	int marker;                 /* not code: a label put among the frames (name only),
 	                             * e.g. a task of the asyncio view (python/asyncio.h) */
 	uint64_t checked_ns;        /* when the fields above were last confirmed */
+	uint64_t confirmed_walk;    /* the stack walk that last confirmed it (reader.c) */
 };
 
 struct py_frame_info {
@@ -52,6 +56,7 @@ struct py_frame_info {
 	const struct py_code *code;
 	int line;                   /* 0 when unknown */
 	int entry;                  /* outermost frame of its C-level eval call */
+	int generator;              /* a generator's or coroutine's own frame */
 	uint64_t shim;              /* 3.12+: address of the C-stack entry frame after it
 	                             * (inside that eval call's native stack frame), 0 if none */
 };
@@ -62,6 +67,7 @@ struct py_thread_info {
 	uint64_t frame_slot;        /* where that address is stored (tstate or cframe) */
 	uint64_t pthread_id;
 	int32_t tid;                /* native thread id, 0 when unknown */
+	int64_t interp_id;          /* its interpreter's id: 0 the main one */
 };
 
 struct py_reader_stats {
@@ -90,11 +96,18 @@ struct py_reader {
 	struct target_mem *mem;
 	const struct py_target *target;
 	const struct py_offsets *off;
-	uint64_t interp;            /* first interpreter, cached */
-	uint64_t threads_head;      /* its first thread state, cached briefly */
-	uint64_t threads_head_ns;   /* when threads_head was read */
+	uint64_t interp;            /* the main interpreter (id 0), cached */
+	/* every interpreter's id and first thread state, newest first, cached briefly */
+	struct py_interp_seen {
+		uint64_t addr, threads_head;
+		int64_t id;
+	} interps[PY_MAX_INTERPS];
+	size_t ninterps;
+	size_t most_interps;        /* the most interpreters seen at once */
+	uint64_t threads_head_ns;   /* when interps was read (0: to be read) */
 	struct py_code **codes;     /* open-addressing cache by address */
 	size_t codes_cap, codes_n;
+	uint64_t walks;             /* stacks walked: numbers code confirmations */
 	int pthread_tid_off;        /* <= 3.10: offset of the tid in struct pthread */
 	struct pidns_tids tids;     /* the target's own thread numbers -> ours */
 	struct py_gen_link gen_links[256];
@@ -111,7 +124,11 @@ void py_reader_init(struct py_reader *r, struct target_mem *mem, const struct py
 void py_reader_release(struct py_reader *r);
 
 /*
- * The interpreter's thread states, in list order. Returns 0; -EAGAIN when
+ * Every interpreter's thread states (subinterpreters' too, each with its
+ * interpreter's id), in list order, one per thread: a thread that entered
+ * a subinterpreter (Interpreter.exec) has a state in each, and the one
+ * running is the innermost, the newest interpreter's with a frame (the
+ * list is newest first). Returns 0; -EAGAIN when
  * the runtime has no interpreter or thread yet (still starting or already
  * finalizing); -EFAULT on a torn read; -ESRCH/-EPERM from the memory reader.
  */
@@ -142,6 +159,17 @@ int py_reader_gil(struct py_reader *r, uint64_t *holder, int *locked);
 int py_reader_state_addrs(struct py_reader *r, uint64_t *gil_holder, uint64_t *gil_locked,
 			  uint64_t *gc_collecting, uint64_t *threads_head);
 
+/*
+ * How a thread is labelled with its interpreter: " [interp main]" or
+ * " [interp N]" (N its id) in a process that has had more than one
+ * interpreter, else "" (t NULL: a thread no interpreter lists).
+ */
+void py_reader_interp_label(const struct py_reader *r, const struct py_thread_info *t,
+			    char *buf, size_t size);
+
+/* The main interpreter's state (id 0). 0, -EAGAIN (none yet) or -errno of the read. */
+int py_reader_main_interp(struct py_reader *r, uint64_t *interp);
+
 /* Is the cyclic garbage collector running? 0 or -errno (-ENOTSUP: unknown). */
 int py_reader_gc(struct py_reader *r, int *collecting);
 
@@ -160,6 +188,14 @@ int py_reader_str(struct py_reader *r, uint64_t addr, size_t cap, char **out);
 
 /* Re-read the innermost frame of one thread state (after stopping it). */
 int py_reader_thread_frame(struct py_reader *r, struct py_thread_info *t);
+
+/*
+ * Where the header words that say which code an object is (name, file,
+ * line table, first line) lie in a code object: [*start, *start + *len).
+ * Each stack's codes are confirmed by re-reading them (a reader that copies
+ * frames at a sample's instant copies these words with them).
+ */
+void py_code_id_span(const struct py_offsets *o, int32_t *start, size_t *len);
 
 /* Look up (or read and cache) the code object at addr. 0 or -EFAULT. */
 int py_reader_code(struct py_reader *r, uint64_t addr, struct py_code **out);

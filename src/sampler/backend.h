@@ -59,6 +59,7 @@ struct thread_name_cache {
 	uint64_t seen_first_ns, seen_last_ns;
 	uint64_t leaf_addr;       /* innermost Python frame and instruction last tick */
 	int64_t leaf_instr;
+	char interp[32];          /* the interpreter label the name was made with */
 };
 
 struct unwind_break {

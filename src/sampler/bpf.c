@@ -211,6 +211,19 @@ static void target_config(struct sampler *s, int iterator, struct fw_target_cfg 
 	cfg->cframe_current_frame = o->cframe_current_frame;
 	cfg->frame_previous = o->frame_previous;
 	cfg->frame_size = (uint32_t)o->frame_size;
+	{
+		int32_t start;
+		size_t len;
+
+		py_code_id_span(o, &start, &len);
+		if (start >= 0 && len < FW_CODE_ID_COPY && o->frame_code >= 0) {
+			cfg->frame_code = o->frame_code;
+			cfg->code_id_start = start;
+			cfg->code_id_len = (uint32_t)len;
+			cfg->frame_code_mask = o->frame_code_tagged != PYOFF_NONE ?
+				~(uint64_t)o->frame_code_tagged : ~0ull;
+		}
+	}
 	cfg->native = (uint32_t)s->opts.native;
 	cfg->kernel = (uint32_t)s->opts.kernel;
 	cfg->copy_stack = s->opts.native && needs_stack_copy(&s->mm);
@@ -312,6 +325,14 @@ static void unwind_from_fp_walk(const struct fw_sample_hdr *h, struct unwind_res
 	uw->end = UNWIND_END_COMPLETE;
 }
 
+/* How many bytes of each frame's code object the program copies. */
+static uint32_t copied_code_id_len(struct sampler *s)
+{
+	struct bpf_target *bt = s->state;
+
+	return bt->cfg.code_id_len;
+}
+
 /* Replay the Python walk over the frames the program copied. 0 or -errno. */
 static int python_from_record(struct sampler *s, const struct fw_sample_hdr *h,
 			      const struct fw_py_frame *py, struct py_frame_info *out, size_t *depth)
@@ -321,8 +342,13 @@ static int python_from_record(struct sampler *s, const struct fw_sample_hdr *h,
 
 	*depth = 0;
 	mem_overlay_begin(&s->mem);
-	for (uint32_t i = 0; i < h->npy; i++)
+	for (uint32_t i = 0; i < h->npy; i++) {
 		mem_overlay_add(&s->mem, py[i].addr, py[i].data, (uint32_t)s->target.offsets.frame_size);
+		/* what the reader confirms each frame's code with, from the same instant */
+		if (py[i].code_id_addr)
+			mem_overlay_add(&s->mem, py[i].code_id_addr, py[i].code_id,
+					copied_code_id_len(s));
+	}
 	mem_overlay_activate(&s->mem);
 	memset(&ti, 0, sizeof(ti));
 	ti.tstate = h->tstate;

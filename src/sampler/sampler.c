@@ -116,19 +116,30 @@ static struct thread_name_cache *thread_cache(struct sampler *s, pid_t tid)
 
 uint32_t sampler_thread(struct sampler *s, pid_t tid, uint64_t now)
 {
-	char name[64];
+	char name[64], interp[32];
 	struct thread_name_cache *c = thread_cache(s, tid);
+	struct py_thread_info *pt;
 	struct strbuf label = STRBUF_INIT;
 	const char *pyname;
 	uint64_t cpu;
 	int comm;
 
+	/*
+	 * With subinterpreters: which interpreter the thread runs in (it may
+	 * enter one); a tick whose thread list could not be read keeps it.
+	 */
+	pt = sampler_py_thread(s, tid);
+	if (!pt && c)
+		xsnprintf(interp, sizeof(interp), "%s", c->interp);
+	else
+		py_reader_interp_label(&s->reader, pt, interp, sizeof(interp));
 	if (c) {
 		uint64_t every = !c->python_named && now - c->seen_first_ns < NAME_YOUNG_NS ?
 				 NAME_UNNAMED_REFRESH_NS : NAME_REFRESH_NS;
 
 		c->seen_last_ns = now;
-		if (c->thread != THREAD_NONE && now - c->refreshed_ns < every)
+		if (c->thread != THREAD_NONE && now - c->refreshed_ns < every &&
+		    !strcmp(c->interp, interp))
 			return c->thread;
 		/* CPU time going backwards: the kernel reused the tid for a new thread. */
 		if (tid > 0 && !taskstat_cpu_ns(&s->tasks, tid, &cpu) && cpu < c->cpu_last_ns) {
@@ -147,6 +158,7 @@ uint32_t sampler_thread(struct sampler *s, pid_t tid, uint64_t now)
 		return c->thread;
 	}
 	strbuf_addstr(&label, pyname ? pyname : name);
+	strbuf_addstr(&label, interp);
 	/* After an exec the same thread ids run another program: labelled apart. */
 	if (s->generation)
 		strbuf_addf(&label, " (exec %u)", s->generation);
@@ -164,6 +176,7 @@ uint32_t sampler_thread(struct sampler *s, pid_t tid, uint64_t now)
 	c->thread = profile_thread_gen(s->prof, s->target.pid, tid, s->generation,
 				       strbuf_str(&label));
 	profile_thread_comm(s->prof, c->thread, comm ? name : NULL);
+	xsnprintf(c->interp, sizeof(c->interp), "%s", interp);
 	strbuf_release(&label);
 	c->python_named = pyname != NULL;
 	c->refreshed_ns = now;

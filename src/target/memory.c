@@ -157,6 +157,44 @@ int mem_readv(struct target_mem *m, struct mem_iov *iov, size_t n)
 	return (int)good;
 }
 
+int mem_read_pieces(struct target_mem *m, struct mem_iov *iov, size_t n)
+{
+	struct mem_iov rest[MAX_IOV];
+	size_t idx[MAX_IOV], nrest = 0, good = 0;
+	int ret;
+
+	if (n > MAX_IOV)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		iov[i].ok = 0;
+		if (m->serving && !m->live &&
+		    !snapshot_serve(m->snap, iov[i].addr, iov[i].buf, iov[i].len)) {
+			m->snapshot_hits++;
+			remember(m, iov[i].addr, iov[i].len);
+			iov[i].ok = 1;
+			good++;
+			continue;
+		}
+		idx[nrest] = i;
+		rest[nrest++] = iov[i];
+	}
+	if (!nrest)
+		return (int)good;
+	if (m->serving && !m->uncached)
+		snapshot_missed(m->snap);
+	ret = mem_readv(m, rest, nrest);
+	if (ret < 0)
+		return ret;
+	for (size_t k = 0; k < nrest; k++) {
+		if (!rest[k].ok)
+			continue;
+		iov[idx[k]].ok = 1;
+		remember(m, rest[k].addr, rest[k].len);
+		good++;
+	}
+	return (int)good;
+}
+
 static struct mem_snapshot *snap_of(struct target_mem *m)
 {
 	if (!m->snap)

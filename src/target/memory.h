@@ -87,6 +87,13 @@ static inline int mem_read_u64(struct target_mem *m, uint64_t addr, uint64_t *v)
 int mem_readv(struct target_mem *m, struct mem_iov *iov, size_t n);
 
 /*
+ * mem_readv for readers: pieces a snapshot or overlay holds are served from
+ * it, the rest read in as few system calls as possible, and every piece
+ * read is remembered for the next tick like mem_read's. Same returns.
+ */
+int mem_read_pieces(struct target_mem *m, struct mem_iov *iov, size_t n);
+
+/*
  * Ticks (samplers): mem_tick_begin copies, in one system call where it can,
  * every region the previous tick read (merged), and serves this tick's reads
  * from that copy when they fall inside it; reads outside go to the target and

@@ -387,3 +387,33 @@ def test_async_native_folds_task_machinery(interp, workload, tmp_path):
     print("\n%s --native task chains exactly right: %d/%d" % (interp.id, ok, total))
     assert total > 300, total
     assert ok >= NEED * total, "%d of %d right; wrong: %s" % (ok, total, bad.most_common(5))
+
+
+@pytest.mark.interps("py3.11", "py3.12", "sid-py3.15")
+def test_async_task_with_asyncio_coroutine(interp, workload, tmp_path):
+    """A task whose coroutine is asyncio's own (staggered_race's run_one_coro,
+    tests/workloads/asyncio_staggered.py) is labelled like any other: the
+    frames between _run_once and the task's coroutine are the loop's, found
+    by what they are, not by their file."""
+    w = workload(interp, "asyncio_staggered.py")
+    out = tmp_path / "s.collapsed"
+    r = run_fw("record", "-p", w.pid, "-d", "2", "--async", "--python-only",
+               "-f", "collapsed", "-o", out, "-q")
+    assert r.returncode == 0, r
+    right = total = 0
+    wrong = Counter()
+    for line in out.read_bytes().decode("utf-8").splitlines():
+        stack, _, count = line.rpartition(" ")
+        names = [re.sub(r" \([^()]*:\d+\)$", "", p) for p in stack.split(";")[1:]]
+        if "burn_cpu" not in names:
+            continue
+        total += int(count)
+        k = next((i for i, n in enumerate(names) if n.endswith("run_one_coro")), -1)
+        if k > 0 and re.match(r"^\[task\] Task-([2-9]|\d\d+)$", names[k - 1]):
+            right += int(count)
+        else:
+            wrong[";".join(names)] += int(count)
+    print("\n%s: %d of %d burn_cpu samples under [task] Task-N;run_one_coro"
+          % (interp.id, right, total))
+    assert total >= 20, (total, out.read_text()[:2000])
+    assert right >= 0.95 * total, wrong.most_common(3)

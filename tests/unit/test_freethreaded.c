@@ -343,7 +343,67 @@ static void walk_one(const struct debug_block *db)
 			assert_stack(&r, &threads[1], db->source, unknown, 2);
 		}
 	}
+	{
+		/*
+		 * handle freed and another code object made at its address
+		 * (other strings, the same size): named from the new one at
+		 * once, not a second later when the cache's recheck is due.
+		 */
+		const struct expect reused[] = {
+			{ "reused", "/srv/app/reused.py", vh->lines[uh] },
+			{ "serve", "/srv/app/server.py", vs->lines[us] },
+			{ "<module>", "/srv/app/main.py", vm->lines[um] },
+		};
+		uint64_t name = make_str(&im, 20, "reused");
+
+		put64(&im, R_CODE, (size_t)need(db, "code_name"), name);
+		put64(&im, R_CODE, (size_t)need(db, "code_qualname"), name);
+		put64(&im, R_CODE, (size_t)need(db, "code_filename"),
+		      make_str(&im, 21, "/srv/app/reused.py"));
+		put64(&im, R_FRAME, 3 * 0x100 + (size_t)blockval(db, "frame_tlbc_index"), 0);
+		assert_stack(&r, &threads[0], db->source, reused, 3);
+		assert_int_equal(r.stats.code_stale, 1);
+	}
 	py_reader_release(&r);
+	{
+		/*
+		 * A subinterpreter (id 1, first in the runtime's list) with one
+		 * thread running serve: every interpreter's threads are read,
+		 * each with its interpreter's id, and labelled with it.
+		 */
+		uint64_t sub = at(R_INTERP, 0x1000);
+		char label[32];
+
+		put64(&im, R_INTERP, (size_t)need(db, "interp_id"), 0);
+		put64(&im, R_INTERP, (size_t)need(db, "interp_next"), 0);
+		put64(&im, R_INTERP, 0x1000 + (size_t)need(db, "interp_id"), 1);
+		put64(&im, R_INTERP, 0x1000 + (size_t)need(db, "interp_next"), at(R_INTERP, 0));
+		put64(&im, R_INTERP, 0x1000 + (size_t)need(db, "interp_threads_head"),
+		      at(R_TSTATE, 3 * 0x1000));
+		make_tstate(&im, 3, f[1], 0, 104);
+		put64(&im, R_RUNTIME, (size_t)need(db, "runtime_interpreters_head"), sub);
+		py_reader_init(&r, &mem, &t);
+		ret = py_reader_threads(&r, threads, ARRAY_SIZE(threads), &nthreads);
+		if (ret || nthreads != 4)
+			fail_msg("%s: threads of two interpreters: ret %d, %zu", db->source, ret,
+				 nthreads);
+		assert_int_equal(threads[0].tid, 104);
+		assert_int_equal(threads[0].interp_id, 1);
+		assert_int_equal(threads[1].tid, 101);
+		assert_int_equal(threads[1].interp_id, 0);
+		py_reader_interp_label(&r, &threads[0], label, sizeof(label));
+		assert_string_equal(label, " [interp 1]");
+		py_reader_interp_label(&r, &threads[1], label, sizeof(label));
+		assert_string_equal(label, " [interp main]");
+		/* the main interpreter is the one with id 0, not the list's head */
+		{
+			uint64_t main_interp;
+
+			assert_int_equal(py_reader_main_interp(&r, &main_interp), 0);
+			assert_int_equal(main_interp, at(R_INTERP, 0));
+		}
+		py_reader_release(&r);
+	}
 	mem_release(&mem);
 	image_free(&im);
 }

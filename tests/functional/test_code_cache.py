@@ -1,0 +1,75 @@
+"""The reader's code-object cache under code objects freed and made again
+at the same addresses (tests/workloads/code_churn.py): no sample may carry
+a name, file or line read from a code object that no longer lives where the
+frame points. Every frame of every sample must be one the workload has, at
+a line inside that function, and each gen_K must be under its own caller_K.
+"""
+import re
+
+import pytest
+
+from fwtest import parse_collapsed, run_fw
+
+N = 24
+SPAN = 50
+GEN_RE = re.compile(r"^gen_(\d+)$")
+CALLER_RE = re.compile(r"^caller_(\d+)$")
+
+
+def stack_errors(frames):
+    """What is wrong with one sample's frames (outermost first): [] when it is
+    a stack the workload can have."""
+    if len(frames) < 2 or [f[0] for f in frames[:2]] != ["<module>", "run"] or \
+            not all(f[1].endswith("code_churn.py") for f in frames[:2]):
+        return ["does not start <module>;run in code_churn.py"]
+    rest = frames[2:]
+    if not rest:
+        return []
+    name, file, line = rest[0]
+    if name == "<module>" and file == "<code-churn>" and len(rest) == 1:
+        # a def statement being run: the first line of one of the slots
+        return [] if line % SPAN == 1 and line // SPAN < N else ["module line %d" % line]
+    m = CALLER_RE.match(name)
+    if not m or file != "<callers>":
+        return ["unknown frame %r" % (rest[0],)]
+    k = int(m.group(1))
+    errors = []
+    if not SPAN * k + 1 <= line <= SPAN * k + 2:
+        errors.append("caller_%d at line %d" % (k, line))
+    if len(rest) == 1:
+        return errors
+    name, file, line = rest[1]
+    m = GEN_RE.match(name)
+    if len(rest) > 2 or not m or file != "<code-churn>":
+        return errors + ["unknown frames %r" % (rest[1:],)]
+    j = int(m.group(1))
+    if j != k:
+        errors.append("gen_%d under caller_%d" % (j, k))
+    # line 0 is framewalk's "unknown" (an instruction no line covers), not another's line
+    if line and not SPAN * j + 1 <= line <= SPAN * j + 5:
+        errors.append("gen_%d at line %d" % (j, line))
+    return errors
+
+
+@pytest.mark.interps("py3.9", "py3.12", "sid-py3.15")
+@pytest.mark.parametrize("backend", ["bpf", "ptrace", "vm"])
+def test_code_objects_reused(interp, workload, tmp_path, backend):
+    w = workload(interp, "code_churn.py")
+    out = tmp_path / "c.collapsed"
+    r = run_fw("record", "-p", w.pid, "-d", "2", "--python-only", "--backend", backend,
+               "-f", "collapsed", "-o", out, "-q")
+    assert r.returncode == 0, r
+    total = bad = in_gen = 0
+    examples = {}
+    for name, tid, frames, count in parse_collapsed(out.read_bytes()):
+        total += count
+        errors = stack_errors(frames)
+        in_gen += count if any(GEN_RE.match(f[0]) for f in frames) else 0
+        if errors:
+            bad += count
+            examples.setdefault("; ".join(errors), ";".join("%s:%s" % (f[0], f[2]) for f in frames))
+    print("\n%s %s: %d of %d samples right (%d in a gen_K)"
+          % (interp.id, backend, total - bad, total, in_gen))
+    # a run has 30-200 samples here (bpf the fewest), most in gen_K; every one must be true
+    assert total >= 20 and in_gen >= total // 2, (total, in_gen)
+    assert bad == 0, "%d of %d samples wrong: %s" % (bad, total, examples)
