@@ -25,8 +25,11 @@ def test_dump_structure(interp, structure):
     spec = StructureSpec(w)
     problems = []
     for tid, (name, state, frames) in sorted(threads.items()):
-        if name != names[tid]:
-            problems.append("thread %d named %r, comm is %r" % (tid, name, names[tid]))
+        # threading's names (the main thread's is MainThread), as record labels them
+        want = "MainThread" if tid == w.pid else names[tid]
+        if name != want:
+            problems.append("thread %d named %r, want %r (comm %r)" % (tid, name, want,
+                                                                        names[tid]))
         key = spec.key_for(w, tid, names[tid])
         # off-cpu: a thread waiting for the GIL, possibly between two calls
         if not spec.matches_any(key, frames, state == "off-cpu"):
