@@ -468,8 +468,9 @@ int proc_map_host_path(pid_t pid, const struct proc_map *map, char *buf, size_t 
 			return 0;
 		denied = errno == EACCES || errno == EPERM;
 	}
-	if (xsnprintf(buf, size, "%s", map->path) >= 0 && !stat(buf, &st) &&
-	    (uint64_t)st.st_ino == map->inode)
+	/* The host's path names the target's file only in our own mount namespace. */
+	if (proc_same_mount_ns(pid) == 1 && xsnprintf(buf, size, "%s", map->path) >= 0 &&
+	    !stat(buf, &st) && (uint64_t)st.st_ino == map->inode)
 		return 0;
 	return denied ? -EPERM : -ENOENT;
 }

@@ -105,8 +105,9 @@ int proc_root_path(pid_t pid, const char *path, char *buf, size_t size);
 
 /*
  * A host path that reaches the file behind a mapping: /proc/PID/root/<path>
- * (containers: the path is the target's own), else <path> itself (a chroot
- * seen from outside shows host paths). Either must have the mapping's inode.
+ * (containers: the path is the target's own), else <path> itself for a
+ * target in our mount namespace (a chroot seen from outside shows host
+ * paths). Either must have the mapping's inode.
  * 0, -ENOENT when neither does, -EPERM when /proc/PID/root is refused. For
  * naming and for finding files beside it (debug info, sysconfig); the file
  * itself is opened with proc_map_open.
