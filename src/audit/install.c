@@ -17,12 +17,14 @@
 #include "audit/install.h"
 #include "python/version.h"
 #include "target/elfsym.h"
+#include "target/safe_open.h"
 #include "util/util.h"
 
 #define MAX_LINKS 40
 #define WALK_MAX_DEPTH 16
 #define WALK_MAX_ENTRIES 200000
 #define MAX_NEEDED 256
+#define LD_CONF_MAX_BYTES (1u << 20)
 
 /* After the multiarch pair (/lib/TRIPLET, /usr/lib/TRIPLET, from arch/). */
 static const char *const default_libdirs[] = {
@@ -129,7 +131,7 @@ static int is_dir(const char *path)
 static int is_elf(const char *path)
 {
 	unsigned char magic[4];
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	int fd = safe_open_path(path);
 	ssize_t n;
 
 	if (fd < 0)
@@ -207,17 +209,20 @@ static void add_libdir(struct py_install *in, const char *dir)
 		in->libdirs[in->nlibdirs++] = xstrdup(dir);
 }
 
+/* ld.so.conf and what it includes, read inside the root (target/safe_open.h). */
 static void read_ld_conf(struct py_install *in, const char *conf, int depth)
 {
-	char host[PATH_MAX + 64], line[PATH_MAX];
-	FILE *f;
+	struct safe_lines lines;
+	char *line;
+	int fd;
 
-	if (depth > 4 || xsnprintf(host, sizeof(host), "%s%s", in->root, conf) < 0)
+	if (depth > 4)
 		return;
-	f = fopen(host, "r");
-	if (!f)
+	fd = safe_open_in_dir(in->root, conf);
+	if (fd < 0)
 		return;
-	while (fgets(line, sizeof(line), f)) {
+	safe_lines_init(&lines, fd, LD_CONF_MAX_BYTES);
+	while ((line = safe_lines_next(&lines))) {
 		char *p = line, *e;
 
 		p[strcspn(p, "#\n")] = '\0';
@@ -244,7 +249,7 @@ static void read_ld_conf(struct py_install *in, const char *conf, int depth)
 			add_libdir(in, p);
 		}
 	}
-	fclose(f);
+	close(fd);
 }
 
 /* Try dir/name (dir inside root, or a host dir when host is set). */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "audit/sysconfig.h"
+#include "target/safe_open.h"
 #include "util/file.h"
 #include "util/util.h"
 
@@ -283,9 +284,9 @@ int sysconfig_load(const char *path, struct py_sysconfig *out)
 	out->py_debug = out->gil_disabled = out->enable_shared = -1;
 	if (xsnprintf(out->path, sizeof(out->path), "%s", path) < 0)
 		return -ENAMETOOLONG;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = safe_open_path(path);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	/* Past the cap, or after a read error, what was read is parsed. */
 	read_fd_bounded(fd, SYSCONFIG_MAX_BYTES, &buf);
 	close(fd);

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "audit/env.h"
@@ -127,6 +128,16 @@ int cmd_attach(pid_t pid, struct py_target *t)
 
 int cmd_output_error(const char *path, int err)
 {
+	struct stat st;
+
+	if (err == -ENXIO && !lstat(path, &st)) {
+		fw_error("output path %s is a %s, not a regular file: refused", path,
+			 S_ISFIFO(st.st_mode) ? "FIFO" : S_ISSOCK(st.st_mode) ? "socket" :
+			 "device");
+		fw_hint("framewalk writes only regular files (or /dev/null); remove it or choose "
+			"another path, or use -o - for standard output");
+		return FW_EXIT_OUTPUT;
+	}
 	fw_error("output file not writable: %s: %s", path, strerror(-err));
 	fw_hint("choose a path in a writable directory with -o");
 	return FW_EXIT_OUTPUT;

@@ -23,6 +23,7 @@
 #include "arch/arch.h"
 #include "elf/addrinfo.h"
 #include "elf/elffile.h"
+#include "target/safe_open.h"
 #include "util/util.h"
 
 /* Larger files are not mapped: no real module is, a hostile one may be. */
@@ -176,10 +177,10 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	if (d == &local)
 		debuginfo_release(&local);
 	if (fd < 0 && f->audit.debug_path[0] && !f->audit.debug_embedded) {
-		int probe = open(f->audit.debug_path, O_RDONLY | O_CLOEXEC);
+		int probe = safe_open_path(f->audit.debug_path);
 
 		if (probe < 0)
-			f->debug_err = -errno;
+			f->debug_err = probe;
 		else
 			close(probe);
 	}
@@ -495,9 +496,11 @@ struct elf_info *elf_cache_open_path(struct elf_cache *c, const char *host_path,
 	int fd;
 
 	*loaded = 0;
-	fd = open(host_path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	fd = safe_open_path(host_path);
+	if (fd < 0) {
+		errno = -fd;
 		return NULL;
+	}
 	if (fstat(fd, &st)) {
 		int err = errno;
 

@@ -8,10 +8,12 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <unistd.h>
 
 #include "elf/addrinfo.h"
 #include "symbols/symbolize.h"
 #include "target/proc.h"
+#include "target/safe_open.h"
 #include "util/strbuf.h"
 #include "util/util.h"
 
@@ -80,33 +82,47 @@ static void classify(struct native_symbol *sym)
 			sym->is_thread_entry = 1;
 }
 
-/* /tmp/perf-PID.map lines: "START SIZE name" in hex. */
+/*
+ * /tmp/perf-PID.map lines: "START SIZE name" in hex. The file is the
+ * target's (or anyone's who can write /tmp): opened inside the target's root
+ * as a regular file only (target/safe_open.h), and read within
+ * PERF_MAP_MAX_BYTES, PERF_MAP_MAX_ENTRIES and PERF_MAP_BUDGET_NS, so what
+ * it holds costs at most that much once per process.
+ */
 static void load_perf_map(struct symbolizer *s)
 {
-	char path[96], line[1024];
-	size_t alloc = 0;
+	char root[64], path[64];
+	struct safe_lines lines;
+	uint64_t deadline;
+	size_t alloc = 0, nlines = 0;
 	pid_t nspid;
-	FILE *f;
+	char *line;
+	int fd;
 
 	s->perf_map_loaded = 1;
 	/* In a container the target writes perf-1.map, not perf-<our pid for it>.map. */
 	if (proc_ns_pid(s->mm->pid, &nspid))
 		nspid = s->mm->pid;
-	xsnprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-%d.map", (int)s->mm->pid, (int)nspid);
-	f = fopen(path, "r");
-	if (!f)
+	xsnprintf(root, sizeof(root), "/proc/%d/root", (int)s->mm->pid);
+	xsnprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)nspid);
+	fd = safe_open_in_dir(root, path);
+	if (fd < 0)
 		return;
-	while (fgets(line, sizeof(line), f) && s->nperf < 1000000) {
+	deadline = fw_now_ns() + PERF_MAP_BUDGET_NS;
+	safe_lines_init(&lines, fd, PERF_MAP_MAX_BYTES);
+	while (s->nperf < PERF_MAP_MAX_ENTRIES && (line = safe_lines_next(&lines))) {
 		char *end, *p;
-		uint64_t start = strtoull(line, &end, 16), size;
+		uint64_t start, size;
 
+		if (++nlines % 4096 == 0 && fw_now_ns() > deadline)
+			break;
+		start = strtoull(line, &end, 16);
 		if (end == line || *end != ' ')
 			continue;
 		p = end + 1;
 		size = strtoull(p, &end, 16);
 		if (end == p || *end != ' ')
 			continue;
-		end[strcspn(end, "\n")] = '\0';
 		s->perf_map = xgrow(s->perf_map, sizeof(*s->perf_map), s->nperf + 1, &alloc);
 		s->perf_map[s->nperf].start = start;
 		s->perf_map[s->nperf].end = start + size;
@@ -115,7 +131,7 @@ static void load_perf_map(struct symbolizer *s)
 			xstrndup(end + 1, strcspn(end + 1, "@")) : xstrdup(end + 1);
 		s->nperf++;
 	}
-	fclose(f);
+	close(fd);
 }
 
 static const char *perf_map_lookup(struct symbolizer *s, uint64_t pc)

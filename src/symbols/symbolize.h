@@ -47,6 +47,14 @@ struct symbolizer_stats {
 	                             * for its lookups, the files') */
 };
 
+/*
+ * The perf map (/tmp/perf-PID.map, written by JITs) is read once per process
+ * within these bounds, whatever the file holds.
+ */
+#define PERF_MAP_MAX_BYTES (64u << 20)
+#define PERF_MAP_MAX_ENTRIES 1000000
+#define PERF_MAP_BUDGET_NS 1000000000ull
+
 struct perf_map_entry {
 	uint64_t start, end;
 	char *name;

@@ -1,9 +1,10 @@
 /*
- * Implementation of debuginfo.h. Files in the target's root are opened with
- * openat2(RESOLVE_IN_ROOT) on /proc/PID/root, so a container's absolute
- * symlinks (/usr/lib/debug/.build-id/... -> /usr/lib/debug/...) resolve in
- * the container; only regular files are opened (O_NONBLOCK: a FIFO planted
- * there cannot block the profiler); a candidate is used only when its
+ * Implementation of debuginfo.h. Files in the target's root are opened inside
+ * /proc/PID/root (target/safe_open.h: openat2 RESOLVE_IN_ROOT), so a
+ * container's absolute symlinks (/usr/lib/debug/.build-id/... ->
+ * /usr/lib/debug/...) resolve in the container; only regular files are
+ * opened, never blocking (a FIFO planted there cannot stop the profiler);
+ * a candidate is used only when its
  * build-id (or, without one, its debuglink CRC) matches.
  */
 #include <elfutils/libdwelf.h>
@@ -11,14 +12,13 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <limits.h>
-#include <linux/openat2.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include "target/debuginfo.h"
 #include "target/debuginfod.h"
+#include "target/safe_open.h"
 #include "util/strbuf.h"
 #include "util/util.h"
 
@@ -43,7 +43,7 @@ void debuginfo_init_root(struct debuginfo *d, const char *root)
 	/* Trailing slashes would double in "ROOT/usr/...". */
 	for (size_t n = strlen(d->root); n && d->root[n - 1] == '/'; n--)
 		d->root[n - 1] = '\0';
-	d->root_fd = open(d->root[0] ? d->root : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	d->root_fd = safe_root_open(d->root);
 	d->budget_ns = (uint64_t)(budget_seconds() * 1e9);
 }
 
@@ -75,42 +75,17 @@ static void hex_of(const unsigned char *bid, size_t len, char *buf, size_t size)
 		xsnprintf(buf + 2 * i, 3, "%02x", bid[i]);
 }
 
-/* A regular file only; -errno otherwise. */
-static int keep_regular(int fd)
-{
-	struct stat st;
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return -ENOENT;
-	}
-	return fd;
-}
-
 /* path (absolute, as the target sees it) inside the target's root. */
 static int open_in_root(const struct debuginfo *d, const char *path, char *shown, size_t size)
 {
 	xsnprintf(shown, size, "%s%s", d->root, path);
-	if (d->root_fd >= 0) {
-		struct open_how how;
-		long fd;
-
-		memset(&how, 0, sizeof(how));
-		how.flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK;
-		how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
-		fd = syscall(SYS_openat2, d->root_fd, path, &how, sizeof(how));
-		if (fd >= 0 || errno != ENOSYS)
-			return keep_regular((int)fd);
-	}
-	return keep_regular(open(shown, O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+	return d->root_fd >= 0 ? safe_open_in(d->root_fd, path) : -ENOENT;
 }
 
 static int open_host(const char *path, char *shown, size_t size)
 {
 	xsnprintf(shown, size, "%s", path);
-	return keep_regular(open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+	return safe_open_path(path);
 }
 
 static int crc_matches(int fd, uint32_t want)
@@ -268,12 +243,11 @@ static int open_hit(const struct debuginfo *d, const unsigned char *bid, size_t 
 static size_t read_altlink(const char *path, char *name, size_t name_size,
 			   unsigned char *bid, size_t bid_size)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	int fd = safe_open_path(path);
 	Elf *elf;
 	Elf_Scn *scn = NULL;
 	size_t shstrndx, len = 0;
 
-	fd = keep_regular(fd);
 	if (fd < 0)
 		return 0;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);

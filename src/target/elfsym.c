@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "target/elfsym.h"
+#include "target/safe_open.h"
 #include "util/util.h"
 
 struct elf_file {
@@ -36,10 +37,12 @@ struct elf_file *elf_file_open_fd(int fd)
 
 struct elf_file *elf_file_open(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = safe_open_path(path);
 
-	if (fd < 0)
+	if (fd < 0) {
+		errno = -fd;
 		return NULL;
+	}
 	return elf_file_open_fd(fd);
 }
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "target/proc.h"
+#include "target/safe_open.h"
 #include "util/file.h"
 #include "util/util.h"
 
@@ -507,8 +508,9 @@ int proc_map_host_path(pid_t pid, const struct proc_map *map, char *buf, size_t 
 			return 0;
 		denied = errno == EACCES || errno == EPERM;
 	}
-	if (xsnprintf(buf, size, "%s", map->path) >= 0 && !stat(buf, &st) &&
-	    (uint64_t)st.st_ino == map->inode)
+	/* The host's path names the target's file only in our own mount namespace. */
+	if (proc_same_mount_ns(pid) == 1 && xsnprintf(buf, size, "%s", map->path) >= 0 &&
+	    !stat(buf, &st) && (uint64_t)st.st_ino == map->inode)
 		return 0;
 	return denied ? -EPERM : -ENOENT;
 }
@@ -520,24 +522,21 @@ static int same_inode(int fd, const struct proc_map *map)
 
 	if (fd < 0)
 		return fd;
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && (uint64_t)st.st_ino == map->inode)
+	if (!fstat(fd, &st) && (uint64_t)st.st_ino == map->inode)
 		return fd;
 	close(fd);
 	return -ENOENT;
 }
 
-static int regular_file_fd(int fd)
+int proc_same_mount_ns(pid_t pid)
 {
-	struct stat st;
+	char path[64];
+	struct stat ours, theirs;
 
-	return !fstat(fd, &st) && S_ISREG(st.st_mode);
-}
-
-static int open_ro(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	return fd < 0 ? -errno : fd;
+	xsnprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
+	if (stat("/proc/self/ns/mnt", &ours) || stat(path, &theirs))
+		return -errno;
+	return ours.st_dev == theirs.st_dev && ours.st_ino == theirs.st_ino;
 }
 
 int proc_map_open(pid_t pid, const struct proc_map *map, enum proc_open_via *via)
@@ -551,33 +550,36 @@ int proc_map_open(pid_t pid, const struct proc_map *map, enum proc_open_via *via
 	/*
 	 * Through the mapping itself: exact whatever happened to the path (no
 	 * inode check: on overlayfs the mapping shows the layer's inode while
-	 * the file opened is the overlay's).
+	 * the file opened is the overlay's). Every way below opens regular
+	 * files only, never blocking (target/safe_open.h): the target names
+	 * these paths and may have put a FIFO or a device there.
 	 */
 	xsnprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid,
 		  map->start, map->end);
-	fd = open_ro(path);
+	fd = safe_open_path(path);
 	if (fd == -EMFILE || fd == -ENFILE)
 		return fd;
 	refused = fd == -EPERM || fd == -EACCES;
 	how = PROC_VIA_MAP_FILES;
-	if (fd >= 0 && !regular_file_fd(fd)) {
-		close(fd);
-		fd = -ENOENT;
-	}
 	if (fd < 0) {
 		/* The executable stays reachable with ordinary access. */
 		xsnprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
 		how = PROC_VIA_EXE;
-		fd = same_inode(open_ro(path), map);
-	}
-	if (fd < 0 && !proc_root_path(pid, map->path, path, sizeof(path))) {
-		how = PROC_VIA_ROOT;
-		fd = same_inode(open_ro(path), map);
+		fd = same_inode(safe_open_path(path), map);
 	}
 	if (fd < 0) {
-		/* A chroot seen from outside, or an old kernel: the host's path. */
+		/* The path inside the target's root: its symlinks stay in there. */
+		xsnprintf(path, sizeof(path), "/proc/%d/root", (int)pid);
+		how = PROC_VIA_ROOT;
+		fd = same_inode(safe_open_in_dir(path, map->path), map);
+	}
+	if (fd < 0 && proc_same_mount_ns(pid) == 1) {
+		/*
+		 * A chroot seen from outside shows host paths. Only in our own mount
+		 * namespace is the host's path the target's file.
+		 */
 		how = PROC_VIA_PATH;
-		fd = same_inode(open_ro(map->path), map);
+		fd = same_inode(safe_open_in_dir("/", map->path), map);
 	}
 	if (fd == -EMFILE || fd == -ENFILE)
 		return fd;

@@ -113,8 +113,9 @@ int proc_root_path(pid_t pid, const char *path, char *buf, size_t size);
 
 /*
  * A host path that reaches the file behind a mapping: /proc/PID/root/<path>
- * (containers: the path is the target's own), else <path> itself (a chroot
- * seen from outside shows host paths). Either must have the mapping's inode.
+ * (containers: the path is the target's own), else <path> itself for a
+ * target in our mount namespace (a chroot seen from outside shows host
+ * paths). Either must have the mapping's inode.
  * 0, -ENOENT when neither does, -EPERM when /proc/PID/root is refused. For
  * naming and for finding files beside it (debug info, sysconfig); the file
  * itself is opened with proc_map_open.
@@ -129,14 +130,20 @@ enum proc_open_via {
 	PROC_VIA_PATH,            /* <path> on the host, the same inode */
 };
 
+/* Is pid in our mount namespace? 1 yes, 0 no, -errno when it cannot be told. */
+int proc_same_mount_ns(pid_t pid);
+
 /*
  * Open the file behind a mapping read-only, also when it was deleted or
  * replaced on disk since the target mapped it. In order: the mapping itself
  * (/proc/PID/map_files/START-END; opening those needs CAP_SYS_ADMIN or
  * CAP_CHECKPOINT_RESTORE), /proc/PID/exe when the mapping is of the
  * executable (needs only the access reading the process needs), then the
- * path inside the target's root and on the host, each only when it still
- * names the mapped inode: a path that now names another file is never used.
+ * path inside the target's root (resolved in it: target/safe_open.h) and,
+ * for a target in our own mount namespace only, on the host, each only when
+ * it still names the mapped inode: a path that now names another file is
+ * never used. Only regular files are opened, never blocking (a FIFO or a
+ * device put at the path is refused).
  * Returns the fd (O_CLOEXEC), or -errno: -EPERM when the file is reachable
  * only through map_files and that was refused, -EMFILE/-ENFILE at the
  * open-file limit, -ENOENT when nothing reaches it. *via may be NULL.

@@ -2,9 +2,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <dirent.h>
+#include <stdlib.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "util/file.h"
 #include "util/outfile.h"
 #include "util/strbuf.h"
 #include "util/util.h"
@@ -26,10 +31,65 @@ static void chown_to_sudo_user(int fd)
 		fw_warning("cannot give the output file to uid %ld: %s", uid, strerror(errno));
 }
 
+/* The process's umask, read without changing it (other threads may be creating files). */
+static mode_t current_umask(void)
+{
+	char status[4096], *p;
+	mode_t m;
+
+	if (!read_file_into("/proc/self/status", status, sizeof(status)) &&
+	    (p = strstr(status, "\nUmask:")))
+		return (mode_t)strtoul(p + 7, NULL, 8) & 0777;
+	m = umask(022);
+	umask(m);
+	return m;
+}
+
+/* The null device: writing there is asking for no output, and cannot block. */
+static int is_null_device(const struct stat *st)
+{
+	return S_ISCHR(st->st_mode) && major(st->st_rdev) == 1 && minor(st->st_rdev) == 3;
+}
+
+/*
+ * Remove the temporaries of earlier runs to this destination that were killed
+ * before they could (SIGKILL, a crash): each writer holds a lock on its
+ * temporary for as long as it lives, so a temporary nobody locks is stale,
+ * whatever PID namespace its writer was in.
+ */
+static void remove_stale_temporaries(const char *dir, const char *base)
+{
+	struct strbuf prefix = STRBUF_INIT;
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return;
+	strbuf_addf(&prefix, ".%s" OUTFILE_TMP_MARK, base);
+	while ((e = readdir(d))) {
+		struct stat st;
+		int fd;
+
+		if (strncmp(e->d_name, prefix.buf, prefix.len) || strlen(e->d_name) != prefix.len + 6)
+			continue;
+		fd = openat(dirfd(d), e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
+			    O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (!fstat(fd, &st) && S_ISREG(st.st_mode) && !flock(fd, LOCK_EX | LOCK_NB))
+			unlinkat(dirfd(d), e->d_name, 0);
+		close(fd);
+	}
+	closedir(d);
+	strbuf_release(&prefix);
+}
+
 int outfile_open(struct outfile *of, const char *path)
 {
 	struct strbuf tmp = STRBUF_INIT;
-	char *dircopy;
+	char *dircopy, *dir;
+	const char *base;
+	struct stat st;
 	int fd;
 
 	memset(of, 0, sizeof(*of));
@@ -37,31 +97,39 @@ int outfile_open(struct outfile *of, const char *path)
 		of->f = stdout;
 		return 0;
 	}
-	/* The destination must not be a directory or a symlink planted for us. */
-	{
-		struct stat st;
-		if (!lstat(path, &st) && (S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode)))
-			return S_ISDIR(st.st_mode) ? -EISDIR : -ELOOP;
-		/*
-		 * A device, fifo or socket (/dev/null, a pipe) is written in place:
-		 * renaming a file over it would replace the node itself.
-		 */
-		if (!lstat(path, &st) && !S_ISREG(st.st_mode)) {
-			fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
-			if (fd < 0)
-				return -errno;
-			of->f = fdopen(fd, "w");
-			if (!of->f) {
-				int err = -errno;
-				close(fd);
-				return err;
-			}
-			return 0;
+	/*
+	 * The destination must not be a directory, a symlink, a FIFO, a socket
+	 * or a device planted for us: a FIFO would block the write (or feed
+	 * whoever reads it), a device is not a file. Only the null device is
+	 * written in place.
+	 */
+	if (!lstat(path, &st) && !S_ISREG(st.st_mode)) {
+		if (S_ISDIR(st.st_mode))
+			return -EISDIR;
+		if (S_ISLNK(st.st_mode))
+			return -ELOOP;
+		if (!is_null_device(&st))
+			return -ENXIO;
+		fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+		if (fd < 0)
+			return -errno;
+		if (fstat(fd, &st) || !is_null_device(&st)) {
+			close(fd);
+			return -ENXIO;
 		}
+		of->f = fdopen(fd, "w");
+		if (!of->f) {
+			int err = -errno;
+			close(fd);
+			return err;
+		}
+		return 0;
 	}
 	dircopy = xstrdup(path);
-	strbuf_addf(&tmp, "%s/.%s.framewalk-XXXXXX", dirname(dircopy), strrchr(path, '/') ?
-		    strrchr(path, '/') + 1 : path);
+	dir = dirname(dircopy);
+	base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	remove_stale_temporaries(dir, base);
+	strbuf_addf(&tmp, "%s/.%s" OUTFILE_TMP_MARK "XXXXXX", dir, base);
 	free(dircopy);
 	fd = mkostemp(tmp.buf, O_CLOEXEC);
 	if (fd < 0) {
@@ -69,7 +137,9 @@ int outfile_open(struct outfile *of, const char *path)
 		strbuf_release(&tmp);
 		return err;
 	}
-	fchmod(fd, 0644);
+	/* Held until the file is renamed into place: a temporary nobody holds is stale. */
+	flock(fd, LOCK_EX | LOCK_NB);
+	fchmod(fd, 0666 & ~current_umask());
 	chown_to_sudo_user(fd);
 	of->f = fdopen(fd, "w");
 	if (!of->f) {
@@ -98,11 +168,12 @@ int outfile_commit(struct outfile *of)
 	}
 	if (fflush(of->f) || ferror(of->f) || fsync(fileno(of->f)))
 		ret = errno ? -errno : -EIO;
+	/* Renamed while still open (and locked): never taken for a stale one. */
+	if (!ret && rename(of->tmp, of->path))
+		ret = -errno;
 	if (fclose(of->f) && !ret)
 		ret = -errno;
 	of->f = NULL;
-	if (!ret && rename(of->tmp, of->path))
-		ret = -errno;
 	if (ret)
 		unlink(of->tmp);
 	free(of->tmp);

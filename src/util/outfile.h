@@ -1,9 +1,12 @@
 /*
  * Output files that are either written whole or not at all: the data goes to
- * a temporary file created beside the destination (O_EXCL | O_NOFOLLOW, mode
- * 0644), which is renamed over the destination only after a successful
- * write and fsync. Opening happens before sampling, so an unwritable path
- * fails at once. Under sudo the file is given to SUDO_UID/SUDO_GID.
+ * a temporary file created beside the destination (".NAME.framewalk-XXXXXX",
+ * O_EXCL, mode 0666 less the umask, locked with flock while its writer
+ * lives), which is renamed over the destination only after a successful
+ * write and fsync. The next open of the same destination removes the
+ * temporaries no live writer holds (left by a SIGKILLed run). Opening
+ * happens before sampling, so an unwritable path fails at once. Under sudo
+ * the file is given to SUDO_UID/SUDO_GID.
  */
 #ifndef FRAMEWALK_UTIL_OUTFILE_H
 #define FRAMEWALK_UTIL_OUTFILE_H
@@ -17,7 +20,13 @@ struct outfile {
 	FILE *f;
 };
 
-/* 0, or -errno with a message in the caller's hands. */
+#define OUTFILE_TMP_MARK ".framewalk-"
+
+/*
+ * 0, or -errno with a message in the caller's hands: -EISDIR, -ELOOP (a
+ * symlink), -ENXIO when the destination exists and is a FIFO, socket or
+ * device (only the null device is written in place).
+ */
 int outfile_open(struct outfile *of, const char *path);
 /* Flush, fsync and rename into place; 0 or -errno (the temp file is removed). */
 int outfile_commit(struct outfile *of);

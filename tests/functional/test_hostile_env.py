@@ -1,0 +1,380 @@
+"""Hostile files around a target: framewalk plays against a FIFO or a
+symlink to /dev/zero wherever a target, a container root or another local
+user can put one, and against a planted FIFO at its own output path. Each
+test asserts a bound (docs/SECURITY.md lists what is opened how):
+
+  (a) a FIFO at /tmp/perf-PID.map          -> record -d 1 ends in 10 s, profile written
+  (b) /tmp/perf-PID.map -> /dev/zero       -> the same; SIGTERM ends a (ptrace) capture
+                                              in 2 s
+  (c) a mapped file deleted, a FIFO put at its path, framewalk without
+      CAP_SYS_ADMIN/CAP_CHECKPOINT_RESTORE -> record --native -d 1 ends in 10 s
+  (d) the same with a non-Python process mapping libpython3.99.so
+                                           -> agent --once --all-python ends in 20 s
+  (e) check --python on a crafted root with a FIFO or /dev/zero symlink at
+      etc/ld.so.conf or at _sysconfigdata   -> ends in 10 s
+  (f) -o at an existing FIFO               -> refused (exit 7, message, hint), no hang;
+      umask 077                            -> the output is 0600;
+      a temporary left by a SIGKILLed run  -> removed by the next run to that path
+
+Targets: pyenv's CPython 3.12 and, for the perf map, the static 3.11 too, each
+running a small script from the test's tmp dir.
+"""
+import os
+import shutil
+import signal
+import stat
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from fwtest import (INTERP_BY_ID, framewalk_path, pyenv_python, run_fw, start_workload,
+                    wait_ready)
+
+EXIT_OUTPUT = 7
+# record -d 1 without anything planted takes 2.4-4.6 s on a 2-core machine at load
+# 13-20 (attach, symbol loading); a hang is unbounded, so this tells them apart
+RECORD_BOUND = 10
+HOST_INTERP = "py3.12"
+
+# a target that maps a file executable, then deletes it and puts a FIFO there
+MAP_THEN_FIFO = r'''
+import mmap, os, sys, time
+path = sys.argv[1]
+with open(path, "wb") as f:
+    f.write(b"\x7fELF" + b"\0" * 8188)
+fd = os.open(path, os.O_RDONLY)
+m = mmap.mmap(fd, 8192, flags=mmap.MAP_PRIVATE, prot=mmap.PROT_READ | mmap.PROT_EXEC)
+os.unlink(path)
+os.mkfifo(path)
+print("READY", flush=True)
+while True:
+    sum(range(1000))
+'''
+
+# the same from a process that is not Python (the agent looks at every process)
+MAP_THEN_FIFO_C = r'''
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+	static char page[8192] = "\177ELF";
+	int fd = open(argv[1], O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || write(fd, page, sizeof(page)) != sizeof(page))
+		return 1;
+	if (mmap(NULL, sizeof(page), PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0) == MAP_FAILED)
+		return 1;
+	if (unlink(argv[1]) || mkfifo(argv[1], 0644))
+		return 1;
+	printf("READY\n");
+	fflush(stdout);
+	for (;;)
+		pause();
+}
+'''
+
+
+def no_admin_caps():
+    """argv prefix running framewalk without CAP_SYS_ADMIN and CAP_CHECKPOINT_RESTORE."""
+    capsh = shutil.which("capsh")
+    if not capsh:
+        pytest.skip("capsh not installed (package libcap2-bin)")
+    if os.geteuid() != 0:
+        pytest.skip("needs root (to drop CAP_SYS_ADMIN from a full set)")
+    return [capsh, "--drop=cap_sys_admin,cap_checkpoint_restore", "--"]
+
+
+def run_bounded(argv, bound, prefix=None):
+    """Run argv (through capsh when prefix is given); fail if it outlives bound."""
+    if prefix:
+        argv = prefix + ["-c", 'exec "$0" "$@"'] + [str(a) for a in argv]
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run([str(a) for a in argv], capture_output=True, timeout=bound,
+                           stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired as e:
+        pytest.fail("%s did not end within %s s (hung); stderr: %s"
+                    % (" ".join(map(str, argv)), bound,
+                       (e.stderr or b"").decode("utf-8", "replace")[-2000:]))
+    return p, time.monotonic() - t0
+
+
+# a target whose samples fall in [vdso] (no file mapping): the perf map is asked
+CLOCK_LOOP = r'''
+import time
+print("READY", flush=True)
+while True:
+    time.monotonic()
+'''
+
+
+class Target:
+    """A small target script run from the test's tmp dir under a host interpreter."""
+
+    def __init__(self, interp, tmp_path, source, *args):
+        script = tmp_path / "target.py"
+        script.write_text(source)
+        self.proc = subprocess.Popen([str(interp.exe), str(script)] + [str(a) for a in args],
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE)
+        self.pid = self.proc.pid
+        try:
+            wait_ready(self.proc, what="target")
+        except BaseException:
+            self.stop()
+            raise
+
+    def stop(self):
+        self.proc.kill()
+        self.proc.wait()
+        self.proc.stdout.close()
+        self.proc.stderr.close()
+
+
+def perf_map_path(pid):
+    return Path("/tmp/perf-%d.map" % pid)
+
+
+@pytest.fixture(params=[HOST_INTERP, "py3.11-static"])
+def clock_target(request, tmp_path):
+    interp = INTERP_BY_ID[request.param]
+    interp.check()
+    t = Target(interp, tmp_path, CLOCK_LOOP)
+    yield t
+    try:
+        perf_map_path(t.pid).unlink()
+    except FileNotFoundError:
+        pass
+    t.stop()
+
+
+def cpu_ticks(pid):
+    """utime + stime of a process, in clock ticks."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
+def tracer_of(pid):
+    """The TracerPid of a process (0: not traced)."""
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("TracerPid:"):
+                return int(line.split()[1])
+    return 0
+
+
+def plant(path, kind):
+    if kind == "fifo":
+        os.mkfifo(str(path))
+    else:
+        os.symlink("/dev/zero", str(path))
+
+
+# --------------------------------------------------------------------------
+# (a), (b): the perf map
+
+
+@pytest.mark.parametrize("kind", ["fifo", "devzero"])
+def test_perf_map_planted(clock_target, kind, tmp_path):
+    plant(perf_map_path(clock_target.pid), kind)
+    out = tmp_path / "p.collapsed"
+    p, took = run_bounded([framewalk_path(), "record", "-q", "--native", "-p", clock_target.pid,
+                           "-d", "1", "-o", out], RECORD_BOUND)
+    assert p.returncode == 0, p.stderr.decode("utf-8", "replace")
+    assert out.stat().st_size > 0, "no profile written"
+    print("perf map %s: record -d 1 took %.2f s" % (kind, took))
+
+
+def test_perf_map_devzero_sigterm(tmp_path):
+    w = Target(INTERP_BY_ID[HOST_INTERP], tmp_path, CLOCK_LOOP)
+    try:
+        plant(perf_map_path(w.pid), "devzero")
+        out = tmp_path / "p.collapsed"
+        fw = subprocess.Popen([framewalk_path(), "record", "-q", "--native", "--backend",
+                               "ptrace", "-p", str(w.pid), "-d", "60", "-o", str(out)],
+                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE)
+        try:
+            # sampling has started once the target is traced (a hung framewalk never
+            # gets there: SIGTERM is then sent at the deadline) ...
+            deadline = time.monotonic() + 20
+            while not tracer_of(w.pid) and time.monotonic() < deadline:
+                assert fw.poll() is None, fw.stderr.read().decode("utf-8", "replace")
+                time.sleep(0.02)
+            # ... and samples are being named once framewalk used some CPU since
+            start = cpu_ticks(fw.pid)
+            deadline = time.monotonic() + 5
+            while cpu_ticks(fw.pid) < start + 3 and time.monotonic() < deadline:
+                time.sleep(0.02)
+            t0 = time.monotonic()
+            fw.send_signal(signal.SIGTERM)
+            try:
+                fw.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                pytest.fail("record did not end within 2 s of SIGTERM")
+            took = time.monotonic() - t0
+            assert fw.returncode == 0, fw.stderr.read().decode("utf-8", "replace")
+            assert out.stat().st_size > 0
+            print("perf map -> /dev/zero: SIGTERM to exit %.2f s" % took)
+            fw.stderr.close()
+        finally:
+            if fw.poll() is None:
+                fw.kill()
+                fw.wait()
+    finally:
+        try:
+            perf_map_path(w.pid).unlink()
+        except FileNotFoundError:
+            pass
+        w.stop()
+
+
+# --------------------------------------------------------------------------
+# (c), (d): a mapped file replaced by a FIFO, map_files refused
+
+
+def test_mapped_file_replaced_by_fifo(tmp_path):
+    prefix = no_admin_caps()
+    interp = INTERP_BY_ID[HOST_INTERP]
+    script = tmp_path / "mapper.py"
+    script.write_text(MAP_THEN_FIFO)
+    mapped = tmp_path / "libmapped.so"
+    proc = subprocess.Popen([str(interp.exe), str(script), str(mapped)],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    try:
+        wait_ready(proc, what="mapper")
+        assert stat.S_ISFIFO(mapped.lstat().st_mode)
+        out = tmp_path / "p.collapsed"
+        p, took = run_bounded([framewalk_path(), "record", "-q", "--native", "--backend",
+                               "ptrace", "-p", proc.pid, "-d", "1", "-o", out], RECORD_BOUND,
+                              prefix)
+        assert p.returncode == 0, p.stderr.decode("utf-8", "replace")
+        assert out.stat().st_size > 0
+        print("mapped file -> FIFO: record --native -d 1 took %.2f s" % took)
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_agent_discovery_fifo_libpython(tmp_path):
+    prefix = no_admin_caps()
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if not cc:
+        pytest.skip("no C compiler for the helper")
+    src = tmp_path / "mapper.c"
+    src.write_text(MAP_THEN_FIFO_C)
+    helper = tmp_path / "mapper"
+    subprocess.run([cc, "-O1", "-o", str(helper), str(src)], check=True, timeout=60)
+    mapped = tmp_path / "libpython3.99.so"
+    proc = subprocess.Popen([str(helper), str(mapped)], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        wait_ready(proc, what="mapper")
+        outdir = tmp_path / "out"
+        outdir.mkdir()
+        # one period of 1 s: the scan, discovery of every process, one push
+        p, took = run_bounded([framewalk_path(), "agent", "--once", "--all-python",
+                               "--period", "1", "--dir", outdir, "-q"], 20, prefix)
+        assert p.returncode == 0, p.stderr.decode("utf-8", "replace")
+        print("agent --once --all-python with a FIFO libpython: %.2f s" % took)
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+# --------------------------------------------------------------------------
+# (e): check --python on a crafted root
+
+
+def crafted_root(tmp_path):
+    """ROOT/usr/bin/python3 (pyenv's 3.12 and its libpython) with an etc/."""
+    src = pyenv_python("3.12.1")
+    if not os.access(str(src), os.X_OK):
+        pytest.skip("pyenv CPython 3.12.1 missing")
+    root = tmp_path / "root"
+    (root / "usr" / "bin").mkdir(parents=True)
+    (root / "usr" / "lib" / "python3.12").mkdir(parents=True)
+    (root / "etc").mkdir()
+    shutil.copy2(str(src), str(root / "usr" / "bin" / "python3"))
+    lib = Path(src).resolve().parents[1] / "lib" / "libpython3.12.so.1.0"
+    shutil.copy2(str(lib), str(root / "usr" / "lib" / lib.name))
+    return root
+
+
+@pytest.mark.parametrize("where", ["ld.so.conf", "sysconfigdata"])
+@pytest.mark.parametrize("kind", ["fifo", "devzero"])
+def test_check_python_crafted_root(tmp_path, where, kind):
+    root = crafted_root(tmp_path)
+    if where == "ld.so.conf":
+        target = root / "etc" / "ld.so.conf"
+    else:
+        target = root / "usr" / "lib" / "python3.12" / "_sysconfigdata__linux_x86_64-linux-gnu.py"
+    plant(target, kind)
+    p, took = run_bounded([framewalk_path(), "check", "--python", root / "usr/bin/python3",
+                           "--root", root], 10)
+    assert p.returncode >= 0
+    assert b"Python 3.12" in p.stdout, p.stdout.decode("utf-8", "replace")
+    print("check --python, %s at %s: %.2f s" % (kind, where, took))
+
+
+# --------------------------------------------------------------------------
+# (f): outputs
+
+
+COLLAPSED = "main (app.py:1);work (app.py:2) 10\n"
+
+
+def test_output_fifo_refused(tmp_path):
+    src = tmp_path / "in.collapsed"
+    src.write_text(COLLAPSED)
+    fifo = tmp_path / "out.txt"
+    os.mkfifo(str(fifo))
+    r = run_fw("report", src, "-o", fifo, timeout=5)
+    assert r.returncode == EXIT_OUTPUT, r
+    assert "is a FIFO" in r.stderr and "hint:" in r.stderr, r
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)
+
+
+def test_output_honours_umask(tmp_path):
+    src = tmp_path / "in.collapsed"
+    src.write_text(COLLAPSED)
+    out = tmp_path / "out.txt"
+    argv = [framewalk_path(), "report", str(src), "-o", str(out)]
+    p = subprocess.run(argv, capture_output=True, timeout=30,
+                       preexec_fn=lambda: os.umask(0o077))
+    assert p.returncode == 0, p.stderr
+    assert stat.S_IMODE(out.stat().st_mode) == 0o600
+    p = subprocess.run(argv, capture_output=True, timeout=30,
+                       preexec_fn=lambda: os.umask(0o022))
+    assert stat.S_IMODE(out.stat().st_mode) == 0o644
+
+
+def test_killed_run_temporary_removed(tmp_path):
+    w = start_workload(INTERP_BY_ID[HOST_INTERP], "busy_sleep.py")
+    try:
+        out = tmp_path / "p.collapsed"
+        fw = subprocess.Popen([framewalk_path(), "record", "-q", "-p", str(w.pid), "-d", "60",
+                               "-o", str(out)], stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 15
+        while not list(tmp_path.glob(".p.collapsed.framewalk-*")):
+            assert fw.poll() is None and time.monotonic() < deadline
+            time.sleep(0.02)
+        fw.kill()
+        fw.wait()
+        assert list(tmp_path.glob(".p.collapsed.framewalk-*")), "SIGKILL left nothing"
+    finally:
+        w.stop()
+    src = tmp_path / "in.collapsed"
+    src.write_text(COLLAPSED)
+    r = run_fw("report", src, "-o", out, timeout=30)
+    assert r.returncode == 0, r
+    assert not list(tmp_path.glob(".p.collapsed.framewalk-*")), os.listdir(str(tmp_path))
+    assert out.stat().st_size > 0
