@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "target/privilege.h"
 #include "util/util.h"
 #include "version.h"
 
@@ -60,6 +61,13 @@ static int finish_stdout(int code)
 
 int main(int argc, char **argv)
 {
+	/* a setcap or setuid copy keeps only what profiling uses, before anything is read */
+	int err = privilege_drop_unneeded();
+
+	if (err) {
+		fw_error("cannot drop the capabilities framewalk does not use: %s", strerror(-err));
+		return FW_EXIT_FAILURE;
+	}
 	if (argc < 2) {
 		usage(stderr);
 		return FW_EXIT_USAGE;

@@ -389,7 +389,14 @@ static void wait_until(struct sinks *s, uint64_t when)
 static void *sender_main(void *arg)
 {
 	struct sinks *s = arg;
+	sigset_t job;
 
+	/* job-control stops go to the sampling thread, which takes them between stops (ptrace.h) */
+	sigemptyset(&job);
+	sigaddset(&job, SIGTSTP);
+	sigaddset(&job, SIGTTIN);
+	sigaddset(&job, SIGTTOU);
+	pthread_sigmask(SIG_BLOCK, &job, NULL);
 	pthread_mutex_lock(&s->lock);
 	while (!s->quit) {
 		uint64_t now = fw_now_ns(), wake = now + NS;

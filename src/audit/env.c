@@ -21,6 +21,7 @@
 
 #include "audit/env.h"
 #include "audit/username.h"
+#include "target/privilege.h"
 #include "target/proc.h"
 #include "util/file.h"
 #include "util/util.h"
@@ -351,6 +352,7 @@ int audit_target_probe(const struct audit_env *e, pid_t pid, struct audit_target
 	char path[64], status[8192], cgroup[256], byte;
 	struct iovec local = { &byte, 1 }, remote;
 	uint64_t probe_addr = 0x10000;   /* unmapped: EFAULT still means "allowed" */
+	struct strbuf refused = STRBUF_INIT;
 	const char *v;
 	ssize_t n;
 
@@ -377,6 +379,12 @@ int audit_target_probe(const struct audit_env *e, pid_t pid, struct audit_target
 			t->tracer_comm[strcspn(t->tracer_comm, "\n")] = '\0';
 	}
 	t->kthread = is_kthread(pid);
+	/* an elevated framewalk looks no further into another user's process */
+	if (privilege_may_profile(pid, &refused) == -EPERM) {
+		strbuf_release(&refused);
+		t->vm_err = t->ptrace_err = -EPERM;
+		return 0;
+	}
 	for (int i = 0; i < NS_COUNT; i++) {
 		int e1, e2;
 		unsigned long long a = ns_inode(pid, audit_ns_names[i], &e1);
@@ -417,7 +425,7 @@ static void add_fix(struct audit_backend *r, const char *fmt, ...) PRINTF_LIKE(2
 
 static void add_fix(struct audit_backend *r, const char *fmt, ...)
 {
-	char buf[512];
+	char buf[1024];
 	va_list ap;
 
 	if (r->nfixes >= AUDIT_MAX_FIXES)
@@ -465,8 +473,13 @@ static void cap_fixes(const struct audit_env *e, struct audit_backend *r, const 
 				"--custom=caps.json, caps.json: {\"securityContext\":{\"capabilities\":"
 				"{\"add\":[%s]}}}", strbuf_str(&kube));
 	}
-	if (!bounded)
-		add_fix(r, "sudo setcap %s+ep %s", strbuf_str(&setcap), exe_or_default(e));
+	if (!bounded) {
+		struct strbuf grant = STRBUF_INIT;
+
+		privilege_grant_fix(&grant, strbuf_str(&setcap), exe_or_default(e));
+		add_fix(r, "%s", strbuf_str(&grant));
+		strbuf_release(&grant);
+	}
 	strbuf_release(&setcap);
 	strbuf_release(&docker);
 	strbuf_release(&kube);

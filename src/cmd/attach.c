@@ -10,6 +10,7 @@
 
 #include "audit/env.h"
 #include "cmd/cmd.h"
+#include "target/privilege.h"
 #include "target/proc.h"
 #include "util/options.h"
 #include "util/strbuf.h"
@@ -78,6 +79,14 @@ int cmd_attach(pid_t pid, struct py_target *t)
 	uint64_t probe;
 	int ret, code = FW_EXIT_OK;
 
+	/* its own reason and hint: a capability would not help, it is what is refused */
+	ret = privilege_may_profile(pid, &why);
+	if (ret == -EPERM) {
+		fw_error("%s", strbuf_str(&why));
+		fw_hint("%s", privilege_refusal_hint());
+		strbuf_release(&why);
+		return FW_EXIT_PERMISSION;
+	}
 	mem_init_pid(&mem, pid);
 	ret = py_discover(pid, &mem, t, &why);
 	/* Discovery of <= 3.12 reads only files: check the memory is readable. */

@@ -117,12 +117,13 @@ static int read_stable_stack(struct py_reader *r, struct py_thread_info *t,
 
 /*
  * Read t's stack while the thread is stopped. -EPERM when ptrace is refused
- * (the caller falls back to reading it running), -ESRCH when it is gone.
+ * (the caller falls back to reading it running), -ETIMEDOUT when it did not
+ * stop in time (asleep in the kernel), -ESRCH when it is gone.
  */
 static int read_stopped_stack(struct py_reader *r, struct py_thread_info *t,
 			      struct py_frame_info *frames, size_t *depth)
 {
-	int sig, ret = ptrace_stop_thread((pid_t)t->tid, &sig);
+	int sig, ret = ptrace_stop_thread((pid_t)t->tid, NULL, &sig);
 
 	if (ret)
 		return ret;
@@ -143,6 +144,9 @@ static int read_thread_stack(struct py_reader *r, struct py_thread_info *t,
 
 	if (*may_stop && t->tid > 0) {
 		ret = read_stopped_stack(r, t, frames, depth);
+		/* asleep in the kernel: its stack is not changing, read it running */
+		if (ret == -ETIMEDOUT)
+			return read_stable_stack(r, t, frames, depth);
 		if (ret != -EPERM)
 			return ret;
 		*may_stop = 0;

@@ -13,6 +13,7 @@
 #include "python/discover.h"
 #include "python/version.h"
 #include "target/elfsym.h"
+#include "target/privilege.h"
 #include "target/proc.h"
 #include "util/util.h"
 
@@ -93,8 +94,11 @@ static void explain_unopened(pid_t pid, const struct proc_map *map, int err, str
 	case -EACCES:
 		strbuf_addf(why, ", which %s; the file it mapped can be opened only through "
 			    "/proc/%d/map_files, which needs CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE "
-			    "(run framewalk as root, or: setcap cap_checkpoint_restore,cap_sys_ptrace+ep "
-			    "framewalk)", state ? state : "is not reachable by its path", (int)pid);
+			    "(run framewalk as root, or: ", state ? state : "is not reachable by its path",
+			    (int)pid);
+		privilege_grant_fix(why, "cap_checkpoint_restore,cap_sys_ptrace",
+				    "$(command -v framewalk)");
+		strbuf_addch(why, ')');
 		break;
 	case -EMFILE:
 	case -ENFILE:
@@ -258,6 +262,12 @@ int py_discover(pid_t pid, struct target_mem *mem, struct py_target *t, struct s
 		strbuf_addf(why, "no such process: %d", (int)pid);
 		return -ESRCH;
 	}
+	/* before any of its files is parsed: an elevated framewalk lends nothing */
+	ret = privilege_may_profile(pid, why);
+	if (ret == -ESRCH)
+		strbuf_addf(why, "no such process: %d", (int)pid);
+	if (ret)
+		return ret;
 	ret = proc_exe(pid, t->exe, sizeof(t->exe));
 	if (ret == -EACCES || ret == -EPERM) {
 		strbuf_addf(why, "not allowed to inspect process %d", (int)pid);

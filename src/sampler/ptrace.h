@@ -9,6 +9,8 @@
 #ifndef FRAMEWALK_SAMPLER_PTRACE_H
 #define FRAMEWALK_SAMPLER_PTRACE_H
 
+#include <signal.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "python/reader.h"
@@ -58,18 +60,36 @@ void stack_reader_free(struct stack_reader *sr);
  */
 int ptrace_sample_thread(pid_t pid, pid_t tid, struct module_map *mm, struct py_reader *r,
 			 struct py_thread_info *py_thread, int kernel, struct stack_reader *sr,
-			 const struct while_stopped *also, struct native_sample *out);
+			 const struct while_stopped *also, const volatile sig_atomic_t *stop,
+			 struct native_sample *out);
 
 void native_sample_clear(struct native_sample *ns);
 
+/* How long a thread may take to stop, and to be reaped once killed while stopped. */
+#define PTRACE_STOP_WAIT_NS (200 * 1000000ull)
+#define PTRACE_REAP_WAIT_NS (100 * 1000000ull)
+
 /*
- * Stop one thread (PTRACE_SEIZE + PTRACE_INTERRUPT, wait for the stop).
+ * Stop one thread (PTRACE_SEIZE + PTRACE_INTERRUPT, wait for the stop, at
+ * most PTRACE_STOP_WAIT_NS and not past *stop when stop is given).
  * 0 stopped: the caller must ptrace_resume_thread(tid, *sig) it; -EPERM
- * ptrace refused; -ESRCH the thread is gone (nothing to resume).
+ * ptrace refused; -ESRCH the thread is gone (nothing to resume);
+ * -ETIMEDOUT it did not stop in time (asleep in the kernel: skip it; later
+ * calls return -ETIMEDOUT at once until it has stopped and been let go);
+ * -EINTR *stop was set. While a thread is stopped or seized, SIGTSTP,
+ * SIGTTIN and SIGTTOU are blocked in the calling thread (a pending one
+ * takes effect once none is held), so framewalk never stops itself with a
+ * target thread stopped; other threads of framewalk must block them.
  */
-int ptrace_stop_thread(pid_t tid, int *sig);
-/* Detach a stopped thread, re-delivering the signal that arrived meanwhile. */
+int ptrace_stop_thread(pid_t tid, const volatile sig_atomic_t *stop, int *sig);
+/*
+ * Detach a stopped thread, re-delivering the signal that arrived meanwhile;
+ * one killed while stopped is reaped (at most PTRACE_REAP_WAIT_NS here, else
+ * by a later call), so its process's exit or execve is not held back.
+ */
 void ptrace_resume_thread(pid_t tid, int sig);
+/* Let go of every thread still seized (ptrace_stop_thread's -ETIMEDOUT), waiting up to wait_ns. */
+void ptrace_release_held(uint64_t wait_ns);
 
 /* Kernel stack of a thread from /proc/PID/task/TID/stack, innermost first. */
 size_t kernel_stack_read(pid_t pid, pid_t tid, char **out, size_t max);

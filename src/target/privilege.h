@@ -1,0 +1,57 @@
+/*
+ * Privilege framewalk must not lend: a setcap or setuid copy holds
+ * capabilities its real user lacks, and must not become a way for that user
+ * to read other users' processes or to parse files with rights it was not
+ * given. One rule, used by every path that turns a pid into a target
+ * (cmd_attach, py_discover: -p, --all-python, --subprocesses, the agent's
+ * scan, check): when elevated, profile only what the real user could ptrace
+ * without the capabilities. And one place that says how to grant them safely.
+ */
+#ifndef FRAMEWALK_TARGET_PRIVILEGE_H
+#define FRAMEWALK_TARGET_PRIVILEGE_H
+
+#include <sys/types.h>
+
+#include "util/strbuf.h"
+
+/*
+ * Does this process hold rights its real user does not have: a set-user-ID
+ * or set-group-ID executable, or file capabilities (AT_SECURE, or ids that
+ * differ, or a non-root real user with permitted capabilities beyond its
+ * ambient set, which whoever started it granted)? Computed once. A real
+ * root user, or capabilities given to a service's user (systemd's
+ * AmbientCapabilities), are the user's own: not elevated.
+ */
+int privilege_elevated(void);
+
+/*
+ * When elevated: keep only the capabilities profiling uses (CAP_SYS_PTRACE,
+ * CAP_BPF, CAP_PERFMON, CAP_SYSLOG, CAP_CHECKPOINT_RESTORE, those of them
+ * held), none inheritable; a set-user/group-ID process becomes its real user
+ * and group first, keeping those. Call before anything reads a file or a
+ * process. 0 (also when not elevated) or -errno.
+ */
+int privilege_drop_unneeded(void);
+
+/*
+ * May framewalk profile pid? 0 when not elevated, or when the real user could
+ * ptrace it without capabilities: its real, effective and saved uids are our
+ * real uid, its gids our real gid (the kernel's ptrace_may_access for a
+ * caller without CAP_SYS_PTRACE), and it is dumpable. Else -EPERM with the
+ * reason in why ("process N belongs to another user (uid U)" ...); -ESRCH
+ * when it is gone.
+ */
+int privilege_may_profile(pid_t pid, struct strbuf *why);
+
+/* What to do after a refusal by privilege_may_profile (one line, no prefix). */
+const char *privilege_refusal_hint(void);
+
+/*
+ * The one way framewalk recommends to give it capabilities (perf's model,
+ * docs/CHECK.md): a copy of exe only the members of group framewalk may run,
+ * the capabilities on that copy alone. caps: setcap's names, e.g.
+ * "cap_sys_ptrace" or "cap_bpf,cap_perfmon". Appends one command line to out.
+ */
+void privilege_grant_fix(struct strbuf *out, const char *caps, const char *exe);
+
+#endif
