@@ -5,8 +5,8 @@ tests/functional (its conftest.py parametrizes `interp`; fwtest.py is
 importable from here).
 
 A copied script starts with a notice whose lines begin with '#| '; the
-peers' line numbers are shifted by it: PeerProcess.line() maps them. Targets run in
-their own session and the whole group is killed at teardown (several spawn
+peers' line numbers are shifted by it: PeerProcess.line() maps them.
+Targets run in their own session and the whole group is killed at teardown (several spawn
 children). They are synchronised the way the peers do it: CPython's scripts
 connect to a socket the test listens on (the port is their argv[1]) and send
 ready lines; py-spy's are polled (py-spy retries until its reader attaches)
@@ -28,6 +28,16 @@ from fwtest import CHROOT_PATH, parse_dump, run_fw
 
 PEERS = Path(__file__).resolve().parent
 NOTICE_PREFIX = "#| "
+
+# A dump costs ~0.1 s, a capture 1-3 s: dump cases run on every interpreter,
+# captures on these (a pyenv build, the newest in its root; the dumps read
+# Python's structures the same way on every version), so that the peers'
+# suites take about two minutes in all.
+RECORDED = ("py3.12", "sid-py3.15")
+# following children: fork (3.12) and 3.14's default forkserver
+CHILDREN = ("py3.12", "sid-py3.15")
+# --async: its refusal (3.10), 3.13's tasks, the newest
+ASYNC = ("py3.10", "py3.13", "sid-py3.15")
 
 
 def notice_lines(host_path):
@@ -66,17 +76,11 @@ class PeerProcess:
         return self.proc.poll() is None
 
     def stop(self):
-        if self.proc.poll() is None:
-            try:
-                os.killpg(self.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-        else:
-            # the leader is gone; its children (multiprocessing) may not be
-            try:
-                os.killpg(self.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+        # the whole group: a leader that is gone may have left children
+        try:
+            os.killpg(self.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
         try:
             self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
@@ -214,6 +218,35 @@ def read_lines(target, prefixes, timeout=30.0):
     return found
 
 
+def descendants(pid):
+    """Every living descendant of PID (multiprocessing's forkserver, 3.14's
+    default, makes workers grandchildren)."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            tasks = os.listdir("/proc/%d/task" % p)
+        except OSError:
+            continue
+        for tid in tasks:
+            try:
+                with open("/proc/%d/task/%s/children" % (p, tid)) as f:
+                    kids = [int(x) for x in f.read().split()]
+            except OSError:
+                kids = []
+            out += kids
+            todo += kids
+    return out
+
+
+def proc_state(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return None
+
+
 def try_dump(pid):
     """`framewalk dump -p PID` parsed (parse_dump's form: (head, {tid: (name,
     state, frames outermost first)})), or None while the target is starting
@@ -223,7 +256,15 @@ def try_dump(pid):
         return None, r
     # a thread without Python frames (yet) has an empty stack
     text = "\n".join(l for l in r.stdout.splitlines() if l != "  (no Python frames)")
-    return parse_dump(text), r
+    try:
+        return parse_dump(text), r
+    except AssertionError as e:
+        # A thread that is starting can be listed twice (seen on 3.8: the
+        # main thread's tid on both thread states); waiting goes on, and
+        # test_dump_subprocesses_no_duplication checks a settled dump.
+        if "listed twice" not in str(e):
+            raise
+        return None, r
 
 
 def dump_until(target, cond, timeout=20.0):

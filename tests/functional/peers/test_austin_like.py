@@ -9,7 +9,7 @@ import shutil
 import pytest
 
 from fwtest import collapsed_lines, is_python_frame, parse_frame, run_fw
-from peertest import dump_until, read_lines, stage
+from peertest import RECORDED, dump_until, read_lines, stage
 
 HELLO = "print('Hello World')"
 
@@ -66,6 +66,7 @@ def _nap_share(text):
     return total, nap
 
 
+@pytest.mark.interps(*RECORDED)
 def test_sleepy_cpu_vs_wall_with_arguments(interp, staged, tmp_path):
     """Austin's test_fork_cpu_time_idle and test_fork_exposure: a sleeping
     program started with an argument (its run length). In cpu mode it is
