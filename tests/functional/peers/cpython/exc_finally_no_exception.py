@@ -1,0 +1,20 @@
+#| python/cpython Lib/test/test_external_inspection.py, TestExceptionDetectionScenarios._make_single_scenario_script "finally_no_exception": the script it runs,
+#| copied below this notice with one change: the port comes from argv[1] (sys imported for it).
+#| PSF licence, see ../LICENSE-PSF.
+import socket, sys
+import threading
+import time
+
+def target_thread():
+    '''Finally with no exception at all'''
+    conn = socket.create_connection(("localhost", int(sys.argv[1])))
+    conn.sendall(b"ready:" + str(threading.get_native_id()).encode())
+    try:
+        pass  # No exception
+    finally:
+        while True:
+            time.sleep(0.01)
+
+t = threading.Thread(target=target_thread)
+t.start()
+t.join()
