@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "output/format.h"
 #include "output/output.h"
 #include "sampler/sampler.h"
 #include "target/proc.h"
@@ -184,6 +185,21 @@ static pid_t launch(char **argv)
 	return pid;
 }
 
+/* Is pid a Python process? (Nothing printed.) */
+static int is_python(pid_t pid)
+{
+	struct strbuf why = STRBUF_INIT;
+	struct target_mem mem;
+	struct py_target t;
+	int ret;
+
+	mem_init_pid(&mem, pid);
+	ret = py_discover(pid, &mem, &t, &why);
+	mem_release(&mem);
+	strbuf_release(&why);
+	return ret == 0 || (ret != -ENOEXEC && ret != -ENOTSUP);
+}
+
 /* A Python process among pid's descendants (the first found), or 0. */
 static pid_t python_descendant(pid_t pid)
 {
@@ -208,14 +224,14 @@ static pid_t python_descendant(pid_t pid)
 }
 
 /*
- * Wait until the started command shows a Python runtime; with
- * --subprocesses, a command that is not Python itself (a shell, a wrapper
- * script) until a Python process appears among its descendants: *target is
- * the process found. The wait ends at wait_ns (-d; without it 10 s, and with
- * --subprocesses when the command exits), or Ctrl-C.
+ * Wait until pid shows a Python runtime (a command just started: child);
+ * with --subprocesses, a process that is not Python itself (a shell, a
+ * wrapper script) until a Python process appears among its descendants:
+ * *target is the process found. The wait ends at wait_ns (-d; without it
+ * 10 s, and with --subprocesses when the process exits), or Ctrl-C.
  */
-static int attach_launched(pid_t pid, int subprocesses, uint64_t wait_ns, struct py_target *t,
-			   pid_t *target)
+static int wait_for_python(pid_t pid, int child, int subprocesses, uint64_t wait_ns,
+			   struct py_target *t, pid_t *target)
 {
 	uint64_t started = fw_now_ns(), deadline = started + wait_ns;
 	struct strbuf why = STRBUF_INIT;
@@ -228,7 +244,9 @@ static int attach_launched(pid_t pid, int subprocesses, uint64_t wait_ns, struct
 		pid_t below;
 
 		strbuf_reset(&why);
-		if (waitpid(pid, &status, WNOHANG) == pid) {
+		if (!child && proc_exists(pid))
+			break;          /* cmd_attach says so */
+		if (child && waitpid(pid, &status, WNOHANG) == pid) {
 			fw_error("the command exited (%s %d) before a Python runtime appeared in %s",
 				 WIFEXITED(status) ? "status" : "signal",
 				 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
@@ -413,7 +431,7 @@ static void find_all_python(struct target_list *l)
 
 /* Find every target the options name (starting the command). Returns an exit code. */
 static int find_targets(struct record_opts *o, struct target_list *l, pid_t *child,
-			struct held *held)
+			pid_t *root, struct held *held)
 {
 	struct py_target target;
 	int code;
@@ -429,7 +447,7 @@ static int find_targets(struct record_opts *o, struct target_list *l, pid_t *chi
 			return FW_EXIT_FAILURE;
 		}
 		*child = pid;
-		code = attach_launched(pid, o->sampling.subprocesses, wait_ns, &target, &found);
+		code = wait_for_python(pid, 1, o->sampling.subprocesses, wait_ns, &target, &found);
 		if (!code && !kill(found, SIGSTOP))
 			held->pid = found;
 		if (code) {
@@ -443,9 +461,19 @@ static int find_targets(struct record_opts *o, struct target_list *l, pid_t *chi
 		return FW_EXIT_OK;
 	}
 	for (int i = 0; i < o->pid_list.n; i++) {
-		code = cmd_attach(o->pids[i], &target);
+		pid_t found = o->pids[i];
+
+		/* --subprocesses -p SHELL: the Python processes under it (py-spy's too) */
+		if (o->sampling.subprocesses && !is_python(o->pids[i]))
+			code = wait_for_python(o->pids[i], 0, 1, o->duration > 0 ?
+					       (uint64_t)(o->duration * 1e9) : UINT64_MAX / 2,
+					       &target, &found);
+		else
+			code = cmd_attach(o->pids[i], &target);
 		if (code)
 			return code;
+		if (found != o->pids[i])
+			*root = o->pids[i];
 		list_add(l, &target);
 	}
 	if (o->all_python)
@@ -492,6 +520,7 @@ int cmd_record(int argc, char **argv)
 	struct strbuf why = STRBUF_INIT;
 	struct target_list targets = { NULL, 0, 0 };
 	struct held held = { 0 };
+	pid_t root = 0;
 	struct capture_hook start_hook = { &held, -1, release_at_start };
 	pid_t child = 0;
 	int ret, code;
@@ -516,7 +545,7 @@ int cmd_record(int argc, char **argv)
 	so.duration_s = o.duration;
 	so.status_line = !o.quiet && isatty(STDERR_FILENO);
 	profile_init(&prof);
-	code = find_targets(&o, &targets, &child, &held);
+	code = find_targets(&o, &targets, &child, &root, &held);
 	so.child = child;
 	if (!code)
 		code = check_views(&targets, &so);
@@ -528,9 +557,11 @@ int cmd_record(int argc, char **argv)
 	session_init(&sess, &prof, &so);
 	if (!code)
 		code = add_targets(&sess, &targets);
-	/* the command is not Python itself: its Python descendants are followed */
+	/* the command (or -p process) is not Python itself: its Python descendants are followed */
 	if (!code && child && so.subprocesses && targets.n && targets.t[0].pid != child)
-		session_follow_root(&sess, child);
+		root = child;
+	if (!code && root)
+		session_follow_root(&sess, root);
 	free(targets.t);
 	if (code) {
 		release_held(&held);
@@ -563,6 +594,39 @@ int cmd_record(int argc, char **argv)
 	prof.meta.backend = xstrdup(backend_description(&sess.opts));
 	if (child)
 		stop_child(child, &sess);
+	if (sess.stop_reason == SAMPLER_STOP_TARGET_EXIT && !prof.meta.samples) {
+		/* nothing to show: no empty profile in place of one the user has */
+		struct strbuf what = STRBUF_INIT;
+
+		if (child) {
+			/* as given, and the Python program it ran if another (chroot, env) */
+			const char *cmd = strrchr(o.command[0], '/'), *exe;
+
+			cmd = cmd ? cmd + 1 : o.command[0];
+			escape_append(&what, cmd, ESCAPE_TERMINAL);
+			if (sess.n) {
+				exe = strrchr(session_target(&sess, 0)->exe, '/');
+				exe = exe ? exe + 1 : session_target(&sess, 0)->exe;
+				if (strcmp(exe, cmd)) {
+					strbuf_addstr(&what, " (");
+					escape_append(&what, exe, ESCAPE_TERMINAL);
+					strbuf_addstr(&what, ")");
+				}
+			}
+		}
+		fw_error("%s%s exited after %.1f s, before any sample was taken",
+			 child ? "the command " : "the target", strbuf_str(&what),
+			 (double)prof.meta.duration_ns / 1e9);
+		fw_hint("%s; a target that ran on no CPU gives no samples in cpu mode: "
+			"--mode wall samples it whatever it does; no output was written", child ?
+			"a command that ends this quickly has nothing to profile: profile a longer run" :
+			"profile it while it runs");
+		strbuf_release(&what);
+		cmd_abort_outputs(of, o.outs.n);
+		session_release(&sess);
+		profile_release(&prof);
+		return FW_EXIT_NO_SAMPLES;
+	}
 	code = write_outputs(&prof, &o, of);
 	if (!code && !o.quiet) {
 		fprintf(stderr, "framewalk: %s after %.1f s: %llu samples, %llu errors\n",
@@ -571,15 +635,6 @@ int cmd_record(int argc, char **argv)
 		for (int i = 0; i < o.outs.n; i++)
 			if (strcmp(o.outs.paths[i], "-"))
 				fprintf(stderr, "framewalk: wrote %s\n", o.outs.paths[i]);
-	}
-	if (!code && sess.stop_reason == SAMPLER_STOP_TARGET_EXIT && !prof.meta.samples) {
-		fw_error("the %s exited after %.1f s, before any sample was taken",
-			 child ? "command" : "target", (double)prof.meta.duration_ns / 1e9);
-		fw_hint("%s; a target that ran on no CPU gives no samples in cpu mode: "
-			"--mode wall samples it whatever it does", child ?
-			"a command that ends this quickly has nothing to profile: profile a longer run" :
-			"profile it while it runs");
-		code = FW_EXIT_NO_SAMPLES;
 	}
 	if (sess.stop_reason == SAMPLER_STOP_ERROR && !code) {
 		fw_error("lost access to a target during the capture (ptrace or memory reads refused)");

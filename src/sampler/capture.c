@@ -159,17 +159,19 @@ static size_t follow_from(struct session *sess, pid_t pid)
 	return added;
 }
 
-/* Is the root (a child of ours, not reaped here) still running? */
+/* Is the root still running? (A child of ours is not reaped here.) */
 static int root_alive(const struct session *sess)
 {
 	siginfo_t si;
+	char state;
 
 	if (sess->root <= 0)
 		return 0;
 	memset(&si, 0, sizeof(si));
-	if (waitid(P_PID, (id_t)sess->root, &si, WEXITED | WNOHANG | WNOWAIT))
-		return 0;
-	return si.si_pid == 0;
+	if (!waitid(P_PID, (id_t)sess->root, &si, WEXITED | WNOHANG | WNOWAIT))
+		return si.si_pid == 0;
+	/* not our child: alive while /proc shows it, and not a zombie */
+	return !proc_task_state(sess->root, sess->root, &state) && state != 'Z' && state != 'X';
 }
 
 /*

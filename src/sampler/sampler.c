@@ -490,7 +490,8 @@ void sampler_record_dropped(struct sampler *s, pid_t tid, uint64_t now)
 
 static void count_break(struct sampler *s, const struct unwind_result *uw)
 {
-	const char *module = uw->end_module ? uw->end_module->name : "";
+	/* an anonymous mapping's module has no name */
+	const char *module = uw->end_module && uw->end_module->name ? uw->end_module->name : "";
 
 	for (size_t i = 0; i < s->nbreaks; i++) {
 		if (s->breaks[i].reason == uw->end && !strcmp(s->breaks[i].module, module)) {

@@ -156,7 +156,7 @@ void session_init(struct session *sess, struct profile *prof, const struct sampl
 int session_add(struct session *sess, const struct py_target *t);
 /*
  * --subprocesses under a root that is not Python (a shell, a wrapper
- * script; a child of ours, reaped by the caller): its Python descendants
+ * script; a child of ours is reaped by the caller): its Python descendants
  * are sampled as they appear, and the capture goes on while it runs.
  */
 void session_follow_root(struct session *sess, pid_t root);

@@ -48,7 +48,9 @@ def test_command_gets_its_own_arguments(interp, tmp_path):
 @pytest.mark.interps("py3.12", "sid-py3.15")
 def test_command_that_exits_at_once_is_said(interp, tmp_path):
     """A command that ends before its first sample: one error line saying so
-    (Austin: 'too quickly'), a distinct exit code, no silent empty profile."""
+    (Austin: 'too quickly'), a distinct exit code, no silent empty profile.
+    framewalk holds a command until sampling starts, so only one that ends
+    between two ticks gives nothing: here, ptrace at 1 Hz."""
     interp.check()
     out = tmp_path / "quick.collapsed"
     # ptrace at 1 Hz: the first tick finds the command held (stopped, so
@@ -60,7 +62,10 @@ def test_command_that_exits_at_once_is_said(interp, tmp_path):
     lines = r.stderr.strip().splitlines()
     assert lines and lines[0].startswith("framewalk: error: "), r
     assert "before" in lines[0] and "sample" in lines[0], r
+    assert interp.argv()[0].rsplit("/", 1)[-1] in lines[0], "the command is not named: %r" % r
     assert all(l.startswith("  hint: ") for l in lines[1:]), r
+    # no empty profile in place of whatever the user had there
+    assert not out.exists(), r
 
 
 @pytest.mark.interps("py3.10", "py3.12", "sid-py3.15")
