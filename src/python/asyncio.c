@@ -504,8 +504,14 @@ static int await_chain(struct py_async *a, uint64_t coro, struct py_frame_info *
 		 */
 		if (coro_suspended(a, coro) != 1)
 			return -EBUSY;
+		/*
+		 * A suspended async def always awaits something: nothing at its
+		 * await means it ran and suspended again between the two checks
+		 * (the slot read while it ran), as moving as a running one. Only a
+		 * generator-based coroutine may yield bare.
+		 */
 		if (!yf)
-			return 0;
+			return py_obj_isinstance(a->ob, coro, "coroutine") == 1 ? -EBUSY : 0;
 		if (is_coroutine(a, yf) == 1) {
 			coro = yf;
 			continue;
