@@ -32,6 +32,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import threading
 import time
 import urllib.parse
@@ -248,8 +249,9 @@ def worker():
 class Agent:
     """framewalk agent running in the background; stderr collected as it comes."""
 
-    def __init__(self, *args, binary=None, env=None):
-        self.argv = [binary or framewalk_path(), "agent"] + [str(a) for a in args]
+    def __init__(self, *args, binary=None, env=None, prefix=()):
+        # prefix: a command that execs the agent (same pid), e.g. into a namespace
+        self.argv = list(prefix) + [binary or framewalk_path(), "agent"] + [str(a) for a in args]
         self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE,
                                      env=dict(os.environ, **(env or {})))
@@ -609,6 +611,57 @@ def test_hanging_endpoint_bounded(pb, receiver, worker, agents, tmp_path):
     assert ag.stop() == 0, ag.stderr
     got = ingest_profiles(pb, pyro.taken())
     check_contiguous([(g["from"], g["until"]) for g in got])
+
+
+# Run as: unshare -n -m python3 -c HANG_DNS RESOLV_CONF COMMAND...: in a new
+# network and mount namespace, bring lo up, put RESOLV_CONF over
+# /etc/resolv.conf, bind a UDP socket on 127.0.0.1:53 that nobody reads
+# (kept open in COMMAND, so queries are taken and never answered, not
+# refused), and exec COMMAND under the same pid.
+HANG_DNS = r"""
+import os, socket, subprocess, sys
+subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
+subprocess.run(["mount", "--bind", sys.argv[1], "/etc/resolv.conf"], check=True)
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", 53))
+os.set_inheritable(s.fileno(), True)
+os.execvp(sys.argv[2], sys.argv[2:])
+"""
+
+
+def hanging_resolver(tmp_path):
+    """The prefix for Agent(): a resolver that takes every query and never
+    answers (glibc would wait 30 s x 5 attempts)."""
+    if os.geteuid() != 0 or not shutil.which("unshare") or not shutil.which("ip"):
+        pytest.skip("needs root, unshare and ip for a network namespace with a hanging resolver")
+    conf = tmp_path / "resolv.conf"
+    conf.write_text("nameserver 127.0.0.1\noptions timeout:30 attempts:5\n")
+    return ["unshare", "-n", "-m", sys.executable, "-c", HANG_DNS, str(conf)]
+
+
+def test_hanging_resolver_bounded(worker, agents, tmp_path):
+    """Issue 22: a destination whose name never resolves. Each attempt
+    gives up within --timeout (the lookup included), and SIGTERM ends the
+    agent within --flush-timeout plus the 1 s the sender gets to give up,
+    the periods kept in the spool for the next start."""
+    prefix = hanging_resolver(tmp_path)
+    w = worker()
+    spool = tmp_path / "spool"
+    ag = agents(*sel(w), "--period", 1, "--scan", 0.3, "--pyroscope", "http://hang.example.com:4040",
+                "--spool", spool, "--timeout", 1, "--flush-timeout", 1, prefix=prefix)
+    wait_for(lambda: "cannot resolve hang.example.com" in ag.stderr, 10,
+             "the lookup to give up within --timeout (1 s)", ag)
+    wait_for(lambda: len(list((spool / "pyroscope").glob("*.req"))) >= 2, 15,
+             "2 periods spooled", ag)
+    n_before = len(list((spool / "pyroscope").glob("*.req")))
+    t0 = time.monotonic()
+    code = ag.stop(timeout=10)
+    took = time.monotonic() - t0
+    # stated bound 1 + 1 s; 1.5 s more for a loaded machine
+    assert took <= 3.5, "the agent took %.1f s to exit after SIGTERM\n%s" % (took, ag.stderr)
+    assert code == 0, ag.stderr
+    assert "stay in the spool" in ag.stderr, ag.stderr
+    assert len(list((spool / "pyroscope").glob("*.req"))) >= n_before, ag.stderr
 
 
 def dir_pids(d):
