@@ -664,6 +664,22 @@ def test_hanging_resolver_bounded(worker, agents, tmp_path):
     assert len(list((spool / "pyroscope").glob("*.req"))) >= n_before, ag.stderr
 
 
+def test_spool_one_agent(worker, agents, tmp_path):
+    """Issue 22: a second agent on the same spool is refused at once, with
+    the reason and exit code 7, and the first goes on."""
+    w = worker()
+    spool = tmp_path / "spool"
+    url = "http://127.0.0.1:9"   # the discard port: nothing listens, requests stay spooled
+    first = agents(*sel(w), "--period", 1, "--scan", 0.3, "--pyroscope", url, "--spool", spool)
+    wait_for(lambda: "profiling process %d" % w.pid in first.stderr, 15, "the first agent", first)
+    second = run_fw("agent", *sel(w), "--period", 1, "--pyroscope", url, "--spool", str(spool),
+                    timeout=20)
+    assert second.returncode == 7, (second.returncode, second.stderr)
+    assert "in use by another agent" in second.stderr, second.stderr
+    assert first.proc.poll() is None, first.stderr
+    assert first.stop() == 0, first.stderr
+
+
 def dir_pids(d):
     out = {}
     for f in sorted(Path(d).glob("*.pb.gz")):
