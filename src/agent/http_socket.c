@@ -12,6 +12,7 @@
  * HTTP_ANSWER_MAX bytes are kept. http:// only: https is refused when the
  * options are read (http_url_check), with the fix (a local TLS proxy).
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -144,6 +145,25 @@ int http_url_check(const char *url, struct strbuf *why)
 		return -ENOTSUP;
 	}
 	return url_split(url, &u, why);
+}
+
+int http_url_loopback(const char *url, char *host, size_t size)
+{
+	struct strbuf why = STRBUF_INIT;
+	struct url_parts u;
+	struct in6_addr a6;
+	struct in_addr a4;
+	int ret = url_split(url, &u, &why);
+
+	strbuf_release(&why);
+	if (ret)
+		return 0;
+	xsnprintf(host, size, "%s", u.host);
+	if (!strcasecmp(u.host, "localhost"))
+		return 1;
+	if (inet_pton(AF_INET, u.host, &a4) == 1)
+		return (ntohl(a4.s_addr) >> 24) == 127;
+	return inet_pton(AF_INET6, u.host, &a6) == 1 && IN6_IS_ADDR_LOOPBACK(&a6);
 }
 
 static int aborted(const struct http_request *req)

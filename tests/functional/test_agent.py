@@ -680,6 +680,32 @@ def test_spool_one_agent(worker, agents, tmp_path):
     assert first.stop() == 0, first.stderr
 
 
+@pytest.mark.parametrize("creds", [["--pyroscope-token", "tok-1"],
+                                   ["--pyroscope-user", "u", "--pyroscope-password", "p"]])
+def test_credentials_over_plain_http_warned(worker, agents, creds):
+    """Issue 22: credentials over http:// to a host beyond loopback get a
+    warning naming the host; to 127.0.0.1 or localhost none."""
+    w = worker()
+    # 192.0.2.1 (TEST-NET-1) is never reached: the warning is given at start
+    far = agents(*sel(w), "--period", 1, "--pyroscope", "http://192.0.2.1:4040", *creds)
+    near = agents(*sel(w), "--period", 1, "--pyroscope", "http://localhost:9", *creds)
+    for ag in (far, near):
+        wait_for(lambda: "profiling process %d" % w.pid in ag.stderr, 15, "the agent to start", ag)
+    assert re.search(r"warning: .*credentials.*plain http.*192\.0\.2\.1", far.stderr), far.stderr
+    assert "credentials" not in near.stderr, near.stderr
+    far.kill()
+    near.kill()
+
+
+def test_otlp_auth_header_over_plain_http_warned(worker, agents):
+    w = worker()
+    ag = agents(*sel(w), "--period", 1, "--otlp", "http://192.0.2.1:4318", "--otlp-header",
+                "Authorization: Bearer x")
+    wait_for(lambda: "profiling process %d" % w.pid in ag.stderr, 15, "the agent to start", ag)
+    assert re.search(r"warning: .*credentials.*plain http.*192\.0\.2\.1", ag.stderr), ag.stderr
+    ag.kill()
+
+
 def dir_pids(d):
     out = {}
     for f in sorted(Path(d).glob("*.pb.gz")):
