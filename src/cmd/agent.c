@@ -86,6 +86,7 @@ struct agent_opts {
 	double status;
 	const char *metrics_file;
 	int quiet;
+	int redact_cmdline;
 	/* the configuration file's arguments: strings above may point into them */
 	int file_argc;
 	char **file_argv;
@@ -308,6 +309,8 @@ static void build_table(struct agent_opts *o, struct opt *t, size_t max)
 		OPT_BOOL(0, "native", &o->native, "whole stacks whatever the backend and mode "
 			 "(default: where they cost no more stopping: bpf, ptrace in cpu mode)"),
 		OPT_BOOL(0, "python-only", &o->python_only, "Python frames only, whatever the backend"),
+		OPT_BOOL(0, "redact-cmdline", &o->redact_cmdline, "name each process by its "
+			 "executable's name only, not its command line (which may hold secrets)"),
 		OPT_BOOL(0, "kernel", &o->kernel, "add kernel frames (implies --native)"),
 		OPT_CALL(0, "backend", &o->backend, "B", "auto (default: bpf where it loads, else "
 			 "ptrace, else vm), bpf, ptrace or vm", opt_backend),
@@ -1125,6 +1128,7 @@ static void cut_period(struct agent *a, int final)
 			  sample_mode_name(a->so.mode), a->o.rate,
 			  session_backend_name(&a->sess), a->o.labels, a->o.nlabels);
 	b.agent_version = FRAMEWALK_VERSION;
+	b.redact_cmdline = a->o.redact_cmdline;
 	for (size_t i = 0; i < a->nt; i++) {
 		struct tracked *tr = &a->t[i];
 

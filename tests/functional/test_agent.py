@@ -715,6 +715,26 @@ def dir_pids(d):
     return out
 
 
+@pytest.mark.parametrize("redact", [False, True])
+def test_redact_cmdline(pb, worker, agents, tmp_path, redact):
+    """Issue 22: the target's command line (here its tag, standing for a
+    secret given as an argument) is in the profile, unless --redact-cmdline:
+    then only its executable's name is, and the tag appears nowhere."""
+    w = worker()
+    out = tmp_path / "out"
+    ag = agents(*sel(w), "--period", 1, "--scan", 0.3, "--dir", out,
+                *(["--redact-cmdline"] if redact else []))
+    files = wait_for(lambda: dir_pids(out).get(w.pid), 20, "a profile of the worker", ag)
+    ag.stop()
+    raw = gzip.decompress(files[0].read_bytes())
+    _, _, comments = pb.pprof(files[0].read_bytes())
+    if redact:
+        assert comments["target"] == os.path.basename(os.readlink("/proc/%d/exe" % w.pid)), comments
+        assert w.tag.encode() not in raw, comments
+    else:
+        assert w.tag in comments["target"], comments
+
+
 def test_sighup_reloads_selector(pb, worker, agents, tmp_path):
     """SIGHUP reads the configuration file again: a changed --match moves
     the agent from one process to the other; a broken file is refused
