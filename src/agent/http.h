@@ -51,6 +51,12 @@ const char *http_description(void);
  * / -EINVAL (not http://HOST[:PORT][/PATH]) with the reason and its fix in why.
  */
 int http_url_check(const char *url, struct strbuf *why);
+/*
+ * Does url (http_url_check'd) name this host's loopback: "localhost",
+ * 127.0.0.0/8 or ::1? 1 or 0; no lookup is made (a name other than
+ * localhost is taken as remote). The host's name into host (size bytes).
+ */
+int http_url_loopback(const char *url, char *host, size_t size);
 /* Once, before any other thread runs. 0 or -errno. */
 int http_global_init(void);
 void http_global_cleanup(void);

@@ -27,6 +27,15 @@ int http_url_check(const char *url, struct strbuf *why)
 	return -ENOTSUP;
 }
 
+int http_url_loopback(const char *url, char *host, size_t size)
+{
+	/* nothing is sent over HTTP by this build */
+	(void)url;
+	if (size)
+		*host = '\0';
+	return 1;
+}
+
 int http_global_init(void)
 {
 	return 0;

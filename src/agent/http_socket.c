@@ -3,17 +3,23 @@
  * POSTs (libcurl is not a dependency of framewalk, and one request per
  * destination and period needs little of it). One connection per request
  * ("Connection: close": no state kept between periods), the name resolved
- * with getaddrinfo, every step non-blocking under one deadline (connecting
- * gets at most 5 s of it) and checked against the abort flag at least
- * every 100 ms; the status line and headers are bounded (16 KiB), the body
+ * with getaddrinfo on a helper thread (the lookup has no timeout of its
+ * own: a resolver that never answers would hold the sender, and the
+ * SIGTERM flush, for minutes), every step under one deadline (resolving
+ * and connecting get at most 5 s of it) and checked against the abort flag
+ * at least every 100 ms; the status line and headers are bounded (16 KiB), the body
  * is read by Content-Length, chunks or until the close, and only its first
  * HTTP_ANSWER_MAX bytes are kept. http:// only: https is refused when the
  * options are read (http_url_check), with the fix (a local TLS proxy).
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -26,6 +32,8 @@
 #define SLICE_MS 100
 #define HEAD_MAX (16u << 10)
 #define NS 1000000000ull
+/* lookups given up on and still running: past this, no new one starts */
+#define RESOLVE_PENDING_MAX 4
 
 struct http_client {
 	unsigned serial;     /* multipart boundaries differ between requests */
@@ -139,6 +147,25 @@ int http_url_check(const char *url, struct strbuf *why)
 	return url_split(url, &u, why);
 }
 
+int http_url_loopback(const char *url, char *host, size_t size)
+{
+	struct strbuf why = STRBUF_INIT;
+	struct url_parts u;
+	struct in6_addr a6;
+	struct in_addr a4;
+	int ret = url_split(url, &u, &why);
+
+	strbuf_release(&why);
+	if (ret)
+		return 0;
+	xsnprintf(host, size, "%s", u.host);
+	if (!strcasecmp(u.host, "localhost"))
+		return 1;
+	if (inet_pton(AF_INET, u.host, &a4) == 1)
+		return (ntohl(a4.s_addr) >> 24) == 127;
+	return inet_pton(AF_INET6, u.host, &a6) == 1 && IN6_IS_ADDR_LOOPBACK(&a6);
+}
+
 static int aborted(const struct http_request *req)
 {
 	return req->abort && *req->abort;
@@ -168,23 +195,159 @@ static int wait_fd(int fd, short events, uint64_t deadline, const struct http_re
 	}
 }
 
-static int connect_to(const struct url_parts *u, uint64_t deadline, const struct http_request *req,
-		      int *out, struct strbuf *why)
-{
-	struct addrinfo hints, *res, *ai;
-	uint64_t cdeadline = fw_now_ns() + CONNECT_TIMEOUT_NS;
-	int ret = -ECONNREFUSED, rc;
+/*
+ * One lookup on its own thread, shared by the thread and the caller
+ * (refs); whichever lets go last frees it, so a caller that gives up
+ * returns at once and the lookup ends on its own (glibc's resolver does
+ * time out, after resolv.conf's timeout x attempts).
+ */
+struct lookup {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int refs, done, rc;
+	int abandoned;          /* the caller gave up: counted in lookups_pending */
+	struct addrinfo *res;
+	char host[256], port[8];
+};
 
-	if (cdeadline > deadline)
-		cdeadline = deadline;
+static atomic_int lookups_pending;
+
+static void lookup_put(struct lookup *l)
+{
+	int last;
+
+	pthread_mutex_lock(&l->lock);
+	last = !--l->refs;
+	pthread_mutex_unlock(&l->lock);
+	if (!last)
+		return;
+	if (l->res)
+		freeaddrinfo(l->res);
+	pthread_mutex_destroy(&l->lock);
+	pthread_cond_destroy(&l->cond);
+	free(l);
+}
+
+static void *lookup_main(void *arg)
+{
+	struct lookup *l = arg;
+	struct addrinfo hints, *res = NULL;
+	int rc;
+
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_family = AF_UNSPEC;
 	hints.ai_socktype = SOCK_STREAM;
-	rc = getaddrinfo(u->host, u->port, &hints, &res);
-	if (rc) {
-		strbuf_addf(why, "cannot resolve %s: %s", u->host, gai_strerror(rc));
+	rc = getaddrinfo(l->host, l->port, &hints, &res);
+	pthread_mutex_lock(&l->lock);
+	l->rc = rc;
+	l->res = rc ? NULL : res;
+	l->done = 1;
+	if (l->abandoned)
+		atomic_fetch_sub(&lookups_pending, 1);
+	pthread_cond_signal(&l->cond);
+	pthread_mutex_unlock(&l->lock);
+	lookup_put(l);
+	return NULL;
+}
+
+/*
+ * getaddrinfo(u) within deadline and the abort flag. 0 with *out (the
+ * caller frees it), or -ETIMEDOUT / -ECANCELED / -EIO with the reason in why.
+ */
+static int resolve(const struct url_parts *u, uint64_t deadline, const struct http_request *req,
+		   struct addrinfo **out, struct strbuf *why)
+{
+	struct lookup *l;
+	pthread_attr_t attr;
+	pthread_condattr_t ca;
+	pthread_t t;
+	sigset_t all, old;
+	int ret;
+
+	if (atomic_load(&lookups_pending) >= RESOLVE_PENDING_MAX) {
+		strbuf_addf(why, "cannot resolve %s: %d earlier lookups still unanswered", u->host,
+			    RESOLVE_PENDING_MAX);
+		return -ETIMEDOUT;
+	}
+	l = xcalloc(1, sizeof(*l));
+	pthread_mutex_init(&l->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&l->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	l->refs = 2;
+	xsnprintf(l->host, sizeof(l->host), "%s", u->host);
+	xsnprintf(l->port, sizeof(l->port), "%s", u->port);
+	/* the helper takes no signal: they belong to the agent's own threads */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	ret = -pthread_create(&t, &attr, lookup_main, l);
+	pthread_attr_destroy(&attr);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret) {
+		l->refs = 1;
+		lookup_put(l);
+		strbuf_addf(why, "cannot resolve %s: %s", u->host, strerror(-ret));
 		return -EIO;
 	}
+	pthread_mutex_lock(&l->lock);
+	ret = 0;
+	while (!l->done) {
+		uint64_t now = fw_now_ns(), step = SLICE_MS * 1000000ull;
+		struct timespec ts;
+
+		if (aborted(req)) {
+			ret = -ECANCELED;
+			break;
+		}
+		if (now >= deadline) {
+			ret = -ETIMEDOUT;
+			break;
+		}
+		if (deadline - now < step)
+			step = deadline - now;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_sec += (time_t)(step / NS);
+		ts.tv_nsec += (long)(step % NS);
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&l->cond, &l->lock, &ts);
+	}
+	if (ret) {
+		l->abandoned = 1;
+		atomic_fetch_add(&lookups_pending, 1);
+	} else if (l->rc) {
+		strbuf_addf(why, "cannot resolve %s: %s", u->host, gai_strerror(l->rc));
+		ret = -EIO;
+	} else {
+		*out = l->res;
+		l->res = NULL;
+	}
+	pthread_mutex_unlock(&l->lock);
+	lookup_put(l);
+	if (ret == -ETIMEDOUT || ret == -ECANCELED)
+		strbuf_addf(why, "cannot resolve %s: %s", u->host,
+			    ret == -ETIMEDOUT ? "timed out" : "given up (stopping)");
+	return ret;
+}
+
+static int connect_to(const struct url_parts *u, uint64_t deadline, const struct http_request *req,
+		      int *out, struct strbuf *why)
+{
+	struct addrinfo *res = NULL, *ai;
+	uint64_t cdeadline = fw_now_ns() + CONNECT_TIMEOUT_NS;
+	int ret = -ECONNREFUSED;
+
+	if (cdeadline > deadline)
+		cdeadline = deadline;
+	ret = resolve(u, cdeadline, req, &res, why);
+	if (ret)
+		return ret;
+	ret = -ECONNREFUSED;
 	for (ai = res; ai; ai = ai->ai_next) {
 		int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
 				ai->ai_protocol);

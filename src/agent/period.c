@@ -167,7 +167,14 @@ int period_batch_add(struct period_batch *b, const struct profile *src, const st
 	period_extract(src, info->pid, &p->prof);
 	m = &p->prof.meta;
 	m->pid = info->pid;
-	m->target = xstrdup(info->cmdline[0] ? info->cmdline : info->exe);
+	if (b->redact_cmdline) {
+		/* the command line may hold secrets; the executable's name says what runs */
+		const char *slash = strrchr(info->exe, '/');
+
+		m->target = xstrdup(slash ? slash + 1 : info->exe);
+	} else {
+		m->target = xstrdup(info->cmdline[0] ? info->cmdline : info->exe);
+	}
 	m->python_version = xstrdup(version);
 	m->backend = xstrdup(b->backend ? b->backend : "");
 	m->mode = xstrdup(b->mode);

@@ -35,6 +35,7 @@ struct period_batch {
 	char rate_text[32];
 	const char *backend;
 	const char *agent_version;  /* framewalk's, for the OTLP scope; or NULL */
+	int redact_cmdline;         /* name a target by its executable's base name only */
 	char *const *extra;         /* --label "key=value" */
 	size_t nextra;
 	struct period_proc *procs;

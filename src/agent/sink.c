@@ -27,6 +27,8 @@
 #define FLUSH_RETRY_NS 250000000ull
 #define ROTATE_EVERY_NS 1000000000ull
 #define NS 1000000000ull
+/* after the flush deadline, how long the sender gets to give up its request */
+#define STOP_GRACE_NS 1000000000ull
 
 struct sink {
 	enum sink_kind kind;
@@ -55,6 +57,7 @@ struct sinks {
 	pthread_cond_t done;         /* sinks_stop: the sender finished */
 	pthread_t thread;
 	int started, finished, quit;
+	int abandoned;               /* the sender did not stop in time: never freed */
 	uint64_t flush_deadline;     /* flushing until then; 0: not flushing */
 	volatile sig_atomic_t abort; /* give up the request in flight */
 };
@@ -607,19 +610,23 @@ size_t sinks_stop(struct sinks *s, uint64_t deadline_ns)
 	pthread_cond_broadcast(&s->cond);
 	while (!s->finished) {
 		struct timespec ts;
-		uint64_t now = fw_now_ns();
+		uint64_t now = fw_now_ns(), until = deadline_ns;
 
 		if (now >= deadline_ns) {
 			/* the request in flight gives up; nothing new starts */
 			s->abort = 1;
 			s->quit = 1;
 			pthread_cond_broadcast(&s->cond);
-			pthread_cond_wait(&s->done, &s->lock);
-			continue;
+			until = deadline_ns + STOP_GRACE_NS;
+			if (now >= until) {
+				/* stuck (a disk, a call without a bound): leave it to the exit */
+				s->abandoned = 1;
+				break;
+			}
 		}
 		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_sec += (time_t)((deadline_ns - now) / NS);
-		ts.tv_nsec += (long)((deadline_ns - now) % NS);
+		ts.tv_sec += (time_t)((until - now) / NS);
+		ts.tv_nsec += (long)((until - now) % NS);
 		if (ts.tv_nsec >= 1000000000L) {
 			ts.tv_sec++;
 			ts.tv_nsec -= 1000000000L;
@@ -628,6 +635,8 @@ size_t sinks_stop(struct sinks *s, uint64_t deadline_ns)
 	}
 	left = queued_total(s);
 	pthread_mutex_unlock(&s->lock);
+	if (s->abandoned)
+		return left;
 	pthread_join(s->thread, NULL);
 	s->started = 0;
 	return left;
@@ -637,8 +646,10 @@ void sinks_free(struct sinks *s)
 {
 	if (!s)
 		return;
-	if (s->started)
+	if (s->started && !s->abandoned)
 		sinks_stop(s, fw_now_ns());
+	if (s->abandoned)
+		return;         /* its thread may still use it; the process is ending */
 	for (size_t i = 0; i < s->n; i++)
 		sink_release(&s->k[i]);
 	free(s->k);

@@ -93,8 +93,11 @@ void sinks_stats(struct sinks *s, size_t i, struct sink_stats *out);
 /*
  * Deliver what is queued until every queue is empty or deadline
  * (fw_now_ns time) passes (a request in flight then is aborted), and stop
- * the sender thread. Returns how many requests are left queued (on disk
- * they are sent at the next start).
+ * the sender thread. Returns by deadline + 1 s whatever the sender does:
+ * a sender that has not stopped by then (a call without a bound) is left
+ * running and the sinks are never freed (sinks_free does nothing). Returns
+ * how many requests are left queued (on disk they are sent at the next
+ * start).
  */
 size_t sinks_stop(struct sinks *s, uint64_t deadline_ns);
 void sinks_free(struct sinks *s);

@@ -3,13 +3,19 @@
  * NNNNNNNNNNNNNNNNNNNN.req (its sequence number, zero-padded so names sort
  * in order), holding a header line "framewalk-spool 1 META_LEN BODY_LEN",
  * the meta line and the body. It is written under a temporary name and
- * renamed, so a crash never leaves half a request under a real name; the
- * temporary files of a crash are removed at the next open.
+ * renamed, the file and then the directory fsync'd, so neither a crash
+ * nor a power loss leaves half a request under a real name or loses one
+ * taken; the temporary files of a crash are removed at the next open.
+ * The directory is held with an exclusive flock while open (one agent per
+ * spool), and must be a directory of the agent's user that no one else
+ * can write into (requests are read back and sent with the agent's
+ * credentials).
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -133,12 +139,68 @@ static int scan_dir(struct spool *q, struct strbuf *err)
 	return 0;
 }
 
+/*
+ * Open the directory (not through a symlink), check who may write into
+ * it, and lock it. The descriptor into q->dir_fd; 0 or -errno with the reason.
+ */
+static int hold_dir(struct spool *q, struct strbuf *err)
+{
+	struct stat st;
+	int fd = open(q->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0) {
+		int e = errno;
+		struct stat lst;
+
+		if ((e == ELOOP || e == ENOTDIR) && !lstat(q->dir, &lst) && S_ISLNK(lst.st_mode)) {
+			strbuf_addf(err, "the spool directory %s is a symbolic link: give its target",
+				    q->dir);
+			return -ELOOP;
+		}
+		strbuf_addf(err, "cannot open the spool directory %s: %s", q->dir, strerror(e));
+		return -e;
+	}
+	if (fstat(fd, &st)) {
+		int e = errno;
+
+		close(fd);
+		strbuf_addf(err, "cannot stat the spool directory %s: %s", q->dir, strerror(e));
+		return -e;
+	}
+	if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		close(fd);
+		if (st.st_uid != geteuid())
+			strbuf_addf(err, "the spool directory %s is owned by uid %u, not by this "
+				    "agent's (%u): others could plant requests in it", q->dir,
+				    (unsigned)st.st_uid, (unsigned)geteuid());
+		else
+			strbuf_addf(err, "the spool directory %s is writable by others (mode %04o): "
+				    "chmod go-w it", q->dir, (unsigned)(st.st_mode & 07777));
+		return -EPERM;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		int e = errno;
+
+		close(fd);
+		if (e == EWOULDBLOCK) {
+			strbuf_addf(err, "the spool directory %s is in use by another agent (each "
+				    "agent needs its own --spool)", q->dir);
+			return -EBUSY;
+		}
+		strbuf_addf(err, "cannot lock the spool directory %s: %s", q->dir, strerror(e));
+		return -e;
+	}
+	q->dir_fd = fd;
+	return 0;
+}
+
 int spool_open(struct spool *q, const char *dir, size_t max_items, uint64_t max_bytes,
 	       struct strbuf *err)
 {
 	int ret;
 
 	memset(q, 0, sizeof(*q));
+	q->dir_fd = -1;
 	q->max_items = max_items ? max_items : 1;
 	q->max_bytes = max_bytes ? max_bytes : 1;
 	q->next_seq = 1;
@@ -150,6 +212,9 @@ int spool_open(struct spool *q, const char *dir, size_t max_items, uint64_t max_
 		strbuf_addf(err, "cannot create the spool directory %s: %s", dir, strerror(-ret));
 		return ret;
 	}
+	ret = hold_dir(q, err);
+	if (ret)
+		return ret;
 	return scan_dir(q, err);
 }
 
@@ -170,12 +235,16 @@ static int write_file(const struct spool *q, uint64_t seq, const char *meta, con
 		ret = write_fd_all(fd, meta, strlen(meta));
 	if (!ret)
 		ret = write_fd_all(fd, body, len);
+	if (!ret && fsync(fd))
+		ret = -errno;
 	if (close(fd) && !ret)
 		ret = -errno;
 	if (!ret && rename(tmp, path))
 		ret = -errno;
 	if (ret)
 		unlink(tmp);
+	else if (fsync(q->dir_fd))     /* the new name itself, on disk */
+		ret = -errno;
 	return ret;
 }
 
@@ -204,6 +273,31 @@ int spool_push(struct spool *q, const char *meta, const void *body, size_t len)
 	return dropped;
 }
 
+/* A spool file into sb: a regular file, never through a symlink, bounded. */
+static int read_entry_file(const char *path, struct strbuf *sb)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st))
+		ret = -errno;
+	else if (!S_ISREG(st.st_mode))
+		ret = -EINVAL;
+	else
+		ret = read_fd_bounded(fd, SPOOL_ITEM_MAX + 128, sb);
+	close(fd);
+	return ret;
+}
+
+/* Errors that say nothing about the file: try it again later. */
+static int transient(int err)
+{
+	return err == -EMFILE || err == -ENFILE || err == -ENOMEM || err == -EINTR ||
+	       err == -EAGAIN;
+}
+
 /* Read request seq back from its file. 0 or -EINVAL (corrupt) / -errno. */
 static int read_entry(const struct spool *q, uint64_t seq, struct spool_item *it)
 {
@@ -213,7 +307,7 @@ static int read_entry(const struct spool *q, uint64_t seq, struct spool_item *it
 	int ret;
 
 	entry_path(q, seq, path, sizeof(path));
-	ret = read_file_bounded(path, SPOOL_ITEM_MAX + 128, &sb);
+	ret = read_entry_file(path, &sb);
 	if (ret) {
 		strbuf_release(&sb);
 		return ret == -EFBIG ? -EINVAL : ret;
@@ -239,6 +333,8 @@ static int read_entry(const struct spool *q, uint64_t seq, struct spool_item *it
 
 int spool_peek(struct spool *q, struct spool_item *it)
 {
+	int ret;
+
 	memset(it, 0, sizeof(*it));
 	while (q->n) {
 		struct spool_entry *e = &q->e[0];
@@ -250,10 +346,13 @@ int spool_peek(struct spool *q, struct spool_item *it)
 			q->inflight = e->seq;
 			return 0;
 		}
-		if (!read_entry(q, e->seq, it)) {
+		ret = read_entry(q, e->seq, it);
+		if (!ret) {
 			q->inflight = e->seq;
 			return 0;
 		}
+		if (transient(ret))
+			return ret;
 		q->corrupt++;
 		remove_at(q, 0);
 	}
@@ -288,6 +387,10 @@ void spool_close(struct spool *q)
 	for (size_t i = 0; i < q->n; i++)
 		entry_free(&q->e[i]);
 	free(q->e);
+	/* a zeroed queue (its sink failed before opening it) has no descriptor */
+	if (q->dir && q->dir_fd >= 0)
+		close(q->dir_fd);       /* and the lock with it */
 	free(q->dir);
 	memset(q, 0, sizeof(*q));
+	q->dir_fd = -1;
 }

@@ -28,6 +28,7 @@ struct spool_entry {
 
 struct spool {
 	char *dir;                   /* NULL: in memory */
+	int dir_fd;                  /* the directory, flock'd; -1 in memory */
 	size_t max_items;
 	uint64_t max_bytes;
 	struct spool_entry *e;       /* oldest first */
@@ -48,9 +49,11 @@ struct spool_item {
 
 /*
  * Open a queue: dir NULL keeps it in memory; else the directory is created
- * (mode 0700) if needed and the requests already in it are queued, oldest
- * first (dropping the oldest past the bounds). 0, or -errno with the
- * reason in err.
+ * (mode 0700) if needed, locked (flock, until spool_close) and the
+ * requests already in it are queued, oldest first (dropping the oldest
+ * past the bounds). 0, or -errno with the reason in err: -EBUSY another
+ * agent holds it, -ELOOP a symlink, -EPERM owned by another user or
+ * writable by group or others. spool_close is safe after a failure.
  */
 int spool_open(struct spool *q, const char *dir, size_t max_items, uint64_t max_bytes,
 	       struct strbuf *err);
@@ -63,7 +66,9 @@ int spool_push(struct spool *q, const char *meta, const void *body, size_t len);
 /*
  * A copy of the oldest request into *it (release with spool_item_release),
  * which becomes the one in flight. 0; -ENOENT when empty. A file that
- * cannot be read back is dropped, counted as corrupt, and the next tried.
+ * cannot be read back is dropped, counted as corrupt, and the next tried;
+ * an error that says nothing about the file (-EMFILE, -ENFILE, -ENOMEM,
+ * -EINTR, -EAGAIN) is returned and the request stays first in line.
  */
 int spool_peek(struct spool *q, struct spool_item *it);
 /* The request seq was sent (or refused for good): remove it. Nothing in flight after. */

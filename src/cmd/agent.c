@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -85,6 +86,7 @@ struct agent_opts {
 	double status;
 	const char *metrics_file;
 	int quiet;
+	int redact_cmdline;
 	/* the configuration file's arguments: strings above may point into them */
 	int file_argc;
 	char **file_argv;
@@ -307,6 +309,8 @@ static void build_table(struct agent_opts *o, struct opt *t, size_t max)
 		OPT_BOOL(0, "native", &o->native, "whole stacks whatever the backend and mode "
 			 "(default: where they cost no more stopping: bpf, ptrace in cpu mode)"),
 		OPT_BOOL(0, "python-only", &o->python_only, "Python frames only, whatever the backend"),
+		OPT_BOOL(0, "redact-cmdline", &o->redact_cmdline, "name each process by its "
+			 "executable's name only, not its command line (which may hold secrets)"),
 		OPT_BOOL(0, "kernel", &o->kernel, "add kernel frames (implies --native)"),
 		OPT_CALL(0, "backend", &o->backend, "B", "auto (default: bpf where it loads, else "
 			 "ptrace, else vm), bpf, ptrace or vm", opt_backend),
@@ -407,6 +411,38 @@ static int parse_argv(struct agent_opts *o, int argc, char **argv)
 	return ret;
 }
 
+/* Does this "Name: value" header carry a secret (by its name)? */
+static int header_is_credential(const char *h)
+{
+	static const char *const words[] = { "auth", "token", "key", "secret", "password" };
+	size_t n = strcspn(h, ":");
+
+	for (size_t i = 0; i < ARRAY_SIZE(words); i++) {
+		size_t w = strlen(words[i]);
+
+		for (size_t j = 0; j + w <= n; j++)
+			if (!strncasecmp(h + j, words[i], w))
+				return 1;
+	}
+	return 0;
+}
+
+/* Rule: no credentials over plain HTTP beyond loopback without a warning. */
+static void warn_plain_credentials(const struct agent_opts *o)
+{
+	const char *url[2] = { o->pyroscope, o->otlp };
+	int creds[2] = { o->pyroscope_user || o->pyroscope_password || o->pyroscope_token, 0 };
+	char host[256];
+
+	for (size_t i = 0; i < o->notlp_headers; i++)
+		creds[1] |= header_is_credential(o->otlp_headers[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(url); i++)
+		if (url[i] && creds[i] && !http_url_loopback(url[i], host, sizeof(host)))
+			fw_warning("%s credentials go over plain http:// to %s, readable on the way: "
+				   "send through a TLS proxy on this host (docs/AGENT.md)",
+				   i ? "the OTLP header's" : "the Pyroscope", host);
+}
+
 static int validate(struct agent_opts *o)
 {
 	const char *urls[2] = { o->pyroscope, o->otlp };
@@ -446,6 +482,7 @@ static int validate(struct agent_opts *o)
 			return bad;
 		}
 	}
+	warn_plain_credentials(o);
 	if (!o->pyroscope && !o->otlp && !o->dir && !o->once)
 		return cmd_usage_error("agent", "nowhere to send the profiles: give --pyroscope URL, "
 				       "--otlp URL or --dir DIR (or --once to print one period)");
@@ -1091,6 +1128,7 @@ static void cut_period(struct agent *a, int final)
 			  sample_mode_name(a->so.mode), a->o.rate,
 			  session_backend_name(&a->sess), a->o.labels, a->o.nlabels);
 	b.agent_version = FRAMEWALK_VERSION;
+	b.redact_cmdline = a->o.redact_cmdline;
 	for (size_t i = 0; i < a->nt; i++) {
 		struct tracked *tr = &a->t[i];
 

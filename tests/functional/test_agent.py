@@ -32,6 +32,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import threading
 import time
 import urllib.parse
@@ -248,8 +249,9 @@ def worker():
 class Agent:
     """framewalk agent running in the background; stderr collected as it comes."""
 
-    def __init__(self, *args, binary=None, env=None):
-        self.argv = [binary or framewalk_path(), "agent"] + [str(a) for a in args]
+    def __init__(self, *args, binary=None, env=None, prefix=()):
+        # prefix: a command that execs the agent (same pid), e.g. into a namespace
+        self.argv = list(prefix) + [binary or framewalk_path(), "agent"] + [str(a) for a in args]
         self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE,
                                      env=dict(os.environ, **(env or {})))
@@ -611,6 +613,99 @@ def test_hanging_endpoint_bounded(pb, receiver, worker, agents, tmp_path):
     check_contiguous([(g["from"], g["until"]) for g in got])
 
 
+# Run as: unshare -n -m python3 -c HANG_DNS RESOLV_CONF COMMAND...: in a new
+# network and mount namespace, bring lo up, put RESOLV_CONF over
+# /etc/resolv.conf, bind a UDP socket on 127.0.0.1:53 that nobody reads
+# (kept open in COMMAND, so queries are taken and never answered, not
+# refused), and exec COMMAND under the same pid.
+HANG_DNS = r"""
+import os, socket, subprocess, sys
+subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
+subprocess.run(["mount", "--bind", sys.argv[1], "/etc/resolv.conf"], check=True)
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", 53))
+os.set_inheritable(s.fileno(), True)
+os.execvp(sys.argv[2], sys.argv[2:])
+"""
+
+
+def hanging_resolver(tmp_path):
+    """The prefix for Agent(): a resolver that takes every query and never
+    answers (glibc would wait 30 s x 5 attempts)."""
+    if os.geteuid() != 0 or not shutil.which("unshare") or not shutil.which("ip"):
+        pytest.skip("needs root, unshare and ip for a network namespace with a hanging resolver")
+    conf = tmp_path / "resolv.conf"
+    conf.write_text("nameserver 127.0.0.1\noptions timeout:30 attempts:5\n")
+    return ["unshare", "-n", "-m", sys.executable, "-c", HANG_DNS, str(conf)]
+
+
+def test_hanging_resolver_bounded(worker, agents, tmp_path):
+    """Issue 22: a destination whose name never resolves. Each attempt
+    gives up within --timeout (the lookup included), and SIGTERM ends the
+    agent within --flush-timeout plus the 1 s the sender gets to give up,
+    the periods kept in the spool for the next start."""
+    prefix = hanging_resolver(tmp_path)
+    w = worker()
+    spool = tmp_path / "spool"
+    ag = agents(*sel(w), "--period", 1, "--scan", 0.3, "--pyroscope", "http://hang.example.com:4040",
+                "--spool", spool, "--timeout", 1, "--flush-timeout", 1, prefix=prefix)
+    wait_for(lambda: "cannot resolve hang.example.com" in ag.stderr, 10,
+             "the lookup to give up within --timeout (1 s)", ag)
+    wait_for(lambda: len(list((spool / "pyroscope").glob("*.req"))) >= 2, 15,
+             "2 periods spooled", ag)
+    n_before = len(list((spool / "pyroscope").glob("*.req")))
+    t0 = time.monotonic()
+    code = ag.stop(timeout=10)
+    took = time.monotonic() - t0
+    # stated bound 1 + 1 s; 1.5 s more for a loaded machine
+    assert took <= 3.5, "the agent took %.1f s to exit after SIGTERM\n%s" % (took, ag.stderr)
+    assert code == 0, ag.stderr
+    assert "stay in the spool" in ag.stderr, ag.stderr
+    assert len(list((spool / "pyroscope").glob("*.req"))) >= n_before, ag.stderr
+
+
+def test_spool_one_agent(worker, agents, tmp_path):
+    """Issue 22: a second agent on the same spool is refused at once, with
+    the reason and exit code 7, and the first goes on."""
+    w = worker()
+    spool = tmp_path / "spool"
+    url = "http://127.0.0.1:9"   # the discard port: nothing listens, requests stay spooled
+    first = agents(*sel(w), "--period", 1, "--scan", 0.3, "--pyroscope", url, "--spool", spool)
+    wait_for(lambda: "profiling process %d" % w.pid in first.stderr, 15, "the first agent", first)
+    second = run_fw("agent", *sel(w), "--period", 1, "--pyroscope", url, "--spool", str(spool),
+                    timeout=20)
+    assert second.returncode == 7, (second.returncode, second.stderr)
+    assert "in use by another agent" in second.stderr, second.stderr
+    assert first.proc.poll() is None, first.stderr
+    assert first.stop() == 0, first.stderr
+
+
+@pytest.mark.parametrize("creds", [["--pyroscope-token", "tok-1"],
+                                   ["--pyroscope-user", "u", "--pyroscope-password", "p"]])
+def test_credentials_over_plain_http_warned(worker, agents, creds):
+    """Issue 22: credentials over http:// to a host beyond loopback get a
+    warning naming the host; to 127.0.0.1 or localhost none."""
+    w = worker()
+    # 192.0.2.1 (TEST-NET-1) is never reached: the warning is given at start
+    far = agents(*sel(w), "--period", 1, "--pyroscope", "http://192.0.2.1:4040", *creds)
+    near = agents(*sel(w), "--period", 1, "--pyroscope", "http://localhost:9", *creds)
+    for ag in (far, near):
+        wait_for(lambda: "profiling process %d" % w.pid in ag.stderr, 15, "the agent to start", ag)
+    assert re.search(r"warning: .*credentials.*plain http.*192\.0\.2\.1", far.stderr), far.stderr
+    assert "credentials" not in near.stderr, near.stderr
+    far.kill()
+    near.kill()
+
+
+def test_otlp_auth_header_over_plain_http_warned(worker, agents):
+    w = worker()
+    ag = agents(*sel(w), "--period", 1, "--otlp", "http://192.0.2.1:4318", "--otlp-header",
+                "Authorization: Bearer x")
+    wait_for(lambda: "profiling process %d" % w.pid in ag.stderr, 15, "the agent to start", ag)
+    assert re.search(r"warning: .*credentials.*plain http.*192\.0\.2\.1", ag.stderr), ag.stderr
+    ag.kill()
+
+
 def dir_pids(d):
     out = {}
     for f in sorted(Path(d).glob("*.pb.gz")):
@@ -618,6 +713,26 @@ def dir_pids(d):
         if m:
             out.setdefault(int(m.group(3)), []).append(f)
     return out
+
+
+@pytest.mark.parametrize("redact", [False, True])
+def test_redact_cmdline(pb, worker, agents, tmp_path, redact):
+    """Issue 22: the target's command line (here its tag, standing for a
+    secret given as an argument) is in the profile, unless --redact-cmdline:
+    then only its executable's name is, and the tag appears nowhere."""
+    w = worker()
+    out = tmp_path / "out"
+    ag = agents(*sel(w), "--period", 1, "--scan", 0.3, "--dir", out,
+                *(["--redact-cmdline"] if redact else []))
+    files = wait_for(lambda: dir_pids(out).get(w.pid), 20, "a profile of the worker", ag)
+    ag.stop()
+    raw = gzip.decompress(files[0].read_bytes())
+    _, _, comments = pb.pprof(files[0].read_bytes())
+    if redact:
+        assert comments["target"] == os.path.basename(os.readlink("/proc/%d/exe" % w.pid)), comments
+        assert w.tag.encode() not in raw, comments
+    else:
+        assert w.tag in comments["target"], comments
 
 
 def test_sighup_reloads_selector(pb, worker, agents, tmp_path):

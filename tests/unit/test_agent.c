@@ -20,7 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -242,6 +244,100 @@ static void test_spool_disk_reopen(void **state)
 	strbuf_release(&err);
 }
 
+/* Two agents on one spool: the second is refused while the first holds it. */
+static void test_spool_exclusive(void **state)
+{
+	char dir[] = "/tmp/fw-spool-XXXXXX";
+	struct strbuf err = STRBUF_INIT;
+	struct spool a, b;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(spool_open(&a, dir, 10, 1 << 20, &err), 0);
+	assert_int_equal(spool_open(&b, dir, 10, 1 << 20, &err), -EBUSY);
+	assert_non_null(strstr(strbuf_str(&err), "in use by another"));
+	spool_close(&b);
+	spool_close(&a);
+	strbuf_reset(&err);
+	assert_int_equal(spool_open(&b, dir, 10, 1 << 20, &err), 0);
+	spool_close(&b);
+	assert_int_equal(rmdir(dir), 0);
+	strbuf_release(&err);
+}
+
+/* A spool others could write into, or a symlink, is refused with the reason. */
+static void test_spool_refuses_unsafe_dirs(void **state)
+{
+	char dir[] = "/tmp/fw-spool-XXXXXX", path[4096];
+	struct strbuf err = STRBUF_INIT;
+	struct spool q;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/ww", dir);
+	assert_int_equal(mkdir(path, 0700), 0);
+	assert_int_equal(chmod(path, 0777), 0);
+	assert_int_equal(spool_open(&q, path, 10, 1 << 20, &err), -EPERM);
+	assert_non_null(strstr(strbuf_str(&err), "writable by others"));
+	spool_close(&q);
+	assert_int_equal(rmdir(path), 0);
+	snprintf(path, sizeof(path), "%s/link", dir);
+	assert_int_equal(symlink(dir, path), 0);
+	strbuf_reset(&err);
+	assert_int_equal(spool_open(&q, path, 10, 1 << 20, &err), -ELOOP);
+	assert_non_null(strstr(strbuf_str(&err), "symbolic link"));
+	spool_close(&q);
+	assert_int_equal(unlink(path), 0);
+	if (geteuid() == 0) {
+		snprintf(path, sizeof(path), "%s/other", dir);
+		assert_int_equal(mkdir(path, 0700), 0);
+		assert_int_equal(chown(path, 65534, 65534), 0);
+		strbuf_reset(&err);
+		assert_int_equal(spool_open(&q, path, 10, 1 << 20, &err), -EPERM);
+		assert_non_null(strstr(strbuf_str(&err), "owned by"));
+		spool_close(&q);
+		assert_int_equal(rmdir(path), 0);
+	}
+	assert_int_equal(rmdir(dir), 0);
+	strbuf_release(&err);
+}
+
+/* Out of descriptors when reading a request back: it stays, first in line. */
+static void test_spool_peek_transient_error(void **state)
+{
+	char dir[] = "/tmp/fw-spool-XXXXXX";
+	struct strbuf err = STRBUF_INIT;
+	struct spool q;
+	struct spool_item it;
+	struct rlimit saved, low;
+	int fd, ret;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(spool_open(&q, dir, 10, 1 << 20, &err), 0);
+	push_n(&q, 1, 2);
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &saved), 0);
+	fd = dup(0);                    /* the lowest free descriptor: none left past it */
+	assert_true(fd >= 0);
+	close(fd);
+	low = saved;
+	low.rlim_cur = (rlim_t)fd;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	ret = spool_peek(&q, &it);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &saved), 0);
+	assert_int_equal(ret, -EMFILE);
+	assert_int_equal(q.n, 2);
+	assert_int_equal(q.corrupt, 0);
+	assert_int_equal(peek_seq(&q), 1);
+	while (!spool_peek(&q, &it)) {
+		spool_pop(&q, it.seq);
+		spool_item_release(&it);
+	}
+	spool_close(&q);
+	assert_int_equal(rmdir(dir), 0);
+	strbuf_release(&err);
+}
+
 /* ---- endpoints ------------------------------------------------------------ */
 
 static void check_endpoint(enum sink_kind k, const char *url, const char *want)
@@ -456,6 +552,9 @@ int main(void)
 		cmocka_unit_test(test_clean),
 		cmocka_unit_test(test_spool_memory_bound),
 		cmocka_unit_test(test_spool_disk_reopen),
+		cmocka_unit_test(test_spool_exclusive),
+		cmocka_unit_test(test_spool_refuses_unsafe_dirs),
+		cmocka_unit_test(test_spool_peek_transient_error),
 		cmocka_unit_test(test_endpoints),
 		cmocka_unit_test(test_http_request_and_answers),
 		cmocka_unit_test(test_http_urls),
