@@ -52,6 +52,8 @@ static const struct meta_field {
 	FIELD("sample_ns_total", META_U64, sample_ns_total, WHEN_ALWAYS),
 	FIELD("sample_ns_max", META_U64, sample_ns_max, WHEN_ALWAYS),
 	FIELD("profiler_cpu_ns", META_U64, profiler_cpu_ns, WHEN_ALWAYS),
+	FIELD("py_threads_cap", META_U64, py_threads_cap, WHEN_NONZERO),
+	FIELD("py_threads_listed", META_U64, py_threads_listed, WHEN_NONZERO),
 	FIELD("native_stacks", META_U64, native_stacks, WHEN_NATIVE),
 	FIELD("native_complete", META_U64, native_complete, WHEN_NATIVE),
 	FIELD("stops", META_U64, stops, WHEN_NONZERO),

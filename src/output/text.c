@@ -245,7 +245,11 @@ static void print_header(const struct profile *p, FILE *f)
 		fprintf(f, "Per tick:  mean %.1f us, max %.1f us; profiler CPU %.2f s\n",
 			m->ticks_taken ? (double)m->sample_ns_total / (double)m->ticks_taken / 1e3 : 0.0,
 			(double)m->sample_ns_max / 1e3, (double)m->profiler_cpu_ns / 1e9);
-	fprintf(f, "Threads:   %zu\n", p->nthreads);
+	if (m->py_threads_cap)
+		fprintf(f, "Threads:   %zu; %" PRIu64 " of %" PRIu64 " Python threads read (cap)\n",
+			p->nthreads, m->py_threads_cap, m->py_threads_listed);
+	else
+		fprintf(f, "Threads:   %zu\n", p->nthreads);
 	if (m->native_stacks) {
 		fprintf(f, "Unwinding: %.1f%% of %" PRIu64 " native stacks complete; %" PRIu64
 			" frame-pointer and %" PRIu64 " CFI steps\n",

@@ -72,6 +72,9 @@ struct profile_meta {
 	uint64_t sample_ns_max;
 	uint64_t profiler_cpu_ns;
 	char *mode;                  /* the sampling mode's name (profile_mode_is_cpu) */
+	/* a process with more Python threads than the reader reads per tick (PY_MAX_THREADS) */
+	uint64_t py_threads_cap;     /* the cap (0: never reached) ... */
+	uint64_t py_threads_listed;  /* ... and the most thread states listed at once */
 	char *labels;                /* "key=value ..." the agent gives each profile, or NULL */
 	/* native unwinding (ptrace / bpf backends) */
 	uint64_t native_stacks;      /* stacks unwound */

@@ -592,11 +592,36 @@ void py_reader_interp_label(const struct py_reader *r, const struct py_thread_in
 		xsnprintf(buf, size, " [interp %lld]", (long long)t->interp_id);
 }
 
+/*
+ * How many thread states the lists hold from ts (in interpreter k's list)
+ * to the end of the last list: only each state's link is read. A link that
+ * cannot be read ends the count (a thread ending as it is walked); a list
+ * longer than PY_COUNT_THREADS_MAX (a cycle read while it changed) is
+ * counted that far.
+ */
+static size_t count_states(struct py_reader *r, const struct py_offsets *o, uint64_t ts,
+			   size_t k)
+{
+	size_t n = 0;
+
+	for (size_t j = k; j < r->ninterps; j++) {
+		if (j > k)
+			ts = r->interps[j].threads_head;
+		for (uint64_t next; ts && n < PY_COUNT_THREADS_MAX; ts = next, n++) {
+			if (mem_read_u64(r->mem, ts + (uint64_t)o->tstate_next, &next))
+				return n + 1;
+			if (next == ts)
+				return n + 1;
+		}
+	}
+	return n;
+}
+
 static int read_threads(struct py_reader *r, const struct py_offsets *o, uint8_t *buf,
 			struct py_thread_info *out, size_t max, size_t *n)
 {
 	uint64_t interp, ts, now;
-	size_t count = 0;
+	size_t count = 0, listed = 0, cap = max < PY_MAX_THREADS ? max : PY_MAX_THREADS;
 	int ret;
 
 	ret = read_interp(r, &interp);
@@ -620,9 +645,10 @@ static int read_threads(struct py_reader *r, const struct py_offsets *o, uint8_t
 			struct py_thread_info *t;
 			uint64_t frame;
 
-			if (count >= max || count >= PY_MAX_THREADS) {
-				r->threads_head_ns = 0;
-				return -EFAULT;
+			if (count >= cap) {
+				/* beyond the cap: counted, not read (reader.h) */
+				listed = count + count_states(r, o, ts, k);
+				goto capped;
 			}
 			ret = mem_read(r->mem, ts, buf, (size_t)o->tstate_size);
 			if (ret) {
@@ -661,8 +687,15 @@ static int read_threads(struct py_reader *r, const struct py_offsets *o, uint8_t
 				return -EFAULT;
 		}
 	}
+capped:
 	if (!count)
 		return -EAGAIN;
+	r->threads_listed = listed > count ? listed : count;
+	if (listed > count) {
+		r->stats.threads_capped++;
+		if (listed > r->stats.threads_listed_most)
+			r->stats.threads_listed_most = listed;
+	}
 	if (r->ninterps > 1)
 		count = one_state_per_thread(out, count);
 	*n = count;
