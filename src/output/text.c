@@ -278,6 +278,10 @@ static void print_header(const struct profile *p, FILE *f)
 		fprintf(f, "Modules:   %" PRIu64 " files loaded, %" PRIu64 " reused; mappings re-read "
 			"%" PRIu64 " time%s\n", m->modules_loaded, m->modules_reused,
 			m->modules_refreshes, m->modules_refreshes == 1 ? "" : "s");
+	if (m->modules_capped || m->symbols_capped)
+		fprintf(f, "Caps:      %" PRIu64 " mapped files over the modules cap, %" PRIu64
+			" code symbols over the per-file index cap (unnamed)\n",
+			m->modules_capped, m->symbols_capped);
 	if (m->symbol_lookups)
 		fprintf(f, "Symbols:   %" PRIu64 " native frames named, %" PRIu64 " looked up in "
 			"their files, %" PRIu64 " cache entries evicted\n", m->symbol_lookups,

@@ -92,6 +92,9 @@ struct profile_meta {
 	uint64_t symbol_lookups;     /* native frames named (symbols/symbolize.h) ... */
 	uint64_t symbols_resolved;   /* ... that no cache had: libdw was asked */
 	uint64_t symbols_evicted;    /* symbol cache entries dropped for room */
+	/* caps met, the most in any one target */
+	uint64_t modules_capped;     /* mapped files left without a module (MODULES_MAX) */
+	uint64_t symbols_capped;     /* code symbols left out of its files' indexes (ELF_SYMIDX_MAX) */
 	char *modules_unreadable;    /* "path: why; ..." for files that could not be opened */
 	char *events;                /* what happened to the targets: "exec at 2.0 s: ...; ..." */
 	/* bpf backend */

@@ -656,6 +656,15 @@ static void modules_meta(struct sampler *s)
 	m->symbol_lookups += s->sym.stats.lookups;
 	m->symbols_resolved += s->sym.stats.resolved;
 	m->symbols_evicted += s->sym.stats.evicted;
+	/* caps: the most any one target met */
+	if (s->mm.stats.capped > m->modules_capped)
+		m->modules_capped = s->mm.stats.capped;
+	for (size_t i = 0, capped = 0; i < s->mm.n; i++) {
+		if (s->mm.mods[i].file)
+			capped += s->mm.mods[i].file->symbols_capped;
+		if (capped > m->symbols_capped)
+			m->symbols_capped = capped;
+	}
 	for (size_t i = 0; i < s->mm.n; i++) {
 		if (!module_problem(&s->mm.mods[i], s->target.pid, why, sizeof(why)))
 			continue;
