@@ -62,6 +62,7 @@ void py_reader_release(struct py_reader *r)
 		code_free(r->codes[i]);
 	free(r->codes);
 	pidns_tids_release(&r->tids);
+	hidx_release(&r->states_by_tid);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -562,21 +563,41 @@ int py_reader_threads(struct py_reader *r, struct py_thread_info *out, size_t ma
  * A thread inside Interpreter.exec has a state in its own interpreter
  * (waiting in the exec call) and one in the subinterpreter (running):
  * keep the first with a frame (states are listed newest interpreter
- * first), else the first. Returns the states kept, in order.
+ * first), else the first. Returns the states kept, in order. A state
+ * without a tid is kept as it is. Threads are found by tid through a hash
+ * index, so thousands of threads cost a pass, not its square.
  */
-static size_t one_state_per_thread(struct py_thread_info *t, size_t n)
+static uint64_t state_tid_hash(const void *owner, uint32_t id)
+{
+	return hash_mix64((uint32_t)((const struct py_thread_info *)owner)[id].tid);
+}
+
+static size_t one_state_per_thread(struct hidx *by_tid, struct py_thread_info *t, size_t n)
 {
 	size_t kept = 0;
 
+	hidx_clear(by_tid);
 	for (size_t i = 0; i < n; i++) {
-		size_t k;
+		uint64_t h = hash_mix64((uint32_t)t[i].tid);
+		uint32_t k = HIDX_NONE;
 
-		for (k = 0; k < kept && (!t[i].tid || t[k].tid != t[i].tid); k++)
-			;
-		if (k == kept)
-			t[kept++] = t[i];
-		else if (!t[k].frame && t[i].frame)
+		if (t[i].tid) {
+			size_t pos = hidx_start(by_tid, h);
+
+			for (uint32_t id; (id = hidx_next(by_tid, &pos)) != HIDX_NONE;)
+				if (t[id].tid == t[i].tid) {
+					k = id;
+					break;
+				}
+		}
+		if (k == HIDX_NONE) {
+			t[kept] = t[i];
+			if (t[kept].tid)
+				hidx_insert(by_tid, h, (uint32_t)kept, state_tid_hash, t);
+			kept++;
+		} else if (!t[k].frame && t[i].frame) {
 			t[k] = t[i];
+		}
 	}
 	return kept;
 }
@@ -697,7 +718,7 @@ capped:
 			r->stats.threads_listed_most = listed;
 	}
 	if (r->ninterps > 1)
-		count = one_state_per_thread(out, count);
+		count = one_state_per_thread(&r->states_by_tid, out, count);
 	*n = count;
 	return 0;
 }

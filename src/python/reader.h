@@ -17,6 +17,7 @@
 #include "python/discover.h"
 #include "target/memory.h"
 #include "target/pidns.h"
+#include "util/hashidx.h"
 
 #define PY_MAX_DEPTH 1024       /* frames per stack */
 #define PY_MAX_THREADS 4096     /* thread states read per process and tick (reader.c) */
@@ -109,6 +110,7 @@ struct py_reader {
 	size_t most_interps;        /* the most interpreters seen at once */
 	uint64_t threads_head_ns;   /* when interps was read (0: to be read) */
 	size_t threads_listed;      /* states in the lists at the last read, the capped included */
+	struct hidx states_by_tid;  /* scratch: one state per thread among subinterpreters */
 	struct py_code **codes;     /* open-addressing cache by address */
 	size_t codes_cap, codes_n;
 	uint64_t walks;             /* stacks walked: numbers code confirmations */
