@@ -313,6 +313,9 @@ int cmd_dump(int argc, char **argv)
 		printf("\n(the interpreter has no threads: starting up or shutting down)\n");
 	else if (ret)
 		fw_error("cannot read the thread list of process %d: %s", pid, strerror(-ret));
+	else if (r.stats.threads_capped)
+		printf("(%zu of %zu Python threads shown: at most %d are read, the newest)\n", n,
+		       r.threads_listed, PY_MAX_THREADS);
 	have_names = !ret && !py_objects_init(&ob, &r);
 	if (have_names)
 		py_thread_names_init(&names, &ob);

@@ -103,6 +103,10 @@ static struct elf_symidx *build_index(struct elf_info *f)
 		scn = shndx < SHN_LORESERVE || shndx == SHN_XINDEX ? elf_getscn(elf, shndx) : NULL;
 		if (!scn || !gelf_getshdr(scn, &shdr) || !(shdr.sh_flags & SHF_EXECINSTR))
 			continue;
+		if (x->n >= ELF_SYMIDX_MAX) {
+			f->symbols_capped++;
+			continue;
+		}
 		x->syms = xgrow(x->syms, sizeof(*x->syms), x->n + 1, &alloc);
 		struct fsym *s = &x->syms[x->n++];
 		s->start = addr;

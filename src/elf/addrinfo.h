@@ -24,6 +24,13 @@
 #include "elf/elffile.h"
 
 #define ELF_ADDR_CACHE_MAX 8192
+/*
+ * Code symbols indexed per file, at most (a large libxul has a few hundred
+ * thousand): those after it in the symbol table are left out, counted in
+ * the file's symbols_capped, and their addresses take the name of the
+ * nearest indexed symbol below, or none.
+ */
+#define ELF_SYMIDX_MAX (1u << 21)
 
 struct elf_addr_info {
 	const char *symbol;         /* the function's name (no @VERSION), NULL when none */

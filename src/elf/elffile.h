@@ -87,6 +87,7 @@ struct elf_info {
 	int symbols_loaded;
 	struct cfi_cache_slot *cfi_cache;
 	struct elf_symidx *symidx;  /* code symbols by address (elf/addrinfo.h) */
+	uint64_t symbols_capped;    /* code symbols left out of it (ELF_SYMIDX_MAX) */
 	struct elf_addr_cache *addrs;/* answers by address, bounded (elf/addrinfo.h) */
 };
 

@@ -149,6 +149,7 @@ static int read_modules(struct module_map *mm, struct fw_module *old, size_t nol
 	ret = proc_maps_read(mm->pid, &maps);
 	if (ret)
 		return ret;
+	mm->stats.capped = 0;
 	for (size_t i = 0; i < maps.n; i++) {
 		const struct proc_map *m = &maps.maps[i];
 
@@ -164,6 +165,10 @@ static int read_modules(struct module_map *mm, struct fw_module *old, size_t nol
 		mm->nranges++;
 		if (m->path[0] != '/' || !m->inode || find_id(mm->mods, mm->n, m->dev, m->inode))
 			continue;
+		if (mm->n >= MODULES_MAX) {
+			mm->stats.capped++;
+			continue;
+		}
 		new_module(mm, &maps, m, old, nold);
 	}
 	proc_maps_release(&maps);

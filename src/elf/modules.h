@@ -53,7 +53,15 @@ struct modules_stats {
 	uint64_t kept;              /* modules kept over a refresh, mapping unchanged */
 	uint64_t unreadable;        /* modules whose file could not be opened */
 	uint64_t refreshes;         /* times the mappings changed and were re-read */
+	uint64_t capped;            /* files beyond MODULES_MAX at the last read, without a module */
 };
+
+/*
+ * Modules (mapped files) per process, at most: the mappings' files beyond
+ * it (in address order) stay executable ranges without a module, their pcs
+ * unnamed, counted in stats.capped.
+ */
+#define MODULES_MAX 2048
 
 struct module_map {
 	pid_t pid;

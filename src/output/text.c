@@ -245,7 +245,11 @@ static void print_header(const struct profile *p, FILE *f)
 		fprintf(f, "Per tick:  mean %.1f us, max %.1f us; profiler CPU %.2f s\n",
 			m->ticks_taken ? (double)m->sample_ns_total / (double)m->ticks_taken / 1e3 : 0.0,
 			(double)m->sample_ns_max / 1e3, (double)m->profiler_cpu_ns / 1e9);
-	fprintf(f, "Threads:   %zu\n", p->nthreads);
+	if (m->py_threads_cap)
+		fprintf(f, "Threads:   %zu; %" PRIu64 " of %" PRIu64 " Python threads read (cap)\n",
+			p->nthreads, m->py_threads_cap, m->py_threads_listed);
+	else
+		fprintf(f, "Threads:   %zu\n", p->nthreads);
 	if (m->native_stacks) {
 		fprintf(f, "Unwinding: %.1f%% of %" PRIu64 " native stacks complete; %" PRIu64
 			" frame-pointer and %" PRIu64 " CFI steps\n",
@@ -274,6 +278,10 @@ static void print_header(const struct profile *p, FILE *f)
 		fprintf(f, "Modules:   %" PRIu64 " files loaded, %" PRIu64 " reused; mappings re-read "
 			"%" PRIu64 " time%s\n", m->modules_loaded, m->modules_reused,
 			m->modules_refreshes, m->modules_refreshes == 1 ? "" : "s");
+	if (m->modules_capped || m->symbols_capped)
+		fprintf(f, "Caps:      %" PRIu64 " mapped files over the modules cap, %" PRIu64
+			" code symbols over the per-file index cap (unnamed)\n",
+			m->modules_capped, m->symbols_capped);
 	if (m->symbol_lookups)
 		fprintf(f, "Symbols:   %" PRIu64 " native frames named, %" PRIu64 " looked up in "
 			"their files, %" PRIu64 " cache entries evicted\n", m->symbol_lookups,

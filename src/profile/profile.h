@@ -72,6 +72,9 @@ struct profile_meta {
 	uint64_t sample_ns_max;
 	uint64_t profiler_cpu_ns;
 	char *mode;                  /* the sampling mode's name (profile_mode_is_cpu) */
+	/* a process with more Python threads than the reader reads per tick (PY_MAX_THREADS) */
+	uint64_t py_threads_cap;     /* the cap (0: never reached) ... */
+	uint64_t py_threads_listed;  /* ... and the most thread states listed at once */
 	char *labels;                /* "key=value ..." the agent gives each profile, or NULL */
 	/* native unwinding (ptrace / bpf backends) */
 	uint64_t native_stacks;      /* stacks unwound */
@@ -89,6 +92,9 @@ struct profile_meta {
 	uint64_t symbol_lookups;     /* native frames named (symbols/symbolize.h) ... */
 	uint64_t symbols_resolved;   /* ... that no cache had: libdw was asked */
 	uint64_t symbols_evicted;    /* symbol cache entries dropped for room */
+	/* caps met, the most in any one target */
+	uint64_t modules_capped;     /* mapped files left without a module (MODULES_MAX) */
+	uint64_t symbols_capped;     /* code symbols left out of its files' indexes (ELF_SYMIDX_MAX) */
 	char *modules_unreadable;    /* "path: why; ..." for files that could not be opened */
 	char *events;                /* what happened to the targets: "exec at 2.0 s: ...; ..." */
 	/* bpf backend */

@@ -62,6 +62,7 @@ void py_reader_release(struct py_reader *r)
 		code_free(r->codes[i]);
 	free(r->codes);
 	pidns_tids_release(&r->tids);
+	hidx_release(&r->states_by_tid);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -562,21 +563,41 @@ int py_reader_threads(struct py_reader *r, struct py_thread_info *out, size_t ma
  * A thread inside Interpreter.exec has a state in its own interpreter
  * (waiting in the exec call) and one in the subinterpreter (running):
  * keep the first with a frame (states are listed newest interpreter
- * first), else the first. Returns the states kept, in order.
+ * first), else the first. Returns the states kept, in order. A state
+ * without a tid is kept as it is. Threads are found by tid through a hash
+ * index, so thousands of threads cost a pass, not its square.
  */
-static size_t one_state_per_thread(struct py_thread_info *t, size_t n)
+static uint64_t state_tid_hash(const void *owner, uint32_t id)
+{
+	return hash_mix64((uint32_t)((const struct py_thread_info *)owner)[id].tid);
+}
+
+static size_t one_state_per_thread(struct hidx *by_tid, struct py_thread_info *t, size_t n)
 {
 	size_t kept = 0;
 
+	hidx_clear(by_tid);
 	for (size_t i = 0; i < n; i++) {
-		size_t k;
+		uint64_t h = hash_mix64((uint32_t)t[i].tid);
+		uint32_t k = HIDX_NONE;
 
-		for (k = 0; k < kept && (!t[i].tid || t[k].tid != t[i].tid); k++)
-			;
-		if (k == kept)
-			t[kept++] = t[i];
-		else if (!t[k].frame && t[i].frame)
+		if (t[i].tid) {
+			size_t pos = hidx_start(by_tid, h);
+
+			for (uint32_t id; (id = hidx_next(by_tid, &pos)) != HIDX_NONE;)
+				if (t[id].tid == t[i].tid) {
+					k = id;
+					break;
+				}
+		}
+		if (k == HIDX_NONE) {
+			t[kept] = t[i];
+			if (t[kept].tid)
+				hidx_insert(by_tid, h, (uint32_t)kept, state_tid_hash, t);
+			kept++;
+		} else if (!t[k].frame && t[i].frame) {
 			t[k] = t[i];
+		}
 	}
 	return kept;
 }
@@ -592,11 +613,36 @@ void py_reader_interp_label(const struct py_reader *r, const struct py_thread_in
 		xsnprintf(buf, size, " [interp %lld]", (long long)t->interp_id);
 }
 
+/*
+ * How many thread states the lists hold from ts (in interpreter k's list)
+ * to the end of the last list: only each state's link is read. A link that
+ * cannot be read ends the count (a thread ending as it is walked); a list
+ * longer than PY_COUNT_THREADS_MAX (a cycle read while it changed) is
+ * counted that far.
+ */
+static size_t count_states(struct py_reader *r, const struct py_offsets *o, uint64_t ts,
+			   size_t k)
+{
+	size_t n = 0;
+
+	for (size_t j = k; j < r->ninterps; j++) {
+		if (j > k)
+			ts = r->interps[j].threads_head;
+		for (uint64_t next; ts && n < PY_COUNT_THREADS_MAX; ts = next, n++) {
+			if (mem_read_u64(r->mem, ts + (uint64_t)o->tstate_next, &next))
+				return n + 1;
+			if (next == ts)
+				return n + 1;
+		}
+	}
+	return n;
+}
+
 static int read_threads(struct py_reader *r, const struct py_offsets *o, uint8_t *buf,
 			struct py_thread_info *out, size_t max, size_t *n)
 {
 	uint64_t interp, ts, now;
-	size_t count = 0;
+	size_t count = 0, listed = 0, cap = max < PY_MAX_THREADS ? max : PY_MAX_THREADS;
 	int ret;
 
 	ret = read_interp(r, &interp);
@@ -620,9 +666,10 @@ static int read_threads(struct py_reader *r, const struct py_offsets *o, uint8_t
 			struct py_thread_info *t;
 			uint64_t frame;
 
-			if (count >= max || count >= PY_MAX_THREADS) {
-				r->threads_head_ns = 0;
-				return -EFAULT;
+			if (count >= cap) {
+				/* beyond the cap: counted, not read (reader.h) */
+				listed = count + count_states(r, o, ts, k);
+				goto capped;
 			}
 			ret = mem_read(r->mem, ts, buf, (size_t)o->tstate_size);
 			if (ret) {
@@ -661,10 +708,17 @@ static int read_threads(struct py_reader *r, const struct py_offsets *o, uint8_t
 				return -EFAULT;
 		}
 	}
+capped:
 	if (!count)
 		return -EAGAIN;
+	r->threads_listed = listed > count ? listed : count;
+	if (listed > count) {
+		r->stats.threads_capped++;
+		if (listed > r->stats.threads_listed_most)
+			r->stats.threads_listed_most = listed;
+	}
 	if (r->ninterps > 1)
-		count = one_state_per_thread(out, count);
+		count = one_state_per_thread(&r->states_by_tid, out, count);
 	*n = count;
 	return 0;
 }

@@ -17,9 +17,11 @@
 #include "python/discover.h"
 #include "target/memory.h"
 #include "target/pidns.h"
+#include "util/hashidx.h"
 
 #define PY_MAX_DEPTH 1024       /* frames per stack */
-#define PY_MAX_THREADS 4096     /* thread states per interpreter */
+#define PY_MAX_THREADS 4096     /* thread states read per process and tick (reader.c) */
+#define PY_COUNT_THREADS_MAX (1u << 20)  /* states counted beyond it, at most */
 #define PY_NAME_MAX 1024        /* bytes of a function name kept */
 #define PY_FILE_MAX 4096        /* bytes of a file name kept */
 #define PY_THREADS_HEAD_NS 5000000ull /* re-read the thread list heads this often */
@@ -79,6 +81,8 @@ struct py_reader_stats {
 	uint64_t depth_capped;
 	uint64_t code_stale;        /* cached code objects found replaced */
 	uint64_t tlbc_read;         /* threads' own bytecode copies located (free-threaded) */
+	uint64_t threads_capped;    /* thread lists read that held more than PY_MAX_THREADS */
+	uint64_t threads_listed_most;  /* ... the most states they held (0: never capped) */
 };
 
 /* py_frame_info.instr of a frame whose thread's copy of the bytecode is unreadable: line 0 */
@@ -105,6 +109,8 @@ struct py_reader {
 	size_t ninterps;
 	size_t most_interps;        /* the most interpreters seen at once */
 	uint64_t threads_head_ns;   /* when interps was read (0: to be read) */
+	size_t threads_listed;      /* states in the lists at the last read, the capped included */
+	struct hidx states_by_tid;  /* scratch: one state per thread among subinterpreters */
 	struct py_code **codes;     /* open-addressing cache by address */
 	size_t codes_cap, codes_n;
 	uint64_t walks;             /* stacks walked: numbers code confirmations */
@@ -128,7 +134,10 @@ void py_reader_release(struct py_reader *r);
  * interpreter's id), in list order, one per thread: a thread that entered
  * a subinterpreter (Interpreter.exec) has a state in each, and the one
  * running is the innermost, the newest interpreter's with a frame (the
- * list is newest first). Returns 0; -EAGAIN when
+ * list is newest first). At most PY_MAX_THREADS (or max) states are read:
+ * the newest; the rest are only counted (threads_listed, stats) and the
+ * read still succeeds, so a process with more threads is sampled up to the
+ * cap, never not at all. Returns 0; -EAGAIN when
  * the runtime has no interpreter or thread yet (still starting or already
  * finalizing); -EFAULT on a torn read; -ESRCH/-EPERM from the memory reader.
  */

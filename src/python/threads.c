@@ -17,11 +17,23 @@ static void names_clear(struct py_thread_names *tn)
 	for (size_t i = 0; i < tn->n; i++)
 		free(tn->names[i].name);
 	tn->n = 0;
+	hidx_clear(&tn->index);
+}
+
+static uint64_t tid_hash(pid_t tid)
+{
+	return hash_mix64((uint64_t)(uint32_t)tid);
+}
+
+static uint64_t name_hash(const void *owner, uint32_t id)
+{
+	return tid_hash(((const struct py_thread_names *)owner)->names[id].tid);
 }
 
 void py_thread_names_release(struct py_thread_names *tn)
 {
 	names_clear(tn);
+	hidx_release(&tn->index);
 	free(tn->names);
 	memset(tn, 0, sizeof(*tn));
 }
@@ -75,9 +87,17 @@ int py_thread_names_read(struct py_thread_names *tn, uint64_t now)
 			t = &tn->names[tn->n++];
 			t->tid = tid;
 			t->name = name;
+			hidx_insert(&tn->index, tid_hash(tid), (uint32_t)(tn->n - 1), name_hash, tn);
 		}
 	}
 	free(items);
+	/*
+	 * Stamped when it ended: a read of thousands of threads can take longer
+	 * than PY_THREAD_NAMES_MISS_NS, and stamped at its start every lookup
+	 * of a thread it did not name would read the whole table again.
+	 */
+	if (fw_now_ns() > tn->read_ns)
+		tn->read_ns = fw_now_ns();
 	tn->last_error = ret;
 	if (ret)
 		tn->failures++;
@@ -86,10 +106,18 @@ int py_thread_names_read(struct py_thread_names *tn, uint64_t now)
 
 static const char *lookup(const struct py_thread_names *tn, pid_t tid)
 {
-	for (size_t i = 0; i < tn->n; i++)
-		if (tn->names[i].tid == tid)
-			return tn->names[i].name;
-	return NULL;
+	size_t pos = hidx_start(&tn->index, tid_hash(tid));
+
+	/* the first entry of a tid listed twice, as a scan in order found */
+	const char *found = NULL;
+	uint32_t first = HIDX_NONE;
+
+	for (uint32_t id; (id = hidx_next(&tn->index, &pos)) != HIDX_NONE;)
+		if (tn->names[id].tid == tid && id < first) {
+			first = id;
+			found = tn->names[id].name;
+		}
+	return found;
 }
 
 const char *py_thread_name(struct py_thread_names *tn, pid_t tid, uint64_t now)
@@ -98,11 +126,11 @@ const char *py_thread_name(struct py_thread_names *tn, pid_t tid, uint64_t now)
 
 	if (!tn->ob)
 		return NULL;
-	if (!tn->read_ns || now - tn->read_ns >= PY_THREAD_NAMES_REFRESH_NS)
+	if (!tn->read_ns || (now > tn->read_ns && now - tn->read_ns >= PY_THREAD_NAMES_REFRESH_NS))
 		py_thread_names_read(tn, now);
 	name = lookup(tn, tid);
 	/* A thread started since the last read: once more, not more than every 100 ms. */
-	if (!name && now - tn->read_ns >= PY_THREAD_NAMES_MISS_NS) {
+	if (!name && now > tn->read_ns && now - tn->read_ns >= PY_THREAD_NAMES_MISS_NS) {
 		py_thread_names_read(tn, now);
 		name = lookup(tn, tid);
 	}

@@ -26,8 +26,11 @@
 #include <sys/types.h>
 
 #include "python/objects.h"
+#include "util/hashidx.h"
 
-#define PY_THREAD_NAMES_MAX 4096
+/* above the reader's PY_MAX_THREADS: the threads it reads are the newest,
+ * threading._active lists the oldest first */
+#define PY_THREAD_NAMES_MAX 16384
 #define PY_THREAD_NAME_MAX 256          /* code points of a name kept */
 #define PY_THREAD_NAMES_REFRESH_NS 1000000000ull
 #define PY_THREAD_NAMES_MISS_NS 100000000ull
@@ -41,7 +44,8 @@ struct py_thread_names {
 	struct py_objects *ob;
 	struct py_thread_name *names;
 	size_t n, alloc;
-	uint64_t read_ns;               /* when the table was last read (0: never) */
+	struct hidx index;              /* names by tid */
+	uint64_t read_ns;               /* when the last read ended (0: never) */
 	int last_error;                 /* of the last read: 0 or -errno */
 	uint64_t reads, failures;       /* table reads, and those that failed */
 };

@@ -91,10 +91,12 @@ struct sampler {
 	uint64_t tids_ns;
 	size_t nthreads;          /* Python thread states in threads */
 	struct py_thread_info *threads;
+	struct hidx threads_index; /* threads by tid (sampler_py_thread) */
 	struct py_frame_info *frames;
 	uint32_t *frame_ids;
 	struct thread_name_cache *names;
 	size_t nnames, names_alloc;
+	struct hidx names_index;  /* names by tid (sampler_thread_cache) */
 	uint64_t gil_holder;      /* this tick's GIL holder (gil mode) */
 	struct py_gil_waits gil_waits;  /* where waiters for it sleep (gil mode; 0s: unknown) */
 	char wait[192];           /* [wait] leaf of the thread being sampled */
@@ -209,8 +211,10 @@ int sampler_list_threads(struct sampler *s, uint64_t now);
  * 0 or py_reader_threads' -errno.
  */
 int sampler_read_py_threads(struct sampler *s);
-/* The thread state of tid among s->threads, or NULL (not a Python thread). */
+/* The thread state of tid among s->threads, or NULL (not a Python thread). O(1). */
 struct py_thread_info *sampler_py_thread(struct sampler *s, pid_t tid);
+/* tid's label cache entry (sampler_thread makes it), or NULL. O(1). */
+struct thread_name_cache *sampler_thread_cache(struct sampler *s, pid_t tid);
 
 /*
  * wall and gil modes: record thread tid, which is off a CPU, without

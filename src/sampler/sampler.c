@@ -97,8 +97,10 @@ void sampler_release(struct sampler *s, const struct backend_ops *ops)
 		free(s->breaks[i].module);
 	free(s->breaks);
 	free(s->names);
+	hidx_release(&s->names_index);
 	free(s->tids);
 	free(s->threads);
+	hidx_release(&s->threads_index);
 	free(s->frames);
 	free(s->frame_ids);
 	memset(s, 0, sizeof(*s));
@@ -106,18 +108,48 @@ void sampler_release(struct sampler *s, const struct backend_ops *ops)
 
 /* ---- threads: labels, accounting, the mode's choice ---------------------- */
 
-static struct thread_name_cache *thread_cache(struct sampler *s, pid_t tid)
+/*
+ * Threads by tid: a hash index over the label caches (names) and over this
+ * tick's thread states (threads), so matching a sample to its thread costs
+ * the same with 5000 threads as with 5 (a linear search made a tick
+ * quadratic in the threads).
+ */
+static uint64_t tid_hash(pid_t tid)
 {
-	for (size_t i = 0; i < s->nnames; i++)
-		if (s->names[i].tid == tid)
-			return &s->names[i];
+	return hash_mix64((uint64_t)(uint32_t)tid);
+}
+
+static uint64_t name_hash(const void *owner, uint32_t id)
+{
+	return tid_hash(((const struct sampler *)owner)->names[id].tid);
+}
+
+static uint64_t py_thread_hash(const void *owner, uint32_t id)
+{
+	return tid_hash(((const struct sampler *)owner)->threads[id].tid);
+}
+
+struct thread_name_cache *sampler_thread_cache(struct sampler *s, pid_t tid)
+{
+	size_t pos = hidx_start(&s->names_index, tid_hash(tid));
+
+	for (uint32_t id; (id = hidx_next(&s->names_index, &pos)) != HIDX_NONE;)
+		if (s->names[id].tid == tid)
+			return &s->names[id];
 	return NULL;
+}
+
+static void names_reindex(struct sampler *s)
+{
+	hidx_clear(&s->names_index);
+	for (size_t i = 0; i < s->nnames; i++)
+		hidx_insert(&s->names_index, tid_hash(s->names[i].tid), (uint32_t)i, name_hash, s);
 }
 
 uint32_t sampler_thread(struct sampler *s, pid_t tid, uint64_t now)
 {
 	char name[64], interp[32];
-	struct thread_name_cache *c = thread_cache(s, tid);
+	struct thread_name_cache *c = sampler_thread_cache(s, tid);
 	struct py_thread_info *pt;
 	struct strbuf label = STRBUF_INIT;
 	const char *pyname;
@@ -167,6 +199,7 @@ uint32_t sampler_thread(struct sampler *s, pid_t tid, uint64_t now)
 		c = &s->names[s->nnames++];
 		memset(c, 0, sizeof(*c));
 		c->tid = tid;
+		hidx_insert(&s->names_index, tid_hash(tid), (uint32_t)(s->nnames - 1), name_hash, s);
 		c->seen_first_ns = c->seen_last_ns = now;
 		if (tid > 0 && !taskstat_cpu_ns(&s->tasks, tid, &cpu))
 			c->cpu_first_ns = c->cpu_last_ns = cpu;
@@ -220,6 +253,7 @@ void sampler_profile_reset(struct sampler *s)
 		s->names[kept++] = c;
 	}
 	s->nnames = kept;
+	names_reindex(s);
 	/* Code objects keep their names; only the string ids go. */
 	for (size_t i = 0; i < s->reader.codes_cap; i++) {
 		if (s->reader.codes[i]) {
@@ -387,14 +421,22 @@ int sampler_read_py_threads(struct sampler *s)
 
 	if (ret)
 		s->nthreads = 0;
+	/* a tid listed twice (its first state kept by the reader) finds the first */
+	hidx_clear(&s->threads_index);
+	for (size_t k = 0; k < s->nthreads; k++)
+		if (!sampler_py_thread(s, s->threads[k].tid))
+			hidx_insert(&s->threads_index, tid_hash(s->threads[k].tid), (uint32_t)k,
+				    py_thread_hash, s);
 	return ret;
 }
 
 struct py_thread_info *sampler_py_thread(struct sampler *s, pid_t tid)
 {
-	for (size_t k = 0; k < s->nthreads; k++)
-		if (s->threads[k].tid == tid)
-			return &s->threads[k];
+	size_t pos = hidx_start(&s->threads_index, tid_hash(tid));
+
+	for (uint32_t id; (id = hidx_next(&s->threads_index, &pos)) != HIDX_NONE;)
+		if (s->threads[id].tid == tid)
+			return &s->threads[id];
 	return NULL;
 }
 
@@ -615,6 +657,15 @@ static void modules_meta(struct sampler *s)
 	m->symbol_lookups += s->sym.stats.lookups;
 	m->symbols_resolved += s->sym.stats.resolved;
 	m->symbols_evicted += s->sym.stats.evicted;
+	/* caps: the most any one target met */
+	if (s->mm.stats.capped > m->modules_capped)
+		m->modules_capped = s->mm.stats.capped;
+	for (size_t i = 0, capped = 0; i < s->mm.n; i++) {
+		if (s->mm.mods[i].file)
+			capped += s->mm.mods[i].file->symbols_capped;
+		if (capped > m->symbols_capped)
+			m->symbols_capped = capped;
+	}
 	for (size_t i = 0; i < s->mm.n; i++) {
 		if (!module_problem(&s->mm.mods[i], s->target.pid, why, sizeof(why)))
 			continue;
@@ -636,8 +687,14 @@ void sampler_finish_meta(struct sampler *s)
 {
 	struct strbuf sb = STRBUF_INIT;
 	char *old = s->prof->meta.unwind_breaks;
+	struct profile_meta *m = &s->prof->meta;
 
 	modules_meta(s);
+	if (s->reader.stats.threads_listed_most) {
+		m->py_threads_cap = PY_MAX_THREADS;
+		if (s->reader.stats.threads_listed_most > m->py_threads_listed)
+			m->py_threads_listed = s->reader.stats.threads_listed_most;
+	}
 	if (!s->nbreaks)
 		return;
 	sort_array(s->breaks, s->nbreaks, sizeof(*s->breaks), cmp_break);

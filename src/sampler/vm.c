@@ -117,9 +117,7 @@ static void wall_wait_leaf(struct sampler *s, pid_t tid, const struct py_frame_i
 	wait[0] = '\0';
 	if (tid > 0) {
 		sampler_thread(s, tid, fw_now_ns());
-		for (size_t i = 0; i < s->nnames && !c; i++)
-			if (s->names[i].tid == tid)
-				c = &s->names[i];
+		c = sampler_thread_cache(s, tid);
 	}
 	moved = c && c->leaf_addr && (c->leaf_addr != leaf->addr || c->leaf_instr != leaf->instr);
 	if (c) {

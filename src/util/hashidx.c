@@ -1,4 +1,6 @@
 /* Implementation of hashidx.h. */
+#include <string.h>
+
 #include "util/hashidx.h"
 #include "util/util.h"
 
@@ -55,6 +57,13 @@ void hidx_insert(struct hidx *t, uint64_t h, uint32_t id, hidx_hash_fn hash, con
 	if ((t->n + 1) * 2 > t->cap)
 		grow(t, hash, owner);
 	place(t, h, id);
+}
+
+void hidx_clear(struct hidx *t)
+{
+	if (t->cap)
+		memset(t->slots, 0, t->cap * sizeof(*t->slots));
+	t->n = 0;
 }
 
 void hidx_release(struct hidx *t)

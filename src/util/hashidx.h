@@ -49,6 +49,8 @@ static inline uint32_t hidx_next(const struct hidx *t, size_t *pos)
 
 /* Add id (not in the index yet) under hash h; ids below HIDX_NONE. */
 void hidx_insert(struct hidx *t, uint64_t h, uint32_t id, hidx_hash_fn hash, const void *owner);
+/* Empty the index, keeping its slots for the next fill. */
+void hidx_clear(struct hidx *t);
 void hidx_release(struct hidx *t);
 
 /* A 64-bit finalizer (murmur3's fmix64): every input bit moves every output bit. */

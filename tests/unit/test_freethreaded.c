@@ -315,6 +315,19 @@ static void walk_one(const struct debug_block *db)
 	assert_int_equal(threads[1].tid, 102);
 	assert_int_equal(threads[2].tid, 103);
 	assert_int_equal(threads[2].frame, 0);
+	/* more states than the caller takes: the newest read, the rest counted */
+	ret = py_reader_threads(&r, threads, 2, &nthreads);
+	if (ret || nthreads != 2)
+		fail_msg("%s: capped threads: ret %d, %zu", db->source, ret, nthreads);
+	assert_int_equal(threads[0].tid, 101);
+	assert_int_equal(threads[1].tid, 102);
+	assert_int_equal(r.threads_listed, 3);
+	assert_int_equal(r.stats.threads_capped, 1);
+	assert_int_equal(r.stats.threads_listed_most, 3);
+	ret = py_reader_threads(&r, threads, ARRAY_SIZE(threads), &nthreads);
+	assert_int_equal(ret, 0);
+	assert_int_equal(nthreads, 3);
+	assert_int_equal(r.threads_listed, 3);
 	{
 		const struct expect main_chain[] = {
 			{ "Handler.handle", "/srv/app/handler.py", vh->lines[uh] },

@@ -202,6 +202,20 @@ static void test_hash_index_collisions(void **state)
 	assert_int_equal(seen, 100);                             /* every id on one chain */
 	pos = hidx_start(&t, 7);
 	assert_int_equal(hidx_next(&t, &pos), HIDX_NONE);
+	/* cleared: empty, its slots kept for the next fill */
+	{
+		size_t cap = t.cap;
+
+		hidx_clear(&t);
+		assert_int_equal(t.n, 0);
+		assert_int_equal(t.cap, cap);
+		pos = hidx_start(&t, 42);
+		assert_int_equal(hidx_next(&t, &pos), HIDX_NONE);
+		hidx_insert(&t, 42, 5, same_hash, NULL);
+		pos = hidx_start(&t, 42);
+		assert_int_equal(hidx_next(&t, &pos), 5);
+		assert_int_equal(hidx_next(&t, &pos), HIDX_NONE);
+	}
 	hidx_release(&t);
 	assert_int_equal(t.cap, 0);
 	assert_int_not_equal(hash_bytes("a", 1), hash_bytes("b", 1));
