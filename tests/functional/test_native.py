@@ -499,8 +499,15 @@ def test_extension_interleaved(interp_id, fp, backend, env_for, tmp_path):
         "%d of %d worker samples are not the complete true chain "
         "(Unwinding: %.1f%% of %d)\n%s\n--- report head ---\n%s"
         % (nbad, total, cap.unwinding, cap.nstacks, msg, cap.head()))
-    assert via_qsort >= 0.9 * total, "only %d of %d samples reach qsort\n%s" % (
-        via_qsort, total, show(mine))
+    # ext_inner's own loop filling the array before the sort is ~10% of the
+    # work (11% on one host, under 10% on another): those samples are right
+    # where they end (the chain check above); of the others, nearly all
+    # must reach qsort
+    filling = sum(c for frames, c in mine
+                  if frames and frames[-1].name == "ext_inner" and frames[-1].line not in qsort_line)
+    assert via_qsort >= 0.9 * (total - filling), \
+        "only %d of %d samples (%d filling the array) reach qsort\n%s" % (
+            via_qsort, total, filling, show(mine))
     assert cap.unwinding >= 99.0, "Unwinding %.1f%% of %d\n%s" % (
         cap.unwinding, cap.nstacks, cap.head())
 
