@@ -386,8 +386,10 @@ def test_dump_is_safe(hostile):
         name, filename = FUNCS[i]
         want = "  %s (%s:" % (expected(name, NAME_MAX, False), expected(filename, FILE_MAX, False))
         assert want in out, "dump lacks %r" % want[:120]
-    for i, comm in enumerate(COMMS):
-        want = 'Thread %d "%s" ' % (hostile.tids[i], expected_comm(comm, False))
+    # threads are named as threading names them (as record labels them),
+    # made terminal-safe like every target string
+    for i in range(len(COMMS)):
+        want = 'Thread %d "%s" ' % (hostile.tids[i], expected(PYNAMES[i], PYNAME_MAX, False))
         assert want in out, "dump lacks %r" % want
     # the huge name is there, capped
     assert "  " + "x" * NAME_MAX + " (/" + "d" * (FILE_MAX - 1) + ":" in out
