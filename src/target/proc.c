@@ -476,8 +476,10 @@ int proc_descendants(pid_t pid, int max_depth, pid_t **out, size_t *n)
 			pid_t *more;
 			size_t nmore;
 
-			if (proc_children((*out)[i], &more, &nmore))
+			if (proc_children((*out)[i], &more, &nmore) || !nmore) {
+				free(more);
 				continue;
+			}
 			kids = xrealloc(kids, (nkids + nmore) * sizeof(*kids) + 1);
 			memcpy(kids + nkids, more, nmore * sizeof(*more));
 			nkids += nmore;
