@@ -188,15 +188,9 @@ static pid_t launch(char **argv)
 /* Is pid a Python process? (Nothing printed.) */
 static int is_python(pid_t pid)
 {
-	struct strbuf why = STRBUF_INIT;
-	struct target_mem mem;
 	struct py_target t;
-	int ret;
+	int ret = py_discover_quiet(pid, &t);
 
-	mem_init_pid(&mem, pid);
-	ret = py_discover(pid, &mem, &t, &why);
-	mem_release(&mem);
-	strbuf_release(&why);
 	return ret == 0 || (ret != -ENOEXEC && ret != -ENOTSUP);
 }
 
@@ -209,15 +203,10 @@ static pid_t python_descendant(pid_t pid)
 	if (proc_descendants(pid, SESSION_CHILD_DEPTH, &kids, &n))
 		return 0;
 	for (size_t i = 0; i < n && !found; i++) {
-		struct strbuf why = STRBUF_INIT;
-		struct target_mem mem;
 		struct py_target t;
 
-		mem_init_pid(&mem, kids[i]);
-		if (!py_discover(kids[i], &mem, &t, &why))
+		if (!py_discover_quiet(kids[i], &t))
 			found = kids[i];
-		mem_release(&mem);
-		strbuf_release(&why);
 	}
 	free(kids);
 	return found;
@@ -413,18 +402,13 @@ static void find_all_python(struct target_list *l)
 	if (!d)
 		return;
 	while ((de = readdir(d))) {
-		struct strbuf why = STRBUF_INIT;
-		struct target_mem mem;
 		struct py_target t;
 		long v;
 
 		if (parse_long(de->d_name, &v) || v <= 0 || v == getpid())
 			continue;
-		mem_init_pid(&mem, (pid_t)v);
-		if (!py_discover((pid_t)v, &mem, &t, &why))
+		if (!py_discover_quiet((pid_t)v, &t))
 			list_add(l, &t);
-		mem_release(&mem);
-		strbuf_release(&why);
 	}
 	closedir(d);
 }

@@ -339,6 +339,19 @@ int py_discover(pid_t pid, struct target_mem *mem, struct py_target *t, struct s
 	return use_builtin_offsets(t, why);
 }
 
+int py_discover_quiet(pid_t pid, struct py_target *out)
+{
+	struct strbuf why = STRBUF_INIT;
+	struct target_mem mem;
+	int ret;
+
+	mem_init_pid(&mem, pid);
+	ret = py_discover(pid, &mem, out, &why);
+	mem_release(&mem);
+	strbuf_release(&why);
+	return ret;
+}
+
 int py_find_section(pid_t pid, const char *name, uint64_t *addr, uint64_t *size)
 {
 	struct proc_maps maps;

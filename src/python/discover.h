@@ -51,6 +51,12 @@ struct py_target {
 int py_discover(pid_t pid, struct target_mem *mem, struct py_target *out, struct strbuf *why);
 
 /*
+ * py_discover for a caller that only asks "is it Python?" (scans, roots,
+ * descendants): its own memory handle, no reason kept. The same returns.
+ */
+int py_discover_quiet(pid_t pid, struct py_target *out);
+
+/*
  * Where a named section of one of pid's Python modules (the executable, a
  * libpython, an _asyncio extension) is loaded: 3.14+ .AsyncioDebug. 0 or
  * -ENOENT (no module has it, e.g. _asyncio not imported yet), -errno.

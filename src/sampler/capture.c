@@ -115,8 +115,6 @@ void session_release(struct session *sess)
 static size_t consider_pid(struct session *sess, pid_t pid)
 {
 	struct known_pid *k = NULL;
-	struct strbuf why = STRBUF_INIT;
-	struct target_mem mem;
 	struct py_target t;
 	char exe[256];
 	size_t added = 0;
@@ -135,14 +133,11 @@ static size_t consider_pid(struct session *sess, pid_t pid)
 		k->pid = pid;
 	}
 	xsnprintf(k->exe, sizeof(k->exe), "%s", exe);
-	mem_init_pid(&mem, pid);
 	/* The runtime may not be initialized yet: sampling copes (-EAGAIN). */
-	if (!py_discover(pid, &mem, &t, &why))
+	if (!py_discover_quiet(pid, &t))
 		added = session_add(sess, &t) == 0;
 	else
 		k->exe[0] = '\0';   /* not Python (yet): look again next scan */
-	mem_release(&mem);
-	strbuf_release(&why);
 	return added;
 }
 
