@@ -85,13 +85,17 @@ def test_exception_mode_samples_only_threads_handling_one(interp_id, backend, tm
             if (len(py) >= 3 and py[-3:-1] == chain and py[-1][0] == "work" and
                     py[-1][1] in work):
                 exact += count
-            # vm copies a stack without stopping the thread: under the
-            # sanitizer build's slower copies a few are torn (two CI runs,
-            # 2026-12-02); every other backend and build reads each one true
+            # vm copies a stack without stopping the thread and, by design,
+            # keeps a copy that mixes two moments rather than re-reading it
+            # (src/sampler/vm.c: re-reading biases against short callees), so
+            # a few chains are torn: a callee copied just before it returned
+            # under its caller copied just after (CI, 2026-12-02: 'work' under
+            # in_generator's yield line, plain build and sanitizer build).
+            # Every backend that stops the thread reads each one true.
             try:
                 assert_true_raiser_chain(py, src, frames)
             except AssertionError:
-                if not (backend == "vm" and asan_build()):
+                if backend != "vm":
                     raise
                 torn += count
         assert torn <= 0.03 * total, (torn, total)
