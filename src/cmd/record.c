@@ -219,13 +219,27 @@ static pid_t python_descendant(pid_t pid)
  * *target is the process found. The wait ends at wait_ns (-d; without it
  * 10 s, and with --subprocesses when the process exits), or Ctrl-C.
  */
+/* Has the started command exited? Reaps it and says so, once. */
+static int child_exited(pid_t pid, int subprocesses)
+{
+	int status;
+
+	if (waitpid(pid, &status, WNOHANG) != pid)
+		return 0;
+	fw_error("the command exited (%s %d) before a Python runtime appeared in %s",
+		 WIFEXITED(status) ? "status" : "signal",
+		 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
+		 subprocesses ? "it or its descendants" : "it");
+	return 1;
+}
+
 static int wait_for_python(pid_t pid, int child, int subprocesses, uint64_t wait_ns,
 			   struct py_target *t, pid_t *target)
 {
 	uint64_t started = fw_now_ns(), deadline = started + wait_ns;
 	struct strbuf why = STRBUF_INIT;
 	struct target_mem mem;
-	int ret, status;
+	int ret;
 
 	*target = pid;
 	mem_init_pid(&mem, pid);
@@ -235,16 +249,17 @@ static int wait_for_python(pid_t pid, int child, int subprocesses, uint64_t wait
 		strbuf_reset(&why);
 		if (!child && proc_exists(pid))
 			break;          /* cmd_attach says so */
-		if (child && waitpid(pid, &status, WNOHANG) == pid) {
-			fw_error("the command exited (%s %d) before a Python runtime appeared in %s",
-				 WIFEXITED(status) ? "status" : "signal",
-				 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
-				 subprocesses ? "it or its descendants" : "it");
+		if (child && child_exited(pid, subprocesses)) {
 			mem_release(&mem);
 			strbuf_release(&why);
 			return FW_EXIT_NOT_PYTHON;
 		}
 		ret = py_discover(pid, &mem, t, &why);
+		/* Gone from under the look: it is exiting; it is reaped above. */
+		if (child && ret == -ESRCH && fw_now_ns() < deadline && !cmd_stop_requested) {
+			usleep(5000);
+			continue;
+		}
 		/* Right after exec the loader may not have mapped libpython yet. */
 		if (ret == -ENOTSUP && fw_now_ns() - started < LIBPYTHON_WAIT_NS)
 			ret = -ENOEXEC;
@@ -259,6 +274,9 @@ static int wait_for_python(pid_t pid, int child, int subprocesses, uint64_t wait
 	}
 	mem_release(&mem);
 	strbuf_release(&why);
+	/* It may have exited while it was looked at: that, not "no such process". */
+	if (child && *target == pid && child_exited(pid, subprocesses))
+		return FW_EXIT_NOT_PYTHON;
 	return cmd_attach(*target, t);
 }
 

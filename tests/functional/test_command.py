@@ -188,3 +188,19 @@ def test_short_command_profiled_from_its_start(interp, tmp_path):
     finally:
         if cleanup:
             shutil.rmtree(cleanup, ignore_errors=True)
+
+
+def test_non_python_command_exiting_while_looked_at(tmp_path):
+    """A command that is not Python and exits while framewalk is reading it
+    (the window between two looks: Austin's test_cli_no_python with `sleep
+    1` met it in CI, 'no such process', exit 3) is said to have exited, exit
+    4, every time."""
+    codes = Counter()
+    for i in range(40):
+        r = run_fw("record", "-q", "-d", 5, "-o", tmp_path / "x.collapsed",
+                   "--", "bash", "-c", "sleep 0.%d" % (i % 3), timeout=60)
+        codes[r.returncode] += 1
+        if r.returncode != 4:
+            assert False, (dict(codes), r)
+        assert "exited (status 0) before a Python runtime appeared" in r.stderr, r
+    assert not (tmp_path / "x.collapsed").exists()
