@@ -11,6 +11,7 @@ BUILD_PKGS="gcc make meson ninja-build pkg-config libelf-dev libdw-dev zlib1g-de
 BUILD_PKGS="$BUILD_PKGS protobuf-c-compiler libprotobuf-c-dev"
 BUILD_PKGS="$BUILD_PKGS libncurses-dev"      # top's live view
 BUILD_PKGS="$BUILD_PKGS libdebuginfod-dev"   # debug files from debuginfod servers (docs/SYMBOLS.md)
+BUILD_PKGS="$BUILD_PKGS libiberty-dev"       # C++ and Rust names demangled (docs/SYMBOLS.md)
 BUILD_PKGS="$BUILD_PKGS clang llvm bpftool libbpf-dev"   # the eBPF backend (clang -target bpf, skeleton)
 # make static: libc.a (libc6-dev) and the .a of every library libdw, libelf
 # and libbpf pull in (pkg-config --static)
@@ -34,6 +35,9 @@ TEST_PKGS="$TEST_PKGS chromium tmux"
 TEST_PKGS="$TEST_PKGS debuginfod strace xz-utils"
 # tests/fuzz (libFuzzer needs clang's runtime) and tests/functional/test_load.py
 TEST_PKGS="$TEST_PKGS clang libclang-rt-14-dev valgrind"
+# tests/functional/test_names.py: C++, Rust and Cython built there, and
+# Debian's own stripped extensions (lxml, numpy, cryptography) profiled
+TEST_PKGS="$TEST_PKGS g++ rustc cython3 python3-lxml python3-numpy python3-cryptography"
 # tests/functional/test_ship.py: the .deb is built, the static binary
 # inspected (file) and traced (strace) inside its minimal root
 TEST_PKGS="$TEST_PKGS $DEB_PKGS file strace"

@@ -105,6 +105,9 @@ void period_extract(const struct profile *src, pid_t pid, struct profile *dst)
 					fr->line,
 					fr->module ? profile_cstring(dst, profile_str(src, fr->module)) : 0,
 					fr->build_id ? profile_cstring(dst, profile_str(src, fr->build_id)) : 0);
+				if (fr->system_name)
+					profile_frame_set_system_name(dst, frame_map[f],
+						profile_cstring(dst, profile_str(src, fr->system_name)));
 			}
 			frames[k] = frame_map[f];
 		}

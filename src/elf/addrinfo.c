@@ -13,6 +13,8 @@
 #include <gelf.h>
 
 #include "elf/addrinfo.h"
+#include "elf/funcbounds.h"
+#include "elf/demangle.h"
 #include "util/hashidx.h"
 #include "util/util.h"
 
@@ -21,8 +23,11 @@ struct fsym {
 	uint64_t limit;             /* sized: start + size; sizeless: its section's end + 1 */
 	uint64_t max_end;           /* the largest end of a sized symbol at or before this one */
 	const char *name;
+	const char *display;        /* demangled (elf/demangle.h), once looked up; NULL: as is */
 	uint32_t order;             /* index in libdwfl's table: the first found wins ties */
 	uint8_t sized, bind;
+	uint8_t demangled;          /* display was worked out */
+	uint8_t lang;               /* enum symbol_lang */
 };
 
 struct elf_symidx {
@@ -109,6 +114,8 @@ static struct elf_symidx *build_index(struct elf_info *f)
 		}
 		x->syms = xgrow(x->syms, sizeof(*x->syms), x->n + 1, &alloc);
 		struct fsym *s = &x->syms[x->n++];
+
+		memset(s, 0, sizeof(*s));
 		s->start = addr;
 		s->sized = sym.st_size != 0;
 		/*
@@ -231,21 +238,22 @@ static const struct fsym *find_symbol(const struct elf_symidx *x, uint64_t vaddr
 	return sized ? sized : label;
 }
 
-/* Start of the function holding file address vaddr, from its CFI entry; vaddr when none. */
-static uint64_t cfi_function_start(struct elf_info *f, uint64_t vaddr)
+/* A symbol's readable name, worked out the first time an address in it is asked for. */
+static void demangle_once(struct elf_symidx *x, struct fsym *s)
 {
-	Dwarf_Frame *frame;
-	Dwarf_Addr start = 0, end = 0;
-	bool signalp;
+	enum symbol_lang lang;
+	char *display;
 
-	elf_info_load_cfi(f);
-	if (f->eh_cfi && !dwarf_cfi_addrframe(f->eh_cfi, vaddr - f->eh_bias, &frame)) {
-		dwarf_frame_info(frame, &start, &end, &signalp);
-		free(frame);
-		if (start && vaddr - f->eh_bias >= start)
-			return start + f->eh_bias;
-	}
-	return vaddr;
+	if (s->demangled)
+		return;
+	s->demangled = 1;
+	display = symbol_demangle(s->name, &lang);
+	s->lang = (uint8_t)lang;
+	if (!display)
+		return;
+	x->copies = xgrow(x->copies, sizeof(*x->copies), x->ncopies + 1, &x->copies_alloc);
+	x->copies[x->ncopies++] = display;
+	s->display = display;
 }
 
 static void resolve(struct elf_info *f, uint64_t vaddr, struct elf_addr_info *out)
@@ -260,11 +268,17 @@ static void resolve(struct elf_info *f, uint64_t vaddr, struct elf_addr_info *ou
 	}
 	s = find_symbol(f->symidx, vaddr);
 	if (s) {
-		out->symbol = s->name;
+		demangle_once(f->symidx, (struct fsym *)s);
+		out->symbol = s->display ? s->display : s->name;
+		out->linkage = s->display ? s->name : NULL;
+		out->lang = s->lang;
 		out->start = s->start;
 	} else {
 		/* No symbol: the function is known by where its unwind entry starts. */
-		out->start = cfi_function_start(f, vaddr);
+		uint64_t end;
+
+		if (elf_function_bounds(f, vaddr, &out->start, &end))
+			out->start = vaddr;
 	}
 	line = f->mod ? dwfl_module_getsrc(f->mod, vaddr) : NULL;
 	if (line) {

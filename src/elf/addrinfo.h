@@ -33,7 +33,10 @@
 #define ELF_SYMIDX_MAX (1u << 21)
 
 struct elf_addr_info {
-	const char *symbol;         /* the function's name (no @VERSION), NULL when none */
+	const char *symbol;         /* the function's name (no @VERSION), demangled (elf/
+	                             * demangle.h), NULL when none */
+	const char *linkage;        /* the name in the file when symbol is demangled, else NULL */
+	int lang;                   /* enum symbol_lang of the name */
 	uint64_t start;             /* its first address: its symbol's, else its unwind entry's,
 	                             * else the address itself */
 	const char *source;         /* basename of the source file, NULL when unknown */

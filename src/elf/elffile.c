@@ -22,6 +22,7 @@
 
 #include "arch/arch.h"
 #include "elf/addrinfo.h"
+#include "elf/funcbounds.h"
 #include "elf/elffile.h"
 #include "target/safe_open.h"
 #include "util/util.h"
@@ -101,6 +102,7 @@ static void info_free(struct elf_info *f)
 			free(f->cfi_cache[i].frame);
 	free(f->cfi_cache);
 	elf_info_addr_release(f);
+	elf_function_bounds_release(f);
 	/* libdwfl ends the Elf it was given (and closes a debug file it opened). */
 	if (f->dwfl)
 		dwfl_end(f->dwfl);

@@ -237,6 +237,10 @@ static int build_locations(struct reader *r)
 				*file ? profile_cstring(r->p, file) : 0,
 				ln->line > 0 && ln->line <= INT32_MAX ? (int32_t)ln->line : 0,
 				kind == FRAME_NATIVE ? module : 0, kind == FRAME_NATIVE ? build_id : 0);
+			/* a demangled name keeps the name in the file beside it */
+			if (kind == FRAME_NATIVE && *str_at(pb, fn->system_name))
+				profile_frame_set_system_name(r->p, r->frames[r->nframes - 1],
+					profile_cstring(r->p, str_at(pb, fn->system_name)));
 		}
 		r->loc_n[i] = l->n_line;
 	}

@@ -4,6 +4,7 @@
  */
 #include <stdlib.h>
 
+#include "elf/demangle.h"
 #include "output/format.h"
 
 /* Length of a valid UTF-8 sequence at s (1-4), or 0 when invalid. */
@@ -70,12 +71,27 @@ static const char *module_label(const struct profile *p, uint32_t module)
 	return path_base(profile_str(p, module));
 }
 
+/* A frame's name; a native one in its short form (elf/demangle.h). */
+static void frame_name(struct strbuf *sb, const struct profile *p, const struct pf_frame *f,
+		       enum escape_mode mode)
+{
+	struct strbuf shortened = STRBUF_INIT;
+
+	if (f->kind != FRAME_NATIVE) {
+		escape_append(sb, profile_str(p, f->name), mode);
+		return;
+	}
+	symbol_short_name(profile_str(p, f->name), &shortened);
+	escape_append(sb, strbuf_str(&shortened), mode);
+	strbuf_release(&shortened);
+}
+
 void format_frame(struct strbuf *sb, const struct profile *p, uint32_t frame,
 		  enum escape_mode mode)
 {
 	const struct pf_frame *f = &p->frames[frame];
 
-	escape_append(sb, profile_str(p, f->name), mode);
+	frame_name(sb, p, f, mode);
 	if (f->kind == FRAME_KERNEL) {
 		strbuf_addstr(sb, " [k]");
 	} else if (f->file) {
@@ -97,7 +113,7 @@ void format_function(struct strbuf *sb, const struct profile *p, uint32_t frame,
 {
 	const struct pf_frame *f = &p->frames[frame];
 
-	escape_append(sb, profile_str(p, f->name), mode);
+	frame_name(sb, p, f, mode);
 	if (f->kind == FRAME_KERNEL) {
 		strbuf_addstr(sb, " [k]");
 	} else if (f->file || f->module) {

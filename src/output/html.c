@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <inttypes.h>
 
+#include "elf/demangle.h"
 #include "output/diff.h"
 #include "output/format.h"
 #include "output/html_assets.h"
@@ -123,8 +124,10 @@ static void json_meta(struct json_out *j, const struct profile *p, const char *s
 static void json_profile(struct json_out *j, const struct profile *p, const char *source,
 			 const struct output_opts *o)
 {
-	struct strbuf *sb = &j->sb;
+	struct strbuf *sb = &j->sb, shortened = STRBUF_INIT;
 	uint64_t samples = 0;
+	uint32_t *short_ids;
+	size_t extra = 0;
 	int first = 1;
 
 	for (size_t i = 0; i < p->ncounts; i++)
@@ -139,13 +142,37 @@ static void json_profile(struct json_out *j, const struct profile *p, const char
 		json_string(sb, i ? profile_str(p, (uint32_t)i) : "");
 		json_flush(j, 0);
 	}
+	/* A long native name's short form labels its box; the name is the tooltip's. */
+	short_ids = xcalloc(p->nframes, sizeof(*short_ids));
+	for (size_t i = 1; i < p->nframes; i++) {
+		const char *name = profile_str(p, p->frames[i].name);
+
+		if (p->frames[i].kind != FRAME_NATIVE)
+			continue;
+		shortened.len = 0;
+		symbol_short_name(name, &shortened);
+		if (!strcmp(strbuf_str(&shortened), name))
+			continue;
+		short_ids[i] = (uint32_t)(p->nstrings + extra++);
+		strbuf_addch(sb, ',');
+		json_string(sb, strbuf_str(&shortened));
+		json_flush(j, 0);
+	}
+	strbuf_release(&shortened);
 	strbuf_addstr(sb, "],\"frames\":[[0,0,0,3]");
 	for (size_t i = 1; i < p->nframes; i++) {
 		const struct pf_frame *fr = &p->frames[i];
-		strbuf_addf(sb, ",[%" PRIu32 ",%" PRIu32 ",%" PRId32 ",%u]", fr->name, fr->file,
-			    fr->line, fr->kind <= FRAME_OTHER ? fr->kind : FRAME_OTHER);
+		unsigned kind = fr->kind <= FRAME_OTHER ? fr->kind : FRAME_OTHER;
+
+		if (short_ids[i])
+			strbuf_addf(sb, ",[%" PRIu32 ",%" PRIu32 ",%" PRId32 ",%u,%" PRIu32 "]",
+				    short_ids[i], fr->file, fr->line, kind, fr->name);
+		else
+			strbuf_addf(sb, ",[%" PRIu32 ",%" PRIu32 ",%" PRId32 ",%u]", fr->name,
+				    fr->file, fr->line, kind);
 		json_flush(j, 0);
 	}
+	free(short_ids);
 	strbuf_addstr(sb, "],\"nodes\":[0,0");
 	for (size_t i = 1; i < p->nnodes; i++) {
 		strbuf_addf(sb, ",%" PRIu32 ",%" PRIu32, p->nodes[i].parent, p->nodes[i].frame);

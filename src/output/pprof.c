@@ -248,6 +248,9 @@ static void write_locations(struct pp_writer *w, const uint8_t *used)
 		l->id = fi;
 		l->mapping_id = frame_mapping(w, fr);
 		ln->function_id = profile_frame(&w->st, (enum frame_kind)fr->kind, name, file, 0);
+		if (fr->system_name)
+			profile_frame_set_system_name(&w->st, (uint32_t)ln->function_id,
+				profile_cstring(&w->st, profile_str(p, fr->system_name)));
 		ln->line = fr->line > 0 ? fr->line : 0;
 		w->line_ptrs[w->nlocs] = ln;
 		l->n_line = 1;
@@ -275,9 +278,11 @@ static void write_functions(struct pp_writer *w)
 		fn->name = st->frames[fi].name;
 		/* pprof "demangles" a name whose system_name equals it, and takes
 		 * <module> or <genexpr> for C++ template arguments to strip; only
-		 * native names are symbols. */
+		 * native names are symbols: the name in the file where framewalk
+		 * demangled it (elf/demangle.h), else the name. */
 		if (st->frames[fi].kind == FRAME_NATIVE)
-			fn->system_name = st->frames[fi].name;
+			fn->system_name = st->frames[fi].system_name ? st->frames[fi].system_name :
+					  st->frames[fi].name;
 		fn->filename = st->frames[fi].file;
 		w->func_ptrs[fi - 1] = fn;
 	}

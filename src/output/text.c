@@ -149,7 +149,7 @@ static void print_names(const struct profile *p, FILE *f, struct strbuf *sb)
 {
 	struct unnamed_module *mods = NULL;
 	size_t nmods = 0, alloc = 0;
-	uint64_t native = 0, named = 0;
+	uint64_t native = 0, named = 0, by_start = 0;
 
 	for (size_t i = 0; i < p->ncounts; i++) {
 		const struct pf_count *c = &p->counts[i];
@@ -182,6 +182,10 @@ static void print_names(const struct profile *p, FILE *f, struct strbuf *sb)
 	}
 	if (!native)
 		return;
+	/* Functions in files known by their start: one frame each, however many addresses. */
+	for (size_t i = 1; i < p->nframes; i++)
+		by_start += p->frames[i].kind == FRAME_NATIVE && p->frames[i].module &&
+			    symbolize_name_is_address(profile_str(p, p->frames[i].name));
 	sort_array(mods, nmods, sizeof(*mods), cmp_unnamed);
 	fprintf(f, "Names:     %.1f%% of %" PRIu64 " samples in native code have a function name",
 		pct(named, native), native);
@@ -200,6 +204,10 @@ static void print_names(const struct profile *p, FILE *f, struct strbuf *sb)
 	if (nmods > NAMES_TOP_MODULES)
 		fprintf(f, ", ...");
 	fputc('\n', f);
+	if (by_start)
+		fprintf(f, "           %" PRIu64 " function%s in files without a name, each known by"
+			" its start from the unwind tables (module+0xSTART)\n", by_start,
+			by_start == 1 ? "" : "s");
 	free(mods);
 }
 

@@ -107,7 +107,7 @@ const char *profile_str(const struct profile *p, uint32_t id)
 uint32_t profile_frame_module(struct profile *p, enum frame_kind kind, uint32_t name,
 			      uint32_t file, int32_t line, uint32_t module, uint32_t build_id)
 {
-	struct pf_frame f = { name, file, line, (uint8_t)kind, module, build_id };
+	struct pf_frame f = { name, file, line, (uint8_t)kind, module, build_id, 0 };
 	uint64_t h = frame_hash_of(&f);
 	size_t pos = hidx_start(&p->frame_index, h);
 	uint32_t id;
@@ -125,6 +125,13 @@ uint32_t profile_frame_module(struct profile *p, enum frame_kind kind, uint32_t 
 	p->nframes++;
 	hidx_insert(&p->frame_index, h, id, frame_hash, p);
 	return id;
+}
+
+void profile_frame_set_system_name(struct profile *p, uint32_t frame, uint32_t system_name)
+{
+	if (frame && frame < p->nframes && !p->frames[frame].system_name &&
+	    system_name != p->frames[frame].name)
+		p->frames[frame].system_name = system_name;
 }
 
 uint32_t profile_frame(struct profile *p, enum frame_kind kind, uint32_t name,

@@ -29,6 +29,8 @@ struct pf_frame {
 	uint8_t kind;
 	uint32_t module;    /* string id of the native module (path), 0 = none */
 	uint32_t build_id;  /* string id of the module's build-id (hex), 0 = none */
+	uint32_t system_name; /* string id of the name in the file when name is demangled
+	                       * (elf/demangle.h), 0 = none */
 };
 
 struct pf_node {
@@ -141,6 +143,11 @@ uint32_t profile_frame(struct profile *p, enum frame_kind kind, uint32_t name,
 /* The same with the native module (path) and its build-id. */
 uint32_t profile_frame_module(struct profile *p, enum frame_kind kind, uint32_t name,
 			      uint32_t file, int32_t line, uint32_t module, uint32_t build_id);
+/*
+ * Record a frame's linkage name (the name in the file, when its name is the
+ * demangled one). A frame has one: the first given stays.
+ */
+void profile_frame_set_system_name(struct profile *p, uint32_t frame, uint32_t system_name);
 /* Intern a stack given outermost frame first; returns its innermost node. */
 uint32_t profile_stack(struct profile *p, const uint32_t *frames, size_t n);
 /* Thread index for (pid, tid); the name is updated when given. */

@@ -50,7 +50,11 @@ static uint32_t native_frame(struct profile *p, const struct native_symbol *sym)
 	uint32_t bid = sym->module && sym->module->build_id[0] ?
 		profile_cstring(p, sym->module->build_id) : 0;
 
-	return profile_frame_module(p, FRAME_NATIVE, name, file, sym->line, module, bid);
+	uint32_t id = profile_frame_module(p, FRAME_NATIVE, name, file, sym->line, module, bid);
+
+	if (sym->linkage)
+		profile_frame_set_system_name(p, id, profile_cstring(p, sym->linkage));
+	return id;
 }
 
 /* A JIT frame (native_all): "[jit] NAME" after the Python function it runs. */

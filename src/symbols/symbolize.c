@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "elf/addrinfo.h"
+#include "elf/demangle.h"
 #include "symbols/symbolize.h"
 #include "target/proc.h"
 #include "target/safe_open.h"
@@ -163,6 +164,9 @@ static void resolve(struct symbolizer *s, struct sym_entry *e, uint64_t pc)
 		s->stats.resolved += cost.resolved;
 		s->stats.evicted += cost.evicted;
 		name = ai.symbol;
+		e->sym.linkage = ai.linkage;
+		/* Cython's Python-call wrapper: call machinery around the function's body */
+		e->sym.is_internal = ai.lang == SYMBOL_CYTHON && !strncmp(ai.linkage, "__pyx_pw_", 9);
 		e->sym.source = ai.source;
 		e->sym.line = ai.line;
 		/* No symbol: name the function by where it starts. */

@@ -20,7 +20,8 @@
 #include "util/hashidx.h"
 
 struct native_symbol {
-	const char *name;           /* function, or "module+0xoff" */
+	const char *name;           /* function (demangled), or "module+0xoff" */
+	const char *linkage;        /* the name in the file when name is demangled, else NULL */
 	const char *source;         /* source file, NULL when unknown */
 	int line;                   /* 0 when unknown */
 	const struct fw_module *module;

@@ -15,6 +15,10 @@
    thread's entry in every sample; --native-all restores the internals.
 4. JIT: python3.15 with PYTHON_JIT=1 on a hot loop: no [anon]+0x frame
    between or below Python frames; --native-all shows it as "[jit] NAME".
+5. Grouped by function: Debian's stripped libz (sid root) under zlib.compress:
+   every frame in it is named by the start of an FDE of the file (as readelf
+   lists them), so one function's return addresses are one frame; the
+   report counts those functions.
 
 Extensions are built for pyenv 3.12 (host) in the test's tmp_path.
 """
@@ -423,6 +427,47 @@ def test_stripped_315_folds_to_module(backend, tmp_path):
             restored += count
             assert "PyEval_EvalCode" in names and "Py_RunMain" in names, names
     assert restored == sum(c for _, _, _, c in full), full[:3]
+
+
+def fde_starts(path):
+    """The first address of every FDE of the file's .eh_frame, as readelf reads them."""
+    out = sh("readelf", "--debug-dump=frames", path)
+    return {int(m.group(1), 16) for m in re.finditer(r" FDE cie=\S+ pc=([0-9a-f]+)\.\.", out)}
+
+
+@pytest.mark.parametrize("backend", sorted(FOLD_BACKENDS))
+def test_stripped_functions_grouped_by_unwind_entry(backend, tmp_path):
+    interp = INTERP_BY_ID["sid-py3.15"]
+    w = start_workload(interp, "zlib_loop.py")
+    try:
+        # each output's format from its extension: collapsed and the text report
+        r = subprocess.run([framewalk_path(), "record", "-p", str(w.pid), "-d", "2", "--native",
+                            "-q", "-o", str(tmp_path / "z.collapsed"), "-o",
+                            str(tmp_path / "z.txt")] + list(FOLD_BACKENDS[backend]),
+                           capture_output=True, text=True, timeout=90, env=fw_env())
+        assert r.returncode == 0, r.stderr
+        samples = parse_native_collapsed(tmp_path / "z.collapsed")
+        report = (tmp_path / "z.txt").read_text()
+    finally:
+        w.stop()
+    libz = [f for _, _, frames, _ in samples for f in frames
+            if f.kind == "native" and (f.module or "").startswith("libz.so")]
+    assert len(libz) >= 20, samples[:3]
+    module = libz[0].module
+    paths = list(Path(str(interp.root) + "/usr/lib").rglob(module))
+    assert paths, module
+    starts = fde_starts(paths[0])
+    assert len(starts) > 20, starts
+    named_by_start = {f.name for f in libz if ADDRESS_NAME.match(f.name)}
+    assert named_by_start, "libz is stripped: its static functions have no name"
+    for name in named_by_start:
+        offset = int(name.rsplit("+0x", 1)[1], 16)
+        # each is where a function starts, not a return address inside one
+        assert offset in starts, (name, sorted(starts)[:10])
+    # the report counts them
+    m = re.search(r"(\d+) functions? in files without a name, each known by its start",
+                  report)
+    assert m and int(m.group(1)) >= len(named_by_start), report[:2000]
 
 
 def test_jit_frames_folded_and_named(tmp_path, monkeypatch):

@@ -27,7 +27,7 @@ fi
 ASAN_OPTIONS=detect_leaks=0 ninja -C "$B" libframewalk-core.a >"$B/fuzz-ninja.log" 2>&1 ||
 	{ cat "$B/fuzz-ninja.log" >&2; exit 1; }
 
-LIBS="$(pkg-config --libs libelf libdw libprotobuf-c zlib) -lpthread"
+LIBS="$(pkg-config --libs libelf libdw libprotobuf-c zlib) -liberty -lpthread"
 LIB="$B/libframewalk-core.a"
 mkdir -p "$B/fuzz"
 for src in tests/fuzz/fuzz_*.c; do

@@ -2,8 +2,9 @@
  * libFuzzer harness for the module layer's per-file loader (src/elf/
  * elffile.h): the input is handed over as a mapped file would be (an fd,
  * here a memfd), loaded, audited and given its own libdwfl session, then
- * asked what the unwinder and the symbolizer ask: CFI rows and symbols at
- * addresses inside and around its segments. A second load of the same
+ * asked what the unwinder and the symbolizer ask: CFI rows, symbols
+ * (demangled) and function bounds from .eh_frame_hdr at addresses inside
+ * and around its segments. A second load of the same
  * bytes must come back from the cache by build-id.
  */
 #include <elfutils/libdwfl.h>
@@ -12,7 +13,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "elf/addrinfo.h"
 #include "elf/elffile.h"
+#include "elf/funcbounds.h"
 
 static int memfd_of(const uint8_t *data, size_t size)
 {
@@ -46,6 +49,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			elf_info_cfi_frame(f, a);       /* the cached row */
 			dwfl_module_addrinfo(f->mod, a, &off, &sym, NULL, NULL, NULL);
 			dwfl_module_getsrc(f->mod, a);
+			{
+				struct elf_addr_info ai;
+				struct elf_addr_cost cost = { 0, 0 };
+				uint64_t start, end;
+
+				elf_info_addr(f, a, &ai, &cost);
+				if (!elf_function_bounds(f, a, &start, &end) && (start > a || a >= end))
+					abort();
+			}
 		}
 		elf_info_cfi_frame(f, 0);
 		elf_info_cfi_frame(f, UINT64_MAX);

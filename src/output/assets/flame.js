@@ -8,8 +8,10 @@
  *
  * Profile JSON (one per profile):
  *   strings  [s0, s1, ...]                 s0 is ""
- *   frames   [[name, file, line, kind]...] string ids; kind 0 Python,
- *                                          1 native, 2 kernel, 3 other
+ *   frames   [[name, file, line, kind(, full)]...] string ids; kind 0
+ *                                          Python, 1 native, 2 kernel, 3 other;
+ *                                          full: a long native name whose
+ *                                          short form is name (the tooltip's)
  *   nodes    [parent0, frame0, parent1, frame1, ...]  node 0 is the root;
  *                                          a parent's id is below its child's
  *   threads  [[pid, tid, name], ...]
@@ -127,8 +129,13 @@
         var fr = frames[frame[m]] || [0, 0, 0, 3];
         var name = strings[fr[0]] || "?", file = strings[fr[1]] || "";
         var kind = KINDS[fr[3]] || "other", line = splitLines ? fr[2] : 0;
-        var key = kind + "\u0000" + name + "\u0000" + file + "\u0000" + line;
-        cur = childOf(cur, key, function () { return newNode(name, file, line, kind); });
+        var full = fr.length > 4 ? strings[fr[4]] || "" : "";
+        var key = kind + "\u0000" + (full || name) + "\u0000" + file + "\u0000" + line;
+        cur = childOf(cur, key, function () {
+          var made = newNode(name, file, line, kind);
+          if (full) made.full = full;
+          return made;
+        });
         memo[m] = cur;
       }
       return cur;
@@ -318,7 +325,7 @@
         div.textContent = text;
         tipEl.appendChild(div);
       };
-      add("fw-tip-name", node.name);
+      add("fw-tip-name", node.full || node.name);
       if (node.file) add("fw-tip-file", location(node));
       add("fw-tip-row", "kind: " + (KIND_LABEL[node.kind] || node.kind));
       describe(node).forEach(function (r) { add("fw-tip-row", r); });

@@ -1,0 +1,238 @@
+"""Names as the ecosystem writes them (docs/SYMBOLS.md, "Names of C++, Rust
+and Cython"): native code of each language under one Python caller
+(tests/workloads/native_names.py), recorded with the default backend.
+
+- C++ and Rust built here (g++, Debian's rustc, legacy and v0 mangling)
+  with their symbols, loaded with ctypes: every frame of the library reads
+  as its author wrote it, shortened in the collapsed stacks (no argument
+  list, templates as <...>, no Rust hash), whole in pprof with the mangled
+  name as system_name, short on the flame graph's boxes with the whole name
+  in its tooltip's data.
+- Cython built here (cython3): functions read module.function [cython], the
+  Python-call wrapper folded.
+- Debian's own packages, stripped as shipped: lxml (Cython over libxml2),
+  cryptography (Rust), numpy's sort (C++): every frame in their files is
+  either named or grouped by the function it lies in (an FDE start), and the
+  chain from the Python caller down to it is unbroken in every sample.
+"""
+import gzip
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from fwtest import INTERP_BY_ID, REPO, framewalk_path, start_workload
+from test_native import parse_native_collapsed
+from test_symbols import fde_starts
+
+EXT = REPO / "tests" / "ext"
+PY311 = INTERP_BY_ID["py3.11"]           # pyenv's: Cython 0.29 builds for it
+DEBIAN_PY = INTERP_BY_ID["py3.11-static"]  # Debian's: its packages import
+RUST_HASH = re.compile(r"::h[0-9a-f]{16}\b")
+
+
+def sh(*argv, cwd=None):
+    r = subprocess.run([str(a) for a in argv], capture_output=True, text=True, timeout=300,
+                       cwd=cwd)
+    assert r.returncode == 0, (argv, r.stdout, r.stderr)
+    return r.stdout
+
+
+def need(tool):
+    path = shutil.which(tool)
+    assert path, "%s is missing (scripts/deps.sh test installs it)" % tool
+    return path
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    d = tmp_path_factory.mktemp("names")
+    sh(need("g++"), "-O2", "-shared", "-fPIC", "-o", d / "libfwcxx.so", EXT / "fwcxx.cpp")
+    rustc = "/usr/bin/rustc" if Path("/usr/bin/rustc").exists() else need("rustc")
+    sh(rustc, "-O", "--crate-type", "cdylib", "-o", d / "libfwrs.so", EXT / "fwrs.rs")
+    sh(rustc, "-O", "--crate-type", "cdylib", "-C", "symbol-mangling-version=v0",
+       "-o", d / "libfwrs_v0.so", EXT / "fwrs.rs")
+    PY311.check()
+    inc = Path(PY311.exe).parent.parent / "include" / "python3.11"
+    shutil.copy(EXT / "fwcy.pyx", d / "fwcy.pyx")
+    sh(need("cython3"), "-3", "fwcy.pyx", "-o", "fwcy.c", cwd=d)
+    sh(need("gcc"), "-O1", "-fno-inline", "-shared", "-fPIC", "-I%s" % inc, "fwcy.c",
+       "-o", "fwcy.cpython-311-x86_64-linux-gnu.so", cwd=d)
+    return d
+
+
+def record(w, tmp_path, *extra):
+    out = tmp_path / "n.collapsed"
+    r = subprocess.run([framewalk_path(), "record", "-p", str(w.pid), "-d", "2", "-q",
+                        "-o", str(out), "-o", str(tmp_path / "n.pb.gz"),
+                        "-o", str(tmp_path / "n.html")] + list(extra),
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return parse_native_collapsed(out)
+
+
+def in_module(samples, prefix):
+    return [(frames, count) for _, _, frames, count in samples
+            if any(f.kind == "native" and (f.module or "").startswith(prefix) for f in frames)]
+
+
+def assert_chain_from_caller(hits, prefix):
+    """The samples in the module have the Python caller above their first
+    frame there. At most 1% may lack every Python frame (the interpreter's
+    frames not read for that sample: once 1 of ~200 with cryptography, not
+    seen in 1,000 more; an open item); none has a wrong chain."""
+    total = sum(c for _, c in hits)
+    no_python = 0
+    for frames, count in hits:
+        first = next(i for i, f in enumerate(frames)
+                     if f.kind == "native" and (f.module or "").startswith(prefix))
+        above = [f.name for f in frames[:first] if f.kind == "py"]
+        if not [f for f in frames if f.kind == "py"]:
+            no_python += count
+            continue
+        assert "caller" in above, frames
+    assert no_python <= 0.01 * total, (no_python, total)
+
+
+def pprof_names(tmp_path):
+    """{name: system_name} of the native functions in the recorded pprof."""
+    from google.protobuf import descriptor_pb2, message_factory
+    out = tmp_path / "profile.desc"
+    sh(need("protoc"), "--proto_path=%s" % (REPO / "proto"),
+       "--descriptor_set_out=%s" % out, REPO / "proto" / "profile.proto")
+    fds = descriptor_pb2.FileDescriptorSet.FromString(out.read_bytes())
+    Profile = message_factory.GetMessages(fds.file)["perftools.profiles.Profile"]
+    p = Profile.FromString(gzip.decompress((tmp_path / "n.pb.gz").read_bytes()))
+    s = p.string_table
+    return {s[f.name]: s[f.system_name] for f in p.function}
+
+
+def html_frames(tmp_path):
+    """[(label, tooltip name)] of the flame graph's frames."""
+    text = (tmp_path / "n.html").read_text()
+    m = re.search(r'<script type="application/json" id="fw-data">(.*?)</script>', text, re.S)
+    assert m, "no fw-data block"
+    prof = json.loads(m.group(1))["profile"]
+    st = prof["strings"]
+    return [(st[f[0]], st[f[4]] if len(f) > 4 else st[f[0]]) for f in prof["frames"]]
+
+
+def test_cxx_names(built, tmp_path):
+    w = start_workload(DEBIAN_PY, "native_names.py", "ctypes", built / "libfwcxx.so",
+                       "fwcxx_work")
+    try:
+        samples = record(w, tmp_path)
+    finally:
+        w.stop()
+    hits = in_module(samples, "libfwcxx.so")
+    assert sum(c for _, c in hits) >= 50, samples[:5]
+    assert_chain_from_caller(hits, "libfwcxx.so")
+    names = {f.name for frames, _ in hits for f in frames
+             if (f.module or "").startswith("libfwcxx.so")}
+    # every frame there has a name: nothing mangled, nothing by address
+    assert not [n for n in names if n.startswith("_Z") or "+0x" in n], names
+    assert "(anonymous namespace)::Accumulator<...>::run" in names, names
+    assert ("fw::shapes::area(std::vector<...> const&, int)::{lambda(int)#1}::operator()"
+            in names or "fw::shapes::operator+" in names), names
+    # pprof: the whole name, and the name in the file beside it
+    fns = pprof_names(tmp_path)
+    run = [n for n in fns if n.startswith("(anonymous namespace)::Accumulator<unsigned long>::run(")]
+    assert run, sorted(fns)[:40]
+    # (GCC may have specialised it: "... const [clone .constprop.0]")
+    assert run[0].startswith("(anonymous namespace)::Accumulator<unsigned long>::run("
+                             "std::vector<unsigned long, std::allocator<unsigned long> > "
+                             "const&, int) const"), run
+    assert fns[run[0]].startswith("_ZNK12_GLOBAL__N_111AccumulatorImE3run"), fns[run[0]]
+    # flame graph: short label, whole name for the tooltip
+    frames = html_frames(tmp_path)
+    assert ("(anonymous namespace)::Accumulator<...>::run", run[0]) in frames, frames[:20]
+
+
+@pytest.mark.parametrize("lib", ["libfwrs.so", "libfwrs_v0.so"])
+def test_rust_names(built, lib, tmp_path):
+    w = start_workload(DEBIAN_PY, "native_names.py", "ctypes", built / lib, "fwrs_work")
+    try:
+        samples = record(w, tmp_path)
+    finally:
+        w.stop()
+    hits = in_module(samples, lib)
+    assert sum(c for _, c in hits) >= 50, samples[:5]
+    assert_chain_from_caller(hits, lib)
+    names = {f.name for frames, _ in hits for f in frames if (f.module or "").startswith(lib)}
+    assert not [n for n in names if n.startswith(("_Z", "_R")) or RUST_HASH.search(n)], names
+    # legacy: fwrs::Grid<T>::checksum; v0: <fwrs::Grid<u16>>::checksum
+    assert names & {"fwrs::Grid<...>::checksum", "<fwrs::Grid<...>>::checksum"}, names
+    assert "fwrs::tally" in names or any(n.startswith("alloc::collections::btree") or
+                                         n.startswith("<alloc::collections::btree")
+                                         for n in names), names
+    fns = pprof_names(tmp_path)
+    checksum = [n for n in fns if n.endswith("::checksum")]
+    assert checksum and fns[checksum[0]].startswith(("_ZN4fwrs", "_RNvM")), fns
+    assert not [n for n in fns if RUST_HASH.search(n)], fns
+
+
+def test_cython_names(built, tmp_path):
+    w = start_workload(PY311, "native_names.py", "cython", built)
+    try:
+        samples = record(w, tmp_path)
+    finally:
+        w.stop()
+    hits = in_module(samples, "fwcy.cpython")
+    assert sum(c for _, c in hits) >= 50, samples[:5]
+    assert_chain_from_caller(hits, "fwcy.cpython")
+    names = {f.name for frames, _ in hits for f in frames
+             if (f.module or "").startswith("fwcy.cpython")}
+    assert not [n for n in names if n.startswith("__pyx_")], names
+    assert "fwcy.inner [cython]" in names, names
+    assert names & {"fwcy.hot [cython]", "fwcy.Clock.tick [cython]"}, names
+
+
+DEBIAN_TARGETS = {
+    # kind: (files the hot code lies in, by name prefix)
+    "lxml": ("etree.cpython", "libxml2.so"),
+    "crypto": ("_rust.abi3.so", "libcrypto.so"),
+    "numpy": ("_multiarray_umath.cpython",),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(DEBIAN_TARGETS))
+def test_debian_packages_named_or_grouped(kind, tmp_path):
+    w = start_workload(DEBIAN_PY, "native_names.py", kind)
+    maps = Path("/proc/%d/maps" % w.pid).read_text()
+    try:
+        samples = record(w, tmp_path)
+    finally:
+        w.stop()
+    prefixes = DEBIAN_TARGETS[kind]
+    hits = in_module(samples, prefixes)
+    total = sum(c for _, _, _, c in samples)
+    assert sum(c for _, c in hits) >= 0.3 * total, (kind, samples[:5])
+    assert_chain_from_caller(hits, prefixes)
+    paths = {}
+    for line in maps.splitlines():
+        path = line.split()[-1]
+        if path.startswith("/") and Path(path).name.startswith(prefixes):
+            paths[Path(path).name] = path
+    for frames, _ in hits:
+        for f in frames:
+            if f.kind != "native" or not (f.module or "").startswith(prefixes):
+                continue
+            if "+0x" not in f.name:
+                assert not f.name.startswith(("_Z", "_R", "__pyx_")), f.name
+                continue
+            # no symbol: the start of the function that holds it
+            path = paths[f.module]
+            offset = int(f.name.rsplit("+0x", 1)[1], 16)
+            assert offset in fde_starts_cached(path), (f.name, path)
+
+
+_FDES = {}
+
+
+def fde_starts_cached(path):
+    if path not in _FDES:
+        _FDES[path] = fde_starts(path)
+    return _FDES[path]
