@@ -13,12 +13,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "elf/addrinfo.h"
+#include "elf/demangle.h"
 #include "symbols/symbolize.h"
 #include "unwind/unwind.h"
 
@@ -51,17 +53,29 @@ static int libdw_name(struct elf_info *f, uint64_t vaddr, char *buf, size_t size
 static void check_one(struct fw_module *m, uint64_t vaddr, struct elf_addr_cost *cost)
 {
 	struct elf_addr_info ai;
+	const char *linkage;
 	char want[512];
 	int has = libdw_name(m->file, vaddr, want, sizeof(want));
 
 	elf_info_addr(m->file, vaddr, &ai, cost);
-	if (has != (ai.symbol != NULL) || (has && strcmp(want, ai.symbol)))
+	/* the name in the file: ai.symbol is its demangled form when it has one */
+	linkage = ai.linkage ? ai.linkage : ai.symbol;
+	if (has != (linkage != NULL) || (has && strcmp(want, linkage)))
 		print_message("%s+0x%llx: libdwfl %s, index %s\n", m->name,
 			      (unsigned long long)vaddr, has ? want : "(none)",
-			      ai.symbol ? ai.symbol : "(none)");
-	assert_int_equal(has, ai.symbol != NULL);
+			      linkage ? linkage : "(none)");
+	assert_int_equal(has, linkage != NULL);
 	if (has)
-		assert_string_equal(want, ai.symbol);
+		assert_string_equal(want, linkage);
+	if (ai.linkage) {
+		enum symbol_lang lang;
+		char *demangled = symbol_demangle(ai.linkage, &lang);
+
+		assert_non_null(demangled);
+		assert_string_equal(demangled, ai.symbol);
+		assert_int_equal(lang, ai.lang);
+		free(demangled);
+	}
 	if (ai.symbol)
 		assert_true(ai.start <= vaddr);
 	checked++;
