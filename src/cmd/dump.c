@@ -235,6 +235,8 @@ static int parse_dump_args(int argc, char **argv, struct dump_opts *o)
 			 opt_native),
 		OPT_CALL(0, "native-all", &o->so, NULL, "keep the interpreter's call machinery "
 			 "frames", opt_native),
+		OPT_BOOL(0, "no-inline", &o->so.no_inline, "no frames for functions the compiler "
+			 "inlined (read from debug info where a file has it)"),
 		OPT_BOOL(0, "no-debuginfod", &o->so.no_debuginfod, "ask no debuginfod server for "
 			 "missing debug info"),
 		OPT_TERMINATOR,

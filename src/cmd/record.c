@@ -114,6 +114,8 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 				 "root)"),
 			OPT_CALL(0, "native-all", so, NULL, "keep the interpreter's own call machinery "
 				 "frames", opt_native_all),
+			OPT_BOOL(0, "no-inline", &so->no_inline, "no frames for functions the "
+				 "compiler inlined (read from debug info where a file has it)"),
 			OPT_BOOL(0, "no-debuginfod", &so->no_debuginfod, "ask no debuginfod server for "
 				 "missing debug info (asked only when DEBUGINFOD_URLS is set)"),
 			OPT_CALL(0, "backend", &so->backend, "B", "auto (default: bpf where its program "

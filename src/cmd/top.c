@@ -51,6 +51,7 @@ struct top_opts {
 	const char *thread;
 	int limit;
 	int no_debuginfod;
+	int no_inline;
 	int native, python_only, async_tasks;
 	enum backend backend;
 	enum sample_mode mode;
@@ -129,6 +130,8 @@ static int parse_top_args(int argc, char **argv, struct top_opts *o)
 			 "record", cmd_opt_backend),
 		OPT_CALL(0, "nonblocking", &o->backend, NULL, "the same as --backend vm (never "
 			 "stops the target)", cmd_opt_nonblocking),
+		OPT_BOOL(0, "no-inline", &o->no_inline, "no frames for functions the compiler "
+			 "inlined (read from debug info where a file has it)"),
 		OPT_BOOL(0, "no-debuginfod", &o->no_debuginfod, "ask no debuginfod server for "
 			 "missing debug info"),
 		OPT_TERMINATOR,
@@ -552,6 +555,7 @@ int cmd_top(int argc, char **argv)
 	so.duration_s = tp.o.duration;
 	so.backend = tp.o.backend;
 	so.no_debuginfod = tp.o.no_debuginfod;
+	so.no_inline = tp.o.no_inline;
 	so.native = tp.o.native;
 	so.python_only = tp.o.python_only;
 	so.mode = tp.o.mode;

@@ -294,6 +294,53 @@ static void resolve(struct elf_info *f, uint64_t vaddr, struct elf_addr_info *ou
 	}
 }
 
+static const char *attr_string(Dwarf_Die *die, unsigned name)
+{
+	Dwarf_Attribute a;
+
+	return dwarf_attr_integrate(die, name, &a) ? dwarf_formstring(&a) : NULL;
+}
+
+size_t elf_info_inlines(struct elf_info *f, uint64_t vaddr, struct elf_inline *out, size_t max)
+{
+	Dwarf_Addr bias;
+	Dwarf_Die *cu, *scopes = NULL;
+	Dwarf_Files *files = NULL;
+	size_t nfiles = 0, k = 0;
+	int n;
+
+	if (!f->mod || !(cu = dwfl_module_addrdie(f->mod, vaddr, &bias)))
+		return 0;
+	n = dwarf_getscopes(cu, vaddr - bias, &scopes);
+	if (n > 0 && dwarf_getsrcfiles(cu, &files, &nfiles))
+		files = NULL;
+	for (int i = 0; i < n && k < max; i++) {
+		Dwarf_Attribute a;
+		Dwarf_Word w;
+		const char *file;
+
+		if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
+			continue;
+		out[k].name = attr_string(&scopes[i], DW_AT_name);
+		out[k].linkage = attr_string(&scopes[i], DW_AT_linkage_name);
+		if (!out[k].linkage)
+			out[k].linkage = attr_string(&scopes[i], DW_AT_MIPS_linkage_name);
+		out[k].call_line = dwarf_attr(&scopes[i], DW_AT_call_line, &a) &&
+				   !dwarf_formudata(&a, &w) && w <= INT32_MAX ? (int)w : 0;
+		out[k].call_file = NULL;
+		if (files && dwarf_attr(&scopes[i], DW_AT_call_file, &a) && !dwarf_formudata(&a, &w) &&
+		    w < nfiles && (file = dwarf_filesrc(files, w, NULL, NULL))) {
+			const char *base = strrchr(file, '/');
+
+			out[k].call_file = base ? base + 1 : file;
+		}
+		if (out[k].name || out[k].linkage)
+			k++;
+	}
+	free(scopes);
+	return k;
+}
+
 static uint64_t entry_hash(const void *owner, uint32_t id)
 {
 	return hash_mix64(((const struct elf_addr_cache *)owner)->e[id].vaddr);

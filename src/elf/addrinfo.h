@@ -56,6 +56,28 @@ struct elf_addr_cost {
 void elf_info_addr(struct elf_info *f, uint64_t vaddr, struct elf_addr_info *out,
 		   struct elf_addr_cost *cost);
 
+/*
+ * A function inlined at an address, from the debug info's scopes (DWARF
+ * DW_TAG_inlined_subroutine). Strings live as long as the file.
+ */
+struct elf_inline {
+	const char *name;           /* DW_AT_name, NULL when none */
+	const char *linkage;        /* DW_AT_linkage_name (mangled), NULL when none */
+	const char *call_file;      /* basename of the file where it was inlined, or NULL */
+	int call_line;              /* the line there; 0 when unknown */
+};
+
+/* Inline frames per address, at most. */
+#define ELF_INLINE_MAX 16
+
+/*
+ * The functions inlined at file address vaddr of f, innermost first: up to
+ * max of them (0 without debug info, or none inlined there). Each one's
+ * call_file:call_line is where its caller (the next one, and after the last
+ * the function of the symbol) calls it.
+ */
+size_t elf_info_inlines(struct elf_info *f, uint64_t vaddr, struct elf_inline *out, size_t max);
+
 /* Build the symbol index now (elf_info_load_symbols does); idempotent. */
 void elf_info_addr_prepare(struct elf_info *f);
 

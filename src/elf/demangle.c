@@ -124,7 +124,7 @@ static int only_qualifiers(const char *s)
 	while (*s) {
 		size_t i;
 
-		if (!strncmp(s, " [clone ", 8))
+		if (!strncmp(s, " [clone ", 8) || !strcmp(s, INLINED_MARK))
 			return 1;
 		for (i = 0; i < ARRAY_SIZE(quals); i++)
 			if (!strncmp(s, quals[i], strlen(quals[i]))) {
@@ -203,6 +203,9 @@ void symbol_short_name(const char *name, struct strbuf *out)
 
 		if (clone && strstr(clone, ".cold"))
 			strbuf_addstr(out, " [clone .cold]");
+		if (strlen(name) >= strlen(INLINED_MARK) &&
+		    !strcmp(name + strlen(name) - strlen(INLINED_MARK), INLINED_MARK))
+			strbuf_addstr(out, INLINED_MARK);
 	}
 	if (out->len == start)
 		strbuf_addstr(out, name);

@@ -10,6 +10,9 @@
 
 #include "util/strbuf.h"
 
+/* What follows an inline frame's name (symbols/symbolize.h). */
+#define INLINED_MARK " [inlined]"
+
 enum symbol_lang {
 	SYMBOL_C = 0,               /* as written: nothing to undo */
 	SYMBOL_CXX,

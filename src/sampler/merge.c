@@ -57,6 +57,30 @@ static uint32_t native_frame(struct profile *p, const struct native_symbol *sym)
 	return id;
 }
 
+/*
+ * A native frame into out (innermost first): the functions inlined at its
+ * address, then its own function. Returns the new depth.
+ */
+static size_t emit_native(struct profile *p, const struct native_symbol *sym, uint32_t *out,
+			  size_t n, size_t max)
+{
+	for (size_t k = 0; k < sym->ninl && n < max; k++) {
+		const struct native_inline *in = &sym->inl[k];
+		struct native_symbol as = *sym;
+
+		as.name = in->name;
+		as.linkage = in->linkage;
+		as.source = in->source;
+		as.line = in->line;
+		as.inl = NULL;
+		as.ninl = 0;
+		out[n++] = native_frame(p, &as);
+	}
+	if (n < max)
+		out[n++] = native_frame(p, sym);
+	return n;
+}
+
 /* A JIT frame (native_all): "[jit] NAME" after the Python function it runs. */
 static uint32_t jit_frame(struct profile *p, const struct py_frame_info *running)
 {
@@ -192,14 +216,15 @@ size_t merge_stack(struct profile *p, const struct merge_input *in, uint32_t *ou
 			/* This evaluator call ran Python frames up to an entry frame. */
 			for (int k = 0; k < claims[i] && n < max; k++)
 				out[n++] = merge_python_frame(p, &in->py[cursor++]);
-			if (in->native_all && n < max)
-				out[n++] = native_frame(p, sym);
+			if (in->native_all)
+				n = emit_native(p, sym, out, n, max);
 			continue;
 		}
 		if (in->native_all) {
-			out[n++] = cls[i] == FC_JIT ?
-				jit_frame(p, cursor < in->npy ? &in->py[cursor] : NULL) :
-				native_frame(p, sym);
+			if (cls[i] == FC_JIT)
+				out[n++] = jit_frame(p, cursor < in->npy ? &in->py[cursor] : NULL);
+			else
+				n = emit_native(p, sym, out, n, max);
 			continue;
 		}
 		if (!in->npy)
@@ -213,7 +238,7 @@ size_t merge_stack(struct profile *p, const struct merge_input *in, uint32_t *ou
 		else
 			fold = i + 1 < nn && outer_folds(cls, i, nn);
 		if (!fold)
-			out[n++] = native_frame(p, sym);
+			n = emit_native(p, sym, out, n, max);
 	}
 	*leftover = in->native ? in->npy - cursor : 0;
 	/* Python frames no evaluator frame claimed stay outermost, in order. */

@@ -40,6 +40,7 @@ struct sampler_opts {
 	int native_all;           /* keep interpreter internals */
 	int async_tasks;          /* --async: asyncio task stacks (sampler/pyview.h) */
 	int no_debuginfod;        /* ask no debuginfod server for debug files */
+	int no_inline;            /* no frames for inlined functions (symbols/symbolize.h) */
 	int announce;             /* say on stderr which backend was chosen, and why */
 	int subprocesses;         /* follow children created during the capture */
 	double rate_hz;           /* ticks per second */

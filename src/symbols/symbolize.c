@@ -43,8 +43,12 @@ void symbolizer_init(struct symbolizer *s, struct module_map *mm)
 /* Forget every entry; the array is kept for the next ones. */
 static void entries_clear(struct symbolizer *s)
 {
-	for (size_t i = 0; i < s->n; i++)
+	for (size_t i = 0; i < s->n; i++) {
 		free(s->entries[i].owned);
+		for (size_t k = 0; k < s->entries[i].sym.ninl; k++)
+			free((char *)s->entries[i].inl[k].name);
+		free(s->entries[i].inl);
+	}
 	s->n = 0;
 	hidx_release(&s->index);
 }
@@ -145,6 +149,44 @@ static const char *perf_map_lookup(struct symbolizer *s, uint64_t pc)
 	return NULL;
 }
 
+/*
+ * The functions inlined at file address vaddr become frames inside the
+ * symbol's: the innermost runs the address's line, each calls the next
+ * from its call site, and the symbol's own line becomes the outermost
+ * call site.
+ */
+static void add_inlines(struct sym_entry *e, struct elf_info *f, uint64_t vaddr)
+{
+	struct elf_inline found[ELF_INLINE_MAX];
+	size_t n = elf_info_inlines(f, vaddr, found, ELF_INLINE_MAX);
+	const char *source = e->sym.source;
+	int line = e->sym.line;
+
+	if (!n)
+		return;
+	e->inl = xcalloc(n, sizeof(*e->inl));
+	for (size_t k = 0; k < n; k++) {
+		struct strbuf sb = STRBUF_INIT;
+		enum symbol_lang lang;
+		char *demangled = symbol_demangle(found[k].linkage, &lang);
+
+		strbuf_addstr(&sb, demangled ? demangled : found[k].name ? found[k].name :
+			       found[k].linkage);
+		strbuf_addstr(&sb, INLINED_MARK);
+		e->inl[k].linkage = demangled ? found[k].linkage : NULL;
+		free(demangled);
+		e->inl[k].name = strbuf_detach(&sb);
+		e->inl[k].source = source;
+		e->inl[k].line = line;
+		source = found[k].call_file;
+		line = found[k].call_line;
+	}
+	e->sym.inl = e->inl;
+	e->sym.ninl = n;
+	e->sym.source = source;
+	e->sym.line = line;
+}
+
 static void resolve(struct symbolizer *s, struct sym_entry *e, uint64_t pc)
 {
 	struct fw_module *m = modules_find(s->mm, pc);
@@ -172,6 +214,8 @@ static void resolve(struct symbolizer *s, struct sym_entry *e, uint64_t pc)
 		/* No symbol: name the function by where it starts. */
 		if (!name)
 			strbuf_addf(&sb, "%s+0x%" PRIx64, m->name, ai.start);
+		else if (!s->no_inline)
+			add_inlines(e, m->file, pc - m->bias);
 	} else {
 		const struct exec_range *r = modules_find_range(s->mm, pc);
 

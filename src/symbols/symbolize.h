@@ -19,6 +19,17 @@
 #include "elf/modules.h"
 #include "util/hashidx.h"
 
+/*
+ * A function the compiler inlined at a frame's address (from debug info):
+ * its name and the source line running in it.
+ */
+struct native_inline {
+	const char *name;           /* demangled where it was mangled, then INLINED_MARK */
+	const char *linkage;        /* the name in the file when demangled, else NULL */
+	const char *source;
+	int line;
+};
+
 struct native_symbol {
 	const char *name;           /* function (demangled), or "module+0xoff" */
 	const char *linkage;        /* the name in the file when name is demangled, else NULL */
@@ -30,6 +41,8 @@ struct native_symbol {
 	int is_thread_entry;        /* _start, __libc_start_main, start_thread, clone */
 	int is_anon;                /* in an anonymous executable mapping that no
 	                             * perf map names (JIT code) */
+	const struct native_inline *inl;  /* inlined at the address, innermost first */
+	size_t ninl;
 };
 
 #define SYMBOLIZER_CACHE_MAX 2048
@@ -38,6 +51,7 @@ struct sym_entry {
 	uint64_t pc;                /* the lookup address */
 	struct native_symbol sym;
 	char *owned;                /* a made-up name ("module+0x..") the entry holds */
+	struct native_inline *inl;  /* the entry's inline frames (their names held too) */
 };
 
 /* Debug counters (cumulative): what naming frames cost. */
@@ -70,6 +84,7 @@ struct symbolizer {
 	struct perf_map_entry *perf_map;
 	size_t nperf;
 	int perf_map_loaded;
+	int no_inline;              /* leave out inline frames (--no-inline) */
 	struct symbolizer_stats stats;
 };
 
