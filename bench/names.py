@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Readable native names, before and after (issue 26): for each target of
 tests/functional/test_names.py (C++, Rust legacy and v0, Cython built here;
-Debian's lxml, cryptography and numpy as shipped), record 2 s with each
+Debian's lxml, cryptography, numpy and PyTorch as shipped), record 2 s with each
 framewalk binary given and count, over the samples whose innermost frame is
 native code in the target's own files:
 
@@ -69,6 +69,8 @@ def targets(d):
         ("lxml (Debian)", DEBIAN_PY, ["lxml"], ("etree.cpython", "libxml2.so")),
         ("cryptography (Debian)", DEBIAN_PY, ["crypto"], ("_rust.abi3.so",)),
         ("numpy sort (Debian)", DEBIAN_PY, ["numpy"], ("_multiarray_umath.cpython",)),
+        ("PyTorch conv2d (Debian)", DEBIAN_PY, ["torch"],
+         ("libtorch_cpu.so", "libc10.so", "libtorch_python.so")),
     ]
 
 

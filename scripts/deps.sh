@@ -38,6 +38,7 @@ TEST_PKGS="$TEST_PKGS clang libclang-rt-14-dev valgrind"
 # tests/functional/test_names.py: C++, Rust and Cython built there, and
 # Debian's own stripped extensions (lxml, numpy, cryptography) profiled
 TEST_PKGS="$TEST_PKGS g++ rustc cython3 python3-lxml python3-numpy python3-cryptography"
+TEST_PKGS="$TEST_PKGS python3-torch"   # ~70 MB over what the rest brings
 # tests/functional/test_ship.py: the .deb is built, the static binary
 # inspected (file) and traced (strace) inside its minimal root
 TEST_PKGS="$TEST_PKGS $DEB_PKGS file strace"

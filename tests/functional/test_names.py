@@ -14,8 +14,8 @@ and Cython"): native code of each language under one Python caller
   out.
 - Cython built here (cython3): functions read module.function [cython], the
   Python-call wrapper folded.
-- Debian's own packages, stripped as shipped: lxml (Cython over libxml2),
-  cryptography (Rust), numpy's sort (C++): every frame in their files is
+- Debian's own packages, as shipped: lxml (Cython over libxml2),
+  cryptography (Rust), numpy's sort (C++), PyTorch (C++, exported): every frame in their files is
   either named or grouped by the function it lies in (an FDE start), and the
   chain from the Python caller down to it is unbroken in every sample.
 """
@@ -220,6 +220,7 @@ DEBIAN_TARGETS = {
     "lxml": ("etree.cpython", "libxml2.so"),
     "crypto": ("_rust.abi3.so", "libcrypto.so"),
     "numpy": ("_multiarray_umath.cpython",),
+    "torch": ("libtorch_cpu.so", "libc10.so", "libtorch_python.so"),
 }
 
 
@@ -252,6 +253,12 @@ def test_debian_packages_named_or_grouped(kind, tmp_path):
             path = paths[f.module]
             offset = int(f.name.rsplit("+0x", 1)[1], 16)
             assert offset in fde_starts_cached(path), (f.name, path)
+    if kind == "torch":
+        # PyTorch exports its C++ functions: they read as written, short
+        names = {f.name for frames, _ in hits for f in frames if ours(f, prefixes)}
+        assert [n for n in names if n.startswith("at::")], sorted(names)[:30]
+        assert not [n for n in names if "(" in n.split("::{lambda")[0] and
+                    n.rstrip().endswith(")")], sorted(names)[:30]
 
 
 _FDES = {}

@@ -6,6 +6,8 @@ tests/functional/test_names.py. argv[1] picks it:
   lxml                 lxml.etree parsing a document (Cython over libxml2)
   crypto               cryptography parsing an X.509 certificate (Rust)
   numpy                numpy sorting an array (C++ kernels)
+  torch                PyTorch (Debian's python3-torch): a small convolution
+                       and elementwise operations, one thread (C++ ATen)
 
 Prints READY; runs until killed."""
 import sys
@@ -52,6 +54,17 @@ def setup(kind, args):
                 c.subject.rfc4514_string()
                 c.extensions.get_extension_for_class(x509.SubjectAlternativeName)
         return parse
+    if kind == "torch":
+        import torch
+        torch.set_num_threads(1)               # the work on this thread, under caller
+        x, w = torch.randn(1, 8, 32, 32), torch.randn(16, 8, 3, 3)
+
+        def step():
+            for _ in range(20):
+                y = torch.nn.functional.conv2d(x, w, padding=1)
+                y = torch.relu(y * 0.5 + 1.0).sum(dim=1)
+            return y
+        return step
     if kind == "numpy":
         import numpy
         data = numpy.random.default_rng(1).random(200000)
