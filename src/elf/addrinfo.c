@@ -13,6 +13,7 @@
 #include <gelf.h>
 
 #include "elf/addrinfo.h"
+#include "elf/cython.h"
 #include "elf/funcbounds.h"
 #include "elf/demangle.h"
 #include "util/hashidx.h"
@@ -286,10 +287,17 @@ static void resolve(struct elf_info *f, uint64_t vaddr, struct elf_addr_info *ou
 		const char *src = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
 
 		if (src) {
-			const char *base = strrchr(src, '/');
+			const char *base = strrchr(src, '/'), *pyx;
+			int pyx_line;
 
 			out->source = base ? base + 1 : src;
 			out->line = lineno;
+			/* Cython's generated C: the .pyx line it was made from */
+			if (out->lang == SYMBOL_CYTHON &&
+			    !elf_cython_line(f, src, lineno, &pyx, &pyx_line)) {
+				out->source = pyx;
+				out->line = pyx_line;
+			}
 		}
 	}
 }

@@ -22,6 +22,7 @@
 
 #include "arch/arch.h"
 #include "elf/addrinfo.h"
+#include "elf/cython.h"
 #include "elf/funcbounds.h"
 #include "elf/elffile.h"
 #include "target/safe_open.h"
@@ -103,6 +104,7 @@ static void info_free(struct elf_info *f)
 	free(f->cfi_cache);
 	elf_info_addr_release(f);
 	elf_function_bounds_release(f);
+	elf_cython_release(f);
 	/* libdwfl ends the Elf it was given (and closes a debug file it opened). */
 	if (f->dwfl)
 		dwfl_end(f->dwfl);

@@ -90,6 +90,7 @@ struct elf_info {
 	uint64_t symbols_capped;    /* code symbols left out of it (ELF_SYMIDX_MAX) */
 	struct elf_addr_cache *addrs;/* answers by address, bounded (elf/addrinfo.h) */
 	struct eh_table *eh_table;  /* .eh_frame_hdr's search table (elf/funcbounds.h) */
+	struct cython_sources *cython; /* generated C files read (elf/cython.h) */
 };
 
 struct elf_cache;

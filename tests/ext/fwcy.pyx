@@ -4,14 +4,14 @@ cdef double inner(long n):
     cdef double acc = 0
     cdef long i
     for i in range(n):
-        acc += (i % 7) * 0.5 + acc * 1e-9
+        acc += (i % 7) * 0.5 + acc * 1e-9    # @inner_loop
     return acc
 
 
 def hot(long n):
-    return inner(n)
+    return inner(n)                           # @hot_call
 
 
 class Clock:
     def tick(self, long n):
-        return inner(n) + 1
+        return inner(n) + 1                   # @tick_call

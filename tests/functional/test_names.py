@@ -64,7 +64,8 @@ def built(tmp_path_factory):
     inc = Path(PY311.exe).parent.parent / "include" / "python3.11"
     shutil.copy(EXT / "fwcy.pyx", d / "fwcy.pyx")
     sh(need("cython3"), "-3", "fwcy.pyx", "-o", "fwcy.c", cwd=d)
-    sh(need("gcc"), "-O1", "-fno-inline", "-shared", "-fPIC", "-I%s" % inc, "fwcy.c",
+    # with debug info: the .pyx lines come from the generated .c beside it
+    sh(need("gcc"), "-O1", "-g", "-fno-inline", "-shared", "-fPIC", "-I%s" % inc, "fwcy.c",
        "-o", "fwcy.cpython-311-x86_64-linux-gnu.so", cwd=d)
     return d
 
@@ -205,14 +206,23 @@ def test_cython_names(built, tmp_path):
         samples = record(w, tmp_path)
     finally:
         w.stop()
-    hits = in_module(samples, "fwcy.cpython")
+    hits = in_module(samples, ("fwcy.cpython", "fwcy."))
     assert sum(c for _, c in hits) >= 50, samples[:5]
-    assert_chain_from_caller(hits, "fwcy.cpython")
-    names = {f.name for frames, _ in hits for f in frames
-             if (f.module or "").startswith("fwcy.cpython")}
+    assert_chain_from_caller(hits, ("fwcy.cpython", "fwcy."))
+    frames = [f for fs, _ in hits for f in fs if ours(f, ("fwcy.cpython", "fwcy."))]
+    names = {f.name for f in frames}
     assert not [n for n in names if n.startswith("__pyx_")], names
     assert "fwcy.inner [cython]" in names, names
     assert names & {"fwcy.hot [cython]", "fwcy.Clock.tick [cython]"}, names
+    # at their .pyx lines, read from the generated C's comments
+    pyx = EXT / "fwcy.pyx"
+    loop = marked_line(pyx, "inner_loop")
+    inner = [(f.file, f.line) for f in frames if f.name == "fwcy.inner [cython]"]
+    assert inner and all(file == "fwcy.pyx" for file, _ in inner), inner
+    assert sum(1 for _, line in inner if loop - 1 <= line <= loop) >= 0.8 * len(inner), inner
+    callers = {(f.name, f.file, f.line) for f in frames if f.name != "fwcy.inner [cython]"}
+    assert ("fwcy.hot [cython]", "fwcy.pyx", marked_line(pyx, "hot_call")) in callers or \
+        ("fwcy.Clock.tick [cython]", "fwcy.pyx", marked_line(pyx, "tick_call")) in callers, callers
 
 
 DEBIAN_TARGETS = {
