@@ -201,8 +201,10 @@ static uint32_t location_get(struct enc *e, const struct profile *p, uint32_t f)
 		fn = arena_new(&e->a, sizeof(*fn));
 		opentelemetry__proto__profiles__v1development__function__init(fn);
 		fn->name_strindex = (int32_t)name;
+		/* the name in the file where it was demangled (elf/demangle.h) */
 		if (fr->kind == FRAME_NATIVE)
-			fn->system_name_strindex = (int32_t)name;
+			fn->system_name_strindex = fr->system_name ?
+				(int32_t)str_id(e, profile_str(p, fr->system_name)) : (int32_t)name;
 		fn->filename_strindex = (int32_t)file;
 		ptrs_add(&e->funcs, fn);
 	}

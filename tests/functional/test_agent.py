@@ -973,3 +973,36 @@ def test_exec_relabels(pb, agents, tmp_path):
     assert max(before) < min(after), names
     _, fnames, comments = pb.pprof((out / after[-1]).read_bytes())
     assert pprof_labels(comments)["service_name"] == "exec_after"
+
+
+def test_otlp_and_pyroscope_keep_the_mangled_name(pb, receiver, tmp_path):
+    """A C++ function is named as written in both receivers' profiles, and
+    its name in the file is kept as the function's system name (OTLP's
+    system_name_strindex, pprof's system_name), for tools that demangle."""
+    from test_names import DEBIAN_PY, EXT
+    so = tmp_path / "libfwcxx.so"
+    subprocess.run(["g++", "-O2", "-shared", "-fPIC", "-o", str(so), str(EXT / "fwcxx.cpp")],
+                   check=True, timeout=120)
+    w = start_workload(DEBIAN_PY, "native_names.py", "ctypes", so, "fwcxx_work")
+    pyro, otlp = receiver(), receiver()
+    try:
+        r = run_fw("agent", "--once", "-p", w.pid, "--period", 2, "--native",
+                   "--pyroscope", pyro.url, "--otlp", otlp.url + "/", timeout=60)
+    finally:
+        w.stop()
+    assert r.returncode == 0, r
+    want = "(anonymous namespace)::Accumulator<unsigned long>::run("
+    (req,) = otlp.taken()
+    d = pb.ExportRequest.FromString(req["body"]).dictionary
+    fns = {d.string_table[f.name_strindex]: d.string_table[f.system_name_strindex]
+           for f in d.function_table}
+    run = [n for n in fns if n.startswith(want)]
+    assert run and fns[run[0]].startswith("_ZNK12_GLOBAL__N_111AccumulatorImE3run"), \
+        sorted(fns)[:30]
+    (got,) = ingest_profiles(pb, pyro.taken())
+    p = pb.Profile.FromString(gzip.decompress(got["pprof"]))
+    s = p.string_table
+    fns = {s[f.name]: s[f.system_name] for f in p.function}
+    run = [n for n in fns if n.startswith(want)]
+    assert run and fns[run[0]].startswith("_ZNK12_GLOBAL__N_111AccumulatorImE3run"), \
+        sorted(fns)[:30]

@@ -78,9 +78,12 @@ def test_code_objects_reused(interp, workload, tmp_path, backend):
           % (interp.id, backend, total - bad, total, in_gen))
     # a run has 30-200 samples here (bpf the fewest), most in gen_K; every one must be true
     assert total >= 20 and in_gen >= total // 2, (total, in_gen)
-    # Under the sanitizer build one run in several has 1 of ~200 samples
-    # wrong (vm: a gen_K under the wrong caller; ptrace on 3.15 once, not
-    # understood yet: listed as open in issue 21's note); exactness is the
-    # plain build's to show, as for test_pyview's task chains
-    allowed = 0.02 * total if asan_build() else 0
+    # vm copies a stack without stopping the thread and keeps a copy that
+    # mixes two moments rather than re-read it (src/sampler/vm.c: re-reading
+    # biases against short callees), so a chain may tear on any build: a
+    # gen_K copied after its caller_K frame was replaced (CI's plain build,
+    # py3.9, 1 of 200, 2026-12-02). Under the sanitizer build ptrace on 3.15
+    # once had 1 of ~200 wrong too (not understood yet: open in issue 21's
+    # note). Every other case must be exact.
+    allowed = 0.02 * total if asan_build() or backend == "vm" else 0
     assert bad <= allowed, "%d of %d samples wrong: %s" % (bad, total, examples)

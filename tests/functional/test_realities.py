@@ -664,7 +664,10 @@ def test_descriptors_flat_while_libraries_come_and_go(scratch, tmp_path):
         t.stop()
     assert p.returncode == 0, err.decode(errors="replace")
     loaded, reused, rereads = modules_counts(txt.read_text())
-    assert rereads >= 10 and loaded >= 10, (
+    # 10+ loads, each picked up by one of the map's re-reads: 15 re-reads
+    # here unloaded, 5 once in CI (2026-12-02; each re-read then found
+    # several loads): what is measured is the descriptors over them
+    assert rereads >= 3 and loaded >= 10, (
         "the libraries did not come and go under the capture: %d loads, %d re-reads"
         % (loaded, rereads))
     assert len(fds) >= 20, fds
