@@ -531,11 +531,9 @@ void sampler_record_dropped(struct sampler *s, pid_t tid, uint64_t now)
 	}
 }
 
-static void count_break(struct sampler *s, const struct unwind_result *uw)
+/* module: where the chain broke, "" for an anonymous mapping (copied before any refresh) */
+static void count_break(struct sampler *s, const struct unwind_result *uw, const char *module)
 {
-	/* an anonymous mapping's module has no name */
-	const char *module = uw->end_module && uw->end_module->name ? uw->end_module->name : "";
-
 	for (size_t i = 0; i < s->nbreaks; i++) {
 		if (s->breaks[i].reason == uw->end && !strcmp(s->breaks[i].module, module)) {
 			s->breaks[i].count++;
@@ -585,6 +583,7 @@ void sampler_record_native(struct sampler *s, pid_t tid, uint64_t now)
 	struct native_sample *ns = &s->ns;
 	struct merge_input in;
 	size_t depth, leftover;
+	char end_module[256];
 	int complete;
 
 	m->stops += ns->stopped_ns != 0;
@@ -598,6 +597,14 @@ void sampler_record_native(struct sampler *s, pid_t tid, uint64_t now)
 			sampler_record_python(s, tid, ns->py, ns->npy, ns->gc, s->wait, now);
 		return;          /* no Python code running in this thread */
 	}
+	/*
+	 * The module the chain broke in, named now: symbolizing may re-read the
+	 * module map and free the module the unwinder pointed at.
+	 */
+	end_module[0] = '\0';
+	if (ns->unwound && ns->uw.end_module && ns->uw.end_module->name)
+		xsnprintf(end_module, sizeof(end_module), "%s", ns->uw.end_module->name);
+	ns->uw.end_module = NULL;
 	symbolize_native(s, now);
 	if (ns->unwound) {
 		complete = ns->uw.end == UNWIND_END_COMPLETE ||
@@ -606,7 +613,7 @@ void sampler_record_native(struct sampler *s, pid_t tid, uint64_t now)
 		if (complete)
 			m->native_complete++;
 		else
-			count_break(s, &ns->uw);
+			count_break(s, &ns->uw, end_module);
 		m->fp_steps += ns->uw.fp_steps;
 		m->cfi_steps += ns->uw.cfi_steps;
 	}
