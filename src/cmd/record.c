@@ -214,13 +214,6 @@ static pid_t python_descendant(pid_t pid)
 	return found;
 }
 
-/*
- * Wait until pid shows a Python runtime (a command just started: child);
- * with --subprocesses, a process that is not Python itself (a shell, a
- * wrapper script) until a Python process appears among its descendants:
- * *target is the process found. The wait ends at wait_ns (-d; without it
- * 10 s, and with --subprocesses when the process exits), or Ctrl-C.
- */
 /* Has the started command exited? Reaps it and says so, once. */
 static int child_exited(pid_t pid, int subprocesses)
 {
@@ -235,6 +228,13 @@ static int child_exited(pid_t pid, int subprocesses)
 	return 1;
 }
 
+/*
+ * Wait until pid shows a Python runtime (a command just started: child);
+ * with --subprocesses, a process that is not Python itself (a shell, a
+ * wrapper script) until a Python process appears among its descendants:
+ * *target is the process found. The wait ends at wait_ns (-d; without it
+ * 10 s, and with --subprocesses when the process exits), or Ctrl-C.
+ */
 static int wait_for_python(pid_t pid, int child, int subprocesses, uint64_t wait_ns,
 			   struct py_target *t, pid_t *target)
 {

@@ -103,17 +103,25 @@ static int ident_char(char c)
 	return isalnum((unsigned char)c) || c == '_' || c == '$';
 }
 
-/* Where the operator's own symbol after "operator" at s ends ("operator<<" ...). */
-static const char *skip_operator(const char *s)
+/*
+ * Where a C++ operator's name starting at name[i] ends ("operator<<",
+ * "operator()": its brackets are its name, not a list), or 0 when no
+ * operator's name starts there.
+ */
+static size_t operator_end(const char *name, size_t i)
 {
 	static const char *const ops[] = {
 		"()", "[]", "<=>", "<<=", ">>=", "->*", "<<", ">>", "<=", ">=", "->", "<", ">",
 	};
 
-	for (size_t i = 0; i < ARRAY_SIZE(ops); i++)
-		if (!strncmp(s, ops[i], strlen(ops[i])))
-			return s + strlen(ops[i]);
-	return s;
+	if (strncmp(name + i, "operator", 8) || (i && ident_char(name[i - 1])) ||
+	    ident_char(name[i + 8]))
+		return 0;
+	i += 8;
+	for (size_t k = 0; k < ARRAY_SIZE(ops); k++)
+		if (!strncmp(name + i, ops[k], strlen(ops[k])))
+			return i + strlen(ops[k]);
+	return i;
 }
 
 /* The qualifiers that may follow a C++ function's argument list. */
@@ -139,18 +147,16 @@ static int only_qualifiers(const char *s)
 
 void symbol_short_name(const char *name, struct strbuf *out)
 {
-	size_t len = strlen(name), start = out->len, args = len, args_end = len;
+	size_t full = strlen(name), len = full, start = out->len, args = full, args_end = full;
 	int depth = 0;              /* of (), {}, [] */
 	int tdepth = 0;             /* of collapsed <...> */
 
 	/* The last top-level '(' group, when only qualifiers follow it. */
 	for (size_t i = 0; i < len; i++) {
-		const char *op = NULL;
+		size_t op = operator_end(name, i);
 
-		if (!strncmp(name + i, "operator", 8) && (i == 0 || !ident_char(name[i - 1])) &&
-		    !ident_char(name[i + 8])) {
-			op = skip_operator(name + i + 8);
-			i = (size_t)(op - name) - 1;
+		if (op) {
+			i = op - 1;
 			continue;
 		}
 		if (name[i] == '(' || name[i] == '{' || name[i] == '[') {
@@ -169,14 +175,12 @@ void symbol_short_name(const char *name, struct strbuf *out)
 	/* Template and generic argument lists collapse. */
 	for (size_t i = 0; i < len; i++) {
 		char c = name[i];
+		size_t op = operator_end(name, i);
 
-		if (!strncmp(name + i, "operator", 8) && (i == 0 || !ident_char(name[i - 1])) &&
-		    !ident_char(name[i + 8])) {
-			const char *op = skip_operator(name + i + 8);
-
+		if (op) {
 			if (!tdepth)
-				strbuf_add(out, name + i, (size_t)(op - (name + i)));
-			i = (size_t)(op - name) - 1;
+				strbuf_add(out, name + i, op - i);
+			i = op - 1;
 			continue;
 		}
 		/* after a name or "::" (Rust's "::<T>"); not where a path starts ("<T as Trait>") */
@@ -193,7 +197,7 @@ void symbol_short_name(const char *name, struct strbuf *out)
 		if (!tdepth)
 			strbuf_addch(out, c);
 	}
-	if (args < strlen(name)) {
+	if (args < full) {
 		/*
 		 * GCC's clones: " [clone .cold]" stays (another piece of code than
 		 * the body, run on the rare path); ".constprop.0", ".isra.0",
@@ -203,8 +207,8 @@ void symbol_short_name(const char *name, struct strbuf *out)
 
 		if (clone && strstr(clone, ".cold"))
 			strbuf_addstr(out, " [clone .cold]");
-		if (strlen(name) >= strlen(INLINED_MARK) &&
-		    !strcmp(name + strlen(name) - strlen(INLINED_MARK), INLINED_MARK))
+		if (full >= strlen(INLINED_MARK) &&
+		    !strcmp(name + full - strlen(INLINED_MARK), INLINED_MARK))
 			strbuf_addstr(out, INLINED_MARK);
 	}
 	if (out->len == start)

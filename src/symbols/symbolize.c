@@ -82,6 +82,9 @@ static void classify(struct native_symbol *sym)
 	for (size_t i = 0; i < ARRAY_SIZE(internal_prefixes) && !sym->is_eval; i++)
 		if (starts_with(n, internal_prefixes[i]))
 			sym->is_internal = 1;
+	/* Cython's Python-call wrapper: call machinery around the function's body */
+	if (sym->linkage && starts_with(sym->linkage, "__pyx_pw_"))
+		sym->is_internal = 1;
 	for (size_t i = 0; i < ARRAY_SIZE(entry_names); i++)
 		if (!strcmp(n, entry_names[i]))
 			sym->is_thread_entry = 1;
@@ -207,8 +210,6 @@ static void resolve(struct symbolizer *s, struct sym_entry *e, uint64_t pc)
 		s->stats.evicted += cost.evicted;
 		name = ai.symbol;
 		e->sym.linkage = ai.linkage;
-		/* Cython's Python-call wrapper: call machinery around the function's body */
-		e->sym.is_internal = ai.lang == SYMBOL_CYTHON && !strncmp(ai.linkage, "__pyx_pw_", 9);
 		e->sym.source = ai.source;
 		e->sym.line = ai.line;
 		/* No symbol: name the function by where it starts. */
