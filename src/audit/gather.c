@@ -218,7 +218,7 @@ void audit_gather_process(struct audit_facts *f, pid_t pid)
 	 * The modules as the unwinder sees them: the same layer, the same files
 	 * (no debuginfod server asked, no symbols loaded: the audit is all check reads).
 	 */
-	ret = modules_load(&mm, pid, f->files, MODULES_NO_DEBUGINFOD | MODULES_NO_SYMBOLS);
+	ret = modules_load(&mm, pid, f->files, MODULES_NO_DEBUGINFOD | MODULES_NO_SYMBOLS, NULL);
 	if (ret) {
 		f->maps_err = ret;
 		modules_release(&mm);

@@ -150,6 +150,7 @@ static int read_modules(struct module_map *mm, struct fw_module *old, size_t nol
 	if (ret)
 		return ret;
 	mm->stats.capped = 0;
+	mm->debug->stop = mm->stop;
 	for (size_t i = 0; i < maps.n; i++) {
 		const struct proc_map *m = &maps.maps[i];
 
@@ -169,18 +170,25 @@ static int read_modules(struct module_map *mm, struct fw_module *old, size_t nol
 			mm->stats.capped++;
 			continue;
 		}
+		/* the ranges stay whole: a later refresh sees what was skipped */
+		if (mm->stop && *mm->stop) {
+			ret = -EINTR;
+			continue;
+		}
 		new_module(mm, &maps, m, old, nold);
 	}
 	proc_maps_release(&maps);
 	sort_array(mm->mods, mm->n, sizeof(*mm->mods), cmp_module);
-	return 0;
+	return ret;
 }
 
-int modules_load(struct module_map *mm, pid_t pid, struct elf_cache *cache, unsigned flags)
+int modules_load(struct module_map *mm, pid_t pid, struct elf_cache *cache, unsigned flags,
+		 const volatile sig_atomic_t *stop)
 {
 	memset(mm, 0, sizeof(*mm));
 	mm->pid = pid;
 	mm->flags = flags;
+	mm->stop = stop;
 	mm->debug = xcalloc(1, sizeof(*mm->debug));
 	debuginfo_init(mm->debug, pid, !(flags & MODULES_NO_DEBUGINFOD));
 	xsnprintf(mm->root, sizeof(mm->root), "/proc/%d/root", (int)pid);

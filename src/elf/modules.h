@@ -19,6 +19,7 @@
 #ifndef FRAMEWALK_ELF_MODULES_H
 #define FRAMEWALK_ELF_MODULES_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -75,6 +76,8 @@ struct module_map {
 	unsigned flags;             /* MODULES_* given to modules_load */
 	struct debuginfo *debug;    /* separate debug files; kept across modules_refresh */
 	struct modules_stats stats;
+	/* set (by a signal handler): no more files are loaded, the read ends */
+	const volatile sig_atomic_t *stop;
 };
 
 /* modules_load flags */
@@ -87,10 +90,15 @@ struct module_map {
  * debug file, when it lacks one, is asked of debuginfod servers here,
  * before sampling (see debuginfo_prefetch), and its symbols and the debug
  * info's address index are loaded (unless MODULES_NO_SYMBOLS). 0 or -errno
- * (-ESRCH: the process is gone). A module whose file cannot be opened is
- * kept with file NULL and err set.
+ * (-ESRCH: the process is gone; -EINTR: *stop was set, and the files not
+ * loaded yet have no module). A module whose file cannot be opened is kept
+ * with file NULL and err set. stop (NULL: none) is checked before each file
+ * and by a debuginfod lookup in progress, here and in modules_refresh: one
+ * file's load is the longest a stop request waits (0.24 s for
+ * libtorch_cpu, the largest measured).
  */
-int modules_load(struct module_map *mm, pid_t pid, struct elf_cache *cache, unsigned flags);
+int modules_load(struct module_map *mm, pid_t pid, struct elf_cache *cache, unsigned flags,
+		 const volatile sig_atomic_t *stop);
 void modules_release(struct module_map *mm);
 
 /* Do the target's executable mappings (place or file) differ from the loaded ones? */

@@ -68,7 +68,7 @@ int sampler_init(struct sampler *s, const struct py_target *t, struct profile *p
 	s->ns.py = s->frames;
 	if (s->opts.native) {
 		modules_load(&s->mm, t->pid, files,
-			     s->opts.no_debuginfod ? MODULES_NO_DEBUGINFOD : 0);
+			     s->opts.no_debuginfod ? MODULES_NO_DEBUGINFOD : 0, s->opts.stop);
 		symbolizer_init(&s->sym, &s->mm);
 		s->sym.no_inline = s->opts.no_inline;
 		s->syms = xcalloc(UNWIND_MAX, sizeof(*s->syms));

@@ -338,7 +338,7 @@ static int on_progress(void *arg, long done, long total)
 	uint64_t now = fw_now_ns();
 
 	(void)done;     /* before a server answers, libdebuginfod passes a loop count */
-	if (now >= d->cur_deadline_ns)
+	if (now >= d->cur_deadline_ns || (d->stop && *d->stop))
 		return 1;
 	/* A line once a file is actually coming (not for "not here" or no answer). */
 	if (!d->announced && total > 0) {

@@ -21,6 +21,7 @@
 #define FRAMEWALK_TARGET_DEBUGINFO_H
 
 #include <elfutils/libdwfl.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -50,6 +51,7 @@ struct debuginfo {
 	const char *cur_id;
 	uint64_t cur_start_ns, cur_deadline_ns;
 	int announced;
+	const volatile sig_atomic_t *stop; /* set: the lookup in progress gives up */
 };
 
 /*

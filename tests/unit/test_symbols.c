@@ -110,7 +110,7 @@ static void test_index_matches_libdwfl(void **state)
 	size_t files = 0;
 
 	(void)state;
-	assert_int_equal(modules_load(&mm, getpid(), NULL, MODULES_NO_DEBUGINFOD), 0);
+	assert_int_equal(modules_load(&mm, getpid(), NULL, MODULES_NO_DEBUGINFOD, NULL), 0);
 	for (size_t i = 0; i < mm.n; i++) {
 		struct fw_module *m = &mm.mods[i];
 		struct elf_addr_cost cost = { 0, 0 };
@@ -157,8 +157,8 @@ static void test_file_cache_shared_and_bounded(void **state)
 
 	(void)state;
 	/* Two maps (two processes, as far as they know) over one cache of files. */
-	assert_int_equal(modules_load(&a, getpid(), files, MODULES_NO_DEBUGINFOD), 0);
-	assert_int_equal(modules_load(&b, getpid(), files, MODULES_NO_DEBUGINFOD), 0);
+	assert_int_equal(modules_load(&a, getpid(), files, MODULES_NO_DEBUGINFOD, NULL), 0);
+	assert_int_equal(modules_load(&b, getpid(), files, MODULES_NO_DEBUGINFOD, NULL), 0);
 	ma = own_module(&a);
 	mb = own_module(&b);
 	assert_ptr_equal(ma->file, mb->file);
@@ -182,6 +182,26 @@ static void test_file_cache_shared_and_bounded(void **state)
 	elf_cache_free(files);
 }
 
+/* A stop request ends the load before the next file: no module is made, the ranges stay whole. */
+static void test_load_stops_on_request(void **state)
+{
+	static volatile sig_atomic_t stop = 1;
+	struct module_map mm, all;
+
+	(void)state;
+	assert_int_equal(modules_load(&mm, getpid(), NULL, MODULES_NO_DEBUGINFOD, &stop), -EINTR);
+	assert_int_equal(mm.n, 0);
+	assert_true(mm.nranges > 0);
+	assert_int_equal(modules_changed(&mm), 0);
+	/* once the flag is down, a refresh loads what was skipped */
+	stop = 0;
+	assert_int_equal(modules_refresh(&mm), 0);
+	assert_int_equal(modules_load(&all, getpid(), NULL, MODULES_NO_DEBUGINFOD, NULL), 0);
+	assert_int_equal(mm.n, all.n);
+	modules_release(&all);
+	modules_release(&mm);
+}
+
 static void test_symbolizer_bounded(void **state)
 {
 	static uint64_t pcs[UNWIND_MAX];
@@ -193,7 +213,7 @@ static void test_symbolizer_bounded(void **state)
 	size_t stacks = 0;
 
 	(void)state;
-	assert_int_equal(modules_load(&mm, getpid(), NULL, MODULES_NO_DEBUGINFOD), 0);
+	assert_int_equal(modules_load(&mm, getpid(), NULL, MODULES_NO_DEBUGINFOD, NULL), 0);
 	own_module(&mm);
 	symbolizer_init(&s, &mm);
 	/* Stacks of distinct addresses, three times what the cache holds. */
@@ -229,6 +249,7 @@ int main(void)
 		cmocka_unit_test(test_index_matches_libdwfl),
 		cmocka_unit_test(test_file_cache_shared_and_bounded),
 		cmocka_unit_test(test_symbolizer_bounded),
+		cmocka_unit_test(test_load_stops_on_request),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -181,7 +181,7 @@ static __attribute__((noinline)) void capture_and_walk(void)
 	memset(&r, 0, sizeof(r));
 	for (int n = 0; n < 17; n++)
 		arch_reg_set(&r, n, (uint64_t)uc.uc_mcontext.gregs[dwarf_of_greg[n]]);
-	assert_int_equal(modules_load(&mm, getpid(), NULL, MODULES_NO_DEBUGINFOD), 0);
+	assert_int_equal(modules_load(&mm, getpid(), NULL, MODULES_NO_DEBUGINFOD, NULL), 0);
 	assert_int_equal(unwind_stack(&mm, &r, self_read, NULL, &out), 0);
 	symbolizer_init(&sym, &mm);
 	nwalked = 0;
