@@ -202,6 +202,51 @@ static void code_cache_grow(struct py_reader *r)
 	free(old);
 }
 
+/*
+ * What an object's reference count says of it. Freed, an object's memory
+ * keeps its old contents until reused, but the allocator (pymalloc) writes
+ * its free-list link over the count: a pointer or 0, never a count. 3.12's
+ * interned strings are immortal (UINT_MAX). Versions whose table has no
+ * count offset (3.13+, read through their debug offsets) say OBJ_LIVE:
+ * there each frame's copied identity words decide.
+ */
+enum obj_state { OBJ_FREED, OBJ_LIVE, OBJ_IMMORTAL };
+
+static enum obj_state obj_state(const struct py_offsets *o, const uint8_t *buf)
+{
+	uint64_t refcnt;
+
+	if (o->object_refcnt == PYOFF_NONE)
+		return OBJ_LIVE;
+	refcnt = get_u64(buf, o->object_refcnt);
+	if (refcnt == UINT32_MAX)
+		return OBJ_IMMORTAL;
+	return refcnt >= 1 && refcnt < UINT32_MAX ? OBJ_LIVE : OBJ_FREED;
+}
+
+/*
+ * A code freed since the sample (bpf reads its records a few ms late;
+ * short-lived code, as exec'd or compiled per request, is gone by then):
+ * are the objects it names still the ones it held? Each must be freed as
+ * well (its contents intact but for the count: read just before) or
+ * immortal; a live mortal one may be another object at the same address
+ * by now (py3.9: gen_19's name at the address of freed gen_0's, 3-6% of
+ * code_churn's samples named wrongly before this check).
+ */
+static int freed_code_objects_intact(struct py_reader *r, const uint64_t *addrs, size_t n)
+{
+	const struct py_offsets *o = r->off;
+	uint8_t head[16];
+
+	if (o->object_refcnt == PYOFF_NONE || o->object_refcnt + 8 > (int32_t)sizeof(head))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (mem_read(r->mem, addrs[i], head, sizeof(head)) ||
+		    obj_state(o, head) == OBJ_LIVE)
+			return 0;
+	return 1;
+}
+
 /* The code object's header: what read_code and the freshness check need. */
 static int read_code_header(struct py_reader *r, uint64_t addr, uint8_t *buf, size_t *len)
 {
@@ -221,6 +266,22 @@ static uint64_t code_name_ptr(const struct py_offsets *o, const uint8_t *buf)
 	return get_u64(buf, o->code_qualname != PYOFF_NONE ? o->code_qualname : o->code_name);
 }
 
+/*
+ * Do the header words that say which code an object is (its name, file,
+ * line table and first line) still hold what entry c was read from? buf
+ * holds the target's bytes from the object's offset base on.
+ */
+static int code_id_matches(const struct py_offsets *o, const struct py_code *c,
+			   const uint8_t *buf, int32_t base)
+{
+	int32_t name = o->code_qualname != PYOFF_NONE ? o->code_qualname : o->code_name;
+
+	return get_u64(buf, name - base) == c->name_ptr &&
+	       get_u64(buf, o->code_filename - base) == c->file_ptr &&
+	       get_u64(buf, o->code_linetable - base) == c->table_ptr &&
+	       get_i32(buf, o->code_firstlineno - base) == c->firstlineno;
+}
+
 static int read_code(struct py_reader *r, uint64_t addr, struct py_code **out)
 {
 	const struct py_offsets *o = r->off;
@@ -228,7 +289,7 @@ static int read_code(struct py_reader *r, uint64_t addr, struct py_code **out)
 	struct py_code *c;
 	uint64_t type;
 	size_t len;
-	int ret;
+	int ret, freed;
 
 	ret = read_code_header(r, addr, buf, &len);
 	if (ret)
@@ -236,6 +297,7 @@ static int read_code(struct py_reader *r, uint64_t addr, struct py_code **out)
 	type = get_u64(buf, o->object_type);
 	if (r->target->code_type_addr && type != r->target->code_type_addr)
 		return -EFAULT;
+	freed = obj_state(o, buf) == OBJ_FREED;
 	c = xcalloc(1, sizeof(*c));
 	c->addr = addr;
 	c->firstlineno = get_i32(buf, o->code_firstlineno);
@@ -256,6 +318,26 @@ static int read_code(struct py_reader *r, uint64_t addr, struct py_code **out)
 		code_free(c);
 		return ret ? ret : -EFAULT;
 	}
+	/*
+	 * The strings were read after the header: a live code holds them
+	 * alive, so if its words are unchanged (and it still lives) they are
+	 * its own; a code freed before the first read keeps the objects it
+	 * named only while they are freed too.
+	 */
+	ret = read_code_header(r, addr, buf, &len);
+	if (!ret && (get_u64(buf, o->object_type) != type || !code_id_matches(o, c, buf, 0) ||
+		     (obj_state(o, buf) == OBJ_FREED) != freed))
+		ret = -EAGAIN;
+	if (!ret && freed) {
+		uint64_t named[] = { c->name_ptr, c->file_ptr, c->table_ptr };
+
+		if (!freed_code_objects_intact(r, named, ARRAY_SIZE(named)))
+			ret = -EAGAIN;
+	}
+	if (ret) {
+		code_free(c);
+		return ret;
+	}
 	for (int i = 0; i < 4; i++)
 		c->line_cache_key[i] = -1;
 	/*
@@ -266,22 +348,6 @@ static int read_code(struct py_reader *r, uint64_t addr, struct py_code **out)
 	c->internal = c->firstlineno == 0 && !strcmp(c->name, c->file);
 	*out = c;
 	return 0;
-}
-
-/*
- * Do the header words that say which code an object is (its name, file,
- * line table and first line) still hold what entry c was read from? buf
- * holds the target's bytes from the object's offset base on.
- */
-static int code_id_matches(const struct py_offsets *o, const struct py_code *c,
-			   const uint8_t *buf, int32_t base)
-{
-	int32_t name = o->code_qualname != PYOFF_NONE ? o->code_qualname : o->code_name;
-
-	return get_u64(buf, name - base) == c->name_ptr &&
-	       get_u64(buf, o->code_filename - base) == c->file_ptr &&
-	       get_u64(buf, o->code_linetable - base) == c->table_ptr &&
-	       get_i32(buf, o->code_firstlineno - base) == c->firstlineno;
 }
 
 void py_code_id_span(const struct py_offsets *o, int32_t *start, size_t *len)
@@ -367,8 +433,17 @@ static int reader_code(struct py_reader *r, uint64_t addr, struct py_code **out,
 			code_cache_remove(r, slot);
 		}
 	}
+	/*
+	 * Read whole from the target as it is now: a copy (a tick's, or bpf's
+	 * words of the sample's instant) may hold the header of a code freed
+	 * since, whose strings' addresses hold other strings by now (py3.9
+	 * under bpf, code_churn: gen_19's name on gen_0's header, 3-6% of
+	 * samples). confirm_codes then holds the entry against the copy.
+	 */
 	mem_uncached_begin(r->mem);
+	mem_live_begin(r->mem);
 	ret = read_code(r, addr, &c);
+	mem_live_end(r->mem);
 	mem_uncached_end(r->mem);
 	r->stats.code_misses++;
 	if (ret) {
