@@ -111,6 +111,18 @@ const char *pyview_thread_name(struct sampler *s, pid_t tid, uint64_t now)
 	return py_thread_name(&v->names, tid, now);
 }
 
+int pyview_thread_names_reread(struct sampler *s, uint64_t now)
+{
+	struct pyview *v = s->pyview;
+	int ret = -ENOTSUP;
+
+	if (!v || !v->have_objects)
+		return ret;
+	for (int i = 0; i < 3 && ret && ret != -ENOENT && ret != -ESRCH; i++)
+		ret = py_thread_names_read(&v->names, now);
+	return ret;
+}
+
 int pyview_exception(struct sampler *s, uint64_t tstate, char *marker, size_t size)
 {
 	struct pyview *v = s->pyview;

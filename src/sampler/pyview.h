@@ -25,6 +25,12 @@ void pyview_free(struct pyview *v);
 
 /* Python's name for thread tid, or NULL (not a threading thread, unreadable). */
 const char *pyview_thread_name(struct sampler *s, pid_t tid, uint64_t now);
+/*
+ * Read threading's names again now (the capture's end: threads still
+ * unnamed), up to three times while a read fails (the table changed under
+ * it). 0 or -errno (-ENOTSUP: names cannot be read here).
+ */
+int pyview_thread_names_reread(struct sampler *s, uint64_t now);
 
 /*
  * --mode exception: is the thread of tstate raising or handling an

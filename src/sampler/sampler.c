@@ -217,10 +217,37 @@ uint32_t sampler_thread(struct sampler *s, pid_t tid, uint64_t now)
 	return c->thread;
 }
 
+/*
+ * Threads still labelled with the kernel's name (started in the last moments,
+ * or since the last look on a loaded machine): threading's names are read
+ * once more and they are labelled again. A thread's label is its profile
+ * entry's, so every sample of it takes the name.
+ */
+static void name_unnamed_threads(struct sampler *s, uint64_t now)
+{
+	int reread = 0;
+
+	for (size_t i = 0; i < s->nnames; i++) {
+		struct thread_name_cache *c = &s->names[i];
+
+		if (c->thread == THREAD_NONE || c->python_named || c->tid <= 0)
+			continue;
+		uint64_t seen = c->seen_last_ns;    /* a look, not a sighting */
+
+		if (!reread++ && pyview_thread_names_reread(s, now))
+			return;
+		c->refreshed_ns = 0;
+		sampler_thread(s, c->tid, now);
+		c->seen_last_ns = seen;
+	}
+}
+
 /* Fill each thread's CPU and wall time (kernel accounting) into the profile. */
 void sampler_finish_threads(struct sampler *s)
 {
 	uint64_t now = fw_now_ns(), cpu;
+
+	name_unnamed_threads(s, now);
 
 	for (size_t i = 0; i < s->nnames; i++) {
 		struct thread_name_cache *c = &s->names[i];
