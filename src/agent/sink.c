@@ -20,6 +20,7 @@
 #include "agent/sink.h"
 #include "agent/spool.h"
 #include "util/outfile.h"
+#include "util/utf8.h"
 #include "util/util.h"
 
 #define BACKOFF_FIRST_NS 1000000000ull
@@ -64,12 +65,15 @@ struct sinks {
 
 void agent_vline(const char *fmt, va_list ap)
 {
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf msg = STRBUF_INIT, sb = STRBUF_INIT;
 
+	/* one write per line (threads share stderr), made safe for a terminal */
+	strbuf_vaddf(&msg, fmt, ap);
 	strbuf_addstr(&sb, "framewalk agent: ");
-	strbuf_vaddf(&sb, fmt, ap);
+	escape_append(&sb, strbuf_str(&msg), ESCAPE_TERMINAL);
 	strbuf_addstr(&sb, "\n");
 	fputs(strbuf_str(&sb), stderr);
+	strbuf_release(&msg);
 	strbuf_release(&sb);
 }
 

@@ -184,7 +184,7 @@ int cmd_choose_backend(const char *cmd, struct sampler_opts *so, pid_t probe_pid
 	} else if (ret) {
 		fw_error("%s", strbuf_str(&why));
 	} else if (so->announce && announce.len) {
-		fprintf(stderr, "framewalk: %s\n", strbuf_str(&announce));
+		fw_note("%s", strbuf_str(&announce));
 	}
 	strbuf_release(&why);
 	strbuf_release(&announce);

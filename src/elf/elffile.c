@@ -284,8 +284,7 @@ static void decide_fp(struct elf_info *f)
 	f->fp = f->fp_percent >= 90 ? FP_YES : f->fp_percent >= 10 ? FP_PARTLY : FP_NO;
 out:
 	if (getenv("FRAMEWALK_DEBUG_FP"))
-		fprintf(stderr, "framewalk: %s: frame pointers in %d%% of its functions\n",
-			f->name, f->fp_percent);
+		fw_note("%s: frame pointers in %d%% of its functions", f->name, f->fp_percent);
 }
 
 static void read_build_id(struct elf_info *f)

@@ -7,64 +7,6 @@
 #include "elf/demangle.h"
 #include "output/format.h"
 
-/* Length of a valid UTF-8 sequence at s (1-4), or 0 when invalid. */
-static int utf8_len(const unsigned char *s)
-{
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		return (s[1] & 0xc0) == 0x80 ? 2 : 0;
-	if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80)
-			return 0;
-		if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0))
-			return 0;
-		return 3;
-	}
-	if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 || (s[3] & 0xc0) != 0x80)
-			return 0;
-		if ((s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))
-			return 0;
-		return 4;
-	}
-	return 0;
-}
-
-void escape_append(struct strbuf *sb, const char *str, enum escape_mode mode)
-{
-	const unsigned char *s = (const unsigned char *)str;
-
-	while (*s) {
-		int n;
-
-		if (*s < 0x20 || *s == 0x7f) {
-			strbuf_addch(sb, '?');
-			s++;
-			continue;
-		}
-		if (mode == ESCAPE_COLLAPSED && *s == ';') {
-			strbuf_addch(sb, ':');
-			s++;
-			continue;
-		}
-		n = utf8_len(s);
-		if (!n) {
-			strbuf_addstr(sb, "\xef\xbf\xbd");
-			s++;
-			continue;
-		}
-		/* C1 controls (U+0080-U+009F) can act as terminal escapes too. */
-		if (n == 2 && s[0] == 0xc2 && s[1] < 0xa0) {
-			strbuf_addch(sb, '?');
-			s += 2;
-			continue;
-		}
-		strbuf_add(sb, s, (size_t)n);
-		s += n;
-	}
-}
-
 /* Basename of a module path, for labels. */
 static const char *module_label(const struct profile *p, uint32_t module)
 {

@@ -8,13 +8,7 @@
 
 #include "profile/profile.h"
 #include "util/strbuf.h"
-
-enum escape_mode {
-	ESCAPE_TERMINAL = 1,    /* control chars -> '?', invalid UTF-8 -> U+FFFD */
-	ESCAPE_COLLAPSED,       /* as terminal, and ';' -> ':' */
-};
-
-void escape_append(struct strbuf *sb, const char *s, enum escape_mode mode);
+#include "util/utf8.h"      /* escape_append: the one rule for target text */
 
 /* "qualname (file:line)" for Python frames. */
 void format_frame(struct strbuf *sb, const struct profile *p, uint32_t frame,

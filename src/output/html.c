@@ -14,6 +14,7 @@
 #include "output/diff.h"
 #include "output/format.h"
 #include "output/html_assets.h"
+#include "output/json.h"
 #include "output/output.h"
 #include "util/strbuf.h"
 #include "util/util.h"
@@ -33,50 +34,19 @@ const struct html_asset *html_asset_find(const char *name)
 /*
  * A JSON string for any target-supplied text: first made valid, printable
  * UTF-8 by the terminal escaper (invalid bytes become U+FFFD, control
- * characters '?'), then quoted, with the characters that mean something to
- * an HTML parser and the JS line separators written as \u escapes.
+ * characters '?'), then quoted by json.h, which writes the characters that
+ * mean something to an HTML parser and the JS line separators as \u escapes.
  */
-static void json_string(struct strbuf *sb, const char *s)
+static void js_string(struct strbuf *sb, const char *s)
 {
 	struct strbuf clean = STRBUF_INIT;
-	const unsigned char *c;
 
 	escape_append(&clean, s ? s : "", ESCAPE_TERMINAL);
-	strbuf_addch(sb, '"');
-	for (c = (const unsigned char *)strbuf_str(&clean); *c; c++) {
-		switch (*c) {
-		case '"':
-			strbuf_addstr(sb, "\\\"");
-			break;
-		case '\\':
-			strbuf_addstr(sb, "\\\\");
-			break;
-		case '<':
-			strbuf_addstr(sb, "\\u003c");
-			break;
-		case '>':
-			strbuf_addstr(sb, "\\u003e");
-			break;
-		case '&':
-			strbuf_addstr(sb, "\\u0026");
-			break;
-		default:
-			/* U+2028 and U+2029 (E2 80 A8/A9) end a line in older JS. */
-			if (c[0] == 0xe2 && c[1] == 0x80 && (c[2] == 0xa8 || c[2] == 0xa9)) {
-				strbuf_addf(sb, "\\u%04x", c[2] == 0xa8 ? 0x2028 : 0x2029);
-				c += 2;
-			} else if (*c < 0x20 || *c == 0x7f) {
-				strbuf_addf(sb, "\\u%04x", *c);
-			} else {
-				strbuf_addch(sb, (char)*c);
-			}
-		}
-	}
-	strbuf_addch(sb, '"');
+	json_escape_append(sb, strbuf_str(&clean), clean.len);
 	strbuf_release(&clean);
 }
 
-static void json_double(struct strbuf *sb, double v)
+static void js_double(struct strbuf *sb, double v)
 {
 	if (v != v || v > 1e300 || v < -1e300)
 		v = 0;
@@ -105,17 +75,17 @@ static void json_meta(struct json_out *j, const struct profile *p, const char *s
 	struct strbuf *sb = &j->sb;
 
 	strbuf_addstr(sb, "\"meta\":{\"target\":");
-	json_string(sb, m->target);
+	js_string(sb, m->target);
 	strbuf_addf(sb, ",\"pid\":%d,\"python\":", (int)m->pid);
-	json_string(sb, m->python_version);
+	js_string(sb, m->python_version);
 	strbuf_addstr(sb, ",\"backend\":");
-	json_string(sb, m->backend);
+	js_string(sb, m->backend);
 	strbuf_addstr(sb, ",\"source\":");
-	json_string(sb, source);
+	js_string(sb, source);
 	strbuf_addstr(sb, ",\"duration_s\":");
-	json_double(sb, (double)m->duration_ns / 1e9);
+	js_double(sb, (double)m->duration_ns / 1e9);
 	strbuf_addstr(sb, ",\"rate_hz\":");
-	json_double(sb, m->rate_hz);
+	js_double(sb, m->rate_hz);
 	strbuf_addf(sb, ",\"start_unix_ms\":%" PRIu64 ",\"samples\":%" PRIu64
 		    ",\"errors\":%" PRIu64 "}", m->start_unix_ns / 1000000, samples, m->errors);
 }
@@ -139,7 +109,7 @@ static void json_profile(struct json_out *j, const struct profile *p, const char
 	for (size_t i = 0; i < p->nstrings; i++) {
 		if (i)
 			strbuf_addch(sb, ',');
-		json_string(sb, i ? profile_str(p, (uint32_t)i) : "");
+		js_string(sb, i ? profile_str(p, (uint32_t)i) : "");
 		json_flush(j, 0);
 	}
 	/* A long native name's short form labels its box; the name is the tooltip's. */
@@ -155,7 +125,7 @@ static void json_profile(struct json_out *j, const struct profile *p, const char
 			continue;
 		short_ids[i] = (uint32_t)(p->nstrings + extra++);
 		strbuf_addch(sb, ',');
-		json_string(sb, strbuf_str(&shortened));
+		js_string(sb, strbuf_str(&shortened));
 		json_flush(j, 0);
 	}
 	strbuf_release(&shortened);

@@ -318,8 +318,8 @@ static void handle_exec(struct session *sess, size_t i, uint64_t now)
 		add_event(sess, "process %d exec'd %s at %.1f s, not a Python program (%s): "
 			  "its sampling stopped", (int)pid, exe, at, strbuf_str(&why));
 		if (sess->opts.announce)
-			fprintf(stderr, "framewalk: process %d exec'd %s, which is not Python: "
-				"its sampling stopped\n", (int)pid, exe);
+			fw_note("process %d exec'd %s, which is not Python: its sampling stopped",
+				(int)pid, exe);
 		target_ended(sess, i, SAMPLER_STOP_EXEC);
 		strbuf_release(&why);
 		return;
@@ -342,8 +342,7 @@ static void handle_exec(struct session *sess, size_t i, uint64_t now)
 	add_event(sess, "process %d exec'd %s (Python %s) at %.1f s: sampled on as \"(exec %u)\" "
 		  "threads, %.0f ms without samples", (int)pid, exe, t.version, at, generation, gap_ms);
 	if (sess->opts.announce)
-		fprintf(stderr, "framewalk: process %d exec'd %s (Python %s): sampling it on\n",
-			(int)pid, exe, t.version);
+		fw_note("process %d exec'd %s (Python %s): sampling it on", (int)pid, exe, t.version);
 }
 
 static uint64_t housekeep_ns(const struct session *sess)
@@ -479,7 +478,7 @@ static int start_backend(struct session *sess, struct strbuf *why)
 			return ret;
 		}
 		if (o.announce)
-			fprintf(stderr, "framewalk: %s\n", strbuf_str(&note));
+			fw_note("%s", strbuf_str(&note));
 		add_event(sess, "%s", strbuf_str(&note));
 		strbuf_release(&note);
 		strbuf_reset(why);

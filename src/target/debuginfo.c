@@ -342,7 +342,7 @@ static int on_progress(void *arg, long done, long total)
 		return 1;
 	/* A line once a file is actually coming (not for "not here" or no answer). */
 	if (!d->announced && total > 0) {
-		fprintf(stderr, "framewalk: fetching debug info for %s (build-id %.12s...) from debuginfod...\n",
+		fw_note("fetching debug info for %s (build-id %.12s...) from debuginfod...",
 			d->cur_name, d->cur_id);
 		d->announced = 1;
 	}
@@ -353,13 +353,12 @@ static void give_up(struct debuginfo *d, int err)
 {
 	d->gave_up = 1;
 	if (err == -ECANCELED)
-		fprintf(stderr, "framewalk: warning: debuginfod: no answer from %s within %.1f s; "
-			"continuing with local debug info (FRAMEWALK_DEBUGINFOD_TIMEOUT sets the time, "
-			"--no-debuginfod skips the servers)\n", dbgd_urls(), (double)d->budget_ns / 1e9);
+		fw_warning("debuginfod: no answer from %s within %.1f s; continuing with local "
+			   "debug info (FRAMEWALK_DEBUGINFOD_TIMEOUT sets the time, --no-debuginfod "
+			   "skips the servers)", dbgd_urls(), (double)d->budget_ns / 1e9);
 	else
-		fprintf(stderr, "framewalk: warning: debuginfod: cannot reach %s (%s); continuing "
-			"with local debug info (--no-debuginfod skips the servers)\n",
-			dbgd_urls(), strerror(-err));
+		fw_warning("debuginfod: cannot reach %s (%s); continuing with local debug info "
+			   "(--no-debuginfod skips the servers)", dbgd_urls(), strerror(-err));
 }
 
 /* Ask the servers for one build-id; records the file. 0 or -errno. */
@@ -381,8 +380,8 @@ static int fetch(struct debuginfo *d, const char *name, const unsigned char *bid
 		if (!d->client) {
 			d->servers = 0;
 			if (errno == ENOENT)
-				fprintf(stderr, "framewalk: warning: DEBUGINFOD_URLS is set but %s; "
-					"no server is asked\n", dbgd_missing());
+				fw_warning("DEBUGINFOD_URLS is set but %s; no server is asked",
+					   dbgd_missing());
 			return -ENOSYS;
 		}
 	}

@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <time.h>
 
+#include "util/strbuf.h"
+#include "util/utf8.h"
 #include "util/util.h"
 
 static void die_oom(size_t n)
@@ -65,18 +67,23 @@ void *xgrow(void *arr, size_t elem, size_t need, size_t *alloc)
 	return xrealloc(arr, n * elem);
 }
 
-static void vreport(const char *prefix, const char *fmt, va_list ap)
+/* One line on stderr: lead, then the message made safe for a terminal. */
+static void vreport(const char *lead, const char *fmt, va_list ap)
 {
-	fprintf(stderr, "framewalk: %s", prefix);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	struct strbuf msg = STRBUF_INIT, safe = STRBUF_INIT;
+
+	strbuf_vaddf(&msg, fmt, ap);
+	escape_append(&safe, strbuf_str(&msg), ESCAPE_TERMINAL);
+	fprintf(stderr, "%s%s\n", lead, strbuf_str(&safe));
+	strbuf_release(&msg);
+	strbuf_release(&safe);
 }
 
 void fw_error(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vreport("error: ", fmt, ap);
+	vreport("framewalk: error: ", fmt, ap);
 	va_end(ap);
 }
 
@@ -84,7 +91,20 @@ void fw_warning(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vreport("warning: ", fmt, ap);
+	vreport("framewalk: warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void fw_vnote(const char *fmt, va_list ap)
+{
+	vreport("framewalk: ", fmt, ap);
+}
+
+void fw_note(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport("framewalk: ", fmt, ap);
 	va_end(ap);
 }
 
@@ -92,9 +112,7 @@ void fw_hint(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fputs("  hint: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	vreport("  hint: ", fmt, ap);
 	va_end(ap);
 }
 

@@ -55,9 +55,16 @@ static inline void sort_array_r(void *base, size_t n, size_t size,
 		qsort_r(base, n, size, cmp, arg);
 }
 
-/* "framewalk: error: ..." on stderr. */
+/*
+ * "framewalk: error: ..." on stderr. Every line these print is made safe
+ * for a terminal as a whole (util/utf8.h): arguments may hold a target's
+ * paths and names.
+ */
 void fw_error(const char *fmt, ...) PRINTF_LIKE(1, 2);
 void fw_warning(const char *fmt, ...) PRINTF_LIKE(1, 2);
+/* "framewalk: ...": a note, no prefix */
+void fw_note(const char *fmt, ...) PRINTF_LIKE(1, 2);
+void fw_vnote(const char *fmt, va_list ap);
 /* A second line after an error: "  hint: ..." */
 void fw_hint(const char *fmt, ...) PRINTF_LIKE(1, 2);
 

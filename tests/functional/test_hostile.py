@@ -376,6 +376,28 @@ def test_text_report_on_stdout(hostile):
     assert expected(FUNCS[0][0], NAME_MAX, False).encode() in p.stdout
 
 
+def test_hostile_executable_path_on_stderr(tmp_path):
+    """A process's executable path is target text too: the error naming a
+    process that is not Python prints it terminal-safe (an escape sequence
+    in a directory name reached the terminal raw before)."""
+    d = tmp_path / "fw\x1b[31mred\x07dir"
+    d.mkdir()
+    exe = d / "sleep"
+    shutil.copy("/bin/sleep", exe)
+    p = subprocess.Popen([str(exe), "30"])
+    try:
+        for cmd in (["record", "-p", str(p.pid), "-d", "1", "-o", str(tmp_path / "o.txt")],
+                    ["dump", "-p", str(p.pid)]):
+            r = fw(*cmd)
+            assert r.returncode != 0, r
+            assert b"is not a Python process" in r.stderr, r.stderr
+            assert_terminal_safe(r.stderr, "%s's stderr" % cmd[0])
+            assert b"fw?[31mred?dir" in r.stderr, r.stderr
+    finally:
+        p.kill()
+        p.wait()
+
+
 def test_dump_is_safe(hostile):
     p = fw("dump", "-p", hostile.pid)
     assert p.returncode == 0, p.stderr.decode("utf-8", "replace")

@@ -1,0 +1,62 @@
+/*
+ * Implementation of utf8.h.
+ */
+#include "util/utf8.h"
+
+size_t utf8_seq(const unsigned char *s, size_t n)
+{
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		return n >= 2 && (s[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		if (n < 3 || (s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80)
+			return 0;
+		if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0))
+			return 0;   /* overlong, or a UTF-16 surrogate */
+		return 3;
+	}
+	if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		if (n < 4 || (s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 ||
+		    (s[3] & 0xc0) != 0x80)
+			return 0;
+		if ((s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))
+			return 0;   /* overlong, or above U+10FFFF */
+		return 4;
+	}
+	return 0;
+}
+
+void escape_append(struct strbuf *sb, const char *str, enum escape_mode mode)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	while (*s) {
+		size_t n;
+
+		if (*s < 0x20 || *s == 0x7f) {
+			strbuf_addch(sb, '?');
+			s++;
+			continue;
+		}
+		if (mode == ESCAPE_COLLAPSED && *s == ';') {
+			strbuf_addch(sb, ':');
+			s++;
+			continue;
+		}
+		n = utf8_seq(s, 4);
+		if (!n) {
+			strbuf_addstr(sb, "\xef\xbf\xbd");
+			s++;
+			continue;
+		}
+		/* C1 controls (U+0080-U+009F) can act as terminal escapes too. */
+		if (n == 2 && s[0] == 0xc2 && s[1] < 0xa0) {
+			strbuf_addch(sb, '?');
+			s += 2;
+			continue;
+		}
+		strbuf_add(sb, s, n);
+		s += n;
+	}
+}
