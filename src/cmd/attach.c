@@ -191,6 +191,24 @@ int cmd_choose_backend(const char *cmd, struct sampler_opts *so, pid_t probe_pid
 	return ret == -EINVAL ? FW_EXIT_USAGE : ret ? FW_EXIT_PERMISSION : FW_EXIT_OK;
 }
 
+const struct cmd_stop_outcome *cmd_stop_outcome(enum sampler_stop reason)
+{
+	static const struct cmd_stop_outcome table[] = {
+		[SAMPLER_STOP_DURATION] = { "duration reached", NULL, FW_EXIT_OK },
+		[SAMPLER_STOP_SIGNAL] = { "interrupted", NULL, FW_EXIT_OK },
+		[SAMPLER_STOP_TARGET_EXIT] = { "target exited", NULL, FW_EXIT_OK },
+		[SAMPLER_STOP_ERROR] = { "access lost",
+			"lost access to a target during the capture (ptrace or memory reads refused)",
+			FW_EXIT_PERMISSION },
+		[SAMPLER_STOP_HOOK] = { "stopped", NULL, FW_EXIT_OK },
+		[SAMPLER_STOP_EXEC] = { "target exec'd a program that is not Python", NULL,
+			FW_EXIT_OK },
+	};
+	static const struct cmd_stop_outcome other = { "stopped", NULL, FW_EXIT_OK };
+
+	return (size_t)reason < ARRAY_SIZE(table) && table[reason].text ? &table[reason] : &other;
+}
+
 int cmd_backend_failed(const char *name, int err, const struct strbuf *why)
 {
 	fw_error("the %s backend could not start: %s", name,

@@ -64,6 +64,19 @@ int cmd_choose_backend(const char *cmd, struct sampler_opts *so, pid_t probe_pid
 int cmd_backend_failed(const char *name, int err, const struct strbuf *why);
 
 /*
+ * How a capture that ran ended, for every sampling command: the words
+ * ("duration reached", "target exited", ...), and whether it is an error,
+ * with its message and exit code (lost access to a target:
+ * FW_EXIT_PERMISSION). The one table of stop reasons (attach.c).
+ */
+struct cmd_stop_outcome {
+	const char *text;           /* "interrupted", ... */
+	const char *error;          /* NULL, or the error to print */
+	int code;                   /* FW_EXIT_OK, or the exit code of error */
+};
+const struct cmd_stop_outcome *cmd_stop_outcome(enum sampler_stop reason);
+
+/*
  * "framewalk: error: <message>" and a hint to see `framewalk CMD --help`.
  * Returns FW_EXIT_USAGE. (The option parser's, util/options.h.)
  */

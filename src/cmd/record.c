@@ -375,22 +375,6 @@ static int write_outputs(const struct profile *prof, const struct record_opts *o
 	return code;
 }
 
-static const char *stop_reason_text(enum sampler_stop r)
-{
-	switch (r) {
-	case SAMPLER_STOP_DURATION:
-		return "duration reached";
-	case SAMPLER_STOP_SIGNAL:
-		return "interrupted";
-	case SAMPLER_STOP_TARGET_EXIT:
-		return "target exited";
-	case SAMPLER_STOP_EXEC:
-		return "target exec'd a program that is not Python";
-	default:
-		return "stopped";
-	}
-}
-
 /* The targets found before the capture starts. */
 struct target_list {
 	struct py_target *t;
@@ -527,6 +511,7 @@ int cmd_record(int argc, char **argv)
 	pid_t root = 0;
 	struct capture_hook start_hook = { &held, -1, release_at_start };
 	pid_t child = 0;
+	const struct cmd_stop_outcome *outcome;
 	int ret, code;
 
 	ret = parse_record_args(argc, argv, &o);
@@ -632,17 +617,18 @@ int cmd_record(int argc, char **argv)
 		return FW_EXIT_NO_SAMPLES;
 	}
 	code = write_outputs(&prof, &o, of);
+	outcome = cmd_stop_outcome(sess.stop_reason);
 	if (!code && !o.quiet) {
-		fprintf(stderr, "framewalk: %s after %.1f s: %llu samples, %llu errors\n",
-			stop_reason_text(sess.stop_reason), (double)prof.meta.duration_ns / 1e9,
-			(unsigned long long)prof.meta.samples, (unsigned long long)prof.meta.errors);
+		fw_note("%s after %.1f s: %llu samples, %llu errors", outcome->text,
+			(double)prof.meta.duration_ns / 1e9, (unsigned long long)prof.meta.samples,
+			(unsigned long long)prof.meta.errors);
 		for (int i = 0; i < o.outs.n; i++)
 			if (strcmp(o.outs.paths[i], "-"))
-				fprintf(stderr, "framewalk: wrote %s\n", o.outs.paths[i]);
+				fw_note("wrote %s", o.outs.paths[i]);
 	}
-	if (sess.stop_reason == SAMPLER_STOP_ERROR && !code) {
-		fw_error("lost access to a target during the capture (ptrace or memory reads refused)");
-		code = FW_EXIT_PERMISSION;
+	if (outcome->error && !code) {
+		fw_error("%s", outcome->error);
+		code = outcome->code;
 	}
 	session_release(&sess);
 	profile_release(&prof);

@@ -602,13 +602,12 @@ int cmd_top(int argc, char **argv)
 	}
 	if (start_err) {
 		code = cmd_backend_failed(session_backend_name(&sess), start_err, &why);
-	} else if (sess.stop_reason == SAMPLER_STOP_TARGET_EXIT) {
-		fprintf(stderr, "framewalk: process %d exited\n", (int)tp.o.pid);
-	} else if (sess.stop_reason == SAMPLER_STOP_EXEC) {
-		fprintf(stderr, "framewalk: process %d exec'd a program that is not Python\n", (int)tp.o.pid);
-	} else if (sess.stop_reason == SAMPLER_STOP_ERROR) {
-		fw_error("lost access to process %d", (int)tp.o.pid);
-		code = FW_EXIT_PERMISSION;
+	} else if (cmd_stop_outcome(sess.stop_reason)->error) {
+		fw_error("%s", cmd_stop_outcome(sess.stop_reason)->error);
+		code = cmd_stop_outcome(sess.stop_reason)->code;
+	} else if (sess.stop_reason == SAMPLER_STOP_TARGET_EXIT ||
+		   sess.stop_reason == SAMPLER_STOP_EXEC) {
+		fw_note("process %d: %s", (int)tp.o.pid, cmd_stop_outcome(sess.stop_reason)->text);
 	}
 out:
 	session_release(&sess);
