@@ -23,30 +23,50 @@
 #include "util/util.h"
 
 struct vm_state {
-	cpu_set_t original;       /* this process's affinity before the capture */
-	int have_original;
-	int pinned;               /* the affinity was changed */
-	int cannot_pin;           /* the target's CPU is not ours to run on */
 	pid_t follow;             /* the thread to follow; -1 none (several threads) */
 };
+
+/*
+ * This process's CPU affinity is one for all its targets: taken before the
+ * first vm target starts, put back when the last one is released, and a
+ * target is followed onto its CPU only while it is the only vm target
+ * (several targets, as --subprocesses or the agent give, would each repin
+ * the one profiler thread every tick).
+ */
+static struct {
+	cpu_set_t original;
+	int have_original;
+	int pinned;               /* the affinity was changed */
+	int cannot_pin;           /* a target's CPU is not ours to run on */
+	unsigned targets;         /* vm targets alive */
+} affinity;
+
+static void affinity_restore(void)
+{
+	if (affinity.pinned && affinity.have_original &&
+	    !sched_setaffinity(0, sizeof(affinity.original), &affinity.original))
+		affinity.pinned = 0;
+}
 
 static int vm_target_init(struct sampler *s)
 {
 	struct vm_state *v = xcalloc(1, sizeof(*v));
 
 	s->reader.place_live = 1;
-	v->have_original = !sched_getaffinity(0, sizeof(v->original), &v->original);
+	if (!affinity.targets++) {
+		affinity.have_original = !sched_getaffinity(0, sizeof(affinity.original),
+							    &affinity.original);
+		affinity.pinned = affinity.cannot_pin = 0;
+	}
 	s->state = v;
 	return 0;
 }
 
 static void vm_target_release(struct sampler *s)
 {
-	struct vm_state *v = s->state;
-
-	if (v && v->pinned && v->have_original)
-		sched_setaffinity(0, sizeof(v->original), &v->original);
-	free(v);
+	if (s->state && !--affinity.targets)
+		affinity_restore();
+	free(s->state);
 	s->state = NULL;
 }
 
@@ -68,22 +88,20 @@ static void follow_target(struct sampler *s, struct vm_state *v)
 	char state;
 	int cpu;
 
-	if (v->follow < 0) {
-		/* Threads were started: run where the scheduler likes again. */
-		if (v->pinned && v->have_original && !sched_setaffinity(0, sizeof(v->original),
-									  &v->original))
-			v->pinned = 0;
+	if (v->follow < 0 || affinity.targets > 1) {
+		/* Threads were started, or other targets: run where the scheduler likes. */
+		affinity_restore();
 		return;
 	}
-	if (v->cannot_pin || taskstat_state_cpu(&s->tasks, tid, &state, &cpu) || state != 'R' ||
+	if (affinity.cannot_pin || taskstat_state_cpu(&s->tasks, tid, &state, &cpu) || state != 'R' ||
 	    cpu < 0 || cpu >= CPU_SETSIZE || cpu == sched_getcpu())
 		return;
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set))
-		v->cannot_pin = 1;
+		affinity.cannot_pin = 1;
 	else
-		v->pinned = 1;
+		affinity.pinned = 1;
 }
 
 /*

@@ -177,6 +177,52 @@ def test_several_pids_are_labeled(tmp_path):
         w2.stop()
 
 
+def test_vm_several_targets_leave_the_affinity_alone(tmp_path):
+    """vm follows a lone single-threaded target onto its CPU (src/sampler/vm.c);
+    with two targets it must not: the one profiler thread was repinned by
+    each target every tick, one restoring another's "original" mask."""
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("needs two CPUs")
+    interp = INTERP_BY_ID["py3.12"]
+    ws = [start_workload(interp, "zlib_loop.py") for _ in range(2)]
+    try:
+        # one target on each CPU: whichever CPU framewalk runs on, one of
+        # them is elsewhere, and a per-target rule pins to it
+        for cpu, w in enumerate(ws):
+            for tid in os.listdir("/proc/%d/task" % w.pid):
+                os.sched_setaffinity(int(tid), {cpu})
+        everyone = set(os.sched_getaffinity(0))
+        fw = subprocess.Popen([framewalk_path(), "record", "-q", "--backend", "vm",
+                               "-p", str(ws[0].pid), "-p", str(ws[1].pid), "-d", "3",
+                               "-o", str(tmp_path / "o.collapsed")],
+                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE)
+        seen = []
+        try:
+            time.sleep(0.5)
+            while fw.poll() is None and len(seen) < 100:
+                try:
+                    seen.append(frozenset(os.sched_getaffinity(fw.pid)))
+                except OSError:
+                    break
+                time.sleep(0.02)
+            fw.wait(timeout=30)
+        finally:
+            if fw.poll() is None:
+                fw.kill()
+                fw.wait()
+        err = fw.stderr.read().decode("utf-8", "replace")
+        fw.stderr.close()
+        assert fw.returncode == 0, err
+        assert len(seen) >= 20, seen
+        pinned = [s for s in seen if s != everyone]
+        assert not pinned, "%d of %d looks found framewalk pinned: %s" % (
+            len(pinned), len(seen), sorted(map(sorted, set(pinned))))
+    finally:
+        for w in ws:
+            w.stop()
+
+
 def _python_then_zlib(names):
     """compress_report under generate_report, and a zlib frame under it."""
     if "generate_report" not in names or "compress_report" not in names:
