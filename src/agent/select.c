@@ -5,19 +5,6 @@
 #include "agent/select.h"
 #include "util/util.h"
 
-static void add_str(char ***arr, size_t *n, const char *s)
-{
-	*arr = xrealloc(*arr, (*n + 1) * sizeof(**arr));
-	(*arr)[(*n)++] = xstrdup(s);
-}
-
-static void free_strs(char **arr, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(arr[i]);
-	free(arr);
-}
-
 void select_add_pid(struct select_set *s, pid_t pid)
 {
 	if (select_listed(s, pid))
@@ -28,7 +15,7 @@ void select_add_pid(struct select_set *s, pid_t pid)
 
 void select_add_exe(struct select_set *s, const char *glob)
 {
-	add_str(&s->exes, &s->nexes, glob);
+	strv_add(&s->exes, &s->nexes, glob);
 }
 
 int select_add_cmdline(struct select_set *s, const char *regex, struct strbuf *err)
@@ -50,23 +37,23 @@ int select_add_cmdline(struct select_set *s, const char *regex, struct strbuf *e
 
 void select_add_container(struct select_set *s, const char *prefix)
 {
-	add_str(&s->containers, &s->ncontainers, prefix);
+	strv_add(&s->containers, &s->ncontainers, prefix);
 }
 
 void select_add_cgroup(struct select_set *s, const char *glob)
 {
-	add_str(&s->cgroups, &s->ncgroups, glob);
+	strv_add(&s->cgroups, &s->ncgroups, glob);
 }
 
 void select_release(struct select_set *s)
 {
 	free(s->pids);
-	free_strs(s->exes, s->nexes);
+	strv_free(s->exes, s->nexes);
 	for (size_t i = 0; i < s->ncmds; i++)
 		regfree(&s->cmds[i]);
 	free(s->cmds);
-	free_strs(s->containers, s->ncontainers);
-	free_strs(s->cgroups, s->ncgroups);
+	strv_free(s->containers, s->ncontainers);
+	strv_free(s->cgroups, s->ncgroups);
 	memset(s, 0, sizeof(*s));
 }
 

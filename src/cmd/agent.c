@@ -93,24 +93,11 @@ struct agent_opts {
 	int in_file;            /* parsing the file now */
 };
 
-static void add_string(char ***arr, size_t *n, const char *s)
-{
-	*arr = xrealloc(*arr, (*n + 1) * sizeof(**arr));
-	(*arr)[(*n)++] = xstrdup(s);
-}
-
-static void free_strings(char **arr, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(arr[i]);
-	free(arr);
-}
-
 static void opts_release(struct agent_opts *o)
 {
 	select_release(&o->sel);
-	free_strings(o->otlp_headers, o->notlp_headers);
-	free_strings(o->labels, o->nlabels);
+	strv_free(o->otlp_headers, o->notlp_headers);
+	strv_free(o->labels, o->nlabels);
 	opts_file_free(o->file_argc, o->file_argv);
 	memset(o, 0, sizeof(*o));
 }
@@ -214,15 +201,6 @@ static int opt_mode(const struct opt *op, const char *arg, struct strbuf *err)
 	return 0;
 }
 
-static int opt_backend(const struct opt *op, const char *arg, struct strbuf *err)
-{
-	if (backend_parse(arg, op->value)) {
-		strbuf_addf(err, "unknown backend: '%s' (auto, bpf, ptrace or vm)", arg);
-		return -1;
-	}
-	return 0;
-}
-
 static int opt_header(const struct opt *op, const char *arg, struct strbuf *err)
 {
 	struct agent_opts *o = op->value;
@@ -232,7 +210,7 @@ static int opt_header(const struct opt *op, const char *arg, struct strbuf *err)
 		strbuf_addf(err, "bad header: '%s' (give \"Name: value\")", arg);
 		return -1;
 	}
-	add_string(&o->otlp_headers, &o->notlp_headers, arg);
+	strv_add(&o->otlp_headers, &o->notlp_headers, arg);
 	return 0;
 }
 
@@ -252,7 +230,7 @@ static int opt_label(const struct opt *op, const char *arg, struct strbuf *err)
 			return -1;
 		}
 	}
-	add_string(&o->labels, &o->nlabels, arg);
+	strv_add(&o->labels, &o->nlabels, arg);
 	return 0;
 }
 
@@ -313,7 +291,7 @@ static void build_table(struct agent_opts *o, struct opt *t, size_t max)
 			 "executable's name only, not its command line (which may hold secrets)"),
 		OPT_BOOL(0, "kernel", &o->kernel, "add kernel frames (implies --native)"),
 		OPT_CALL(0, "backend", &o->backend, "B", "auto (default: bpf where it loads, else "
-			 "ptrace, else vm), bpf, ptrace or vm", opt_backend),
+			 "ptrace, else vm), bpf, ptrace or vm", cmd_opt_backend),
 		OPT_BOOL(0, "no-debuginfod", &o->no_debuginfod, "ask no debuginfod server for debug "
 			 "files"),
 		OPT_CALL(0, "period", &o->period, "SECS", "one profile per process every SECS seconds, "

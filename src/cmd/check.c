@@ -61,17 +61,13 @@ static int opt_site(const struct opt *o, const char *arg, struct strbuf *err)
 static int opt_backend(const struct opt *o, const char *arg, struct strbuf *err)
 {
 	struct check_opts *co = o->value;
+	enum backend b;
 
-	if (!strcmp(arg, "vm"))
-		co->need |= NEED_VM;
-	else if (!strcmp(arg, "ptrace"))
-		co->need |= NEED_PTRACE;
-	else if (!strcmp(arg, "bpf"))
-		co->need |= NEED_BPF;
-	else {
+	if (backend_parse(arg, &b) || b == BACKEND_AUTO) {
 		strbuf_addf(err, "unknown backend: '%s' (vm, ptrace or bpf)", arg);
 		return -1;
 	}
+	co->need |= b == BACKEND_VM ? NEED_VM : b == BACKEND_PTRACE ? NEED_PTRACE : NEED_BPF;
 	co->need_given = 1;
 	return 0;
 }
@@ -125,16 +121,16 @@ static int parse_args(int argc, char **argv, struct check_opts *o)
 	if ((o->site || o->root) && !o->python)
 		return cmd_usage_error("check", "--site-packages and --root need --python PATH");
 	if (o->pid)
-		o->mode = MODE_PROCESS;
+		o->mode = CHECK_PROCESS;
 	else if (o->python)
-		o->mode = MODE_INSTALL;
+		o->mode = CHECK_INSTALL;
 	else if (o->nfiles)
-		o->mode = MODE_FILES;
+		o->mode = CHECK_FILES;
 	else
-		o->mode = MODE_MACHINE;
+		o->mode = CHECK_MACHINE;
 	if (o->native && !(o->need & (NEED_PTRACE | NEED_BPF)))
 		o->need |= NEED_PTRACE;
-	if (!o->need_given && !o->native && (o->mode == MODE_MACHINE || o->mode == MODE_PROCESS))
+	if (!o->need_given && !o->native && (o->mode == CHECK_MACHINE || o->mode == CHECK_PROCESS))
 		o->need |= NEED_VM;
 	return 0;
 }
@@ -223,9 +219,9 @@ static void decide(struct check *c)
 {
 	const struct audit_facts *f = &c->f;
 	int chain_needed = c->o.native || (c->o.need & (NEED_PTRACE | NEED_BPF)) ||
-			   c->o.mode == MODE_INSTALL || c->o.mode == MODE_FILES;
+			   c->o.mode == CHECK_INSTALL || c->o.mode == CHECK_FILES;
 
-	if (c->o.mode == MODE_PROCESS)
+	if (c->o.mode == CHECK_PROCESS)
 		discovery_problem(c);
 	install_problem(c);
 	file_problems(c);
@@ -290,16 +286,16 @@ int cmd_check(int argc, char **argv)
 		free(c);
 		return ret < 0 ? FW_EXIT_OK : ret;
 	}
-	if (c->o.mode == MODE_PROCESS && proc_exists(c->o.pid) == -ESRCH) {
+	if (c->o.mode == CHECK_PROCESS && proc_exists(c->o.pid) == -ESRCH) {
 		fw_error("no such process: %d", (int)c->o.pid);
 		free(c);
 		return FW_EXIT_NO_PROCESS;
 	}
 	audit_facts_init(&c->f);
 	probe_bpf_backend(&c->f.env);
-	if (c->o.mode == MODE_PROCESS)
+	if (c->o.mode == CHECK_PROCESS)
 		audit_gather_process(&c->f, c->o.pid);
-	else if (c->o.mode == MODE_INSTALL)
+	else if (c->o.mode == CHECK_INSTALL)
 		audit_gather_install(&c->f, c->o.python, c->o.root, c->o.site);
 	if (c->o.nfiles)
 		audit_gather_files(&c->f, c->o.files, c->o.nfiles);

@@ -13,7 +13,7 @@
 #include "sampler/sampler.h"
 #include "util/strbuf.h"
 
-enum check_mode { MODE_MACHINE, MODE_PROCESS, MODE_INSTALL, MODE_FILES };
+enum check_mode { CHECK_MACHINE, CHECK_PROCESS, CHECK_INSTALL, CHECK_FILES };
 
 #define NEED_VM (1u << 0)
 #define NEED_PTRACE (1u << 1)

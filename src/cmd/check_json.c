@@ -245,7 +245,7 @@ int check_print_json(const struct check *c)
 	json_target(&j, c);
 	json_interp(&j, c);
 	json_key(&j, "modules");
-	if (c->o.mode == MODE_MACHINE) {
+	if (c->o.mode == CHECK_MACHINE) {
 		json_null(&j);
 	} else {
 		json_begin_array(&j);

@@ -372,26 +372,26 @@ void check_print_text(const struct check *c)
 {
 	printf("framewalk check: ");
 	switch (c->o.mode) {
-	case MODE_PROCESS:
+	case CHECK_PROCESS:
 		printf("process %d (", (int)c->o.pid);
 		put_escaped(c->f.comm);
 		printf(")\n");
 		break;
-	case MODE_INSTALL:
+	case CHECK_INSTALL:
 		printf("installation ");
 		put_escaped(c->o.python);
 		printf("\n");
 		break;
-	case MODE_FILES:
+	case CHECK_FILES:
 		printf("%d file%s\n", c->o.nfiles, c->o.nfiles == 1 ? "" : "s");
 		break;
-	case MODE_MACHINE:
+	case CHECK_MACHINE:
 		printf("this machine\n");
 		break;
 	}
 	if (c->f.interp.present)
 		print_interp(c);
-	if (c->o.mode != MODE_MACHINE)
+	if (c->o.mode != CHECK_MACHINE)
 		print_modules(c);
 	print_env(c);
 	print_backends(c);

@@ -34,26 +34,6 @@ struct task_info {
 	int pending;
 };
 
-static uint64_t u64_at(const uint8_t *buf, size_t off)
-{
-	uint64_t v;
-
-	memcpy(&v, buf + off, sizeof(v));
-	return v;
-}
-
-static int rd(struct py_async *a, uint64_t addr, void *buf, size_t len)
-{
-	int ret;
-
-	if (!addr || addr + len < addr)
-		return -EFAULT;
-	mem_uncached_begin(a->r->mem);
-	ret = mem_read(a->r->mem, addr, buf, len);
-	mem_uncached_end(a->r->mem);
-	return ret;
-}
-
 /* Low bits of a tagged reference (3.14+ _PyStackRef), cleared. */
 static uint64_t untag(const struct py_async *a, uint64_t v)
 {
@@ -251,7 +231,7 @@ static int load_debug(struct py_async *a)
 	/* In the executable, libpython or the _asyncio extension, once loaded. */
 	if (py_find_section(a->r->target->pid, ".AsyncioDebug", &addr, &size) || size < sizeof(v))
 		return -EAGAIN;
-	if (rd(a, addr, v, sizeof(v)))
+	if (mem_read_uncached(a->r->mem, addr, v, sizeof(v)))
 		return -EAGAIN;
 	a->dbg = (struct py_asyncio_debug){ v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8],
 					    v[9], v[10], v[11], v[12] };
@@ -316,14 +296,14 @@ static int read_task(struct py_async *a, uint64_t addr, struct task_info *t)
 		if (size > sizeof(buf) || al->task_coro < 0 || al->task_name < 0 ||
 		    al->task_fut_waiter < 0 || al->fut_loop < 0 || al->fut_state < 0)
 			return -EFAULT;
-		ret = rd(a, addr, buf, size);
+		ret = mem_read_uncached(a->r->mem, addr, buf, size);
 		if (ret)
 			return ret;
 		t->c_task = 1;
-		t->coro = untag(a, u64_at(buf, (size_t)al->task_coro));
-		t->name = untag(a, u64_at(buf, (size_t)al->task_name));
-		t->fut_waiter = untag(a, u64_at(buf, (size_t)al->task_fut_waiter));
-		t->loop = untag(a, u64_at(buf, (size_t)al->fut_loop));
+		t->coro = untag(a, load_u64(buf, (size_t)al->task_coro));
+		t->name = untag(a, load_u64(buf, (size_t)al->task_name));
+		t->fut_waiter = untag(a, load_u64(buf, (size_t)al->task_fut_waiter));
+		t->loop = untag(a, load_u64(buf, (size_t)al->fut_loop));
 		{
 			int32_t state;
 
@@ -398,7 +378,7 @@ static int coro_frame(struct py_async *a, uint64_t coro, uint64_t *frame)
 		*frame = coro + (uint64_t)lo->gen_iframe;
 		return 0;
 	}
-	if (lo->gen_frame < 0 || rd(a, coro + (uint64_t)lo->gen_frame, frame, 8))
+	if (lo->gen_frame < 0 || mem_read_uncached(a->r->mem, coro + (uint64_t)lo->gen_frame, frame, 8))
 		return -EFAULT;
 	return *frame && !(*frame & 7) ? 0 : -EFAULT;
 }
@@ -411,7 +391,7 @@ static int coro_suspended(struct py_async *a, uint64_t coro)
 
 	if (!lo->has_frame_states)
 		return 1;    /* <= 3.10: a frame that is not running is suspended (checked by caller) */
-	if (lo->gen_frame_state < 0 || rd(a, coro + (uint64_t)lo->gen_frame_state, &state, 1))
+	if (lo->gen_frame_state < 0 || mem_read_uncached(a->r->mem, coro + (uint64_t)lo->gen_frame_state, &state, 1))
 		return -EFAULT;
 	return state == lo->state_suspended ||
 	       (lo->has_yield_from_state && state == lo->state_suspended_yield_from);
@@ -428,23 +408,23 @@ static int coro_awaits(struct py_async *a, uint64_t frame, uint64_t *yf)
 	if (depth < 1 || depth > 4)
 		return -EFAULT;
 	if (lo->frame_stackpointer >= 0) {
-		if (rd(a, frame + (uint64_t)lo->frame_stackpointer, &top, 8))
+		if (mem_read_uncached(a->r->mem, frame + (uint64_t)lo->frame_stackpointer, &top, 8))
 			return -EFAULT;
 	} else if (lo->frame_stacktop >= 0 && lo->frame_localsplus >= 0) {
 		int32_t index;
 
-		if (rd(a, frame + (uint64_t)lo->frame_stacktop, &index, 4) || index < depth ||
+		if (mem_read_uncached(a->r->mem, frame + (uint64_t)lo->frame_stacktop, &index, 4) || index < depth ||
 		    index > 65536)
 			return -EFAULT;
 		top = frame + (uint64_t)lo->frame_localsplus + 8 * (uint64_t)index;
 	} else if (lo->frame_stacktop_ptr >= 0) {
-		if (rd(a, frame + (uint64_t)lo->frame_stacktop_ptr, &top, 8))
+		if (mem_read_uncached(a->r->mem, frame + (uint64_t)lo->frame_stacktop_ptr, &top, 8))
 			return -EFAULT;
 	} else if (lo->frame_valuestack >= 0 && lo->frame_stackdepth >= 0) {
 		int32_t sdepth;
 
-		if (rd(a, frame + (uint64_t)lo->frame_valuestack, &top, 8) ||
-		    rd(a, frame + (uint64_t)lo->frame_stackdepth, &sdepth, 4) || sdepth < depth ||
+		if (mem_read_uncached(a->r->mem, frame + (uint64_t)lo->frame_valuestack, &top, 8) ||
+		    mem_read_uncached(a->r->mem, frame + (uint64_t)lo->frame_stackdepth, &sdepth, 4) || sdepth < depth ||
 		    sdepth > 65536)
 			return -EFAULT;
 		top += 8 * (uint64_t)sdepth;
@@ -455,7 +435,7 @@ static int coro_awaits(struct py_async *a, uint64_t frame, uint64_t *yf)
 	if (!top || (top & 7) || top < frame || top - frame > (1u << 20))
 		return -EFAULT;
 	slot = top - 8 * (uint64_t)depth;
-	if (rd(a, slot, yf, 8))
+	if (mem_read_uncached(a->r->mem, slot, yf, 8))
 		return -EFAULT;
 	*yf = untag(a, *yf);
 	return 0;
@@ -627,8 +607,8 @@ static int future_callbacks(struct py_async *a, uint64_t fut, uint64_t *out, siz
 	    py_obj_isinstance(a->ob, fut, "_asyncio.Task") == 1) {
 		uint64_t cb0;
 
-		if (rd(a, fut + (uint64_t)al->fut_callback0, &cb0, 8) ||
-		    rd(a, fut + (uint64_t)al->fut_callbacks, &list, 8))
+		if (mem_read_uncached(a->r->mem, fut + (uint64_t)al->fut_callback0, &cb0, 8) ||
+		    mem_read_uncached(a->r->mem, fut + (uint64_t)al->fut_callbacks, &list, 8))
 			return -EFAULT;
 		if (cb0 && *n < max)
 			out[(*n)++] = cb0;
@@ -656,7 +636,7 @@ static uint64_t callback_task(struct py_async *a, uint64_t cb)
 		return 0;
 	/* 3.8/3.9: a TaskWakeupMethWrapper holds its task */
 	if (a->al->wakeup_task >= 0 && ends_with(t->name, "TaskWakeupMethWrapper")) {
-		if (!rd(a, cb + (uint64_t)a->al->wakeup_task, &self, 8) && is_task(a, self) == 1)
+		if (!mem_read_uncached(a->r->mem, cb + (uint64_t)a->al->wakeup_task, &self, 8) && is_task(a, self) == 1)
 			return self;
 		return 0;
 	}
@@ -717,8 +697,8 @@ static uint64_t waiter_by_awaited_by(struct py_async *a, const struct task_info 
 		    py_obj_is_none(a->ob, by) == 1)
 			return 0;
 		is_set = 1;
-	} else if (rd(a, t->addr + a->dbg.task_awaited_by, &by, 8) ||
-		   rd(a, t->addr + a->dbg.task_awaited_by_is_set, &is_set, 1)) {
+	} else if (mem_read_uncached(a->r->mem, t->addr + a->dbg.task_awaited_by, &by, 8) ||
+		   mem_read_uncached(a->r->mem, t->addr + a->dbg.task_awaited_by_is_set, &is_set, 1)) {
 		return 0;
 	}
 	by = untag(a, by);
@@ -790,7 +770,7 @@ static int frame_self(struct py_async *a, uint64_t frame, uint64_t *self)
 {
 	const struct py_objects_layout *lo = a->ob->lo;
 
-	if (lo->frame_localsplus < 0 || rd(a, frame + (uint64_t)lo->frame_localsplus, self, 8))
+	if (lo->frame_localsplus < 0 || mem_read_uncached(a->r->mem, frame + (uint64_t)lo->frame_localsplus, self, 8))
 		return -EFAULT;
 	*self = untag(a, *self);
 	return *self ? 0 : -EFAULT;
@@ -806,7 +786,7 @@ static size_t running_candidates(struct py_async *a, uint64_t tstate, uint64_t *
 	if (a->debug_wanted && load_debug(a) == 0 && tstate) {
 		uint64_t task;
 
-		if (!rd(a, tstate + a->dbg.tstate_running_task, &task, 8) && (task = untag(a, task)))
+		if (!mem_read_uncached(a->r->mem, tstate + a->dbg.tstate_running_task, &task, 8) && (task = untag(a, task)))
 			out[n++] = task;
 		return n;
 	}
@@ -873,7 +853,7 @@ static uint64_t frame_coro(struct py_async *a, uint64_t frame)
 			return 0;
 		coro = frame - (uint64_t)lo->gen_iframe;
 	} else if (a->r->off->frame_gen >= 0) {
-		if (rd(a, frame + (uint64_t)a->r->off->frame_gen, &coro, 8))
+		if (mem_read_uncached(a->r->mem, frame + (uint64_t)a->r->off->frame_gen, &coro, 8))
 			return 0;
 	} else {
 		return 0;
@@ -963,14 +943,14 @@ static void tasks_of_list(struct py_async *a, uint64_t head, uint64_t *out, size
 {
 	uint64_t node;
 
-	if (rd(a, head, &node, 8))
+	if (mem_read_uncached(a->r->mem, head, &node, 8))
 		return;
 	for (size_t steps = 0; node && node != head && steps < PY_ASYNC_TASKS_MAX && *n < max;
 	     steps++) {
 		if (node & 7 || node < a->dbg.task_node)
 			return;
 		out[(*n)++] = node - a->dbg.task_node;
-		if (rd(a, node, &node, 8))
+		if (mem_read_uncached(a->r->mem, node, &node, 8))
 			return;
 	}
 }

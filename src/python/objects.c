@@ -16,29 +16,9 @@
 #define READV_BATCH 128
 #define DK_LOG2_MAX 24           /* 16M slots: more than any dict we read */
 
-static uint64_t u64_at(const uint8_t *buf, size_t off)
-{
-	uint64_t v;
-
-	memcpy(&v, buf + off, sizeof(v));
-	return v;
-}
-
-static int rd(struct py_objects *ob, uint64_t addr, void *buf, size_t len)
-{
-	int ret;
-
-	if (!addr || addr + len < addr)
-		return -EFAULT;
-	mem_uncached_begin(ob->r->mem);
-	ret = mem_read(ob->r->mem, addr, buf, len);
-	mem_uncached_end(ob->r->mem);
-	return ret;
-}
-
 int py_obj_word(struct py_objects *ob, uint64_t addr, uint64_t *v)
 {
-	return rd(ob, addr, v, sizeof(*v));
+	return mem_read_uncached(ob->r->mem, addr, v, sizeof(*v));
 }
 
 int py_objects_init(struct py_objects *ob, struct py_reader *r)
@@ -105,21 +85,21 @@ static int read_type(struct py_objects *ob, uint64_t addr, struct py_type_info *
 	}
 	if ((size_t)need > sizeof(buf) || (addr & 7))
 		return -EFAULT;
-	ret = rd(ob, addr, buf, (size_t)need);
+	ret = mem_read_uncached(ob->r->mem, addr, buf, (size_t)need);
 	if (ret)
 		return ret;
 	memset(t, 0, sizeof(*t));
 	t->addr = addr;
-	t->flags = u64_at(buf, (size_t)lo->type_flags);
-	t->basicsize = (int64_t)u64_at(buf, (size_t)lo->type_basicsize);
-	t->dictoffset = (int64_t)u64_at(buf, (size_t)lo->type_dictoffset);
-	t->base = u64_at(buf, (size_t)lo->type_base);
+	t->flags = load_u64(buf, (size_t)lo->type_flags);
+	t->basicsize = (int64_t)load_u64(buf, (size_t)lo->type_basicsize);
+	t->dictoffset = (int64_t)load_u64(buf, (size_t)lo->type_dictoffset);
+	t->base = load_u64(buf, (size_t)lo->type_base);
 	if (t->basicsize < 16 || t->basicsize > (1 << 20))
 		return -EFAULT;
-	name = u64_at(buf, (size_t)lo->type_name);
+	name = load_u64(buf, (size_t)lo->type_name);
 	/* tp_name is a C string; near the end of a mapping a long read fails: shorter ones then. */
 	for (size_t len = sizeof(t->name) - 1; name && len >= 8; len /= 2) {
-		if (!rd(ob, name, t->name, len)) {
+		if (!mem_read_uncached(ob->r->mem, name, t->name, len)) {
 			t->name[len] = '\0';
 			t->name[strnlen(t->name, len)] = '\0';
 			break;
@@ -132,7 +112,7 @@ static int read_type(struct py_objects *ob, uint64_t addr, struct py_type_info *
 		if ((unsigned char)*p < 0x20 || (unsigned char)*p == 0x7f)
 			return -EFAULT;
 	if ((t->flags & lo->tpflags_heaptype) && lo->heaptype_cached_keys >= 0)
-		rd(ob, addr + (uint64_t)lo->heaptype_cached_keys, &t->cached_keys,
+		mem_read_uncached(ob->r->mem, addr + (uint64_t)lo->heaptype_cached_keys, &t->cached_keys,
 		   sizeof(t->cached_keys));
 	t->checked_ns = fw_now_ns();
 	return 0;
@@ -174,7 +154,7 @@ int py_obj_type(struct py_objects *ob, uint64_t obj, const struct py_type_info *
 
 	if (!obj || (obj & 7))
 		return -EFAULT;
-	ret = rd(ob, obj + (uint64_t)ob->r->off->object_type, &type, sizeof(type));
+	ret = mem_read_uncached(ob->r->mem, obj + (uint64_t)ob->r->off->object_type, &type, sizeof(type));
 	if (ret)
 		return ret;
 	return type_info(ob, type, out);
@@ -251,16 +231,16 @@ int py_obj_long(struct py_objects *ob, uint64_t obj, int64_t *v)
 	if (!(t->flags & lo->tpflags_long) || lo->long_digits < 0 || lo->long_shift <= 0 ||
 	    (size_t)lo->long_digits + sizeof(digits) > sizeof(buf))
 		return -EFAULT;
-	ret = rd(ob, obj, buf, (size_t)lo->long_digits + 4);
+	ret = mem_read_uncached(ob->r->mem, obj, buf, (size_t)lo->long_digits + 4);
 	if (ret)
 		return ret;
 	if (lo->long_tag >= 0) {
-		uint64_t tag = u64_at(buf, (size_t)lo->long_tag);
+		uint64_t tag = load_u64(buf, (size_t)lo->long_tag);
 
 		ndigits = (int64_t)(tag >> 3);
 		negative = (tag & 3) == 2;
 	} else if (lo->long_size >= 0) {
-		ndigits = (int64_t)u64_at(buf, (size_t)lo->long_size);
+		ndigits = (int64_t)load_u64(buf, (size_t)lo->long_size);
 		negative = ndigits < 0;
 		if (negative)
 			ndigits = -ndigits;
@@ -269,7 +249,7 @@ int py_obj_long(struct py_objects *ob, uint64_t obj, int64_t *v)
 	}
 	if (ndigits < 0 || ndigits > 3)
 		return ndigits > 3 ? -ERANGE : -EFAULT;
-	if (ndigits > 1 && rd(ob, obj + (uint64_t)lo->long_digits, digits, (size_t)ndigits * 4))
+	if (ndigits > 1 && mem_read_uncached(ob->r->mem, obj + (uint64_t)lo->long_digits, digits, (size_t)ndigits * 4))
 		return -EFAULT;
 	if (ndigits == 1)
 		memcpy(&digits[0], buf + lo->long_digits, 4);
@@ -308,10 +288,10 @@ static int keys_view(struct py_objects *ob, uint64_t keys, uint64_t values, stru
 	if (!keys || (keys & 7) || lo->dk_nentries < 0 || lo->dk_indices < 0 ||
 	    (size_t)lo->dk_indices > sizeof(buf))
 		return -EFAULT;
-	ret = rd(ob, keys, buf, (size_t)lo->dk_indices);
+	ret = mem_read_uncached(ob->r->mem, keys, buf, (size_t)lo->dk_indices);
 	if (ret)
 		return ret;
-	v->nentries = (int64_t)u64_at(buf, (size_t)lo->dk_nentries);
+	v->nentries = (int64_t)load_u64(buf, (size_t)lo->dk_nentries);
 	if (lo->dict_model == PY_DICT_LOG2) {
 		unsigned log2 = buf[lo->dk_log2_size], log2_index = buf[lo->dk_log2_index_bytes];
 		unsigned kind = buf[lo->dk_kind];
@@ -324,7 +304,7 @@ static int keys_view(struct py_objects *ob, uint64_t keys, uint64_t values, stru
 		if (v->nentries > (int64_t)(1ull << log2))
 			return -EFAULT;
 	} else {
-		int64_t size = (int64_t)u64_at(buf, (size_t)lo->dk_size);
+		int64_t size = (int64_t)load_u64(buf, (size_t)lo->dk_size);
 		unsigned ix;
 
 		if (size < 8 || size > (1ll << DK_LOG2_MAX) || (size & (size - 1)))
@@ -371,8 +351,8 @@ static int dict_view(struct py_objects *ob, uint64_t dict, struct dict_view *v)
 
 	if (ret)
 		return ret;
-	if (rd(ob, dict + (uint64_t)lo->dict_keys, &keys, 8) ||
-	    rd(ob, dict + (uint64_t)lo->dict_values, &values, 8))
+	if (mem_read_uncached(ob->r->mem, dict + (uint64_t)lo->dict_keys, &keys, 8) ||
+	    mem_read_uncached(ob->r->mem, dict + (uint64_t)lo->dict_values, &values, 8))
 		return -EFAULT;
 	return keys_view(ob, keys, values_array(lo, values), v);
 }
@@ -388,13 +368,13 @@ static int view_entries(struct py_objects *ob, const struct dict_view *v, uint64
 	if (!n)
 		return 0;
 	buf = xmalloc(bytes);
-	ret = rd(ob, v->entries, buf, bytes);
+	ret = mem_read_uncached(ob->r->mem, v->entries, buf, bytes);
 	if (!ret && v->values)
-		ret = rd(ob, v->values, vals, n * 8);
+		ret = mem_read_uncached(ob->r->mem, v->values, vals, n * 8);
 	for (size_t i = 0; !ret && i < n; i++) {
-		keys[i] = u64_at(buf, i * v->esize + v->koff);
+		keys[i] = load_u64(buf, i * v->esize + v->koff);
 		if (!v->values)
-			vals[i] = u64_at(buf, i * v->esize + v->voff);
+			vals[i] = load_u64(buf, i * v->esize + v->voff);
 		if (keys[i] & 7)
 			ret = -EFAULT;
 	}
@@ -421,7 +401,7 @@ static int str_equals(const struct py_offsets *o, const uint8_t *buf, const char
 	uint64_t len;
 
 	memcpy(&state, buf + o->unicode_state, sizeof(state));
-	len = u64_at(buf, (size_t)o->unicode_length);
+	len = load_u64(buf, (size_t)o->unicode_length);
 	/* compact ASCII: kind 1, compact, ascii */
 	if (((state >> 2) & 7) != 1 || !((state >> 5) & 1) || !((state >> 6) & 1) || len != klen)
 		return 0;
@@ -559,13 +539,13 @@ int py_obj_attr(struct py_objects *ob, uint64_t obj, const char *name, uint64_t 
 		return ret;
 	if (lo->managed_model != PY_MANAGED_NONE && (t->flags & lo->tpflags_managed_dict)) {
 		if (obj < (uint64_t)lo->managed_dict_below ||
-		    rd(ob, obj - (uint64_t)lo->managed_dict_below, &word, 8))
+		    mem_read_uncached(ob->r->mem, obj - (uint64_t)lo->managed_dict_below, &word, 8))
 			return -EFAULT;
 		switch (lo->managed_model) {
 		case PY_MANAGED_311: {
 			uint64_t values;
 
-			if (rd(ob, obj - (uint64_t)lo->managed_values_below, &values, 8))
+			if (mem_read_uncached(ob->r->mem, obj - (uint64_t)lo->managed_values_below, &values, 8))
 				return -EFAULT;
 			if (values)
 				return shared_get(ob, t, values_array(lo, values), name, value);
@@ -588,7 +568,7 @@ int py_obj_attr(struct py_objects *ob, uint64_t obj, const char *name, uint64_t 
 			if (!(t->flags & lo->tpflags_inline_values))
 				return -ENOENT;
 			if (lo->dictvalues_valid >= 0 &&
-			    rd(ob, values + (uint64_t)lo->dictvalues_valid, &valid, 1))
+			    mem_read_uncached(ob->r->mem, values + (uint64_t)lo->dictvalues_valid, &valid, 1))
 				return -EFAULT;
 			if (!valid)
 				return -ENOENT;
@@ -596,7 +576,7 @@ int py_obj_attr(struct py_objects *ob, uint64_t obj, const char *name, uint64_t 
 		}
 		}
 	} else if (t->dictoffset > 0 && t->dictoffset < t->basicsize) {
-		if (rd(ob, obj + (uint64_t)t->dictoffset, &dict, 8))
+		if (mem_read_uncached(ob->r->mem, obj + (uint64_t)t->dictoffset, &dict, 8))
 			return -EFAULT;
 	} else {
 		return -ENOENT;
@@ -620,18 +600,18 @@ int py_set_items(struct py_objects *ob, uint64_t set, uint64_t *out, size_t max,
 	*n = 0;
 	if (lo->set_table < 0 || lo->set_mask < 0 || lo->set_used < 0 || lo->set_entry_size < 16)
 		return -EFAULT;
-	if (rd(ob, set + (uint64_t)lo->set_table, &table, 8) ||
-	    rd(ob, set + (uint64_t)lo->set_mask, &mask, 8) ||
-	    rd(ob, set + (uint64_t)lo->set_used, &used, 8))
+	if (mem_read_uncached(ob->r->mem, set + (uint64_t)lo->set_table, &table, 8) ||
+	    mem_read_uncached(ob->r->mem, set + (uint64_t)lo->set_mask, &mask, 8) ||
+	    mem_read_uncached(ob->r->mem, set + (uint64_t)lo->set_used, &used, 8))
 		return -EFAULT;
 	if (mask < 7 || mask >= (1u << DK_LOG2_MAX) || ((mask + 1) & mask) || used < 0 ||
 	    (uint64_t)used > mask + 1 || (mask + 1) > 4 * (uint64_t)PY_OBJ_DICT_MAX)
 		return -EFAULT;
 	slots = (size_t)mask + 1;
 	buf = xmalloc(slots * (size_t)lo->set_entry_size);
-	ret = rd(ob, table, buf, slots * (size_t)lo->set_entry_size);
+	ret = mem_read_uncached(ob->r->mem, table, buf, slots * (size_t)lo->set_entry_size);
 	for (size_t i = 0; !ret && i < slots && count < max && count < (size_t)used; i++) {
-		uint64_t key = u64_at(buf, i * (size_t)lo->set_entry_size);
+		uint64_t key = load_u64(buf, i * (size_t)lo->set_entry_size);
 
 		if (key && !(key & 7))
 			out[count++] = key;
@@ -653,11 +633,11 @@ int py_seq_items(struct py_objects *ob, uint64_t seq, uint64_t *out, size_t max,
 	if (ret)
 		return ret;
 	if (t->flags & lo->tpflags_list) {
-		if (rd(ob, seq + (uint64_t)lo->list_size, &size, 8) ||
-		    rd(ob, seq + (uint64_t)lo->list_items, &items, 8))
+		if (mem_read_uncached(ob->r->mem, seq + (uint64_t)lo->list_size, &size, 8) ||
+		    mem_read_uncached(ob->r->mem, seq + (uint64_t)lo->list_items, &items, 8))
 			return -EFAULT;
 	} else if (t->flags & lo->tpflags_tuple) {
-		if (rd(ob, seq + (uint64_t)lo->tuple_size, &size, 8))
+		if (mem_read_uncached(ob->r->mem, seq + (uint64_t)lo->tuple_size, &size, 8))
 			return -EFAULT;
 		items = seq + (uint64_t)lo->tuple_items;
 	} else {
@@ -667,7 +647,7 @@ int py_seq_items(struct py_objects *ob, uint64_t seq, uint64_t *out, size_t max,
 		return -EFAULT;
 	if ((size_t)size > max)
 		size = (int64_t)max;
-	if (size && rd(ob, items, out, (size_t)size * 8))
+	if (size && mem_read_uncached(ob->r->mem, items, out, (size_t)size * 8))
 		return -EFAULT;
 	*n = (size_t)size;
 	return 0;
@@ -675,7 +655,7 @@ int py_seq_items(struct py_objects *ob, uint64_t seq, uint64_t *out, size_t max,
 
 int py_weakref_get(struct py_objects *ob, uint64_t ref, uint64_t *target)
 {
-	int ret = rd(ob, ref + (uint64_t)ob->lo->weakref_object, target, 8);
+	int ret = mem_read_uncached(ob->r->mem, ref + (uint64_t)ob->lo->weakref_object, target, 8);
 
 	if (!ret && py_obj_is_none(ob, *target) == 1)
 		*target = 0;    /* a dead reference points at None */
@@ -690,9 +670,9 @@ int py_method_self(struct py_objects *ob, uint64_t meth, uint64_t *self)
 	if (ret)
 		return ret;
 	if (!strcmp(t->name, "method"))
-		return rd(ob, meth + (uint64_t)ob->lo->method_self, self, 8);
+		return mem_read_uncached(ob->r->mem, meth + (uint64_t)ob->lo->method_self, self, 8);
 	if (!strcmp(t->name, "builtin_function_or_method"))
-		return rd(ob, meth + (uint64_t)ob->lo->cfunction_self, self, 8);
+		return mem_read_uncached(ob->r->mem, meth + (uint64_t)ob->lo->cfunction_self, self, 8);
 	return -ENOENT;
 }
 
@@ -707,13 +687,13 @@ int py_function_closure(struct py_objects *ob, uint64_t func, uint64_t *out, siz
 		return ret;
 	if (strcmp(t->name, "function"))
 		return -ENOENT;
-	if (rd(ob, func + (uint64_t)ob->lo->function_closure, &closure, 8))
+	if (mem_read_uncached(ob->r->mem, func + (uint64_t)ob->lo->function_closure, &closure, 8))
 		return -EFAULT;
 	if (!closure)
 		return 0;
 	ret = py_seq_items(ob, closure, out, max, n);
 	for (size_t i = 0; !ret && i < *n; i++)
-		if (rd(ob, out[i] + (uint64_t)ob->lo->cell_ref, &out[i], 8))
+		if (mem_read_uncached(ob->r->mem, out[i] + (uint64_t)ob->lo->cell_ref, &out[i], 8))
 			out[i] = 0;
 	return ret;
 }
@@ -732,7 +712,7 @@ static int module_dict(struct py_objects *ob, uint64_t module, uint64_t *dict)
 {
 	if (ob->lo->module_dict < 0 ||
 	    py_obj_isinstance(ob, module, "module") != 1 ||
-	    rd(ob, module + (uint64_t)ob->lo->module_dict, dict, 8))
+	    mem_read_uncached(ob->r->mem, module + (uint64_t)ob->lo->module_dict, dict, 8))
 		return -EFAULT;
 	return is_dict(ob, *dict);
 }
@@ -754,7 +734,7 @@ static int module_entry(struct py_objects *ob, const char *name, struct py_modul
 		return -ENOTSUP;
 	ret = interp_addr(ob, &interp);
 	if (!ret)
-		ret = rd(ob, interp + (uint64_t)ob->lo->interp_modules, &modules, 8);
+		ret = mem_read_uncached(ob->r->mem, interp + (uint64_t)ob->lo->interp_modules, &modules, 8);
 	if (!ret && !modules)
 		ret = -EAGAIN;
 	if (!ret)

@@ -22,20 +22,6 @@
 /* Free-threaded 3.14+: the most thread-local bytecode copies a code object may have. */
 #define TLBC_MAX (1 << 16)
 
-static uint64_t get_u64(const uint8_t *buf, int32_t off)
-{
-	uint64_t v;
-	memcpy(&v, buf + off, sizeof(v));
-	return v;
-}
-
-static int32_t get_i32(const uint8_t *buf, int32_t off)
-{
-	int32_t v;
-	memcpy(&v, buf + off, sizeof(v));
-	return v;
-}
-
 void py_reader_init(struct py_reader *r, struct target_mem *mem, const struct py_target *t)
 {
 	memset(r, 0, sizeof(*r));
@@ -112,7 +98,7 @@ static int read_unicode(struct py_reader *r, uint64_t addr, size_t cap, char **o
 	ret = mem_read(r->mem, addr, head, hdr);
 	if (ret)
 		return ret;
-	len = get_u64(head, o->unicode_length);
+	len = load_u64(head, o->unicode_length);
 	memcpy(&state, head + o->unicode_state, sizeof(state));
 	kind = (state >> 2) & 7;
 	compact = (state >> 5) & 1;
@@ -218,7 +204,7 @@ static enum obj_state obj_state(const struct py_offsets *o, const uint8_t *buf)
 
 	if (o->object_refcnt == PYOFF_NONE)
 		return OBJ_LIVE;
-	refcnt = get_u64(buf, o->object_refcnt);
+	refcnt = load_u64(buf, o->object_refcnt);
 	if (refcnt == UINT32_MAX)
 		return OBJ_IMMORTAL;
 	return refcnt >= 1 && refcnt < UINT32_MAX ? OBJ_LIVE : OBJ_FREED;
@@ -263,7 +249,7 @@ static int read_code_header(struct py_reader *r, uint64_t addr, uint8_t *buf, si
 
 static uint64_t code_name_ptr(const struct py_offsets *o, const uint8_t *buf)
 {
-	return get_u64(buf, o->code_qualname != PYOFF_NONE ? o->code_qualname : o->code_name);
+	return load_u64(buf, o->code_qualname != PYOFF_NONE ? o->code_qualname : o->code_name);
 }
 
 /*
@@ -276,10 +262,10 @@ static int code_id_matches(const struct py_offsets *o, const struct py_code *c,
 {
 	int32_t name = o->code_qualname != PYOFF_NONE ? o->code_qualname : o->code_name;
 
-	return get_u64(buf, name - base) == c->name_ptr &&
-	       get_u64(buf, o->code_filename - base) == c->file_ptr &&
-	       get_u64(buf, o->code_linetable - base) == c->table_ptr &&
-	       get_i32(buf, o->code_firstlineno - base) == c->firstlineno;
+	return load_u64(buf, name - base) == c->name_ptr &&
+	       load_u64(buf, o->code_filename - base) == c->file_ptr &&
+	       load_u64(buf, o->code_linetable - base) == c->table_ptr &&
+	       load_i32(buf, o->code_firstlineno - base) == c->firstlineno;
 }
 
 static int read_code(struct py_reader *r, uint64_t addr, struct py_code **out)
@@ -294,18 +280,18 @@ static int read_code(struct py_reader *r, uint64_t addr, struct py_code **out)
 	ret = read_code_header(r, addr, buf, &len);
 	if (ret)
 		return ret;
-	type = get_u64(buf, o->object_type);
+	type = load_u64(buf, o->object_type);
 	if (r->target->code_type_addr && type != r->target->code_type_addr)
 		return -EFAULT;
 	freed = obj_state(o, buf) == OBJ_FREED;
 	c = xcalloc(1, sizeof(*c));
 	c->addr = addr;
-	c->firstlineno = get_i32(buf, o->code_firstlineno);
+	c->firstlineno = load_i32(buf, o->code_firstlineno);
 	c->name_ptr = code_name_ptr(o, buf);
-	c->file_ptr = get_u64(buf, o->code_filename);
-	c->table_ptr = get_u64(buf, o->code_linetable);
+	c->file_ptr = load_u64(buf, o->code_filename);
+	c->table_ptr = load_u64(buf, o->code_linetable);
 	c->code_units = o->instr_model == PY_INSTR_POINTER ?
-		(int64_t)get_u64(buf, o->varobject_size) : -1;
+		(int64_t)load_u64(buf, o->varobject_size) : -1;
 	if (c->code_units > (1 << 24))
 		c->code_units = -1;
 	c->checked_ns = fw_now_ns();
@@ -325,7 +311,7 @@ static int read_code(struct py_reader *r, uint64_t addr, struct py_code **out)
 	 * named only while they are freed too.
 	 */
 	ret = read_code_header(r, addr, buf, &len);
-	if (!ret && (get_u64(buf, o->object_type) != type || !code_id_matches(o, c, buf, 0) ||
+	if (!ret && (load_u64(buf, o->object_type) != type || !code_id_matches(o, c, buf, 0) ||
 		     (obj_state(o, buf) == OBJ_FREED) != freed))
 		ret = -EAGAIN;
 	if (!ret && freed) {
@@ -377,7 +363,7 @@ static int code_still_valid(struct py_reader *r, struct py_code *c, uint64_t now
 		return 1;
 	if (read_code_header(r, c->addr, buf, &len))
 		return 0;
-	if ((r->target->code_type_addr && get_u64(buf, o->object_type) != r->target->code_type_addr) ||
+	if ((r->target->code_type_addr && load_u64(buf, o->object_type) != r->target->code_type_addr) ||
 	    !code_id_matches(o, c, buf, 0))
 		return 0;
 	c->checked_ns = now;
@@ -595,7 +581,7 @@ static int32_t tid_from_pthread(struct py_reader *r, uint64_t pthread_id)
 		return 0;
 	for (int pass = 0; pass < 2 && !found; pass++) {
 		for (int off = pass ? 0 : GLIBC_PTHREAD_TID_OFF; off + 4 <= PTHREAD_SCAN; off += 4) {
-			int32_t v = get_i32(buf, off);
+			int32_t v = load_i32(buf, off);
 
 			for (size_t i = 0; v > 0 && i < ntids; i++) {
 				if (tids[i] == v) {
@@ -754,8 +740,8 @@ static int read_threads(struct py_reader *r, const struct py_offsets *o, uint8_t
 			t = &out[count++];
 			t->tstate = ts;
 			t->interp_id = r->interps[k].id;
-			t->pthread_id = get_u64(buf, o->tstate_thread_id);
-			frame = get_u64(buf, o->tstate_frame);
+			t->pthread_id = load_u64(buf, o->tstate_thread_id);
+			frame = load_u64(buf, o->tstate_frame);
 			t->frame_slot = ts + (uint64_t)o->tstate_frame;
 			if (o->cframe_current_frame != PYOFF_NONE && frame) {
 				/*
@@ -774,11 +760,11 @@ static int read_threads(struct py_reader *r, const struct py_offsets *o, uint8_t
 			}
 			t->frame = frame;
 			if (o->tstate_native_thread_id != PYOFF_NONE)
-				t->tid = (int32_t)get_u64(buf, o->tstate_native_thread_id);
+				t->tid = (int32_t)load_u64(buf, o->tstate_native_thread_id);
 			else
 				t->tid = tid_from_pthread(r, t->pthread_id);
 			t->tid = pidns_host_tid(&r->tids, t->tid);
-			ts = get_u64(buf, o->tstate_next);
+			ts = load_u64(buf, o->tstate_next);
 			if (ts == t->tstate)
 				return -EFAULT;
 		}
@@ -813,7 +799,7 @@ static enum frame_owner owner_of(const struct py_offsets *o, const uint8_t *buf)
 	int owner;
 
 	if (o->frame_owner == PYOFF_NONE)
-		return o->frame_gen != PYOFF_NONE && get_u64(buf, o->frame_gen) ? OWNER_GENERATOR :
+		return o->frame_gen != PYOFF_NONE && load_u64(buf, o->frame_gen) ? OWNER_GENERATOR :
 			OWNER_THREAD;
 	owner = buf[o->frame_owner];
 	if (owner > o->frame_owner_last)
@@ -852,7 +838,7 @@ static int bytecode_start(struct py_reader *r, const uint8_t *buf, uint64_t code
 	*start = code_start(o, code_addr);
 	if (o->frame_tlbc_index == PYOFF_NONE || o->code_tlbc == PYOFF_NONE)
 		return 0;
-	idx = get_i32(buf, o->frame_tlbc_index);
+	idx = load_i32(buf, o->frame_tlbc_index);
 	if (!idx)
 		return 0;
 	if (idx < 0 || idx >= TLBC_MAX)
@@ -884,8 +870,8 @@ static int64_t frame_instr(struct py_reader *r, const uint8_t *buf, uint64_t cod
 	uint64_t ip, start;
 
 	if (o->instr_model != PY_INSTR_POINTER)
-		return get_i32(buf, o->frame_instr);
-	ip = get_u64(buf, o->frame_instr);
+		return load_i32(buf, o->frame_instr);
+	ip = load_u64(buf, o->frame_instr);
 	if (bytecode_start(r, buf, code_addr, c, ip, &start))
 		return PY_INSTR_UNKNOWN;
 	return ip >= start ? (int64_t)((ip - start) / 2) : -1;
@@ -1138,7 +1124,7 @@ int py_reader_stack(struct py_reader *r, const struct py_thread_info *t,
 		 * may be the free list's: the chain cannot be placed.
 		 */
 		if (o->frame_model == PY_FRAMES_OBJECTS && o->object_refcnt != PYOFF_NONE) {
-			int dead = get_u64(buf, o->object_refcnt) == 0;
+			int dead = load_u64(buf, o->object_refcnt) == 0;
 
 			if (dead && (n > 0 || steps > 1)) {
 				if (placed++ || place_live(r, t, frames, n, 0, &frame))
@@ -1146,10 +1132,10 @@ int py_reader_stack(struct py_reader *r, const struct py_thread_info *t,
 				continue;
 			}
 		}
-		code_addr = get_u64(buf, o->frame_code);
+		code_addr = load_u64(buf, o->frame_code);
 		if (o->frame_code_tagged != PYOFF_NONE && o->frame_code_tagged)
 			code_addr &= ~(uint64_t)o->frame_code_tagged;
-		frame = get_u64(buf, o->frame_previous);
+		frame = load_u64(buf, o->frame_previous);
 		/* This frame resumed the generator walked just before it? */
 		struct py_gen_link *mine = pending && pending->previous == prev_frame ? pending : NULL;
 		int mine_cached = pending_cached;
@@ -1192,7 +1178,7 @@ int py_reader_stack(struct py_reader *r, const struct py_thread_info *t,
 		 * it ran, inside its code's instructions.
 		 */
 		if (ret && o->instr_model == PY_INSTR_POINTER &&
-		    (code = code_by_instr(r, get_u64(buf, o->frame_instr)))) {
+		    (code = code_by_instr(r, load_u64(buf, o->frame_instr)))) {
 			code_addr = code->addr;
 			r->stats.code_by_instr++;
 			ret = 0;
@@ -1300,7 +1286,7 @@ int py_reader_frame(struct py_reader *r, uint64_t addr, struct py_frame_info *ou
 		return ret;
 	if (owner_of(o, buf) >= OWNER_SHIM)
 		return -EFAULT;
-	code_addr = get_u64(buf, o->frame_code);
+	code_addr = load_u64(buf, o->frame_code);
 	if (o->frame_code_tagged != PYOFF_NONE && o->frame_code_tagged)
 		code_addr &= ~(uint64_t)o->frame_code_tagged;
 	ret = reader_code(r, code_addr, &code, fw_now_ns());

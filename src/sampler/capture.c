@@ -266,7 +266,7 @@ static void tick_targets(struct session *sess, uint64_t now)
 	}
 }
 
-/* Targets that exited, children that appeared, the backend's refresh. Live targets. */
+/* One line of the profile's events (exec, fallback), "; " between them. */
 static void add_event(struct session *sess, const char *fmt, ...)
 {
 	struct profile_meta *m = &sess->prof->meta;
@@ -350,6 +350,7 @@ static uint64_t housekeep_ns(const struct session *sess)
 	return sess->opts.refresh_s > 0 ? (uint64_t)(sess->opts.refresh_s * 1e9) : HOUSEKEEP_NS;
 }
 
+/* Targets that exited, children that appeared, the backend's refresh. Live targets. */
 static size_t housekeep(struct session *sess, uint64_t now)
 {
 	size_t alive = 0;

@@ -62,14 +62,6 @@ static int ptrace_allowed(pid_t pid)
 	return err == -ESRCH ? 0 : err;
 }
 
-/*
- * Whole stacks unless asked otherwise, where they cost no extra stop: bpf
- * reads them in the kernel at the interrupt; ptrace in cpu mode stops the
- * running thread to read it anyway, and the native copy adds little to that
- * stop (docs/BENCHMARKS.md, "Whole stacks by default"). In ptrace's wall and
- * gil modes a waiting thread's Python frames are read without a stop, its
- * native frames only with one: Python frames there unless --native.
- */
 const char *backend_name(enum backend b)
 {
 	switch (b) {
@@ -84,6 +76,15 @@ const char *backend_name(enum backend b)
 	}
 }
 
+/*
+ * Whole stacks unless asked otherwise, where they cost no extra stop: bpf
+ * reads them in the kernel at the interrupt; ptrace in cpu mode stops the
+ * running thread to read it anyway, and the native copy adds little to that
+ * stop (docs/BENCHMARKS.md, "Whole stacks by default"). In ptrace's other
+ * modes (wall, gil, exception) a waiting thread's Python frames are read
+ * without a stop, its native frames only with one: Python frames there
+ * unless --native.
+ */
 int backend_whole_stacks_default(enum backend b, enum sample_mode mode)
 {
 	switch (b) {

@@ -538,8 +538,9 @@ static int read_exception_stopped(void *arg)
 
 /*
  * Each thread the mode counts is read at one instant: stopped while it is
- * read if it is on a CPU; one that is off a CPU (wall and gil modes) is not
- * changing its stack and, for Python frames, is read without stopping it.
+ * read if it is on a CPU; one that is off a CPU (wall, gil and exception
+ * modes) is not changing its stack and, for Python frames, is read without
+ * stopping it.
  */
 static int ptrace_tick(struct sampler *s, uint64_t now)
 {

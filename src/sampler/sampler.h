@@ -106,10 +106,6 @@ static inline int sample_mode_waits(enum sample_mode mode)
 }
 /* "vm" / "ptrace" / "bpf" -> backend; "auto" -> BACKEND_AUTO. 0 or -EINVAL. */
 int backend_parse(const char *name, enum backend *out);
-/* "cpu" / "wall" / "gil" -> mode. 0 or -EINVAL. */
-int sample_mode_parse(const char *name, enum sample_mode *out);
-/* The name of a mode, as sample_mode_parse takes it. */
-const char *sample_mode_name(enum sample_mode m);
 /* One line describing the chosen backend, for the report's header. */
 const char *backend_description(const struct sampler_opts *so);
 

@@ -17,6 +17,7 @@
 #ifndef FRAMEWALK_TARGET_MEMORY_H
 #define FRAMEWALK_TARGET_MEMORY_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -118,6 +119,22 @@ static inline void mem_live_end(struct target_mem *m) { m->live--; }
 /* Reads between these are not remembered for the next tick (cache fills). Nestable. */
 static inline void mem_uncached_begin(struct target_mem *m) { m->uncached++; }
 static inline void mem_uncached_end(struct target_mem *m) { m->uncached--; }
+
+/*
+ * One object's bytes for a cache of the reader's (names, types, dicts):
+ * not remembered for the next tick; a NULL or wrapping address is -EFAULT.
+ */
+static inline int mem_read_uncached(struct target_mem *m, uint64_t addr, void *buf, size_t len)
+{
+	int ret;
+
+	if (!addr || addr + len < addr)
+		return -EFAULT;
+	mem_uncached_begin(m);
+	ret = mem_read(m, addr, buf, len);
+	mem_uncached_end(m);
+	return ret;
+}
 
 /*
  * Overlays: serve reads from copies taken elsewhere until mem_overlay_end.

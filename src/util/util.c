@@ -67,6 +67,19 @@ void *xgrow(void *arr, size_t elem, size_t need, size_t *alloc)
 	return xrealloc(arr, n * elem);
 }
 
+void strv_add(char ***arr, size_t *n, const char *s)
+{
+	*arr = xrealloc(*arr, (*n + 1) * sizeof(**arr));
+	(*arr)[(*n)++] = xstrdup(s);
+}
+
+void strv_free(char **arr, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(arr[i]);
+	free(arr);
+}
+
 /* One line on stderr: lead, then the message made safe for a terminal. */
 static void vreport(const char *lead, const char *fmt, va_list ap)
 {

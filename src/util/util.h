@@ -42,6 +42,26 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 /* Grow *arr (of *alloc elements of size elem) to hold at least need. */
 void *xgrow(void *arr, size_t elem, size_t need, size_t *alloc);
+/* Words at byte offset off of a buffer copied from a target (any alignment). */
+static inline uint64_t load_u64(const void *buf, size_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, (const char *)buf + off, sizeof(v));
+	return v;
+}
+
+static inline int32_t load_i32(const void *buf, size_t off)
+{
+	int32_t v;
+
+	memcpy(&v, (const char *)buf + off, sizeof(v));
+	return v;
+}
+
+/* An array of n owned strings: append a copy of s; free them all and the array. */
+void strv_add(char ***arr, size_t *n, const char *s);
+void strv_free(char **arr, size_t n);
 /* qsort for arrays that may be empty (and NULL then: qsort's base must not be). */
 static inline void sort_array(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
 {
