@@ -13,6 +13,7 @@
 #include "python/reader.h"
 #include "python/threads.h"
 #include "sampler/ptrace.h"
+#include "target/ptrace.h"
 #include "sampler/sampler.h"
 #include "target/proc.h"
 #include "util/options.h"

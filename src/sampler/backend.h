@@ -20,7 +20,7 @@
 
 #include "python/gilstate.h"
 #include "python/reader.h"
-#include "sampler/ptrace.h"
+#include "sampler/sample.h"
 #include "sampler/sampler.h"
 #include "symbols/symbolize.h"
 #include "target/memory.h"

@@ -1,10 +1,9 @@
 /*
- * The ptrace backend: stops one thread at a time (PTRACE_SEIZE +
- * PTRACE_INTERRUPT), reads its registers, unwinds its native stack, reads its
- * Python frames and kernel stack while it is stopped, and detaches it again
- * (PTRACE_DETACH, re-delivering any signal that arrived meanwhile). Between
- * samples the target is not traced at all, so a profiler killed with SIGKILL
- * leaves nothing behind: the kernel detaches a dead tracer's tracees.
+ * The ptrace backend, and the read of one stopped thread it and `dump`
+ * make: the thread is stopped (target/ptrace.h), its registers, a copy of
+ * its native stack, its Python frames and its kernel stack are read, and it
+ * is let go again (re-delivering any signal that arrived meanwhile) before
+ * the native walk runs over the copy.
  */
 #ifndef FRAMEWALK_SAMPLER_PTRACE_H
 #define FRAMEWALK_SAMPLER_PTRACE_H
@@ -14,27 +13,8 @@
 #include <sys/types.h>
 
 #include "python/reader.h"
+#include "sampler/sample.h"
 #include "unwind/unwind.h"
-
-#define KERNEL_MAX_FRAMES 64
-
-struct native_sample {
-	struct unwind_result uw;
-	struct py_frame_info *py;       /* caller-provided, PY_MAX_DEPTH */
-	size_t npy;
-	int py_ok;
-	char *kernel[KERNEL_MAX_FRAMES];
-	size_t nkernel;
-	int gc;                         /* the collector was running in this thread */
-	int unwound;                    /* uw holds a native walk (else Python frames only) */
-	/* read while the thread was stopped (ptrace): the GIL and the collector */
-	uint64_t gil_holder;            /* 0: none, or not read */
-	int gil_locked, collecting;
-	long syscall_nr;                /* the system call it was stopped in, -1 none */
-	uint64_t syscall_arg0;
-	uint64_t stopped_ns;
-	int stopped_read;               /* what while_stopped returned (0 when none) */
-};
 
 /*
  * A read of the caller's own, made while the thread is stopped (beside its
@@ -62,36 +42,5 @@ int ptrace_sample_thread(pid_t pid, pid_t tid, struct module_map *mm, struct py_
 			 struct py_thread_info *py_thread, int kernel, struct stack_reader *sr,
 			 const struct while_stopped *also, const volatile sig_atomic_t *stop,
 			 struct native_sample *out);
-
-void native_sample_clear(struct native_sample *ns);
-
-/* How long a thread may take to stop, and to be reaped once killed while stopped. */
-#define PTRACE_STOP_WAIT_NS (200 * 1000000ull)
-#define PTRACE_REAP_WAIT_NS (100 * 1000000ull)
-
-/*
- * Stop one thread (PTRACE_SEIZE + PTRACE_INTERRUPT, wait for the stop, at
- * most PTRACE_STOP_WAIT_NS and not past *stop when stop is given).
- * 0 stopped: the caller must ptrace_resume_thread(tid, *sig) it; -EPERM
- * ptrace refused; -ESRCH the thread is gone (nothing to resume);
- * -ETIMEDOUT it did not stop in time (asleep in the kernel: skip it; later
- * calls return -ETIMEDOUT at once until it has stopped and been let go);
- * -EINTR *stop was set. While a thread is stopped or seized, SIGTSTP,
- * SIGTTIN and SIGTTOU are blocked in the calling thread (a pending one
- * takes effect once none is held), so framewalk never stops itself with a
- * target thread stopped; other threads of framewalk must block them.
- */
-int ptrace_stop_thread(pid_t tid, const volatile sig_atomic_t *stop, int *sig);
-/*
- * Detach a stopped thread, re-delivering the signal that arrived meanwhile;
- * one killed while stopped is reaped (at most PTRACE_REAP_WAIT_NS here, else
- * by a later call), so its process's exit or execve is not held back.
- */
-void ptrace_resume_thread(pid_t tid, int sig);
-/* Let go of every thread still seized (ptrace_stop_thread's -ETIMEDOUT), waiting up to wait_ns. */
-void ptrace_release_held(uint64_t wait_ns);
-
-/* Kernel stack of a thread from /proc/PID/task/TID/stack, innermost first. */
-size_t kernel_stack_read(pid_t pid, pid_t tid, char **out, size_t max);
 
 #endif

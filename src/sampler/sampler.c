@@ -147,6 +147,24 @@ static void names_reindex(struct sampler *s)
 		hidx_insert(&s->names_index, tid_hash(s->names[i].tid), (uint32_t)i, name_hash, s);
 }
 
+void native_sample_clear(struct native_sample *ns)
+{
+	for (size_t i = 0; i < ns->nkernel; i++)
+		free(ns->kernel[i]);
+	ns->nkernel = 0;
+	ns->npy = 0;
+	ns->py_ok = 0;
+	ns->gc = 0;
+	ns->unwound = 0;
+	ns->stopped_ns = 0;
+	ns->stopped_read = 0;
+	ns->gil_holder = 0;
+	ns->gil_locked = ns->collecting = 0;
+	ns->syscall_nr = -1;
+	ns->syscall_arg0 = 0;
+	ns->uw.n = 0;
+}
+
 uint32_t sampler_thread(struct sampler *s, pid_t tid, uint64_t now)
 {
 	char name[64], interp[32];

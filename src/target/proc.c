@@ -694,3 +694,50 @@ int proc_ptrace_probe(pid_t pid)
 		return -ECHILD;
 	return -WEXITSTATUS(status);
 }
+
+size_t kernel_stack_read(pid_t pid, pid_t tid, char **out, size_t max)
+{
+	char path[96], line[256];
+	size_t n = 0;
+	FILE *f;
+
+	xsnprintf(path, sizeof(path), "/proc/%d/task/%d/stack", (int)pid, (int)tid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	/* "[<0>] do_syscall_64+0x5b/0x110" */
+	while (n < max && fgets(line, sizeof(line), f)) {
+		char *p = strchr(line, ']'), *end;
+
+		if (!p)
+			continue;
+		p++;
+		while (*p == ' ')
+			p++;
+		end = p + strcspn(p, "+ \n");
+		if (end == p)
+			continue;
+		out[n++] = xstrndup(p, (size_t)(end - p));
+	}
+	fclose(f);
+	/*
+	 * A stack entered through an interrupt (asm_sysvec_*, asm_common_interrupt)
+	 * belongs to a thread that was running user code and got preempted: the
+	 * kernel frames are the scheduler's, not the thread's. Exceptions
+	 * (asm_exc_page_fault) and system calls are kept.
+	 */
+	int ours = 0;
+
+	/* Still leaving the previous sample's stop: the path is framewalk's own. */
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(out[i], "ptrace_stop") || !strcmp(out[i], "ptrace_notify") ||
+		    !strcmp(out[i], "get_signal") || !strcmp(out[i], "ptrace_do_notify"))
+			ours = 1;
+	if (n && (ours || !strncmp(out[n - 1], "asm_sysvec_", 11) ||
+		  !strcmp(out[n - 1], "asm_common_interrupt"))) {
+		for (size_t i = 0; i < n; i++)
+			free(out[i]);
+		n = 0;
+	}
+	return n;
+}

@@ -177,4 +177,12 @@ int proc_status_parse_nspid(const char *text, pid_t *nspid);
  */
 int proc_ptrace_probe(pid_t pid);
 
+/*
+ * Kernel stack of a thread from /proc/PID/task/TID/stack, innermost first
+ * (at most max names, each allocated), or none: a stack entered through an
+ * interrupt (the thread was running user code) or still leaving a ptrace
+ * stop of framewalk's.
+ */
+size_t kernel_stack_read(pid_t pid, pid_t tid, char **out, size_t max);
+
 #endif
