@@ -90,6 +90,27 @@ static void classify(struct native_symbol *sym)
 			sym->is_thread_entry = 1;
 }
 
+int perf_map_parse_line(const char *line, struct perf_map_entry *e)
+{
+	const char *p;
+	char *end;
+	uint64_t start, size;
+
+	start = strtoull(line, &end, 16);
+	if (end == line || *end != ' ')
+		return -EINVAL;
+	p = end + 1;
+	size = strtoull(p, &end, 16);
+	if (end == p || *end != ' ')
+		return -EINVAL;
+	e->start = start;
+	e->end = start + size;
+	/* "name@VERSION" -> "name", as for a file's symbols */
+	e->name = strcspn(end + 1, "@") ? xstrndup(end + 1, strcspn(end + 1, "@")) :
+		  xstrdup(end + 1);
+	return 0;
+}
+
 /*
  * /tmp/perf-PID.map lines: "START SIZE name" in hex. The file is the
  * target's (or anyone's who can write /tmp): opened inside the target's root
@@ -119,25 +140,14 @@ static void load_perf_map(struct symbolizer *s)
 	deadline = fw_now_ns() + PERF_MAP_BUDGET_NS;
 	safe_lines_init(&lines, fd, PERF_MAP_MAX_BYTES);
 	while (s->nperf < PERF_MAP_MAX_ENTRIES && (line = safe_lines_next(&lines))) {
-		char *end, *p;
-		uint64_t start, size;
+		struct perf_map_entry e;
 
 		if (++nlines % 4096 == 0 && fw_now_ns() > deadline)
 			break;
-		start = strtoull(line, &end, 16);
-		if (end == line || *end != ' ')
-			continue;
-		p = end + 1;
-		size = strtoull(p, &end, 16);
-		if (end == p || *end != ' ')
+		if (perf_map_parse_line(line, &e))
 			continue;
 		s->perf_map = xgrow(s->perf_map, sizeof(*s->perf_map), s->nperf + 1, &alloc);
-		s->perf_map[s->nperf].start = start;
-		s->perf_map[s->nperf].end = start + size;
-		/* "name@VERSION" -> "name", as for a file's symbols */
-		s->perf_map[s->nperf].name = strcspn(end + 1, "@") ?
-			xstrndup(end + 1, strcspn(end + 1, "@")) : xstrdup(end + 1);
-		s->nperf++;
+		s->perf_map[s->nperf++] = e;
 	}
 	close(fd);
 }

@@ -75,6 +75,15 @@ struct perf_map_entry {
 	char *name;
 };
 
+/*
+ * One perf map line, "START SIZE name" (hex, as strtoull reads them; a
+ * "name@VERSION" loses its version), into *e with end = START + SIZE and
+ * the name allocated (the caller frees it). 0, or -EINVAL when the line is
+ * not one. The lines come from safe_lines (target/safe_open.h): one line,
+ * NUL-terminated, no newline.
+ */
+int perf_map_parse_line(const char *line, struct perf_map_entry *e);
+
 struct symbolizer {
 	struct module_map *mm;
 	struct sym_entry *entries;  /* one per lookup pc seen, SYMBOLIZER_CACHE_MAX at most
