@@ -219,19 +219,26 @@ int taskstat_wait_label(const struct taskstat *ts, long nr, uint64_t arg0, char 
 	return 0;
 }
 
-int taskstat_syscall(struct taskstat *ts, pid_t tid, long *nr, uint64_t *arg0)
+int taskstat_parse_syscall(const char *text, long *nr, uint64_t *arg0)
 {
-	struct task_files *t = task(ts, tid);
-	char text[256], *end;
-	ssize_t n = read_task_file(ts, tid, "syscall", &t->syscall_fd, text, sizeof(text));
+	char *end;
 
-	if (n < 0)
-		return (int)n;
 	*nr = strtol(text, &end, 10);
 	if (end == text || *nr < 0)
 		return -ENOENT;     /* "running", or blocked outside a system call */
 	*arg0 = strtoull(end, NULL, 16);
 	return 0;
+}
+
+int taskstat_syscall(struct taskstat *ts, pid_t tid, long *nr, uint64_t *arg0)
+{
+	struct task_files *t = task(ts, tid);
+	char text[256];
+	ssize_t n = read_task_file(ts, tid, "syscall", &t->syscall_fd, text, sizeof(text));
+
+	if (n < 0)
+		return (int)n;
+	return taskstat_parse_syscall(text, nr, arg0);
 }
 
 int taskstat_wait(struct taskstat *ts, pid_t tid, char *buf, size_t size)
@@ -243,26 +250,15 @@ int taskstat_wait(struct taskstat *ts, pid_t tid, char *buf, size_t size)
 	return ret ? ret : taskstat_wait_label(ts, nr, arg0, buf, size);
 }
 
-int taskstat_cpu_ns(struct taskstat *ts, pid_t tid, uint64_t *ns)
+uint64_t taskstat_parse_runtime(const char *schedstat)
 {
-	struct task_files *t = task(ts, tid);
-	char buf[128];
-	ssize_t n = read_task_file(ts, tid, "schedstat", &t->schedstat_fd, buf, sizeof(buf));
-
-	if (n < 0)
-		return (int)n;
-	*ns = strtoull(buf, NULL, 10);
-	return 0;
+	return strtoull(schedstat, NULL, 10);
 }
 
-int taskstat_switches(struct taskstat *ts, pid_t tid, uint64_t *n)
+int taskstat_parse_switches(const char *schedstat, uint64_t *n)
 {
-	struct task_files *t = task(ts, tid);
-	char buf[128], *p = buf;
-	ssize_t len = read_task_file(ts, tid, "schedstat", &t->schedstat_fd, buf, sizeof(buf));
+	const char *p = schedstat;
 
-	if (len < 0)
-		return (int)len;
 	/* "runtime waittime timeslices": the third counts switches onto a CPU. */
 	for (int field = 0; field < 2; field++) {
 		p = strchr(p, ' ');
@@ -272,6 +268,29 @@ int taskstat_switches(struct taskstat *ts, pid_t tid, uint64_t *n)
 	}
 	*n = strtoull(p, NULL, 10);
 	return 0;
+}
+
+int taskstat_cpu_ns(struct taskstat *ts, pid_t tid, uint64_t *ns)
+{
+	struct task_files *t = task(ts, tid);
+	char buf[128];
+	ssize_t n = read_task_file(ts, tid, "schedstat", &t->schedstat_fd, buf, sizeof(buf));
+
+	if (n < 0)
+		return (int)n;
+	*ns = taskstat_parse_runtime(buf);
+	return 0;
+}
+
+int taskstat_switches(struct taskstat *ts, pid_t tid, uint64_t *n)
+{
+	struct task_files *t = task(ts, tid);
+	char buf[128];
+	ssize_t len = read_task_file(ts, tid, "schedstat", &t->schedstat_fd, buf, sizeof(buf));
+
+	if (len < 0)
+		return (int)len;
+	return taskstat_parse_switches(buf, n);
 }
 
 int taskstat_state_recent(struct taskstat *ts, pid_t tid, uint64_t now, uint64_t max_age_ns,

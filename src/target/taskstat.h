@@ -84,4 +84,17 @@ int taskstat_cpu_ns(struct taskstat *ts, pid_t tid, uint64_t *ns);
  */
 int taskstat_switches(struct taskstat *ts, pid_t tid, uint64_t *n);
 
+/*
+ * The parsers of what the functions above read, each given the file's text
+ * NUL-terminated (the state and CPU come from proc_stat_parse_state and
+ * proc_stat_parse_cpu, target/proc.h). A syscall file: "NR ARG0 ..." (NR
+ * decimal, then hex words); 0 with *nr >= 0, or -ENOENT ("running", "-1
+ * ..." blocked outside a system call, not a number).
+ */
+int taskstat_parse_syscall(const char *text, long *nr, uint64_t *arg0);
+/* A schedstat file, "RUNTIME WAITTIME TIMESLICES": the ns run (0 when not a number). */
+uint64_t taskstat_parse_runtime(const char *schedstat);
+/* ... and the switches onto a CPU, its third field. 0 or -EINVAL. */
+int taskstat_parse_switches(const char *schedstat, uint64_t *n);
+
 #endif
