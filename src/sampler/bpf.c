@@ -24,6 +24,7 @@
 #include "fwprof.skel.h"
 #include "sampler/backend.h"
 #include "sampler/bpf.h"
+#include "sampler/bpfrec.h"
 #include "symbols/kallsyms.h"
 #include "target/proc.h"
 #include "unwind/stackcopy.h"
@@ -307,24 +308,6 @@ static void learn_stack_end(struct bpf_run *br, uint32_t tid, const struct stack
 	}
 }
 
-/* User pcs from the kernel's frame-pointer walk (records without a stack copy). */
-static void unwind_from_fp_walk(const struct fw_sample_hdr *h, struct unwind_result *uw)
-{
-	size_t n = h->ustack_bytes > 0 ? (size_t)h->ustack_bytes / 8 : 0;
-
-	uw->n = 0;
-	uw->fp_steps = uw->cfi_steps = 0;
-	uw->end_module = NULL;
-	for (size_t i = 0; i < n && i < FW_USTACK_MAX && uw->n < UNWIND_MAX; i++) {
-		uw->pcs[uw->n] = h->ustack[i];
-		uw->sps[uw->n] = 0;
-		uw->signal_frame[uw->n] = i == 0;
-		uw->n++;
-	}
-	uw->fp_steps = uw->n ? (uint32_t)uw->n - 1 : 0;
-	uw->end = UNWIND_END_COMPLETE;
-}
-
 /* How many bytes of each frame's code object the program copies. */
 static uint32_t copied_code_id_len(struct sampler *s)
 {
@@ -333,38 +316,12 @@ static uint32_t copied_code_id_len(struct sampler *s)
 	return bt->cfg.code_id_len;
 }
 
-/* Replay the Python walk over the frames the program copied. 0 or -errno. */
-static int python_from_record(struct sampler *s, const struct fw_sample_hdr *h,
-			      const struct fw_py_frame *py, struct py_frame_info *out, size_t *depth)
-{
-	struct py_thread_info ti;
-	int ret;
-
-	*depth = 0;
-	mem_overlay_begin(&s->mem);
-	for (uint32_t i = 0; i < h->npy; i++) {
-		mem_overlay_add(&s->mem, py[i].addr, py[i].data, (uint32_t)s->target.offsets.frame_size);
-		/* what the reader confirms each frame's code with, from the same instant */
-		if (py[i].code_id_addr)
-			mem_overlay_add(&s->mem, py[i].code_id_addr, py[i].code_id,
-					copied_code_id_len(s));
-	}
-	mem_overlay_activate(&s->mem);
-	memset(&ti, 0, sizeof(ti));
-	ti.tstate = h->tstate;
-	ti.frame = py[0].addr;
-	ti.tid = (int32_t)h->tid;
-	ret = py_reader_stack(&s->reader, &ti, out, PY_MAX_DEPTH, depth);
-	mem_overlay_end(&s->mem);
-	return ret;
-}
-
 static void kernel_from_record(struct bpf_run *br, struct sampler *s, const struct fw_sample_hdr *h)
 {
 	struct native_sample *ns = &s->ns;
+	size_t n = bpf_record_nkernel(h);
 
-	for (int i = 0; s->opts.kernel && h->kstack_bytes > 0 && i < h->kstack_bytes / 8 &&
-	     i < FW_KSTACK_MAX && ns->nkernel < KERNEL_MAX_FRAMES; i++) {
+	for (size_t i = 0; s->opts.kernel && i < n && ns->nkernel < KERNEL_MAX_FRAMES; i++) {
 		if (!br->ksyms.loaded)
 			kallsyms_load(&br->ksyms);
 		ns->kernel[ns->nkernel++] = xstrdup(kallsyms_lookup(&br->ksyms, h->kstack[i]));
@@ -379,7 +336,7 @@ static void native_from_record(struct bpf_run *br, struct sampler *s, const stru
 	struct stack_copy sc;
 
 	if (h->kind != FW_REC_FULL) {
-		unwind_from_fp_walk(h, &ns->uw);
+		bpf_record_fp_walk(h, &ns->uw);
 		ns->unwound = 1;
 		return;
 	}
@@ -420,17 +377,16 @@ static struct sampler *target_of(struct session *sess, pid_t pid)
 static int handle_record(void *ctx, void *data, size_t size)
 {
 	struct bpf_run *br = ctx;
-	const struct fw_sample_hdr *h = data;
-	const struct fw_py_frame *py = (const void *)((const uint8_t *)data + FW_PY_OFFSET);
+	const struct fw_sample_hdr *h;
+	struct bpf_record rec;
 	uint64_t now = fw_now_ns();
 	struct sampler *s;
 	size_t depth = 0;
 	int holds, py_ret = -ENOENT;
 
-	if (size < sizeof(*h) || h->npy > FW_MAX_PY_FRAMES ||
-	    FW_PY_OFFSET + (size_t)h->npy * sizeof(*py) + h->stack_bytes > size ||
-	    h->stack_bytes > FW_STACK_COPY)
+	if (bpf_record_decode(data, size, &rec))
 		return 0;
+	h = rec.h;
 	s = target_of(br->sess, (pid_t)h->pid);
 	if (!s)
 		return 0;
@@ -451,7 +407,9 @@ static int handle_record(void *ctx, void *data, size_t size)
 				h->syscall_arg0))
 		return 0;
 	if (h->npy)
-		py_ret = python_from_record(s, h, py, s->frames, &depth);
+		py_ret = bpf_record_python(&s->reader, &s->mem, &rec,
+					   (uint32_t)s->target.offsets.frame_size,
+					   copied_code_id_len(s), s->frames, PY_MAX_DEPTH, &depth);
 	if (!s->opts.native) {
 		if (!h->tstate || !h->npy)
 			return 0;      /* no Python code running in this thread */
@@ -473,7 +431,7 @@ static int handle_record(void *ctx, void *data, size_t size)
 	if (h->off_cpu && s->opts.mode == MODE_WALL)
 		wait_label(s, h);
 	kernel_from_record(br, s, h);
-	native_from_record(br, s, h, (const uint8_t *)(py + h->npy), now);
+	native_from_record(br, s, h, rec.stack, now);
 	sampler_record_native(s, (pid_t)h->tid, now);
 	native_sample_clear(&s->ns);
 	return 0;
