@@ -30,6 +30,15 @@ int bpf_record_python(struct py_reader *r, struct target_mem *mem, const struct 
 	*depth = 0;
 	if (!h->npy)
 		return -ENOENT;
+	/*
+	 * The program copies at most FW_FRAME_COPY bytes of a frame; past them
+	 * its scratch buffer holds what an earlier sample left (3.13+ offsets
+	 * come from the target and may declare larger frames): such frames
+	 * are not served from the record, the reader reads them from the
+	 * target.
+	 */
+	if (frame_size > FW_FRAME_COPY)
+		frame_size = FW_FRAME_COPY;
 	mem_overlay_begin(mem);
 	for (uint32_t i = 0; i < h->npy; i++) {
 		mem_overlay_add(mem, py[i].addr, py[i].data, frame_size);

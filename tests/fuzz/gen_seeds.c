@@ -1,10 +1,11 @@
 /*
- * Writes the structured seeds of fuzz_reader and fuzz_linetable: for every
- * version 3.8-3.15 a coherent memory image (runtime -> interpreter -> thread
- * states -> frames -> code objects -> strings and real line tables) laid out
- * with that version's offsets, in the input format of reader_image.h. The
- * fuzzer starts from these and mutates its way into every corner the reader
- * must survive. Run by hand when the format changes:
+ * Writes the structured seeds of fuzz_reader, fuzz_linetable and
+ * fuzz_bpfrec: for every version 3.8-3.15 a coherent memory image (runtime
+ * -> interpreter -> thread states -> frames -> code objects -> strings and
+ * real line tables) laid out with that version's offsets, in the input
+ * format of reader_image.h (fuzz_bpfrec: after a ring-buffer record of its
+ * first thread). The fuzzer starts from these and mutates its way into
+ * every corner the reader must survive. Run by hand when the format changes:
  *   tests/fuzz/build.sh && build-fuzz/tests-fuzz/gen_seeds tests/fuzz/corpus
  */
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "bpf/fwprof.h"
 #include "python/discover.h"
 #include "python/offsets.h"
 
@@ -276,8 +278,10 @@ static uint64_t make_frame(struct image *im, const struct py_offsets *o, int slo
 	}
 	put8(im, R_FRAME, off, o->frame_owner, c ? 0 : (uint8_t)o->frame_owner_shim);
 	put8(im, R_FRAME, off, o->frame_is_entry, (uint8_t)entry);
-	if (o->frame_model == PY_FRAMES_OBJECTS)
+	if (o->frame_model == PY_FRAMES_OBJECTS) {
 		put64(im, R_FRAME, off, o->object_type, 0x7f00f4a3e000ull);
+		put64(im, R_FRAME, off, o->object_refcnt, 1);    /* alive: referenced */
+	}
 	return addr(R_FRAME, off);
 }
 
@@ -502,6 +506,149 @@ static void reader_seeds(const char *dir)
 	}
 }
 
+/*
+ * fuzz_bpfrec: the version, flags, no frame-size raise, a record as the BPF
+ * program writes it for the image's first thread (its frames copied from
+ * the image with the words of their code objects, user and kernel pcs, a
+ * stack copy for FW_REC_FULL), then the image (fuzz_bpfrec.c).
+ */
+static uint64_t image_u64(const struct image *im, uint64_t a)
+{
+	uint64_t v = 0;
+
+	for (int r = 0; r < READER_NREGIONS; r++)
+		if (a >= READER_REGION(r) && a - READER_REGION(r) + 8 <= im->len[r])
+			memcpy(&v, im->data[r] + (a - READER_REGION(r)), 8);
+	return v;
+}
+
+static void image_copy(const struct image *im, uint64_t a, void *out, size_t n)
+{
+	memset(out, 0, n);
+	for (int r = 0; r < READER_NREGIONS; r++)
+		if (a >= READER_REGION(r) && a - READER_REGION(r) < im->len[r]) {
+			size_t off = (size_t)(a - READER_REGION(r)), have = im->len[r] - off;
+
+			memcpy(out, im->data[r] + off, n < have ? n : have);
+		}
+}
+
+/* The code object words the bpf backend asks the program to copy (reader.c's py_code_id_span). */
+static void code_id_span(const struct py_offsets *o, int32_t *start, size_t *len)
+{
+	int32_t name = o->code_qualname != PYOFF_NONE ? o->code_qualname : o->code_name;
+	int32_t words[] = { name, o->code_filename, o->code_linetable };
+	int32_t lo = o->code_firstlineno, hi = o->code_firstlineno + 4;
+
+	for (size_t i = 0; i < ARRAY_SIZE(words); i++) {
+		if (words[i] < lo)
+			lo = words[i];
+		if (words[i] + 8 > hi)
+			hi = words[i] + 8;
+	}
+	*start = lo;
+	*len = (size_t)(hi - lo);
+}
+
+static void bpfrec_seed(const char *dir, const char *name, int minor, const struct image *im,
+			const struct py_offsets *o, int full)
+{
+	static struct {
+		struct fw_sample_hdr h;
+		struct fw_py_frame py[8];
+		uint8_t stack[512];
+	} rec;
+	uint64_t frame = READER_REGION(R_FRAME), mask = ~0ull;
+	uint8_t head[5] = { (uint8_t)(minor - 8), 0x01, 0, 0, 0 };
+	size_t id_len, size;
+	int32_t id_start;
+	FILE *f;
+
+	memset(&rec, 0, sizeof(rec));
+	code_id_span(o, &id_start, &id_len);
+	if (!(id_start >= 0 && id_len < FW_CODE_ID_COPY && o->frame_code >= 0))
+		id_len = 0;
+	if (o->frame_code_tagged != PYOFF_NONE)
+		mask = ~(uint64_t)o->frame_code_tagged;
+	rec.h.kind = full ? FW_REC_FULL : FW_REC_SMALL;
+	rec.h.pid = 4242;
+	rec.h.tid = 4242;
+	rec.h.cpu = 1;
+	rec.h.time_ns = 123456789000ull;
+	rec.h.tstate = READER_REGION(R_TSTATE);
+	rec.h.user_mode = 1;
+	rec.h.syscall_nr = -1;
+	while (frame && rec.h.npy < 8) {
+		struct fw_py_frame *p = &rec.py[rec.h.npy++];
+		uint64_t code;
+
+		p->addr = frame;
+		image_copy(im, frame, p->data, (size_t)o->frame_size);
+		code = image_u64(im, frame + (uint64_t)o->frame_code) & mask;
+		if (id_len && code) {
+			p->code_id_addr = code + (uint64_t)(int64_t)id_start;
+			image_copy(im, p->code_id_addr, p->code_id, id_len);
+		}
+		frame = image_u64(im, frame + (uint64_t)o->frame_previous);
+	}
+	rec.h.ustack_bytes = 3 * 8;
+	rec.h.ustack[0] = 0x7f0012345678ull;
+	rec.h.ustack[1] = 0x55d0c0a01234ull;
+	rec.h.ustack[2] = 0x7f0012340000ull;
+	rec.h.kstack_bytes = 2 * 8;
+	rec.h.kstack[0] = 0xffffffff81000000ull;
+	rec.h.kstack[1] = 0xffffffff81234567ull;
+	size = FW_PY_OFFSET + rec.h.npy * sizeof(struct fw_py_frame);
+	if (full) {
+		uint8_t *stack = (uint8_t *)&rec.py[rec.h.npy];
+		uint64_t sp = 0x7ffd00001100ull, words[] = { 0x7ffd00001180ull, 0x7f0012345678ull };
+
+		rec.h.stack_base = sp - FW_BELOW_SP;
+		rec.h.stack_bytes = 512;
+		rec.h.regs[6] = 0x7ffd00001180ull;       /* rbp */
+		rec.h.regs[7] = sp;                      /* rsp */
+		rec.h.regs[16] = 0x7f0012345000ull;      /* rip */
+		memset(stack, 0, 512);
+		memcpy(stack + FW_BELOW_SP + 0x80, words, sizeof(words));
+		size += 512;
+	}
+	head[3] = (uint8_t)size;
+	head[4] = (uint8_t)(size >> 8);
+	f = open_seed(dir, "fuzz_bpfrec", name);
+	fwrite(head, 1, sizeof(head), f);
+	fwrite(&rec, 1, size, f);
+	emit_image(f, im);
+	fclose(f);
+}
+
+static void bpfrec_seeds(const char *dir)
+{
+	static struct image im;
+
+	for (int minor = 8; minor <= 15; minor++) {
+		struct py_offsets o;
+		uint8_t block[4096];
+		size_t block_len = 0;
+		char name[64];
+
+		if (minor <= 12) {
+			o = *py_offsets_builtin(minor);
+		} else {
+			const struct py_debug_offsets_layout *l = py_debug_layout(minor, 0);
+
+			make_debug_block(l, block);
+			block_len = (size_t)l->block_size;
+			if (py_offsets_from_debug(l, block, block_len, &o)) {
+				fprintf(stderr, "gen_seeds: 3.%d block rejected\n", minor);
+				exit(1);
+			}
+		}
+		build(&im, &o, block_len ? block : NULL, block_len, V_BASIC, 0);
+		snprintf(name, sizeof(name), "seed-3.%d-%s", minor, minor % 2 ? "full" : "small");
+		bpfrec_seed(dir, name, minor, &im, &o, minor % 2);
+	}
+}
+
 /* fuzz_linetable: kind byte, firstlineno and offset (i32 LE), the table. */
 static void linetable_seeds(const char *dir)
 {
@@ -546,5 +693,6 @@ int main(int argc, char **argv)
 	mkdir(argv[1], 0755);
 	reader_seeds(argv[1]);
 	linetable_seeds(argv[1]);
+	bpfrec_seeds(argv[1]);
 	return 0;
 }

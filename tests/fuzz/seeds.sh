@@ -8,8 +8,14 @@
 #   fuzz_load                    profiles recorded by build/framewalk from a
 #                                Python workload (collapsed, pprof gz/plain)
 #                                and other tools' collapsed stacks
-# Run by hand (needs gcc, build/framewalk and pyenv's 3.12.1), then
-# minimize with `tests/fuzz/run.sh --merge`. The fuzzers never write here.
+#   fuzz_bpfrec                  gen_seeds (a record of each version's image)
+#   fuzz_perfmap                 a perf map written by python3.12 -X perf,
+#                                JIT names with versions, hostile lines
+#   fuzz_taskstat                stat, syscall and schedstat files of
+#                                threads here (a hostile comm too)
+# SEEDS_ONLY="fuzz_a fuzz_b" regenerates only those. Run by hand (needs
+# gcc, build/framewalk and pyenv's 3.12.1), then minimize with
+# `tests/fuzz/run.sh --merge`. The fuzzers never write here.
 set -eu
 
 cd "$(dirname "$0")/../.."
@@ -17,55 +23,126 @@ C=tests/fuzz/corpus
 B=${FUZZ_BUILDDIR:-build-fuzz}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
+PY=$(pyenv root)/versions/3.12.1/bin/python
+
+# Is corpus $1 to be regenerated?
+want() {
+	case " ${SEEDS_ONLY:-$1} " in
+	*" $1 "*) return 0 ;;
+	esac
+	return 1
+}
 
 tests/fuzz/build.sh
-rm -rf "$C/fuzz_reader" "$C/fuzz_linetable"
-"$B/fuzz/gen_seeds" "$C"
+"$B/fuzz/gen_seeds" "$T/gen"
+for h in fuzz_reader fuzz_linetable fuzz_bpfrec; do
+	if want $h; then
+		rm -rf "${C:?}/$h"
+		cp -r "$T/gen/$h" "$C/$h"
+	fi
+done
 
 # ---- ELF ----
-rm -rf "$C/fuzz_elf"
-mkdir -p "$C/fuzz_elf"
-cat >"$T/py.c" <<'EOF'
+if want fuzz_elf; then
+	rm -rf "$C/fuzz_elf"
+	mkdir -p "$C/fuzz_elf"
+	cat >"$T/py.c" <<'EOF'
 __attribute__((section(".PyRuntime"), used)) char _PyRuntime[64] = "xdebugpy";
 const unsigned int Py_Version = 0x030c01f0;
 char PyCode_Type[32];
 const char version_str[] = "3.12.1";
 const char *get(void) { return version_str; }
 EOF
-printf 'void _start(void) { for (;;); }\n' >"$T/start.c"
-SMALL="-Os -Wl,--build-id -Wl,-z,norelro -Wl,-z,max-page-size=4096 -Wl,-z,noseparate-code"
-gcc -Os -c "$T/py.c" -o "$C/fuzz_elf/object.o"
-# shellcheck disable=SC2086
-gcc $SMALL -static -nostdlib "$T/py.c" "$T/start.c" -o "$C/fuzz_elf/static-exe"
-# shellcheck disable=SC2086
-gcc $SMALL -shared -fPIC "$T/py.c" -o "$C/fuzz_elf/libpython-stripped.so"
-strip --strip-all "$C/fuzz_elf/libpython-stripped.so"
-head -c 64 "$C/fuzz_elf/static-exe" >"$C/fuzz_elf/header-only"
-head -c 700 "$C/fuzz_elf/object.o" >"$C/fuzz_elf/truncated.o"
+	printf 'void _start(void) { for (;;); }\n' >"$T/start.c"
+	SMALL="-Os -Wl,--build-id -Wl,-z,norelro -Wl,-z,max-page-size=4096 -Wl,-z,noseparate-code"
+	gcc -Os -c "$T/py.c" -o "$C/fuzz_elf/object.o"
+	# shellcheck disable=SC2086
+	gcc $SMALL -static -nostdlib "$T/py.c" "$T/start.c" -o "$C/fuzz_elf/static-exe"
+	# shellcheck disable=SC2086
+	gcc $SMALL -shared -fPIC "$T/py.c" -o "$C/fuzz_elf/libpython-stripped.so"
+	strip --strip-all "$C/fuzz_elf/libpython-stripped.so"
+	head -c 64 "$C/fuzz_elf/static-exe" >"$C/fuzz_elf/header-only"
+	head -c 700 "$C/fuzz_elf/object.o" >"$C/fuzz_elf/truncated.o"
+fi
 
 # ---- /proc ----
-rm -rf "$C/fuzz_proc"
-mkdir -p "$C/fuzz_proc"
-seed() { printf "$2" >"$C/fuzz_proc/$1"; }
-seed lib '7f12a0000000-7f12a0021000 r-xp 00001000 08:01 393231                     /usr/lib/x86_64-linux-gnu/libpython3.12.so.1.0\00001234 (python3) S 1 1234 1234 0 -1 4194560 2871 0 0 0 5 1 0 0 20 0 3 0 1234 12345678 2345 18446744073709551615'
-seed anon '55d0c0a00000-55d0c0a21000 rw-p 00000000 00:00 0 \000042 (a) (b) R 1'
-seed heap '55d0c1a00000-55d0c1c21000 rw-p 00000000 00:00 0                          [heap]\00009 () ) ( ) Z 0'
-seed deleted '7f0000001000-7f0000002000 r--s 00000000 00:05 4711                       /dev/shm/my file (deleted)\00007 (x\ny) D'
-seed spaces '400000-401000 r-xp 00000000 fd:00 12 /opt/a b/python  3.12\0000100 (python3 ) t 1'
-seed vsyscall 'ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0                  [vsyscall]\0000'
+if want fuzz_proc; then
+	rm -rf "$C/fuzz_proc"
+	mkdir -p "$C/fuzz_proc"
+	seed() { printf "$2" >"$C/fuzz_proc/$1"; }
+	seed lib '7f12a0000000-7f12a0021000 r-xp 00001000 08:01 393231                     /usr/lib/x86_64-linux-gnu/libpython3.12.so.1.0\00001234 (python3) S 1 1234 1234 0 -1 4194560 2871 0 0 0 5 1 0 0 20 0 3 0 1234 12345678 2345 18446744073709551615'
+	seed anon '55d0c0a00000-55d0c0a21000 rw-p 00000000 00:00 0 \000042 (a) (b) R 1'
+	seed heap '55d0c1a00000-55d0c1c21000 rw-p 00000000 00:00 0                          [heap]\00009 () ) ( ) Z 0'
+	seed deleted '7f0000001000-7f0000002000 r--s 00000000 00:05 4711                       /dev/shm/my file (deleted)\00007 (x\ny) D'
+	seed spaces '400000-401000 r-xp 00000000 fd:00 12 /opt/a b/python  3.12\0000100 (python3 ) t 1'
+	seed vsyscall 'ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0                  [vsyscall]\0000'
+fi
 
 # ---- saved profiles ----
-rm -rf "$C/fuzz_load"
-mkdir -p "$C/fuzz_load"
-PY=$(pyenv root)/versions/3.12.1/bin/python
-build/framewalk record -q -d 1 -r 200 -o "$T/p.collapsed" -o "$T/p.pb.gz" -- \
-	"$PY" tests/workloads/structure.py >/dev/null 2>&1 || true
-head -n 12 "$T/p.collapsed" >"$C/fuzz_load/framewalk.collapsed"
-cp "$T/p.pb.gz" "$C/fuzz_load/framewalk.pb.gz"
-gzip -dc "$T/p.pb.gz" >"$C/fuzz_load/framewalk.pb"
-printf 'main;foo;bar 10\nmain;foo;baz 5\nmain 1\n' >"$C/fuzz_load/flamegraph.collapsed"
-printf 'MainThread (1);<module> (app.py:3);f (app.py:1) 7\r\n(b (x) (y:2)) (2);g (a (copy)/b.py) 3\n' \
-	>"$C/fuzz_load/hostile.collapsed"
-printf '\037\213\010\000\000\000\000\000\000\003' >"$C/fuzz_load/truncated.gz"
+if want fuzz_load; then
+	rm -rf "$C/fuzz_load"
+	mkdir -p "$C/fuzz_load"
+	build/framewalk record -q -d 1 -r 200 -o "$T/p.collapsed" -o "$T/p.pb.gz" -- \
+		"$PY" tests/workloads/structure.py >/dev/null 2>&1 || true
+	head -n 12 "$T/p.collapsed" >"$C/fuzz_load/framewalk.collapsed"
+	cp "$T/p.pb.gz" "$C/fuzz_load/framewalk.pb.gz"
+	gzip -dc "$T/p.pb.gz" >"$C/fuzz_load/framewalk.pb"
+	printf 'main;foo;bar 10\nmain;foo;baz 5\nmain 1\n' >"$C/fuzz_load/flamegraph.collapsed"
+	printf 'MainThread (1);<module> (app.py:3);f (app.py:1) 7\r\n(b (x) (y:2)) (2);g (a (copy)/b.py) 3\n' \
+		>"$C/fuzz_load/hostile.collapsed"
+	printf '\037\213\010\000\000\000\000\000\000\003' >"$C/fuzz_load/truncated.gz"
+fi
+
+# ---- perf maps ----
+if want fuzz_perfmap; then
+	rm -rf "$C/fuzz_perfmap"
+	mkdir -p "$C/fuzz_perfmap"
+	pid=$("$PY" -X perf -c 'import json, os
+def f(n): return sum(i * i for i in range(n))
+f(10); json.dumps([1]); print(os.getpid())')
+	head -n 12 "/tmp/perf-$pid.map" >"$C/fuzz_perfmap/cpython-x-perf.map"
+	grep -m 4 -E 'py::(f|<genexpr>|dumps):' "/tmp/perf-$pid.map" >>"$C/fuzz_perfmap/cpython-x-perf.map"
+	rm -f "/tmp/perf-$pid.map"
+	printf '%s\n' '3f2a1000 1a0 LazyCompile:*fib /app/fib.js:3' \
+		'7f00deadb000 40 Interpreter@0x1234' '55d0c0a00000 10 memcpy@@GLIBC_2.14' \
+		'7f0000002000 20 @plt' '7f0000003000 0 empty' >"$C/fuzz_perfmap/jit-versions.map"
+	printf ' 10 20 lead\n0x10 0x20 hex\n-1 2 wraps\nffffffffffffffff 10 past-end\n10  20 two spaces\n10\t20 tab\n10 20\n10 20 \n\n10 20 crlf\r\n1 2 nul\000name\n1 2 last-no-newline' \
+		>"$C/fuzz_perfmap/hostile.map"
+	{
+		printf '7f1000000000 10 before\n7f1000000010 '
+		head -c 5000 /dev/zero | tr '\0' 'x'
+		printf '\n7f1000000020 10 after\n'
+	} >"$C/fuzz_perfmap/long-line.map"
+fi
+
+# ---- per-thread /proc files ----
+if want fuzz_taskstat; then
+	rm -rf "$C/fuzz_taskstat"
+	mkdir -p "$C/fuzz_taskstat"
+	# a thread in nanosleep whose comm holds ") R (", its files as the kernel writes them
+	"$PY" - "$C/fuzz_taskstat" <<'EOF'
+import os, sys, threading, time
+def sleeper():
+    with open("/proc/self/task/%d/comm" % threading.get_native_id(), "w") as f:
+        f.write("a) R (b c")
+    time.sleep(1)
+t = threading.Thread(target=sleeper)
+t.start()
+time.sleep(0.3)
+for name in ("stat", "syscall", "schedstat"):
+    with open("/proc/self/task/%d/%s" % (t.native_id, name), "rb") as f, \
+         open(os.path.join(sys.argv[1], "sleeping-" + name), "wb") as out:
+        out.write(f.read())
+t.join()
+EOF
+	cat /proc/self/stat >"$C/fuzz_taskstat/running-stat"
+	cat /proc/self/syscall >"$C/fuzz_taskstat/running-syscall"   # read(2) of this file
+	printf 'running\n' >"$C/fuzz_taskstat/running-word"
+	printf -- '-1 0x7ffd3a9e8f18 0x55d0c0a01234\n' >"$C/fuzz_taskstat/outside-syscall"
+	printf '61 0xffffffff 0x7ffe00ce0ee0 0x0 0x0 0x1 0x8 0x7ffe00ce0eb8 0x7fc1f7981bd3\n' \
+		>"$C/fuzz_taskstat/wait4-syscall"
+	printf '7455328 636639 2\n' >"$C/fuzz_taskstat/schedstat"
+fi
+
 ls -la "$C"/*
 du -sh "$C"
