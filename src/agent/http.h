@@ -12,6 +12,7 @@
 
 #include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "util/strbuf.h"
 
@@ -74,5 +75,17 @@ void http_client_free(struct http_client *c);
 int http_post(struct http_client *c, const struct http_request *req, struct http_answer *ans,
 	      struct strbuf *why);
 void http_answer_release(struct http_answer *ans);
+
+/*
+ * http_post's reading of the answer (-ENOTSUP without HTTP): one HTTP/1.x
+ * answer from fd, a connected stream socket the request went out on, until
+ * deadline (fw_now_ns) or req->abort. The status line and headers are
+ * bounded (16 KiB), the body is read by Content-Length, chunks or until the
+ * close, its first HTTP_ANSWER_MAX bytes kept in ans->body. 0 with *ans
+ * filled; else -EPROTO (not HTTP/1.x), -ETIMEDOUT, -ECANCELED or -errno,
+ * with *ans empty.
+ */
+int http_read_answer(int fd, uint64_t deadline, const struct http_request *req,
+		     struct http_answer *ans);
 
 #endif

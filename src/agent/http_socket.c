@@ -590,6 +590,25 @@ out:
 	return ret;
 }
 
+int http_read_answer(int fd, uint64_t deadline, const struct http_request *req,
+		     struct http_answer *ans)
+{
+	struct reader *r = xcalloc(1, sizeof(*r));
+	int ret;
+
+	memset(ans, 0, sizeof(*ans));
+	r->fd = fd;
+	r->deadline = deadline;
+	r->req = req;
+	ret = read_answer(r, ans);
+	if (ret) {
+		strbuf_release(&ans->body);
+		ans->status = 0;
+	}
+	free(r);
+	return ret;
+}
+
 static void base64(struct strbuf *out, const char *s, size_t len)
 {
 	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -670,7 +689,6 @@ int http_post(struct http_client *c, const struct http_request *req, struct http
 	struct strbuf head = STRBUF_INIT, pre = STRBUF_INIT, post = STRBUF_INIT;
 	uint64_t deadline = fw_now_ns() + (uint64_t)req->timeout_ms * 1000000ull;
 	struct url_parts u;
-	struct reader *r = NULL;
 	int fd = -1, ret;
 
 	memset(ans, 0, sizeof(*ans));
@@ -696,22 +714,14 @@ int http_post(struct http_client *c, const struct http_request *req, struct http
 			goto out;
 		}
 	}
-	r = xcalloc(1, sizeof(*r));
-	r->fd = fd;
-	r->deadline = deadline;
-	r->req = req;
-	ret = read_answer(r, ans);
-	if (ret) {
+	ret = http_read_answer(fd, deadline, req, ans);
+	if (ret)
 		strbuf_addf(why, "reading the answer of %s: %s", u.host,
 			    ret == -ETIMEDOUT ? "timed out" : ret == -EPROTO ? "not HTTP/1.x" :
 			    strerror(-ret));
-		strbuf_release(&ans->body);
-		ans->status = 0;
-	}
 out:
 	if (fd >= 0)
 		close(fd);
-	free(r);
 	strbuf_release(&head);
 	strbuf_release(&pre);
 	strbuf_release(&post);

@@ -13,6 +13,8 @@
 #                                JIT names with versions, hostile lines
 #   fuzz_taskstat                stat, syscall and schedstat files of
 #                                threads here (a hostile comm too)
+#   fuzz_http                    answers of Python's http.server to POSTs
+#                                and GETs (length, chunks, until the close)
 # SEEDS_ONLY="fuzz_a fuzz_b" regenerates only those. Run by hand (needs
 # gcc, build/framewalk and pyenv's 3.12.1), then minimize with
 # `tests/fuzz/run.sh --merge`. The fuzzers never write here.
@@ -142,6 +144,101 @@ EOF
 	printf '61 0xffffffff 0x7ffe00ce0ee0 0x0 0x0 0x1 0x8 0x7ffe00ce0eb8 0x7fc1f7981bd3\n' \
 		>"$C/fuzz_taskstat/wait4-syscall"
 	printf '7455328 636639 2\n' >"$C/fuzz_taskstat/schedstat"
+fi
+
+# ---- HTTP answers ----
+if want fuzz_http; then
+	rm -rf "$C/fuzz_http"
+	mkdir -p "$C/fuzz_http" "$T/www"
+	echo "hello from the collector" >"$T/www/small.txt"
+	# what Python's http.server sends back to the agent's POSTs (as OTLP, Pyroscope,
+	# a full queue would answer) and to a GET, captured from the socket
+	"$PY" - "$C/fuzz_http" "$T/www" <<'EOF'
+import http.server, os, socket, sys, threading
+
+out = os.path.abspath(sys.argv[1])
+os.chdir(sys.argv[2])          # a directory with a small file for the GET
+
+
+class Collector(http.server.BaseHTTPRequestHandler):
+    """Answers as the agent's destinations do: OTLP, Pyroscope, a full queue."""
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        if self.path.startswith("/v1development/profiles"):
+            self.send_response(200)
+            self.send_header("Content-Type", "application/x-protobuf")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+        elif self.path.startswith("/ingest"):
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for part in (b'{"status":', b'"ok","bytes":%d}' % len(body)):
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(part), part))
+            self.wfile.write(b"0\r\n\r\n")
+        elif self.path.startswith("/push"):
+            self.send_response(204)
+            self.end_headers()
+        elif self.path.startswith("/continue"):
+            self.send_response_only(100)
+            self.end_headers()
+            self.send_response(200)
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"ok")
+        else:
+            self.protocol_version = "HTTP/1.0"
+            self.send_response(413)
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(b"queue full: request too large\n")
+            self.close_connection = True
+
+
+def capture(server, path, name, method="POST"):
+    port = server.server_address[1]
+    s = socket.create_connection(("127.0.0.1", port))
+    body = b"\x0a\x03abc"
+    s.sendall(b"%s %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nConnection: close\r\n"
+              b"Content-Type: application/x-protobuf\r\nContent-Length: %d\r\n\r\n%s"
+              % (method.encode(), path.encode(), port, len(body), body))
+    data = b""
+    while True:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    s.close()
+    with open(os.path.join(out, name), "wb") as f:
+        f.write(data)
+
+
+for handler, captures in (
+    (Collector, [("/v1development/profiles", "otlp-200-empty"),
+                 ("/ingest?name=app.cpu%7B%7D", "pyroscope-200-chunked"),
+                 ("/push.v1.PusherService/Push", "push-204"),
+                 ("/continue", "100-then-200"),
+                 ("/full", "413-until-close")]),
+    (http.server.SimpleHTTPRequestHandler, [("/small.txt", "simple-501-post"),
+                                            ("/missing", "simple-404-get", "GET"),
+                                            ("/small.txt", "simple-200-get", "GET")]),
+):
+    handler.log_message = lambda *a: None
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    t = threading.Thread(target=srv.serve_forever, daemon=True)
+    t.start()
+    for c in captures:
+        capture(srv, *c[:2], *(c[2:] or ["POST"]))
+    srv.shutdown()
+    t.join()
+    srv.server_close()
+EOF
 fi
 
 ls -la "$C"/*
