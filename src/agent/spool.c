@@ -302,7 +302,7 @@ static int transient(int err)
 static int read_entry(const struct spool *q, uint64_t seq, struct spool_item *it)
 {
 	struct strbuf sb = STRBUF_INIT;
-	char path[4096], *nl;
+	char path[4096], head[96], *nl;
 	size_t mlen, blen, hlen;
 	int ret;
 
@@ -318,7 +318,14 @@ static int read_entry(const struct spool *q, uint64_t seq, struct spool_item *it
 		return -EINVAL;
 	}
 	hlen = (size_t)(nl - sb.buf) + 1;
-	if (mlen > sb.len || blen > sb.len || hlen + mlen + blen != sb.len ||
+	/*
+	 * The header line exactly as write_file writes it: sscanf also takes
+	 * "framewalk-spool 12 ...", numbers spelt otherwise, junk after them
+	 * and a header that runs on into the meta.
+	 */
+	xsnprintf(head, sizeof(head), SPOOL_MAGIC " %zu %zu\n", mlen, blen);
+	if (strlen(head) != hlen || memcmp(head, sb.buf, hlen) ||
+	    mlen > sb.len || blen > sb.len || hlen + mlen + blen != sb.len ||
 	    memchr(sb.buf + hlen, '\0', mlen) || memchr(sb.buf + hlen, '\n', mlen)) {
 		strbuf_release(&sb);
 		return -EINVAL;

@@ -15,6 +15,8 @@
 #                                threads here (a hostile comm too)
 #   fuzz_http                    answers of Python's http.server to POSTs
 #                                and GETs (length, chunks, until the close)
+#   fuzz_spool                   requests the agent spooled for destinations
+#                                that were down, damaged copies
 # SEEDS_ONLY="fuzz_a fuzz_b" regenerates only those. Run by hand (needs
 # gcc, build/framewalk and pyenv's 3.12.1), then minimize with
 # `tests/fuzz/run.sh --merge`. The fuzzers never write here.
@@ -239,6 +241,36 @@ for handler, captures in (
     t.join()
     srv.server_close()
 EOF
+fi
+
+# ---- agent spool files ----
+if want fuzz_spool; then
+	rm -rf "$C/fuzz_spool"
+	mkdir -p "$C/fuzz_spool"
+	# requests the agent queued for two destinations that are down
+	mkdir -m 700 "$T/spool"
+	"$PY" -c 'while True: sum(range(1000))' &
+	target=$!
+	sleep 0.5
+	timeout -s INT 4 build/framewalk agent -p "$target" --pyroscope http://127.0.0.1:9 \
+		--otlp http://127.0.0.1:9/v1development/profiles --spool "$T/spool/s" \
+		--period 1 --backend vm >/dev/null 2>&1 || true
+	kill "$target"
+	cat "$T/spool/s/pyroscope/00000000000000000002.req" >"$C/fuzz_spool/pyroscope.req"
+	cat "$T/spool/s/otlp/00000000000000000002.req" >"$C/fuzz_spool/otlp.req"
+	# a --dir destination's request (its file name as meta), an empty one, damaged ones
+	meta=20261202T074800.000Z-python-c-4242.pb.gz
+	body=$(wc -c <"$C/fuzz_spool/pyroscope.req")
+	hlen=$(head -n 1 "$C/fuzz_spool/pyroscope.req" | wc -c)
+	mlen=$(head -n 1 "$C/fuzz_spool/pyroscope.req" | cut -d' ' -f3)
+	blen=$((body - hlen - mlen))
+	{
+		printf 'framewalk-spool 1 %d %d\n%s' ${#meta} "$blen" "$meta"
+		tail -c "$blen" "$C/fuzz_spool/pyroscope.req"
+	} >"$C/fuzz_spool/dir.req"
+	printf 'framewalk-spool 1 0 0\n' >"$C/fuzz_spool/empty.req"
+	head -c 200 "$C/fuzz_spool/otlp.req" >"$C/fuzz_spool/truncated.req"
+	printf 'framewalk-spool 2 4 3\nmetabody' >"$C/fuzz_spool/version2.req"
 fi
 
 ls -la "$C"/*
