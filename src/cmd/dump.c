@@ -11,7 +11,7 @@
 #include "cmd/cmd.h"
 #include "output/format.h"
 #include "python/reader.h"
-#include "python/threads.h"
+#include "python/thread_names.h"
 #include "sampler/ptrace.h"
 #include "target/ptrace.h"
 #include "sampler/sampler.h"

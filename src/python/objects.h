@@ -3,7 +3,7 @@
  * flags, str and int values, dicts (combined, split, an instance's managed
  * dict or inline values), instance attributes, sets, lists and tuples, weak
  * references, modules by name from sys.modules. The readers of thread names
- * (python/threads.c) and asyncio tasks (python/asyncio.c) are built on it.
+ * (python/thread_names.c) and asyncio tasks (python/asyncio.c) are built on it.
  *
  * Every object is untrusted memory: each read is bounded (entry counts,
  * string lengths, chain depths), a value is used only after its type was

@@ -16,7 +16,7 @@
 #include "python/asyncio.h"
 #include "python/excstate.h"
 #include "python/objects.h"
-#include "python/threads.h"
+#include "python/thread_names.h"
 #include "sampler/backend.h"
 #include "sampler/merge.h"
 #include "sampler/pyview.h"

@@ -1,6 +1,6 @@
 /*
  * Python's own view in the sampler: the hooks sampler.c and capture.c call
- * to label threads with Python's names (python/threads.h), to tell a thread
+ * to label threads with Python's names (python/thread_names.h), to tell a thread
  * handling an exception (python/excstate.h), to turn a loop
  * thread's frames into its running task's chain and record the suspended
  * tasks of wall mode (--async, python/asyncio.h). The readers live in

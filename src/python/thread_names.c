@@ -1,9 +1,9 @@
 /*
- * Implementation of threads.h: threading._active read through objects.h.
+ * Implementation of thread_names.h: threading._active read through objects.h.
  */
 #include <errno.h>
 
-#include "python/threads.h"
+#include "python/thread_names.h"
 #include "util/util.h"
 
 void py_thread_names_init(struct py_thread_names *tn, struct py_objects *ob)

@@ -19,8 +19,8 @@
  * is asked for (at most every 100 ms). Every read is bounded: at most
  * PY_THREAD_NAMES_MAX threads, names cut at PY_THREAD_NAME_MAX bytes.
  */
-#ifndef FRAMEWALK_PYTHON_THREADS_H
-#define FRAMEWALK_PYTHON_THREADS_H
+#ifndef FRAMEWALK_PYTHON_THREAD_NAMES_H
+#define FRAMEWALK_PYTHON_THREAD_NAMES_H
 
 #include <stdint.h>
 #include <sys/types.h>
