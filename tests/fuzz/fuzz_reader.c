@@ -4,7 +4,7 @@
  * list, frame chains, code objects, strings and line tables of every version
  * 3.8-3.15, with 3.13+ offsets themselves taken from a fuzzed
  * _Py_DebugOffsets block (py_offsets_from_debug). Then, over the same image,
- * python/'s object readers: threading's thread names (python/threads.h) and
+ * python/'s object readers: threading's thread names (python/thread_names.h) and
  * the asyncio task readers (python/asyncio.h) given the walk's frames and
  * every region as a loop. Whatever the memory holds, each must return an
  * error or a bounded, well-formed result.
@@ -20,7 +20,7 @@
 #include "python/discover.h"
 #include "python/objects.h"
 #include "python/reader.h"
-#include "python/threads.h"
+#include "python/thread_names.h"
 #include "target/memory.h"
 
 #include "reader_image.h"

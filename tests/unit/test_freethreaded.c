@@ -28,7 +28,7 @@
 #include "python/discover.h"
 #include "python/excstate.h"
 #include "python/reader.h"
-#include "python/threads.h"
+#include "python/thread_names.h"
 #include "target/memory.h"
 #include "debug_blocks.h"
 #include "linetable_vectors.h"
