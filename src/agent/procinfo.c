@@ -20,8 +20,7 @@
 int procinfo_parse_start_time(const char *stat, size_t len, uint64_t *ticks)
 {
 	const char *p = NULL, *end = stat + len;
-	unsigned long long v;
-	char *e;
+	uint64_t v = 0;
 
 	/* comm may hold ')' and spaces: the fields start after the last ')'. */
 	for (const char *q = stat; q < end; q++)
@@ -40,10 +39,12 @@ int procinfo_parse_start_time(const char *stat, size_t len, uint64_t *ticks)
 		p++;
 	if (p >= end || !isdigit((unsigned char)*p))
 		return -EINVAL;
-	errno = 0;
-	v = strtoull(p, &e, 10);
-	if (errno || e == p || e > end)
-		return -EINVAL;
+	/* bounded by len, not strtoull: the text need not be terminated */
+	for (; p < end && isdigit((unsigned char)*p); p++) {
+		if (v > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
+			return -EINVAL;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
 	*ticks = v;
 	return 0;
 }
@@ -161,7 +162,9 @@ static int takes_value(const char *a, size_t alen)
 
 static void put(char *out, size_t size, const char *s, size_t len)
 {
-	xsnprintf(out, size, "%.*s", (int)(len < size ? len : size - 1), s);
+	/* no room: a precision of (int)(size - 1) would be -1, "all of s" */
+	if (size)
+		xsnprintf(out, size, "%.*s", (int)(len < size ? len : size - 1), s);
 }
 
 void procinfo_service_from_argv(const char *argv, size_t len, char *out, size_t size)

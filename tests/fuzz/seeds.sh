@@ -17,6 +17,9 @@
 #                                and GETs (length, chunks, until the close)
 #   fuzz_spool                   requests the agent spooled for destinations
 #                                that were down, damaged copies
+#   fuzz_procinfo                stat and cgroup files here, cgroups of
+#                                Docker, systemd, Kubernetes, Podman,
+#                                environ blocks, command lines, a label
 # SEEDS_ONLY="fuzz_a fuzz_b" regenerates only those. Run by hand (needs
 # gcc, build/framewalk and pyenv's 3.12.1), then minimize with
 # `tests/fuzz/run.sh --merge`. The fuzzers never write here.
@@ -271,6 +274,30 @@ if want fuzz_spool; then
 	printf 'framewalk-spool 1 0 0\n' >"$C/fuzz_spool/empty.req"
 	head -c 200 "$C/fuzz_spool/otlp.req" >"$C/fuzz_spool/truncated.req"
 	printf 'framewalk-spool 2 4 3\nmetabody' >"$C/fuzz_spool/version2.req"
+fi
+
+# ---- the agent's /proc texts ----
+if want fuzz_procinfo; then
+	rm -rf "$C/fuzz_procinfo"
+	mkdir -p "$C/fuzz_procinfo"
+	# the first byte sets the output sizes ('G': 71, past a container id)
+	seed() { { printf G; printf "$2"; } >"$C/fuzz_procinfo/$1"; }
+	{ printf G; "$PY" -c 'import sys; sys.stdout.write(open("/proc/self/stat").read())'; } \
+		>"$C/fuzz_procinfo/stat"
+	{ printf G; cat /proc/self/cgroup; } >"$C/fuzz_procinfo/cgroup-here"
+	id=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
+	seed cgroup-docker-v1 "12:pids:/docker/$id\n4:memory:/docker/$id\n1:name=systemd:/docker/$id\n"
+	seed cgroup-systemd "0::/system.slice/docker-$id.scope\n"
+	seed cgroup-k8s "0::/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod5d1e.slice/cri-containerd-$id.scope\n"
+	seed cgroup-podman "0::/machine.slice/libpod-${id}a.scope/container\n"
+	seed environ 'PATH=/usr/local/bin:/usr/bin\000HOME=/srv/app\000OTEL_SERVICE_NAME=checkout-api\000PYROSCOPE_APPLICATION_NAME=checkout\000LANG=C.UTF-8\000'
+	seed environ-unterminated 'OTEL_SERVICE=no\000A=1\000OTEL_SERVICE_NAME=  spaced\033[31m name  '
+	seed argv-module 'python3\000-m\000http.server\0008000\000'
+	seed argv-gunicorn '/usr/bin/python3\000/usr/local/bin/gunicorn\000app:app\000-w\0004\000'
+	seed argv-uwsgi 'uwsgi\000--ini\000/etc/uwsgi/app.ini\000'
+	seed argv-main '/usr/bin/python3.12\000-X\000importtime\000-W\000error\000/srv/app/__main__.py\000'
+	seed argv-c 'python3\000-c\000import app; app.main()\000'
+	seed label '  caf\303\251\033[31m\302\205svc\377  '
 fi
 
 ls -la "$C"/*

@@ -1,0 +1,304 @@
+/*
+ * libFuzzer harness for the agent's /proc parsers (src/agent/procinfo.h):
+ * the text after the first byte is read as each file the agent reads of a
+ * process it profiles, exactly its bytes (not terminated: an unreadable
+ * page follows them): a stat file (start time), an environ block (the
+ * service variables), a cgroup file (container id, cgroup path), a command
+ * line (the service it implies), and a label value to clean; the first
+ * byte sets the output sizes.
+ * Checked:
+ *   - start time: round-trips as field 22 of a stat text written back, and
+ *     agrees with proc_stat_parse_field's reading;
+ *   - environ: the value found is that of the first "NAME=" entry, inside
+ *     the block, up to its NUL;
+ *   - container id: the last run of exactly 64 hex digits, or "" when none;
+ *   - cgroup path: the "0::" line's path, else the first line's, cut;
+ *   - service: a part of the command line ("python-c" for -c), the
+ *     executable's name when that is not python;
+ *   - clean: valid UTF-8 without control characters, at most max bytes,
+ *     no space at either end, appended after what the buffer held, a
+ *     subsequence of the input, and cleaning it again changes nothing;
+ *   - every output NUL-terminated inside its buffer.
+ */
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "agent/procinfo.h"
+#include "target/proc.h"
+#include "util/strbuf.h"
+
+#define CHECK(cond)                                                            \
+	do {                                                                   \
+		if (!(cond)) {                                                 \
+			fprintf(stderr, "fuzz_procinfo: check failed: %s (line %d)\n", \
+				#cond, __LINE__);                              \
+			abort();                                               \
+		}                                                              \
+	} while (0)
+
+#define OUT_MAX 256
+#define TEXT_MAX (64u << 10)
+
+/*
+ * The text is copied to end where a page that cannot be read begins: a
+ * parser reading past its length faults even where ASan does not look
+ * (libc's strtoull is not intercepted).
+ */
+static char *at_guard(const uint8_t *data, size_t len)
+{
+	static char *area;
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (!area) {
+		area = mmap(NULL, TEXT_MAX + (size_t)page, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		CHECK(area != MAP_FAILED);
+		CHECK(mprotect(area + TEXT_MAX, (size_t)page, PROT_NONE) == 0);
+	}
+	memcpy(area + TEXT_MAX - len, data, len);
+	return area + TEXT_MAX - len;
+}
+
+/* A buffer of size bytes, past its NUL filled so a write past it shows. */
+static void check_terminated(const char *out, size_t size)
+{
+	CHECK(memchr(out, '\0', size));
+	for (size_t i = size; i < OUT_MAX; i++)
+		CHECK(out[i] == 'z');
+}
+
+static void check_start_time(const char *text, size_t len)
+{
+	char again[160];
+	uint64_t t, t2, field;
+
+	if (procinfo_parse_start_time(text, len, &t))
+		return;
+	snprintf(again, sizeof(again), "1 (a) b) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 %" PRIu64
+		 " 0 0", t);
+	CHECK(!procinfo_parse_start_time(again, strlen(again), &t2) && t2 == t);
+	/* the same field as the stat reader reads (which refuses the top 10 values) */
+	CHECK(t > (UINT64_MAX - 9) / 10 * 10 + 9 ||
+	      (!proc_stat_parse_field(text, len, 22, &field) && field == t));
+}
+
+static void check_env(const char *env, size_t len, const char *name)
+{
+	size_t nlen = strlen(name), vlen = 0, i = 0;
+	const char *v = procinfo_env_lookup(env, len, name, &vlen), *want = NULL;
+
+	/* the first entry "NAME=..." */
+	while (i < len && !want) {
+		const char *e = env + i, *nul = memchr(e, '\0', len - i);
+		size_t elen = nul ? (size_t)(nul - e) : len - i;
+
+		if (elen > nlen && !memcmp(e, name, nlen) && e[nlen] == '=')
+			want = e + nlen + 1;
+		i += elen + 1;
+	}
+	CHECK(v == want);
+	if (v) {
+		CHECK(v + vlen <= env + len);
+		CHECK(!memchr(v, '\0', vlen) && (v + vlen == env + len || v[vlen] == '\0'));
+	}
+}
+
+static int is_hex(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+}
+
+static void check_container(const char *text, size_t len, size_t size)
+{
+	char out[OUT_MAX];
+	const char *last = NULL;
+	size_t run = 0;
+
+	for (size_t i = 0; i <= len; i++) {
+		if (i < len && is_hex(text[i])) {
+			run++;
+			continue;
+		}
+		if (run == PROCINFO_CONTAINER_LEN)
+			last = text + i - run;
+		run = 0;
+	}
+	memset(out, 'z', sizeof(out));
+	procinfo_container_id(text, len, out, size);
+	if (!size)
+		return;
+	check_terminated(out, size);
+	if (last && size > PROCINFO_CONTAINER_LEN)
+		CHECK(strlen(out) == PROCINFO_CONTAINER_LEN &&
+		      !memcmp(out, last, PROCINFO_CONTAINER_LEN));
+	else
+		CHECK(out[0] == '\0');
+}
+
+static void check_cgroup(const char *text, size_t len, size_t size)
+{
+	const char *line = text, *end = text + len, *first = NULL, *pick = NULL;
+	size_t first_len = 0, pick_len = 0, want;
+	char out[OUT_MAX];
+
+	while (line < end) {
+		const char *nl = memchr(line, '\n', (size_t)(end - line));
+		const char *lend = nl ? nl : end;
+		const char *c1 = memchr(line, ':', (size_t)(lend - line));
+		const char *c2 = c1 ? memchr(c1 + 1, ':', (size_t)(lend - c1 - 1)) : NULL;
+
+		if (c2 && !first) {
+			first = c2 + 1;
+			first_len = (size_t)(lend - first);
+		}
+		if (c2 && c1 == line + 1 && line[0] == '0' && c2 == c1 + 1) {
+			pick = c2 + 1;
+			pick_len = (size_t)(lend - pick);
+		}
+		line = lend + 1;
+	}
+	if (!pick) {
+		pick = first;
+		pick_len = first_len;
+	}
+	memset(out, 'z', sizeof(out));
+	procinfo_cgroup_path(text, len, out, size);
+	if (!size)
+		return;
+	check_terminated(out, size);
+	if (!pick) {
+		CHECK(out[0] == '\0');
+		return;
+	}
+	/* cut to the buffer, and at a NUL in the path */
+	want = pick_len < size - 1 ? pick_len : size - 1;
+	want = strnlen(pick, want);
+	CHECK(strlen(out) == want && !memcmp(out, pick, want));
+}
+
+static void check_service(const char *argv, size_t len, size_t size)
+{
+	const char *nul = memchr(argv, '\0', len), *base;
+	size_t elen = nul ? (size_t)(nul - argv) : len, n;
+	char out[OUT_MAX];
+
+	memset(out, 'z', sizeof(out));
+	procinfo_service_from_argv(argv, len, out, size);
+	if (!size)
+		return;
+	check_terminated(out, size);
+	n = strlen(out);
+	if (!len) {
+		CHECK(n == 0);
+		return;
+	}
+	CHECK(!strcmp(out, "python-c") || !strncmp(out, "python-c", n) ||
+	      memmem(argv, len, out, n));
+	/* an executable not named python* names the service itself */
+	base = argv + elen;
+	while (base > argv && base[-1] != '/')
+		base--;
+	if (argv + elen - base < 6 || memcmp(base, "python", 6))
+		CHECK(n == strnlen(base, (size_t)(argv + elen - base) < size - 1 ?
+				   (size_t)(argv + elen - base) : size - 1) &&
+		      !memcmp(out, base, n));
+}
+
+/* Length of a valid UTF-8 sequence at s[0..n), 0 when invalid. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+	size_t len;
+	uint32_t c;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2, c = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3, c = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4, c = s[0] & 0x07;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (s[i] & 0x3f);
+	}
+	if ((len == 3 && (c < 0x800 || (c >= 0xd800 && c <= 0xdfff))) ||
+	    (len == 4 && (c < 0x10000 || c > 0x10ffff)))
+		return 0;
+	return len;
+}
+
+static void check_clean(const char *s, size_t len, size_t max)
+{
+	struct strbuf out = STRBUF_INIT, again = STRBUF_INIT;
+	const unsigned char *u;
+	size_t n, j = 0;
+
+	strbuf_addstr(&out, "key=");
+	procinfo_clean(&out, s, len, max);
+	CHECK(out.len >= 4 && !memcmp(out.buf, "key=", 4) && out.buf[out.len] == '\0');
+	u = (const unsigned char *)out.buf + 4;
+	n = out.len - 4;
+	CHECK(n <= max);
+	CHECK(!n || (u[0] != ' ' && u[n - 1] != ' '));
+	for (size_t i = 0; i < n;) {
+		size_t l = utf8_seq(u + i, n - i);
+
+		CHECK(l);
+		CHECK(l > 1 || (u[i] >= 0x20 && u[i] != 0x7f));
+		CHECK(l != 2 || !(u[i] == 0xc2 && u[i + 1] < 0xa0));
+		i += l;
+	}
+	/* a subsequence of the input */
+	for (size_t i = 0; i < n; i++) {
+		while (j < len && (unsigned char)s[j] != u[i])
+			j++;
+		CHECK(j < len);
+		j++;
+	}
+	procinfo_clean(&again, (const char *)u, n, max);
+	CHECK(again.len == n && (!n || !memcmp(again.buf, u, n)));
+	strbuf_release(&again);
+	strbuf_release(&out);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const char *const names[] = {
+		"OTEL_SERVICE_NAME", "PYROSCOPE_APPLICATION_NAME", "PATH", "A", "",
+	};
+	size_t len, out_size, max;
+	char *text;
+
+	if (!size || size - 1 > TEXT_MAX)
+		return 0;
+	/* the sizes: 0 (no room) up to past a container id, and a label cap */
+	out_size = data[0] % (PROCINFO_CONTAINER_LEN + 8);
+	max = data[0] % 160;
+	len = size - 1;
+	/* exactly len bytes, not terminated: the parsers must use the length */
+	text = at_guard(data + 1, len);
+
+	check_start_time(text, len);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		check_env(text, len, names[i]);
+	check_container(text, len, out_size);
+	check_container(text, len, PROCINFO_CONTAINER_LEN + 1);
+	check_cgroup(text, len, out_size);
+	check_cgroup(text, len, OUT_MAX / 2);
+	check_service(text, len, out_size);
+	check_service(text, len, PROCINFO_SERVICE_MAX + 1);
+	check_clean(text, len, max);
+	check_clean(text, len, PROCINFO_SERVICE_MAX);
+	return 0;
+}
