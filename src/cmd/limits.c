@@ -19,13 +19,13 @@
 #include "cmd/cmd.h"
 #include "target/proc.h"
 #include "target/taskstat.h"
+#include "util/file.h"
 #include "util/util.h"
 
 #define TRANSIENT_FDS 4         /* /proc reads, an ELF being opened, kallsyms */
 #define NATIVE_FDS 4            /* separate debug files (without room: fewer names, reported) */
 #define BPF_FIXED_FDS 12        /* maps, program, BTF, statistics, ring buffer, epoll */
 #define BPF_FDS_PER_CPU 2       /* perf event + link */
-#define SUGGESTED_NOFILE 1024
 
 static size_t open_fds(void)
 {
@@ -75,7 +75,7 @@ int cmd_fd_limits(const struct sampler_opts *so, const struct py_target *targets
 			 so->backend == BACKEND_PTRACE ? "a native capture" : "a capture", need,
 			 so->backend == BACKEND_BPF ? " on this machine's CPUs" : "",
 			 so->backend == BACKEND_BPF ? " (or use --backend ptrace, which needs fewer)" :
-			 "", SUGGESTED_NOFILE);
+			 "", FW_NOFILE_SUGGESTED);
 		return FW_EXIT_FAILURE;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -92,6 +92,6 @@ int cmd_fd_limits(const struct sampler_opts *so, const struct py_target *targets
 		fw_warning("the open-file limit is low (ulimit -n %llu): the per-thread /proc files of "
 			   "%zu threads are reopened for each reading instead of kept open (more system "
 			   "calls per sample); for the full rate: ulimit -n %d",
-			   (unsigned long long)rl.rlim_cur, threads, SUGGESTED_NOFILE);
+			   (unsigned long long)rl.rlim_cur, threads, FW_NOFILE_SUGGESTED);
 	return FW_EXIT_OK;
 }

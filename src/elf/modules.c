@@ -6,10 +6,10 @@
  */
 #include <errno.h>
 #include <gelf.h>
-#include <sys/resource.h>
 
 #include "elf/modules.h"
 #include "target/proc.h"
+#include "util/file.h"
 #include "util/util.h"
 
 static int cmp_module(const void *a, const void *b)
@@ -275,17 +275,6 @@ Dwarf_Frame *module_cfi_frame(struct fw_module *m, uint64_t pc)
 	return m->file ? elf_info_cfi_frame(m->file, pc - m->bias) : NULL;
 }
 
-static void limit_text(char *buf, size_t size)
-{
-	struct rlimit rl;
-
-	if (!getrlimit(RLIMIT_NOFILE, &rl))
-		xsnprintf(buf, size, "the open-file limit was reached (ulimit -n %llu; raise it, e.g. "
-			  "ulimit -n 1024)", (unsigned long long)rl.rlim_cur);
-	else
-		xsnprintf(buf, size, "the open-file limit was reached (raise it: ulimit -n)");
-}
-
 int module_problem(const struct fw_module *m, pid_t pid, char *buf, size_t size)
 {
 	const char *state = m->replaced ? "replaced on disk since the process started" :
@@ -295,9 +284,13 @@ int module_problem(const struct fw_module *m, pid_t pid, char *buf, size_t size)
 
 	if (m->file && !err)
 		return 0;
-	if (err == -EMFILE || err == -ENFILE)
-		limit_text(why, sizeof(why));
-	else
+	if (err == -EMFILE || err == -ENFILE) {
+		struct strbuf sb = STRBUF_INIT;
+
+		nofile_reached(&sb);
+		xsnprintf(why, sizeof(why), "%s", strbuf_str(&sb));
+		strbuf_release(&sb);
+	} else
 		xsnprintf(why, sizeof(why), "%s", err == -ENOEXEC ? "not a 64-bit ELF file" :
 			  strerror(err ? -err : EIO));
 	if (m->file) {

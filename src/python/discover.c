@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <libgen.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "python/discover.h"
@@ -15,6 +14,7 @@
 #include "target/elfsym.h"
 #include "target/privilege.h"
 #include "target/proc.h"
+#include "util/file.h"
 #include "util/util.h"
 
 #define DEBUG_COOKIE "xdebugpy"
@@ -81,7 +81,6 @@ static int open_module(pid_t pid, const struct proc_map *map, struct elf_file **
  */
 static void explain_unopened(pid_t pid, const struct proc_map *map, int err, struct strbuf *why)
 {
-	struct rlimit rl;
 	int other = 0, on_disk = proc_map_on_disk(pid, map, &other);
 	const char *state = on_disk == 1 ? NULL : other ? "was replaced on disk since the process "
 			    "started" : map->deleted || on_disk == 0 ? "was deleted from disk since the "
@@ -102,11 +101,8 @@ static void explain_unopened(pid_t pid, const struct proc_map *map, int err, str
 		break;
 	case -EMFILE:
 	case -ENFILE:
-		if (!getrlimit(RLIMIT_NOFILE, &rl))
-			strbuf_addf(why, ": the open-file limit is reached (ulimit -n %llu): raise it, "
-				    "e.g. ulimit -n 1024", (unsigned long long)rl.rlim_cur);
-		else
-			strbuf_addstr(why, ": the open-file limit is reached: raise it (ulimit -n)");
+		strbuf_addstr(why, ": ");
+		nofile_reached(why);
 		break;
 	default:
 		strbuf_addf(why, "%s%s: %s", state ? ", which " : "", state ? state : "",

@@ -1,5 +1,6 @@
 /* Implementation of file.h. */
 #include <errno.h>
+#include <sys/resource.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -80,4 +81,16 @@ int write_fd_all(int fd, const void *data, size_t len)
 		len -= (size_t)w;
 	}
 	return 0;
+}
+
+void nofile_reached(struct strbuf *sb)
+{
+	struct rlimit rl;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY)
+		strbuf_addf(sb, "the open-file limit is reached (ulimit -n %llu): raise it, e.g. "
+			    "ulimit -n %d", (unsigned long long)rl.rlim_cur, FW_NOFILE_SUGGESTED);
+	else
+		strbuf_addf(sb, "the open-file limit is reached: raise it, e.g. ulimit -n %d",
+			    FW_NOFILE_SUGGESTED);
 }

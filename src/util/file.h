@@ -32,4 +32,12 @@ int read_file_into(const char *path, char *buf, size_t size);
 /* Write all len bytes of data to fd (short writes continued, EINTR retried). 0 or -errno. */
 int write_fd_all(int fd, const void *data, size_t len);
 
+/* The open-file limit framewalk suggests where the current one is too low. */
+#define FW_NOFILE_SUGGESTED 1024
+/*
+ * Append the one way framewalk says the open-file limit stopped it: "the
+ * open-file limit is reached (ulimit -n N): raise it, e.g. ulimit -n 1024".
+ */
+void nofile_reached(struct strbuf *sb);
+
 #endif
