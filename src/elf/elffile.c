@@ -255,11 +255,11 @@ static void decide_fp(struct elf_info *f)
 	if (!f->audit_err && r->analysed &&
 	    (r->verdict == FPA_YES || r->verdict == FPA_PARTLY || r->verdict == FPA_NO)) {
 		f->fp_percent = (int)r->fp_percent;
-		f->fp = r->verdict == FPA_YES ? FP_YES : r->verdict == FPA_PARTLY ? FP_PARTLY : FP_NO;
+		f->fp = r->verdict;
 		goto out;
 	}
 	nsyms = dwfl_module_getsymtab(f->mod);
-	f->fp = FP_UNKNOWN;
+	f->fp = FPA_UNKNOWN;
 	if (nsyms <= 0)
 		return;
 	step = nsyms > FP_SAMPLE * 4 ? nsyms / (FP_SAMPLE * 4) : 1;
@@ -281,7 +281,7 @@ static void decide_fp(struct elf_info *f)
 	if (!total)
 		return;
 	f->fp_percent = yes * 100 / total;
-	f->fp = f->fp_percent >= 90 ? FP_YES : f->fp_percent >= 10 ? FP_PARTLY : FP_NO;
+	f->fp = fpa_verdict_of((size_t)yes, (size_t)(total - yes));
 out:
 	if (getenv("FRAMEWALK_DEBUG_FP"))
 		fw_note("%s: frame pointers in %d%% of its functions", f->name, f->fp_percent);

@@ -35,12 +35,6 @@
 #include "elf/fpaudit.h"
 #include "target/debuginfo.h"
 
-enum fp_verdict {
-	FP_UNKNOWN = 0,
-	FP_YES,            /* >= 90% of examined functions keep rbp as frame base */
-	FP_PARTLY,
-	FP_NO,             /* < 10% */
-};
 
 /* A CFI row found for one lookup address (frame NULL: no CFI there). */
 #define CFI_CACHE_SLOTS 512
@@ -67,7 +61,7 @@ struct elf_info {
 	struct fpa_result audit;    /* frame pointers, unwind tables, symbols, debug file */
 	int audit_err;              /* 0, or -errno when the audit could not run */
 	int debug_err;              /* -errno: its separate debug file exists but did not open */
-	enum fp_verdict fp;         /* the unwinder's per-module choice */
+	enum fpa_verdict fp;        /* the unwinder's per-module choice (FPA_UNKNOWN: none) */
 	int fp_percent;
 
 	/* private */

@@ -265,9 +265,9 @@ struct fw_module *modules_find(struct module_map *mm, uint64_t pc)
 	return NULL;
 }
 
-enum fp_verdict module_fp_verdict(const struct fw_module *m)
+enum fpa_verdict module_fp_verdict(const struct fw_module *m)
 {
-	return m->file ? m->file->fp : FP_UNKNOWN;
+	return m->file ? m->file->fp : FPA_UNKNOWN;
 }
 
 Dwarf_Frame *module_cfi_frame(struct fw_module *m, uint64_t pc)

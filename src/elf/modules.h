@@ -116,8 +116,8 @@ const struct exec_range *modules_find_range(const struct module_map *mm, uint64_
 /* The module holding pc, or NULL. */
 struct fw_module *modules_find(struct module_map *mm, uint64_t pc);
 
-/* Frame-pointer verdict of a module's file (FP_UNKNOWN without one). */
-enum fp_verdict module_fp_verdict(const struct fw_module *m);
+/* Frame-pointer verdict of a module's file (FPA_UNKNOWN without one). */
+enum fpa_verdict module_fp_verdict(const struct fw_module *m);
 
 /* The CFI row at pc (a target address) in m's file, or NULL (see elf_info_cfi_frame). */
 Dwarf_Frame *module_cfi_frame(struct fw_module *m, uint64_t pc);

@@ -195,7 +195,7 @@ static int attach_events(struct bpf_run *br, double rate, struct strbuf *why)
 static int needs_stack_copy(struct module_map *mm)
 {
 	for (size_t i = 0; i < mm->n; i++)
-		if (module_fp_verdict(&mm->mods[i]) != FP_YES)
+		if (module_fp_verdict(&mm->mods[i]) != FPA_YES)
 			return 1;
 	return 0;
 }

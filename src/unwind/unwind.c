@@ -243,7 +243,7 @@ int unwind_stack(struct module_map *mm, const struct arch_regs *initial,
 		out->n++;
 		m = modules_find(mm, pc);
 		/* Callers' pcs are return addresses: look up the call instruction. */
-		if (m && (first || module_fp_verdict(m) != FP_YES)) {
+		if (m && (first || module_fp_verdict(m) != FPA_YES)) {
 			ret = cfi_step(m, exact ? pc : pc - 1, &regs, read, ctx, &sig);
 			if (ret == 0) {
 				out->cfi_steps++;
@@ -252,7 +252,7 @@ int unwind_stack(struct module_map *mm, const struct arch_regs *initial,
 		}
 		/* No CFI here (or an expression we cannot evaluate): frame pointers. */
 		if (ret == -ENOENT || ret == -EINVAL || ret == -ENOTSUP ||
-		    (m && !first && module_fp_verdict(m) == FP_YES)) {
+		    (m && !first && module_fp_verdict(m) == FPA_YES)) {
 			ret = fp_step(&regs, read, ctx);
 			sig = 0;
 			if (ret == 0) {

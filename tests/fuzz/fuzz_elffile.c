@@ -38,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	f = elf_cache_add_fd(c, memfd_of(data, size), 1, 1, "/fuzz/lib.so", "/fuzz/lib.so", "",
 			     NULL, ELF_LOAD_SYMBOLS, &loaded);
 	if (f) {
-		if (!loaded || f->fp < FP_UNKNOWN || f->fp > FP_NO)
+		if (!loaded || f->fp < FPA_UNKNOWN || f->fp > FPA_YES)
 			abort();
 		dwfl_module_info(f->mod, NULL, &low, &high, NULL, NULL, NULL, NULL);
 		for (uint64_t a = low; a < high && a - low < (1u << 20); a += 1 + (a - low) / 3) {
