@@ -205,6 +205,15 @@ int sampler_read_waiting(struct sampler *s, struct py_thread_info *t, size_t *de
  */
 int sampler_list_threads(struct sampler *s, uint64_t now);
 /*
+ * The start of a tick that looks at every thread (ptrace, bpf's waiting
+ * ones): the lists above, the GIL holder (gil mode), the per-thread files of
+ * threads gone closed. 0 or -ESRCH/-EPERM. Then, for each i < s->ntids while
+ * !sampler_stopping(s), sampler_tick_thread labels thread s->tids[i] for
+ * the profile and returns its Python thread state (NULL: none).
+ */
+int sampler_tick_begin(struct sampler *s, uint64_t now);
+struct py_thread_info *sampler_tick_thread(struct sampler *s, size_t i, uint64_t now);
+/*
  * The interpreter's thread states into s->threads / s->nthreads, the one
  * list every backend keeps (sampler_py_thread reads it: thread names, the
  * task view, the GIL and exception markers); none after a failed read.

@@ -748,15 +748,12 @@ static int bpf_tick(struct sampler *s, uint64_t now)
 	struct bpf_target *bt = s->state;
 	int ret;
 
-	if ((ret = sampler_list_threads(s, now)))
+	if ((ret = sampler_tick_begin(s, now)))
 		return ret;
-	sampler_read_gil(s);
-	taskstat_prune(&s->tasks);
 	for (size_t i = 0; i < s->ntids && !sampler_stopping(s); i++) {
 		pid_t tid = s->tids[i];
-		struct py_thread_info *pt = sampler_py_thread(s, tid);
+		struct py_thread_info *pt = sampler_tick_thread(s, i, now);
 
-		sampler_thread(s, tid, now);
 		if (bt->waiting && s->opts.mode != MODE_GIL)
 			continue;
 		if (!sampler_mode_filter(s, tid, pt ? pt->tstate : 0, s->gil_holder, s->wait,

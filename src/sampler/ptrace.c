@@ -182,17 +182,14 @@ static int ptrace_tick(struct sampler *s, uint64_t now)
 	int ret, holds;
 
 	/* The thread list is read live: a copy would predate the stops. */
-	if ((ret = sampler_list_threads(s, now)))
+	if ((ret = sampler_tick_begin(s, now)))
 		return ret;
-	sampler_read_gil(s);
-	taskstat_prune(&s->tasks);
 	for (size_t i = 0; i < s->ntids && !sampler_stopping(s); i++) {
 		pid_t tid = s->tids[i];
-		struct py_thread_info *pt = sampler_py_thread(s, tid);
+		struct py_thread_info *pt = sampler_tick_thread(s, i, now);
 		struct exc_read exc = { s, pt ? pt->tstate : 0 };
 		struct while_stopped exc_again = { read_exception_stopped, &exc };
 
-		sampler_thread(s, tid, now);
 		if (!pt && !s->opts.native)
 			continue;      /* Python frames only, and it has none */
 		/* Decided before the stop: stopping a thread changes its state. */

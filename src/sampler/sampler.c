@@ -461,6 +461,25 @@ int sampler_list_threads(struct sampler *s, uint64_t now)
 	return 0;                /* not started yet, or torn: native threads only */
 }
 
+int sampler_tick_begin(struct sampler *s, uint64_t now)
+{
+	int ret = sampler_list_threads(s, now);
+
+	if (ret)
+		return ret;
+	sampler_read_gil(s);
+	taskstat_prune(&s->tasks);
+	return 0;
+}
+
+struct py_thread_info *sampler_tick_thread(struct sampler *s, size_t i, uint64_t now)
+{
+	pid_t tid = s->tids[i];
+
+	sampler_thread(s, tid, now);
+	return sampler_py_thread(s, tid);
+}
+
 int sampler_read_py_threads(struct sampler *s)
 {
 	int ret = py_reader_threads(&s->reader, s->threads, PY_MAX_THREADS, &s->nthreads);
