@@ -26,6 +26,7 @@
 #include "sampler/bpf.h"
 #include "sampler/bpfrec.h"
 #include "symbols/kallsyms.h"
+#include "target/privilege.h"
 #include "target/proc.h"
 #include "unwind/stackcopy.h"
 #include "util/file.h"
@@ -90,18 +91,22 @@ static void explain_failure(int err, struct strbuf *why)
 		strbuf_addf(why, "not allowed to create the BPF maps: the locked-memory limit is "
 			    "%llu KiB (ulimit -l) and this kernel charges BPF maps to it: raise it "
 			    "(ulimit -l unlimited)", (unsigned long long)rl.rlim_cur / 1024);
-	else if (err == -EMFILE || err == -ENFILE)
-		strbuf_addf(why, "the open-file limit is reached (ulimit -n): the bpf backend needs "
-			    "one perf event and one link per CPU besides its maps: raise it "
-			    "(ulimit -n 1024), or use --backend ptrace");
+	else if (err == -EMFILE || err == -ENFILE) {
+		nofile_reached(why);
+		strbuf_addstr(why, " (the bpf backend needs one perf event and one link per CPU "
+			      "besides its maps), or use --backend ptrace");
+	}
 	/* EACCES from loading is the verifier's refusal, not a missing privilege. */
 	else if (err == -EACCES && geteuid() == 0)
 		strbuf_addf(why, "the kernel's verifier refused framewalk's BPF program (see its log "
 			    "with FRAMEWALK_DEBUG_BPF=1; please report it with the kernel version)");
-	else if (err == -EPERM || err == -EACCES)
-		strbuf_addf(why, "not allowed to load BPF programs or open perf events: needs "
-			    "CAP_BPF and CAP_PERFMON (or root); in a container: "
-			    "docker run --cap-add BPF --cap-add PERFMON");
+	else if (err == -EPERM || err == -EACCES) {
+		/* the same advice as check's (audit/env.c): perf's group-only copy */
+		strbuf_addstr(why, "not allowed to load BPF programs or open perf events: needs "
+			      "CAP_BPF and CAP_PERFMON (or root): ");
+		privilege_grant_fix(why, "cap_bpf,cap_perfmon", "$(command -v framewalk)");
+		strbuf_addstr(why, "; in a container: docker run --cap-add BPF --cap-add PERFMON");
+	}
 	else if (err == -ENOENT || err == -ESRCH)
 		strbuf_addf(why, "the kernel lacks BTF (/sys/kernel/btf/vmlinux) or a needed helper");
 	else
