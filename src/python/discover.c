@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <libgen.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "python/discover.h"
 #include "python/version.h"
@@ -41,17 +42,6 @@ static void set_version(struct py_target *t, int major, int minor, int micro)
 }
 
 /* The version of an ELF module (python/version.h); major 0 when unknown. */
-static void module_version(struct elf_file *ef, const char *path, struct py_target *t)
-{
-	struct py_version v;
-
-	if (py_module_version(ef, path, &v)) {
-		t->major = 0;
-		return;
-	}
-	set_version(t, v.major, v.minor, v.micro);
-}
-
 /* Where _PyRuntime is in the file: the .PyRuntime section, or the symbol. */
 static int runtime_vaddr(struct elf_file *ef, uint64_t *vaddr)
 {
@@ -186,6 +176,92 @@ static int use_builtin_offsets(struct py_target *t, struct strbuf *why)
 }
 
 /*
+ * What a file says of the runtime, read once per file: the agent discovers
+ * many processes of one interpreter, and its libpython (or executable) is
+ * parsed for the first only. Kept by the file's identity (device, inode,
+ * size, modification time: a deleted file's inode may come back as another
+ * file) and the path it was read under (a version may come from the name);
+ * the oldest of FACTS_MAX entries makes room.
+ */
+struct module_facts {
+	uint64_t dev, ino, size;
+	int64_t mtime_ns;
+	char *path;
+	int has_runtime;            /* runtime_vaddr and the load delta were found */
+	uint64_t vaddr, delta;
+	int has_code_type;
+	uint64_t code_type;
+	int version_ok;             /* py_module_version answered */
+	struct py_version version;
+};
+
+#define FACTS_MAX 32
+static struct module_facts facts[FACTS_MAX];
+static size_t facts_next;
+
+static void read_facts(struct elf_file *ef, const char *path, struct module_facts *f)
+{
+	f->has_runtime = !runtime_vaddr(ef, &f->vaddr) && !elf_file_load_delta(ef, &f->delta);
+	f->has_code_type = !elf_file_symbol(ef, "PyCode_Type", &f->code_type, NULL);
+	f->version_ok = !py_module_version(ef, path, &f->version);
+}
+
+/* The facts of the file a mapping maps: from the table, or read (and kept). */
+static int module_facts(pid_t pid, const struct proc_map *map, struct module_facts *out)
+{
+	struct elf_file *ef;
+	struct stat st;
+	int fd = proc_map_open(pid, map, NULL);
+
+	if (fd < 0)
+		return fd;
+	if (!fstat(fd, &st)) {
+		for (size_t i = 0; i < FACTS_MAX; i++) {
+			const struct module_facts *f = &facts[i];
+
+			if (f->path && f->dev == (uint64_t)st.st_dev && f->ino == (uint64_t)st.st_ino &&
+			    f->size == (uint64_t)st.st_size &&
+			    f->mtime_ns == (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec &&
+			    !strcmp(f->path, map->path)) {
+				close(fd);
+				*out = *f;
+				return 0;
+			}
+		}
+	}
+	ef = elf_file_open_fd(fd);     /* takes fd */
+	if (!ef)
+		return -errno;
+	memset(out, 0, sizeof(*out));
+	read_facts(ef, map->path, out);
+	elf_file_close(ef);
+	if (!st.st_ino)
+		return 0;
+	{
+		struct module_facts *slot = &facts[facts_next++ % FACTS_MAX];
+
+		free(slot->path);
+		*slot = *out;
+		slot->dev = (uint64_t)st.st_dev;
+		slot->ino = (uint64_t)st.st_ino;
+		slot->size = (uint64_t)st.st_size;
+		slot->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+		slot->path = xstrdup(map->path);
+		out->path = NULL;
+	}
+	return 0;
+}
+
+/* The file's version into t (major 0: it gave none). */
+static void module_version(const struct module_facts *f, struct py_target *t)
+{
+	if (f->version_ok)
+		set_version(t, f->version.major, f->version.minor, f->version.micro);
+	else
+		t->major = 0;
+}
+
+/*
  * Try one mapped module (its mapping at file offset 0) as the holder of
  * _PyRuntime. 1 found, 0 not, 2 a Python without a _PyRuntime (too old to
  * read), 3 the file could not be opened (*open_err says why).
@@ -193,35 +269,30 @@ static int use_builtin_offsets(struct py_target *t, struct strbuf *why)
 static int try_module(struct py_target *t, const struct proc_map *base, int *open_err)
 {
 	const char *path = base->path;
-	struct elf_file *ef;
-	uint64_t vaddr, delta, code_type;
+	struct module_facts f;
 	int ret;
 
-	ret = open_module(t->pid, base, &ef);
+	ret = module_facts(t->pid, base, &f);
 	if (ret) {
 		*open_err = ret;
 		return 3;
 	}
-	if (runtime_vaddr(ef, &vaddr) || elf_file_load_delta(ef, &delta)) {
+	if (!f.has_runtime) {
 		/* A python without _PyRuntime is too old (<= 3.6) or not CPython. */
-		if (looks_like_python(path) && !py_version_from_name(path, &t->major, &t->minor)) {
-			module_version(ef, path, t);
-			elf_file_close(ef);
-			return 2;
-		}
-		elf_file_close(ef);
-		return 0;
+		if (!looks_like_python(path) || py_version_from_name(path, &t->major, &t->minor))
+			return 0;
+		module_version(&f, t);
+		return 2;
 	}
-	module_version(ef, path, t);
-	t->module_bias = base->start - delta;
-	t->runtime_addr = vaddr + t->module_bias;
-	if (!elf_file_symbol(ef, "PyCode_Type", &code_type, NULL))
-		t->code_type_addr = code_type + t->module_bias;
+	module_version(&f, t);
+	t->module_bias = base->start - f.delta;
+	t->runtime_addr = f.vaddr + t->module_bias;
+	if (f.has_code_type)
+		t->code_type_addr = f.code_type + t->module_bias;
 	t->shared = is_libpython(path);
 	t->module_dev = base->dev;
 	t->module_ino = base->inode;
 	xsnprintf(t->module, sizeof(t->module), "%s", path);
-	elf_file_close(ef);
 	return 1;
 }
 
