@@ -66,6 +66,8 @@ int arch_reg_callee_saved(int n);
 const char *arch_syscall_name(long nr);
 /* Does the system call take a file descriptor as its first argument? */
 int arch_syscall_fd_arg(long nr);
+/* Is nr restart_syscall (a wait that a signal or ptrace stop interrupted, resumed)? */
+int arch_syscall_is_restart(long nr);
 
 /* Read a stopped thread's registers with ptrace. 0 or -errno. */
 int arch_ptrace_getregs(pid_t tid, struct arch_regs *regs);

@@ -118,6 +118,7 @@ static const struct {
 	{ 44, "sendto", 1 }, { 45, "recvfrom", 1 }, { 46, "sendmsg", 1 }, { 47, "recvmsg", 1 },
 	{ 61, "wait4", 0 }, { 72, "fcntl", 1 }, { 74, "fsync", 1 }, { 75, "fdatasync", 1 },
 	{ 128, "rt_sigtimedwait", 0 }, { 130, "rt_sigsuspend", 0 }, { 202, "futex", 0 },
+	{ 219, "restart_syscall", 0 },
 	{ 230, "clock_nanosleep", 0 }, { 232, "epoll_wait", 1 }, { 247, "waitid", 0 },
 	{ 257, "openat", 0 }, { 270, "pselect6", 0 }, { 271, "ppoll", 0 },
 	{ 281, "epoll_pwait", 1 }, { 288, "accept4", 1 }, { 295, "preadv", 1 },
@@ -131,6 +132,11 @@ const char *arch_syscall_name(long nr)
 		if (syscalls[i].nr == nr)
 			return syscalls[i].name;
 	return NULL;
+}
+
+int arch_syscall_is_restart(long nr)
+{
+	return nr == 219;
 }
 
 int arch_syscall_fd_arg(long nr)

@@ -50,7 +50,18 @@ void taskstat_release(struct taskstat *ts)
 	for (size_t i = 0; i < ts->n; i++)
 		task_close(ts, &ts->tasks[i]);
 	free(ts->tasks);
+	hidx_release(&ts->index);
 	memset(ts, 0, sizeof(*ts));
+}
+
+static uint64_t tid_hash(pid_t tid)
+{
+	return hash_mix64((uint64_t)(uint32_t)tid);
+}
+
+static uint64_t task_hash(const void *owner, uint32_t id)
+{
+	return tid_hash(((const struct taskstat *)owner)->tasks[id].tid);
 }
 
 void taskstat_prune(struct taskstat *ts)
@@ -64,17 +75,24 @@ void taskstat_prune(struct taskstat *ts)
 		else
 			ts->tasks[keep++] = ts->tasks[i];
 	}
-	ts->n = keep;
+	if (keep != ts->n) {
+		ts->n = keep;
+		hidx_clear(&ts->index);
+		for (size_t i = 0; i < ts->n; i++)
+			hidx_insert(&ts->index, tid_hash(ts->tasks[i].tid), (uint32_t)i, task_hash, ts);
+	}
 }
 
+/* A thread's entry, found by tid through the index (5000 threads cost what 5 do). */
 static struct task_files *task(struct taskstat *ts, pid_t tid)
 {
+	size_t pos = hidx_start(&ts->index, tid_hash(tid));
 	struct task_files *t;
 
-	for (size_t i = 0; i < ts->n; i++) {
-		if (ts->tasks[i].tid == tid) {
-			ts->tasks[i].used_tick = ts->tick;
-			return &ts->tasks[i];
+	for (uint32_t id; (id = hidx_next(&ts->index, &pos)) != HIDX_NONE;) {
+		if (ts->tasks[id].tid == tid) {
+			ts->tasks[id].used_tick = ts->tick;
+			return &ts->tasks[id];
 		}
 	}
 	ts->tasks = xgrow(ts->tasks, sizeof(*ts->tasks), ts->n + 1, &ts->alloc);
@@ -83,6 +101,8 @@ static struct task_files *task(struct taskstat *ts, pid_t tid)
 	t->tid = tid;
 	t->stat_fd = t->syscall_fd = t->schedstat_fd = -2;   /* -2: not opened yet */
 	t->used_tick = ts->tick;
+	t->last_nr = -1;
+	hidx_insert(&ts->index, tid_hash(tid), (uint32_t)(ts->n - 1), task_hash, ts);
 	return t;
 }
 
@@ -236,9 +256,24 @@ int taskstat_syscall(struct taskstat *ts, pid_t tid, long *nr, uint64_t *arg0)
 	char text[256];
 	ssize_t n = read_task_file(ts, tid, "syscall", &t->syscall_fd, text, sizeof(text));
 
+	int ret;
+
 	if (n < 0)
 		return (int)n;
-	return taskstat_parse_syscall(text, nr, arg0);
+	ret = taskstat_parse_syscall(text, nr, arg0);
+	if (ret)
+		return ret;
+	/* a wait interrupted (a signal, a ptrace stop) and restarted: the call it waits in */
+	if (arch_syscall_is_restart(*nr)) {
+		if (t->last_nr >= 0) {
+			*nr = t->last_nr;
+			*arg0 = t->last_arg0;
+		}
+	} else {
+		t->last_nr = *nr;
+		t->last_arg0 = *arg0;
+	}
+	return 0;
 }
 
 int taskstat_wait(struct taskstat *ts, pid_t tid, char *buf, size_t size)

@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "util/hashidx.h"
+
 struct task_files {
 	pid_t tid;
 	int stat_fd, syscall_fd, schedstat_fd;
@@ -22,6 +24,10 @@ struct task_files {
 	uint64_t state_ns;
 	char wait[96];            /* last wait label read with it */
 	int wait_ok;
+	/* the last system call it was seen waiting in (-1: none), for a wait
+	 * that a signal or a ptrace stop turned into restart_syscall */
+	long last_nr;
+	uint64_t last_arg0;
 };
 
 /* Descriptors left to the rest of framewalk before taskstats keep any open. */
@@ -31,6 +37,7 @@ struct taskstat {
 	pid_t pid;
 	struct task_files *tasks;
 	size_t n, alloc;
+	struct hidx index;        /* tasks by tid */
 	uint64_t tick;
 	size_t max_open, nopen;   /* files kept open: at most, now */
 	uint64_t transient;       /* readings that opened and closed their file */
