@@ -25,6 +25,7 @@
 #define WALK_MAX_ENTRIES 200000
 #define MAX_NEEDED 256
 #define LD_CONF_MAX_BYTES (1u << 20)
+#define LD_CONF_BUDGET 256      /* ld.so.conf files and include patterns read */
 
 /* After the multiarch pair (/lib/TRIPLET, /usr/lib/TRIPLET, from arch/). */
 static const char *const default_libdirs[] = {
@@ -209,15 +210,21 @@ static void add_libdir(struct py_install *in, const char *dir)
 		in->libdirs[in->nlibdirs++] = xstrdup(dir);
 }
 
-/* ld.so.conf and what it includes, read inside the root (target/safe_open.h). */
-static void read_ld_conf(struct py_install *in, const char *conf, int depth)
+/*
+ * ld.so.conf and what it includes, read inside the root (target/safe_open.h).
+ * *budget counts the files opened and the patterns expanded, all levels
+ * together: a file that includes itself N times would else be read N^4
+ * times and its patterns expanded N^5 times.
+ */
+static void read_ld_conf(struct py_install *in, const char *conf, int depth, int *budget)
 {
 	struct safe_lines lines;
 	char *line;
 	int fd;
 
-	if (depth > 4)
+	if (depth > 4 || *budget <= 0)
 		return;
+	(*budget)--;
 	fd = safe_open_in_dir(in->root, conf);
 	if (fd < 0)
 		return;
@@ -238,11 +245,15 @@ static void read_ld_conf(struct py_install *in, const char *conf, int depth)
 			p += 8;
 			while (*p == ' ' || *p == '\t')
 				p++;
+			if (*budget <= 0)
+				break;
+			(*budget)--;
 			if (xsnprintf(pattern, sizeof(pattern), "%s%s", in->root, p) < 0)
 				continue;
 			if (!glob(pattern, 0, NULL, &g)) {
-				for (size_t i = 0; i < g.gl_pathc; i++)
-					read_ld_conf(in, inside_root(in->root, g.gl_pathv[i]), depth + 1);
+				for (size_t i = 0; i < g.gl_pathc && *budget > 0; i++)
+					read_ld_conf(in, inside_root(in->root, g.gl_pathv[i]), depth + 1,
+						     budget);
 				globfree(&g);
 			}
 		} else if (p[0] == '/') {
@@ -250,6 +261,13 @@ static void read_ld_conf(struct py_install *in, const char *conf, int depth)
 		}
 	}
 	close(fd);
+}
+
+void install_read_ld_conf(struct py_install *in, const char *conf)
+{
+	int budget = LD_CONF_BUDGET;
+
+	read_ld_conf(in, conf, 0, &budget);
 }
 
 /* Try dir/name (dir inside root, or a host dir when host is set). */
@@ -368,7 +386,7 @@ int install_open(const char *python, const char *root, struct py_install *out, s
 		strbuf_addf(why, "%s is not an ELF executable (a script or wrapper?)", python);
 		return -ENOEXEC;
 	}
-	read_ld_conf(out, "/etc/ld.so.conf", 0);
+	install_read_ld_conf(out, "/etc/ld.so.conf");
 	xsnprintf(dir, sizeof(dir), "/lib/%s", arch_multiarch);
 	add_libdir(out, dir);
 	xsnprintf(dir, sizeof(dir), "/usr/lib/%s", arch_multiarch);

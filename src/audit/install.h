@@ -81,6 +81,15 @@ void install_add_dependencies(const struct py_install *in, struct install_list *
 void install_list_release(struct install_list *l);
 const char *install_role_name(enum install_role r);
 
+/*
+ * Add the library directories the ld.so.conf file conf (a path inside
+ * in->root) names, and those of the files it includes (glob patterns, also
+ * inside the root, nested at most 4 deep, 256 files and patterns in all),
+ * to in->libdirs: absolute paths only, each once, at most
+ * INSTALL_MAX_DIRS. install_open reads /etc/ld.so.conf so.
+ */
+void install_read_ld_conf(struct py_install *in, const char *conf);
+
 /* Resolve path (absolute, inside root) to a host path, following symlinks within root. */
 int install_resolve(const char *root, const char *path, char *out, size_t size);
 
