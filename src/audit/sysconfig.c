@@ -218,14 +218,19 @@ int sysconfig_parse(const char *text, size_t len,
 				n++;
 			}
 		} else if (c.p < c.end && (*c.p == '-' || isdigit((unsigned char)*c.p))) {
-			char *e;
+			char num[64], *e;
+			size_t k;
 			long v;
 
+			/* strtol on a copy: the text need not be terminated at len */
+			for (k = 0; k < sizeof(num) - 1 && c.p + k < c.end; k++)
+				num[k] = c.p[k];
+			num[k] = '\0';
 			errno = 0;
-			v = strtol(c.p, &e, 0);
-			if (e == c.p || e > c.end)
+			v = strtol(num, &e, 0);
+			if (e == num)
 				goto out;
-			c.p = e;
+			c.p += e - num;
 			if (!errno) {
 				fn(strbuf_str(&key), NULL, v, arg);
 				n++;

@@ -43,7 +43,8 @@ int sysconfig_load(const char *path, struct py_sysconfig *out);
 void sysconfig_release(struct py_sysconfig *sc);
 
 /*
- * Parse the dict literal in text, calling fn for each key whose value is a
+ * Parse the dict literal in the len bytes at text (not necessarily
+ * NUL-terminated), calling fn for each key whose value is a
  * string (str set, num 0) or an integer (str NULL). Adjacent string literals
  * are joined, as Python does. Returns the number of keys, or -EINVAL.
  */

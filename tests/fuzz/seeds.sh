@@ -20,6 +20,8 @@
 #   fuzz_procinfo                stat and cgroup files here, cgroups of
 #                                Docker, systemd, Kubernetes, Podman,
 #                                environ blocks, command lines, a label
+#   fuzz_sysconfig               _sysconfigdata files here cut to the keys
+#                                check reads, CFLAGS, ld.so.conf files here
 # SEEDS_ONLY="fuzz_a fuzz_b" regenerates only those. Run by hand (needs
 # gcc, build/framewalk and pyenv's 3.12.1), then minimize with
 # `tests/fuzz/run.sh --merge`. The fuzzers never write here.
@@ -298,6 +300,42 @@ if want fuzz_procinfo; then
 	seed argv-main '/usr/bin/python3.12\000-X\000importtime\000-W\000error\000/srv/app/__main__.py\000'
 	seed argv-c 'python3\000-c\000import app; app.main()\000'
 	seed label '  caf\303\251\033[31m\302\205svc\377  '
+fi
+
+# ---- build configuration and ld.so.conf ----
+if want fuzz_sysconfig; then
+	rm -rf "$C/fuzz_sysconfig"
+	mkdir -p "$C/fuzz_sysconfig"
+	# real _sysconfigdata files cut to the keys check reads and a few more
+	# (pyenv's 3.12 in pprint's layout, Debian's 3.11, the sid root's 3.15)
+	"$PY" - "$C/fuzz_sysconfig" \
+		"$(pyenv root)"/versions/3.12.1/lib/python3.12/_sysconfigdata__linux_x86_64-linux-gnu.py \
+		/usr/lib/python3.11/_sysconfigdata__x86_64-linux-gnu.py \
+		/var/cache/framewalk/sid/usr/lib/python3.15/_sysconfigdata__x86_64-linux-gnu.py <<'EOF'
+import os, re, sys
+keep = {"ABIFLAGS", "AR", "CFLAGS", "PY_CFLAGS", "VERSION", "CONFIG_ARGS", "Py_DEBUG",
+        "Py_GIL_DISABLED", "Py_ENABLE_SHARED", "SIZEOF_VOID_P", "LDSHARED", "BLDSHARED"}
+for i, path in enumerate(sys.argv[2:]):
+    if not os.path.exists(path):
+        continue
+    text = open(path).read()
+    head, body = text.split("{", 1)
+    body, tail = body.rsplit("}", 1)
+    # one entry per "'KEY': value" that starts a line, continuation lines with it
+    entries = re.split(r"\n(?=\s*'[A-Za-z_0-9]+': )", "\n" + body.strip("\n"))
+    out = [e for e in entries if re.match(r"\s*'([A-Za-z_0-9]+)'", e)
+           and re.match(r"\s*'([A-Za-z_0-9]+)'", e).group(1) in keep]
+    with open(os.path.join(sys.argv[1], "sysconfigdata-%d.py" % i), "w") as f:
+        f.write(head + "{" + "\n".join(out).rstrip(",\n") + "}" + tail)
+EOF
+	{ cat /etc/ld.so.conf; } >"$C/fuzz_sysconfig/ld.so.conf"
+	cat /etc/ld.so.conf.d/*.conf >"$C/fuzz_sysconfig/ld.so.conf.d-all"
+	printf '# a comment\n\tinclude\t/etc/ld.so.conf.d/libc.conf  # trailing\n/opt/app/lib \t\n  /opt/app/lib\nrelative/lib\ninclude ld.so.conf.d/x86*\n' \
+		>"$C/fuzz_sysconfig/ld.so.conf-hostile"
+	printf '%s' '-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer  -fno-strict-overflow -Wsign-compare -DNDEBUG -g -O2 -Wall' \
+		>"$C/fuzz_sysconfig/cflags-debian"
+	printf '%s' '-Wsign-compare -DNDEBUG -g -fwrapv -O3 -Wall' >"$C/fuzz_sysconfig/cflags-pyenv"
+	printf '%s' '-O0 -fomit-frame-pointer -Os -fno-omit-frame-pointer -O' >"$C/fuzz_sysconfig/cflags-mixed"
 fi
 
 ls -la "$C"/*
