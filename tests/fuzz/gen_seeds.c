@@ -1,11 +1,12 @@
 /*
- * Writes the structured seeds of fuzz_reader, fuzz_linetable and
- * fuzz_bpfrec: for every version 3.8-3.15 a coherent memory image (runtime
- * -> interpreter -> thread states -> frames -> code objects -> strings and
- * real line tables) laid out with that version's offsets, in the input
- * format of reader_image.h (fuzz_bpfrec: after a ring-buffer record of its
- * first thread). The fuzzer starts from these and mutates its way into
- * every corner the reader must survive. Run by hand when the format changes:
+ * Writes the structured seeds of fuzz_reader, fuzz_linetable, fuzz_bpfrec
+ * and fuzz_pystate: for every version 3.8-3.15 a coherent memory image
+ * (runtime -> interpreter -> thread states -> frames -> code objects ->
+ * strings and real line tables) laid out with that version's offsets, in
+ * the input format of reader_image.h (fuzz_bpfrec: after a ring-buffer
+ * record of its first thread; fuzz_pystate: with exceptions raised and
+ * handled). The fuzzer starts from these and mutates its way into every
+ * corner the reader must survive. Run by hand when the format changes:
  *   tests/fuzz/build.sh && build-fuzz/tests-fuzz/gen_seeds tests/fuzz/corpus
  */
 #include <errno.h>
@@ -649,6 +650,73 @@ static void bpfrec_seeds(const char *dir)
 	}
 }
 
+/*
+ * fuzz_pystate: fuzz_reader's basic image of each version whose objects
+ * layout is known, with the main thread raising an exception and the
+ * second handling one (its exc_info item's value), both of a type named
+ * "ValueError", in the spare room of the bytes region.
+ */
+static void pystate_seeds(const char *dir)
+{
+	static struct image im;
+
+	for (int minor = 8; minor <= 15; minor++) {
+		const struct py_objects_layout *lo;
+		struct py_offsets o;
+		uint8_t block[4096], head[2] = { (uint8_t)(minor - 8), READER_F_CODE_TYPE };
+		size_t block_len = 0;
+		uint64_t exc = addr(R_BYTES, 0x1800), type = addr(R_BYTES, 0x2000);
+		uint64_t name = addr(R_BYTES, 0x2400), item = addr(R_TSTATE, 3 * TSTATE_STRIDE + 0x200);
+		char seed[64];
+		FILE *f;
+
+		if (minor <= 12) {
+			o = *py_offsets_builtin(minor);
+		} else {
+			/* the block as CPython fills it: its thread states are as the objects layout says */
+			const struct py_debug_offsets_layout *l = py_debug_layout(minor, 0);
+			const struct debug_block *db = NULL;
+
+			for (size_t i = 0; i < ARRAY_SIZE(debug_blocks); i++)
+				if (debug_blocks[i].minor == minor && !debug_blocks[i].free_threaded)
+					db = &debug_blocks[i];
+			if (!db)
+				continue;
+			memset(block, 0, sizeof(block));
+			memcpy(block, "xdebugpy", 8);
+			for (const struct debug_block_value *v = db->values; v->pos >= 0; v++)
+				block_put(block, v->pos, v->value);
+			block_len = (size_t)l->block_size;
+			if (py_offsets_from_debug(l, block, block_len, &o))
+				continue;
+		}
+		lo = &o.objects;
+		if (!lo->known || lo->tstate_exc_info < 0 || lo->tstate_curexc < 0 ||
+		    lo->type_name < 0)
+			continue;
+		build(&im, &o, block_len ? block : NULL, block_len, V_BASIC, 0);
+		/* the exception and its type */
+		put64(&im, R_BYTES, 0x1800, 0, 1);
+		put64(&im, R_BYTES, 0x1800, o.object_type, type);
+		reserve(&im, R_BYTES, 0x2000 + 0x200);
+		put64(&im, R_BYTES, 0x2000, 0, 1);
+		put64(&im, R_BYTES, 0x2000, lo->type_name, name);
+		put64(&im, R_BYTES, 0x2000, lo->type_basicsize, 80);
+		put64(&im, R_BYTES, 0x2000, lo->type_flags, 1ull << 30);   /* a base-exception subclass */
+		put(&im, R_BYTES, 0x2400, "ValueError", 11);
+		/* main raises it (<= 3.11: the type is the first word), thread 2 handles it */
+		put64(&im, R_TSTATE, 0, lo->tstate_curexc, minor <= 11 ? type : exc);
+		put64(&im, R_TSTATE, TSTATE_STRIDE, lo->tstate_exc_info, item);
+		put64(&im, R_TSTATE, 3 * TSTATE_STRIDE + 0x200, lo->exc_item_value, exc);
+		put64(&im, R_TSTATE, 3 * TSTATE_STRIDE + 0x200, lo->exc_item_previous, 0);
+		snprintf(seed, sizeof(seed), "seed-3.%d-exception", minor);
+		f = open_seed(dir, "fuzz_pystate", seed);
+		fwrite(head, 1, sizeof(head), f);
+		emit_image(f, &im);
+		fclose(f);
+	}
+}
+
 /* fuzz_linetable: kind byte, firstlineno and offset (i32 LE), the table. */
 static void linetable_seeds(const char *dir)
 {
@@ -694,5 +762,6 @@ int main(int argc, char **argv)
 	reader_seeds(argv[1]);
 	linetable_seeds(argv[1]);
 	bpfrec_seeds(argv[1]);
+	pystate_seeds(argv[1]);
 	return 0;
 }

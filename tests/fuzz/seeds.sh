@@ -9,6 +9,8 @@
 #                                Python workload (collapsed, pprof gz/plain)
 #                                and other tools' collapsed stacks
 #   fuzz_bpfrec                  gen_seeds (a record of each version's image)
+#   fuzz_pystate                 gen_seeds (images with exceptions raised
+#                                and handled)
 #   fuzz_perfmap                 a perf map written by python3.12 -X perf,
 #                                JIT names with versions, hostile lines
 #   fuzz_taskstat                stat, syscall and schedstat files of
@@ -44,7 +46,7 @@ want() {
 
 tests/fuzz/build.sh
 "$B/fuzz/gen_seeds" "$T/gen"
-for h in fuzz_reader fuzz_linetable fuzz_bpfrec; do
+for h in fuzz_reader fuzz_linetable fuzz_bpfrec fuzz_pystate; do
 	if want $h; then
 		rm -rf "${C:?}/$h"
 		cp -r "$T/gen/$h" "$C/$h"
