@@ -11,6 +11,8 @@
 #   fuzz_bpfrec                  gen_seeds (a record of each version's image)
 #   fuzz_pystate                 gen_seeds (images with exceptions raised
 #                                and handled)
+#   fuzz_unwind                  the harness's own stack, also in a signal
+#                                handler and under qsort
 #   fuzz_perfmap                 a perf map written by python3.12 -X perf,
 #                                JIT names with versions, hostile lines
 #   fuzz_taskstat                stat, syscall and schedstat files of
@@ -338,6 +340,16 @@ EOF
 		>"$C/fuzz_sysconfig/cflags-debian"
 	printf '%s' '-Wsign-compare -DNDEBUG -g -fwrapv -O3 -Wall' >"$C/fuzz_sysconfig/cflags-pyenv"
 	printf '%s' '-O0 -fomit-frame-pointer -Os -fno-omit-frame-pointer -O' >"$C/fuzz_sysconfig/cflags-mixed"
+fi
+
+# ---- a native stack ----
+if want fuzz_unwind; then
+	rm -rf "$C/fuzz_unwind"
+	mkdir -p "$C/fuzz_unwind"
+	# the harness's own registers and stack (addresses relative to their module
+	# or the stack), at its start, in a signal handler and in a qsort callback;
+	# their pcs follow the binary's code: regenerate when the harness changes
+	FUZZ_UNWIND_SEED="$C/fuzz_unwind/self" "$B/fuzz/fuzz_unwind" -runs=0 >/dev/null 2>&1
 fi
 
 ls -la "$C"/*
