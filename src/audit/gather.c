@@ -118,7 +118,6 @@ static void interp_details(struct audit_interp *ip, struct elf_file *ef, const c
 	ip->sc_err = -ENOENT;
 	if (ef) {
 		struct py_version v;
-		uint64_t a;
 
 		if (!py_module_version(ef, module_name, &v)) {
 			major = v.major;
@@ -126,8 +125,7 @@ static void interp_details(struct audit_interp *ip, struct elf_file *ef, const c
 			if (!ip->version[0] || strlen(v.text) > strlen(ip->version))
 				xsnprintf(ip->version, sizeof(ip->version), "%s", v.text);
 		}
-		ip->free_threaded = !elf_file_symbol(ef, "_Py_MergeZeroLocalRefcount", &a, NULL);
-		ip->debug = !elf_file_symbol(ef, "_Py_NegativeRefcount", &a, NULL);
+		py_module_build(ef, &ip->free_threaded, &ip->debug);
 		elf_file_close(ef);
 	}
 	if (stdlib_hint && stdlib_hint[0]) {

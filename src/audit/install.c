@@ -417,12 +417,7 @@ int install_open(const char *python, const char *root, struct py_install *out, s
 		return -ESRCH;
 	}
 	ret = py_module_version(ef, interp, &v);
-	{
-		uint64_t a;
-
-		out->free_threaded = !elf_file_symbol(ef, "_Py_MergeZeroLocalRefcount", &a, NULL);
-		out->debug = !elf_file_symbol(ef, "_Py_NegativeRefcount", &a, NULL);
-	}
+	py_module_build(ef, &out->free_threaded, &out->debug);
 	elf_file_close(ef);
 	if (ret) {
 		strbuf_addf(why, "cannot tell the Python version of %s", interp);

@@ -157,3 +157,11 @@ void py_unsupported_why(struct strbuf *sb, const char *version)
 	py_supported_text(sb, 0);
 	strbuf_addch(sb, ')');
 }
+
+void py_module_build(struct elf_file *ef, int *free_threaded, int *debug)
+{
+	uint64_t a;
+
+	*free_threaded = !elf_file_symbol(ef, "_Py_MergeZeroLocalRefcount", &a, NULL);
+	*debug = !elf_file_symbol(ef, "_Py_NegativeRefcount", &a, NULL);
+}

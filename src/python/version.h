@@ -33,6 +33,13 @@ int py_version_from_name(const char *path, int *major, int *minor);
  * minor M. 0 or -ENOENT.
  */
 int py_module_version(struct elf_file *ef, const char *path, struct py_version *out);
+/*
+ * How an interpreter module was built, from its symbols: free-threaded
+ * (_Py_MergeZeroLocalRefcount) and debug (_Py_NegativeRefcount). The file's
+ * answer, for check and the installation audit; a running process says it
+ * in its _Py_DebugOffsets block too, which discovery reads.
+ */
+void py_module_build(struct elf_file *ef, int *free_threaded, int *debug);
 
 /* Does framewalk read CPython major.minor (a built-in table or a debug-offsets layout)? */
 int py_version_supported(int major, int minor);
