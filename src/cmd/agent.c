@@ -33,6 +33,7 @@
 #include "util/options.h"
 #include "util/outfile.h"
 #include "util/strbuf.h"
+#include "util/utf8.h"
 #include "util/util.h"
 
 #define NS 1000000000ull
@@ -307,9 +308,17 @@ static void status_line(struct agent *a, int total)
 		if (st.failing)
 			strbuf_addf(&sb, " (last: %s)", st.last_error);
 	}
-	strbuf_addf(&sb, "; cpu %.2f%%%s, rss %.1f MB\n", share, total ? " since the start" : "",
+	strbuf_addf(&sb, "; cpu %.2f%%%s, rss %.1f MB", share, total ? " since the start" : "",
 		    (double)rss_bytes() / 1e6);
-	fputs(strbuf_str(&sb), stderr);
+	{
+		/* sink names and their errors (a server's text) made terminal-safe */
+		struct strbuf line = STRBUF_INIT;
+
+		escape_append(&line, strbuf_str(&sb), ESCAPE_TERMINAL);
+		strbuf_addch(&line, '\n');
+		fputs(strbuf_str(&line), stderr);
+		strbuf_release(&line);
+	}
 	strbuf_release(&sb);
 	a->status_cpu_ns = cpu;
 	a->status_mono = now;

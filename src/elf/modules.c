@@ -170,7 +170,7 @@ static int read_modules(struct module_map *mm, struct fw_module *old, size_t nol
 			mm->stats.capped++;
 			continue;
 		}
-		/* the ranges stay whole: a later refresh sees what was skipped */
+		/* the ranges stay whole; modules_changed asks for a refresh */
 		if (mm->stop && *mm->stop) {
 			ret = -EINTR;
 			continue;
@@ -179,6 +179,7 @@ static int read_modules(struct module_map *mm, struct fw_module *old, size_t nol
 	}
 	proc_maps_release(&maps);
 	sort_array(mm->mods, mm->n, sizeof(*mm->mods), cmp_module);
+	mm->incomplete = ret == -EINTR;
 	return ret;
 }
 
@@ -206,6 +207,8 @@ int modules_changed(const struct module_map *mm)
 	size_t n = 0;
 	int changed = 0;
 
+	if (mm->incomplete)
+		return 1;
 	if (proc_maps_read(mm->pid, &maps))
 		return 0;
 	for (size_t i = 0; i < maps.n && !changed; i++) {

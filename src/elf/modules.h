@@ -78,6 +78,7 @@ struct module_map {
 	struct modules_stats stats;
 	/* set (by a signal handler): no more files are loaded, the read ends */
 	const volatile sig_atomic_t *stop;
+	int incomplete;             /* the last read stopped early: modules_changed says so */
 };
 
 /* modules_load flags */
@@ -91,7 +92,8 @@ struct module_map {
  * before sampling (see debuginfo_prefetch), and its symbols and the debug
  * info's address index are loaded (unless MODULES_NO_SYMBOLS). 0 or -errno
  * (-ESRCH: the process is gone; -EINTR: *stop was set, and the files not
- * loaded yet have no module). A module whose file cannot be opened is kept
+ * loaded yet have no module, and modules_changed says 1 until a refresh
+ * loads them). A module whose file cannot be opened is kept
  * with file NULL and err set. stop (NULL: none) is checked before each file
  * and by a debuginfod lookup in progress, here and in modules_refresh: one
  * file's load is the longest a stop request waits (0.24 s for

@@ -199,11 +199,16 @@ struct module_facts {
 static struct module_facts facts[FACTS_MAX];
 static size_t facts_next;
 
-static void read_facts(struct elf_file *ef, const char *path, struct module_facts *f)
+/* 1 when the file is a Python's (worth keeping), 0 not. */
+static int read_facts(struct elf_file *ef, const char *path, struct module_facts *f)
 {
 	f->has_runtime = !runtime_vaddr(ef, &f->vaddr) && !elf_file_load_delta(ef, &f->delta);
+	/* only a Python's version is asked for: the scan is dear on a large binary */
+	if (!f->has_runtime && !looks_like_python(path))
+		return 0;
 	f->has_code_type = !elf_file_symbol(ef, "PyCode_Type", &f->code_type, NULL);
 	f->version_ok = !py_module_version(ef, path, &f->version);
+	return 1;
 }
 
 /* The facts of the file a mapping maps: from the table, or read (and kept). */
@@ -211,11 +216,12 @@ static int module_facts(pid_t pid, const struct proc_map *map, struct module_fac
 {
 	struct elf_file *ef;
 	struct stat st;
-	int fd = proc_map_open(pid, map, NULL);
+	int fd = proc_map_open(pid, map, NULL), have_st, python;
 
 	if (fd < 0)
 		return fd;
-	if (!fstat(fd, &st)) {
+	have_st = !fstat(fd, &st);
+	if (have_st) {
 		for (size_t i = 0; i < FACTS_MAX; i++) {
 			const struct module_facts *f = &facts[i];
 
@@ -233,9 +239,10 @@ static int module_facts(pid_t pid, const struct proc_map *map, struct module_fac
 	if (!ef)
 		return -errno;
 	memset(out, 0, sizeof(*out));
-	read_facts(ef, map->path, out);
+	python = read_facts(ef, map->path, out);
 	elf_file_close(ef);
-	if (!st.st_ino)
+	/* the table keeps Pythons' files only: other programs would push them out */
+	if (!have_st || !python)
 		return 0;
 	{
 		struct module_facts *slot = &facts[facts_next++ % FACTS_MAX];

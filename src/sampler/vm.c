@@ -29,16 +29,20 @@ struct vm_state {
 /*
  * This process's CPU affinity is one for all its targets: taken before the
  * first vm target starts, put back when the last one is released, and a
- * target is followed onto its CPU only while it is the only vm target
- * (several targets, as --subprocesses or the agent give, would each repin
- * the one profiler thread every tick).
+ * target is followed onto its CPU only while no other target is being
+ * sampled (several, as --subprocesses or the agent give, would each repin
+ * the one profiler thread every tick; one that exited is no longer ticked,
+ * and after ALONE_NS the one left is followed again).
  */
+#define ALONE_NS 500000000ull
 static struct {
 	cpu_set_t original;
 	int have_original;
 	int pinned;               /* the affinity was changed */
 	int cannot_pin;           /* a target's CPU is not ours to run on */
-	unsigned targets;         /* vm targets alive */
+	unsigned targets;         /* vm targets made and not released */
+	pid_t last_ticked;        /* the target ticked last ... */
+	uint64_t other_ns;        /* ... and when a tick last came from another */
 } affinity;
 
 static void affinity_restore(void)
@@ -57,6 +61,8 @@ static int vm_target_init(struct sampler *s)
 		affinity.have_original = !sched_getaffinity(0, sizeof(affinity.original),
 							    &affinity.original);
 		affinity.pinned = affinity.cannot_pin = 0;
+		affinity.last_ticked = 0;
+		affinity.other_ns = 0;
 	}
 	s->state = v;
 	return 0;
@@ -81,14 +87,19 @@ static void vm_target_release(struct sampler *s)
  * may not run on that CPU (a container's cpuset refuses it), it reads from
  * where it is; its own affinity is put back at the end.
  */
-static void follow_target(struct sampler *s, struct vm_state *v)
+static void follow_target(struct sampler *s, struct vm_state *v, uint64_t now)
 {
 	pid_t tid = v->follow > 0 ? v->follow : s->target.pid;
 	cpu_set_t set;
 	char state;
 	int cpu;
 
-	if (v->follow < 0 || affinity.targets > 1) {
+	if (affinity.last_ticked != s->target.pid) {
+		if (affinity.last_ticked)
+			affinity.other_ns = now;
+		affinity.last_ticked = s->target.pid;
+	}
+	if (v->follow < 0 || (affinity.other_ns && now - affinity.other_ns < ALONE_NS)) {
 		/* Threads were started, or other targets: run where the scheduler likes. */
 		affinity_restore();
 		return;
@@ -184,7 +195,7 @@ static int vm_tick(struct sampler *s, uint64_t now)
 	struct vm_state *v = s->state;
 
 	taskstat_prune(&s->tasks);
-	follow_target(s, v);
+	follow_target(s, v, now);
 	mem_tick_begin(&s->mem);
 	ret = sampler_read_py_threads(s);
 	if (ret == -EAGAIN) {

@@ -396,6 +396,9 @@ static int fetch(struct debuginfo *d, const char *name, const unsigned char *bid
 	d->cur_name = d->cur_id = NULL;
 	if (fd < 0) {
 		free(path);
+		/* a stop request cancelled it: no server is to blame */
+		if (fd == -ECANCELED && d->stop && *d->stop)
+			return -EINTR;
 		if (fd != -ENOENT && fd != -ENOSYS)
 			give_up(d, fd);
 		return fd;

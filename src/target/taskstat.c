@@ -263,15 +263,21 @@ int taskstat_syscall(struct taskstat *ts, pid_t tid, long *nr, uint64_t *arg0)
 	ret = taskstat_parse_syscall(text, nr, arg0);
 	if (ret)
 		return ret;
-	/* a wait interrupted (a signal, a ptrace stop) and restarted: the call it waits in */
+	/*
+	 * A wait interrupted (a signal, a ptrace stop) and restarted: the call
+	 * it was seen waiting in this tick or the one before (a call seen
+	 * earlier may have ended since), else restart_syscall as it is.
+	 */
 	if (arch_syscall_is_restart(*nr)) {
-		if (t->last_nr >= 0) {
+		if (t->last_nr >= 0 && ts->tick - t->last_tick <= 1) {
 			*nr = t->last_nr;
 			*arg0 = t->last_arg0;
+			t->last_tick = ts->tick;
 		}
 	} else {
 		t->last_nr = *nr;
 		t->last_arg0 = *arg0;
+		t->last_tick = ts->tick;
 	}
 	return 0;
 }

@@ -28,6 +28,7 @@ struct task_files {
 	 * that a signal or a ptrace stop turned into restart_syscall */
 	long last_nr;
 	uint64_t last_arg0;
+	uint64_t last_tick;       /* the tick it was read at */
 };
 
 /* Descriptors left to the rest of framewalk before taskstats keep any open. */

@@ -192,10 +192,11 @@ static void test_load_stops_on_request(void **state)
 	assert_int_equal(modules_load(&mm, getpid(), NULL, MODULES_NO_DEBUGINFOD, &stop), -EINTR);
 	assert_int_equal(mm.n, 0);
 	assert_true(mm.nranges > 0);
-	assert_int_equal(modules_changed(&mm), 0);
+	assert_int_equal(modules_changed(&mm), 1);     /* incomplete: to be read again */
 	/* once the flag is down, a refresh loads what was skipped */
 	stop = 0;
 	assert_int_equal(modules_refresh(&mm), 0);
+	assert_int_equal(modules_changed(&mm), 0);
 	assert_int_equal(modules_load(&all, getpid(), NULL, MODULES_NO_DEBUGINFOD, NULL), 0);
 	assert_int_equal(mm.n, all.n);
 	modules_release(&all);
