@@ -139,6 +139,17 @@ class Target:
         self.proc.stderr.close()
 
 
+def sigterm_and_wait(fw, bound):
+    """SIGTERM to fw; the seconds until it exited (a failure past bound)."""
+    t0 = time.monotonic()
+    fw.send_signal(signal.SIGTERM)
+    try:
+        fw.wait(timeout=bound)
+    except subprocess.TimeoutExpired:
+        pytest.fail("record did not end within %g s of SIGTERM" % bound)
+    return time.monotonic() - t0
+
+
 def perf_map_path(pid):
     return Path("/tmp/perf-%d.map" % pid)
 
@@ -215,13 +226,7 @@ def test_perf_map_devzero_sigterm(tmp_path):
             deadline = time.monotonic() + 5
             while cpu_ticks(fw.pid) < start + 3 and time.monotonic() < deadline:
                 time.sleep(0.02)
-            t0 = time.monotonic()
-            fw.send_signal(signal.SIGTERM)
-            try:
-                fw.wait(timeout=2)
-            except subprocess.TimeoutExpired:
-                pytest.fail("record did not end within 2 s of SIGTERM")
-            took = time.monotonic() - t0
+            took = sigterm_and_wait(fw, 2)
             assert fw.returncode == 0, fw.stderr.read().decode("utf-8", "replace")
             assert out.stat().st_size > 0
             print("perf map -> /dev/zero: SIGTERM to exit %.2f s" % took)
@@ -271,13 +276,7 @@ def test_sigterm_while_modules_load(backend, tmp_path):
             while cpu_ticks(fw.pid) < 30 and time.monotonic() < deadline:
                 assert fw.poll() is None, fw.stderr.read().decode("utf-8", "replace")
                 time.sleep(0.01)
-            t0 = time.monotonic()
-            fw.send_signal(signal.SIGTERM)
-            try:
-                fw.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                pytest.fail("record did not end within 10 s of SIGTERM")
-            took = time.monotonic() - t0
+            took = sigterm_and_wait(fw, 10)
             err = fw.stderr.read().decode("utf-8", "replace")
             print("SIGTERM during the module load (%s): exit in %.2f s" % (backend, took))
             assert fw.returncode == 0, err
