@@ -1,7 +1,7 @@
 /*
  * libFuzzer harness for the agent's disk spool read back after a restart
  * (src/agent/spool.h): the input is one request file of a spool directory
- * (created once, on tmpfs), which spool_open queues and spool_peek reads
+ * (tests/fuzz/scratch.h), which spool_open queues and spool_peek reads
  * back. Checked:
  *   - the file is queued whatever it holds, and either read back or
  *     dropped as corrupt (counted, its file removed), never half;
@@ -23,6 +23,8 @@
 #include "agent/spool.h"
 #include "util/strbuf.h"
 
+#include "scratch.h"
+
 #define CHECK(cond)                                                            \
 	do {                                                                   \
 		if (!(cond)) {                                                 \
@@ -36,20 +38,10 @@
 
 static char dir[64], path[128];
 
-static void remove_dir(void)
-{
-	unlink(path);
-	rmdir(dir);
-}
-
 static void make_dir(void)
 {
-	const char *base = access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm";
-
-	snprintf(dir, sizeof(dir), "%s/fuzz-spool-XXXXXX", base);
-	CHECK(mkdtemp(dir));
+	CHECK(fuzz_scratch_dir("fuzz-spool", dir, sizeof(dir)) == 0);
 	snprintf(path, sizeof(path), "%s/%020d.req", dir, SEQ);
-	atexit(remove_dir);
 }
 
 static void write_file(const uint8_t *data, size_t size)

@@ -30,6 +30,8 @@
 #include "audit/sysconfig.h"
 #include "util/strbuf.h"
 
+#include "scratch.h"
+
 #define CHECK(cond)                                                            \
 	do {                                                                   \
 		if (!(cond)) {                                                 \
@@ -185,29 +187,11 @@ static void check_frame_pointers(const char *cflags)
 	strbuf_release(&why);
 }
 
-static void remove_root(void)
-{
-	char path[256];
-
-	for (size_t i = 0; i < sizeof(conf_d) / sizeof(conf_d[0]); i++) {
-		snprintf(path, sizeof(path), "%s/etc/ld.so.conf.d/%s", root, conf_d[i][0]);
-		unlink(path);
-	}
-	unlink(conf);
-	snprintf(path, sizeof(path), "%s/etc/ld.so.conf.d", root);
-	rmdir(path);
-	snprintf(path, sizeof(path), "%s/etc", root);
-	rmdir(path);
-	rmdir(root);
-}
-
 static void make_root(void)
 {
-	const char *base = access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm";
 	char path[256];
 
-	snprintf(root, sizeof(root), "%s/fuzz-sysconfig-XXXXXX", base);
-	CHECK(mkdtemp(root));
+	CHECK(fuzz_scratch_dir("fuzz-sysconfig", root, sizeof(root)) == 0);
 	snprintf(path, sizeof(path), "%s/etc", root);
 	CHECK(mkdir(path, 0755) == 0);
 	snprintf(path, sizeof(path), "%s/etc/ld.so.conf.d", root);
@@ -220,7 +204,6 @@ static void make_root(void)
 		CHECK(f && fputs(conf_d[i][1], f) >= 0 && fclose(f) == 0);
 	}
 	snprintf(conf, sizeof(conf), "%s/etc/ld.so.conf", root);
-	atexit(remove_root);
 }
 
 /* Is dir a line (between its blanks, before a comment) of the text or of a conf.d file? */
