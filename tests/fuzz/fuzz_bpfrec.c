@@ -60,27 +60,6 @@ static struct unwind_result uw;
 static struct py_target target;
 static int verbose = -1;    /* FUZZ_VERBOSE=1: print the replayed stack */
 
-/* Parse up to READER_NREGIONS regions at *pos (reader_image.h). */
-static size_t parse_image(const uint8_t *data, size_t size, size_t pos,
-			  struct mem_region *regions)
-{
-	size_t nreg = 0;
-
-	while (nreg < READER_NREGIONS && pos + 2 <= size) {
-		size_t len = (size_t)data[pos] | (size_t)data[pos + 1] << 8;
-
-		pos += 2;
-		if (len > size - pos)
-			len = size - pos;
-		regions[nreg].addr = READER_REGION(nreg);
-		regions[nreg].data = data + pos;
-		regions[nreg].len = len;
-		nreg++;
-		pos += len;
-	}
-	return nreg;
-}
-
 /* The offsets of the version, as discovery finds them; 0 or -1. */
 static int offsets_for(int minor, const struct mem_region *regions, size_t nreg, int raise)
 {
@@ -212,7 +191,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct mem_region regions[READER_NREGIONS];
 	struct bpf_record rec;
-	size_t len, nreg, need;
+	size_t len, nreg, need, pos;
 	uint8_t *buf;
 	int minor, flags, raise, ok;
 
@@ -226,7 +205,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	len = (size_t)data[3] | (size_t)data[4] << 8;
 	if (len > size - 5)
 		len = size - 5;
-	nreg = parse_image(data, size, 5 + len, regions);
+	pos = 5 + len;
+	nreg = reader_parse_regions(data, size, &pos, regions);
 
 	buf = malloc(len ? len : 1);
 	CHECK(buf);

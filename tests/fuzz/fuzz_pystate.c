@@ -47,59 +47,6 @@ static struct py_target target;
 static uint8_t runtime_copy[1u << 16];  /* region 0, patched */
 static int verbose = -1;    /* FUZZ_VERBOSE=1: print what was read */
 
-/* Parse up to READER_NREGIONS regions at *pos (reader_image.h). */
-static size_t parse_image(const uint8_t *data, size_t size, size_t *pos,
-			  struct mem_region *regions)
-{
-	size_t nreg = 0;
-
-	while (nreg < READER_NREGIONS && *pos + 2 <= size) {
-		size_t len = (size_t)data[*pos] | (size_t)data[*pos + 1] << 8;
-
-		*pos += 2;
-		if (len > size - *pos)
-			len = size - *pos;
-		regions[nreg].addr = READER_REGION(nreg);
-		regions[nreg].data = data + *pos;
-		regions[nreg].len = len;
-		nreg++;
-		*pos += len;
-	}
-	return nreg;
-}
-
-/* The version's offsets as fuzz_reader takes them (3.13+: the patched block). 0 or -1. */
-static int offsets_for(int minor, struct mem_region *regions, size_t nreg, const uint8_t *patch,
-		       size_t npatch)
-{
-	const struct py_debug_offsets_layout *l;
-
-	if (minor <= 12) {
-		target.offsets = *py_offsets_builtin(minor);
-		return 0;
-	}
-	l = py_debug_layout(minor, 0);
-	if (!nreg || regions[0].len < (size_t)l->block_size)
-		return -1;
-	if (npatch) {
-		memcpy(runtime_copy, regions[0].data, regions[0].len);
-		for (size_t i = 0; i < npatch; i++) {
-			int32_t at = *(const int32_t *)((const char *)l +
-				reader_patchable[patch[3 * i] % READER_NPATCHABLE]);
-			uint64_t v = (uint64_t)patch[3 * i + 1] | (uint64_t)patch[3 * i + 2] << 8;
-
-			if (at != PYOFF_NONE && (size_t)at + 8 <= regions[0].len)
-				memcpy(runtime_copy + at, &v, 8);
-		}
-		regions[0].data = runtime_copy;
-	}
-	l = py_debug_layout_of_block(minor, regions[0].data, regions[0].len);
-	if (!l || py_offsets_from_debug(l, regions[0].data, (size_t)l->block_size,
-					&target.offsets))
-		return -1;
-	return 0;
-}
-
 /* A word of the image, as the reference reads it: 0 or -1. */
 static int word(struct target_mem *m, uint64_t addr, uint64_t *v)
 {
@@ -190,16 +137,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	minor = 8 + data[0] % 8;
 	flags = data[1];
-	if ((flags & READER_F_PATCH) && pos < size) {
-		npatch = data[pos++];
-		if (npatch > (size - pos) / 3)
-			npatch = (size - pos) / 3;
-		patch = data + pos;
-		pos += 3 * npatch;
-		if (npatch > READER_MAX_PATCHES)
-			npatch = READER_MAX_PATCHES;
-	}
-	nreg = parse_image(data, size, &pos, regions);
+	if (flags & READER_F_PATCH)
+		npatch = reader_parse_patches(data, size, &pos, &patch);
+	nreg = reader_parse_regions(data, size, &pos, regions);
 
 	memset(&target, 0, sizeof(target));
 	target.pid = getpid();
@@ -207,7 +147,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	target.minor = minor;
 	target.runtime_addr = READER_REGION(0);
 	target.code_type_addr = (flags & READER_F_CODE_TYPE) ? READER_CODE_TYPE : 0;
-	if (offsets_for(minor, regions, nreg, patch, npatch))
+	if (reader_offsets(minor, regions, nreg, patch, npatch, runtime_copy, sizeof(runtime_copy),
+			   &target.offsets))
 		return 0;
 	mem_init_image(&mem, regions, nreg);
 	py_reader_init(&r, &mem, &target);

@@ -183,27 +183,6 @@ static void own_view(struct py_reader *r, struct target_mem *m, size_t depth)
 	py_objects_release(&ob);
 }
 
-/* Parse up to READER_NREGIONS regions at *pos; returns how many. */
-static size_t parse_image(const uint8_t *data, size_t size, size_t *pos,
-			  struct mem_region *regions)
-{
-	size_t nreg = 0;
-
-	while (nreg < READER_NREGIONS && *pos + 2 <= size) {
-		size_t len = (size_t)data[*pos] | (size_t)data[*pos + 1] << 8;
-
-		*pos += 2;
-		if (len > size - *pos)
-			len = size - *pos;
-		regions[nreg].addr = READER_REGION(nreg);
-		regions[nreg].data = data + *pos;
-		regions[nreg].len = len;
-		nreg++;
-		*pos += len;
-	}
-	return nreg;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct mem_region regions[READER_NREGIONS], regions2[READER_NREGIONS];
@@ -219,18 +198,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	minor = 8 + data[0] % 8;
 	flags = data[1];
-	if ((flags & READER_F_PATCH) && pos < size) {
-		npatch = data[pos++];
-		if (npatch > (size - pos) / 3)
-			npatch = (size - pos) / 3;
-		patch = data + pos;
-		pos += 3 * npatch;
-		if (npatch > READER_MAX_PATCHES)
-			npatch = READER_MAX_PATCHES;
-	}
-	nreg = parse_image(data, size, &pos, regions);
+	if (flags & READER_F_PATCH)
+		npatch = reader_parse_patches(data, size, &pos, &patch);
+	nreg = reader_parse_regions(data, size, &pos, regions);
 	if (flags & READER_F_CHANGE)
-		nreg2 = parse_image(data, size, &pos, regions2);
+		nreg2 = reader_parse_regions(data, size, &pos, regions2);
 
 	memset(&target, 0, sizeof(target));
 	/* our own pid: the <= 3.10 tid scan reads our /proc/self/task */
@@ -239,32 +211,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	target.minor = minor;
 	target.runtime_addr = READER_REGION(0);
 	target.code_type_addr = (flags & READER_F_CODE_TYPE) ? READER_CODE_TYPE : 0;
-	if (minor <= 12) {
-		target.offsets = *py_offsets_builtin(minor);
-	} else {
-		const struct py_debug_offsets_layout *l = py_debug_layout(minor, 0);
-
-		/* as discover.c does: the block is the start of _PyRuntime */
-		if (!nreg || regions[0].len < (size_t)l->block_size)
-			return 0;
-		if (npatch) {
-			memcpy(runtime_copy, regions[0].data, regions[0].len);
-			for (size_t i = 0; i < npatch; i++) {
-				int32_t at = *(const int32_t *)((const char *)l +
-					reader_patchable[patch[3 * i] % READER_NPATCHABLE]);
-				uint64_t v = (uint64_t)patch[3 * i + 1] | (uint64_t)patch[3 * i + 2] << 8;
-
-				if (at != PYOFF_NONE && (size_t)at + 8 <= regions[0].len)
-					memcpy(runtime_copy + at, &v, 8);
-			}
-			regions[0].data = runtime_copy;
-		}
-		/* a free-threaded build's layout when the block says so, as discover.c */
-		l = py_debug_layout_of_block(minor, regions[0].data, regions[0].len);
-		if (!l || py_offsets_from_debug(l, regions[0].data, (size_t)l->block_size,
-						&target.offsets))
-			return 0;
-	}
+	/* as discover.c does: 3.13+ the block is the start of _PyRuntime */
+	if (reader_offsets(minor, regions, nreg, patch, npatch, runtime_copy, sizeof(runtime_copy),
+			   &target.offsets))
+		return 0;
 
 	check_offsets(&target.offsets);
 	mem_init_image(&mem, regions, nreg);

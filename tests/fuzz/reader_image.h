@@ -23,7 +23,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <string.h>
+
+#include "python/discover.h"
 #include "python/offsets.h"
+#include "target/memory.h"
 
 #define READER_NREGIONS 8
 /* 64 KiB apart: a region never overlaps the next, prefetch spans may merge */
@@ -67,6 +71,84 @@ static inline int reader_patch_index(size_t pos)
 		if (reader_patchable[i] == pos)
 			return (int)i;
 	return -1;
+}
+
+/*
+ * The patches of a READER_F_PATCH input at data[*pos]: *patch and the count
+ * used (at most READER_MAX_PATCHES); *pos moves past all that were given.
+ */
+static inline size_t reader_parse_patches(const uint8_t *data, size_t size, size_t *pos,
+					  const uint8_t **patch)
+{
+	size_t n;
+
+	*patch = NULL;
+	if (*pos >= size)
+		return 0;
+	n = data[(*pos)++];
+	if (n > (size - *pos) / 3)
+		n = (size - *pos) / 3;
+	*patch = data + *pos;
+	*pos += 3 * n;
+	return n > READER_MAX_PATCHES ? READER_MAX_PATCHES : n;
+}
+
+/* Up to READER_NREGIONS regions at data[*pos], mapped at READER_REGION(i); how many. */
+static inline size_t reader_parse_regions(const uint8_t *data, size_t size, size_t *pos,
+					  struct mem_region *regions)
+{
+	size_t nreg = 0;
+
+	while (nreg < READER_NREGIONS && *pos + 2 <= size) {
+		size_t len = (size_t)data[*pos] | (size_t)data[*pos + 1] << 8;
+
+		*pos += 2;
+		if (len > size - *pos)
+			len = size - *pos;
+		regions[nreg].addr = READER_REGION(nreg);
+		regions[nreg].data = data + *pos;
+		regions[nreg].len = len;
+		nreg++;
+		*pos += len;
+	}
+	return nreg;
+}
+
+/*
+ * The version's offsets as discover.c finds them: the built-in table up to
+ * 3.12; 3.13+ the _Py_DebugOffsets block at the start of region 0 (with the
+ * patches applied in copy, which then stands for region 0), read with the
+ * layout the block's own free-threaded byte names. 0 or -1.
+ */
+static inline int reader_offsets(int minor, struct mem_region *regions, size_t nreg,
+				 const uint8_t *patch, size_t npatch, uint8_t *copy,
+				 size_t copy_size, struct py_offsets *out)
+{
+	const struct py_debug_offsets_layout *l;
+
+	if (minor <= 12) {
+		*out = *py_offsets_builtin(minor);
+		return 0;
+	}
+	l = py_debug_layout(minor, 0);
+	if (!nreg || regions[0].len < (size_t)l->block_size || regions[0].len > copy_size)
+		return -1;
+	if (npatch) {
+		memcpy(copy, regions[0].data, regions[0].len);
+		for (size_t i = 0; i < npatch; i++) {
+			int32_t at = *(const int32_t *)((const char *)l +
+				reader_patchable[patch[3 * i] % READER_NPATCHABLE]);
+			uint64_t v = (uint64_t)patch[3 * i + 1] | (uint64_t)patch[3 * i + 2] << 8;
+
+			if (at != PYOFF_NONE && (size_t)at + 8 <= regions[0].len)
+				memcpy(copy + at, &v, 8);
+		}
+		regions[0].data = copy;
+	}
+	l = py_debug_layout_of_block(minor, regions[0].data, regions[0].len);
+	if (!l || py_offsets_from_debug(l, regions[0].data, (size_t)l->block_size, out))
+		return -1;
+	return 0;
 }
 
 #endif
