@@ -34,7 +34,7 @@ for src in tests/fuzz/fuzz_*.c; do
 	name=$(basename "$src" .c)
 	out="$B/fuzz/$name"
 	if [ -x "$out" ] && [ "$out" -nt "$src" ] && [ "$out" -nt "$LIB" ] &&
-		[ "$out" -nt tests/fuzz/reader_image.h ] && [ "$out" -nt tests/fuzz/scratch.h ]; then
+		[ "$out" -nt tests/fuzz/reader_image.h ] && [ "$out" -nt tests/fuzz/scratch.h ] && [ "$out" -nt tests/fuzz/oracle.h ]; then
 		continue
 	fi
 	# shellcheck disable=SC2086

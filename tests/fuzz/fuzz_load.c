@@ -33,6 +33,8 @@
 		}                                                              \
 	} while (0)
 
+#include "oracle.h"
+
 /* ---- output checks -------------------------------------------------------- */
 
 /*
@@ -41,42 +43,13 @@
  */
 #define CHECKER __attribute__((no_sanitize("coverage")))
 
-/* Length of a valid UTF-8 sequence at s[0..n), 0 when invalid. */
-CHECKER static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-	size_t len;
-	uint32_t c;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2, c = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3, c = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4, c = s[0] & 0x07;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = c << 6 | (s[i] & 0x3f);
-	}
-	if ((len == 3 && (c < 0x800 || (c >= 0xd800 && c <= 0xdfff))) ||
-	    (len == 4 && (c < 0x10000 || c > 0x10ffff)))
-		return 0;
-	return len;
-}
-
 /* UTF-8 with no C0/C1 control character and no DEL, except '\n'. */
 CHECKER static void check_terminal_safe(const char *s, size_t n)
 {
 	const unsigned char *u = (const unsigned char *)s;
 
 	for (size_t i = 0; i < n;) {
-		size_t l = utf8_seq(u + i, n - i);
+		size_t l = oracle_utf8_seq(u + i, n - i);
 
 		CHECK(l);
 		if (l == 1)
@@ -165,7 +138,7 @@ CHECKER static int jp_string(struct jp *p)
 			}
 			continue;
 		}
-		l = utf8_seq(p->s + p->i, p->n - p->i);
+		l = oracle_utf8_seq(p->s + p->i, p->n - p->i);
 		if (!l)
 			return 0;
 		p->i += l;

@@ -41,28 +41,10 @@
 		}                                                              \
 	} while (0)
 
+#include "oracle.h"
+
 #define OUT_MAX 256
 #define TEXT_MAX (64u << 10)
-
-/*
- * The text is copied to end where a page that cannot be read begins: a
- * parser reading past its length faults even where ASan does not look
- * (libc's strtoull is not intercepted).
- */
-static char *at_guard(const uint8_t *data, size_t len)
-{
-	static char *area;
-	long page = sysconf(_SC_PAGESIZE);
-
-	if (!area) {
-		area = mmap(NULL, TEXT_MAX + (size_t)page, PROT_READ | PROT_WRITE,
-			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		CHECK(area != MAP_FAILED);
-		CHECK(mprotect(area + TEXT_MAX, (size_t)page, PROT_NONE) == 0);
-	}
-	memcpy(area + TEXT_MAX - len, data, len);
-	return area + TEXT_MAX - len;
-}
 
 /* A buffer of size bytes, past its NUL filled so a write past it shows. */
 static void check_terminated(const char *out, size_t size)
@@ -209,35 +191,6 @@ static void check_service(const char *argv, size_t len, size_t size)
 		      !memcmp(out, base, n));
 }
 
-/* Length of a valid UTF-8 sequence at s[0..n), 0 when invalid. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-	size_t len;
-	uint32_t c;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2, c = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3, c = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4, c = s[0] & 0x07;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = c << 6 | (s[i] & 0x3f);
-	}
-	if ((len == 3 && (c < 0x800 || (c >= 0xd800 && c <= 0xdfff))) ||
-	    (len == 4 && (c < 0x10000 || c > 0x10ffff)))
-		return 0;
-	return len;
-}
-
 static void check_clean(const char *s, size_t len, size_t max)
 {
 	struct strbuf out = STRBUF_INIT, again = STRBUF_INIT;
@@ -252,7 +205,7 @@ static void check_clean(const char *s, size_t len, size_t max)
 	CHECK(n <= max);
 	CHECK(!n || (u[0] != ' ' && u[n - 1] != ' '));
 	for (size_t i = 0; i < n;) {
-		size_t l = utf8_seq(u + i, n - i);
+		size_t l = oracle_utf8_seq(u + i, n - i);
 
 		CHECK(l);
 		CHECK(l > 1 || (u[i] >= 0x20 && u[i] != 0x7f));
@@ -287,7 +240,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	max = data[0] % 160;
 	len = size - 1;
 	/* exactly len bytes, not terminated: the parsers must use the length */
-	text = at_guard(data + 1, len);
+	text = text_at_guard(data + 1, len, TEXT_MAX);
 
 	check_start_time(text, len);
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)

@@ -41,6 +41,8 @@
 		}                                                              \
 	} while (0)
 
+#include "oracle.h"
+
 #define TEXT_MAX (256u << 10)
 #define KEYS_MAX 4096
 
@@ -66,22 +68,6 @@ struct kvs {
 };
 
 static struct kvs first, second;
-
-/* The text ends where a page that cannot be read begins. */
-static char *at_guard(const uint8_t *data, size_t len)
-{
-	static char *area;
-	long page = sysconf(_SC_PAGESIZE);
-
-	if (!area) {
-		area = mmap(NULL, TEXT_MAX + (size_t)page, PROT_READ | PROT_WRITE,
-			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		CHECK(area != MAP_FAILED);
-		CHECK(mprotect(area + TEXT_MAX, (size_t)page, PROT_NONE) == 0);
-	}
-	memcpy(area + TEXT_MAX - len, data, len);
-	return area + TEXT_MAX - len;
-}
 
 static void collect(const char *key, const char *str, long num, void *arg)
 {
@@ -253,7 +239,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (!root[0])
 		make_root();
-	text = at_guard(data, size);
+	text = text_at_guard(data, size, TEXT_MAX);
 	n = sysconfig_parse(text, size, collect, &first);
 	CHECK(n == -EINVAL || (n >= 0 && (size_t)n == first.calls));
 	if (n >= 0 && first.calls == first.n)
