@@ -147,7 +147,7 @@ static int only_qualifiers(const char *s)
 
 void symbol_short_name(const char *name, struct strbuf *out)
 {
-	size_t full = strlen(name), len = full, start = out->len, args = full, args_end = full;
+	size_t full = strlen(name), len = full, start = out->len, args = full, args_end = 0;
 	int depth = 0;              /* of (), {}, [] */
 	int tdepth = 0;             /* of collapsed <...> */
 
@@ -168,10 +168,14 @@ void symbol_short_name(const char *name, struct strbuf *out)
 				args_end = i + 1;
 		}
 	}
-	if (args < len && args_end > args && only_qualifiers(name + args_end))
+	/* an argument list is one that closes: "f (a]<b(c" has none */
+	if (args < len && args_end > args && only_qualifiers(name + args_end)) {
 		len = args;
-	else
+		while (len && name[len - 1] == ' ')
+			len--;   /* "f (int)" -> "f", not "f ": the short form is a fixed point */
+	} else {
 		args = len;
+	}
 	/* Template and generic argument lists collapse. */
 	for (size_t i = 0; i < len; i++) {
 		char c = name[i];
