@@ -234,7 +234,11 @@ static void print_header(const struct profile *p, FILE *f)
 			m->samples, m->ticks_taken, m->ticks_requested,
 			pct(m->ticks_taken, m->ticks_requested),
 			secs > 0 ? (double)m->ticks_taken / secs : 0);
-	else
+	if (m->ticks_requested && m->cpu_weighted)
+		fprintf(f, "           (cpu mode: a stack counts once per 1/%.0f s of CPU time its thread\n"
+			"            used since its last sample, not once per tick it was runnable)\n",
+			m->rate_hz);
+	if (!m->ticks_requested)
 		fprintf(f, "Samples:   %" PRIu64 " on-CPU stacks (cpu-clock at %.0f Hz per CPU; "
 			"%" PRIu64 " lost to a full ring buffer)\n", m->samples, m->rate_hz, m->lost);
 	if (m->bpf_run_cnt)

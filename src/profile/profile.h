@@ -68,7 +68,8 @@ struct profile_meta {
 	double rate_hz;          /* requested */
 	uint64_t ticks_requested;
 	uint64_t ticks_taken;
-	uint64_t samples;        /* stacks recorded (one per thread per tick) */
+	uint64_t samples;        /* stacks recorded (one per thread per tick; cpu_weighted: periods) */
+	int cpu_weighted;        /* cpu mode by ticks: a stack counts the periods of CPU time it stands for */
 	uint64_t errors;         /* samples dropped as torn or invalid */
 	uint64_t sample_ns_total;/* time spent taking ticks */
 	uint64_t sample_ns_max;

@@ -60,6 +60,10 @@ struct thread_name_cache {
 	uint64_t leaf_addr;       /* innermost Python frame and instruction last tick */
 	int64_t leaf_instr;
 	char interp[32];          /* the interpreter label the name was made with */
+	/* cpu mode by ticks (sampler_cpu_weight): CPU time at its last sample, and the
+	 * part of a period not yet counted */
+	uint64_t weight_cpu_ns, weight_carry_ns;
+	int weight_started;
 };
 
 struct unwind_break {
@@ -116,6 +120,7 @@ struct sampler {
 	int child_status;         /* wait status when the child exited */
 	int child_reaped;
 	uint64_t not_ready_ticks; /* ticks before the runtime had a thread */
+	int cpu_weighted;         /* cpu mode, sampled by the loop's ticks (sampler_cpu_weight) */
 	struct pyview *pyview;    /* thread names, asyncio tasks (sampler/pyview.h) */
 };
 

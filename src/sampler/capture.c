@@ -592,6 +592,7 @@ void session_take_profile(struct session *sess, struct profile *out)
 	*out = *sess->prof;
 	profile_init(sess->prof);
 	sess->prof->meta.rate_hz = out->meta.rate_hz;
+	sess->prof->meta.cpu_weighted = out->meta.cpu_weighted;
 	clock_gettime(CLOCK_REALTIME, &wall);
 	sess->prof->meta.start_unix_ns = (uint64_t)wall.tv_sec * 1000000000ull + (uint64_t)wall.tv_nsec;
 	for (size_t i = 0; i < sess->n; i++)

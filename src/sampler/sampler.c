@@ -54,6 +54,8 @@ int sampler_init(struct sampler *s, const struct py_target *t, struct profile *p
 	s->target = *t;
 	s->prof = prof;
 	s->opts = *opts;
+	s->cpu_weighted = opts->mode == MODE_CPU && (ops->tick_modes & 1u << MODE_CPU);
+	prof->meta.cpu_weighted |= s->cpu_weighted;
 	proc_program_id(t->pid, &s->program);
 	if (proc_watch_open(&s->watch, t->pid))
 		s->watch.dirfd = s->watch.statfd = -1;
@@ -550,6 +552,52 @@ int sampler_thread_gone(const struct sampler *s, pid_t tid)
 
 /* ---- recording ------------------------------------------------------------ */
 
+/*
+ * How many samples a stack of thread tid counts. cpu mode, when the loop's
+ * ticks take the samples (ptrace, vm): a tick that finds a thread runnable
+ * has not found it on a CPU, it may be waiting for one, and a thread that
+ * shares its CPU is runnable about twice as long as it runs. Counting one
+ * per such tick gave a function run in that state half the samples where
+ * it had a third of the CPU time (test_modes.py, cpu_contended.py); on an
+ * intermittently loaded machine it weighted the loaded spans up (issue 21,
+ * item 14: the ptrace reference 5-12 points from bpf, perf and the
+ * target's own clock on callshapes). So the stack stands for the CPU time
+ * the thread used since its previous sample (schedstat: exact for a thread
+ * a stop took off its CPU, at most a scheduler tick behind for a running
+ * one; the differences add up to the total either way), in whole sampling
+ * periods, the rest carried to its next sample: 0, 1 or more. A thread's
+ * first look in the capture starts its count. The bpf backend's cpu-mode
+ * samples come from the kernel's CPU clock itself and count 1, as do the
+ * other modes (wall time).
+ */
+static uint64_t sampler_cpu_weight(struct sampler *s, pid_t tid, uint64_t now)
+{
+	struct thread_name_cache *c;
+	uint64_t cpu, period, n;
+
+	if (!s->cpu_weighted || tid <= 0)
+		return 1;
+	sampler_thread(s, tid, now);        /* its first look sets cpu_first_ns */
+	c = sampler_thread_cache(s, tid);
+	if (!c || taskstat_cpu_ns(&s->tasks, tid, &cpu))
+		return 1;
+	if (!c->weight_started || cpu < c->weight_cpu_ns) {
+		/* first sample (or a new thread with a reused tid) */
+		c->weight_started = 1;
+		c->weight_cpu_ns = c->cpu_first_ns <= cpu ? c->cpu_first_ns : cpu;
+		c->weight_carry_ns = 0;
+	}
+	period = s->opts.rate_hz > 0 ? (uint64_t)(1e9 / s->opts.rate_hz) : 0;
+	if (!period)
+		return 1;
+	c->weight_carry_ns += cpu - c->weight_cpu_ns;
+	c->weight_cpu_ns = cpu;
+	n = c->weight_carry_ns / period;
+	c->weight_carry_ns -= n * period;
+	return n;
+}
+
+
 static uint32_t marker_frame(struct sampler *s, const char *text)
 {
 	return profile_frame(s->prof, FRAME_OTHER, profile_cstring(s->prof, text), 0, 0);
@@ -558,6 +606,7 @@ static uint32_t marker_frame(struct sampler *s, const char *text)
 void sampler_record_python(struct sampler *s, pid_t tid, const struct py_frame_info *frames,
 			   size_t depth, int gc, const char *wait, uint64_t now)
 {
+	uint64_t weight;
 	size_t n = 0;
 
 	frames = pyview_frames(s, tid, frames, &depth);
@@ -571,8 +620,12 @@ void sampler_record_python(struct sampler *s, pid_t tid, const struct py_frame_i
 	s->marker[0] = '\0';
 	if (wait && wait[0])
 		s->frame_ids[n++] = marker_frame(s, wait);
-	profile_add(s->prof, sampler_thread(s, tid, now), profile_stack(s->prof, s->frame_ids, n), 1);
-	s->prof->meta.samples++;
+	weight = sampler_cpu_weight(s, tid, now);
+	if (weight) {
+		profile_add(s->prof, sampler_thread(s, tid, now),
+			    profile_stack(s->prof, s->frame_ids, n), weight);
+		s->prof->meta.samples += weight;
+	}
 	s->last_sample_ns = now;
 }
 
@@ -700,9 +753,13 @@ void sampler_record_native(struct sampler *s, pid_t tid, uint64_t now)
 		m->merge_mismatches++;
 	s->marker[0] = '\0';
 	if (depth) {
-		profile_add(s->prof, sampler_thread(s, tid, now),
-			    profile_stack(s->prof, s->frame_ids, depth), 1);
-		m->samples++;
+		uint64_t weight = sampler_cpu_weight(s, tid, now);
+
+		if (weight) {
+			profile_add(s->prof, sampler_thread(s, tid, now),
+				    profile_stack(s->prof, s->frame_ids, depth), weight);
+			m->samples += weight;
+		}
 		s->last_sample_ns = now;
 	} else {
 		sampler_record_dropped(s, tid, now);
