@@ -299,6 +299,7 @@ static __always_inline __u32 copy_python(struct fw_sample_buf *buf, const struct
 	__u64 ts;
 
 	h->tstate = 0;
+	h->cframe = 0;
 	h->py_truncated = 0;
 	h->npy = 0;
 	ts = find_tstate(cfg, h->tid, task);
@@ -307,9 +308,12 @@ static __always_inline __u32 copy_python(struct fw_sample_buf *buf, const struct
 	h->tstate = ts;
 	if (read_user(&w.frame, sizeof(w.frame), (void *)(ts + cfg->tstate_frame), task))
 		return 0;
-	if (cfg->frame_model == FW_FRAMES_311 && w.frame &&
-	    read_user(&w.frame, sizeof(w.frame), (void *)(w.frame + cfg->cframe_current_frame), task))
-		return 0;
+	if (cfg->frame_model == FW_FRAMES_311 && w.frame) {
+		h->cframe = w.frame;
+		if (read_user(&w.frame, sizeof(w.frame), (void *)(w.frame + cfg->cframe_current_frame),
+			      task))
+			return 0;
+	}
 	w.size = cfg->frame_size;
 	w.prev_off = cfg->frame_previous;
 	w.code_off = cfg->frame_code;

@@ -92,6 +92,7 @@ struct fw_sample_hdr {
 	__u32 pid, tid, cpu;
 	__u64 time_ns;
 	__u64 tstate;                /* 0: no Python thread state known */
+	__u64 cframe;                /* FW_FRAMES_311: tstate's cframe at the instant, else 0 */
 	__u32 npy;                   /* Python frames copied after the header */
 	__u32 py_truncated;          /* the chain went on past FW_MAX_PY_FRAMES */
 	__s32 kstack_bytes;          /* bpf_get_stack results (bytes, or -errno) */

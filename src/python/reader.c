@@ -416,6 +416,22 @@ int py_reader_stack(struct py_reader *r, const struct py_thread_info *t,
 	 */
 	if (n && o->frame_model == PY_FRAMES_INTERP_311 && !frames[n - 1].entry)
 		return -EAGAIN;
+	/*
+	 * 3.11 has no entry frame on the C stack, but the thread's cframe is
+	 * one: a local of the eval call that runs the innermost group. It
+	 * tells that call's native frame from an outer one's (merge.c), where
+	 * native code calls back into Python: while the callback's eval call
+	 * sets up or returns, the chain is still (again) the caller's, and the
+	 * callback's native frame must claim none of it.
+	 */
+	if (o->frame_model == PY_FRAMES_INTERP_311 && t->cframe) {
+		for (size_t k = 0; k < n; k++) {
+			if (frames[k].entry) {
+				frames[k].shim = t->cframe;
+				break;
+			}
+		}
+	}
 	if (n && o->frame_model == PY_FRAMES_INTERP_312 && !frames[n - 1].shim)
 		return -EAGAIN;
 	if (n)
@@ -473,7 +489,9 @@ int py_reader_thread_frame(struct py_reader *r, struct py_thread_info *t)
 	ret = mem_read_u64(r->mem, t->tstate + (uint64_t)o->tstate_frame, &frame);
 	if (ret)
 		return ret;
+	t->cframe = 0;
 	if (o->cframe_current_frame != PYOFF_NONE && frame) {
+		t->cframe = frame;
 		ret = mem_read_u64(r->mem, frame + (uint64_t)o->cframe_current_frame, &frame);
 		if (ret)
 			return ret;

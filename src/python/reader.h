@@ -59,14 +59,18 @@ struct py_frame_info {
 	int line;                   /* 0 when unknown */
 	int entry;                  /* outermost frame of its C-level eval call */
 	int generator;              /* a generator's or coroutine's own frame */
-	uint64_t shim;              /* 3.12+: address of the C-stack entry frame after it
-	                             * (inside that eval call's native stack frame), 0 if none */
+	uint64_t shim;              /* an address inside the native stack frame of the eval
+	                             * call this entry frame began: 3.12+ the C-stack entry
+	                             * frame after it; 3.11 the thread's cframe, for the
+	                             * innermost call's entry frame only; 0 if none */
 };
 
 struct py_thread_info {
 	uint64_t tstate;
 	uint64_t frame;             /* innermost frame address, 0 when idle */
 	uint64_t frame_slot;        /* where that address is stored (tstate or cframe) */
+	uint64_t cframe;            /* 3.11/3.12: the innermost eval call's _PyCFrame (on its
+	                             * C stack), read with frame; 0 unknown */
 	uint64_t pthread_id;
 	int32_t tid;                /* native thread id, 0 when unknown */
 	int64_t interp_id;          /* its interpreter's id: 0 the main one */

@@ -271,7 +271,9 @@ static int read_threads(struct py_reader *r, const struct py_offsets *o, uint8_t
 			t->pthread_id = load_u64(buf, o->tstate_thread_id);
 			frame = load_u64(buf, o->tstate_frame);
 			t->frame_slot = ts + (uint64_t)o->tstate_frame;
+			t->cframe = 0;
 			if (o->cframe_current_frame != PYOFF_NONE && frame) {
+				t->cframe = frame;
 				/*
 				 * 3.11/3.12: the cframe lives on the C stack: copied
 				 * before the anchor, with the C stack below it, where

@@ -49,6 +49,7 @@ int bpf_record_python(struct py_reader *r, struct target_mem *mem, const struct 
 	mem_overlay_activate(mem);
 	memset(&ti, 0, sizeof(ti));
 	ti.tstate = h->tstate;
+	ti.cframe = h->cframe;
 	ti.frame = py[0].addr;
 	ti.tid = (int32_t)h->tid;
 	ret = py_reader_stack(r, &ti, out, max, depth);
