@@ -543,6 +543,7 @@ int cmd_record(int argc, char **argv)
 		code = cmd_choose_backend("record", &so, child ? 0 : targets.n ? targets.t[0].pid : 0);
 	if (!code)
 		code = cmd_fd_limits(&so, targets.t, targets.n);
+	so.fixed_targets = 1;
 	session_init(&sess, &prof, &so);
 	if (!code)
 		code = add_targets(&sess, &targets);

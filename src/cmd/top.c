@@ -573,6 +573,7 @@ int cmd_top(int argc, char **argv)
 	profile_init(&tp.prof);
 	fill_meta(&tp.prof, &target);
 	fn_table_init(&tp.t);
+	so.fixed_targets = 1;
 	session_init(&sess, &tp.prof, &so);
 	if ((ret = session_add(&sess, &target))) {
 		fw_error("cannot sample process %d: %s", (int)tp.o.pid, strerror(-ret));

@@ -239,8 +239,9 @@ static void print_header(const struct profile *p, FILE *f)
 			"            used since its last sample, not once per tick it was runnable)\n",
 			m->rate_hz);
 	if (!m->ticks_requested)
-		fprintf(f, "Samples:   %" PRIu64 " on-CPU stacks (cpu-clock at %.0f Hz per CPU; "
-			"%" PRIu64 " lost to a full ring buffer)\n", m->samples, m->rate_hz, m->lost);
+		fprintf(f, "Samples:   %" PRIu64 " on-CPU stacks (cpu-clock at %.0f Hz %s; "
+			"%" PRIu64 " lost to a full ring buffer)\n", m->samples, m->rate_hz,
+			m->events_per_thread ? "of each target thread's CPU time" : "per CPU", m->lost);
 	if (m->bpf_run_cnt)
 		fprintf(f, "BPF:       program mean %.1f us per run over %" PRIu64 " runs\n",
 			(double)m->bpf_run_ns / (double)m->bpf_run_cnt / 1e3, m->bpf_run_cnt);

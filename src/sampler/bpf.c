@@ -38,12 +38,43 @@
 #define RING_MIN (256u << 10)
 #define RING_MAX (64u << 20)
 
+static struct sampler *target_of(struct session *sess, pid_t pid);
+
+/* A cpu-clock event on one thread of a target (a targeted capture). */
+struct task_event {
+	pid_t tid;
+	int fd;
+	struct bpf_link *link;
+};
+
+/*
+ * A thread that appeared while a target's events were being opened: covered
+ * if the thread that created it had its event by then (inherited), else not.
+ * Watched until a sample of it arrives, or its CPU time says it is missed.
+ */
+struct task_watch {
+	pid_t pid, tid;
+	uint64_t cpu0;
+	int seen;
+};
+
 struct bpf_run {
 	struct fwprof *skel;
 	struct ring_buffer *rb;
 	struct bpf_link **links;
 	int *pfds;
 	int ncpus;
+	/* per_task: the targets' threads carry the events (inherited by the
+	 * threads and processes they start), not every CPU */
+	int per_task;
+	double rate;
+	struct task_event *tev;
+	size_t ntev, tev_alloc;
+	pid_t *tasked;                      /* targets whose threads have events */
+	size_t ntasked, tasked_alloc;
+	struct task_watch *watch;
+	size_t nwatch, watch_alloc;
+	uint64_t per_task_fallback;         /* 1: could not, went per CPU (said in the profile) */
 	int stats_fd;
 	int iterator;                       /* the waiting-thread iterator loaded */
 	struct session *sess;
@@ -173,8 +204,185 @@ static int open_cpu_clock(int cpu, double rate)
 	return (int)syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
+/*
+ * One thread's cpu-clock, inherited by the threads and processes it starts
+ * from now on: it interrupts only that thread's own CPU time, where an
+ * event per CPU interrupts every CPU at the rate whether the target runs
+ * there or not (perf record -p opens its events this way too).
+ */
+static int open_task_clock(pid_t tid, double rate)
+{
+	struct perf_event_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_CPU_CLOCK;
+	attr.sample_period = (uint64_t)(1e9 / rate);
+	if (!attr.sample_period)
+		attr.sample_period = 1;
+	attr.inherit = 1;
+	return (int)syscall(__NR_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* An event on thread tid. 0, -ESRCH (it exited), or -errno. */
+static int task_event_add(struct bpf_run *br, pid_t tid)
+{
+	struct task_event *e;
+	int fd = open_task_clock(tid, br->rate), err;
+
+	if (fd < 0)
+		return -errno;
+	br->tev = xgrow(br->tev, sizeof(*br->tev), br->ntev + 1, &br->tev_alloc);
+	e = &br->tev[br->ntev];
+	e->tid = tid;
+	e->fd = fd;
+	e->link = bpf_program__attach_perf_event(br->skel->progs.fwprof_sample, fd);
+	if (!e->link) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	br->ntev++;
+	return 0;
+}
+
+static int pid_in(const pid_t *set, size_t n, pid_t pid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (set[i] == pid)
+			return 1;
+	return 0;
+}
+
+/*
+ * Events on every thread of target pid, once per process (an exec keeps
+ * them). Threads that appear while they are opened are watched
+ * (task_watch). 0 or -errno (not -ESRCH: a thread that exited needs none).
+ */
+static int task_events_open(struct bpf_run *br, struct sampler *s)
+{
+	pid_t pid = s->target.pid, *first = NULL, *again = NULL;
+	size_t nfirst = 0, nagain = 0;
+	int err = 0;
+
+	if (pid_in(br->tasked, br->ntasked, pid))
+		return 0;
+	if (proc_tasks(pid, &first, &nfirst))
+		return 0;            /* gone: nothing to sample */
+	for (size_t i = 0; i < nfirst && !err; i++) {
+		err = task_event_add(br, first[i]);
+		if (err == -ESRCH)
+			err = 0;
+	}
+	if (!err && !proc_tasks(pid, &again, &nagain)) {
+		for (size_t i = 0; i < nagain; i++) {
+			struct task_watch *w;
+
+			if (pid_in(first, nfirst, again[i]))
+				continue;
+			br->watch = xgrow(br->watch, sizeof(*br->watch), br->nwatch + 1,
+					  &br->watch_alloc);
+			w = &br->watch[br->nwatch++];
+			memset(w, 0, sizeof(*w));
+			w->pid = pid;
+			w->tid = again[i];
+			if (taskstat_cpu_ns(&s->tasks, w->tid, &w->cpu0))
+				w->cpu0 = 0;
+		}
+	}
+	free(first);
+	free(again);
+	if (!err) {
+		br->tasked = xgrow(br->tasked, sizeof(*br->tasked), br->ntasked + 1, &br->tasked_alloc);
+		br->tasked[br->ntasked++] = pid;
+	}
+	return err;
+}
+
+/*
+ * The watched threads: one a sample showed is covered; one that used 20
+ * periods of CPU time without a sample is not (its creator had no event
+ * yet): it gets its own. One that exited is dropped.
+ */
+static void task_watch_check(struct bpf_run *br)
+{
+	uint64_t period = (uint64_t)(1e9 / br->rate);
+	size_t kept = 0;
+
+	for (size_t i = 0; i < br->nwatch; i++) {
+		struct task_watch *w = &br->watch[i];
+		struct sampler *s = target_of(br->sess, w->pid);
+		uint64_t cpu;
+
+		if (w->seen || !s || taskstat_cpu_ns(&s->tasks, w->tid, &cpu))
+			continue;
+		if (cpu - w->cpu0 > 20 * period) {
+			task_event_add(br, w->tid);
+			continue;
+		}
+		br->watch[kept++] = *w;
+	}
+	br->nwatch = kept;
+}
+
+static void task_events_close(struct bpf_run *br)
+{
+	for (size_t i = 0; i < br->ntev; i++) {
+		bpf_link__destroy(br->tev[i].link);
+		close(br->tev[i].fd);
+	}
+	free(br->tev);
+	br->tev = NULL;
+	br->ntev = br->tev_alloc = 0;
+	free(br->tasked);
+	br->tasked = NULL;
+	br->ntasked = br->tasked_alloc = 0;
+	free(br->watch);
+	br->watch = NULL;
+	br->nwatch = br->watch_alloc = 0;
+}
+
+/*
+ * Targeted captures (the targets fixed at the start: record, top without
+ * --subprocesses): events on the targets' threads. Where they cannot be
+ * opened, or would take more than a quarter of the open-file limit
+ * (thousands of threads: taskstat keeps files per thread too), or for captures
+ * whose targets come and go (agent, --subprocesses, whose children would be
+ * sampled twice through inherited events), one event per CPU. cpu mode
+ * only: in wall and gil modes the tick picks a thread and the next
+ * cpu-clock sample on its CPU reads it (sample_rate), which a thread's own
+ * clock gives only after it ran a whole period.
+ */
+static size_t count_threads(const struct session *sess);
+
+static int attach_task_events(struct bpf_run *br)
+{
+	struct rlimit rl;
+
+	/* two descriptors a thread (event, link): at most a quarter of the limit */
+	if (getrlimit(RLIMIT_NOFILE, &rl) ||
+	    2 * count_threads(br->sess) + 64 > (size_t)(rl.rlim_cur / 4))
+		return -EMFILE;
+	for (size_t i = 0; i < br->sess->n; i++) {
+		int err = br->sess->exited[i] ? 0 : task_events_open(br, br->sess->targets[i]);
+
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 static int attach_events(struct bpf_run *br, double rate, struct strbuf *why)
 {
+	br->rate = rate;
+	if (br->per_task) {
+		if (!attach_task_events(br))
+			return 0;
+		task_events_close(br);
+		br->per_task = 0;
+		br->per_task_fallback = 1;
+	}
 	br->pfds = xcalloc((size_t)br->ncpus, sizeof(*br->pfds));
 	br->links = xcalloc((size_t)br->ncpus, sizeof(*br->links));
 	for (int cpu = 0; cpu < br->ncpus; cpu++) {
@@ -398,6 +606,9 @@ static int handle_record(void *ctx, void *data, size_t size)
 	/* A waiting thread that ran while it was copied: the cpu-clock saw it run. */
 	if (h->off_cpu == FW_OFFCPU_MOVED)
 		return 0;
+	for (size_t i = 0; !h->off_cpu && i < br->nwatch; i++)
+		if (br->watch[i].tid == (pid_t)h->tid)
+			br->watch[i].seen = 1;
 	/* cpu mode has no ticks of its own: each cpu-clock sample is one. */
 	if (!h->off_cpu && s->opts.mode == MODE_CPU)
 		s->prof->meta.ticks_taken++;
@@ -477,9 +688,14 @@ static void bpf_refresh(struct session *sess, uint64_t now)
 		}
 		configure_target(br, s);
 		refresh_tstates(br, s);
+		/* a target's new image after an exec keeps its events */
+		if (br->per_task && br->ntasked)
+			task_events_open(br, s);
 		if (br->iterator && !bt->waiting)
 			bt->waiting = attach_waiting(br, s->target.pid);
 	}
+	if (br->per_task)
+		task_watch_check(br);
 }
 
 static int bpf_target_init(struct sampler *s)
@@ -574,6 +790,7 @@ static void bpf_run_destroy(struct bpf_run *br)
 	for (int i = 0; br->pfds && i < br->ncpus; i++)
 		if (br->pfds[i] > 0)
 			close(br->pfds[i]);
+	task_events_close(br);
 	free(br->links);
 	free(br->pfds);
 	ring_buffer__free(br->rb);
@@ -637,6 +854,8 @@ static int bpf_start(struct session *sess, struct strbuf *why)
 
 	br->sess = sess;
 	br->stats_fd = -1;
+	br->per_task = sess->opts.fixed_targets && !sess->opts.subprocesses &&
+		       sess->opts.mode == MODE_CPU;
 	stack_ends_init(&br->ends, FW_STACK_COPY, FW_STACK_COPY);
 	libbpf_set_print(silent_print);
 	br->ncpus = possible_cpus(why);
@@ -713,10 +932,15 @@ static void bpf_stop(struct session *sess)
 	uint32_t len = sizeof(info);
 
 	/* Stop the events first, then take what the program wrote before. */
-	for (int i = 0; i < br->ncpus; i++) {
+	for (int i = 0; br->links && i < br->ncpus; i++) {
 		bpf_link__destroy(br->links[i]);
 		br->links[i] = NULL;
 	}
+	for (size_t i = 0; i < br->ntev; i++) {
+		bpf_link__destroy(br->tev[i].link);
+		br->tev[i].link = NULL;
+	}
+	m->events_per_thread = br->per_task;
 	ring_buffer__consume(br->rb);
 	m->lost = lost_samples(br);
 	memset(&info, 0, sizeof(info));

@@ -43,6 +43,8 @@ struct sampler_opts {
 	int no_inline;            /* no frames for inlined functions (symbols/symbolize.h) */
 	int announce;             /* say on stderr which backend was chosen, and why */
 	int subprocesses;         /* follow children created during the capture */
+	int fixed_targets;        /* the targets are known at the start (record, top): the bpf
+	                           * backend's events go on their threads, not on every CPU */
 	double rate_hz;           /* ticks per second */
 	double duration_s;        /* 0: until stopped or the target exits */
 	double refresh_s;         /* how often targets are looked at: exit, exec, new

@@ -280,3 +280,57 @@ def test_whole_stacks_by_default_in_every_format(zlib_target, tmp_path):
     assert "compress_report" in text and "libz" not in text and "_start" not in text, text[:1000]
     r = run_fw("record", "-p", w.pid, "-d", "1", "--python-only", "--native", timeout=30)
     assert r.returncode == 2 and "--python-only" in r.stderr, r
+
+
+def bpf_header(text):
+    samples = re.search(r"^Samples:\s+(\d+) on-CPU stacks \(cpu-clock at \d+ Hz ([^;]*);", text, re.M)
+    runs = re.search(r"^BPF:\s+program mean [\d.]+ us per run over (\d+) runs", text, re.M)
+    assert samples and runs, text[:1500]
+    return int(samples.group(1)), samples.group(2), int(runs.group(1))
+
+
+@pytest.mark.parametrize("interp_id", ["py3.12", "sid-py3.15"])
+def test_bpf_events_on_the_targets_threads_only(interp_id, tmp_path):
+    """A targeted capture (record -p) interrupts the target's threads only:
+    the cpu-clock events sit on its threads, not on every CPU (issue 25).
+    With an event per CPU the program ran once per CPU per period, on CPUs
+    the target was not on too: about 2.1 runs per sample on this 2-CPU
+    machine. Now one run per sample. The threads the target starts during
+    the capture, and those they start, inherit the events: each is
+    sampled."""
+    assert len(os.sched_getaffinity(0)) >= 2, "this test needs two CPUs"
+    w = start_workload(INTERP_BY_ID[interp_id], "late_thread.py", "30", "0.5")
+    try:
+        out, txt = tmp_path / "t.collapsed", tmp_path / "t.txt"
+        r = run_fw("record", "-p", w.pid, "-d", 3, "-r", 497, "-q", "--python-only",
+                   "-o", out, "-o", txt, timeout=90)
+        assert r.returncode == 0, r
+    finally:
+        w.stop()
+    samples, per, runs = bpf_header(txt.read_text())
+    assert per == "of each target thread's CPU time", per
+    assert samples >= 500, samples
+    assert runs <= 1.05 * samples + 10, (runs, samples)
+    funcs = {}
+    for _, frames, count in collapsed_lines(out.read_text()):
+        leaf = frames[-1].split(" (")[0] if frames else ""
+        for name in ("late_spin", "later_spin"):
+            if any(f.split(" (")[0] == name for f in frames):
+                funcs[name] = funcs.get(name, 0) + count
+    assert funcs.get("late_spin", 0) >= 50 and funcs.get("later_spin", 0) >= 50, funcs
+
+
+def test_bpf_events_per_cpu_when_targets_come_and_go(tmp_path):
+    """--subprocesses adds the targets' children as they start: those would
+    be sampled twice through the events their parents' threads pass on, so
+    such a capture keeps one event per CPU (and says so)."""
+    w = start_workload(INTERP_BY_ID["py3.12"], "late_thread.py", "30", "0.2")
+    try:
+        txt = tmp_path / "t.txt"
+        r = run_fw("record", "-p", w.pid, "-d", 1, "-q", "--python-only", "--subprocesses",
+                   "-o", txt, timeout=90)
+        assert r.returncode == 0, r
+    finally:
+        w.stop()
+    _, per, _ = bpf_header(txt.read_text())
+    assert per == "per CPU", per
