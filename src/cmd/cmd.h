@@ -90,6 +90,10 @@ const struct cmd_stop_outcome *cmd_stop_outcome(enum sampler_stop reason);
 int cmd_opt_rate(const struct opt *o, const char *arg, struct strbuf *err);
 int cmd_opt_duration(const struct opt *o, const char *arg, struct strbuf *err);
 int cmd_opt_backend(const struct opt *o, const char *arg, struct strbuf *err);
+/* "vm, ptrace or bpf" from the backends' table ("auto, vm, ..." with with_auto). */
+void cmd_backend_names(struct strbuf *sb, int with_auto);
+/* --backend's help: auto's rule, then each backend, how it reads and what it needs. */
+void cmd_backend_help(struct strbuf *sb);
 int cmd_opt_nonblocking(const struct opt *o, const char *arg, struct strbuf *err);
 /* --mode: value is an enum sample_mode. */
 int cmd_opt_mode(const struct opt *o, const char *arg, struct strbuf *err);

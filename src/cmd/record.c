@@ -63,7 +63,7 @@ static int opt_native_all(const struct opt *op, const char *arg, struct strbuf *
 /* Parse the command line into o: 0, or the exit code (-1: --help, exit 0). */
 static int parse_record_args(int argc, char **argv, struct record_opts *o)
 {
-	struct strbuf format_help = STRBUF_INIT;
+	struct strbuf format_help = STRBUF_INIT, backend_help = STRBUF_INIT;
 	struct sampler_opts *so = &o->sampling;
 	int ret, nargs;
 
@@ -74,6 +74,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 	o->outs.use = OUTFMT_PROFILE;
 	output_opts_default(&o->out);
 	cmd_format_help(&format_help, OUTFMT_PROFILE);
+	cmd_backend_help(&backend_help);
 	{
 		const struct opt opts[] = {
 			OPT_CALL('p', "pid", &o->pid_list, "PID", "the process to profile (may be "
@@ -118,11 +119,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 				 "compiler inlined (read from debug info where a file has it)"),
 			OPT_BOOL(0, "no-debuginfod", &so->no_debuginfod, "ask no debuginfod server for "
 				 "missing debug info (asked only when DEBUGINFOD_URLS is set)"),
-			OPT_CALL(0, "backend", &so->backend, "B", "auto (default: bpf where its program "
-				 "loads, else ptrace), bpf (each running thread read at the sample's "
-				 "instant, nothing stopped; CAP_BPF + CAP_PERFMON), ptrace (a running "
-				 "thread is stopped while it is read) or vm (never stops the target; "
-				 "Python frames only; under-counts short calls on call-heavy code)",
+			OPT_CALL(0, "backend", &so->backend, "B", strbuf_str(&backend_help),
 				 cmd_opt_backend),
 			OPT_CALL(0, "nonblocking", &so->backend, NULL, "the same as --backend vm",
 				 cmd_opt_nonblocking),
@@ -136,6 +133,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		ret = opts_parse(&cmd, argc, argv, &nargs);
 	}
 	strbuf_release(&format_help);
+	strbuf_release(&backend_help);
 	if (ret)
 		return ret;
 	if (nargs)

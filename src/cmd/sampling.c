@@ -1,8 +1,9 @@
 /*
  * The option callbacks (util/options.h) of the commands that sample (record
  * and top): rate, duration, backend and mode, each with the one error
- * message its bad value gets; and the check, before sampling, that a
- * target can give what --async and --mode exception read.
+ * message its bad value gets, and the backends' names and help read from
+ * their table (sampler.h); and the check, before sampling, that a target
+ * can give what --async and --mode exception read.
  */
 #include "cmd/cmd.h"
 #include "python/asyncio.h"
@@ -29,10 +30,33 @@ int cmd_opt_duration(const struct opt *o, const char *arg, struct strbuf *err)
 	return 0;
 }
 
+void cmd_backend_names(struct strbuf *sb, int with_auto)
+{
+	if (with_auto)
+		strbuf_addstr(sb, "auto, ");
+	for (int b = BACKEND_VM; b < BACKEND_COUNT; b++)
+		strbuf_addf(sb, "%s%s", b == BACKEND_VM ? "" : b + 1 == BACKEND_COUNT ? " or " : ", ",
+			    backend_name((enum backend)b));
+}
+
+void cmd_backend_help(struct strbuf *sb)
+{
+	strbuf_addf(sb, "auto (default: %s)", backend_auto_rule);
+	for (size_t i = 0; backend_preferred(i) != BACKEND_AUTO; i++) {
+		const struct backend_info *bi = backend_info(backend_preferred(i));
+
+		strbuf_addf(sb, "%s%s (%s%s%s)", backend_preferred(i + 1) == BACKEND_AUTO ? " or " :
+			    ", ", bi->name, bi->help ? bi->help : bi->reads, bi->needs ? "; " : "",
+			    bi->needs ? bi->needs : "");
+	}
+}
+
 int cmd_opt_backend(const struct opt *o, const char *arg, struct strbuf *err)
 {
 	if (backend_parse(arg, o->value)) {
-		strbuf_addf(err, "unknown backend: '%s' (auto, vm, ptrace or bpf)", arg);
+		strbuf_addf(err, "unknown backend: '%s' (", arg);
+		cmd_backend_names(err, 1);
+		strbuf_addch(err, ')');
 		return -1;
 	}
 	return 0;

@@ -26,16 +26,17 @@
 /* After an exec, how long the new program has to show an interpreter. */
 #define EXEC_GRACE_NS 1000000000ull
 
+/* Backend b's row (choose.c); vm's when none was chosen. */
+static const struct backend_info *info_of(enum backend b)
+{
+	const struct backend_info *bi = backend_info(b);
+
+	return bi ? bi : backend_info(BACKEND_VM);
+}
+
 static const struct backend_ops *ops_of(enum backend b)
 {
-	switch (b) {
-	case BACKEND_PTRACE:
-		return &backend_ptrace_ops;
-	case BACKEND_BPF:
-		return &backend_bpf_ops;
-	default:
-		return &backend_vm_ops;
-	}
+	return info_of(b)->ops;
 }
 
 void session_init(struct session *sess, struct profile *prof, const struct sampler_opts *opts)
@@ -85,7 +86,7 @@ const struct py_target *session_target(const struct session *sess, size_t i)
 
 const char *session_backend_name(const struct session *sess)
 {
-	return sess->ops->name;
+	return info_of(sess->opts.backend)->name;
 }
 
 int session_child_reaped(const struct session *sess)
