@@ -637,7 +637,7 @@ static void cut_period(struct agent *a, int final)
 		until = a->period_from_unix;
 	session_take_profile(&a->sess, &taken);
 	period_batch_init(&b, ++a->period_seq, a->period_from_unix, until, a->host,
-			  sample_mode_name(a->so.mode), a->o.rate,
+			  sample_mode_name(a->so.mode), a->so.rate_hz,
 			  session_backend_name(&a->sess), a->o.labels, a->o.nlabels);
 	b.agent_version = FRAMEWALK_VERSION;
 	b.redact_cmdline = a->o.redact_cmdline;
@@ -671,9 +671,7 @@ static void cut_period(struct agent *a, int final)
 
 static int same_sampling(const struct agent_opts *x, const struct agent_opts *y)
 {
-	return x->rate == y->rate && x->mode == y->mode && x->native == y->native &&
-	       x->python_only == y->python_only && x->kernel == y->kernel &&
-	       x->backend == y->backend && x->no_debuginfod == y->no_debuginfod;
+	return cmd_sampling_same(&x->so, &y->so);
 }
 
 static void reload(struct agent *a)
@@ -765,14 +763,7 @@ static int choose_sampling(struct agent *a, pid_t probe)
 	struct sampler_opts so;
 	int code;
 
-	memset(&so, 0, sizeof(so));
-	so.backend = a->o.backend;
-	so.mode = a->o.mode;
-	so.native = a->o.native;
-	so.kernel = a->o.kernel;
-	so.no_debuginfod = a->o.no_debuginfod;
-	so.python_only = a->o.python_only;
-	so.rate_hz = a->o.rate;
+	so = a->o.so;
 	so.refresh_s = a->o.refresh;
 	so.stop = &cmd_stop_requested;
 	code = cmd_choose_backend("agent", &so, probe);
