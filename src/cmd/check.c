@@ -323,6 +323,7 @@ int cmd_check(int argc, char **argv)
 		return FW_EXIT_NO_PROCESS;
 	}
 	audit_facts_init(&c->f);
+	elf_cache_set_env(c->f.files, cmd_elf_env());
 	probe_bpf_backend(&c->f.env);
 	if (c->o.mode == CHECK_PROCESS)
 		audit_gather_process(&c->f, c->o.pid);

@@ -39,6 +39,13 @@ int cmd_agent(int argc, char **argv);
  */
 int cmd_attach(pid_t pid, struct py_target *t);
 
+/*
+ * The environment library code is told (cmd/environ.c): debug files'
+ * servers, cache and budget, the frame-pointer trace. Read once.
+ */
+struct elf_env;
+const struct elf_env *cmd_elf_env(void);
+
 /* Print the permission-denied hints for pid (capability, ptrace_scope, user). */
 void cmd_permission_hints(pid_t pid);
 
@@ -127,7 +134,7 @@ struct cmd_sampling_opts {
 void cmd_sampling_opts_init(struct cmd_sampling_opts *t, const struct cmd_sampling_use *use,
 			    struct sampler_opts *so);
 void cmd_sampling_opts_release(struct cmd_sampling_opts *t);
-/* The defaults of use into so (before the first parse). */
+/* The defaults of use into so (before the first parse), and the environment (cmd_elf_env). */
 void cmd_sampling_defaults(const struct cmd_sampling_use *use, struct sampler_opts *so);
 /* Do a and b hold the same sampling options? */
 int cmd_sampling_same(const struct sampler_opts *a, const struct sampler_opts *b);

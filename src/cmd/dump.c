@@ -216,6 +216,7 @@ static int parse_dump_args(int argc, char **argv, struct dump_opts *o)
 	int ret, nargs;
 
 	memset(o, 0, sizeof(*o));
+	cmd_sampling_defaults(&cmd_sampling_dump, &o->so);
 	o->so.rate_hz = 1;
 	cmd_sampling_opts_init(&sampling, &cmd_sampling_dump, &o->so);
 	{

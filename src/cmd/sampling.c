@@ -349,6 +349,7 @@ void cmd_sampling_defaults(const struct cmd_sampling_use *use, struct sampler_op
 	so->rate_hz = use->rate_hz;
 	so->mode = MODE_CPU;
 	so->backend = BACKEND_AUTO;
+	so->env = cmd_elf_env();
 }
 
 int cmd_sampling_same(const struct sampler_opts *a, const struct sampler_opts *b)

@@ -55,8 +55,10 @@ int session_add(struct session *sess, const struct py_target *t)
 
 	if (o.child != t->pid)
 		o.child = 0;
-	if (!sess->files)
+	if (!sess->files) {
 		sess->files = elf_cache_new();
+		elf_cache_set_env(sess->files, sess->opts.env);
+	}
 	ret = sampler_init(s, t, sess->prof, &o, sess->ops, sess->files);
 	if (ret) {
 		sampler_release(s, sess->ops);

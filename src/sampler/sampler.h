@@ -54,6 +54,7 @@ struct sampler_opts {
 	int backend_auto;
 	int stacks_asked;
 	pid_t child;              /* > 0: a child we started; reaped on exit */
+	const struct elf_env *env; /* what the environment says (elf/elffile.h); NULL: nothing */
 	volatile sig_atomic_t *stop;  /* set (by a signal handler) to end the capture */
 };
 
@@ -67,6 +68,7 @@ enum sampler_stop {
 };
 
 struct backend_ops;           /* how it samples (sampler/backend.h) */
+struct elf_env;
 
 /*
  * What is known about a backend, at one place (the table in choose.c):

@@ -4,7 +4,8 @@
  * land in struct sampler_opts with the command's defaults, the limits a
  * command sets on purpose hold (the agent's rate bound and modes), the
  * messages of bad values list what is accepted, and the help's defaults come
- * from the backends' table.
+ * from the backends' table; and the environment the command layer reads for
+ * the library below it (src/cmd/environ.c), handed down with the options.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -18,6 +19,7 @@
 #include <cmocka.h>
 
 #include "cmd/cmd.h"
+#include "elf/elffile.h"
 
 /* Parse a NULL-terminated argument list for use into so (defaults first). */
 static int parse(const struct cmd_sampling_use *use, struct sampler_opts *so, ...)
@@ -218,9 +220,28 @@ static void test_same(void **state)
 	assert_false(cmd_sampling_same(&a, &b));
 }
 
+/* Read once, as main() set it before anything asked. */
+static void test_environment(void **state)
+{
+	const struct elf_env *env = cmd_elf_env();
+	struct sampler_opts so;
+
+	(void)state;
+	assert_string_equal(env->debug.urls, "http://127.0.0.1:1");
+	assert_string_equal(env->debug.cache_dir, "/tmp/xdg/debuginfod_client");
+	assert_true(env->debug.budget_s == 2.5);
+	assert_true(env->trace_fp);
+	assert_int_equal(parse(&cmd_sampling_dump, &so, NULL), 0);
+	assert_ptr_equal(so.env, env);
+	/* later changes are not seen: it is read once */
+	setenv("FRAMEWALK_DEBUGINFOD_TIMEOUT", "9", 1);
+	assert_true(cmd_elf_env()->debug.budget_s == 2.5);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_environment),
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_uses),
 		cmocka_unit_test(test_messages),
@@ -228,5 +249,10 @@ int main(void)
 		cmocka_unit_test(test_same),
 	};
 
+	setenv("DEBUGINFOD_URLS", "http://127.0.0.1:1", 1);
+	unsetenv("DEBUGINFOD_CACHE_PATH");
+	setenv("XDG_CACHE_HOME", "/tmp/xdg", 1);
+	setenv("FRAMEWALK_DEBUGINFOD_TIMEOUT", "2.5", 1);
+	setenv("FRAMEWALK_DEBUG_FP", "1", 1);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
