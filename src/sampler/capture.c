@@ -39,12 +39,18 @@ static const struct backend_ops *ops_of(enum backend b)
 	return info_of(b)->ops;
 }
 
-void session_init(struct session *sess, struct profile *prof, const struct sampler_opts *opts)
+void session_init_ops(struct session *sess, struct profile *prof, const struct sampler_opts *opts,
+		      const struct backend_ops *ops)
 {
 	memset(sess, 0, sizeof(*sess));
 	sess->prof = prof;
 	sess->opts = *opts;
-	sess->ops = ops_of(opts->backend);
+	sess->ops = ops;
+}
+
+void session_init(struct session *sess, struct profile *prof, const struct sampler_opts *opts)
+{
+	session_init_ops(sess, prof, opts, ops_of(opts->backend));
 }
 
 int session_add(struct session *sess, const struct py_target *t)

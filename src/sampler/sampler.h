@@ -190,6 +190,13 @@ struct session {
 
 /* opts->backend must be chosen already (backend_choose). */
 void session_init(struct session *sess, struct profile *prof, const struct sampler_opts *opts);
+/*
+ * The same over the given backend instead of opts->backend's (the seam of
+ * tests/unit/test_capture.c, whose backend is scripted). No fallback is
+ * tried unless opts->backend_auto.
+ */
+void session_init_ops(struct session *sess, struct profile *prof, const struct sampler_opts *opts,
+		      const struct backend_ops *ops);
 /* Add a discovered target (a copy is kept). 0 or -errno. */
 int session_add(struct session *sess, const struct py_target *t);
 /*
