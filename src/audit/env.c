@@ -740,9 +740,6 @@ void audit_backends(const struct audit_env *e, const struct audit_target *t,
 		    struct audit_backend out[AUDIT_NBACKENDS])
 {
 	memset(out, 0, sizeof(*out) * AUDIT_NBACKENDS);
-	out[0].name = "vm";
-	out[1].name = "ptrace";
-	out[2].name = "bpf";
 	eval_attach(e, t, &out[0], t ? t->vm_err : e->vm_err, 0);
 	eval_attach(e, t, &out[1], t ? t->ptrace_err : e->ptrace_err, 1);
 	eval_bpf(e, t, &out[2]);

@@ -104,8 +104,12 @@ enum audit_failure {
 #define AUDIT_MAX_FIXES 4
 #define AUDIT_NBACKENDS 3
 
+/*
+ * The verdict on one backend. audit_backends fills them in the order of enum
+ * backend from BACKEND_VM (sampler/sampler.h): vm, ptrace, bpf; their names
+ * and descriptions are the sampler's (backend_info), which the caller reads.
+ */
 struct audit_backend {
-	const char *name;               /* "vm", "ptrace", "bpf" */
 	enum audit_status status;
 	enum audit_failure failure;
 	struct strbuf reason;           /* what limits it, one line */

@@ -2,7 +2,8 @@
  * framewalk agent: continuous profiling of a host's Python processes. It
  * runs one long capture (sampler.h) over every process its selectors
  * choose, adding the ones that start and removing the ones that exit
- * between two passes of the capture loop (the hook), and at every period
+ * (agent/targets.h) between two passes of the capture loop (the hook),
+ * and at every period
  * boundary takes the period's profile out of the running session
  * (session_take_profile: no gap, no sample lost, memory bounded by one
  * period), splits it by process and hands it to the destinations
@@ -10,7 +11,6 @@
  * end the current period early and deliver it; SIGHUP reads the
  * configuration again; SIGUSR1 prints the status line now. docs/AGENT.md.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -24,11 +24,11 @@
 #include "agent/procinfo.h"
 #include "agent/select.h"
 #include "agent/sink.h"
+#include "agent/targets.h"
 #include "cmd/agent_opts.h"
 #include "cmd/cmd.h"
 #include "output/output.h"
 #include "sampler/sampler.h"
-#include "target/proc.h"
 #include "util/file.h"
 #include "util/options.h"
 #include "util/outfile.h"
@@ -40,31 +40,9 @@
 #define DEFAULT_SPOOL_DISK (256ull << 20)
 #define DEFAULT_SPOOL_MEMORY (16ull << 20)
 #define RELOAD_FLUSH_NS (2ull * NS)
-/* A process this young that is not Python yet may be starting it: look again. */
-#define YOUNG_NS (10ull * NS)
-/* How often an older process that was not Python is looked at again (an exec). */
-#define RECHECK_NS (60ull * NS)
 #define MAX_SINKS 4
 
 /* ---- the agent's state --------------------------------------------------- */
-
-/* A process being profiled (or, gone, waiting for its last period to go out). */
-struct tracked {
-	struct procinfo info;
-	struct py_target target;
-	int in_session;
-	int gone;
-};
-
-/* A process looked at and not profiled (not Python, not chosen, or unreadable). */
-struct examined {
-	pid_t pid;
-	uint64_t start;
-	char exe[256];
-	uint64_t checked_ns;
-	uint64_t young_until;    /* until then its executable is compared at every scan (an exec) */
-	uint64_t retry_until;    /* until then it is looked at again at every scan (Python starting) */
-};
 
 struct agent {
 	struct agent_opts o;
@@ -76,10 +54,7 @@ struct agent {
 	struct session sess;
 	struct profile prof;
 	struct sinks *sinks;
-	struct tracked *t;
-	size_t nt, t_alloc;
-	struct examined *x;
-	size_t nx, x_alloc;
+	struct agent_targets targets;     /* the processes profiled (agent/targets.h) */
 	uint64_t period_seq;
 	uint64_t period_from_unix;        /* this period's start */
 	uint64_t period_end_unix, period_end_mono;
@@ -281,11 +256,7 @@ static uint64_t rss_bytes(void)
 
 static size_t profiled(const struct agent *a)
 {
-	size_t n = 0;
-
-	for (size_t i = 0; i < a->nt; i++)
-		n += !a->t[i].gone;
-	return n;
+	return agent_targets_profiled(&a->targets);
 }
 
 /* The status line: counters, and the agent's CPU share since the last line (total: since its start). */
@@ -363,240 +334,11 @@ static void write_metrics(struct agent *a)
 
 /* ---- processes ------------------------------------------------------------ */
 
-static struct tracked *tracked_of(struct agent *a, pid_t pid)
-{
-	for (size_t i = 0; i < a->nt; i++)
-		if (a->t[i].info.pid == pid && !a->t[i].gone)
-			return &a->t[i];
-	return NULL;
-}
-
-static struct examined *examined_of(struct agent *a, pid_t pid)
-{
-	for (size_t i = 0; i < a->nx; i++)
-		if (a->x[i].pid == pid)
-			return &a->x[i];
-	return NULL;
-}
-
-static void examined_set(struct agent *a, pid_t pid, uint64_t start, const char *exe,
-			 uint64_t young_until, uint64_t retry_until)
-{
-	struct examined *x = examined_of(a, pid);
-
-	if (!x) {
-		a->x = xgrow(a->x, sizeof(*a->x), a->nx + 1, &a->x_alloc);
-		x = &a->x[a->nx++];
-	}
-	x->pid = pid;
-	x->start = start;
-	xsnprintf(x->exe, sizeof(x->exe), "%s", exe);
-	x->checked_ns = fw_now_ns();
-	x->young_until = young_until;
-	x->retry_until = retry_until;
-}
-
-/* How long pid has run (0 when unknown). */
-static uint64_t age_ns(uint64_t start_ticks)
-{
-	struct timespec up;
-	long hz = sysconf(_SC_CLK_TCK);
-	uint64_t start;
-
-	if (hz <= 0 || clock_gettime(CLOCK_BOOTTIME, &up))
-		return 0;
-	start = start_ticks * (NS / (uint64_t)hz);
-	return (uint64_t)up.tv_sec * NS + (uint64_t)up.tv_nsec > start ?
-	       (uint64_t)up.tv_sec * NS + (uint64_t)up.tv_nsec - start : 0;
-}
-
-/* Start profiling a discovered process. 0 or -errno. */
-static int start_profiling(struct agent *a, const struct py_target *t)
-{
-	struct tracked *tr;
-	struct procinfo info;
-	int ret = procinfo_read(t->pid, &info);
-
-	if (ret)
-		return ret;
-	ret = session_add(&a->sess, t);
-	if (ret)
-		return ret;
-	a->t = xgrow(a->t, sizeof(*a->t), a->nt + 1, &a->t_alloc);
-	tr = &a->t[a->nt++];
-	memset(tr, 0, sizeof(*tr));
-	tr->info = info;
-	tr->target = *t;
-	tr->in_session = 1;
-	say(a, "profiling process %d (%s, Python %s)", (int)t->pid, info.service, t->version);
-	return 0;
-}
-
-/* Stop profiling tr (it exited, or is no longer chosen); its last period still goes out. */
-static void stop_profiling(struct agent *a, struct tracked *tr, const char *why)
-{
-	if (tr->in_session)
-		session_remove(&a->sess, tr->info.pid);
-	tr->in_session = 0;
-	tr->gone = 1;
-	say(a, "stopped profiling process %d (%s): %s", (int)tr->info.pid, tr->info.service, why);
-}
-
-/* Look at pid: start profiling it when it is chosen and runs Python. */
-static void consider(struct agent *a, pid_t pid, int listed)
-{
-	char exe[4096], cmdline[1024], cgroup[512], container[PROCINFO_CONTAINER_LEN + 1];
-	struct strbuf why = STRBUF_INIT;
-	struct examined *x = examined_of(a, pid);
-	struct target_mem mem;
-	struct py_target t;
-	uint64_t start, now = fw_now_ns(), age, young_until;
-	int ret;
-
-	if (procinfo_start_time(pid, &start))
-		return;
-	if (x && x->start == start && now >= x->retry_until) {
-		/* looked at before: again only when it exec'd something else since */
-		if (now >= x->young_until && now - x->checked_ns < RECHECK_NS)
-			return;
-		x->checked_ns = now;
-		if (proc_exe(pid, exe, sizeof(exe)) || !strncmp(exe, x->exe, sizeof(x->exe) - 1))
-			return;
-	}
-	age = age_ns(start);
-	young_until = age < YOUNG_NS ? now + (YOUNG_NS - age) : 0;
-	if (procinfo_read_match(pid, exe, sizeof(exe), cmdline, sizeof(cmdline), cgroup,
-				sizeof(cgroup), container, sizeof(container)))
-		return;
-	if (!listed && !select_match(&a->o.sel, pid, exe, cmdline, container, cgroup)) {
-		examined_set(a, pid, start, exe, young_until, 0);
-		return;
-	}
-	mem_init_pid(&mem, pid);
-	ret = py_discover(pid, &mem, &t, &why);
-	mem_release(&mem);
-	if (!ret)
-		ret = start_profiling(a, &t);
-	if (ret) {
-		/* a young process may not have loaded its interpreter yet */
-		int starting = (ret == -ENOEXEC || ret == -ENOTSUP || ret == -EAGAIN) && young_until;
-
-		if (!starting && ret != -ENOEXEC && ret != -ESRCH)
-			fw_warning("cannot profile process %d (%s): %s", (int)pid, exe,
-				   why.len ? strbuf_str(&why) : strerror(-ret));
-		else if (!starting && listed && ret == -ENOEXEC)
-			fw_warning("process %d (%s) is not a Python process", (int)pid, exe);
-		examined_set(a, pid, start, exe, young_until, starting ? young_until : 0);
-	}
-	strbuf_release(&why);
-}
-
-static int cmp_pid(const void *x, const void *y)
-{
-	pid_t a = *(const pid_t *)x, b = *(const pid_t *)y;
-
-	return a < b ? -1 : a > b;
-}
-
-/* Every process id in /proc, sorted. */
-static pid_t *all_pids(size_t *n)
-{
-	DIR *d = opendir("/proc");
-	struct dirent *de;
-	pid_t *pids = NULL;
-	size_t alloc = 0;
-
-	*n = 0;
-	if (!d)
-		return NULL;
-	while ((de = readdir(d))) {
-		long v;
-
-		if (de->d_name[0] < '1' || de->d_name[0] > '9' || parse_long(de->d_name, &v) || v <= 0)
-			continue;
-		pids = xgrow(pids, sizeof(*pids), *n + 1, &alloc);
-		pids[(*n)++] = (pid_t)v;
-	}
-	closedir(d);
-	sort_array(pids, *n, sizeof(*pids), cmp_pid);
-	return pids;
-}
-
-static int has_pid(const pid_t *pids, size_t n, pid_t pid)
-{
-	return n && bsearch(&pid, pids, n, sizeof(*pids), cmp_pid) != NULL;
-}
-
-/* The session's targets that ended (exited, or refused) or are no longer chosen. */
-static void drop_targets(struct agent *a)
-{
-	for (size_t i = 0; i < a->nt; i++) {
-		struct tracked *tr = &a->t[i];
-		const struct procinfo *in = &tr->info;
-		uint64_t start;
-		int ended = 0;
-
-		const struct py_target *now_t = NULL;
-
-		if (tr->gone)
-			continue;
-		for (size_t k = 0; k < a->sess.n; k++) {
-			if (session_target(&a->sess, k)->pid != in->pid)
-				continue;
-			now_t = session_target(&a->sess, k);
-			ended = a->sess.exited[k];
-		}
-		/*
-		 * It exec'd another Python program, which the capture follows (a
-		 * new runtime, even from the same executable): the labels are
-		 * read again (service, build-id, version) and this period goes
-		 * out under the new ones.
-		 */
-		if (now_t && !ended && (now_t->runtime_addr != tr->target.runtime_addr ||
-					now_t->module_ino != tr->target.module_ino)) {
-			struct procinfo fresh;
-
-			if (!procinfo_read(in->pid, &fresh) && fresh.start_time == in->start_time) {
-				say(a, "process %d exec'd %s (Python %s): its labels are read again",
-				    (int)in->pid, fresh.exe, now_t->version);
-				tr->info = fresh;
-				tr->target = *now_t;
-			}
-		}
-		if (procinfo_start_time(in->pid, &start) || start != in->start_time)
-			stop_profiling(a, tr, "it exited");
-		else if (ended)
-			stop_profiling(a, tr, "it can no longer be read");
-		else if (!select_match(&a->o.sel, in->pid, in->exe, in->cmdline, in->container, in->cgroup))
-			stop_profiling(a, tr, "no longer chosen by the selectors");
-	}
-}
-
+/* Which processes are profiled (agent/targets.h); say once that none is chosen yet. */
 static void scan(struct agent *a)
 {
-	size_t n = 0, kept = 0;
-	pid_t *pids, self = getpid();
-
-	drop_targets(a);
-	for (size_t i = 0; i < a->o.sel.npids; i++) {
-		pid_t pid = a->o.sel.pids[i];
-
-		if (!tracked_of(a, pid))
-			consider(a, pid, 1);
-	}
-	pids = select_scans(&a->o.sel) ? all_pids(&n) : NULL;
-	for (size_t i = 0; i < n; i++)
-		if (pids[i] != self && !tracked_of(a, pids[i]) && !select_listed(&a->o.sel, pids[i]))
-			consider(a, pids[i], 0);
-	/* forget the examined processes that are gone */
-	for (size_t i = 0; i < a->nx; i++) {
-		int alive = pids ? has_pid(pids, n, a->x[i].pid) : proc_exists(a->x[i].pid) != -ESRCH;
-
-		if (alive)
-			a->x[kept++] = a->x[i];
-	}
-	a->nx = kept;
-	free(pids);
+	a->targets.quiet = a->o.quiet;
+	agent_targets_scan(&a->targets, &a->sess, &a->o.sel);
 	if (!profiled(a) && !a->waiting_logged && select_scans(&a->o.sel)) {
 		say(a, "no chosen Python process yet; looking every %g s", a->o.scan);
 		a->waiting_logged = 1;
@@ -631,18 +373,17 @@ static void cut_period(struct agent *a, int final)
 	uint64_t until = final ? unix_now_ns() : a->period_end_unix;
 	struct period_batch b;
 	struct profile taken;
-	size_t kept = 0;
 
 	if (until < a->period_from_unix)
 		until = a->period_from_unix;
 	session_take_profile(&a->sess, &taken);
 	period_batch_init(&b, ++a->period_seq, a->period_from_unix, until, a->host,
-			  sample_mode_name(a->so.mode), a->o.rate,
+			  sample_mode_name(a->so.mode), a->so.rate_hz,
 			  session_backend_name(&a->sess), a->o.labels, a->o.nlabels);
 	b.agent_version = FRAMEWALK_VERSION;
 	b.redact_cmdline = a->o.redact_cmdline;
-	for (size_t i = 0; i < a->nt; i++) {
-		struct tracked *tr = &a->t[i];
+	for (size_t i = 0; i < a->targets.n; i++) {
+		struct agent_target *tr = &a->targets.t[i];
 
 		if (period_batch_add(&b, &taken, &tr->info, tr->target.version))
 			fw_warning("cannot write the profile of process %d", (int)tr->info.pid);
@@ -659,10 +400,7 @@ static void cut_period(struct agent *a, int final)
 	period_batch_release(&b);
 	profile_release(&taken);
 	/* the processes that left go with their last period */
-	for (size_t i = 0; i < a->nt; i++)
-		if (!a->t[i].gone)
-			a->t[kept++] = a->t[i];
-	a->nt = kept;
+	agent_targets_forget_gone(&a->targets);
 	set_period_end(a, until);
 	write_metrics(a);
 }
@@ -671,9 +409,7 @@ static void cut_period(struct agent *a, int final)
 
 static int same_sampling(const struct agent_opts *x, const struct agent_opts *y)
 {
-	return x->rate == y->rate && x->mode == y->mode && x->native == y->native &&
-	       x->python_only == y->python_only && x->kernel == y->kernel &&
-	       x->backend == y->backend && x->no_debuginfod == y->no_debuginfod;
+	return cmd_sampling_same(&x->so, &y->so);
 }
 
 static void reload(struct agent *a)
@@ -706,7 +442,7 @@ static void reload(struct agent *a)
 		fw_warning("the new destinations cannot be used; profiles are not sent until the "
 			   "configuration is fixed and reloaded");
 	/* a new selector: the processes passed over may be chosen now */
-	a->nx = 0;
+	agent_targets_forget_examined(&a->targets);
 	a->next_scan = 0;
 	if (!a->o.once)
 		set_period_end(a, a->period_from_unix);
@@ -765,14 +501,7 @@ static int choose_sampling(struct agent *a, pid_t probe)
 	struct sampler_opts so;
 	int code;
 
-	memset(&so, 0, sizeof(so));
-	so.backend = a->o.backend;
-	so.mode = a->o.mode;
-	so.native = a->o.native;
-	so.kernel = a->o.kernel;
-	so.no_debuginfod = a->o.no_debuginfod;
-	so.python_only = a->o.python_only;
-	so.rate_hz = a->o.rate;
+	so = a->o.so;
 	so.refresh_s = a->o.refresh;
 	so.stop = &cmd_stop_requested;
 	code = cmd_choose_backend("agent", &so, probe);
@@ -792,17 +521,7 @@ static void restart_session(struct agent *a)
 {
 	session_release(&a->sess);
 	session_init(&a->sess, &a->prof, &a->so);
-	for (size_t i = 0; i < a->nt; i++) {
-		struct tracked *tr = &a->t[i];
-
-		tr->in_session = 0;
-		if (tr->gone)
-			continue;
-		if (session_add(&a->sess, &tr->target))
-			stop_profiling(a, tr, "it cannot be sampled again");
-		else
-			tr->in_session = 1;
-	}
+	agent_targets_resume(&a->targets, &a->sess);
 }
 
 /* Wait (no target to sample) until the next thing the hook wants to do, or a signal. */
@@ -827,7 +546,7 @@ static int run(struct agent *a)
 			struct sampler_opts old = a->so;
 
 			a->restart_session = 0;
-			if (choose_sampling(a, a->nt ? a->t[0].info.pid : 0))
+			if (choose_sampling(a, a->targets.n ? a->targets.t[0].info.pid : 0))
 				a->so = old;
 			restart_session(a);
 		}
@@ -928,8 +647,7 @@ int cmd_agent(int argc, char **argv)
 	stop_sinks(&a, fw_now_ns() + secs_ns(a.o.flush_timeout), 1);
 	session_release(&a.sess);
 	profile_release(&a.prof);
-	free(a.t);
-	free(a.x);
+	agent_targets_release(&a.targets);
 	agent_opts_release(&a.o);
 	http_global_cleanup();
 	return code;

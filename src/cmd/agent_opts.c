@@ -1,7 +1,8 @@
 /*
  * Implementation of agent_opts.h: the option table, the callbacks that
  * parse each value with its one message, the configuration file, defaults
- * and the checks across options.
+ * and the checks across options. The sampling options are cmd/sampling.c's,
+ * included as the agent's use of them says.
  */
 #include <errno.h>
 #include <strings.h>
@@ -14,7 +15,6 @@
 #include "util/strbuf.h"
 #include "util/util.h"
 
-#define DEFAULT_RATE 19.0
 #define DEFAULT_PERIOD 15.0
 #define DEFAULT_SCAN 5.0
 #define DEFAULT_TIMEOUT 10.0
@@ -85,15 +85,6 @@ static int opt_cgroup(const struct opt *op, const char *arg, struct strbuf *err)
 	return 0;
 }
 
-static int opt_rate(const struct opt *op, const char *arg, struct strbuf *err)
-{
-	if (parse_rate(arg, op->value) || *(double *)op->value > 10000) {
-		strbuf_addf(err, "bad rate: '%s' (e.g. 19, 49, 99; 1 Hz to 10 kHz)", arg);
-		return -1;
-	}
-	return 0;
-}
-
 static int opt_seconds(const struct opt *op, const char *arg, struct strbuf *err)
 {
 	if (parse_seconds(arg, op->value)) {
@@ -121,18 +112,6 @@ static int opt_count(const struct opt *op, const char *arg, struct strbuf *err)
 		return -1;
 	}
 	*(long *)op->value = v;
-	return 0;
-}
-
-static int opt_mode(const struct opt *op, const char *arg, struct strbuf *err)
-{
-	enum sample_mode mode;
-
-	if (sample_mode_parse(arg, &mode) || mode == MODE_GIL) {
-		strbuf_addf(err, "unknown mode: '%s' (cpu, wall or exception)", arg);
-		return -1;
-	}
-	*(enum sample_mode *)op->value = mode;
 	return 0;
 }
 
@@ -182,7 +161,7 @@ static int opt_config(const struct opt *op, const char *arg, struct strbuf *err)
 }
 
 static const char agent_usage[] =
-	"usage: framewalk agent [-p PID... | --all-python | --match REGEX ...] [-r HZ]\n"
+	"usage: framewalk agent [-p PID... | --all-python | --match REGEX ...] [-r RATE]\n"
 	"                       [--period SECS] [--pyroscope URL] [--otlp URL] [--dir DIR]\n"
 	"                       [--spool DIR] [--once] [--config FILE]\n";
 
@@ -201,7 +180,9 @@ static const char agent_footer[] =
 	"one \"name = value\" per line; the command line wins. The static build has\n"
 	"no HTTP: it writes --dir only. See docs/AGENT.md.\n";
 
-static void build_table(struct agent_opts *o, struct opt *t, size_t max)
+/* The agent's options, the sampling ones (made for its use, into o->so) where they stand. */
+static void build_table(struct agent_opts *o, const struct opt *sampling, struct opt *t,
+			size_t max)
 {
 	const struct opt table[] = {
 		OPT_CALL('p', "pid", o, "PID", "profile this process (may be given several times)",
@@ -215,20 +196,9 @@ static void build_table(struct agent_opts *o, struct opt *t, size_t max)
 			 "with ID (may repeat)", opt_container),
 		OPT_CALL(0, "cgroup", o, "GLOB", "only processes whose cgroup path matches GLOB "
 			 "(may repeat)", opt_cgroup),
-		OPT_CALL('r', "rate", &o->rate, "HZ", "samples per second of each thread (default 19)",
-			 opt_rate),
-		OPT_CALL(0, "mode", &o->mode, "M", "cpu (default: threads on a CPU), wall (every "
-			 "thread) or exception (threads handling an exception)", opt_mode),
-		OPT_BOOL(0, "native", &o->native, "whole stacks whatever the backend and mode "
-			 "(default: where they cost no more stopping: bpf, ptrace in cpu mode)"),
-		OPT_BOOL(0, "python-only", &o->python_only, "Python frames only, whatever the backend"),
+		OPT_INCLUDE(sampling),
 		OPT_BOOL(0, "redact-cmdline", &o->redact_cmdline, "name each process by its "
 			 "executable's name only, not its command line (which may hold secrets)"),
-		OPT_BOOL(0, "kernel", &o->kernel, "add kernel frames (implies --native)"),
-		OPT_CALL(0, "backend", &o->backend, "B", "auto (default: bpf where it loads, else "
-			 "ptrace, else vm), bpf, ptrace or vm", cmd_opt_backend),
-		OPT_BOOL(0, "no-debuginfod", &o->no_debuginfod, "ask no debuginfod server for debug "
-			 "files"),
 		OPT_CALL(0, "period", &o->period, "SECS", "one profile per process every SECS seconds, "
 			 "aligned to the clock (default 15; at least 1 with --pyroscope, 0.1 otherwise)",
 			 opt_seconds),
@@ -294,7 +264,7 @@ static void build_table(struct agent_opts *o, struct opt *t, size_t max)
 static void opts_default(struct agent_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->rate = DEFAULT_RATE;
+	cmd_sampling_defaults(&cmd_sampling_agent, &o->so);
 	o->period = DEFAULT_PERIOD;
 	o->scan = DEFAULT_SCAN;
 	o->refresh = DEFAULT_REFRESH;
@@ -311,12 +281,15 @@ static int parse_argv(struct agent_opts *o, int argc, char **argv)
 {
 	struct opt table[AGENT_NOPTS];
 	struct opt_command cmd = { "agent", agent_usage, agent_about, agent_footer, table, 0 };
+	struct cmd_sampling_opts sampling;
 	char **copy = xcalloc((size_t)argc + 1, sizeof(*copy));
 	int nargs, ret;
 
-	build_table(o, table, ARRAY_SIZE(table));
+	cmd_sampling_opts_init(&sampling, &cmd_sampling_agent, &o->so);
+	build_table(o, sampling.table, table, ARRAY_SIZE(table));
 	memcpy(copy, argv, (size_t)argc * sizeof(*copy));
 	ret = opts_parse(&cmd, argc, copy, &nargs);
+	cmd_sampling_opts_release(&sampling);
 	if (!ret && nargs)
 		ret = cmd_usage_error("agent", "unexpected argument: '%s' (the agent takes options "
 				      "only)", copy[1]);
@@ -399,9 +372,7 @@ static int validate(struct agent_opts *o)
 	if (!o->pyroscope && !o->otlp && !o->dir && !o->once)
 		return cmd_usage_error("agent", "nowhere to send the profiles: give --pyroscope URL, "
 				       "--otlp URL or --dir DIR (or --once to print one period)");
-	if (o->kernel)
-		o->native = 1;
-	if (o->native && o->python_only)
+	if (o->so.native && o->so.python_only)
 		return cmd_usage_error("agent", "give either --native (or --kernel) or --python-only");
 	return 0;
 }
@@ -427,10 +398,13 @@ int agent_load_options(struct agent_opts *o, int argc, char **argv)
 	if (config) {
 		struct opt table[AGENT_NOPTS];
 		struct opt_command cmd = { "agent", agent_usage, agent_about, agent_footer, table, 0 };
+		struct cmd_sampling_opts sampling;
 		struct strbuf err = STRBUF_INIT;
 
-		build_table(o, table, ARRAY_SIZE(table));
+		cmd_sampling_opts_init(&sampling, &cmd_sampling_agent, &o->so);
+		build_table(o, sampling.table, table, ARRAY_SIZE(table));
 		ret = opts_file_args(&cmd, config, &o->file_argc, &o->file_argv, &err);
+		cmd_sampling_opts_release(&sampling);
 		if (ret) {
 			fw_error("cannot read the configuration: %s", strbuf_str(&err));
 			strbuf_release(&err);

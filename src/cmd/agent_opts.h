@@ -16,10 +16,8 @@
 struct agent_opts {
 	struct select_set sel;
 	int all_python;
-	double rate, period, scan, refresh;
-	enum sample_mode mode;
-	int native, python_only, kernel, no_debuginfod;
-	enum backend backend;
+	struct sampler_opts so;  /* the sampling options (cmd/sampling.c) */
+	double period, scan, refresh;
 	const char *pyroscope, *pyroscope_api, *pyroscope_user, *pyroscope_password;
 	const char *pyroscope_token, *pyroscope_tenant;
 	const char *otlp;

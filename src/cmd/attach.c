@@ -23,7 +23,7 @@
  */
 void cmd_permission_hints(pid_t pid)
 {
-	struct audit_backend b[AUDIT_NBACKENDS];
+	struct audit_backend b[AUDIT_NBACKENDS], *vm;
 	struct audit_target t;
 	struct audit_env e;
 
@@ -33,12 +33,13 @@ void cmd_permission_hints(pid_t pid)
 		return;
 	}
 	audit_backends(&e, &t, b);
-	/* audit_backend order: vm, ptrace, bpf; vm reads what every capture needs */
-	if (b[0].reason.len)
-		fw_hint("%s", strbuf_str(&b[0].reason));
-	for (size_t k = 0; k < b[0].nfixes; k++)
-		fw_hint("fix: %s", b[0].fixes[k]);
-	if (!b[0].nfixes)
+	/* vm's verdict (the first, audit/env.h): it reads what every capture needs */
+	vm = &b[0];
+	if (vm->reason.len)
+		fw_hint("%s", strbuf_str(&vm->reason));
+	for (size_t k = 0; k < vm->nfixes; k++)
+		fw_hint("fix: %s", vm->fixes[k]);
+	if (!vm->nfixes)
 		fw_hint("see `framewalk check -p %d` for what this machine allows", (int)pid);
 	audit_backends_release(b);
 }

@@ -64,54 +64,79 @@ static int opt_backend(const struct opt *o, const char *arg, struct strbuf *err)
 	enum backend b;
 
 	if (backend_parse(arg, &b) || b == BACKEND_AUTO) {
-		strbuf_addf(err, "unknown backend: '%s' (vm, ptrace or bpf)", arg);
+		strbuf_addf(err, "unknown backend: '%s' (", arg);
+		cmd_backend_names(err, 0);
+		strbuf_addch(err, ')');
 		return -1;
 	}
-	co->need |= b == BACKEND_VM ? NEED_VM : b == BACKEND_PTRACE ? NEED_PTRACE : NEED_BPF;
+	co->need |= CHECK_NEED(b);
 	co->need_given = 1;
 	return 0;
+}
+
+/* The backends that read native stacks, as CHECK_NEED bits. */
+static unsigned native_backends(void)
+{
+	unsigned bits = 0;
+
+	for (int b = BACKEND_VM; b < BACKEND_COUNT; b++)
+		if (backend_info((enum backend)b)->native)
+			bits |= CHECK_NEED(b);
+	return bits;
 }
 
 /* Parse the command line into o: 0, or the exit code (-1: --help, exit 0). */
 static int parse_args(int argc, char **argv, struct check_opts *o)
 {
-	const struct opt opts[] = {
-		OPT_CALL('p', "pid", &o->pid, "PID", "a running process: its interpreter and every "
-			 "module it has loaded", opts_pid),
-		OPT_STR(0, "python", &o->python, "PATH", "an installation, read from its files "
-			"(never run)"),
-		OPT_CALL_OPTARG(0, "site-packages", &o->site, "DIR", "also every extension under its "
-				"site-packages (or under DIR, e.g. a virtualenv's)", opt_site),
-		OPT_STR(0, "root", &o->root, "DIR", "the installation lives in this sysroot "
-			"(default: guessed from PATH, e.g. a chroot's DIR/usr/bin)"),
-		OPT_CALL(0, "backend", o, "B", "require backend B: vm, ptrace or bpf (repeatable; "
-			 "default vm for a machine or a process)", opt_backend),
-		OPT_BOOL(0, "native", &o->native, "require native stacks: ptrace, and every module "
-			 "unwindable"),
-		OPT_BOOL(0, "json", &o->json, "the report as JSON"),
-		OPT_BOOL('v', "verbose", &o->verbose, "per-module details (paths, counts, debug "
-			 "files)"),
-		OPT_TERMINATOR,
-	};
-	const struct opt_command cmd = {
-		"check",
-		"usage: framewalk check [-p PID] [--backend B]... [--native] [--json] [-v]\n"
-		"       framewalk check --python PATH [--site-packages[=DIR]] [--root DIR] [--json] [-v]\n"
-		"       framewalk check [options] ELF-FILE...\n",
-		"Audit whether profiling works here: permissions and environment, which backends are "
-		"usable (and the exact fix for each that is not), and for a process or an "
-		"installation the interpreter's build and, for every module, frame pointers, unwind "
-		"tables, symbols and build-id.\n",
-		"Exit status: 0 when everything required works; 3 no such process, 4 not Python, 5 "
-		"unsupported version, 8 unreadable file, 6 a required backend lacks a privilege, 9 "
-		"something else required does not work (a module that cannot be unwound, a missing "
-		"kernel feature).\n",
-		opts, 0,
-	};
+	struct strbuf backend_help = STRBUF_INIT, native_help = STRBUF_INIT;
 	int ret, nargs;
 
+	strbuf_addstr(&backend_help, "require backend B: ");
+	cmd_backend_names(&backend_help, 0);
+	strbuf_addf(&backend_help, " (repeatable; default %s for a machine or a process)",
+		    backend_name(BACKEND_VM));
+	strbuf_addf(&native_help, "require native stacks: %s, and every module unwindable",
+		    backend_name(BACKEND_PTRACE));
 	memset(o, 0, sizeof(*o));
-	ret = opts_parse(&cmd, argc, argv, &nargs);
+	{
+		const struct opt opts[] = {
+			OPT_CALL('p', "pid", &o->pid, "PID", "a running process: its interpreter "
+				 "and every module it has loaded", opts_pid),
+			OPT_STR(0, "python", &o->python, "PATH", "an installation, read from its "
+				"files (never run)"),
+			OPT_CALL_OPTARG(0, "site-packages", &o->site, "DIR", "also every extension "
+					"under its site-packages (or under DIR, e.g. a "
+					"virtualenv's)", opt_site),
+			OPT_STR(0, "root", &o->root, "DIR", "the installation lives in this sysroot "
+				"(default: guessed from PATH, e.g. a chroot's DIR/usr/bin)"),
+			OPT_CALL(0, "backend", o, "B", strbuf_str(&backend_help), opt_backend),
+			OPT_BOOL(0, "native", &o->native, strbuf_str(&native_help)),
+			OPT_BOOL(0, "json", &o->json, "the report as JSON"),
+			OPT_BOOL('v', "verbose", &o->verbose, "per-module details (paths, counts, "
+				 "debug files)"),
+			OPT_TERMINATOR,
+		};
+		const struct opt_command cmd = {
+			"check",
+			"usage: framewalk check [-p PID] [--backend B]... [--native] [--json] [-v]\n"
+			"       framewalk check --python PATH [--site-packages[=DIR]] [--root DIR] "
+			"[--json] [-v]\n"
+			"       framewalk check [options] ELF-FILE...\n",
+			"Audit whether profiling works here: permissions and environment, which "
+			"backends are usable (and the exact fix for each that is not), and for a "
+			"process or an installation the interpreter's build and, for every module, "
+			"frame pointers, unwind tables, symbols and build-id.\n",
+			"Exit status: 0 when everything required works; 3 no such process, 4 not "
+			"Python, 5 unsupported version, 8 unreadable file, 6 a required backend lacks "
+			"a privilege, 9 something else required does not work (a module that cannot "
+			"be unwound, a missing kernel feature).\n",
+			opts, 0,
+		};
+
+		ret = opts_parse(&cmd, argc, argv, &nargs);
+	}
+	strbuf_release(&backend_help);
+	strbuf_release(&native_help);
 	if (ret)
 		return ret;
 	o->files = argv + 1;
@@ -128,28 +153,33 @@ static int parse_args(int argc, char **argv, struct check_opts *o)
 		o->mode = CHECK_FILES;
 	else
 		o->mode = CHECK_MACHINE;
-	if (o->native && !(o->need & (NEED_PTRACE | NEED_BPF)))
-		o->need |= NEED_PTRACE;
+	if (o->native && !(o->need & native_backends()))
+		o->need |= CHECK_NEED(BACKEND_PTRACE);
 	if (!o->need_given && !o->native && (o->mode == CHECK_MACHINE || o->mode == CHECK_PROCESS))
-		o->need |= NEED_VM;
+		o->need |= CHECK_NEED(BACKEND_VM);
 	return 0;
 }
 
 /* ------------------------------------------------------------------ */
 /* Verdicts                                                            */
 
-int check_requires(const struct check *c, int i)
-{
-	static const unsigned bits[AUDIT_NBACKENDS] = { NEED_VM, NEED_PTRACE, NEED_BPF };
+/* audit_backends fills one verdict per backend, in enum backend's order from vm */
+_Static_assert(AUDIT_NBACKENDS == BACKEND_COUNT - BACKEND_VM, "one audit verdict per backend");
 
-	return i >= 0 && i < AUDIT_NBACKENDS && (c->o.need & bits[i]) != 0;
+const struct audit_backend *check_backend(const struct check *c, enum backend b)
+{
+	return &c->f.backends[b - BACKEND_VM];
+}
+
+int check_requires(const struct check *c, enum backend b)
+{
+	return (c->o.need & CHECK_NEED(b)) != 0;
 }
 
 enum backend check_default_backend(const struct check *c, int *whole_stacks)
 {
-	/* audit_backend order: vm, ptrace, bpf */
-	enum backend b = backend_auto_pick(c->f.backends[2].status == AUDIT_USABLE,
-					   c->f.backends[1].status != AUDIT_UNUSABLE);
+	enum backend b = backend_auto_pick(check_backend(c, BACKEND_BPF)->status == AUDIT_USABLE,
+					   check_backend(c, BACKEND_PTRACE)->status != AUDIT_UNUSABLE);
 
 	if (whole_stacks)
 		*whole_stacks = backend_whole_stacks_default(b, MODE_CPU);
@@ -218,25 +248,26 @@ static void file_problems(struct check *c)
 static void decide(struct check *c)
 {
 	const struct audit_facts *f = &c->f;
-	int chain_needed = c->o.native || (c->o.need & (NEED_PTRACE | NEED_BPF)) ||
+	int chain_needed = c->o.native || (c->o.need & native_backends()) ||
 			   c->o.mode == CHECK_INSTALL || c->o.mode == CHECK_FILES;
 
 	if (c->o.mode == CHECK_PROCESS)
 		discovery_problem(c);
 	install_problem(c);
 	file_problems(c);
-	for (int i = 0; i < AUDIT_NBACKENDS; i++) {
-		const struct audit_backend *b = &f->backends[i];
+	for (int i = BACKEND_VM; i < BACKEND_COUNT; i++) {
+		const struct audit_backend *b = check_backend(c, (enum backend)i);
 		int ok = b->status == AUDIT_USABLE ||
 			 (b->status == AUDIT_LIMITED && !f->has_target);
 
-		if (!check_requires(c, i) || ok)
+		if (!check_requires(c, (enum backend)i) || ok)
 			continue;
 		if (f->has_target && f->target.kthread)
 			continue;       /* said once, as "not a Python process" */
 		problem(c, b->failure == AUDIT_NO_PERMISSION ? FW_EXIT_PERMISSION :
 			   b->failure == AUDIT_GONE ? FW_EXIT_NO_PROCESS : FW_EXIT_CHECK_FAILED,
-			"backend %s is not usable: %s", b->name, strbuf_str(&b->reason));
+			"backend %s is not usable: %s", backend_name((enum backend)i),
+			strbuf_str(&b->reason));
 	}
 	if (f->maps_err)
 		problem(c, f->maps_err == -ESRCH ? FW_EXIT_NO_PROCESS : FW_EXIT_PERMISSION,
@@ -292,6 +323,7 @@ int cmd_check(int argc, char **argv)
 		return FW_EXIT_NO_PROCESS;
 	}
 	audit_facts_init(&c->f);
+	elf_cache_set_env(c->f.files, cmd_elf_env());
 	probe_bpf_backend(&c->f.env);
 	if (c->o.mode == CHECK_PROCESS)
 		audit_gather_process(&c->f, c->o.pid);

@@ -15,9 +15,8 @@
 
 enum check_mode { CHECK_MACHINE, CHECK_PROCESS, CHECK_INSTALL, CHECK_FILES };
 
-#define NEED_VM (1u << 0)
-#define NEED_PTRACE (1u << 1)
-#define NEED_BPF (1u << 2)
+/* check_opts.need: the backends required, a bit per enum backend */
+#define CHECK_NEED(b) (1u << (b))
 
 struct check_opts {
 	enum check_mode mode;
@@ -25,7 +24,7 @@ struct check_opts {
 	const char *python;
 	const char *root;
 	const char *site;               /* NULL: none; "": the installation's own */
-	unsigned need;                  /* NEED_* */
+	unsigned need;                  /* CHECK_NEED(backend) bits */
 	int need_given;
 	int native;
 	int json;
@@ -44,8 +43,10 @@ struct check {
 	int exit_code;
 };
 
-/* Was backend i (audit_backend order: vm, ptrace, bpf) required? */
-int check_requires(const struct check *c, int i);
+/* The audit's verdict on backend b (not BACKEND_AUTO). */
+const struct audit_backend *check_backend(const struct check *c, enum backend b);
+/* Was backend b required? */
+int check_requires(const struct check *c, enum backend b);
 
 /*
  * The backend record and top choose here by default (backend_auto_pick on

@@ -270,13 +270,13 @@ int check_print_json(const struct check *c)
 	json_env(&j, c);
 	json_key(&j, "backends");
 	json_begin_array(&j);
-	for (int i = 0; i < AUDIT_NBACKENDS; i++) {
-		const struct audit_backend *b = &c->f.backends[i];
+	for (int i = BACKEND_VM; i < BACKEND_COUNT; i++) {
+		const struct audit_backend *b = check_backend(c, (enum backend)i);
 
 		json_begin_object(&j);
-		jkey_str(&j, "name", b->name);
+		jkey_str(&j, "name", backend_name((enum backend)i));
 		jkey_str(&j, "status", audit_backend_status_name(b->status));
-		jkey_bool(&j, "required", check_requires(c, i));
+		jkey_bool(&j, "required", check_requires(c, (enum backend)i));
 		jkey_str(&j, "reason", strbuf_str(&b->reason));
 		jkey_str(&j, "note", b->note.len ? strbuf_str(&b->note) : NULL);
 		json_key(&j, "fixes");

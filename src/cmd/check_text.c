@@ -342,11 +342,12 @@ static void print_env(const struct check *c)
 static void print_backends(const struct check *c)
 {
 	printf("\nBackends%s\n", c->f.has_target ? " for this process" : "");
-	for (int i = 0; i < AUDIT_NBACKENDS; i++) {
-		const struct audit_backend *b = &c->f.backends[i];
+	for (int i = BACKEND_VM; i < BACKEND_COUNT; i++) {
+		const struct audit_backend *b = check_backend(c, (enum backend)i);
 
-		printf("  %-7s %-9s %s%s\n", b->name, audit_backend_status_name(b->status),
-		       strbuf_str(&b->reason), check_requires(c, i) ? " [required]" : "");
+		printf("  %-7s %-9s %s%s\n", backend_name((enum backend)i),
+		       audit_backend_status_name(b->status), strbuf_str(&b->reason),
+		       check_requires(c, (enum backend)i) ? " [required]" : "");
 		for (size_t k = 0; k < b->nfixes && b->status != AUDIT_USABLE; k++)
 			printf("  %-7s %-9s fix: %s\n", "", "", b->fixes[k]);
 		for (size_t k = 0; k < b->nfixes && b->status == AUDIT_USABLE; k++)
@@ -356,15 +357,15 @@ static void print_backends(const struct check *c)
 	}
 	{
 		enum backend d = check_default_backend(c, NULL);
+		const struct backend_info *bi = backend_info(d);
 
-		printf("  default: record and top use %s here%s: %s\n", backend_name(d),
-		       d == BACKEND_PTRACE && c->f.backends[1].status == AUDIT_LIMITED ?
-		       " (for the processes ptrace may read, above; vm for the others)" : "",
-		       d == BACKEND_BPF ? "whole stacks, each read at its sample's instant, nothing stopped" :
-		       d == BACKEND_PTRACE ? "whole stacks in cpu mode (Python frames in wall and gil "
-					     "modes unless --native), a running thread stopped while it is read" :
-		       "Python frames, read without stopping the target; short functions on call-heavy "
-		       "code may be under-counted (docs/BENCHMARKS.md, \"Accuracy\")");
+		printf("  default: record and top use %s here", bi->name);
+		/* may read some processes, not others: the next one auto takes does those */
+		if (check_backend(c, d)->status == AUDIT_LIMITED && d != BACKEND_VM)
+			printf(" (for the processes %s may read, above; %s for the others)", bi->name,
+			       backend_name(backend_auto_pick(0, 0)));
+		printf(": %s%s%s\n", bi->by_default, bi->caveat ? "; " : "",
+		       bi->caveat ? bi->caveat : "");
 	}
 }
 

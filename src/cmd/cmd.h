@@ -39,6 +39,13 @@ int cmd_agent(int argc, char **argv);
  */
 int cmd_attach(pid_t pid, struct py_target *t);
 
+/*
+ * The environment library code is told (cmd/environ.c): debug files'
+ * servers, cache and budget, the frame-pointer trace. Read once.
+ */
+struct elf_env;
+const struct elf_env *cmd_elf_env(void);
+
 /* Print the permission-denied hints for pid (capability, ptrace_scope, user). */
 void cmd_permission_hints(pid_t pid);
 
@@ -83,16 +90,59 @@ const struct cmd_stop_outcome *cmd_stop_outcome(enum sampler_stop reason);
 #define cmd_usage_error(...) opts_usage_error(__VA_ARGS__)
 
 /*
- * cmd/sampling.c: option callbacks of the commands that sample. value is a
- * double (rate in Hz, duration in seconds) or an enum backend; --nonblocking
- * takes no value and sets BACKEND_VM.
+ * cmd/sampling.c: the sampling options, each defined once (name, help,
+ * default, check). A command takes those its use names, includes the
+ * table made for it (OPT_INCLUDE(t.table)) where they belong in its help,
+ * and finds the values in a struct sampler_opts (--kernel and --native-all
+ * set native too; --nonblocking is --backend vm).
  */
-int cmd_opt_rate(const struct opt *o, const char *arg, struct strbuf *err);
-int cmd_opt_duration(const struct opt *o, const char *arg, struct strbuf *err);
-int cmd_opt_backend(const struct opt *o, const char *arg, struct strbuf *err);
-int cmd_opt_nonblocking(const struct opt *o, const char *arg, struct strbuf *err);
-/* --mode: value is an enum sample_mode. */
-int cmd_opt_mode(const struct opt *o, const char *arg, struct strbuf *err);
+#define CMD_SO_SUBPROCESSES (1u << 0)   /* --subprocesses */
+#define CMD_SO_DURATION (1u << 1)       /* -d SECS */
+#define CMD_SO_RATE (1u << 2)           /* -r RATE */
+#define CMD_SO_MODE (1u << 3)           /* --mode M */
+#define CMD_SO_ASYNC (1u << 4)          /* --async */
+#define CMD_SO_PYTHON_ONLY (1u << 5)    /* --python-only */
+#define CMD_SO_NATIVE (1u << 6)         /* --native */
+#define CMD_SO_KERNEL (1u << 7)         /* --kernel */
+#define CMD_SO_NATIVE_ALL (1u << 8)     /* --native-all */
+#define CMD_SO_NO_INLINE (1u << 9)      /* --no-inline */
+#define CMD_SO_NO_DEBUGINFOD (1u << 10) /* --no-debuginfod */
+#define CMD_SO_BACKEND (1u << 11)       /* --backend B */
+#define CMD_SO_NONBLOCKING (1u << 12)   /* --nonblocking: --backend vm */
+
+/* What a command takes (cmd/sampling.c has each command's, with its reasons). */
+struct cmd_sampling_use {
+	const char *cmd;
+	unsigned opts;              /* CMD_SO_* */
+	double rate_hz, rate_max;   /* --rate's default and bound */
+	unsigned modes;             /* 1 << mode: the modes --mode takes */
+	const char *until;          /* how a capture without -d ends, for its help */
+};
+extern const struct cmd_sampling_use cmd_sampling_record, cmd_sampling_top, cmd_sampling_dump,
+	cmd_sampling_agent;
+
+#define CMD_SAMPLING_MAX 16
+
+/* The options made for one use, their values going to so; not to be copied. */
+struct cmd_sampling_opts {
+	const struct cmd_sampling_use *use;
+	struct sampler_opts *so;
+	struct opt table[CMD_SAMPLING_MAX + 1];    /* ended by OPT_END */
+	struct strbuf help[CMD_SAMPLING_MAX];
+	size_t n;
+};
+void cmd_sampling_opts_init(struct cmd_sampling_opts *t, const struct cmd_sampling_use *use,
+			    struct sampler_opts *so);
+void cmd_sampling_opts_release(struct cmd_sampling_opts *t);
+/* The defaults of use into so (before the first parse), and the environment (cmd_elf_env). */
+void cmd_sampling_defaults(const struct cmd_sampling_use *use, struct sampler_opts *so);
+/* Do a and b hold the same sampling options? */
+int cmd_sampling_same(const struct sampler_opts *a, const struct sampler_opts *b);
+
+/* "vm, ptrace or bpf" from the backends' table ("auto, vm, ..." with with_auto). */
+void cmd_backend_names(struct strbuf *sb, int with_auto);
+/* --backend's help: auto's rule, then each backend, how it reads and what it needs. */
+void cmd_backend_help(struct strbuf *sb);
 
 /*
  * Before sampling t: can it give what so asks beyond stacks (--async's

@@ -209,50 +209,35 @@ struct dump_opts {
 	int nonblocking;
 };
 
-static int opt_native(const struct opt *o, const char *arg, struct strbuf *err)
-{
-	struct sampler_opts *so = o->value;
-
-	(void)arg;
-	(void)err;
-	so->native = 1;
-	if (!strcmp(o->long_name, "kernel"))
-		so->kernel = 1;
-	else if (!strcmp(o->long_name, "native-all"))
-		so->native_all = 1;
-	return 0;
-}
-
 /* Parse the command line into o: 0, or the exit code (-1: --help, exit 0). */
 static int parse_dump_args(int argc, char **argv, struct dump_opts *o)
 {
-	const struct opt opts[] = {
-		OPT_CALL('p', "pid", &o->pid, "PID", "the process", opts_pid),
-		OPT_BOOL(0, "nonblocking", &o->nonblocking, "never stop the target (Python frames "
-			 "only): a stack is printed when two reads in a row agree"),
-		OPT_CALL(0, "native", &o->so, NULL, "whole stacks: Python, C extensions, native "
-			 "libraries", opt_native),
-		OPT_CALL(0, "kernel", &o->so, NULL, "add kernel frames (implies --native)",
-			 opt_native),
-		OPT_CALL(0, "native-all", &o->so, NULL, "keep the interpreter's call machinery "
-			 "frames", opt_native),
-		OPT_BOOL(0, "no-inline", &o->so.no_inline, "no frames for functions the compiler "
-			 "inlined (read from debug info where a file has it)"),
-		OPT_BOOL(0, "no-debuginfod", &o->so.no_debuginfod, "ask no debuginfod server for "
-			 "missing debug info"),
-		OPT_TERMINATOR,
-	};
-	const struct opt_command cmd = {
-		"dump", "usage: framewalk dump [--native [--kernel]] [--nonblocking] -p PID\n",
-		"Print the current stack of every thread of a process once, innermost frame last. "
-		"Each thread is stopped (ptrace) for the moment its stack is read, one thread at a "
-		"time, so every stack is one instant's.\n", NULL, opts, 0,
-	};
+	struct cmd_sampling_opts sampling;
 	int ret, nargs;
 
 	memset(o, 0, sizeof(*o));
+	cmd_sampling_defaults(&cmd_sampling_dump, &o->so);
 	o->so.rate_hz = 1;
-	ret = opts_parse(&cmd, argc, argv, &nargs);
+	cmd_sampling_opts_init(&sampling, &cmd_sampling_dump, &o->so);
+	{
+		/* not the sampling options' --nonblocking (--backend vm): dump has no backend */
+		const struct opt opts[] = {
+			OPT_CALL('p', "pid", &o->pid, "PID", "the process", opts_pid),
+			OPT_BOOL(0, "nonblocking", &o->nonblocking, "never stop the target (Python "
+				 "frames only): a stack is printed when two reads in a row agree"),
+			OPT_INCLUDE(sampling.table),
+			OPT_TERMINATOR,
+		};
+		const struct opt_command cmd = {
+			"dump", "usage: framewalk dump [--native [--kernel]] [--nonblocking] -p PID\n",
+			"Print the current stack of every thread of a process once, innermost frame "
+			"last. Each thread is stopped (ptrace) for the moment its stack is read, one "
+			"thread at a time, so every stack is one instant's.\n", NULL, opts, 0,
+		};
+
+		ret = opts_parse(&cmd, argc, argv, &nargs);
+	}
+	cmd_sampling_opts_release(&sampling);
 	if (ret)
 		return ret;
 	if (nargs)

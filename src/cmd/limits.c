@@ -7,8 +7,9 @@
  *
  * What a capture holds open besides what is open now (stdio, the outputs):
  * a few files at a time for /proc and ELF reads, a separate debug file per
- * module that has one (native stacks), and for bpf one perf event and one
- * link per CPU plus the program's maps. Per-thread /proc files are kept open
+ * module that has one (native stacks), and what the backend's row says it
+ * holds itself (struct backend_info: bpf's perf event and link per CPU, its
+ * program and maps). Per-thread /proc files are kept open
  * only within target/taskstat.h's budget and reopened per reading past it.
  */
 #include <dirent.h>
@@ -20,12 +21,12 @@
 #include "target/proc.h"
 #include "target/taskstat.h"
 #include "util/file.h"
+#include "util/strbuf.h"
 #include "util/util.h"
 
 #define TRANSIENT_FDS 4         /* /proc reads, an ELF being opened, kallsyms */
 #define NATIVE_FDS 4            /* separate debug files (without room: fewer names, reported) */
-#define BPF_FIXED_FDS 12        /* maps, program, BTF, statistics, ring buffer, epoll */
-#define BPF_FDS_PER_CPU 2       /* perf event + link */
+/* A backend's own descriptors are in its row (struct backend_info). */
 
 static size_t open_fds(void)
 {
@@ -43,13 +44,40 @@ static size_t open_fds(void)
 
 size_t cmd_fd_need(const struct sampler_opts *so, size_t open_now, int ncpus)
 {
+	const struct backend_info *bi = backend_info(so->backend);
 	size_t need = open_now + TRANSIENT_FDS;
 
-	if (so->native || so->backend == BACKEND_PTRACE || so->backend == BACKEND_BPF)
+	if (so->native || (bi && bi->native))
 		need += NATIVE_FDS;
-	if (so->backend == BACKEND_BPF)
-		need += BPF_FIXED_FDS + BPF_FDS_PER_CPU * (size_t)(ncpus > 0 ? ncpus : 1);
+	if (bi)
+		need += bi->fds_fixed + bi->fds_per_cpu * (size_t)(ncpus > 0 ? ncpus : 1);
 	return need;
+}
+
+/*
+ * Who needs them, for the message: "the bpf backend" (one that holds
+ * descriptors per CPU, and the next in auto's order that holds none),
+ * "a native capture" or "a capture".
+ */
+static void say_needer(struct strbuf *who, struct strbuf *where, const struct sampler_opts *so)
+{
+	const struct backend_info *bi = backend_info(so->backend);
+
+	if (bi && bi->fds_per_cpu) {
+		strbuf_addf(who, "the %s backend", bi->name);
+		strbuf_addstr(where, " on this machine's CPUs");
+		for (size_t i = 0; backend_preferred(i) != BACKEND_AUTO; i++) {
+			const struct backend_info *next = backend_info(backend_preferred(i));
+
+			if (!next->fds_per_cpu && next->native) {
+				strbuf_addf(where, " (or use --backend %s, which needs fewer)",
+					    next->name);
+				break;
+			}
+		}
+	} else {
+		strbuf_addstr(who, bi && bi->native ? "a native capture" : "a capture");
+	}
 }
 
 int cmd_fd_limits(const struct sampler_opts *so, const struct py_target *targets, size_t n)
@@ -69,13 +97,14 @@ int cmd_fd_limits(const struct sampler_opts *so, const struct py_target *targets
 	}
 	need = cmd_fd_need(so, open_fds(), ncpus);
 	if (rl.rlim_cur < need) {
+		struct strbuf who = STRBUF_INIT, where = STRBUF_INIT;
+
+		say_needer(&who, &where, so);
 		fw_error("the open-file limit (ulimit -n %llu) is too low: %s needs about %zu "
-			 "descriptors%s%s; raise it: ulimit -n %d", (unsigned long long)rl.rlim_cur,
-			 so->backend == BACKEND_BPF ? "the bpf backend" :
-			 so->backend == BACKEND_PTRACE ? "a native capture" : "a capture", need,
-			 so->backend == BACKEND_BPF ? " on this machine's CPUs" : "",
-			 so->backend == BACKEND_BPF ? " (or use --backend ptrace, which needs fewer)" :
-			 "", FW_NOFILE_SUGGESTED);
+			 "descriptors%s; raise it: ulimit -n %d", (unsigned long long)rl.rlim_cur,
+			 strbuf_str(&who), need, strbuf_str(&where), FW_NOFILE_SUGGESTED);
+		strbuf_release(&who);
+		strbuf_release(&where);
 		return FW_EXIT_FAILURE;
 	}
 	for (size_t i = 0; i < n; i++) {

@@ -41,7 +41,6 @@ struct record_opts {
 	int pids[MAX_PIDS];
 	struct opt_pid_list pid_list;     /* over pids */
 	int all_python;
-	double rate, duration;
 	struct cmd_outputs outs;
 	int quiet;
 	struct sampler_opts sampling;
@@ -49,28 +48,17 @@ struct record_opts {
 	char **command;
 };
 
-/* --native-all: whole stacks with the interpreter's own frames kept. */
-static int opt_native_all(const struct opt *op, const char *arg, struct strbuf *err)
-{
-	struct sampler_opts *so = op->value;
-
-	(void)arg;
-	(void)err;
-	so->native = so->native_all = 1;
-	return 0;
-}
-
 /* Parse the command line into o: 0, or the exit code (-1: --help, exit 0). */
 static int parse_record_args(int argc, char **argv, struct record_opts *o)
 {
 	struct strbuf format_help = STRBUF_INIT;
-	struct sampler_opts *so = &o->sampling;
+	struct cmd_sampling_opts sampling;
 	int ret, nargs;
 
 	memset(o, 0, sizeof(*o));
 	o->pid_list = (struct opt_pid_list){ o->pids, 0, MAX_PIDS };
-	o->rate = 100;
-	o->sampling.backend = 0;    /* auto */
+	cmd_sampling_defaults(&cmd_sampling_record, &o->sampling);
+	cmd_sampling_opts_init(&sampling, &cmd_sampling_record, &o->sampling);
 	o->outs.use = OUTFMT_PROFILE;
 	output_opts_default(&o->out);
 	cmd_format_help(&format_help, OUTFMT_PROFILE);
@@ -80,52 +68,17 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 				 "given several times)", opts_pid_list),
 			OPT_BOOL(0, "all-python", &o->all_python, "every Python process on the host "
 				 "(each labeled)"),
-			OPT_BOOL(0, "subprocesses", &so->subprocesses, "also profile children started "
-				 "during the capture (fork, multiprocessing, pre-forked workers, a child "
-				 "that execs Python later); each labeled"),
-			OPT_CALL('d', "duration", &o->duration, "SECS", "stop after SECS seconds "
-				 "(default: until Ctrl-C or exit)", cmd_opt_duration),
-			OPT_CALL('r', "rate", &o->rate, "RATE", "samples per second: 100, 1k, 10khz "
-				 "(default 100)", cmd_opt_rate),
+			OPT_INCLUDE(sampling.table),
 			OPT_CALL('o', "output", &o->outs, "FILE", "write the profile to FILE (default: "
 				 "text report on stdout); may be given several times", cmd_opt_output),
 			OPT_CALL('f', "format", &o->outs, "FMT", strbuf_str(&format_help),
 				 cmd_opt_format),
-			OPT_CALL(0, "mode", &so->mode, "M", "cpu (default: threads on a CPU), wall "
-				 "(every thread; a waiting one ends in a [wait] frame naming its system "
-				 "call), gil (the thread holding the GIL; threads waiting for it or "
-				 "running without it end in <waiting for GIL> or <running without GIL>) "
-				 "or exception (as wall, only threads raising or handling an exception, "
-				 "ending in <exception TYPE>)", cmd_opt_mode),
 			OPT_CALL(0, "limit", &o->out, "N", "rows in the report's top tables "
 				 "(default 20)", cmd_opt_limit),
 			OPT_CALL(0, "min-percent", &o->out, "P", "hide call-tree branches under P% "
 				 "(default 0.5)", cmd_opt_min_percent),
 			OPT_CALL(0, "thread", &o->out, "T", "report only the thread named T or with "
 				 "tid T", cmd_opt_thread),
-			OPT_BOOL(0, "async", &so->async_tasks, "asyncio task stacks: a loop thread's "
-				 "running task as [task] NAME under the tasks awaiting it; in wall mode "
-				 "every suspended task too, ending in [await] WHAT"),
-			OPT_BOOL(0, "python-only", &so->python_only, "Python frames only (the default "
-				 "with --backend vm, and with ptrace in wall and gil modes)"),
-			OPT_BOOL(0, "native", &so->native, "whole stacks: Python, C extensions, native "
-				 "libraries (the default with bpf, and with ptrace in cpu mode)"),
-			OPT_BOOL(0, "kernel", &so->kernel, "add kernel frames (implies --native; needs "
-				 "root)"),
-			OPT_CALL(0, "native-all", so, NULL, "keep the interpreter's own call machinery "
-				 "frames", opt_native_all),
-			OPT_BOOL(0, "no-inline", &so->no_inline, "no frames for functions the "
-				 "compiler inlined (read from debug info where a file has it)"),
-			OPT_BOOL(0, "no-debuginfod", &so->no_debuginfod, "ask no debuginfod server for "
-				 "missing debug info (asked only when DEBUGINFOD_URLS is set)"),
-			OPT_CALL(0, "backend", &so->backend, "B", "auto (default: bpf where its program "
-				 "loads, else ptrace), bpf (each running thread read at the sample's "
-				 "instant, nothing stopped; CAP_BPF + CAP_PERFMON), ptrace (a running "
-				 "thread is stopped while it is read) or vm (never stops the target; "
-				 "Python frames only; under-counts short calls on call-heavy code)",
-				 cmd_opt_backend),
-			OPT_CALL(0, "nonblocking", &so->backend, NULL, "the same as --backend vm",
-				 cmd_opt_nonblocking),
 			OPT_BOOL('q', "quiet", &o->quiet, "no live status line on stderr"),
 			OPT_TERMINATOR,
 		};
@@ -136,6 +89,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		ret = opts_parse(&cmd, argc, argv, &nargs);
 	}
 	strbuf_release(&format_help);
+	cmd_sampling_opts_release(&sampling);
 	if (ret)
 		return ret;
 	if (nargs)
@@ -417,6 +371,12 @@ static void find_all_python(struct target_list *l)
 	closedir(d);
 }
 
+/* -d in nanoseconds, or otherwise when none was given. */
+static uint64_t duration_ns(const struct record_opts *o, uint64_t otherwise)
+{
+	return o->sampling.duration_s > 0 ? (uint64_t)(o->sampling.duration_s * 1e9) : otherwise;
+}
+
 /* Find every target the options name (starting the command). Returns an exit code. */
 static int find_targets(struct record_opts *o, struct target_list *l, pid_t *child,
 			pid_t *root, struct held *held)
@@ -427,8 +387,8 @@ static int find_targets(struct record_opts *o, struct target_list *l, pid_t *chi
 	*child = 0;
 	if (o->command) {
 		pid_t pid = launch(o->command), found;
-		uint64_t wait_ns = o->duration > 0 ? (uint64_t)(o->duration * 1e9) :
-				   o->sampling.subprocesses ? UINT64_MAX / 2 : LAUNCH_WAIT_NS;
+		uint64_t wait_ns = duration_ns(o, o->sampling.subprocesses ? UINT64_MAX / 2 :
+					       LAUNCH_WAIT_NS);
 
 		if (pid < 0) {
 			fw_error("cannot run %s: %s", o->command[0], strerror((int)-pid));
@@ -453,8 +413,7 @@ static int find_targets(struct record_opts *o, struct target_list *l, pid_t *chi
 
 		/* --subprocesses -p SHELL: the Python processes under it (py-spy's too) */
 		if (o->sampling.subprocesses && !is_python(o->pids[i]))
-			code = wait_for_python(o->pids[i], 0, 1, o->duration > 0 ?
-					       (uint64_t)(o->duration * 1e9) : UINT64_MAX / 2,
+			code = wait_for_python(o->pids[i], 0, 1, duration_ns(o, UINT64_MAX / 2),
 					       &target, &found);
 		else
 			code = cmd_attach(o->pids[i], &target);
@@ -530,8 +489,6 @@ int cmd_record(int argc, char **argv)
 	cmd_install_signals();
 	so = o.sampling;
 	so.stop = &cmd_stop_requested;
-	so.rate_hz = o.rate;
-	so.duration_s = o.duration;
 	so.status_line = !o.quiet && isatty(STDERR_FILENO);
 	profile_init(&prof);
 	code = find_targets(&o, &targets, &child, &root, &held);

@@ -47,14 +47,10 @@ enum sort_key { SORT_SELF, SORT_TOTAL, SORT_NAME };
 
 struct top_opts {
 	pid_t pid;
-	double rate, interval, duration;
+	double interval;
 	const char *thread;
 	int limit;
-	int no_debuginfod;
-	int no_inline;
-	int native, python_only, async_tasks;
-	enum backend backend;
-	enum sample_mode mode;
+	struct sampler_opts so;   /* the sampling options (cmd/sampling.c) */
 };
 
 struct top_row {
@@ -106,45 +102,32 @@ static int opt_limit(const struct opt *op, const char *arg, struct strbuf *err)
 /* Parse the command line into o: 0, or the exit code (-1: --help, exit 0). */
 static int parse_top_args(int argc, char **argv, struct top_opts *o)
 {
-	const struct opt opts[] = {
-		OPT_CALL('p', "pid", &o->pid, "PID", "the process to watch", opts_pid),
-		OPT_CALL('r', "rate", &o->rate, "RATE", "samples per second: 100, 1k (default 100)",
-			 cmd_opt_rate),
-		OPT_CALL('i', "interval", &o->interval, "SECS", "refresh every SECS seconds "
-			 "(default 1)", opt_interval),
-		OPT_CALL('d', "duration", &o->duration, "SECS", "stop after SECS seconds (default: "
-			 "until q, Ctrl-C or the target's exit)", cmd_opt_duration),
-		OPT_STR(0, "thread", &o->thread, "T", "start with only the thread named T or with "
-			"tid T"),
-		OPT_CALL('n', "limit", &o->limit, "N", "rows shown (default: what fits; 20 when not "
-			 "a terminal)", opt_limit),
-		OPT_BOOL(0, "native", &o->native, "whole stacks (the default where the backend "
-			 "reads them without stopping more, as for record)"),
-		OPT_BOOL(0, "python-only", &o->python_only, "Python functions only"),
-		OPT_CALL(0, "mode", &o->mode, "M", "cpu (default), wall, gil or exception, as for "
-			 "record: which threads are sampled", cmd_opt_mode),
-		OPT_BOOL(0, "async", &o->async_tasks, "asyncio tasks as rows: [task] NAME for the "
-			 "time in each task, and with --mode wall [await] WHAT for what suspended "
-			 "ones wait on (3.11+)"),
-		OPT_CALL(0, "backend", &o->backend, "B", "auto (default), bpf, ptrace or vm, as for "
-			 "record", cmd_opt_backend),
-		OPT_CALL(0, "nonblocking", &o->backend, NULL, "the same as --backend vm (never "
-			 "stops the target)", cmd_opt_nonblocking),
-		OPT_BOOL(0, "no-inline", &o->no_inline, "no frames for functions the compiler "
-			 "inlined (read from debug info where a file has it)"),
-		OPT_BOOL(0, "no-debuginfod", &o->no_debuginfod, "ask no debuginfod server for "
-			 "missing debug info"),
-		OPT_TERMINATOR,
-	};
-	const struct opt_command cmd = {
-		"top", top_usage, top_about, top_footer, opts, OPTS_STOP_AT_ARG,
-	};
+	struct cmd_sampling_opts sampling;
 	int ret, nargs;
 
 	memset(o, 0, sizeof(*o));
-	o->rate = 100;
 	o->interval = 1;
-	ret = opts_parse(&cmd, argc, argv, &nargs);
+	cmd_sampling_defaults(&cmd_sampling_top, &o->so);
+	cmd_sampling_opts_init(&sampling, &cmd_sampling_top, &o->so);
+	{
+		const struct opt opts[] = {
+			OPT_CALL('p', "pid", &o->pid, "PID", "the process to watch", opts_pid),
+			OPT_INCLUDE(sampling.table),
+			OPT_CALL('i', "interval", &o->interval, "SECS", "refresh every SECS seconds "
+				 "(default 1)", opt_interval),
+			OPT_STR(0, "thread", &o->thread, "T", "start with only the thread named T or "
+				"with tid T"),
+			OPT_CALL('n', "limit", &o->limit, "N", "rows shown (default: what fits; 20 when "
+				 "not a terminal)", opt_limit),
+			OPT_TERMINATOR,
+		};
+		const struct opt_command cmd = {
+			"top", top_usage, top_about, top_footer, opts, OPTS_STOP_AT_ARG,
+		};
+
+		ret = opts_parse(&cmd, argc, argv, &nargs);
+	}
+	cmd_sampling_opts_release(&sampling);
 	if (ret)
 		return ret;
 	if (nargs)
@@ -236,7 +219,7 @@ static const char *sort_name(enum sort_key k)
 
 static void format_row(struct top *tp, const struct top_row *r, struct strbuf *sb)
 {
-	double rate = tp->o.rate > 0 ? tp->o.rate : 1;
+	double rate = tp->o.so.rate_hz > 0 ? tp->o.so.rate_hz : 1;
 
 	strbuf_reset(sb);
 	strbuf_addf(sb, "%7.2f %7.2f %9.2f %9.2f  ", pct(r->wself, tp->window_samples),
@@ -260,9 +243,9 @@ static void format_title(struct top *tp, struct strbuf *sb)
 	strbuf_addf(sb, "framewalk top: PID %d (", (int)tp->o.pid);
 	escape_append(sb, tp->prof.meta.target ? tp->prof.meta.target : "", ESCAPE_TERMINAL);
 	strbuf_addf(sb, "), Python %s", tp->prof.meta.python_version ? tp->prof.meta.python_version : "?");
-	if (tp->o.mode != MODE_CPU)
-		strbuf_addf(sb, ", %s mode", sample_mode_name(tp->o.mode));
-	if (tp->o.async_tasks)
+	if (tp->o.so.mode != MODE_CPU)
+		strbuf_addf(sb, ", %s mode", sample_mode_name(tp->o.so.mode));
+	if (tp->o.so.async_tasks)
 		strbuf_addstr(sb, ", asyncio tasks");
 }
 
@@ -550,16 +533,7 @@ int cmd_top(int argc, char **argv)
 		return ret < 0 ? FW_EXIT_OK : ret;
 	tp.thread_sel = -1;
 	tp.filter = tp.o.thread;
-	memset(&so, 0, sizeof(so));
-	so.rate_hz = tp.o.rate;
-	so.duration_s = tp.o.duration;
-	so.backend = tp.o.backend;
-	so.no_debuginfod = tp.o.no_debuginfod;
-	so.no_inline = tp.o.no_inline;
-	so.native = tp.o.native;
-	so.python_only = tp.o.python_only;
-	so.mode = tp.o.mode;
-	so.async_tasks = tp.o.async_tasks;
+	so = tp.o.so;
 	so.announce = 1;
 	cmd_install_signals();
 	so.stop = &cmd_stop_requested;

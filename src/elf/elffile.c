@@ -36,12 +36,29 @@
 struct elf_cache {
 	struct elf_info **files;
 	size_t n, alloc;
+	const struct elf_env *env;
 };
 
 struct elf_cache *elf_cache_new(void)
 {
 	elf_version(EV_CURRENT);
 	return xcalloc(1, sizeof(struct elf_cache));
+}
+
+void elf_cache_set_env(struct elf_cache *c, const struct elf_env *env)
+{
+	c->env = env;
+}
+
+const struct elf_env *elf_cache_env(const struct elf_cache *c)
+{
+	return c ? c->env : NULL;
+}
+
+/* The debug-file part of f's environment, or NULL. */
+static const struct debuginfo_env *debug_env(const struct elf_info *f)
+{
+	return f->env ? &f->env->debug : NULL;
 }
 
 void elf_cache_free(struct elf_cache *c)
@@ -172,7 +189,7 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	/* Asked after loading (nothing asked for it then): the local files alone. */
 	d = f->debug;
 	if (!d) {
-		debuginfo_init_root(&local, f->root);
+		debuginfo_init_root(&local, f->root, debug_env(f));
 		d = &local;
 	}
 	ud = d;
@@ -283,7 +300,7 @@ static void decide_fp(struct elf_info *f)
 	f->fp_percent = yes * 100 / total;
 	f->fp = fpa_verdict_of((size_t)yes, (size_t)(total - yes));
 out:
-	if (getenv("FRAMEWALK_DEBUG_FP"))
+	if (f->env && f->env->trace_fp)
 		fw_note("%s: frame pointers in %d%% of its functions", f->name, f->fp_percent);
 }
 
@@ -404,7 +421,7 @@ static int prepare(struct elf_info *f, struct debuginfo *debug, unsigned flags)
 	f->debug = debug;
 	if (debug)
 		prefetch(f, debug);
-	f->audit_err = fpa_audit_elf(f->elf, f->path, f->root, &f->audit);
+	f->audit_err = fpa_audit_elf(f->elf, f->path, f->root, debug_env(f), &f->audit);
 	elf_info_load_cfi(f);
 	decide_fp(f);
 	f->debug = NULL;
@@ -468,6 +485,7 @@ struct elf_info *elf_cache_add_fd(struct elf_cache *c, int fd, uint64_t dev, uin
 		errno = -err;
 		return NULL;
 	}
+	f->env = c->env;
 	/* Another copy of a file already known (a copied interpreter, another container). */
 	same = find_build_id(c, f->build_id);
 	if (same) {

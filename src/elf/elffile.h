@@ -76,6 +76,7 @@ struct elf_info {
 	Dwfl_Callbacks callbacks;
 	char *host_path;            /* a path at which the file was reached */
 	char *root;                 /* the root its debug files are looked up in */
+	const struct elf_env *env;  /* its cache's, when it was loaded (may be NULL) */
 	struct debuginfo *debug;    /* while loading: the lookup libdwfl's callback uses */
 	int cfi_loaded;
 	int symbols_loaded;
@@ -89,7 +90,24 @@ struct elf_info {
 
 struct elf_cache;
 
+/*
+ * What the environment tells this layer, read by the command layer
+ * (cmd/environ.c), never here: where debug files come from, and whether to
+ * say each file's frame-pointer share on stderr (FRAMEWALK_DEBUG_FP).
+ */
+struct elf_env {
+	struct debuginfo_env debug;
+	int trace_fp;
+};
+
 struct elf_cache *elf_cache_new(void);
+/*
+ * The environment of the files loaded from now on (kept, not copied; NULL,
+ * as a new cache has: no debuginfod cache, no trace).
+ */
+void elf_cache_set_env(struct elf_cache *c, const struct elf_env *env);
+/* The cache's environment, or NULL. */
+const struct elf_env *elf_cache_env(const struct elf_cache *c);
 /* Free the cache; every file taken from it must have been put back. */
 void elf_cache_free(struct elf_cache *c);
 /* Files held now. */

@@ -627,7 +627,8 @@ static void analyse(struct module *m, struct fpa_result *out)
 /* Separate debug info                                                 */
 
 /* The same lookup as record's (target/debuginfo.c), without servers. */
-static void find_debug_info(const char *target_path, const char *root, struct fpa_result *out)
+static void find_debug_info(const char *target_path, const char *root,
+			    const struct debuginfo_env *env, struct fpa_result *out)
 {
 	struct debuginfo d;
 	unsigned char bid[64];
@@ -647,7 +648,7 @@ static void find_debug_info(const char *target_path, const char *root, struct fp
 			break;
 		bid[len++] = (unsigned char)byte;
 	}
-	debuginfo_init_root(&d, root);
+	debuginfo_init_root(&d, root, env);
 	fd = debuginfo_find_local(&d, target_path, bid, len, out->debuglink[0] ? out->debuglink : NULL,
 				  out->debuglink_crc, &path, &via);
 	if (fd >= 0) {
@@ -672,7 +673,8 @@ static void module_release(struct module *m)
 	free(m->fdes);
 }
 
-int fpa_audit_elf(Elf *elf, const char *target_path, const char *root, struct fpa_result *out)
+int fpa_audit_elf(Elf *elf, const char *target_path, const char *root,
+		  const struct debuginfo_env *env, struct fpa_result *out)
 {
 	struct module m;
 	Elf_Scn *cfi_scn = NULL;
@@ -691,7 +693,7 @@ int fpa_audit_elf(Elf *elf, const char *target_path, const char *root, struct fp
 	ret = scan_sections(&m, out, &cfi_scn);
 	if (ret)
 		goto out;
-	find_debug_info(target_path, root, out);
+	find_debug_info(target_path, root, env, out);
 	out->analysed = eh.e_machine == arch_elf_machine;
 	if (!out->analysed)
 		goto out;

@@ -86,11 +86,13 @@ struct fpa_result {
  * the process or installation uses for it (the file itself may be deleted)
  * and root the directory that name is relative to ("" for the host,
  * "/proc/PID/root", a sysroot): both only steer the search for separate
- * debug info (target/debuginfo.h, local files only). 0, or -ENOEXEC when it
- * is not a 64-bit ELF.
+ * debug info (target/debuginfo.h, local files only, env says where
+ * libdebuginfod's cache is; may be NULL). 0, or -ENOEXEC when it is not a
+ * 64-bit ELF.
  */
+struct debuginfo_env;
 int fpa_audit_elf(struct Elf *elf, const char *target_path, const char *root,
-		  struct fpa_result *out);
+		  const struct debuginfo_env *env, struct fpa_result *out);
 
 /*
  * Does code (len bytes at a function's start) set up a frame pointer, within

@@ -190,14 +190,15 @@ int modules_load(struct module_map *mm, pid_t pid, struct elf_cache *cache, unsi
 	mm->pid = pid;
 	mm->flags = flags;
 	mm->stop = stop;
-	mm->debug = xcalloc(1, sizeof(*mm->debug));
-	debuginfo_init(mm->debug, pid, !(flags & MODULES_NO_DEBUGINFOD));
-	xsnprintf(mm->root, sizeof(mm->root), "/proc/%d/root", (int)pid);
 	mm->cache = cache;
 	if (!mm->cache) {
 		mm->cache = elf_cache_new();
 		mm->own_cache = 1;
 	}
+	mm->debug = xcalloc(1, sizeof(*mm->debug));
+	debuginfo_init(mm->debug, pid, elf_cache_env(mm->cache) ? &elf_cache_env(mm->cache)->debug :
+		       NULL, !(flags & MODULES_NO_DEBUGINFOD));
+	xsnprintf(mm->root, sizeof(mm->root), "/proc/%d/root", (int)pid);
 	return read_modules(mm, NULL, 0);
 }
 

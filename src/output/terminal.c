@@ -4,6 +4,10 @@
  * to a private temporary directory that TERMINFO points at while newterm
  * reads it, then removed: ncurses keeps what it read in memory, and the
  * TERMINFO environment variable is its documented way to name a database.
+ * An exception to "only cmd/ reads the environment", linked into the
+ * executable for top alone: ncurses takes its terminal (TERM) and database
+ * (TERMINFO) from the environment, so this file reads them, sets TERMINFO
+ * and restores it, and puts the database under TMPDIR as mkdtemp's users do.
  */
 #include <curses.h>
 #include <errno.h>

@@ -12,6 +12,10 @@
  * Threads that are off a CPU are not changing their stacks: every backend may
  * read them without stopping, as long as they stay off a CPU across the read
  * (sampler_read_waiting).
+ *
+ * What a backend is called and how the user is told about it (name, how it
+ * reads, what it needs) is its row in choose.c (struct backend_info), which
+ * also points at its ops: adding a backend is a row there and its own file.
  */
 #ifndef FRAMEWALK_SAMPLER_BACKEND_H
 #define FRAMEWALK_SAMPLER_BACKEND_H
@@ -29,7 +33,11 @@
 #include "elf/modules.h"
 
 struct backend_ops {
-	const char *name;                /* "vm", "ptrace", "bpf" */
+	/*
+	 * Unused: a backend's name and texts are its row in choose.c
+	 * (backend_info). Left while bpf.c still sets it; remove both then.
+	 */
+	const char *name;
 	unsigned tick_modes;             /* 1 << mode: modes in which the loop calls tick */
 	/* The whole capture (optional): bpf loads its program here. 0 or -errno + why. */
 	int (*start)(struct session *sess, struct strbuf *why);

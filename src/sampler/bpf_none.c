@@ -23,6 +23,5 @@ static int bpf_none_start(struct session *sess, struct strbuf *why)
 }
 
 const struct backend_ops backend_bpf_ops = {
-	.name = "bpf",
 	.start = bpf_none_start,
 };

@@ -26,24 +26,31 @@
 /* After an exec, how long the new program has to show an interpreter. */
 #define EXEC_GRACE_NS 1000000000ull
 
-static const struct backend_ops *ops_of(enum backend b)
+/* Backend b's row (choose.c); vm's when none was chosen. */
+static const struct backend_info *info_of(enum backend b)
 {
-	switch (b) {
-	case BACKEND_PTRACE:
-		return &backend_ptrace_ops;
-	case BACKEND_BPF:
-		return &backend_bpf_ops;
-	default:
-		return &backend_vm_ops;
-	}
+	const struct backend_info *bi = backend_info(b);
+
+	return bi ? bi : backend_info(BACKEND_VM);
 }
 
-void session_init(struct session *sess, struct profile *prof, const struct sampler_opts *opts)
+static const struct backend_ops *ops_of(enum backend b)
+{
+	return info_of(b)->ops;
+}
+
+void session_init_ops(struct session *sess, struct profile *prof, const struct sampler_opts *opts,
+		      const struct backend_ops *ops)
 {
 	memset(sess, 0, sizeof(*sess));
 	sess->prof = prof;
 	sess->opts = *opts;
-	sess->ops = ops_of(opts->backend);
+	sess->ops = ops;
+}
+
+void session_init(struct session *sess, struct profile *prof, const struct sampler_opts *opts)
+{
+	session_init_ops(sess, prof, opts, ops_of(opts->backend));
 }
 
 int session_add(struct session *sess, const struct py_target *t)
@@ -54,8 +61,10 @@ int session_add(struct session *sess, const struct py_target *t)
 
 	if (o.child != t->pid)
 		o.child = 0;
-	if (!sess->files)
+	if (!sess->files) {
 		sess->files = elf_cache_new();
+		elf_cache_set_env(sess->files, sess->opts.env);
+	}
 	ret = sampler_init(s, t, sess->prof, &o, sess->ops, sess->files);
 	if (ret) {
 		sampler_release(s, sess->ops);
@@ -85,7 +94,7 @@ const struct py_target *session_target(const struct session *sess, size_t i)
 
 const char *session_backend_name(const struct session *sess)
 {
-	return sess->ops->name;
+	return info_of(sess->opts.backend)->name;
 }
 
 int session_child_reaped(const struct session *sess)

@@ -7,27 +7,105 @@
  * microseconds while short calls change it, which biases call-heavy code
  * (docs/BENCHMARKS.md, "Accuracy"): it runs when asked for, or when neither
  * of the others may run.
+ *
+ * Also the one table of what each backend is (struct backend_info): its
+ * name, how it reads and what it needs, in the words every command prints.
  */
 #include <errno.h>
 
+#include "sampler/backend.h"
 #include "sampler/bpf.h"
 #include "sampler/sampler.h"
 #include "target/proc.h"
 #include "util/util.h"
 
+#define EVERY_MODE (1u << MODE_CPU | 1u << MODE_WALL | 1u << MODE_GIL | 1u << MODE_EXCEPTION)
+
+/* The backends, by enum backend (sampler.h says what each field is for). */
+static const struct backend_info backends[BACKEND_COUNT] = {
+	[BACKEND_VM] = {
+		.id = BACKEND_VM,
+		.name = "vm",
+		.ops = &backend_vm_ops,
+		.help = "never stops the target; Python frames only; under-counts short calls "
+			"on call-heavy code",
+		.reads = "reading without stopping the target",
+		.caveat = "short functions on call-heavy code may be under-counted "
+			  "(docs/BENCHMARKS.md, \"Accuracy\")",
+		.header = { "vm (process_vm_readv; Python frames; never stops the target)" },
+		.by_default = "Python frames, read without stopping the target",
+	},
+	[BACKEND_PTRACE] = {
+		.id = BACKEND_PTRACE,
+		.name = "ptrace",
+		.ops = &backend_ptrace_ops,
+		.reads = "a running thread is stopped while it is read",
+		.header = {
+			"ptrace (Python frames; stops a running thread while reading it)",
+			"ptrace (Python + native; stops a running thread while reading it)",
+			"ptrace (Python + native + kernel; stops a running thread while reading it)",
+		},
+		.by_default = "whole stacks in cpu mode (Python frames in wall and gil modes unless "
+			      "--native), a running thread stopped while it is read",
+		.native = 1,
+		/*
+		 * It stops a running thread to read it anyway, and the native copy
+		 * adds little to that stop (docs/BENCHMARKS.md, "Whole stacks by
+		 * default"); in the other modes a waiting thread's Python frames are
+		 * read without a stop, its native frames only with one.
+		 */
+		.whole_stacks = 1u << MODE_CPU,
+	},
+	[BACKEND_BPF] = {
+		.id = BACKEND_BPF,
+		.name = "bpf",
+		.ops = &backend_bpf_ops,
+		.help = "each running thread read at the sample's instant, nothing stopped",
+		.needs = "CAP_BPF + CAP_PERFMON",
+		.reads = "at each sample's instant, nothing stopped",
+		.header = {
+			"bpf (perf_event + BPF: Python frames at each sample's instant; never stops "
+			"the target)",
+			"bpf (perf_event + BPF: Python + native; never stops the target)",
+			"bpf (perf_event + BPF: Python + native + kernel; never stops the target)",
+		},
+		.by_default = "whole stacks, each read at its sample's instant, nothing stopped",
+		.native = 1,
+		.whole_stacks = EVERY_MODE,     /* read in the kernel at the interrupt */
+		.fds_fixed = 12,                /* maps, program, BTF, statistics, ring buffer, epoll */
+		.fds_per_cpu = 2,               /* perf event + link */
+	},
+};
+
+/* The one order auto follows: bpf when its program loads, else ptrace, else vm. */
+static const enum backend auto_order[] = { BACKEND_BPF, BACKEND_PTRACE, BACKEND_VM };
+
+const char backend_auto_rule[] = "bpf where its program loads, else ptrace, else vm for "
+				 "Python frames";
+
+const struct backend_info *backend_info(enum backend b)
+{
+	return b > BACKEND_AUTO && b < BACKEND_COUNT ? &backends[b] : NULL;
+}
+
+enum backend backend_preferred(size_t i)
+{
+	return i < ARRAY_SIZE(auto_order) ? auto_order[i] : BACKEND_AUTO;
+}
+
 int backend_parse(const char *name, enum backend *out)
 {
-	if (!strcmp(name, "auto"))
+	if (!strcmp(name, "auto")) {
 		*out = BACKEND_AUTO;
-	else if (!strcmp(name, "vm"))
-		*out = BACKEND_VM;
-	else if (!strcmp(name, "ptrace"))
-		*out = BACKEND_PTRACE;
-	else if (!strcmp(name, "bpf"))
-		*out = BACKEND_BPF;
-	else
-		return -EINVAL;
-	return 0;
+		return 0;
+	}
+	for (int b = BACKEND_AUTO + 1; b < BACKEND_COUNT; b++) {
+		if (!strcmp(name, backends[b].name)) {
+			*out = (enum backend)b;
+			return 0;
+		}
+	}
+	return -EINVAL;
 }
 
 static const char *const mode_names[] = {
@@ -64,42 +142,48 @@ static int ptrace_allowed(pid_t pid)
 
 const char *backend_name(enum backend b)
 {
-	switch (b) {
-	case BACKEND_VM:
-		return "vm";
-	case BACKEND_PTRACE:
-		return "ptrace";
-	case BACKEND_BPF:
-		return "bpf";
-	default:
-		return "auto";
-	}
+	const struct backend_info *bi = backend_info(b);
+
+	return bi ? bi->name : "auto";
 }
 
 /*
- * Whole stacks unless asked otherwise, where they cost no extra stop: bpf
- * reads them in the kernel at the interrupt; ptrace in cpu mode stops the
- * running thread to read it anyway, and the native copy adds little to that
- * stop (docs/BENCHMARKS.md, "Whole stacks by default"). In ptrace's other
- * modes (wall, gil, exception) a waiting thread's Python frames are read
- * without a stop, its native frames only with one: Python frames there
- * unless --native.
+ * Whole stacks unless asked otherwise, where they cost no extra stop (the
+ * row's whole_stacks: bpf in every mode, ptrace in cpu mode).
  */
 int backend_whole_stacks_default(enum backend b, enum sample_mode mode)
 {
-	switch (b) {
-	case BACKEND_BPF:
-		return 1;
-	case BACKEND_PTRACE:
-		return mode == MODE_CPU;
-	default:
-		return 0;
-	}
+	const struct backend_info *bi = backend_info(b);
+
+	return bi && (bi->whole_stacks >> mode & 1u);
 }
 
 enum backend backend_auto_pick(int bpf_loads, int ptrace_allowed)
 {
-	return bpf_loads ? BACKEND_BPF : ptrace_allowed ? BACKEND_PTRACE : BACKEND_VM;
+	const int usable[BACKEND_COUNT] = {
+		[BACKEND_VM] = 1, [BACKEND_PTRACE] = ptrace_allowed, [BACKEND_BPF] = bpf_loads,
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(auto_order); i++)
+		if (usable[auto_order[i]])
+			return auto_order[i];
+	return BACKEND_VM;
+}
+
+/* "--backend A or B": the backends that read native frames. */
+static void add_native_backends(struct strbuf *sb)
+{
+	size_t n = 0, k = 0;
+
+	for (int b = BACKEND_AUTO + 1; b < BACKEND_COUNT; b++)
+		n += backends[b].native;
+	strbuf_addstr(sb, "--backend ");
+	for (int b = BACKEND_AUTO + 1; b < BACKEND_COUNT; b++) {
+		if (!backends[b].native)
+			continue;
+		strbuf_addf(sb, "%s%s", k == 0 ? "" : k + 1 == n ? " or " : ", ", backends[b].name);
+		k++;
+	}
 }
 
 static void decide_stacks(struct sampler_opts *so, int asked_native)
@@ -113,6 +197,7 @@ int backend_choose(struct sampler_opts *so, pid_t probe_pid, struct strbuf *why,
 		   struct strbuf *announce)
 {
 	struct strbuf bpf_why = STRBUF_INIT;
+	const struct backend_info *bi;
 	int asked_native, bpf_ok, err;
 
 	if (so->kernel)
@@ -123,9 +208,10 @@ int backend_choose(struct sampler_opts *so, pid_t probe_pid, struct strbuf *why,
 		return -EINVAL;
 	}
 	asked_native = so->native;
-	if (so->backend == BACKEND_VM && so->native) {
-		strbuf_addstr(why, "--native and --kernel need a backend that sees native stacks: "
-			      "--backend ptrace or bpf (or leave --backend out)");
+	if (so->backend != BACKEND_AUTO && !backend_info(so->backend)->native && so->native) {
+		strbuf_addstr(why, "--native and --kernel need a backend that sees native stacks: ");
+		add_native_backends(why);
+		strbuf_addstr(why, " (or leave --backend out)");
 		return -EINVAL;
 	}
 	/* The bpf program does not read the exception state at its instant. */
@@ -154,22 +240,20 @@ int backend_choose(struct sampler_opts *so, pid_t probe_pid, struct strbuf *why,
 	err = bpf_ok ? 0 : ptrace_allowed(probe_pid);
 	so->backend = backend_auto_pick(bpf_ok, !err);
 	so->backend_auto = 1;
+	bi = backend_info(so->backend);
 	if (so->backend == BACKEND_BPF) {
 		decide_stacks(so, asked_native);
-		strbuf_addstr(announce, so->native ?
-			      "backend bpf: whole stacks at each sample's instant, nothing stopped" :
-			      "backend bpf: Python frames at each sample's instant, nothing stopped");
+		strbuf_addf(announce, "backend %s: %s %s", bi->name,
+			    so->native ? "whole stacks" : "Python frames", bi->reads);
 	} else if (so->backend == BACKEND_PTRACE) {
 		decide_stacks(so, asked_native);
-		strbuf_addf(announce, "backend ptrace: a running thread is stopped while it is "
-			    "read%s; bpf is not available: %s",
-			    so->native ? "" : so->python_only ? ", Python frames" :
+		strbuf_addf(announce, "backend %s: %s%s; bpf is not available: %s", bi->name,
+			    bi->reads, so->native ? "" : so->python_only ? ", Python frames" :
 			    ", Python frames (--native adds native frames, stopping waiting threads too)",
 			    strbuf_str(&bpf_why));
 	} else if (!so->native) {
-		strbuf_addf(announce, "backend vm: reading without stopping the target (ptrace "
-			    "refused: %s; bpf: %s); short functions on call-heavy code may be "
-			    "under-counted (docs/BENCHMARKS.md)", strerror(-err), strbuf_str(&bpf_why));
+		strbuf_addf(announce, "backend %s: %s (ptrace refused: %s; bpf: %s); %s", bi->name,
+			    bi->reads, strerror(-err), strbuf_str(&bpf_why), bi->caveat);
 	} else {
 		strbuf_addf(why, "whole stacks need bpf or ptrace, and neither may run here: "
 			    "ptrace: %s; bpf: %s", strerror(-err), strbuf_str(&bpf_why));
@@ -184,6 +268,7 @@ int backend_fall_back(struct sampler_opts *so, pid_t probe_pid, const char *why,
 		      struct strbuf *announce)
 {
 	enum backend from = so->backend;
+	const struct backend_info *bi;
 	int err;
 
 	if (!so->backend_auto || from != BACKEND_BPF)
@@ -196,28 +281,22 @@ int backend_fall_back(struct sampler_opts *so, pid_t probe_pid, const char *why,
 	}
 	if (!so->stacks_asked)
 		so->native = backend_whole_stacks_default(so->backend, so->mode);
-	strbuf_addf(announce, "the %s backend could not start (%s): going on with %s, %s",
-		    backend_name(from), why, backend_name(so->backend),
-		    so->backend == BACKEND_PTRACE ?
-		    "a running thread is stopped while it is read" :
-		    "reading without stopping the target (Python frames)");
+	bi = backend_info(so->backend);
+	strbuf_addf(announce, "the %s backend could not start (%s): going on with %s, %s%s",
+		    backend_name(from), why, bi->name, bi->reads,
+		    bi->native ? "" : " (Python frames)");
 	return 0;
 }
 
 const char *backend_description(const struct sampler_opts *so)
 {
-	switch (so->backend) {
-	case BACKEND_BPF:
-		if (!so->native)
-			return "bpf (perf_event + BPF: Python frames at each sample's instant; never stops the target)";
-		return so->kernel ? "bpf (perf_event + BPF: Python + native + kernel; never stops the target)" :
-			"bpf (perf_event + BPF: Python + native; never stops the target)";
-	case BACKEND_PTRACE:
-		if (!so->native)
-			return "ptrace (Python frames; stops a running thread while reading it)";
-		return so->kernel ? "ptrace (Python + native + kernel; stops a running thread while reading it)" :
-			"ptrace (Python + native; stops a running thread while reading it)";
-	default:
-		return "vm (process_vm_readv; Python frames; never stops the target)";
-	}
+	const struct backend_info *bi = backend_info(so->backend);
+
+	int i = !so->native ? 0 : !so->kernel ? 1 : 2;
+
+	if (!bi)
+		bi = backend_info(BACKEND_VM);
+	while (i > 0 && !bi->header[i])
+		i--;            /* no native frames (vm): its one line */
+	return bi->header[i];
 }

@@ -248,7 +248,6 @@ static int ptrace_tick(struct sampler *s, uint64_t now)
 }
 
 const struct backend_ops backend_ptrace_ops = {
-	.name = "ptrace",
 	.tick_modes = 1u << MODE_CPU | 1u << MODE_WALL | 1u << MODE_GIL | 1u << MODE_EXCEPTION,
 	.target_init = ptrace_target_init,
 	.target_release = ptrace_target_release,

@@ -22,6 +22,7 @@ enum backend {
 	BACKEND_VM,               /* process_vm_readv only: Python frames, never stops */
 	BACKEND_PTRACE,           /* stops a running thread while reading it */
 	BACKEND_BPF,              /* perf_event + BPF: everything at the sample's instant */
+	BACKEND_COUNT
 };
 
 enum sample_mode {
@@ -55,6 +56,7 @@ struct sampler_opts {
 	int backend_auto;
 	int stacks_asked;
 	pid_t child;              /* > 0: a child we started; reaped on exit */
+	const struct elf_env *env; /* what the environment says (elf/elffile.h); NULL: nothing */
 	volatile sig_atomic_t *stop;  /* set (by a signal handler) to end the capture */
 };
 
@@ -66,6 +68,46 @@ enum sampler_stop {
 	SAMPLER_STOP_HOOK,        /* the caller's hook asked to end (top: q) */
 	SAMPLER_STOP_EXEC,        /* the target exec'd a program that is not Python */
 };
+
+struct backend_ops;           /* how it samples (sampler/backend.h) */
+struct elf_env;
+
+/*
+ * What is known about a backend, at one place (the table in choose.c):
+ * everything that names a backend, describes it to the user, or sizes what
+ * it needs reads its row, so a new backend is a row here and its own file.
+ * The texts are clauses the callers put in their sentences.
+ */
+struct backend_info {
+	enum backend id;
+	const char *name;           /* "vm", "ptrace", "bpf": --backend's value */
+	const struct backend_ops *ops;
+	const char *help;           /* --backend's help: how it reads (NULL: reads) ... */
+	const char *needs;          /* ... and the privileges it needs beyond the
+	                             * target's own (NULL: none) */
+	const char *reads;          /* how a capture reads with it, after "backend NAME: "
+	                             * or "going on with NAME, " */
+	const char *caveat;         /* what it gets wrong, said when auto picks it (NULL) */
+	const char *header[3];      /* the report's Backend line: Python frames alone,
+	                             * with native frames, with kernel frames too
+	                             * (NULL: the one before) */
+	const char *by_default;     /* what record and top give with it by default
+	                             * (check's "default:" line) */
+	int native;                 /* it can read native frames (--native, --kernel) */
+	unsigned whole_stacks;      /* 1 << mode: whole stacks unless told otherwise */
+	unsigned fds_fixed;         /* descriptors it holds beyond any capture's ... */
+	unsigned fds_per_cpu;       /* ... and per CPU of the machine */
+};
+
+/* The row of backend b; NULL for BACKEND_AUTO (not a backend). */
+const struct backend_info *backend_info(enum backend b);
+/*
+ * The i-th backend in the order auto prefers them (backend_auto_pick: bpf,
+ * ptrace, vm), BACKEND_AUTO past the last: for lists shown to the user.
+ */
+enum backend backend_preferred(size_t i);
+/* How auto chooses, for --backend's help ("bpf where its program loads, ..."). */
+extern const char backend_auto_rule[];
 
 /*
  * Resolve BACKEND_AUTO and check the combination of options: the one rule
@@ -112,7 +154,6 @@ int backend_parse(const char *name, enum backend *out);
 const char *backend_description(const struct sampler_opts *so);
 
 struct sampler;               /* one target (sampler/backend.h) */
-struct backend_ops;
 
 /* What the loop lets its caller do between passes (top draws and reads keys). */
 struct capture_hook {
@@ -151,6 +192,13 @@ struct session {
 
 /* opts->backend must be chosen already (backend_choose). */
 void session_init(struct session *sess, struct profile *prof, const struct sampler_opts *opts);
+/*
+ * The same over the given backend instead of opts->backend's (the seam of
+ * tests/unit/test_capture.c, whose backend is scripted). No fallback is
+ * tried unless opts->backend_auto.
+ */
+void session_init_ops(struct session *sess, struct profile *prof, const struct sampler_opts *opts,
+		      const struct backend_ops *ops);
 /* Add a discovered target (a copy is kept). 0 or -errno. */
 int session_add(struct session *sess, const struct py_target *t);
 /*

@@ -221,7 +221,6 @@ out:
 }
 
 const struct backend_ops backend_vm_ops = {
-	.name = "vm",
 	.tick_modes = 1u << MODE_CPU | 1u << MODE_WALL | 1u << MODE_GIL | 1u << MODE_EXCEPTION,
 	.target_init = vm_target_init,
 	.target_release = vm_target_release,

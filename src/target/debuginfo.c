@@ -22,38 +22,28 @@
 #include "util/strbuf.h"
 #include "util/util.h"
 
-static double budget_seconds(void)
-{
-	const char *s = getenv("FRAMEWALK_DEBUGINFOD_TIMEOUT");
-	char *end;
-	double v;
+static const struct debuginfo_env no_env;
 
-	if (!s || !*s)
-		return DEBUGINFO_BUDGET_S;
-	v = strtod(s, &end);
-	if (*end || !(v > 0) || v > 3600)
-		return DEBUGINFO_BUDGET_S;
-	return v;
-}
-
-void debuginfo_init_root(struct debuginfo *d, const char *root)
+void debuginfo_init_root(struct debuginfo *d, const char *root, const struct debuginfo_env *env)
 {
 	memset(d, 0, sizeof(*d));
+	d->env = env ? env : &no_env;
 	xsnprintf(d->root, sizeof(d->root), "%s", root);
 	/* Trailing slashes would double in "ROOT/usr/...". */
 	for (size_t n = strlen(d->root); n && d->root[n - 1] == '/'; n--)
 		d->root[n - 1] = '\0';
 	d->root_fd = safe_root_open(d->root);
-	d->budget_ns = (uint64_t)(budget_seconds() * 1e9);
+	d->budget_ns = (uint64_t)((d->env->budget_s > 0 ? d->env->budget_s : DEBUGINFO_BUDGET_S) * 1e9);
 }
 
-void debuginfo_init(struct debuginfo *d, pid_t pid, int allow_servers)
+void debuginfo_init(struct debuginfo *d, pid_t pid, const struct debuginfo_env *env,
+		    int allow_servers)
 {
 	char root[64];
 
 	xsnprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
-	debuginfo_init_root(d, root);
-	d->servers = allow_servers && dbgd_configured();
+	debuginfo_init_root(d, root, env);
+	d->servers = allow_servers && d->env->urls && d->env->urls[strspn(d->env->urls, " \t")];
 }
 
 void debuginfo_release(struct debuginfo *d)
@@ -133,19 +123,12 @@ static int try_candidate(int fd, const unsigned char *bid, size_t len, int use_c
 	return -1;
 }
 
-/* libdebuginfod's cache directory, as the library itself chooses it. */
-static int cache_dir(char *buf, size_t size)
+/* libdebuginfod's cache directory (the environment's, debuginfo_env) into buf. 0 or -1. */
+static int cache_dir(const struct debuginfo *d, char *buf, size_t size)
 {
-	const char *cache = getenv("DEBUGINFOD_CACHE_PATH"), *xdg = getenv("XDG_CACHE_HOME");
-	const char *home = getenv("HOME");
-
-	if (cache && *cache)
-		return xsnprintf(buf, size, "%s", cache) < 0 ? -1 : 0;
-	if (xdg && *xdg)
-		return xsnprintf(buf, size, "%s/debuginfod_client", xdg) < 0 ? -1 : 0;
-	if (home && *home)
-		return xsnprintf(buf, size, "%s/.cache/debuginfod_client", home) < 0 ? -1 : 0;
-	return -1;
+	if (!d->env->cache_dir || !*d->env->cache_dir)
+		return -1;
+	return xsnprintf(buf, size, "%s", d->env->cache_dir) < 0 ? -1 : 0;
 }
 
 int debuginfo_find_local(const struct debuginfo *d, const char *target_path,
@@ -187,7 +170,7 @@ int debuginfo_find_local(const struct debuginfo *d, const char *target_path,
 		}
 	}
 	/* Fetched earlier (by framewalk or debuginfod-find): no server needed. */
-	if (fd < 0 && len >= 2 && !cache_dir(rel, sizeof(rel) - 100)) {
+	if (fd < 0 && len >= 2 && !cache_dir(d, rel, sizeof(rel) - 100)) {
 		size_t n = strlen(rel);
 
 		xsnprintf(rel + n, sizeof(rel) - n, "/%s/debuginfo", id);
@@ -355,10 +338,10 @@ static void give_up(struct debuginfo *d, int err)
 	if (err == -ECANCELED)
 		fw_warning("debuginfod: no answer from %s within %.1f s; continuing with local "
 			   "debug info (FRAMEWALK_DEBUGINFOD_TIMEOUT sets the time, --no-debuginfod "
-			   "skips the servers)", dbgd_urls(), (double)d->budget_ns / 1e9);
+			   "skips the servers)", d->env->urls, (double)d->budget_ns / 1e9);
 	else
 		fw_warning("debuginfod: cannot reach %s (%s); continuing with local debug info "
-			   "(--no-debuginfod skips the servers)", dbgd_urls(), strerror(-err));
+			   "(--no-debuginfod skips the servers)", d->env->urls, strerror(-err));
 }
 
 /* Ask the servers for one build-id; records the file. 0 or -errno. */

@@ -26,10 +26,21 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* The whole server phase of a capture, unless FRAMEWALK_DEBUGINFOD_TIMEOUT says. */
+/* The whole server phase of a capture, unless the environment says (budget_s). */
 #define DEBUGINFO_BUDGET_S 5.0
 
 struct dbgd;
+
+/*
+ * What the environment says about debug files, read by the command layer
+ * (cmd/environ.c), never here. NULL or zeroed: no server, no cache, the
+ * default budget.
+ */
+struct debuginfo_env {
+	const char *urls;           /* DEBUGINFOD_URLS; NULL or blank: no server */
+	const char *cache_dir;      /* libdebuginfod's cache directory; NULL: none known */
+	double budget_s;            /* FRAMEWALK_DEBUGINFOD_TIMEOUT; 0: DEBUGINFO_BUDGET_S */
+};
 
 struct debuginfo_hit {
 	char build_id[81];          /* lower-case hex */
@@ -37,6 +48,7 @@ struct debuginfo_hit {
 };
 
 struct debuginfo {
+	const struct debuginfo_env *env; /* never NULL after init */
 	char root[64 + 4096];       /* "/proc/PID/root", a sysroot, or "" for the host */
 	int root_fd;                /* O_PATH of root, -1 if it cannot be opened */
 	int servers;                /* may ask debuginfod servers */
@@ -55,13 +67,14 @@ struct debuginfo {
 };
 
 /*
- * allow_servers: 0 for --no-debuginfod. Servers are asked only when
- * DEBUGINFOD_URLS is set and not empty; otherwise nothing here touches the
- * network.
+ * allow_servers: 0 for --no-debuginfod. Servers are asked only when env
+ * (may be NULL; kept, not copied) names some; otherwise nothing here
+ * touches the network.
  */
-void debuginfo_init(struct debuginfo *d, pid_t pid, int allow_servers);
+void debuginfo_init(struct debuginfo *d, pid_t pid, const struct debuginfo_env *env,
+		    int allow_servers);
 /* The same for files under root ("" the host, a sysroot); no servers. */
-void debuginfo_init_root(struct debuginfo *d, const char *root);
+void debuginfo_init_root(struct debuginfo *d, const char *root, const struct debuginfo_env *env);
 void debuginfo_release(struct debuginfo *d);
 
 /*

@@ -3,8 +3,11 @@
  * file by build-id, given up at a deadline, with a progress callback. The
  * servers are DEBUGINFOD_URLS and the downloads are kept in libdebuginfod's
  * cache (DEBUGINFOD_CACHE_PATH, else $XDG_CACHE_HOME/debuginfod_client or
- * ~/.cache/debuginfod_client). Built without the library
- * (debuginfod_none.c), there is no server to ask.
+ * ~/.cache/debuginfod_client): libdebuginfod reads those from the
+ * environment itself; framewalk's own code reads them in the command layer
+ * (struct debuginfo_env) and asks for a client only when a server is
+ * configured. Built without the library (debuginfod_none.c), there is no
+ * server to ask.
  */
 #ifndef FRAMEWALK_TARGET_DEBUGINFOD_H
 #define FRAMEWALK_TARGET_DEBUGINFOD_H
@@ -20,16 +23,10 @@ struct dbgd;
  */
 typedef int (*dbgd_progress_fn)(void *arg, long done, long total);
 
-/* Is a server configured (DEBUGINFOD_URLS set and not empty)? */
-int dbgd_configured(void);
-
-/* The configured URLs, for messages ("" when none). */
-const char *dbgd_urls(void);
-
 /*
- * A client. NULL + errno: ENOSYS no server configured (or built without
- * the library), ENOENT libdebuginfod.so.1 cannot be loaded. Touches no
- * network.
+ * A client, made when a server is configured. NULL + errno: ENOSYS built
+ * without the library, ENOENT libdebuginfod.so.1 cannot be loaded. Touches
+ * no network.
  */
 struct dbgd *dbgd_begin(void);
 /* Why dbgd_begin failed with ENOENT, and the fix (for a warning). */

@@ -4,16 +4,6 @@
 
 #include "target/debuginfod.h"
 
-int dbgd_configured(void)
-{
-	return 0;
-}
-
-const char *dbgd_urls(void)
-{
-	return "";
-}
-
 const char *dbgd_missing(void)
 {
 	return "this framewalk was built without debuginfod support";

@@ -148,7 +148,41 @@ int opts_pid_list(const struct opt *o, const char *arg, struct strbuf *err)
 	return 0;
 }
 
-static const struct opt help_opt = { 'h', "help", OPT_FLAG, NULL, "this help", NULL, NULL, 0 };
+static const struct opt help_opt = { 'h', "help", OPT_FLAG, NULL, "this help", { NULL }, NULL, 0 };
+static void print_help(const struct opt_command *cmd, FILE *f);
+
+static size_t count_opts(const struct opt *opts)
+{
+	size_t n = 0;
+
+	for (const struct opt *o = opts; o->type != OPT_END; o++)
+		n += o->type == OPT_TABLE ? count_opts(o->table) : 1;
+	return n;
+}
+
+static size_t copy_opts(struct opt *out, const struct opt *opts)
+{
+	size_t n = 0;
+
+	for (const struct opt *o = opts; o->type != OPT_END; o++) {
+		if (o->type == OPT_TABLE)
+			n += copy_opts(out + n, o->table);
+		else
+			out[n++] = *o;
+	}
+	return n;
+}
+
+/* opts with each included table's options in its place, ended by OPT_END; free() it. */
+static struct opt *flatten(const struct opt *opts)
+{
+	size_t n = count_opts(opts);
+	struct opt *flat = xcalloc(n + 1, sizeof(*flat));
+
+	copy_opts(flat, opts);
+	flat[n].type = OPT_END;
+	return flat;
+}
 
 static int takes_value(const struct opt *o)
 {
@@ -174,6 +208,7 @@ static int apply(const struct opt_command *cmd, const struct opt *o, const char 
 					       "bad value");
 		break;
 	case OPT_END:
+	case OPT_TABLE:         /* flattened before (flatten) */
 		break;
 	}
 	strbuf_release(&err);
@@ -229,7 +264,7 @@ static int parse_long_opt(const struct opt_command *cmd, int argc, char **argv, 
 	if (!o)
 		return unknown(cmd, token);
 	if (o == &help_opt) {
-		opts_print_help(cmd, stdout);
+		print_help(cmd, stdout);
 		return -1;
 	}
 	if (!takes_value(o))
@@ -255,7 +290,7 @@ static int parse_short_opt(const struct opt_command *cmd, int argc, char **argv,
 		if (!o)
 			return unknown(cmd, token);
 		if (o == &help_opt) {
-			opts_print_help(cmd, stdout);
+			print_help(cmd, stdout);
 			return -1;
 		}
 		if (!takes_value(o) || (o->flags & OPT_OPTARG)) {
@@ -273,7 +308,8 @@ static int parse_short_opt(const struct opt_command *cmd, int argc, char **argv,
 	return 0;
 }
 
-int opts_parse(const struct opt_command *cmd, int argc, char **argv, int *nargs)
+/* opts_parse on a flat table */
+static int parse(const struct opt_command *cmd, int argc, char **argv, int *nargs)
 {
 	int n = 0, i;
 
@@ -303,6 +339,18 @@ int opts_parse(const struct opt_command *cmd, int argc, char **argv, int *nargs)
 	argv[1 + n] = NULL;
 	*nargs = n;
 	return 0;
+}
+
+int opts_parse(const struct opt_command *cmd, int argc, char **argv, int *nargs)
+{
+	struct opt_command flat = *cmd;
+	struct opt *opts = flatten(cmd->opts);
+	int ret;
+
+	flat.opts = opts;
+	ret = parse(&flat, argc, argv, nargs);
+	free(opts);
+	return ret;
 }
 
 /* ---- configuration files ----------------------------------------------------- */
@@ -390,8 +438,9 @@ static int file_line(const struct opt_command *cmd, char *line, int *argc, char 
 	return 0;
 }
 
-int opts_file_args(const struct opt_command *cmd, const char *path, int *argc, char ***argv,
-		   struct strbuf *err)
+/* opts_file_args on a flat table */
+static int file_args(const struct opt_command *cmd, const char *path, int *argc, char ***argv,
+		     struct strbuf *err)
 {
 	struct strbuf text = STRBUF_INIT, msg = STRBUF_INIT;
 	size_t alloc = 0;
@@ -431,6 +480,19 @@ int opts_file_args(const struct opt_command *cmd, const char *path, int *argc, c
 	return ret;
 }
 
+int opts_file_args(const struct opt_command *cmd, const char *path, int *argc, char ***argv,
+		   struct strbuf *err)
+{
+	struct opt_command flat = *cmd;
+	struct opt *opts = flatten(cmd->opts);
+	int ret;
+
+	flat.opts = opts;
+	ret = file_args(&flat, path, argc, argv, err);
+	free(opts);
+	return ret;
+}
+
 void opts_file_free(int argc, char **argv)
 {
 	for (int i = 0; i < argc; i++)
@@ -458,6 +520,17 @@ static void option_names(const struct opt *o, struct strbuf *sb)
 }
 
 void opts_print_help(const struct opt_command *cmd, FILE *f)
+{
+	struct opt_command flat = *cmd;
+	struct opt *opts = flatten(cmd->opts);
+
+	flat.opts = opts;
+	print_help(&flat, f);
+	free(opts);
+}
+
+/* opts_print_help on a flat table */
+static void print_help(const struct opt_command *cmd, FILE *f)
 {
 	struct strbuf sb = STRBUF_INIT;
 	int col = USAGE_HELP_COLUMN;

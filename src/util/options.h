@@ -4,6 +4,8 @@
  * help and where its value goes; the parser walks argv against the table
  * and the --help text is printed from the same table, so an option cannot
  * be parsed without being documented or documented without being parsed.
+ * A table may include another (OPT_INCLUDE) where options shared by several
+ * commands are defined once (cmd/sampling.c).
  * Also the value parsers the commands share (rates "1000", "1k", "10khz",
  * "250hz"; durations in seconds; process ids), each 0 or -EINVAL, and the
  * one way a usage error is reported.
@@ -30,6 +32,7 @@ enum opt_type {
 	OPT_FLAG,               /* no value; *(int *)value = 1 */
 	OPT_STRING,             /* *(const char **)value = the value */
 	OPT_CALLBACK,           /* cb(opt, value, err) */
+	OPT_TABLE,              /* the options of another table stand here */
 };
 
 #define OPT_OPTARG 1u           /* the value is optional, and only given as --long=VALUE */
@@ -40,7 +43,10 @@ struct opt {
 	enum opt_type type;
 	const char *argh;       /* the value's name in the help ("FILE"); NULL: takes none */
 	const char *help;       /* NULL: not listed in the help */
-	void *value;            /* where the value goes; a callback's context */
+	union {
+		void *value;    /* where the value goes; a callback's context */
+		const struct opt *table;   /* OPT_TABLE: ended by OPT_TERMINATOR */
+	};
 	/*
 	 * For OPT_CALLBACK: arg is the value (NULL when an optional one is not
 	 * given). 0, or nonzero with the reason in err (the parser reports it
@@ -50,11 +56,13 @@ struct opt {
 	unsigned flags;
 };
 
-#define OPT_BOOL(s, l, v, h) { (s), (l), OPT_FLAG, NULL, (h), (v), NULL, 0 }
-#define OPT_STR(s, l, v, a, h) { (s), (l), OPT_STRING, (a), (h), (v), NULL, 0 }
-#define OPT_CALL(s, l, v, a, h, f) { (s), (l), OPT_CALLBACK, (a), (h), (v), (f), 0 }
-#define OPT_CALL_OPTARG(s, l, v, a, h, f) { (s), (l), OPT_CALLBACK, (a), (h), (v), (f), OPT_OPTARG }
-#define OPT_TERMINATOR { 0, NULL, OPT_END, NULL, NULL, NULL, NULL, 0 }
+#define OPT_BOOL(s, l, v, h) { (s), (l), OPT_FLAG, NULL, (h), { (v) }, NULL, 0 }
+#define OPT_STR(s, l, v, a, h) { (s), (l), OPT_STRING, (a), (h), { (v) }, NULL, 0 }
+#define OPT_CALL(s, l, v, a, h, f) { (s), (l), OPT_CALLBACK, (a), (h), { (v) }, (f), 0 }
+#define OPT_CALL_OPTARG(s, l, v, a, h, f) { (s), (l), OPT_CALLBACK, (a), (h), { (v) }, (f), OPT_OPTARG }
+#define OPT_TERMINATOR { 0, NULL, OPT_END, NULL, NULL, { NULL }, NULL, 0 }
+/* Every option of table t, in its order, as if written here (in the help too). */
+#define OPT_INCLUDE(t) { .type = OPT_TABLE, .table = (t) }
 
 /* A callback for -p PID: value is an int (pid_t); "bad process id: 'X'" otherwise. */
 int opts_pid(const struct opt *o, const char *arg, struct strbuf *err);

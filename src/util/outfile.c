@@ -19,7 +19,12 @@ static int is_stdout(const char *path)
 	return !path || !strcmp(path, "-");
 }
 
-/* Give the file to the user who ran sudo, not to root. */
+/*
+ * Give the file to the user who ran sudo, not to root. An exception to
+ * "only cmd/ reads the environment": this is the one place every file
+ * framewalk writes is created (a command's outputs, the agent's directory
+ * and metrics), so each writer is right without passing the owner along.
+ */
 static void chown_to_sudo_user(int fd)
 {
 	const char *u = getenv("SUDO_UID"), *g = getenv("SUDO_GID");

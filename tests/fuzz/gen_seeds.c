@@ -6,7 +6,9 @@
  * the input format of reader_image.h (fuzz_bpfrec: after a ring-buffer
  * record of its first thread; fuzz_pystate: with exceptions raised and
  * handled). The fuzzer starts from these and mutates its way into every
- * corner the reader must survive. Run by hand when the format changes:
+ * corner the reader must survive. What a seed must agree with the code on
+ * (the code object words a bpf record carries) comes from the core
+ * library's own functions. Run by hand when the format changes:
  *   tests/fuzz/build.sh && build-fuzz/tests-fuzz/gen_seeds tests/fuzz/corpus
  */
 #include <errno.h>
@@ -19,12 +21,15 @@
 #include "bpf/fwprof.h"
 #include "python/discover.h"
 #include "python/offsets.h"
+#include "python/reader.h"
 
 #include "../unit/debug_blocks.h"
 #include "../unit/linetable_vectors.h"
 #include "reader_image.h"
 
+#ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
 #define REGION_MAX 0x4000
 #define CODE_STRIDE 0x400
 #define FRAME_STRIDE 0x100
@@ -534,23 +539,6 @@ static void image_copy(const struct image *im, uint64_t a, void *out, size_t n)
 		}
 }
 
-/* The code object words the bpf backend asks the program to copy (reader.c's py_code_id_span). */
-static void code_id_span(const struct py_offsets *o, int32_t *start, size_t *len)
-{
-	int32_t name = o->code_qualname != PYOFF_NONE ? o->code_qualname : o->code_name;
-	int32_t words[] = { name, o->code_filename, o->code_linetable };
-	int32_t lo = o->code_firstlineno, hi = o->code_firstlineno + 4;
-
-	for (size_t i = 0; i < ARRAY_SIZE(words); i++) {
-		if (words[i] < lo)
-			lo = words[i];
-		if (words[i] + 8 > hi)
-			hi = words[i] + 8;
-	}
-	*start = lo;
-	*len = (size_t)(hi - lo);
-}
-
 static void bpfrec_seed(const char *dir, const char *name, int minor, const struct image *im,
 			const struct py_offsets *o, int full)
 {
@@ -566,7 +554,8 @@ static void bpfrec_seed(const char *dir, const char *name, int minor, const stru
 	FILE *f;
 
 	memset(&rec, 0, sizeof(rec));
-	code_id_span(o, &id_start, &id_len);
+	/* the code object words the bpf backend asks the program to copy */
+	py_code_id_span(o, &id_start, &id_len);
 	if (!(id_start >= 0 && id_len < FW_CODE_ID_COPY && o->frame_code >= 0))
 		id_len = 0;
 	if (o->frame_code_tagged != PYOFF_NONE)

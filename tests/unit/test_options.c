@@ -1,9 +1,10 @@
 /*
  * Unit tests of the option parser (src/util/options.c) and the format
  * table (src/output/registry.c): what a table of options accepts and
- * refuses, where arguments end up, the help printed from the table; and
- * that every format row is complete, names and endings choose the right
- * format, and the lists in help texts and errors come from the rows.
+ * refuses, where arguments end up, the help printed from the table, a table
+ * included in another; and that every format row is complete, names and
+ * endings choose the right format, and the lists in help texts and errors
+ * come from the rows.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -248,6 +250,72 @@ static void test_help_from_table(void **state)
 	free(text);
 }
 
+/*
+ * An included table (OPT_INCLUDE): its options parse, abbreviate, come from
+ * a configuration file and show in the help as if written in its place.
+ */
+static void test_included_table(void **state)
+{
+	struct seen s;
+	const struct opt shared[] = {
+		OPT_BOOL(0, "json", &s.json, "as JSON"),
+		OPT_STR('o', "output", &s.output, "FILE", "write FILE"),
+		OPT_TERMINATOR,
+	};
+	const struct opt inner[] = {
+		OPT_INCLUDE(shared),
+		OPT_CALL(0, "limit", &s, "N", "at most N", take_limit),
+		OPT_TERMINATOR,
+	};
+	const struct opt opts[] = {
+		OPT_BOOL('q', "quiet", &s.quiet, "say less"),
+		OPT_INCLUDE(inner),
+		OPT_STR(0, "name", &s.name, "N", "a name"),
+		OPT_STR(0, "named", &s.name, "N", "a name too"),
+		OPT_TERMINATOR,
+	};
+	struct opt_command cmd = { "test", "usage: test [options]\n", NULL, NULL, opts, 0 };
+	char *argv[] = { "test", "-qoOUT", "--js", "--lim=3", "--name", "x", NULL };
+	char *ambiguous[] = { "test", "--na", NULL };
+	char path[] = "/tmp/fw-test-options-XXXXXX";
+	const char conf[] = "json = yes\nlimit 7\n";
+	struct strbuf err = STRBUF_INIT;
+	char **fargv, *text;
+	int n, fargc, fd;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(opts_parse(&cmd, 6, argv, &n), 0);
+	assert_int_equal(n, 0);
+	assert_true(s.quiet);
+	assert_string_equal(s.output, "OUT");
+	assert_true(s.json);
+	assert_int_equal(s.limit, 3);
+	assert_string_equal(s.name, "x");
+	assert_int_equal(opts_parse(&cmd, 2, ambiguous, &n), FW_EXIT_USAGE);
+
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, conf, sizeof(conf) - 1), (ssize_t)sizeof(conf) - 1);
+	close(fd);
+	assert_int_equal(opts_file_args(&cmd, path, &fargc, &fargv, &err), 0);
+	unlink(path);
+	assert_int_equal(fargc, 3);
+	assert_string_equal(fargv[1], "--json");
+	assert_string_equal(fargv[2], "--limit=7");
+	opts_file_free(fargc, fargv);
+
+	/* the help: in the table's order, the included ones where they stand */
+	text = captured(print_help, &cmd);
+	assert_non_null(strstr(text, "  -q, --quiet            say less\n"
+				     "      --json             as JSON\n"
+				     "  -o, --output FILE      write FILE\n"
+				     "      --limit N          at most N\n"
+				     "      --name N           a name\n"));
+	free(text);
+	strbuf_release(&err);
+}
+
 /* ---- the format table ------------------------------------------------------ */
 
 static void test_format_rows(void **state)
@@ -328,6 +396,7 @@ int main(void)
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_pid_list),
 		cmocka_unit_test(test_help_from_table),
+		cmocka_unit_test(test_included_table),
 		cmocka_unit_test(test_format_rows),
 		cmocka_unit_test(test_format_for_path),
 	};

@@ -1,0 +1,61 @@
+/*
+ * The environment, read here once for the library code below cmd/, which
+ * is handed the facts instead of reading them (style.md: library code
+ * leaves the environment to cmd/): where debug files come from
+ * (DEBUGINFOD_URLS, libdebuginfod's cache, FRAMEWALK_DEBUGINFOD_TIMEOUT)
+ * and the frame-pointer trace (FRAMEWALK_DEBUG_FP). The sampling commands
+ * pass it in struct sampler_opts (cmd_sampling_defaults), check to its
+ * files (elf_cache_set_env).
+ */
+#include <limits.h>
+#include <stdlib.h>
+
+#include "cmd/cmd.h"
+#include "elf/elffile.h"
+#include "util/util.h"
+
+/* FRAMEWALK_DEBUGINFOD_TIMEOUT in seconds; 0 (the library's default) when unset or bad. */
+static double debuginfod_budget(void)
+{
+	const char *s = getenv("FRAMEWALK_DEBUGINFOD_TIMEOUT");
+	char *end;
+	double v;
+
+	if (!s || !*s)
+		return 0;
+	v = strtod(s, &end);
+	if (*end || !(v > 0) || v > 3600)
+		return 0;
+	return v;
+}
+
+/* libdebuginfod's cache directory, as the library itself chooses it; 0 or -1. */
+static int debuginfod_cache(char *buf, size_t size)
+{
+	const char *cache = getenv("DEBUGINFOD_CACHE_PATH"), *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+
+	if (cache && *cache)
+		return xsnprintf(buf, size, "%s", cache) < 0 ? -1 : 0;
+	if (xdg && *xdg)
+		return xsnprintf(buf, size, "%s/debuginfod_client", xdg) < 0 ? -1 : 0;
+	if (home && *home)
+		return xsnprintf(buf, size, "%s/.cache/debuginfod_client", home) < 0 ? -1 : 0;
+	return -1;
+}
+
+const struct elf_env *cmd_elf_env(void)
+{
+	static struct elf_env env;
+	static char cache[PATH_MAX];
+	static int read;
+
+	if (!read) {
+		env.debug.urls = getenv("DEBUGINFOD_URLS");
+		env.debug.cache_dir = debuginfod_cache(cache, sizeof(cache)) ? NULL : cache;
+		env.debug.budget_s = debuginfod_budget();
+		env.trace_fp = getenv("FRAMEWALK_DEBUG_FP") != NULL;
+		read = 1;
+	}
+	return &env;
+}

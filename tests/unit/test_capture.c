@@ -1,0 +1,431 @@
+/*
+ * Unit tests of the capture loop (src/sampler/capture.c) driven by a
+ * scripted backend (session_init_ops): the loop's policy without a Python
+ * process. The target is a child that waits (or spins); the backend's tick
+ * records known samples, dropped ones, and then answers as a target that
+ * vanished or refused would. Checked: how each capture ends (duration, a
+ * stop request, the hook, every target gone, access lost, the backend not
+ * starting), that the profile holds exactly what the ticks recorded (wall
+ * mode: one per sample; cpu mode by ticks: the CPU time the thread used),
+ * that tick is called only in the modes the backend ticks in, and the
+ * backend's lifecycle (target_init/release, start, drain, stop).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "sampler/backend.h"
+
+/* What the backend is told to do, and what it saw. */
+struct script {
+	int samples_per_tick;   /* Python samples recorded by each tick */
+	int drop_every;         /* every Nth tick also records a dropped sample (0: never) */
+	int stop_at;            /* at this tick, ask the capture to stop (0: never) */
+	int kill_at;            /* at this tick the target is killed: -ESRCH from then */
+	int eperm_at;           /* from this tick, -EPERM (the target refuses) */
+	int hook_stop_at;       /* the hook ends the capture at its Nth pass (0: never) */
+	int start_err;          /* start answers this (0: it starts) */
+	int ticks, drops, inits, releases, starts, drains, stops, hook_passes;
+	volatile sig_atomic_t stop;
+};
+
+static struct script sc;
+
+static char outer_name[] = "outer", inner_name[] = "inner", file_name[] = "app.py";
+static struct py_code codes[2];
+static struct py_frame_info frames[2];  /* innermost first, as the reader gives them */
+
+static int fake_target_init(struct sampler *s)
+{
+	s->state = &sc;
+	sc.inits++;
+	return 0;
+}
+
+static void fake_target_release(struct sampler *s)
+{
+	assert_ptr_equal(s->state, &sc);
+	sc.releases++;
+}
+
+/* Wait until pid is a zombie (dead, not reaped: the loop must see it gone). */
+static void kill_and_wait(pid_t pid)
+{
+	siginfo_t si;
+
+	assert_int_equal(kill(pid, SIGKILL), 0);
+	memset(&si, 0, sizeof(si));
+	assert_int_equal(waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT), 0);
+}
+
+static int fake_tick(struct sampler *s, uint64_t now)
+{
+	struct script *x = s->state;
+	pid_t tid = s->target.pid;
+
+	x->ticks++;
+	if (x->kill_at && x->ticks == x->kill_at)
+		kill_and_wait(s->target.pid);
+	if (x->kill_at && x->ticks >= x->kill_at)
+		return -ESRCH;
+	if (x->eperm_at && x->ticks >= x->eperm_at)
+		return -EPERM;
+	for (int i = 0; i < x->samples_per_tick; i++)
+		sampler_record_python(s, tid, frames, 2, 0, "", now);
+	if (x->drop_every && x->ticks % x->drop_every == 0) {
+		sampler_record_dropped(s, tid, now);
+		x->drops++;
+	}
+	if (x->stop_at && x->ticks == x->stop_at)
+		x->stop = 1;
+	return 0;
+}
+
+static int fake_start(struct session *sess, struct strbuf *why)
+{
+	(void)sess;
+	sc.starts++;
+	if (sc.start_err)
+		strbuf_addstr(why, "the scripted backend refuses to start");
+	return sc.start_err;
+}
+
+static int fake_drain(struct session *sess, uint64_t now)
+{
+	(void)sess;
+	(void)now;
+	sc.drains++;
+	return 0;
+}
+
+static void fake_stop(struct session *sess)
+{
+	(void)sess;
+	sc.stops++;
+}
+
+#define EVERY_MODE (1u << MODE_CPU | 1u << MODE_WALL | 1u << MODE_GIL | 1u << MODE_EXCEPTION)
+
+static const struct backend_ops fake_ops = {
+	.tick_modes = EVERY_MODE,
+	.start = fake_start,
+	.stop = fake_stop,
+	.target_init = fake_target_init,
+	.target_release = fake_target_release,
+	.tick = fake_tick,
+	.drain = fake_drain,
+};
+
+/* A backend that samples by events only in cpu mode (as bpf does): no ticks there. */
+static const struct backend_ops wall_only_ops = {
+	.tick_modes = 1u << MODE_WALL,
+	.target_init = fake_target_init,
+	.target_release = fake_target_release,
+	.tick = fake_tick,
+	.drain = fake_drain,
+	.stop = fake_stop,
+};
+
+static int hook_pass(void *ctx, uint64_t now, uint64_t *next)
+{
+	struct script *x = ctx;
+
+	*next = now + 1000000;
+	return x->hook_stop_at && ++x->hook_passes >= x->hook_stop_at;
+}
+
+/* The longest any capture here may last. */
+#define SAFETY_S 3.0
+
+/* One capture: a waiting child as the target, the backend ops, sc as scripted. */
+struct run {
+	pid_t child;
+	struct profile prof;
+	struct session sess;
+	enum sampler_stop target_stop;
+	int ret;
+	char why[256];
+};
+
+static void capture_child(struct run *r, const struct backend_ops *ops, enum sample_mode mode,
+			  double duration_s, int with_hook, int spin)
+{
+	struct capture_hook hook = { &sc, -1, hook_pass };
+	struct strbuf why = STRBUF_INIT;
+	struct sampler_opts so;
+	struct py_target t;
+
+	memset(r, 0, sizeof(*r));
+	r->child = fork();
+	assert_true(r->child >= 0);
+	if (r->child == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);   /* gone with the test, whatever fails */
+		for (volatile unsigned long n = 0; spin; n++)
+			;
+		for (;;)
+			pause();
+	}
+	memset(&so, 0, sizeof(so));
+	so.mode = mode;
+	so.rate_hz = 200;
+	/* a capture the policy should end otherwise still ends (and fails its checks) */
+	so.duration_s = duration_s > 0 ? duration_s : SAFETY_S;
+	so.stop = &sc.stop;
+	memset(&t, 0, sizeof(t));
+	t.pid = r->child;
+	profile_init(&r->prof);
+	session_init_ops(&r->sess, &r->prof, &so, ops);
+	assert_int_equal(session_add(&r->sess, &t), 0);
+	r->ret = session_run(&r->sess, with_hook ? &hook : NULL, &why);
+	snprintf(r->why, sizeof(r->why), "%s", strbuf_str(&why));
+	r->target_stop = r->sess.targets[0]->stop_reason;
+	strbuf_release(&why);
+}
+
+/* A capture of a child that waits. */
+static void capture(struct run *r, const struct backend_ops *ops, enum sample_mode mode,
+		    double duration_s, int with_hook)
+{
+	capture_child(r, ops, mode, duration_s, with_hook, 0);
+}
+
+static void finish(struct run *r)
+{
+	session_release(&r->sess);
+	assert_int_equal(sc.releases, sc.inits);
+	profile_release(&r->prof);
+	kill(r->child, SIGKILL);
+	waitpid(r->child, NULL, 0);
+}
+
+static uint64_t counted(const struct profile *p)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < p->ncounts; i++)
+		n += p->counts[i].count;
+	return n;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	memset(&sc, 0, sizeof(sc));
+	memset(codes, 0, sizeof(codes));
+	codes[0].name = outer_name;
+	codes[0].file = file_name;
+	codes[0].firstlineno = 10;
+	codes[1].name = inner_name;
+	codes[1].file = file_name;
+	codes[1].firstlineno = 20;
+	memset(frames, 0, sizeof(frames));
+	frames[0].code = &codes[1];
+	frames[0].line = 21;
+	frames[1].code = &codes[0];
+	frames[1].line = 11;
+	return 0;
+}
+
+/* Until the duration: every tick's samples and drops, and nothing else, in the profile (wall mode: one each). */
+static void test_duration_and_counts(void **state)
+{
+	struct run r;
+	uint32_t ids[8];
+	size_t depth;
+
+	(void)state;
+	sc.samples_per_tick = 2;
+	sc.drop_every = 3;
+	capture(&r, &fake_ops, MODE_WALL, 0.1, 0);
+	assert_int_equal(r.ret, 0);
+	assert_int_equal(r.sess.stop_reason, SAMPLER_STOP_DURATION);
+	assert_int_equal(r.target_stop, SAMPLER_STOP_DURATION);
+	/* paced by the rate: at most 200 Hz x 0.1 s, plus the first at once */
+	assert_true(sc.ticks >= 1 && sc.ticks <= 21);
+	assert_int_equal(r.prof.meta.ticks_taken, (uint64_t)sc.ticks);
+	assert_true(r.prof.meta.ticks_requested >= r.prof.meta.ticks_taken);
+	assert_true(r.prof.meta.duration_ns >= 100000000ull);
+	assert_int_equal(r.prof.meta.samples, (uint64_t)(2 * sc.ticks));
+	assert_int_equal(counted(&r.prof), (uint64_t)(2 * sc.ticks));
+	assert_int_equal(r.prof.meta.errors, (uint64_t)sc.drops);
+	assert_int_equal(sc.drops, sc.ticks / 3);
+	/* one thread, the target's, with its drops; one stack, outermost first */
+	assert_int_equal(r.prof.nthreads, 1);
+	assert_int_equal(r.prof.threads[0].tid, r.child);
+	assert_int_equal(r.prof.threads[0].dropped, (uint64_t)sc.drops);
+	assert_int_equal(r.prof.ncounts, 1);
+	depth = profile_node_frames(&r.prof, r.prof.counts[0].node, ids, 8);
+	assert_int_equal(depth, 2);
+	assert_string_equal(profile_str(&r.prof, r.prof.frames[ids[0]].name), "outer");
+	assert_string_equal(profile_str(&r.prof, r.prof.frames[ids[1]].name), "inner");
+	/* the backend's lifecycle: one target, started, drained every pass, stopped */
+	assert_int_equal(sc.inits, 1);
+	assert_int_equal(sc.starts, 1);
+	assert_true(sc.drains >= sc.ticks);
+	assert_int_equal(sc.stops, 1);
+	finish(&r);
+}
+
+/* A stop request (a signal's flag) ends the capture before the next tick. */
+static void test_stop_request(void **state)
+{
+	struct run r;
+
+	(void)state;
+	sc.samples_per_tick = 1;
+	sc.stop_at = 3;
+	capture(&r, &fake_ops, MODE_WALL, 0, 0);
+	assert_int_equal(r.ret, 0);
+	assert_int_equal(r.sess.stop_reason, SAMPLER_STOP_SIGNAL);
+	assert_int_equal(r.target_stop, SAMPLER_STOP_SIGNAL);
+	assert_int_equal(sc.ticks, 3);
+	assert_int_equal(r.prof.meta.ticks_taken, 3);
+	assert_int_equal(r.prof.meta.samples, 3);
+	finish(&r);
+}
+
+/* The caller's hook ends it. */
+static void test_hook_ends(void **state)
+{
+	struct run r;
+
+	(void)state;
+	sc.samples_per_tick = 1;
+	sc.hook_stop_at = 4;
+	capture(&r, &fake_ops, MODE_WALL, 0, 1);
+	assert_int_equal(r.sess.stop_reason, SAMPLER_STOP_HOOK);
+	assert_int_equal(sc.hook_passes, 4);
+	assert_int_equal(r.prof.meta.samples, (uint64_t)sc.ticks);
+	finish(&r);
+}
+
+/*
+ * The target vanishes: its tick answers -ESRCH and it has exited, so it
+ * ends as TARGET_EXIT, the samples before stay, and with no target left the
+ * capture ends the same way, long before its duration.
+ */
+static void test_target_vanishes(void **state)
+{
+	struct run r;
+
+	(void)state;
+	sc.samples_per_tick = 2;
+	sc.kill_at = 4;
+	capture(&r, &fake_ops, MODE_WALL, 0, 0);
+	assert_int_equal(r.ret, 0);
+	assert_int_equal(r.sess.stop_reason, SAMPLER_STOP_TARGET_EXIT);
+	assert_int_equal(r.target_stop, SAMPLER_STOP_TARGET_EXIT);
+	assert_int_equal(sc.ticks, 4);          /* an exited target is not ticked again */
+	assert_int_equal(r.prof.meta.samples, 6);
+	assert_int_equal(counted(&r.prof), 6);
+	assert_int_equal(r.prof.meta.errors, 0);
+	finish(&r);
+}
+
+/* Access lost while it runs (-EPERM from a live target): an error, not an exit. */
+static void test_access_lost(void **state)
+{
+	struct run r;
+
+	(void)state;
+	sc.samples_per_tick = 1;
+	sc.eperm_at = 3;
+	capture(&r, &fake_ops, MODE_WALL, 0, 0);
+	assert_int_equal(r.ret, 0);
+	assert_int_equal(r.sess.stop_reason, SAMPLER_STOP_ERROR);
+	assert_int_equal(r.target_stop, SAMPLER_STOP_ERROR);
+	assert_int_equal(sc.ticks, 3);
+	assert_int_equal(r.prof.meta.samples, 2);
+	finish(&r);
+}
+
+/*
+ * cpu mode by ticks: a stack counts the CPU time its thread used since its
+ * previous sample, in periods: nothing for a thread that only waits; for
+ * one that spins, at least one and no more than the time the capture took.
+ */
+static void test_cpu_mode_counts_cpu_time(void **state)
+{
+	struct run r;
+
+	(void)state;
+	sc.samples_per_tick = 1;
+	capture(&r, &fake_ops, MODE_CPU, 0.1, 0);
+	assert_int_equal(r.sess.stop_reason, SAMPLER_STOP_DURATION);
+	assert_true(r.prof.meta.cpu_weighted);
+	assert_true(sc.ticks >= 1);
+	assert_int_equal(r.prof.meta.samples, 0);
+	assert_int_equal(counted(&r.prof), 0);
+	finish(&r);
+
+	setup(state);
+	sc.samples_per_tick = 1;
+	capture_child(&r, &fake_ops, MODE_CPU, 0.3, 0, 1);
+	assert_true(r.prof.meta.samples >= 1);
+	assert_true(r.prof.meta.samples <= r.prof.meta.ticks_taken + 1);
+	assert_int_equal(counted(&r.prof), r.prof.meta.samples);
+	finish(&r);
+}
+
+/* A backend that does not tick in this mode is only drained. */
+static void test_no_ticks_outside_tick_modes(void **state)
+{
+	struct run r;
+
+	(void)state;
+	sc.samples_per_tick = 1;
+	capture(&r, &wall_only_ops, MODE_CPU, 0.05, 0);
+	assert_int_equal(r.sess.stop_reason, SAMPLER_STOP_DURATION);
+	assert_int_equal(sc.ticks, 0);
+	assert_int_equal(r.prof.meta.ticks_taken, 0);
+	assert_int_equal(r.prof.meta.ticks_requested, 0);
+	assert_int_equal(r.prof.meta.samples, 0);
+	assert_true(sc.drains > 0);
+	assert_int_equal(sc.stops, 1);
+	finish(&r);
+}
+
+/* The backend cannot start and none was chosen by auto: the error, no capture, no stop. */
+static void test_start_fails(void **state)
+{
+	struct run r;
+
+	(void)state;
+	sc.start_err = -EPERM;
+	capture(&r, &fake_ops, MODE_CPU, 0.05, 0);
+	assert_int_equal(r.ret, -EPERM);
+	assert_string_equal(r.why, "the scripted backend refuses to start");
+	assert_int_equal(r.sess.stop_reason, SAMPLER_STOP_ERROR);
+	assert_int_equal(r.target_stop, SAMPLER_STOP_ERROR);
+	assert_int_equal(sc.starts, 1);
+	assert_int_equal(sc.ticks, 0);
+	assert_int_equal(sc.stops, 0);
+	finish(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_duration_and_counts, setup),
+		cmocka_unit_test_setup(test_stop_request, setup),
+		cmocka_unit_test_setup(test_hook_ends, setup),
+		cmocka_unit_test_setup(test_target_vanishes, setup),
+		cmocka_unit_test_setup(test_access_lost, setup),
+		cmocka_unit_test_setup(test_cpu_mode_counts_cpu_time, setup),
+		cmocka_unit_test_setup(test_no_ticks_outside_tick_modes, setup),
+		cmocka_unit_test_setup(test_start_fails, setup),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
