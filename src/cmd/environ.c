@@ -3,7 +3,8 @@
  * is handed the facts instead of reading them (style.md: library code
  * leaves the environment to cmd/): where debug files come from
  * (DEBUGINFOD_URLS, libdebuginfod's cache, FRAMEWALK_DEBUGINFOD_TIMEOUT)
- * and the frame-pointer trace (FRAMEWALK_DEBUG_FP). The sampling commands
+ * the frame-pointer trace (FRAMEWALK_DEBUG_FP) and libbpf's warnings
+ * (FRAMEWALK_DEBUG_BPF). The sampling commands
  * pass it in struct sampler_opts (cmd_sampling_defaults), check to its
  * files (elf_cache_set_env).
  */
@@ -12,6 +13,7 @@
 
 #include "cmd/cmd.h"
 #include "elf/elffile.h"
+#include "sampler/bpf.h"
 #include "util/util.h"
 
 /* FRAMEWALK_DEBUGINFOD_TIMEOUT in seconds; 0 (the library's default) when unset or bad. */
@@ -55,6 +57,8 @@ const struct elf_env *cmd_elf_env(void)
 		env.debug.cache_dir = debuginfod_cache(cache, sizeof(cache)) ? NULL : cache;
 		env.debug.budget_s = debuginfod_budget();
 		env.trace_fp = getenv("FRAMEWALK_DEBUG_FP") != NULL;
+		env.debug_bpf = getenv("FRAMEWALK_DEBUG_BPF") != NULL;
+		bpf_backend_set_debug(env.debug_bpf);
 		read = 1;
 	}
 	return &env;

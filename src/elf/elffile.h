@@ -98,6 +98,7 @@ struct elf_cache;
 struct elf_env {
 	struct debuginfo_env debug;
 	int trace_fp;
+	int debug_bpf;           /* FRAMEWALK_DEBUG_BPF: libbpf's warnings on stderr */
 };
 
 struct elf_cache *elf_cache_new(void);

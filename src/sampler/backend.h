@@ -33,11 +33,6 @@
 #include "elf/modules.h"
 
 struct backend_ops {
-	/*
-	 * Unused: a backend's name and texts are its row in choose.c
-	 * (backend_info). Left while bpf.c still sets it; remove both then.
-	 */
-	const char *name;
 	unsigned tick_modes;             /* 1 << mode: modes in which the loop calls tick */
 	/* The whole capture (optional): bpf loads its program here. 0 or -errno + why. */
 	int (*start)(struct session *sess, struct strbuf *why);

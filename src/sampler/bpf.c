@@ -95,9 +95,17 @@ int bpf_backend_built(void)
 	return 1;
 }
 
+/* FRAMEWALK_DEBUG_BPF (cmd/environ.c), for libbpf's print callback, which has no context */
+static int debug_bpf;
+
+void bpf_backend_set_debug(int on)
+{
+	debug_bpf = on;
+}
+
 static int silent_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	if (level == LIBBPF_WARN && getenv("FRAMEWALK_DEBUG_BPF"))
+	if (level == LIBBPF_WARN && debug_bpf)
 		return vfprintf(stderr, fmt, ap);
 	return 0;
 }
@@ -998,7 +1006,6 @@ static int bpf_tick(struct sampler *s, uint64_t now)
 }
 
 const struct backend_ops backend_bpf_ops = {
-	.name = "bpf",
 	.tick_modes = 1u << MODE_WALL | 1u << MODE_GIL,
 	.start = bpf_start,
 	.stop = bpf_stop,

@@ -21,4 +21,7 @@ int bpf_backend_built(void);
  */
 int bpf_backend_probe(struct strbuf *why);
 
+/* libbpf's warnings on stderr (FRAMEWALK_DEBUG_BPF, read by cmd/environ.c). */
+void bpf_backend_set_debug(int on);
+
 #endif

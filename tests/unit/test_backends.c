@@ -43,9 +43,6 @@ static void test_rows(void **state)
 		assert_int_equal(backend_parse(bi->name, &parsed), 0);
 		assert_int_equal(parsed, b);
 		assert_non_null(bi->ops);
-		/* the ops' own name, where one is still set, is the row's */
-		if (bi->ops->name)
-			assert_string_equal(bi->ops->name, bi->name);
 		assert_non_null(bi->reads);
 		assert_non_null(bi->header[0]);
 		assert_non_null(bi->by_default);
