@@ -78,13 +78,13 @@ def test_cpu_mode_counts_cpu_time_not_runnable_time(interp_id, backend, tmp_path
     each tick at which the thread was runnable gave about 1/2 (ptrace, vm);
     the bpf backend's samples come from the kernel's CPU clock. framewalk
     runs on the other CPU, so it takes no CPU from the target's; the bound
-    is 5 points, the noise of ~1000 samples being about 1.5."""
+    is 5 points, the noise of 600-1800 samples being 1.2-2."""
     assert len(os.sched_getaffinity(0)) >= 2, "this test needs two CPUs"
     w = start_workload(INTERP_BY_ID[interp_id], "cpu_contended.py", "40")
     try:
         out = tmp_path / "cpu.collapsed"
         os.kill(w.pid, signal.SIGUSR2)
-        r = run_fw("record", "-p", w.pid, "-d", 4, "-r", 397, "-q", "--python-only",
+        r = run_fw("record", "-p", w.pid, "-d", 6, "-r", 397, "-q", "--python-only",
                    "--backend", backend, "-o", out, prefix=["taskset", "-c", "1"], timeout=90)
         os.kill(w.pid, signal.SIGUSR1)
         line = w.proc.stdout.readline().decode()
@@ -98,7 +98,7 @@ def test_cpu_mode_counts_cpu_time_not_runnable_time(interp_id, backend, tmp_path
                 if k in names:
                     got[k] += count
         total = got["contended"] + got["alone"]
-        assert total >= 800, (got, r)
+        assert total >= 600, (got, r)   # ~1800 alone; ~1000 with both CPUs loaded
         share = 100.0 * got["contended"] / total
         assert 25 <= true_share <= 42, line     # the workload did what it says
         assert abs(share - true_share) <= 5, (
