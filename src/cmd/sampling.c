@@ -60,16 +60,6 @@ const struct cmd_sampling_use cmd_sampling_agent = {
 
 /* ---- the options ---------------------------------------------------------- */
 
-/* What each mode samples, for --mode's help. */
-static const char *const mode_help[NMODES] = {
-	[MODE_CPU] = "threads on a CPU",
-	[MODE_WALL] = "every thread; a waiting one ends in a [wait] frame naming its system call",
-	[MODE_GIL] = "the thread holding the GIL; threads waiting for it or running without it "
-		     "end in <waiting for GIL> or <running without GIL>",
-	[MODE_EXCEPTION] = "as wall, only threads raising or handling an exception, ending in "
-			   "<exception TYPE>",
-};
-
 static const struct cmd_sampling_use *use_of(const struct opt *o)
 {
 	return ((const struct cmd_sampling_opts *)o->value)->use;
@@ -208,7 +198,7 @@ static void help_mode(struct strbuf *sb, const struct cmd_sampling_use *use)
 			continue;
 		strbuf_addf(sb, "%s%s (%s%s)", k == 0 ? "" : k + 1 == n ? " or " : ", ",
 			    sample_mode_name((enum sample_mode)m), m == MODE_CPU ? "default: " : "",
-			    mode_help[m]);
+			    sample_mode_info((enum sample_mode)m)->samples);
 		k++;
 	}
 }

@@ -108,15 +108,44 @@ int backend_parse(const char *name, enum backend *out)
 	return -EINVAL;
 }
 
-static const char *const mode_names[] = {
-	[MODE_CPU] = "cpu", [MODE_WALL] = "wall", [MODE_GIL] = "gil",
-	[MODE_EXCEPTION] = "exception",
+#define EVERY_BACKEND (1u << BACKEND_VM | 1u << BACKEND_PTRACE | 1u << BACKEND_BPF)
+
+/* The modes, by enum sample_mode (struct mode_info). */
+static const struct mode_info modes[] = {
+	[MODE_CPU] = {
+		.id = MODE_CPU, .name = "cpu", .samples = "threads on a CPU",
+		.backends = EVERY_BACKEND,
+	},
+	[MODE_WALL] = {
+		.id = MODE_WALL, .name = "wall",
+		.samples = "every thread; a waiting one ends in a [wait] frame naming its system call",
+		.backends = EVERY_BACKEND,
+	},
+	[MODE_GIL] = {
+		.id = MODE_GIL, .name = "gil",
+		.samples = "the thread holding the GIL; threads waiting for it or running without it "
+			   "end in <waiting for GIL> or <running without GIL>",
+		.backends = EVERY_BACKEND,
+	},
+	[MODE_EXCEPTION] = {
+		.id = MODE_EXCEPTION, .name = "exception",
+		.samples = "as wall, only threads raising or handling an exception, ending in "
+			   "<exception TYPE>",
+		/* the bpf program does not read the exception state at its instant */
+		.backends = 1u << BACKEND_VM | 1u << BACKEND_PTRACE,
+		.why_not = "does not read exception state",
+	},
 };
+
+const struct mode_info *sample_mode_info(enum sample_mode mode)
+{
+	return (size_t)mode < ARRAY_SIZE(modes) ? &modes[mode] : &modes[MODE_CPU];
+}
 
 int sample_mode_parse(const char *name, enum sample_mode *out)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(mode_names); i++) {
-		if (!strcmp(name, mode_names[i])) {
+	for (size_t i = 0; i < ARRAY_SIZE(modes); i++) {
+		if (!strcmp(name, modes[i].name)) {
 			*out = (enum sample_mode)i;
 			return 0;
 		}
@@ -126,7 +155,28 @@ int sample_mode_parse(const char *name, enum sample_mode *out)
 
 const char *sample_mode_name(enum sample_mode mode)
 {
-	return (size_t)mode < ARRAY_SIZE(mode_names) ? mode_names[mode] : "cpu";
+	return sample_mode_info(mode)->name;
+}
+
+/* Does the mode's row let backend b take it? */
+static int mode_takes(enum sample_mode mode, enum backend b)
+{
+	return (sample_mode_info(mode)->backends >> b) & 1;
+}
+
+/* "--backend ptrace or vm": the backends that take mode, in auto's order. */
+static void add_mode_backends(struct strbuf *sb, enum sample_mode mode)
+{
+	int k = 0;
+
+	strbuf_addstr(sb, "--backend ");
+	for (size_t i = 0; backend_preferred(i) != BACKEND_AUTO; i++) {
+		enum backend b = backend_preferred(i);
+
+		if (!mode_takes(mode, b))
+			continue;
+		strbuf_addf(sb, "%s%s", k++ ? " or " : "", backend_name(b));
+	}
 }
 
 static int ptrace_allowed(pid_t pid)
@@ -214,11 +264,12 @@ int backend_choose(struct sampler_opts *so, pid_t probe_pid, struct strbuf *why,
 		strbuf_addstr(why, " (or leave --backend out)");
 		return -EINVAL;
 	}
-	/* The bpf program does not read the exception state at its instant. */
-	if (so->mode == MODE_EXCEPTION && so->backend == BACKEND_BPF) {
-		strbuf_addstr(why, "--mode exception needs a backend that reads each thread's "
-			      "exception state as it reads its stack: --backend ptrace or vm "
-			      "(or leave --backend out)");
+	if (so->backend != BACKEND_AUTO && !mode_takes(so->mode, so->backend)) {
+		strbuf_addf(why, "--mode %s cannot be sampled with --backend %s (it %s): ",
+			    sample_mode_name(so->mode), backend_name(so->backend),
+			    sample_mode_info(so->mode)->why_not);
+		add_mode_backends(why, so->mode);
+		strbuf_addstr(why, " (or leave --backend out)");
 		return -EINVAL;
 	}
 	if (so->backend == BACKEND_BPF) {
@@ -231,9 +282,10 @@ int backend_choose(struct sampler_opts *so, pid_t probe_pid, struct strbuf *why,
 		decide_stacks(so, asked_native);
 		return 0;
 	}
-	if (so->mode == MODE_EXCEPTION) {
+	if (!mode_takes(so->mode, BACKEND_BPF)) {
 		bpf_ok = 0;
-		strbuf_addstr(&bpf_why, "it does not read exception state (--mode exception)");
+		strbuf_addf(&bpf_why, "it %s (--mode %s)", sample_mode_info(so->mode)->why_not,
+			    sample_mode_name(so->mode));
 	} else {
 		bpf_ok = !bpf_backend_probe(&bpf_why);
 	}

@@ -141,6 +141,23 @@ int sample_mode_parse(const char *name, enum sample_mode *out);
  */
 int backend_fall_back(struct sampler_opts *so, pid_t probe_pid, const char *why,
 		      struct strbuf *announce);
+/*
+ * What a mode is, one row per mode in choose.c (the one mode table): its
+ * name, what it samples (--mode's help), and which backends can take it,
+ * with the reason a backend cannot. Whether it makes a cpu or a wall-clock
+ * profile is profile_mode_is_cpu's rule (profile/profile.h: saved profiles
+ * carry the mode's name).
+ */
+struct mode_info {
+	enum sample_mode id;
+	const char *name;           /* --mode's value */
+	const char *samples;        /* what it samples, for --mode's help */
+	unsigned backends;          /* 1 << enum backend: the backends that take it */
+	const char *why_not;        /* why the others do not, after "it " (NULL: all do) */
+};
+
+/* The row of mode m (a valid mode). */
+const struct mode_info *sample_mode_info(enum sample_mode mode);
 /* The mode's name, as sample_mode_parse takes it. */
 const char *sample_mode_name(enum sample_mode mode);
 /* Does the mode sample waiting threads, with their [wait] leaf (wall, exception)? */

@@ -14,8 +14,8 @@ BACKENDS = ["vm", "ptrace", "bpf"]
 CHAIN = ["task_body", "handler", "burn"]
 EXIT_USAGE = 2
 # the one combination refused by design: the bpf program does not read a
-# thread's exception state at its instant (sampler/choose.c)
-REFUSED = {("exception", "bpf"): "--mode exception needs a backend"}
+# thread's exception state at its instant (the mode table, sampler/choose.c)
+REFUSED = {("exception", "bpf"): "--mode exception cannot be sampled with --backend bpf"}
 
 
 @pytest.fixture(scope="module", params=["py3.12", "sid-py3.15"])

@@ -127,7 +127,7 @@ def test_exception_mode_refuses_the_bpf_backend(tmp_path):
         r = run_fw("record", "-p", w.pid, "-d", 1, "-q", "--mode", "exception",
                    "--backend", "bpf", "-o", tmp_path / "x.collapsed", timeout=60)
         assert r.returncode == 2, r
-        assert "--mode exception needs a backend" in r.stderr, r
+        assert "--mode exception cannot be sampled with --backend bpf" in r.stderr, r
         assert not (tmp_path / "x.collapsed").exists()
     finally:
         w.stop()
