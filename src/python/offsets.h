@@ -111,9 +111,13 @@ struct py_objects_layout {
 	 * and cached hash; the HAMT's nodes (Python/hamt.c): bitmap (size
 	 * slots of key/value pairs, a NULL key's value is a sub-node), array
 	 * (hamt_array_node_size sub-nodes by 5 bits of the hash) and collision
-	 * (size slots of pairs that share one hash).
+	 * (size slots of pairs that share one hash). A variable's cache
+	 * (GIL builds only) holds its value for thread state tstate_id at
+	 * tstate_context_ver, as ContextVar.get() uses it.
 	 */
-	int32_t tstate_context, context_vars, contextvar_default, contextvar_hash;
+	int32_t tstate_context, tstate_context_ver, tstate_id;
+	int32_t context_vars, contextvar_default, contextvar_hash;
+	int32_t contextvar_cached, contextvar_cached_tsid, contextvar_cached_tsver;
 	int32_t hamt_root, hamt_count;
 	int32_t hamt_bitmap_size, hamt_bitmap_bitmap, hamt_bitmap_array;
 	int32_t hamt_array_array, hamt_array_count;

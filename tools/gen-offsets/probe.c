@@ -454,12 +454,21 @@ int main(void)
 	/*
 	 * contextvars (python/contextvars.c): a thread's current context, its
 	 * variables (an immutable HAMT keyed by ContextVar), a variable's
-	 * default and cached hash. No _Py_DebugOffsets block has them.
+	 * default and cached hash, and the cache of its value CPython's own
+	 * ContextVar.get() trusts. No _Py_DebugOffsets block has them.
 	 */
 	ST("tstate_context", PyThreadState, context);
+	ST("tstate_context_ver", PyThreadState, context_ver);
+	ST("tstate_id", PyThreadState, id);
 	ST("context_vars", PyContext, ctx_vars);
 	ST("contextvar_default", PyContextVar, var_default);
 	ST("contextvar_hash", PyContextVar, var_hash);
+#ifndef Py_GIL_DISABLED
+	/* the value last set or read, valid for thread state id tsid at context_ver tsver */
+	ST("contextvar_cached", PyContextVar, var_cached);
+	ST("contextvar_cached_tsid", PyContextVar, var_cached_tsid);
+	ST("contextvar_cached_tsver", PyContextVar, var_cached_tsver);
+#endif
 	ST("hamt_root", PyHamtObject, h_root);
 	ST("hamt_count", PyHamtObject, h_count);
 	ST("hamt_bitmap_size", fw_hamt_bitmap_node, ob_base.ob_size);

@@ -284,6 +284,15 @@ def check_context(t):
             ok(u64(id(v) + OB["contextvar_default"]) == id(sentinel), "var_default")
             h32 = ((vh & 0xffffffff) ^ ((vh >> 32) & 0xffffffff))
             ok(hamt_find(root, h32, id(v)) == id(x), "lookup of %s" % v.name)
+        # the cache ContextVar.get() trusts: its value for this thread state
+        # at this context version
+        v = vs[-1]
+        ok(v.get() is vals[-1], "get")
+        ok(u64(id(v) + OB["contextvar_cached"]) == id(vals[-1]), "var_cached")
+        ok(u64(id(v) + OB["contextvar_cached_tsid"]) == u64(t + OB["tstate_id"]),
+           "var_cached_tsid is the thread state's id")
+        ok(u64(id(v) + OB["contextvar_cached_tsver"]) == u64(t + OB["tstate_context_ver"]),
+           "var_cached_tsver is the thread state's context_ver")
         return ctx
     ctx = contextvars.copy_context()
     ok(ctx.run(inside) == id(ctx), "the running context is the thread's")
