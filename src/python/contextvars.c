@@ -1,0 +1,452 @@
+/*
+ * Implementation of contextvars.h: a HAMT lookup over another process's
+ * memory, following Python/hamt.c's hamt_node_find (bitmap nodes index
+ * their key/value pairs by the popcount of the bits below the hash's 5 bits
+ * at that level; array nodes hold 32 sub-nodes; collision nodes a list of
+ * pairs of one hash), with the offsets of struct py_objects_layout.
+ */
+#include <errno.h>
+#include <inttypes.h>
+
+#include "python/contextvars.h"
+#include "util/util.h"
+
+#define VAR_RECHECK_NS 1000000000ull
+#define WORDS_SPAN_MAX 128
+
+static const char *const type_names[PY_CTX_TYPE_COUNT][2] = {
+	[PY_CTX_TYPE_CONTEXT] = { "_contextvars.Context", "Context" },      /* 3.10+, 3.8/3.9 */
+	[PY_CTX_TYPE_VAR] = { "_contextvars.ContextVar", "ContextVar" },
+	[PY_CTX_TYPE_HAMT] = { "hamt", NULL },
+	[PY_CTX_TYPE_BITMAP] = { "hamt_bitmap_node", NULL },
+	[PY_CTX_TYPE_ARRAY] = { "hamt_array_node", NULL },
+	[PY_CTX_TYPE_COLLISION] = { "hamt_collision_node", NULL },
+};
+
+int py_contextvars_init(struct py_contextvars *cv, struct py_objects *ob)
+{
+	const struct py_objects_layout *lo = ob->lo;
+	const int32_t need[] = {
+		lo->tstate_context, lo->context_vars, lo->contextvar_default, lo->contextvar_hash,
+		lo->hamt_root, lo->hamt_count, lo->hamt_bitmap_size, lo->hamt_bitmap_bitmap,
+		lo->hamt_bitmap_array, lo->hamt_array_array, lo->hamt_collision_size,
+		lo->hamt_collision_array, lo->type_name, lo->type_flags,
+	};
+
+	memset(cv, 0, sizeof(*cv));
+	cv->ob = ob;
+	cv->lo = lo;
+	if (!lo->known || lo->hamt_array_node_size != 32)
+		return -ENOTSUP;
+	for (size_t i = 0; i < ARRAY_SIZE(need); i++)
+		if (need[i] < 0)
+			return -ENOTSUP;
+	return 0;
+}
+
+void py_contextvars_release(struct py_contextvars *cv)
+{
+	memset(cv, 0, sizeof(*cv));
+}
+
+static int name_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n || n >= PY_CTXVAR_NAME_MAX)
+		return 0;
+	for (; *s; s++)
+		if ((unsigned char)*s <= 0x20 || (unsigned char)*s >= 0x7f)
+			return 0;
+	return 1;
+}
+
+int py_contextvars_add(struct py_contextvars *cv, const char *module, const char *variable)
+{
+	struct py_ctxvar *v;
+
+	if (!name_ok(module) || !name_ok(variable))
+		return -EINVAL;
+	if (cv->nvars == PY_CTXVARS_MAX)
+		return -E2BIG;
+	v = &cv->vars[cv->nvars];
+	memset(v, 0, sizeof(*v));
+	memcpy(v->module, module, strlen(module) + 1);
+	memcpy(v->variable, variable, strlen(variable) + 1);
+	return (int)cv->nvars++;
+}
+
+/*
+ * The words at offs[i] of the object at addr (8 bytes each), in one read of
+ * their span where it is short. 0 or -errno (-ENOTSUP: an offset is absent).
+ */
+static int read_words(struct py_contextvars *cv, uint64_t addr, const int32_t *offs, size_t n,
+		      uint64_t *out)
+{
+	struct target_mem *mem = cv->ob->r->mem;
+	uint8_t buf[WORDS_SPAN_MAX];
+	int32_t lo = INT32_MAX, hi = 0;
+	int ret;
+
+	if (!addr || (addr & 7))
+		return -EFAULT;
+	for (size_t i = 0; i < n; i++) {
+		if (offs[i] < 0)
+			return -ENOTSUP;
+		if (offs[i] < lo)
+			lo = offs[i];
+		if (offs[i] + 8 > hi)
+			hi = offs[i] + 8;
+	}
+	if (hi - lo <= WORDS_SPAN_MAX) {
+		ret = mem_read_uncached(mem, addr + (uint64_t)lo, buf, (size_t)(hi - lo));
+		for (size_t i = 0; !ret && i < n; i++)
+			out[i] = load_u64(buf, (size_t)(offs[i] - lo));
+		return ret;
+	}
+	for (size_t i = 0; i < n; i++)
+		if ((ret = mem_read_uncached(mem, addr + (uint64_t)offs[i], &out[i], 8)))
+			return ret;
+	return 0;
+}
+
+/*
+ * Is type (an object's ob_type) the static type of kind want? Learnt once
+ * by name (never from a heap type: a class may take any name), then by
+ * address. 1, 0, or -errno.
+ */
+static int type_is(struct py_contextvars *cv, uint64_t type, enum py_ctx_type want)
+{
+	const struct py_type_info *t;
+	int ret;
+
+	if (cv->types[want])
+		return type == cv->types[want];
+	ret = py_type_at(cv->ob, type, &t);
+	if (ret)
+		return ret;
+	if (t->flags & cv->lo->tpflags_heaptype)
+		return 0;
+	for (int i = 0; i < 2; i++) {
+		if (type_names[want][i] && !strcmp(t->name, type_names[want][i])) {
+			cv->types[want] = type;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The object's type is of kind want: 0, or -EFAULT (another type, unreadable). */
+static int check_type(struct py_contextvars *cv, uint64_t type, enum py_ctx_type want)
+{
+	return type_is(cv, type, want) == 1 ? 0 : -EFAULT;
+}
+
+/* Which node type: PY_CTX_TYPE_BITMAP, _ARRAY or _COLLISION, or -EFAULT. */
+static int node_kind(struct py_contextvars *cv, uint64_t type)
+{
+	for (int k = PY_CTX_TYPE_BITMAP; k <= PY_CTX_TYPE_COLLISION; k++)
+		if (type_is(cv, type, (enum py_ctx_type)k) == 1)
+			return k;
+	return -EFAULT;
+}
+
+static int read_pair(struct py_contextvars *cv, uint64_t at, uint64_t *key, uint64_t *value)
+{
+	uint64_t pair[2];
+	int ret = mem_read_uncached(cv->ob->r->mem, at, pair, sizeof(pair));
+
+	if (ret)
+		return ret;
+	*key = pair[0];
+	*value = pair[1];
+	return (*key & 7) || (*value & 7) ? -EFAULT : 0;
+}
+
+/* A collision node of size slots: the value of key among its pairs. */
+static int collision_find(struct py_contextvars *cv, uint64_t node, int64_t size, uint64_t key,
+			  uint64_t *value)
+{
+	uint64_t slots[2 * PY_HAMT_COLLISION_MAX];
+	int ret;
+
+	if (size < 2 || (size & 1) || size > 2 * PY_HAMT_COLLISION_MAX)
+		return -EFAULT;
+	ret = mem_read_uncached(cv->ob->r->mem, node + (uint64_t)cv->lo->hamt_collision_array, slots,
+				(size_t)size * 8);
+	if (ret)
+		return ret;
+	for (int64_t i = 0; i < size; i += 2) {
+		if (slots[i] == key) {
+			*value = slots[i + 1];
+			return *value && !(*value & 7) ? 0 : -EFAULT;
+		}
+	}
+	return -ENOENT;
+}
+
+/* The walk from node, the HAMT's root (hamt_node_find). */
+static int node_find(struct py_contextvars *cv, uint64_t node, int32_t hash, uint64_t key,
+		     uint64_t *value)
+{
+	const struct py_objects_layout *lo = cv->lo;
+	const struct py_offsets *o = cv->ob->r->off;
+	uint64_t path[PY_HAMT_DEPTH_MAX];
+	uint32_t shift = 0;
+
+	for (int depth = 0; depth < PY_HAMT_DEPTH_MAX; depth++, shift += 5) {
+		/* The head every node kind begins with (an array node has no size). */
+		const int32_t head[] = { o->object_type, lo->hamt_bitmap_size, lo->hamt_bitmap_bitmap,
+					 lo->hamt_collision_size };
+		uint64_t w[4], k, v;
+		int kind, ret;
+
+		for (int i = 0; i < depth; i++)
+			if (path[i] == node)
+				return -ELOOP;      /* a cycle: no HAMT has one */
+		path[depth] = node;
+		if ((ret = read_words(cv, node, head, ARRAY_SIZE(head), w)))
+			return ret;
+		kind = node_kind(cv, w[0]);
+		if (kind < 0)
+			return kind;
+		if (kind == PY_CTX_TYPE_COLLISION)
+			return collision_find(cv, node, (int64_t)w[3], key, value);
+		if (shift > 30)
+			return -EFAULT;     /* 7 levels use all 32 bits: only collisions below */
+		if (kind == PY_CTX_TYPE_ARRAY) {
+			uint32_t idx = ((uint32_t)hash >> shift) & 0x1f;
+
+			if ((ret = mem_read_uncached(cv->ob->r->mem,
+						     node + (uint64_t)lo->hamt_array_array + 8 * idx, &v, 8)))
+				return ret;
+			if (!v)
+				return -ENOENT;
+			if (v & 7)
+				return -EFAULT;
+			node = v;
+			continue;
+		}
+		/* A bitmap node: size slots, two per bit set. */
+		{
+			int64_t size = (int64_t)w[1];
+			uint32_t bitmap = (uint32_t)w[2];
+			uint32_t bit = 1u << (((uint32_t)hash >> shift) & 0x1f);
+			uint32_t idx;
+
+			if (size < 0 || size > 64 || size != 2 * __builtin_popcount(bitmap))
+				return -EFAULT;
+			if (!(bitmap & bit))
+				return -ENOENT;
+			idx = (uint32_t)__builtin_popcount(bitmap & (bit - 1));
+			if ((ret = read_pair(cv, node + (uint64_t)lo->hamt_bitmap_array + 16 * idx, &k, &v)))
+				return ret;
+			if (k) {
+				if (k != key)
+					return -ENOENT;
+				if (!v)
+					return -EFAULT;
+				*value = v;
+				return 0;
+			}
+			/* no key: the value is the sub-node of the keys sharing these bits */
+			if (!v)
+				return -EFAULT;
+			node = v;
+		}
+	}
+	return -ELOOP;
+}
+
+int py_hamt_find(struct py_contextvars *cv, uint64_t hamt, int32_t hash, uint64_t key,
+		 uint64_t *value)
+{
+	const int32_t offs[] = { cv->ob->r->off->object_type, cv->lo->hamt_root, cv->lo->hamt_count };
+	uint64_t w[3];
+	int ret;
+
+	if ((ret = read_words(cv, hamt, offs, ARRAY_SIZE(offs), w)))
+		return ret;
+	if ((ret = check_type(cv, w[0], PY_CTX_TYPE_HAMT)))
+		return ret;
+	if ((int64_t)w[2] < 0 || !w[1])
+		return -EFAULT;
+	if (!w[2])
+		return -ENOENT;
+	return node_find(cv, w[1], hash, key, value);
+}
+
+int py_context_read(struct py_contextvars *cv, uint64_t tstate, struct py_context *out)
+{
+	const struct py_objects_layout *lo = cv->lo;
+	uint64_t w[3];
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (lo->tstate_context_ver >= 0 && lo->tstate_id >= 0) {
+		const int32_t offs[] = { lo->tstate_context, lo->tstate_context_ver, lo->tstate_id };
+
+		if ((ret = read_words(cv, tstate, offs, ARRAY_SIZE(offs), w)))
+			return ret;
+		out->ver = w[1];
+		out->id = w[2];
+		out->have_ver = 1;
+	} else if ((ret = read_words(cv, tstate, &lo->tstate_context, 1, w))) {
+		return ret;
+	}
+	out->ctx = w[0];
+	return 0;
+}
+
+/* The variable's object, default and hash, looked up again when due. 0 or -errno. */
+static int var_resolve(struct py_contextvars *cv, struct py_ctxvar *v)
+{
+	const int32_t offs[] = { cv->ob->r->off->object_type, cv->lo->contextvar_default,
+				 cv->lo->contextvar_hash };
+	uint64_t now = fw_now_ns(), var, w[3];
+	int ret;
+
+	if (v->checked_ns && now - v->checked_ns < VAR_RECHECK_NS)
+		return v->var ? 0 : -ENOENT;
+	v->checked_ns = now;
+	v->var = 0;
+	ret = py_module_attr(cv->ob, v->module, v->variable, &var);
+	if (!ret)
+		ret = read_words(cv, var, offs, ARRAY_SIZE(offs), w);
+	if (!ret && type_is(cv, w[0], PY_CTX_TYPE_VAR) != 1)
+		ret = -ENOENT;              /* a global of that name, but no ContextVar */
+	if (ret)
+		return ret == -EAGAIN ? -ENOENT : ret;
+	if (w[1] & 7)
+		return -EFAULT;
+	v->var = var;
+	v->dflt = w[1];
+	v->hash = py_hamt_hash((int64_t)w[2]);
+	return 0;
+}
+
+/* The variable's value in context c: 0, -ENOENT (not set there), -errno. */
+static int lookup(struct py_contextvars *cv, const struct py_context *c, struct py_ctxvar *v,
+		  uint64_t *value)
+{
+	const struct py_objects_layout *lo = cv->lo;
+	uint64_t w[3];
+	int ret;
+
+	if (!c->ctx)
+		return -ENOENT;         /* the thread never entered a context: nothing is set */
+	/* What ContextVar.get() would answer from the variable's cache. */
+	if (c->have_ver && lo->contextvar_cached >= 0 && lo->contextvar_cached_tsid >= 0 &&
+	    lo->contextvar_cached_tsver >= 0) {
+		const int32_t offs[] = { lo->contextvar_cached, lo->contextvar_cached_tsid,
+					 lo->contextvar_cached_tsver };
+
+		if (!read_words(cv, v->var, offs, ARRAY_SIZE(offs), w) && w[0] && !(w[0] & 7) &&
+		    w[1] == c->id && w[2] == c->ver) {
+			cv->stats.cached++;
+			*value = w[0];
+			return 0;
+		}
+	}
+	{
+		const int32_t offs[] = { cv->ob->r->off->object_type, lo->context_vars };
+
+		if ((ret = read_words(cv, c->ctx, offs, ARRAY_SIZE(offs), w)))
+			return ret;
+		if ((ret = check_type(cv, w[0], PY_CTX_TYPE_CONTEXT)))
+			return ret;
+	}
+	cv->stats.walked++;
+	return py_hamt_find(cv, w[1], v->hash, v->var, value);
+}
+
+static void set_text(struct py_ctxvalue *out, enum py_ctxvalue_kind kind, const char *text)
+{
+	size_t n = strnlen(text, sizeof(out->text) - 1);
+
+	out->kind = kind;
+	memcpy(out->text, text, n);
+	out->text[n] = '\0';
+	out->len = n;
+}
+
+/* The text of the object at obj: a str's, an int's, None, or "<TypeName>". */
+static void render(struct py_contextvars *cv, uint64_t obj, struct py_ctxvalue *out)
+{
+	const struct py_objects_layout *lo = cv->lo;
+	const struct py_type_info *t;
+	char num[32], *s = NULL;
+	int64_t n;
+	int ret;
+
+	if (py_obj_type(cv->ob, obj, &t)) {
+		set_text(out, PY_CTXVALUE_UNREADABLE, PY_CTXVALUE_TEXT_UNREADABLE);
+		return;
+	}
+	if (t->flags & lo->tpflags_unicode) {
+		if (py_obj_str(cv->ob, obj, PY_CTXVALUE_CHARS, &s))
+			set_text(out, PY_CTXVALUE_UNREADABLE, PY_CTXVALUE_TEXT_UNREADABLE);
+		else
+			set_text(out, PY_CTXVALUE_STR, s);
+		free(s);
+		return;
+	}
+	if (t->flags & lo->tpflags_long) {
+		ret = py_obj_long(cv->ob, obj, &n);
+		if (ret == -ERANGE) {
+			set_text(out, PY_CTXVALUE_OTHER, "<int>");
+		} else if (ret) {
+			set_text(out, PY_CTXVALUE_UNREADABLE, PY_CTXVALUE_TEXT_UNREADABLE);
+		} else if (!strcmp(t->name, "bool") && !(t->flags & lo->tpflags_heaptype)) {
+			set_text(out, PY_CTXVALUE_INT, n ? "True" : "False");
+		} else {
+			xsnprintf(num, sizeof(num), "%" PRId64, n);
+			set_text(out, PY_CTXVALUE_INT, num);
+		}
+		return;
+	}
+	if (py_obj_is_none(cv->ob, obj) == 1) {
+		set_text(out, PY_CTXVALUE_NONE, "None");
+		return;
+	}
+	/* tp_name was checked free of control characters; outputs escape the rest */
+	out->kind = PY_CTXVALUE_OTHER;
+	xsnprintf(out->text, sizeof(out->text), "<%s>", t->name);
+	out->len = strlen(out->text);
+}
+
+void py_context_value(struct py_contextvars *cv, const struct py_context *c, size_t var,
+		      struct py_ctxvalue *out)
+{
+	struct py_ctxvar *v;
+	uint64_t value = 0;
+	int ret;
+
+	cv->stats.lookups++;
+	if (var >= cv->nvars) {
+		set_text(out, PY_CTXVALUE_NO_VARIABLE, PY_CTXVALUE_TEXT_NO_VARIABLE);
+		return;
+	}
+	v = &cv->vars[var];
+	ret = var_resolve(cv, v);
+	if (ret == -ENOENT) {
+		set_text(out, PY_CTXVALUE_NO_VARIABLE, PY_CTXVALUE_TEXT_NO_VARIABLE);
+		return;
+	}
+	if (!ret)
+		ret = lookup(cv, c, v, &value);
+	if (ret == -ENOENT) {
+		value = v->dflt;
+		ret = value ? 0 : -ENOENT;
+	}
+	if (ret == -ENOENT) {
+		set_text(out, PY_CTXVALUE_UNSET, PY_CTXVALUE_TEXT_UNSET);
+	} else if (ret) {
+		cv->stats.unreadable++;
+		set_text(out, PY_CTXVALUE_UNREADABLE, PY_CTXVALUE_TEXT_UNREADABLE);
+	} else {
+		render(cv, value, out);
+		if (out->kind == PY_CTXVALUE_UNREADABLE)
+			cv->stats.unreadable++;
+	}
+}
