@@ -93,6 +93,12 @@ int cmd_opt_backend(const struct opt *o, const char *arg, struct strbuf *err);
 int cmd_opt_nonblocking(const struct opt *o, const char *arg, struct strbuf *err);
 /* --mode: value is an enum sample_mode. */
 int cmd_opt_mode(const struct opt *o, const char *arg, struct strbuf *err);
+/* --label NAME=MODULE:VARIABLE, repeatable: value is a struct label_specs. */
+int cmd_opt_label(const struct opt *o, const char *arg, struct strbuf *err);
+/* The help of --label, one text for every command that takes it. */
+#define CMD_LABEL_HELP "label each sample NAME with the value the sampled thread (or " \
+	"asyncio task) sees in the contextvars.ContextVar VARIABLE of module MODULE " \
+	"(repeatable, up to 4; docs/LABELS.md)"
 
 /*
  * Before sampling t: can it give what so asks beyond stacks (--async's

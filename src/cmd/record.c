@@ -14,6 +14,7 @@
 #include "cmd/cmd.h"
 #include "output/format.h"
 #include "output/output.h"
+#include "sampler/labels.h"
 #include "sampler/sampler.h"
 #include "target/proc.h"
 #include "util/options.h"
@@ -106,6 +107,8 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 			OPT_BOOL(0, "async", &so->async_tasks, "asyncio task stacks: a loop thread's "
 				 "running task as [task] NAME under the tasks awaiting it; in wall mode "
 				 "every suspended task too, ending in [await] WHAT"),
+			OPT_CALL(0, "label", &so->labels, "NAME=MODULE:VARIABLE", CMD_LABEL_HELP,
+				 cmd_opt_label),
 			OPT_BOOL(0, "python-only", &so->python_only, "Python frames only (the default "
 				 "with --backend vm, and with ptrace in wall and gil modes)"),
 			OPT_BOOL(0, "native", &so->native, "whole stacks: Python, C extensions, native "
@@ -347,6 +350,12 @@ static void fill_meta(struct profile *prof, const struct session *sess,
 	prof->meta.target = strbuf_detach(&target);
 	prof->meta.python_version = strbuf_detach(&versions);
 	prof->meta.backend = xstrdup(backend_description(so));
+	if (so->labels.n) {
+		struct strbuf sb = STRBUF_INIT;
+
+		label_specs_describe(so->labels.l, so->labels.n, &sb);
+		prof->meta.label_specs = strbuf_detach(&sb);
+	}
 }
 
 /* Write every output; each lands whole or not at all. */

@@ -2,11 +2,13 @@
  * The option callbacks (util/options.h) of the commands that sample (record
  * and top): rate, duration, backend and mode, each with the one error
  * message its bad value gets; and the check, before sampling, that a
- * target can give what --async and --mode exception read.
+ * target can give what --async, --mode exception and --label read.
  */
 #include "cmd/cmd.h"
 #include "python/asyncio.h"
+#include "python/contextvars.h"
 #include "python/excstate.h"
+#include "sampler/labels.h"
 #include "util/options.h"
 #include "util/strbuf.h"
 #include "util/util.h"
@@ -55,6 +57,26 @@ int cmd_opt_mode(const struct opt *o, const char *arg, struct strbuf *err)
 	return 0;
 }
 
+int cmd_opt_label(const struct opt *o, const char *arg, struct strbuf *err)
+{
+	struct label_specs *ls = o->value;
+
+	if (ls->n == LABELS_MAX) {
+		strbuf_addf(err, "too many --label options (at most %d)", LABELS_MAX);
+		return -1;
+	}
+	if (label_spec_parse(arg, &ls->l[ls->n], err))
+		return -1;
+	for (size_t i = 0; i < ls->n; i++) {
+		if (!strcmp(ls->l[i].name, ls->l[ls->n].name)) {
+			strbuf_addf(err, "--label %s given twice", ls->l[i].name);
+			return -1;
+		}
+	}
+	ls->n++;
+	return 0;
+}
+
 int cmd_check_views(const char *verb, const struct py_target *t, const struct sampler_opts *so)
 {
 	struct strbuf why = STRBUF_INIT;
@@ -72,6 +94,10 @@ int cmd_check_views(const char *verb, const struct py_target *t, const struct sa
 	} else if (so->mode == MODE_EXCEPTION && py_exc_supported(&t->offsets, t->version, &why)) {
 		fw_error("process %d: %s", (int)t->pid, strbuf_str(&why));
 		fw_hint("%s it in another mode (--mode cpu, wall or gil)", verb);
+		code = FW_EXIT_UNSUPPORTED;
+	} else if (so->labels.n && py_contextvars_supported(&t->offsets, t->version, &why)) {
+		fw_error("process %d: %s", (int)t->pid, strbuf_str(&why));
+		fw_hint("%s it without --label", verb);
 		code = FW_EXIT_UNSUPPORTED;
 	}
 	strbuf_release(&why);

@@ -55,6 +55,7 @@ struct top_opts {
 	int native, python_only, async_tasks;
 	enum backend backend;
 	enum sample_mode mode;
+	struct label_specs labels;
 };
 
 struct top_row {
@@ -123,6 +124,8 @@ static int parse_top_args(int argc, char **argv, struct top_opts *o)
 		OPT_BOOL(0, "python-only", &o->python_only, "Python functions only"),
 		OPT_CALL(0, "mode", &o->mode, "M", "cpu (default), wall, gil or exception, as for "
 			 "record: which threads are sampled", cmd_opt_mode),
+		OPT_CALL(0, "label", &o->labels, "NAME=MODULE:VARIABLE", CMD_LABEL_HELP,
+			 cmd_opt_label),
 		OPT_BOOL(0, "async", &o->async_tasks, "asyncio tasks as rows: [task] NAME for the "
 			 "time in each task, and with --mode wall [await] WHAT for what suspended "
 			 "ones wait on (3.11+)"),
@@ -560,6 +563,7 @@ int cmd_top(int argc, char **argv)
 	so.python_only = tp.o.python_only;
 	so.mode = tp.o.mode;
 	so.async_tasks = tp.o.async_tasks;
+	so.labels = tp.o.labels;
 	so.announce = 1;
 	cmd_install_signals();
 	so.stop = &cmd_stop_requested;

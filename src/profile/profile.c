@@ -105,6 +105,7 @@ void profile_release(struct profile *p)
 	free(p->meta.unwind_breaks);
 	free(p->meta.modules_unreadable);
 	free(p->meta.events);
+	free(p->meta.label_specs);
 	memset(p, 0, sizeof(*p));
 }
 

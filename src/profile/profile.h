@@ -119,6 +119,14 @@ struct profile_meta {
 	uint64_t symbols_capped;     /* code symbols left out of its files' indexes (ELF_SYMIDX_MAX) */
 	char *modules_unreadable;    /* "path: why; ..." for files that could not be opened */
 	char *events;                /* what happened to the targets: "exec at 2.0 s: ...; ..." */
+	/* --label: context variables read per sample (sampler/labels.h) */
+	char *label_specs;           /* "route=app:route ...", or NULL */
+	uint64_t label_reads;        /* samples whose labels were read */
+	uint64_t label_ns_total;     /* time spent reading them */
+	uint64_t label_cached;       /* values taken from the variable's own cache */
+	uint64_t label_walked;       /* values found walking the context's HAMT */
+	uint64_t label_unreadable;   /* values given as <unreadable> */
+	uint64_t label_folded;       /* values past the distinct-value cap (<other>) */
 	/* bpf backend */
 	uint64_t lost;               /* samples the ring buffer had no room for */
 	uint64_t bpf_run_ns, bpf_run_cnt;  /* program run time (kernel statistics) */

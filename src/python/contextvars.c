@@ -23,6 +23,20 @@ static const char *const type_names[PY_CTX_TYPE_COUNT][2] = {
 	[PY_CTX_TYPE_COLLISION] = { "hamt_collision_node", NULL },
 };
 
+int py_contextvars_supported(const struct py_offsets *o, const char *version, struct strbuf *why)
+{
+	if (o->free_threaded) {
+		strbuf_addf(why, "Python %s is a free-threaded build: its context variables cannot "
+			    "be read yet", version);
+		return -ENOTSUP;
+	}
+	if (!o->objects.known || o->objects.tstate_context < 0 || o->objects.hamt_root < 0) {
+		strbuf_addf(why, "Python %s: no layout of its context variables", version);
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
 int py_contextvars_init(struct py_contextvars *cv, struct py_objects *ob)
 {
 	const struct py_objects_layout *lo = ob->lo;

@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "python/objects.h"
+#include "util/strbuf.h"
 
 #define PY_CTXVARS_MAX 8          /* variables read per target */
 #define PY_CTXVAR_NAME_MAX 40     /* bytes of MODULE or VARIABLE, NUL included (objects.c's keys) */
@@ -98,6 +99,12 @@ struct py_contextvars {
 	size_t nvars;
 	struct py_ctxvars_stats stats;
 };
+
+/*
+ * Can a target of these offsets be read? 0, or -ENOTSUP with the reason in
+ * why (no objects layout for the version, a free-threaded build).
+ */
+int py_contextvars_supported(const struct py_offsets *o, const char *version, struct strbuf *why);
 
 /* 0, or -ENOTSUP: the version's layout has no contextvars offsets. */
 int py_contextvars_init(struct py_contextvars *cv, struct py_objects *ob);

@@ -135,6 +135,13 @@ int backend_choose(struct sampler_opts *so, pid_t probe_pid, struct strbuf *why,
 			      "(or leave --backend out)");
 		return -EINVAL;
 	}
+	/* Nor a thread's context (--label): sampler/labels.h. */
+	if (so->labels.n && so->backend == BACKEND_BPF) {
+		strbuf_addstr(why, "--label needs a backend that reads each thread's context as it "
+			      "reads its stack; the bpf program does not yet: --backend ptrace or vm "
+			      "(or leave --backend out)");
+		return -EINVAL;
+	}
 	if (so->backend == BACKEND_BPF) {
 		if (bpf_backend_probe(why))
 			return -EPERM;
@@ -148,6 +155,9 @@ int backend_choose(struct sampler_opts *so, pid_t probe_pid, struct strbuf *why,
 	if (so->mode == MODE_EXCEPTION) {
 		bpf_ok = 0;
 		strbuf_addstr(&bpf_why, "it does not read exception state (--mode exception)");
+	} else if (so->labels.n) {
+		bpf_ok = 0;
+		strbuf_addstr(&bpf_why, "it does not read context variables (--label)");
 	} else {
 		bpf_ok = !bpf_backend_probe(&bpf_why);
 	}
