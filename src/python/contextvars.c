@@ -11,8 +11,10 @@
 #include "python/contextvars.h"
 #include "util/util.h"
 
-#define VAR_RECHECK_NS 1000000000ull
+#define VAR_RETRY_NS 1000000000ull       /* a variable not found: look again after */
+#define VAR_RECHECK_NS 10000000000ull    /* a variable found: look its name up again after */
 #define WORDS_SPAN_MAX 128
+#define VALUE_READ 160                   /* an object's head and a short str's text, one read */
 
 static const char *const type_names[PY_CTX_TYPE_COUNT][2] = {
 	[PY_CTX_TYPE_CONTEXT] = { "_contextvars.Context", "Context" },      /* 3.10+, 3.8/3.9 */
@@ -290,28 +292,6 @@ int py_hamt_find(struct py_contextvars *cv, uint64_t hamt, int32_t hash, uint64_
 	return node_find(cv, w[1], hash, key, value);
 }
 
-int py_context_read(struct py_contextvars *cv, uint64_t tstate, struct py_context *out)
-{
-	const struct py_objects_layout *lo = cv->lo;
-	uint64_t w[3];
-	int ret;
-
-	memset(out, 0, sizeof(*out));
-	if (lo->tstate_context_ver >= 0 && lo->tstate_id >= 0) {
-		const int32_t offs[] = { lo->tstate_context, lo->tstate_context_ver, lo->tstate_id };
-
-		if ((ret = read_words(cv, tstate, offs, ARRAY_SIZE(offs), w)))
-			return ret;
-		out->ver = w[1];
-		out->id = w[2];
-		out->have_ver = 1;
-	} else if ((ret = read_words(cv, tstate, &lo->tstate_context, 1, w))) {
-		return ret;
-	}
-	out->ctx = w[0];
-	return 0;
-}
-
 /* The variable's object, default and hash, looked up again when due. 0 or -errno. */
 static int var_resolve(struct py_contextvars *cv, struct py_ctxvar *v)
 {
@@ -320,7 +300,7 @@ static int var_resolve(struct py_contextvars *cv, struct py_ctxvar *v)
 	uint64_t now = fw_now_ns(), var, w[3];
 	int ret;
 
-	if (v->checked_ns && now - v->checked_ns < VAR_RECHECK_NS)
+	if (v->checked_ns && now - v->checked_ns < (v->var ? VAR_RECHECK_NS : VAR_RETRY_NS))
 		return v->var ? 0 : -ENOENT;
 	v->checked_ns = now;
 	v->var = 0;
@@ -339,41 +319,6 @@ static int var_resolve(struct py_contextvars *cv, struct py_ctxvar *v)
 	return 0;
 }
 
-/* The variable's value in context c: 0, -ENOENT (not set there), -errno. */
-static int lookup(struct py_contextvars *cv, const struct py_context *c, struct py_ctxvar *v,
-		  uint64_t *value)
-{
-	const struct py_objects_layout *lo = cv->lo;
-	uint64_t w[3];
-	int ret;
-
-	if (!c->ctx)
-		return -ENOENT;         /* the thread never entered a context: nothing is set */
-	/* What ContextVar.get() would answer from the variable's cache. */
-	if (c->have_ver && lo->contextvar_cached >= 0 && lo->contextvar_cached_tsid >= 0 &&
-	    lo->contextvar_cached_tsver >= 0) {
-		const int32_t offs[] = { lo->contextvar_cached, lo->contextvar_cached_tsid,
-					 lo->contextvar_cached_tsver };
-
-		if (!read_words(cv, v->var, offs, ARRAY_SIZE(offs), w) && w[0] && !(w[0] & 7) &&
-		    w[1] == c->id && w[2] == c->ver) {
-			cv->stats.cached++;
-			*value = w[0];
-			return 0;
-		}
-	}
-	{
-		const int32_t offs[] = { cv->ob->r->off->object_type, lo->context_vars };
-
-		if ((ret = read_words(cv, c->ctx, offs, ARRAY_SIZE(offs), w)))
-			return ret;
-		if ((ret = check_type(cv, w[0], PY_CTX_TYPE_CONTEXT)))
-			return ret;
-	}
-	cv->stats.walked++;
-	return py_hamt_find(cv, w[1], v->hash, v->var, value);
-}
-
 static void set_text(struct py_ctxvalue *out, enum py_ctxvalue_kind kind, const char *text)
 {
 	size_t n = strnlen(text, sizeof(out->text) - 1);
@@ -384,19 +329,60 @@ static void set_text(struct py_ctxvalue *out, enum py_ctxvalue_kind kind, const 
 	out->len = n;
 }
 
-/* The text of the object at obj: a str's, an int's, None, or "<TypeName>". */
-static void render(struct py_contextvars *cv, uint64_t obj, struct py_ctxvalue *out)
+/*
+ * A compact ASCII str whose text lies within the VALUE_READ bytes read at
+ * its address (buf): its text, in that one read. 1 done, 0 not such a str.
+ */
+static int short_ascii(struct py_contextvars *cv, const uint8_t *buf, struct py_ctxvalue *out)
+{
+	const struct py_offsets *o = cv->ob->r->off;
+	uint32_t state;
+	uint64_t len;
+
+	if (o->unicode_state < 0 || o->unicode_length < 0 || o->unicode_ascii_data <= 0 ||
+	    o->unicode_state + 4 > VALUE_READ || o->unicode_length + 8 > VALUE_READ)
+		return 0;
+	memcpy(&state, buf + o->unicode_state, sizeof(state));
+	len = load_u64(buf, (size_t)o->unicode_length);
+	/* kind 1, compact, ascii: the text follows the PyASCIIObject head */
+	if (((state >> 2) & 7) != 1 || !((state >> 5) & 1) || !((state >> 6) & 1) ||
+	    len > PY_CTXVALUE_CHARS || (uint64_t)o->unicode_ascii_data + len > VALUE_READ)
+		return 0;
+	for (uint64_t i = 0; i < len; i++)
+		if (buf[o->unicode_ascii_data + i] >= 0x80)
+			return 0;
+	out->kind = PY_CTXVALUE_STR;
+	memcpy(out->text, buf + o->unicode_ascii_data, (size_t)len);
+	out->text[len] = '\0';
+	out->len = strnlen(out->text, (size_t)len);     /* a str cut at its first NUL */
+	return 1;
+}
+
+/*
+ * The text of the object at obj: a str's, an int's, None, or "<TypeName>".
+ * head: its first VALUE_READ bytes, read with the other values (NULL: that
+ * read failed, an object near the end of a mapping: read it piecewise).
+ */
+static void render(struct py_contextvars *cv, uint64_t obj, const uint8_t *head,
+		   struct py_ctxvalue *out)
 {
 	const struct py_objects_layout *lo = cv->lo;
+	int32_t type_off = cv->ob->r->off->object_type;
 	const struct py_type_info *t;
 	char num[32], *s = NULL;
 	int64_t n;
 	int ret;
 
-	if (py_obj_type(cv->ob, obj, &t)) {
+	if (head && type_off >= 0 && type_off + 8 <= VALUE_READ)
+		ret = py_type_at(cv->ob, load_u64(head, (size_t)type_off), &t);
+	else
+		ret = py_obj_type(cv->ob, obj, &t);
+	if (ret) {
 		set_text(out, PY_CTXVALUE_UNREADABLE, PY_CTXVALUE_TEXT_UNREADABLE);
 		return;
 	}
+	if ((t->flags & lo->tpflags_unicode) && head && short_ascii(cv, head, out))
+		return;
 	if (t->flags & lo->tpflags_unicode) {
 		if (py_obj_str(cv->ob, obj, PY_CTXVALUE_CHARS, &s))
 			set_text(out, PY_CTXVALUE_UNREADABLE, PY_CTXVALUE_TEXT_UNREADABLE);
@@ -429,38 +415,152 @@ static void render(struct py_contextvars *cv, uint64_t obj, struct py_ctxvalue *
 	out->len = strlen(out->text);
 }
 
-void py_context_value(struct py_contextvars *cv, const struct py_context *c, size_t var,
-		      struct py_ctxvalue *out)
+/* [*lo, *hi): the bytes covering the words at offs. 0, or -ENOTSUP (absent, or too wide). */
+static int span_of(const int32_t *offs, size_t n, int32_t *lo, int32_t *hi)
 {
-	struct py_ctxvar *v;
-	uint64_t value = 0;
+	*lo = INT32_MAX;
+	*hi = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (offs[i] < 0)
+			return -ENOTSUP;
+		if (offs[i] < *lo)
+			*lo = offs[i];
+		if (offs[i] + 8 > *hi)
+			*hi = offs[i] + 8;
+	}
+	return n && *hi - *lo <= WORDS_SPAN_MAX ? 0 : -ENOTSUP;
+}
+
+/*
+ * Where each value is (value[i]; status[i] 0), or why not (-ENOENT: not
+ * set in the thread's context, -errno): the thread state and every
+ * variable's own cache in one system call; the context's HAMT walked only
+ * for variables whose cache is not the thread's.
+ */
+static void locate(struct py_contextvars *cv, uint64_t tstate, size_t n, const int *resolved,
+		   int *status, uint64_t *value)
+{
+	const struct py_objects_layout *lo = cv->lo;
+	const int32_t toffs[] = { lo->tstate_context, lo->tstate_context_ver, lo->tstate_id };
+	const int32_t coffs[] = { lo->contextvar_cached, lo->contextvar_cached_tsid,
+				  lo->contextvar_cached_tsver };
+	struct mem_iov iov[1 + PY_CTXVARS_MAX];
+	uint8_t tbuf[WORDS_SPAN_MAX], cbuf[PY_CTXVARS_MAX][WORDS_SPAN_MAX];
+	int32_t tlo, thi, clo = 0, chi = 0;
+	int have_ver = lo->tstate_context_ver >= 0 && lo->tstate_id >= 0, use_cache, slot[PY_CTXVARS_MAX];
+	uint64_t ctx, ver = 0, id = 0, hamt = 0, w[2];
+	size_t nio = 0;
+	int ret, hamt_ret = 1;
+
+	if (span_of(toffs, have_ver ? 3 : 1, &tlo, &thi)) {
+		for (size_t i = 0; i < n; i++)
+			status[i] = -ENOTSUP;
+		return;
+	}
+	use_cache = have_ver && !span_of(coffs, 3, &clo, &chi);
+	iov[nio++] = (struct mem_iov){ tstate + (uint64_t)tlo, tbuf, (size_t)(thi - tlo), 0 };
+	for (size_t i = 0; i < n; i++) {
+		slot[i] = -1;
+		if (resolved[i] || !use_cache)
+			continue;
+		slot[i] = (int)nio;
+		iov[nio++] = (struct mem_iov){ cv->vars[i].var + (uint64_t)clo, cbuf[i],
+					       (size_t)(chi - clo), 0 };
+	}
+	ret = tstate && !(tstate & 7) ? mem_readv(cv->ob->r->mem, iov, nio) : -EFAULT;
+	if (ret < 0 || !iov[0].ok) {
+		for (size_t i = 0; i < n; i++)
+			status[i] = ret < 0 ? ret : -EFAULT;
+		return;
+	}
+	ctx = load_u64(tbuf, (size_t)(lo->tstate_context - tlo));
+	if (have_ver) {
+		ver = load_u64(tbuf, (size_t)(lo->tstate_context_ver - tlo));
+		id = load_u64(tbuf, (size_t)(lo->tstate_id - tlo));
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct py_ctxvar *v = &cv->vars[i];
+
+		status[i] = resolved[i];
+		if (status[i])
+			continue;
+		if (!ctx) {
+			status[i] = -ENOENT;     /* the thread never entered a context: nothing set */
+			continue;
+		}
+		/* What ContextVar.get() would answer from the variable's cache. */
+		if (slot[i] >= 0 && iov[slot[i]].ok) {
+			uint64_t cached = load_u64(cbuf[i], (size_t)(coffs[0] - clo));
+
+			if (cached && !(cached & 7) &&
+			    load_u64(cbuf[i], (size_t)(coffs[1] - clo)) == id &&
+			    load_u64(cbuf[i], (size_t)(coffs[2] - clo)) == ver) {
+				cv->stats.cached++;
+				value[i] = cached;
+				continue;
+			}
+		}
+		/* Else the context's HAMT, read once for every variable that needs it. */
+		if (hamt_ret == 1) {
+			const int32_t offs[] = { cv->ob->r->off->object_type, lo->context_vars };
+
+			hamt_ret = read_words(cv, ctx, offs, ARRAY_SIZE(offs), w);
+			if (!hamt_ret)
+				hamt_ret = check_type(cv, w[0], PY_CTX_TYPE_CONTEXT);
+			hamt = w[1];
+		}
+		status[i] = hamt_ret;
+		if (!hamt_ret) {
+			cv->stats.walked++;
+			status[i] = py_hamt_find(cv, hamt, v->hash, v->var, &value[i]);
+		}
+	}
+}
+
+void py_context_values(struct py_contextvars *cv, uint64_t tstate, struct py_ctxvalue *out,
+		       size_t n)
+{
+	struct mem_iov iov[PY_CTXVARS_MAX];
+	uint8_t vbuf[PY_CTXVARS_MAX][VALUE_READ];
+	uint64_t value[PY_CTXVARS_MAX];
+	int resolved[PY_CTXVARS_MAX], status[PY_CTXVARS_MAX], slot[PY_CTXVARS_MAX];
+	size_t nvars = n < cv->nvars ? n : cv->nvars, nio = 0;
 	int ret;
 
-	cv->stats.lookups++;
-	if (var >= cv->nvars) {
-		set_text(out, PY_CTXVALUE_NO_VARIABLE, PY_CTXVALUE_TEXT_NO_VARIABLE);
-		return;
+	for (size_t i = nvars; i < n; i++)
+		set_text(&out[i], PY_CTXVALUE_NO_VARIABLE, PY_CTXVALUE_TEXT_NO_VARIABLE);
+	for (size_t i = 0; i < nvars; i++) {
+		cv->stats.lookups++;
+		resolved[i] = var_resolve(cv, &cv->vars[i]);
 	}
-	v = &cv->vars[var];
-	ret = var_resolve(cv, v);
-	if (ret == -ENOENT) {
-		set_text(out, PY_CTXVALUE_NO_VARIABLE, PY_CTXVALUE_TEXT_NO_VARIABLE);
-		return;
+	locate(cv, tstate, nvars, resolved, status, value);
+	for (size_t i = 0; i < nvars; i++) {
+		slot[i] = -1;
+		if (resolved[i] == -ENOENT) {
+			set_text(&out[i], PY_CTXVALUE_NO_VARIABLE, PY_CTXVALUE_TEXT_NO_VARIABLE);
+			continue;
+		}
+		if (status[i] == -ENOENT && cv->vars[i].dflt) {
+			value[i] = cv->vars[i].dflt;   /* not set: what get() gives, its default */
+			status[i] = 0;
+		}
+		if (status[i] == -ENOENT) {
+			set_text(&out[i], PY_CTXVALUE_UNSET, PY_CTXVALUE_TEXT_UNSET);
+		} else if (status[i]) {
+			cv->stats.unreadable++;
+			set_text(&out[i], PY_CTXVALUE_UNREADABLE, PY_CTXVALUE_TEXT_UNREADABLE);
+		} else {
+			slot[i] = (int)nio;
+			iov[nio++] = (struct mem_iov){ value[i], vbuf[i], VALUE_READ, 0 };
+		}
 	}
-	if (!ret)
-		ret = lookup(cv, c, v, &value);
-	if (ret == -ENOENT) {
-		value = v->dflt;
-		ret = value ? 0 : -ENOENT;
-	}
-	if (ret == -ENOENT) {
-		set_text(out, PY_CTXVALUE_UNSET, PY_CTXVALUE_TEXT_UNSET);
-	} else if (ret) {
-		cv->stats.unreadable++;
-		set_text(out, PY_CTXVALUE_UNREADABLE, PY_CTXVALUE_TEXT_UNREADABLE);
-	} else {
-		render(cv, value, out);
-		if (out->kind == PY_CTXVALUE_UNREADABLE)
+	/* every value's head (and a short str's text) in one system call */
+	ret = nio ? mem_readv(cv->ob->r->mem, iov, nio) : 0;
+	for (size_t i = 0; i < nvars; i++) {
+		if (slot[i] < 0)
+			continue;
+		render(cv, value[i], ret >= 0 && iov[slot[i]].ok ? vbuf[i] : NULL, &out[i]);
+		if (out[i].kind == PY_CTXVALUE_UNREADABLE)
 			cv->stats.unreadable++;
 	}
 }

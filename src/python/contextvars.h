@@ -56,13 +56,6 @@ struct py_ctxvalue {
 	char text[PY_CTXVALUE_MAX];   /* NUL-terminated; a str cut at its first NUL */
 };
 
-/* What a thread state says at one instant. */
-struct py_context {
-	uint64_t ctx;                 /* its PyContext *, 0: it has none */
-	uint64_t ver, id;             /* context_ver and the state's unique id */
-	int have_ver;                 /* ver and id were read (the cache may be used) */
-};
-
 /* One variable a label reads. */
 struct py_ctxvar {
 	char module[PY_CTXVAR_NAME_MAX];
@@ -117,17 +110,17 @@ void py_contextvars_release(struct py_contextvars *cv);
  */
 int py_contextvars_add(struct py_contextvars *cv, const char *module, const char *variable);
 
-/* The thread state's context now: 0, or -errno of the read (out zeroed). */
-int py_context_read(struct py_contextvars *cv, uint64_t tstate, struct py_context *out);
-
 /*
- * The value of variable var (an index from py_contextvars_add) in the
- * context c was read as: its text, or a placeholder. The variable is
- * looked up again every second while not found (its module may be
- * imported later), and re-checked every second once found.
+ * The values of variables 0 .. n-1 (indices from py_contextvars_add) as
+ * the thread of thread state tstate sees them now: each its text or a
+ * placeholder. The thread state and the variables' caches are read in one
+ * system call, the values in another; a HAMT is walked only where a
+ * variable's cache is not the thread's. A variable is looked up again
+ * every second while not found (its module may be imported later), and
+ * every ten seconds once found.
  */
-void py_context_value(struct py_contextvars *cv, const struct py_context *c, size_t var,
-		      struct py_ctxvalue *out);
+void py_context_values(struct py_contextvars *cv, uint64_t tstate, struct py_ctxvalue *out,
+		       size_t n);
 
 /*
  * The HAMT lookup itself: the value of key (by identity) of hash (folded as

@@ -194,31 +194,21 @@ void labels_read(struct sampler *s, pid_t tid, uint64_t tstate)
 	struct profile_meta *m = &s->prof->meta;
 	struct pf_label set[LABELS_MAX];
 	struct py_ctxvars_stats before;
-	struct py_context c;
-	struct py_ctxvalue v;
+	struct py_ctxvalue v[LABELS_MAX];
 	uint64_t t0;
-	int ret;
 
 	if (!l)
 		return;
 	t0 = fw_now_ns();
 	before = l->cv.stats;
-	ret = py_context_read(&l->cv, tstate, &c);
+	py_context_values(&l->cv, tstate, v, l->n);
 	for (size_t i = 0; i < l->n; i++) {
 		struct label_state *st = &l->st[i];
 		uint32_t value;
 
-		if (ret) {
-			v.kind = PY_CTXVALUE_UNREADABLE;
-			v.len = strlen(PY_CTXVALUE_TEXT_UNREADABLE);
-			memcpy(v.text, PY_CTXVALUE_TEXT_UNREADABLE, v.len + 1);
-			m->label_unreadable++;
-		} else {
-			py_context_value(&l->cv, &c, i, &v);
-		}
 		if (!st->name)
 			st->name = profile_cstring(s->prof, s->opts.labels.l[i].name);
-		value = profile_string(s->prof, v.text, v.len);
+		value = profile_string(s->prof, v[i].text, v[i].len);
 		set[i] = (struct pf_label){ st->name, capped_value(s->prof, st, value) };
 	}
 	l->tid = tid;

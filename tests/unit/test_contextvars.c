@@ -342,11 +342,11 @@ static void reader_release(struct reader *rd)
 /* The value of variable idx as thread im->tstate sees it now. */
 static const char *value_of(struct reader *rd, struct image *im, int idx, struct py_ctxvalue *v)
 {
-	struct py_context c;
+	static struct py_ctxvalue all[PY_CTXVARS_MAX];
 
-	if (py_context_read(&rd->cv, im->tstate, &c))
-		fail_msg("3.%d: thread state unreadable", im->minor);
-	py_context_value(&rd->cv, &c, (size_t)idx, v);
+	assert_true((size_t)idx < rd->cv.nvars);
+	py_context_values(&rd->cv, im->tstate, all, rd->cv.nvars);
+	*v = all[idx];
 	assert_int_equal(v->len, strlen(v->text));
 	return v->text;
 }
@@ -440,8 +440,12 @@ static void array_one(int minor)
 	struct reader rd;
 	uint64_t vars[N + 1], vals[N + 1], root, gl[5], sub[2], subv[2];
 	uint32_t bits[2];
-	char text[32];
+	char text[32], longstr[201], cut[PY_CTXVALUE_CHARS + 1];
 
+	memset(longstr, 'x', sizeof(longstr) - 1);
+	longstr[sizeof(longstr) - 1] = '\0';
+	memset(cut, 'x', sizeof(cut) - 1);
+	cut[sizeof(cut) - 1] = '\0';
 	image_init(&im, minor);
 	root = object(&im, (size_t)im.lo->hamt_array_count + 8, im.array_type);
 	for (uint32_t i = 0; i < N; i++) {
@@ -451,6 +455,11 @@ static void array_one(int minor)
 		snprintf(text, sizeof(text), "value %u", i);
 		vars[i] = make_var(&im, h, 0);
 		vals[i] = make_str(&im, text);
+		/* a latin-1 str (not ASCII: read the long way), one longer than the cap */
+		if (i == 19)
+			vals[i] = make_str(&im, "caf\xe9 19");
+		if (i == 7)
+			vals[i] = make_str(&im, longstr);
 		bits[0] = (h >> 5) & 31;
 		put64(&im, root, im.lo->hamt_array_array + (int32_t)(8 * i),
 		      make_bitmap(&im, 1, bits, &vars[i], &vals[i]));
@@ -478,8 +487,8 @@ static void array_one(int minor)
 	for (int i = 0; i < 5; i++)
 		assert_int_equal(py_contextvars_add(&rd.cv, "app", names[i]), i);
 	ASSERT_VALUE(&rd, &im, 0, PY_CTXVALUE_STR, "value 0");
-	ASSERT_VALUE(&rd, &im, 1, PY_CTXVALUE_STR, "value 7");
-	ASSERT_VALUE(&rd, &im, 2, PY_CTXVALUE_STR, "value 19");
+	ASSERT_VALUE(&rd, &im, 1, PY_CTXVALUE_STR, cut);
+	ASSERT_VALUE(&rd, &im, 2, PY_CTXVALUE_STR, "caf\xc3\xa9 19");
 	ASSERT_VALUE(&rd, &im, 3, PY_CTXVALUE_STR, "shared");
 	ASSERT_VALUE(&rd, &im, 4, PY_CTXVALUE_UNSET, PY_CTXVALUE_TEXT_UNSET);
 	assert_int_equal(rd.cv.stats.unreadable, 0);
