@@ -104,6 +104,8 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 				 "(default 0.5)", cmd_opt_min_percent),
 			OPT_CALL(0, "thread", &o->out, "T", "report only the thread named T or with "
 				 "tid T", cmd_opt_thread),
+			OPT_CALL(0, "by", &o->out, "NAME", CMD_BY_HELP, cmd_opt_by),
+			OPT_CALL(0, "where", &o->out, "NAME=VALUE", CMD_WHERE_HELP, cmd_opt_where),
 			OPT_BOOL(0, "async", &so->async_tasks, "asyncio task stacks: a loop thread's "
 				 "running task as [task] NAME under the tasks awaiting it; in wall mode "
 				 "every suspended task too, ending in [await] WHAT"),
@@ -625,6 +627,7 @@ int cmd_record(int argc, char **argv)
 		profile_release(&prof);
 		return FW_EXIT_NO_SAMPLES;
 	}
+	cmd_apply_where(&prof, &o.out);
 	code = write_outputs(&prof, &o, of);
 	outcome = cmd_stop_outcome(sess.stop_reason);
 	if (!code && !o.quiet) {
