@@ -432,6 +432,26 @@ static int span_of(const int32_t *offs, size_t n, int32_t *lo, int32_t *hi)
 }
 
 /*
+ * Read pieces in one system call; where the memory reader copies what each
+ * tick read at the next tick's start (the vm backend), these are copied
+ * too, so the thread state's context is of the stack's own instant: order
+ * is where they go in that copy (the thread state's words with it, the
+ * variables' caches and values after).
+ */
+static int read_pieces(struct py_contextvars *cv, struct mem_iov *iov, size_t n,
+		       enum mem_order order)
+{
+	struct target_mem *mem = cv->ob->r->mem;
+	enum mem_order saved = mem->order;
+	int ret;
+
+	mem_set_order(mem, order);
+	ret = mem_read_pieces(mem, iov, n);
+	mem_set_order(mem, saved);
+	return ret;
+}
+
+/*
  * Where each value is (value[i]; status[i] 0), or why not (-ENOENT: not
  * set in the thread's context, -errno): the thread state and every
  * variable's own cache in one system call; the context's HAMT walked only
@@ -467,7 +487,7 @@ static void locate(struct py_contextvars *cv, uint64_t tstate, size_t n, const i
 		iov[nio++] = (struct mem_iov){ cv->vars[i].var + (uint64_t)clo, cbuf[i],
 					       (size_t)(chi - clo), 0 };
 	}
-	ret = tstate && !(tstate & 7) ? mem_readv(cv->ob->r->mem, iov, nio) : -EFAULT;
+	ret = tstate && !(tstate & 7) ? read_pieces(cv, iov, nio, MEM_ORDER_ANCHOR) : -EFAULT;
 	if (ret < 0 || !iov[0].ok) {
 		for (size_t i = 0; i < n; i++)
 			status[i] = ret < 0 ? ret : -EFAULT;
@@ -555,7 +575,7 @@ void py_context_values(struct py_contextvars *cv, uint64_t tstate, struct py_ctx
 		}
 	}
 	/* every value's head (and a short str's text) in one system call */
-	ret = nio ? mem_readv(cv->ob->r->mem, iov, nio) : 0;
+	ret = nio ? read_pieces(cv, iov, nio, MEM_ORDER_LATE) : 0;
 	for (size_t i = 0; i < nvars; i++) {
 		if (slot[i] < 0)
 			continue;
