@@ -167,29 +167,87 @@ static int node_kind(struct py_contextvars *cv, uint64_t type)
 	return -EFAULT;
 }
 
-static int read_pair(struct py_contextvars *cv, uint64_t at, uint64_t *key, uint64_t *value)
-{
-	uint64_t pair[2];
-	int ret = mem_read_uncached(cv->ob->r->mem, at, pair, sizeof(pair));
+/*
+ * Nodes read during one sample's lookups: the labels of a sample walk one
+ * HAMT, so its root (and any node they share) is read once. Each node is
+ * read whole in one go where it can be (NODE_READ bytes: a head and every
+ * slot of the largest bitmap or array node), else its head, then slot by slot.
+ */
+#define NODE_READ 560
+#define WALK_NODES 4
 
-	if (ret)
-		return ret;
-	*key = pair[0];
-	*value = pair[1];
-	return (*key & 7) || (*value & 7) ? -EFAULT : 0;
+struct node_copy {
+	uint64_t addr;
+	size_t len;                   /* bytes of data read from addr */
+	uint8_t data[NODE_READ];
+};
+
+struct walk {
+	struct node_copy nodes[WALK_NODES];
+	size_t n, next;
+};
+
+static int node_get(struct py_contextvars *cv, struct walk *w, uint64_t addr,
+		    const struct node_copy **out)
+{
+	const struct py_objects_layout *lo = cv->lo;
+	const struct py_offsets *o = cv->ob->r->off;
+	const int32_t head[] = { o->object_type, lo->hamt_bitmap_size, lo->hamt_bitmap_bitmap,
+				 lo->hamt_collision_size, lo->hamt_collision_hash };
+	struct node_copy *nc;
+	int32_t need = 0;
+	int ret;
+
+	for (size_t i = 0; i < w->n; i++) {
+		if (w->nodes[i].addr == addr) {
+			*out = &w->nodes[i];
+			return 0;
+		}
+	}
+	if (!addr || (addr & 7))
+		return -EFAULT;
+	for (size_t i = 0; i < ARRAY_SIZE(head); i++) {
+		if (head[i] < 0 || head[i] + 8 > NODE_READ)
+			return -ENOTSUP;
+		if (head[i] + 8 > need)
+			need = head[i] + 8;
+	}
+	nc = &w->nodes[w->n < WALK_NODES ? w->n++ : w->next++ % WALK_NODES];
+	nc->addr = 0;
+	if (!mem_read_uncached(cv->ob->r->mem, addr, nc->data, NODE_READ)) {
+		nc->len = NODE_READ;
+	} else {
+		/* near the end of a mapping: the head only, the slots when needed */
+		if ((ret = mem_read_uncached(cv->ob->r->mem, addr, nc->data, (size_t)need)))
+			return ret;
+		nc->len = (size_t)need;
+	}
+	nc->addr = addr;
+	*out = nc;
+	return 0;
+}
+
+/* len bytes at offset off of a node: from its copy, or read. */
+static int node_bytes(struct py_contextvars *cv, const struct node_copy *nc, size_t off, void *buf,
+		      size_t len)
+{
+	if (off + len <= nc->len) {
+		memcpy(buf, nc->data + off, len);
+		return 0;
+	}
+	return mem_read_uncached(cv->ob->r->mem, nc->addr + off, buf, len);
 }
 
 /* A collision node of size slots: the value of key among its pairs. */
-static int collision_find(struct py_contextvars *cv, uint64_t node, int64_t size, uint64_t key,
-			  uint64_t *value)
+static int collision_find(struct py_contextvars *cv, const struct node_copy *nc, int64_t size,
+			  uint64_t key, uint64_t *value)
 {
 	uint64_t slots[2 * PY_HAMT_COLLISION_MAX];
 	int ret;
 
 	if (size < 2 || (size & 1) || size > 2 * PY_HAMT_COLLISION_MAX)
 		return -EFAULT;
-	ret = mem_read_uncached(cv->ob->r->mem, node + (uint64_t)cv->lo->hamt_collision_array, slots,
-				(size_t)size * 8);
+	ret = node_bytes(cv, nc, (size_t)cv->lo->hamt_collision_array, slots, (size_t)size * 8);
 	if (ret)
 		return ret;
 	for (int64_t i = 0; i < size; i += 2) {
@@ -202,8 +260,8 @@ static int collision_find(struct py_contextvars *cv, uint64_t node, int64_t size
 }
 
 /* The walk from node, the HAMT's root (hamt_node_find). */
-static int node_find(struct py_contextvars *cv, uint64_t node, int32_t hash, uint64_t key,
-		     uint64_t *value)
+static int node_find(struct py_contextvars *cv, struct walk *w, uint64_t node, int32_t hash,
+		     uint64_t key, uint64_t *value)
 {
 	const struct py_objects_layout *lo = cv->lo;
 	const struct py_offsets *o = cv->ob->r->off;
@@ -211,30 +269,28 @@ static int node_find(struct py_contextvars *cv, uint64_t node, int32_t hash, uin
 	uint32_t shift = 0;
 
 	for (int depth = 0; depth < PY_HAMT_DEPTH_MAX; depth++, shift += 5) {
-		/* The head every node kind begins with (an array node has no size). */
-		const int32_t head[] = { o->object_type, lo->hamt_bitmap_size, lo->hamt_bitmap_bitmap,
-					 lo->hamt_collision_size };
-		uint64_t w[4], k, v;
+		const struct node_copy *nc;
+		uint64_t pair[2], v;
 		int kind, ret;
 
 		for (int i = 0; i < depth; i++)
 			if (path[i] == node)
 				return -ELOOP;      /* a cycle: no HAMT has one */
 		path[depth] = node;
-		if ((ret = read_words(cv, node, head, ARRAY_SIZE(head), w)))
+		if ((ret = node_get(cv, w, node, &nc)))
 			return ret;
-		kind = node_kind(cv, w[0]);
+		kind = node_kind(cv, load_u64(nc->data, (size_t)o->object_type));
 		if (kind < 0)
 			return kind;
 		if (kind == PY_CTX_TYPE_COLLISION)
-			return collision_find(cv, node, (int64_t)w[3], key, value);
+			return collision_find(cv, nc, (int64_t)load_u64(nc->data,
+							(size_t)lo->hamt_collision_size), key, value);
 		if (shift > 30)
 			return -EFAULT;     /* 7 levels use all 32 bits: only collisions below */
 		if (kind == PY_CTX_TYPE_ARRAY) {
 			uint32_t idx = ((uint32_t)hash >> shift) & 0x1f;
 
-			if ((ret = mem_read_uncached(cv->ob->r->mem,
-						     node + (uint64_t)lo->hamt_array_array + 8 * idx, &v, 8)))
+			if ((ret = node_bytes(cv, nc, (size_t)lo->hamt_array_array + 8 * idx, &v, 8)))
 				return ret;
 			if (!v)
 				return -ENOENT;
@@ -245,8 +301,8 @@ static int node_find(struct py_contextvars *cv, uint64_t node, int32_t hash, uin
 		}
 		/* A bitmap node: size slots, two per bit set. */
 		{
-			int64_t size = (int64_t)w[1];
-			uint32_t bitmap = (uint32_t)w[2];
+			int64_t size = (int64_t)load_u64(nc->data, (size_t)lo->hamt_bitmap_size);
+			uint32_t bitmap = (uint32_t)load_u64(nc->data, (size_t)lo->hamt_bitmap_bitmap);
 			uint32_t bit = 1u << (((uint32_t)hash >> shift) & 0x1f);
 			uint32_t idx;
 
@@ -255,27 +311,26 @@ static int node_find(struct py_contextvars *cv, uint64_t node, int32_t hash, uin
 			if (!(bitmap & bit))
 				return -ENOENT;
 			idx = (uint32_t)__builtin_popcount(bitmap & (bit - 1));
-			if ((ret = read_pair(cv, node + (uint64_t)lo->hamt_bitmap_array + 16 * idx, &k, &v)))
+			if ((ret = node_bytes(cv, nc, (size_t)lo->hamt_bitmap_array + 16 * idx, pair,
+					      sizeof(pair))))
 				return ret;
-			if (k) {
-				if (k != key)
+			if ((pair[0] & 7) || (pair[1] & 7) || !pair[1])
+				return -EFAULT;
+			if (pair[0]) {
+				if (pair[0] != key)
 					return -ENOENT;
-				if (!v)
-					return -EFAULT;
-				*value = v;
+				*value = pair[1];
 				return 0;
 			}
 			/* no key: the value is the sub-node of the keys sharing these bits */
-			if (!v)
-				return -EFAULT;
-			node = v;
+			node = pair[1];
 		}
 	}
 	return -ELOOP;
 }
 
-int py_hamt_find(struct py_contextvars *cv, uint64_t hamt, int32_t hash, uint64_t key,
-		 uint64_t *value)
+/* The root of the HAMT object hamt: 0, -ENOENT (empty), -errno. */
+static int hamt_root(struct py_contextvars *cv, uint64_t hamt, uint64_t *root)
 {
 	const int32_t offs[] = { cv->ob->r->off->object_type, cv->lo->hamt_root, cv->lo->hamt_count };
 	uint64_t w[3];
@@ -287,9 +342,18 @@ int py_hamt_find(struct py_contextvars *cv, uint64_t hamt, int32_t hash, uint64_
 		return ret;
 	if ((int64_t)w[2] < 0 || !w[1])
 		return -EFAULT;
-	if (!w[2])
-		return -ENOENT;
-	return node_find(cv, w[1], hash, key, value);
+	*root = w[1];
+	return w[2] ? 0 : -ENOENT;
+}
+
+int py_hamt_find(struct py_contextvars *cv, uint64_t hamt, int32_t hash, uint64_t key,
+		 uint64_t *value)
+{
+	struct walk w = { .n = 0 };
+	uint64_t root;
+	int ret = hamt_root(cv, hamt, &root);
+
+	return ret ? ret : node_find(cv, &w, root, hash, key, value);
 }
 
 /* The variable's object, default and hash, looked up again when due. 0 or -errno. */
@@ -468,9 +532,10 @@ static void locate(struct py_contextvars *cv, uint64_t tstate, size_t n, const i
 	uint8_t tbuf[WORDS_SPAN_MAX], cbuf[PY_CTXVARS_MAX][WORDS_SPAN_MAX];
 	int32_t tlo, thi, clo = 0, chi = 0;
 	int have_ver = lo->tstate_context_ver >= 0 && lo->tstate_id >= 0, use_cache, slot[PY_CTXVARS_MAX];
-	uint64_t ctx, ver = 0, id = 0, hamt = 0, w[2];
+	uint64_t ctx, ver = 0, id = 0, root = 0, w[2];
+	struct walk walk;
 	size_t nio = 0;
-	int ret, hamt_ret = 1;
+	int ret, root_ret = 1;
 
 	if (span_of(toffs, have_ver ? 3 : 1, &tlo, &thi)) {
 		for (size_t i = 0; i < n; i++)
@@ -520,19 +585,21 @@ static void locate(struct py_contextvars *cv, uint64_t tstate, size_t n, const i
 				continue;
 			}
 		}
-		/* Else the context's HAMT, read once for every variable that needs it. */
-		if (hamt_ret == 1) {
+		/* Else the context's HAMT: it and its nodes read once for every variable. */
+		if (root_ret == 1) {
 			const int32_t offs[] = { cv->ob->r->off->object_type, lo->context_vars };
 
-			hamt_ret = read_words(cv, ctx, offs, ARRAY_SIZE(offs), w);
-			if (!hamt_ret)
-				hamt_ret = check_type(cv, w[0], PY_CTX_TYPE_CONTEXT);
-			hamt = w[1];
+			root_ret = read_words(cv, ctx, offs, ARRAY_SIZE(offs), w);
+			if (!root_ret)
+				root_ret = check_type(cv, w[0], PY_CTX_TYPE_CONTEXT);
+			if (!root_ret)
+				root_ret = hamt_root(cv, w[1], &root);
+			walk.n = walk.next = 0;
 		}
-		status[i] = hamt_ret;
-		if (!hamt_ret) {
+		status[i] = root_ret;
+		if (!root_ret) {
 			cv->stats.walked++;
-			status[i] = py_hamt_find(cv, hamt, v->hash, v->var, &value[i]);
+			status[i] = node_find(cv, &walk, root, v->hash, v->var, &value[i]);
 		}
 	}
 }

@@ -682,6 +682,65 @@ static void cache_one(int minor)
 	image_free(&im);
 }
 
+/*
+ * Nodes at the very end of a mapping, where a read of a whole node's
+ * worth fails: read by their head, then slot by slot. A bitmap root and an
+ * array root, each the last bytes of the image.
+ */
+static void mapping_end_one(int minor)
+{
+	static const char *const names[] = { "a", "b" };
+	struct image im;
+	struct reader rd;
+	uint64_t vars[2], vals[2], gl[2], node, arr, sub;
+	uint32_t bits[2] = { 3, 20 }, bit5 = 0;
+	size_t bsize, asize;
+
+	image_init(&im, minor);
+	vars[0] = make_var(&im, 3, 0);
+	vars[1] = make_var(&im, 20, 0);
+	vals[0] = make_str(&im, "end-a");
+	vals[1] = make_str(&im, "end-b");
+	memcpy(gl, vars, sizeof(gl));
+	make_modules(&im, 2, names, gl);
+	/* the bitmap root: the image's last bytes */
+	bsize = (size_t)im.lo->hamt_bitmap_array + 32;
+	node = OBJ_ADDR + OBJ_LEN - bsize;
+	put64(&im, node, im.off.object_type, im.bitmap_type);
+	put64(&im, node, im.lo->hamt_bitmap_size, 4);
+	put32(&im, node, im.lo->hamt_bitmap_bitmap, 1u << 3 | 1u << 20);
+	for (int i = 0; i < 2; i++) {
+		put64(&im, node, im.lo->hamt_bitmap_array + 16 * i, vars[i]);
+		put64(&im, node, im.lo->hamt_bitmap_array + 16 * i + 8, vals[i]);
+	}
+	(void)bits;
+	set_thread(&im, make_context(&im, make_hamt(&im, node, 2)), 1);
+	reader_init(&rd, &im);
+	py_contextvars_add(&rd.cv, "app", "a");
+	py_contextvars_add(&rd.cv, "app", "b");
+	ASSERT_VALUE(&rd, &im, 0, PY_CTXVALUE_STR, "end-a");
+	ASSERT_VALUE(&rd, &im, 1, PY_CTXVALUE_STR, "end-b");
+	reader_release(&rd);
+	/* an array root just below it, its slots 3 and 20 bitmap nodes of one pair */
+	asize = (size_t)im.lo->hamt_array_count + 8;
+	arr = node - asize;
+	memset(im.obj + (arr - OBJ_ADDR), 0, asize);
+	put64(&im, arr, im.off.object_type, im.array_type);
+	put64(&im, arr, im.lo->hamt_array_count, 2);
+	sub = make_bitmap(&im, 1, &bit5, &vars[0], &vals[0]);
+	put64(&im, arr, im.lo->hamt_array_array + 8 * 3, sub);
+	sub = make_bitmap(&im, 1, &bit5, &vars[1], &vals[1]);
+	put64(&im, arr, im.lo->hamt_array_array + 8 * 20, sub);
+	set_thread(&im, make_context(&im, make_hamt(&im, arr, 2)), 2);
+	reader_init(&rd, &im);
+	py_contextvars_add(&rd.cv, "app", "a");
+	py_contextvars_add(&rd.cv, "app", "b");
+	ASSERT_VALUE(&rd, &im, 0, PY_CTXVALUE_STR, "end-a");
+	ASSERT_VALUE(&rd, &im, 1, PY_CTXVALUE_STR, "end-b");
+	reader_release(&rd);
+	image_free(&im);
+}
+
 static void every_version(void (*fn)(int))
 {
 	for (int minor = 8; minor <= 15; minor++)
@@ -693,6 +752,7 @@ static void test_array_node(void **state) { (void)state; every_version(array_one
 static void test_collision_node(void **state) { (void)state; every_version(collision_one); }
 static void test_hostile(void **state) { (void)state; every_version(hostile_one); }
 static void test_variable_cache(void **state) { (void)state; every_version(cache_one); }
+static void test_mapping_end(void **state) { (void)state; every_version(mapping_end_one); }
 
 /* The layouts exist for every version, and the names a label may give are checked. */
 static void test_layouts_and_names(void **state)
@@ -737,6 +797,7 @@ int main(void)
 		cmocka_unit_test(test_collision_node),
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_variable_cache),
+		cmocka_unit_test(test_mapping_end),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
