@@ -1,7 +1,7 @@
 """A service whose requests set context variables (tests/functional/test_labels.py).
 
     labels_app.py asyncio|threads SECONDS
-    labels_app.py client PORT SECONDS
+    labels_app.py client PORT SECONDS CONNECTIONS
 
 A small line-protocol server on 127.0.0.1: a request is "ROUTE TENANT\\n",
 the answer "ok\\n". A middleware-like wrapper sets the ContextVars `route`
@@ -17,9 +17,10 @@ costs the same), in slices:
   middleware sets anew for each request (no copy), as WSGI servers' worker
   threads do.
 
-A client process (this file, "client") keeps 4 connections busy with a
-fixed mix: connection k's request i is /users (tenant initech) when
-(i + k) % 4 == 0, else /orders, tenant acme or globex in turn. READY is
+A client process (this file, "client") keeps 4 connections (threads: 2,
+fewer threads trading the GIL) busy with a fixed mix: connection k's request i is /users (tenant initech) when
+(i + k) % 4 == 0, else /orders, tenant acme or globex in turn (so every
+connection, whatever its pace, sends the same mix). READY is
 printed once the client's requests are being served; at the end one line
 "DONE {json}": the requests served per "ROUTE TENANT".
 """
@@ -39,7 +40,7 @@ tenant = contextvars.ContextVar("tenant", default="none")
 
 SLICES = 8
 SLICE_LOOPS = 3000
-CONNECTIONS = 4
+CONNECTIONS = {"asyncio": 4, "threads": 2}
 served = {}
 served_lock = threading.Lock()
 
@@ -101,7 +102,7 @@ async def serve_connection(reader, writer):
 async def main_asyncio(seconds):
     server = await asyncio.start_server(serve_connection, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
-    client = start_client(port, seconds)
+    client = start_client(port, seconds, CONNECTIONS["asyncio"])
     await asyncio.sleep(0.5)
     print("READY", flush=True)
     await asyncio.sleep(seconds)
@@ -137,7 +138,7 @@ def main_threads(seconds):
     server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    client = start_client(server.server_address[1], seconds)
+    client = start_client(server.server_address[1], seconds, CONNECTIONS["threads"])
     time.sleep(0.5)
     print("READY", flush=True)
     time.sleep(seconds)
@@ -147,20 +148,22 @@ def main_threads(seconds):
 
 # ---- the client ------------------------------------------------------------------
 
-def start_client(port, seconds):
+def start_client(port, seconds, connections):
     return subprocess.Popen([sys.executable, "-B", os.path.abspath(__file__), "client",
-                             str(port), str(seconds)], stdin=subprocess.DEVNULL)
+                             str(port), str(seconds), str(connections)],
+                            stdin=subprocess.DEVNULL)
 
 
 def client_connection(port, k, end):
     s = socket.create_connection(("127.0.0.1", port))
     f = s.makefile("rwb")
-    i = 0
+    i = orders = 0
     while time.monotonic() < end:
         if (i + k) % 4 == 0:
             req = "/users initech"
         else:
-            req = "/orders %s" % ("acme" if i % 2 else "globex")
+            req = "/orders %s" % ("acme" if orders % 2 else "globex")
+            orders += 1
         f.write(req.encode() + b"\n")
         f.flush()
         if not f.readline():
@@ -169,10 +172,10 @@ def client_connection(port, k, end):
     s.close()
 
 
-def main_client(port, seconds):
+def main_client(port, seconds, connections):
     end = time.monotonic() + seconds + 0.5
     threads = [threading.Thread(target=client_connection, args=(port, k, end))
-               for k in range(CONNECTIONS)]
+               for k in range(connections)]
     for t in threads:
         t.start()
     for t in threads:
@@ -181,7 +184,7 @@ def main_client(port, seconds):
 
 if __name__ == "__main__":
     if sys.argv[1] == "client":
-        main_client(int(sys.argv[2]), float(sys.argv[3]))
+        main_client(int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]))
         sys.exit(0)
     if sys.argv[1] == "asyncio":
         asyncio.run(main_asyncio(float(sys.argv[2])))
