@@ -56,6 +56,7 @@ struct top_opts {
 	enum backend backend;
 	enum sample_mode mode;
 	struct label_specs labels;
+	const char *where;        /* --where NAME=VALUE */
 };
 
 struct top_row {
@@ -104,6 +105,20 @@ static int opt_limit(const struct opt *op, const char *arg, struct strbuf *err)
 	return 0;
 }
 
+static int opt_where(const struct opt *op, const char *arg, struct strbuf *err)
+{
+	struct output_opts out;
+	struct opt o = *op;
+
+	/* the one check of NAME=VALUE (cmd/outputs.c) */
+	output_opts_default(&out);
+	o.value = &out;
+	if (cmd_opt_where(&o, arg, err))
+		return -1;
+	((struct top_opts *)op->value)->where = arg;
+	return 0;
+}
+
 /* Parse the command line into o: 0, or the exit code (-1: --help, exit 0). */
 static int parse_top_args(int argc, char **argv, struct top_opts *o)
 {
@@ -126,6 +141,8 @@ static int parse_top_args(int argc, char **argv, struct top_opts *o)
 			 "record: which threads are sampled", cmd_opt_mode),
 		OPT_CALL(0, "label", &o->labels, "NAME=MODULE:VARIABLE", CMD_LABEL_HELP,
 			 cmd_opt_label),
+		OPT_CALL(0, "where", o, "NAME=VALUE", "show only the samples whose label NAME "
+			 "(--label) has the value VALUE", opt_where),
 		OPT_BOOL(0, "async", &o->async_tasks, "asyncio tasks as rows: [task] NAME for the "
 			 "time in each task, and with --mode wall [await] WHAT for what suspended "
 			 "ones wait on (3.11+)"),
@@ -196,6 +213,7 @@ static void compute(struct top *tp)
 
 	fn_table_release(t);
 	fn_table_init(t);
+	t->where = tp->o.where;
 	fn_table_add(t, 0, &tp->prof, tp->filter, tp->base, tp->nbase);
 	fn_table_add(t, 1, &tp->prof, tp->filter, NULL, 0);
 	free(tp->rows);
@@ -280,6 +298,10 @@ static void format_status(struct top *tp, struct strbuf *sb)
 		    tp->prof.nthreads == 1 ? "" : "s",
 		    sort_name(tp->sort));
 	format_thread_sel(tp, sb);
+	if (tp->o.where) {
+		strbuf_addstr(sb, "; where ");
+		escape_append(sb, tp->o.where, ESCAPE_TERMINAL);
+	}
 }
 
 static const char table_header[] = "  %Self  %Total   Self(s)  Total(s)  Function";
