@@ -24,7 +24,8 @@ For each interpreter and backend, from the saved pprof, read back by
   split a line) and sums to the samples;
 - the text report's --by route lists both routes, each with its own hot
   function among its top ones and not the other's.
-Also: --label refuses the bpf backend by name, and auto does not pick it;
+Also: top --where shows one route's functions only; --label refuses the bpf
+backend by name, and auto does not pick it;
 `go tool pprof -tagfocus` (when Go is installed) finds the labels.
 """
 import json
@@ -159,10 +160,23 @@ def test_asyncio_requests(interp, workload, tmp_path, backend):
 
 
 @pytest.mark.interps("py3.8", "py3.12", "sid-py3.15")
-def test_thread_requests(interp, workload, tmp_path):
+@pytest.mark.parametrize("backend", ["ptrace", "vm"])
+def test_thread_requests(interp, workload, tmp_path, backend):
     pb = tmp_path / "labels.pb.gz"
-    served = record_labels(workload, interp, "threads", "ptrace", pb, ("--python-only",))
-    check_capture(pb, served, "%s threads ptrace" % interp.id)
+    served = record_labels(workload, interp, "threads", backend, pb, ("--python-only",))
+    check_capture(pb, served, "%s threads %s" % (interp.id, backend))
+
+
+@pytest.mark.interps("py3.12")
+def test_top_where(interp, workload):
+    """top --where: only one route's functions, and the status line says so."""
+    w = workload(interp, "labels_app.py", "asyncio", "5")
+    r = run_fw("top", "-p", w.pid, "-d", 3, "-i", 1, "--backend", "ptrace", "--python-only",
+               "--label", "route=__main__:route", "--where", "route=/users", timeout=60)
+    assert r.returncode == 0, r
+    assert "where route=/users" in r.stdout, r
+    assert "hot_users" in r.stdout and "hot_orders" not in r.stdout, r
+    served_counts(w)
 
 
 @pytest.mark.interps("py3.12")
