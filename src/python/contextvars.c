@@ -585,13 +585,32 @@ static void locate(struct py_contextvars *cv, uint64_t tstate, size_t n, const i
 				continue;
 			}
 		}
-		/* Else the context's HAMT: it and its nodes read once for every variable. */
+		/*
+		 * Else the context's HAMT: it and its nodes read once for every
+		 * variable. The context's words through the reader's pieces too: a
+		 * thread's context stays at one address while its variables change
+		 * (set() swaps ctx_vars), so where ticks are copied the next copy
+		 * has them of the stack's own instant.
+		 */
 		if (root_ret == 1) {
 			const int32_t offs[] = { cv->ob->r->off->object_type, lo->context_vars };
+			uint8_t cbytes[WORDS_SPAN_MAX];
+			int32_t xlo, xhi;
+			struct mem_iov ciov;
 
-			root_ret = read_words(cv, ctx, offs, ARRAY_SIZE(offs), w);
-			if (!root_ret)
+			root_ret = span_of(offs, ARRAY_SIZE(offs), &xlo, &xhi);
+			ciov = (struct mem_iov){ ctx + (uint64_t)xlo, cbytes, (size_t)(xhi - xlo), 0 };
+			if (!root_ret && (ctx & 7))
+				root_ret = -EFAULT;
+			if (!root_ret) {
+				ret = read_pieces(cv, &ciov, 1, MEM_ORDER_LATE);
+				root_ret = ret < 0 ? ret : ciov.ok ? 0 : -EFAULT;
+			}
+			if (!root_ret) {
+				w[0] = load_u64(cbytes, (size_t)(offs[0] - xlo));
+				w[1] = load_u64(cbytes, (size_t)(offs[1] - xlo));
 				root_ret = check_type(cv, w[0], PY_CTX_TYPE_CONTEXT);
+			}
 			if (!root_ret)
 				root_ret = hamt_root(cv, w[1], &root);
 			walk.n = walk.next = 0;
