@@ -109,6 +109,7 @@ const struct cmd_stop_outcome *cmd_stop_outcome(enum sampler_stop reason);
 #define CMD_SO_NO_DEBUGINFOD (1u << 10) /* --no-debuginfod */
 #define CMD_SO_BACKEND (1u << 11)       /* --backend B */
 #define CMD_SO_NONBLOCKING (1u << 12)   /* --nonblocking: --backend vm */
+#define CMD_SO_LABEL (1u << 13)         /* --label NAME=MODULE:VARIABLE */
 
 /* What a command takes (cmd/sampling.c has each command's, with its reasons). */
 struct cmd_sampling_use {
@@ -185,6 +186,15 @@ int cmd_opt_format(const struct opt *o, const char *arg, struct strbuf *err);
 int cmd_opt_limit(const struct opt *o, const char *arg, struct strbuf *err);
 int cmd_opt_min_percent(const struct opt *o, const char *arg, struct strbuf *err);
 int cmd_opt_thread(const struct opt *o, const char *arg, struct strbuf *err);
+/* --by NAME (text: a breakdown by a label) and --where NAME=VALUE (value: struct output_opts). */
+int cmd_opt_by(const struct opt *o, const char *arg, struct strbuf *err);
+int cmd_opt_where(const struct opt *o, const char *arg, struct strbuf *err);
+#define CMD_BY_HELP "the text report breaks the samples down by the values of label NAME " \
+	"(--label), with each value's hottest functions"
+#define CMD_WHERE_HELP "keep only the samples whose label NAME has the value VALUE, in " \
+	"every output"
+/* Apply --where to p (before writing it): the counts kept. */
+size_t cmd_apply_where(struct profile *p, const struct output_opts *o);
 /* After parsing: each output's format; standard output first when no -o was given and to_stdout. */
 void cmd_outputs_resolve(struct cmd_outputs *outs, int to_stdout);
 

@@ -48,6 +48,9 @@ static int parse_diff_args(int argc, char **argv, struct diff_opts *o)
 				 cmd_opt_limit),
 			OPT_CALL(0, "thread", &o->out, "T", "compare only threads named T (or with "
 				 "tid T)", cmd_opt_thread),
+			OPT_CALL(0, "where", &o->out, "NAME=VALUE", "compare only the samples whose "
+				 "label NAME has the value VALUE (--label), in both profiles",
+				 cmd_opt_where),
 			OPT_BOOL('q', "quiet", &o->quiet, "no table on stdout (only the -o files)"),
 			OPT_TERMINATOR,
 		};
@@ -110,6 +113,9 @@ int cmd_diff(int argc, char **argv)
 		profile_release(&before);
 		return FW_EXIT_BAD_INPUT;
 	}
+	/* one label's profile before and after (--where route=/orders) */
+	cmd_apply_where(&before, &o.out);
+	cmd_apply_where(&after, &o.out);
 	for (int i = 0; i < o.outs.n; i++) {
 		ret = o.outs.formats[i]->write_diff(&before, o.before, &after, o.after, of[i].f, &o.out);
 		if (cmd_finish_output(&of[i], o.outs.paths[i], ret))

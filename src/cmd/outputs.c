@@ -114,6 +114,43 @@ int cmd_opt_min_percent(const struct opt *o, const char *arg, struct strbuf *err
 	return 0;
 }
 
+int cmd_opt_by(const struct opt *o, const char *arg, struct strbuf *err)
+{
+	if (!*arg) {
+		strbuf_addstr(err, "--by needs a label's name");
+		return -1;
+	}
+	((struct output_opts *)o->value)->by = arg;
+	return 0;
+}
+
+int cmd_opt_where(const struct opt *o, const char *arg, struct strbuf *err)
+{
+	const char *eq = strchr(arg, '=');
+
+	if (!eq || eq == arg) {
+		strbuf_addf(err, "bad --where '%s': NAME=VALUE (a label's name and one of its values)",
+			    arg);
+		return -1;
+	}
+	((struct output_opts *)o->value)->where = arg;
+	return 0;
+}
+
+size_t cmd_apply_where(struct profile *p, const struct output_opts *o)
+{
+	const char *eq;
+	char *key;
+	size_t kept;
+
+	if (!o->where || !(eq = strchr(o->where, '=')))
+		return p->ncounts;
+	key = xstrndup(o->where, (size_t)(eq - o->where));
+	kept = profile_keep_label(p, key, eq + 1);
+	free(key);
+	return kept;
+}
+
 int cmd_opt_thread(const struct opt *o, const char *arg, struct strbuf *err)
 {
 	(void)err;

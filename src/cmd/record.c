@@ -14,6 +14,7 @@
 #include "cmd/cmd.h"
 #include "output/format.h"
 #include "output/output.h"
+#include "sampler/labels.h"
 #include "sampler/sampler.h"
 #include "target/proc.h"
 #include "util/options.h"
@@ -79,6 +80,8 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 				 "(default 0.5)", cmd_opt_min_percent),
 			OPT_CALL(0, "thread", &o->out, "T", "report only the thread named T or with "
 				 "tid T", cmd_opt_thread),
+			OPT_CALL(0, "by", &o->out, "NAME", CMD_BY_HELP, cmd_opt_by),
+			OPT_CALL(0, "where", &o->out, "NAME=VALUE", CMD_WHERE_HELP, cmd_opt_where),
 			OPT_BOOL('q', "quiet", &o->quiet, "no live status line on stderr"),
 			OPT_TERMINATOR,
 		};
@@ -301,6 +304,12 @@ static void fill_meta(struct profile *prof, const struct session *sess,
 	prof->meta.target = strbuf_detach(&target);
 	prof->meta.python_version = strbuf_detach(&versions);
 	prof->meta.backend = xstrdup(backend_description(so));
+	if (so->labels.n) {
+		struct strbuf sb = STRBUF_INIT;
+
+		label_specs_describe(so->labels.l, so->labels.n, &sb);
+		prof->meta.label_specs = strbuf_detach(&sb);
+	}
 }
 
 /* Write every output; each lands whole or not at all. */
@@ -574,6 +583,7 @@ int cmd_record(int argc, char **argv)
 		profile_release(&prof);
 		return FW_EXIT_NO_SAMPLES;
 	}
+	cmd_apply_where(&prof, &o.out);
 	code = write_outputs(&prof, &o, of);
 	outcome = cmd_stop_outcome(sess.stop_reason);
 	if (!code && !o.quiet) {

@@ -45,6 +45,8 @@ static int parse_report_args(int argc, char **argv, struct report_opts *o)
 				 "(default 0.5)", cmd_opt_min_percent),
 			OPT_CALL(0, "thread", &o->out, "T", "only the thread named T or with tid T",
 				 cmd_opt_thread),
+			OPT_CALL(0, "by", &o->out, "NAME", CMD_BY_HELP, cmd_opt_by),
+			OPT_CALL(0, "where", &o->out, "NAME=VALUE", CMD_WHERE_HELP, cmd_opt_where),
 			OPT_TERMINATOR,
 		};
 		struct strbuf intro = STRBUF_INIT;
@@ -97,6 +99,7 @@ int cmd_report(int argc, char **argv)
 		return FW_EXIT_BAD_INPUT;
 	}
 	strbuf_release(&err);
+	cmd_apply_where(&prof, &o.out);
 	code = cmd_open_outputs(of, o.outs.paths, o.outs.n);
 	if (code) {
 		profile_release(&prof);

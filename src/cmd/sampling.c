@@ -6,13 +6,15 @@
  * (OPT_INCLUDE) where the options belong in its help, and gets the values
  * in a struct sampler_opts. Also the backends' names and --backend's help
  * from their table (sampler.h), and the check, before sampling, that a
- * target can give what --async and --mode exception read.
+ * target can give what --async, --mode exception and --label read.
  */
 #include <stddef.h>
 
 #include "cmd/cmd.h"
 #include "python/asyncio.h"
+#include "python/contextvars.h"
 #include "python/excstate.h"
+#include "sampler/labels.h"
 #include "util/options.h"
 #include "util/strbuf.h"
 #include "util/util.h"
@@ -28,13 +30,14 @@
 
 /* everything */
 const struct cmd_sampling_use cmd_sampling_record = {
-	"record", CAPTURE_OPTS | CMD_SO_SUBPROCESSES | CMD_SO_KERNEL | CMD_SO_NATIVE_ALL,
+	"record", CAPTURE_OPTS | CMD_SO_SUBPROCESSES | CMD_SO_KERNEL | CMD_SO_NATIVE_ALL |
+	CMD_SO_LABEL,
 	100, RATE_MAX_HZ, EVERY_MODE, "Ctrl-C or exit",
 };
 
 /* one process's functions: no --subprocesses; --kernel and --native-all not offered so far */
 const struct cmd_sampling_use cmd_sampling_top = {
-	"top", CAPTURE_OPTS, 100, RATE_MAX_HZ, EVERY_MODE, "q, Ctrl-C or the target's exit",
+	"top", CAPTURE_OPTS | CMD_SO_LABEL, 100, RATE_MAX_HZ, EVERY_MODE, "q, Ctrl-C or the target's exit",
 };
 
 /*
@@ -156,6 +159,27 @@ static int opt_nonblocking(const struct opt *o, const char *arg, struct strbuf *
 }
 
 /* --kernel and --native-all ask for native frames too */
+/* --label NAME=MODULE:VARIABLE, repeatable (sampler/labels.h) */
+static int opt_label(const struct opt *o, const char *arg, struct strbuf *err)
+{
+	struct label_specs *ls = &so_of(o)->labels;
+
+	if (ls->n == LABELS_MAX) {
+		strbuf_addf(err, "too many --label options (at most %d)", LABELS_MAX);
+		return -1;
+	}
+	if (label_spec_parse(arg, &ls->l[ls->n], err))
+		return -1;
+	for (size_t i = 0; i < ls->n; i++) {
+		if (!strcmp(ls->l[i].name, ls->l[ls->n].name)) {
+			strbuf_addf(err, "--label %s given twice", ls->l[i].name);
+			return -1;
+		}
+	}
+	ls->n++;
+	return 0;
+}
+
 static int opt_kernel(const struct opt *o, const char *arg, struct strbuf *err)
 {
 	(void)arg;
@@ -285,6 +309,9 @@ static const struct sampling_row {
 	{ CMD_SO_NO_DEBUGINFOD, 0, "no-debuginfod", NULL, "ask no debuginfod server for missing "
 	  "debug info (asked only when DEBUGINFOD_URLS is set)", NULL, NULL, FLAG(no_debuginfod) },
 	{ CMD_SO_BACKEND, 0, "backend", "B", NULL, help_backend, opt_backend, NO_FLAG },
+	{ CMD_SO_LABEL, 0, "label", "NAME=MODULE:VARIABLE", "label each sample NAME with the value "
+	  "the sampled thread (or asyncio task) sees in the contextvars.ContextVar VARIABLE of "
+	  "module MODULE (repeatable, up to 4; docs/LABELS.md)", NULL, opt_label, NO_FLAG },
 	{ CMD_SO_NONBLOCKING, 0, "nonblocking", NULL, "the same as --backend vm (never stops the "
 	  "target)", NULL, opt_nonblocking, NO_FLAG },
 };
@@ -394,6 +421,10 @@ int cmd_check_views(const char *verb, const struct py_target *t, const struct sa
 	} else if (so->mode == MODE_EXCEPTION && py_exc_supported(&t->offsets, t->version, &why)) {
 		fw_error("process %d: %s", (int)t->pid, strbuf_str(&why));
 		fw_hint("%s it in another mode (--mode cpu, wall or gil)", verb);
+		code = FW_EXIT_UNSUPPORTED;
+	} else if (so->labels.n && py_contextvars_supported(&t->offsets, t->version, &why)) {
+		fw_error("process %d: %s", (int)t->pid, strbuf_str(&why));
+		fw_hint("%s it without --label", verb);
 		code = FW_EXIT_UNSUPPORTED;
 	}
 	strbuf_release(&why);

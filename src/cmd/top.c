@@ -51,6 +51,7 @@ struct top_opts {
 	const char *thread;
 	int limit;
 	struct sampler_opts so;   /* the sampling options (cmd/sampling.c) */
+	const char *where;        /* --where NAME=VALUE */
 };
 
 struct top_row {
@@ -99,6 +100,20 @@ static int opt_limit(const struct opt *op, const char *arg, struct strbuf *err)
 	return 0;
 }
 
+static int opt_where(const struct opt *op, const char *arg, struct strbuf *err)
+{
+	struct output_opts out;
+	struct opt o = *op;
+
+	/* the one check of NAME=VALUE (cmd/outputs.c) */
+	output_opts_default(&out);
+	o.value = &out;
+	if (cmd_opt_where(&o, arg, err))
+		return -1;
+	((struct top_opts *)op->value)->where = arg;
+	return 0;
+}
+
 /* Parse the command line into o: 0, or the exit code (-1: --help, exit 0). */
 static int parse_top_args(int argc, char **argv, struct top_opts *o)
 {
@@ -119,6 +134,8 @@ static int parse_top_args(int argc, char **argv, struct top_opts *o)
 				"with tid T"),
 			OPT_CALL('n', "limit", &o->limit, "N", "rows shown (default: what fits; 20 when "
 				 "not a terminal)", opt_limit),
+			OPT_CALL(0, "where", o, "NAME=VALUE", "show only the samples whose label NAME "
+				 "(--label) has the value VALUE", opt_where),
 			OPT_TERMINATOR,
 		};
 		const struct opt_command cmd = {
@@ -176,6 +193,7 @@ static void compute(struct top *tp)
 
 	fn_table_release(t);
 	fn_table_init(t);
+	t->where = tp->o.where;
 	fn_table_add(t, 0, &tp->prof, tp->filter, tp->base, tp->nbase);
 	fn_table_add(t, 1, &tp->prof, tp->filter, NULL, 0);
 	free(tp->rows);
@@ -260,6 +278,10 @@ static void format_status(struct top *tp, struct strbuf *sb)
 		    tp->prof.nthreads == 1 ? "" : "s",
 		    sort_name(tp->sort));
 	format_thread_sel(tp, sb);
+	if (tp->o.where) {
+		strbuf_addstr(sb, "; where ");
+		escape_append(sb, tp->o.where, ESCAPE_TERMINAL);
+	}
 }
 
 static const char table_header[] = "  %Self  %Total   Self(s)  Total(s)  Function";

@@ -303,6 +303,9 @@ struct sample_labels {
 	int have_tid;
 	/* cpu, wall, gil held, waiting, ticks, dropped (output/pprof.h) */
 	uint64_t acct[6];
+	/* the sample's own string labels (--label, or another tool's tags): string ids */
+	struct pf_label own[PROFILE_LABELS_MAX];
+	size_t nown;
 };
 
 static int read_labels(struct reader *r, const Perftools__Profiles__Sample *s, size_t i,
@@ -333,6 +336,9 @@ static int read_labels(struct reader *r, const Perftools__Profiles__Sample *s, s
 			lab->comm = str_at(pb, l->str);
 		} else if (!strcmp(key, PPROF_LABEL_EXEC)) {
 			lab->generation = l->num > 0 && l->num < 1000000 ? l->num : 0;
+		} else if (l->str && lab->nown < PROFILE_LABELS_MAX) {
+			lab->own[lab->nown].key = profile_cstring(r->p, key);
+			lab->own[lab->nown++].value = profile_cstring(r->p, str_at(pb, l->str));
 		} else {
 			for (size_t a = 0; a < ARRAY_SIZE(acct_keys); a++)
 				if (!strcmp(key, acct_keys[a]) && l->num > 0)
@@ -445,9 +451,11 @@ static int read_samples(struct reader *r)
 			break;
 		}
 		total += count;
-		profile_add(p, profile_thread_gen(p, (pid_t)lab.pid, (pid_t)lab.tid,
-						  (unsigned)lab.generation, lab.tname ? lab.tname : ""),
-			    profile_stack(p, stack, depth), count);
+		profile_add_labeled(p, profile_thread_gen(p, (pid_t)lab.pid, (pid_t)lab.tid,
+							  (unsigned)lab.generation,
+							  lab.tname ? lab.tname : ""),
+				    profile_stack(p, stack, depth), profile_labels(p, lab.own, lab.nown),
+				    count);
 	}
 	if (!ret && !p->meta.samples)
 		p->meta.samples = total;

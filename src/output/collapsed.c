@@ -1,6 +1,7 @@
 /*
  * Collapsed stacks (Brendan Gregg's folded format), one line per distinct
- * (thread, stack): "thread;outer;...;inner count". Read by flamegraph.pl,
+ * (thread, stack), whatever labels its samples carry: "thread;outer;...;inner
+ * count". Read by flamegraph.pl,
  * speedscope and inferno. Lines are sorted so equal profiles give equal files.
  */
 #include <errno.h>
@@ -47,6 +48,12 @@ int output_collapsed(const struct profile *p, FILE *f, const struct output_opts 
 	}
 	sort_array(lines, n, sizeof(*lines), cmp_line);
 	for (size_t i = 0; i < n; i++) {
+		/* one line per stack: a stack under several label sets (--label) is one */
+		if (i + 1 < n && !strcmp(lines[i].text, lines[i + 1].text)) {
+			lines[i + 1].count += lines[i].count;
+			free(lines[i].text);
+			continue;
+		}
 		if (fprintf(f, "%s %llu\n", lines[i].text, (unsigned long long)lines[i].count) < 0)
 			ret = -EIO;
 		free(lines[i].text);

@@ -21,6 +21,7 @@ struct fn_table {
 	uint64_t samples[2];       /* all samples added to each column */
 	uint32_t *seen;            /* scratch: last stack a function was counted in */
 	uint32_t generation;
+	const char *where;         /* "NAME=VALUE": only samples carrying that label (NULL: all) */
 };
 
 void fn_table_init(struct fn_table *t);

@@ -67,7 +67,14 @@ void fn_table_add(struct fn_table *t, int col, const struct profile *p, const ch
 {
 	uint32_t *map = xcalloc(p->nframes ? p->nframes : 1, sizeof(*map));
 	uint32_t *frames = xmalloc(MAX_DEPTH * sizeof(*frames));
+	uint32_t key = UINT32_MAX, value = UINT32_MAX, got;
 
+	if (t->where && strchr(t->where, '=')) {
+		const char *eq = strchr(t->where, '=');
+
+		key = profile_string_find(p, t->where, (size_t)(eq - t->where));
+		value = profile_string_find(p, eq + 1, strlen(eq + 1));
+	}
 	for (size_t i = 0; i < p->ncounts; i++) {
 		const struct pf_count *c = &p->counts[i];
 		uint64_t n = c->count;
@@ -76,6 +83,9 @@ void fn_table_add(struct fn_table *t, int col, const struct profile *p, const ch
 		if (base && i < nbase)
 			n = n > base[i] ? n - base[i] : 0;
 		if (!n || !thread_matches(p, c->thread, thread))
+			continue;
+		if (t->where && (key == UINT32_MAX || value == UINT32_MAX ||
+				 !profile_label_get(p, c->labels, key, &got) || got != value))
 			continue;
 		depth = profile_node_frames(p, c->node, frames, MAX_DEPTH);
 		t->samples[col] += n;

@@ -17,6 +17,8 @@ struct output_opts {
 	int limit;               /* rows in the top tables */
 	double min_percent;      /* call-tree nodes below this share are hidden */
 	const char *thread;      /* only threads whose name or tid matches */
+	const char *by;          /* text: a breakdown by this label's values (--by NAME) */
+	const char *where;       /* "NAME=VALUE" the profile was filtered by (--where), for the header */
 };
 
 void output_opts_default(struct output_opts *o);

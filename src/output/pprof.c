@@ -5,9 +5,10 @@
  * (labels, frame kind by mapping, metadata comments) are in output/pprof.h.
  *
  * Every distinct frame becomes one Location (id = the frame id), every
- * distinct (kind, name, file) one Function, every (thread, stack) count one
- * Sample whose location ids run leaf first, the order of the prefix tree's
- * parent chain; each thread also gets a weightless thread record.
+ * distinct (kind, name, file) one Function, every (thread, stack, labels)
+ * count one Sample whose location ids run leaf first, the order of the
+ * prefix tree's parent chain, with its thread's labels and its own (--label);
+ * each thread also gets a weightless thread record.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -158,6 +159,17 @@ static void thread_labels(struct pp_writer *w, PbLabel *labels, size_t *n,
 			str_id(w, profile_str(w->p, t->comm));
 	if (t->generation)
 		label_add(labels, n, str_id(w, PPROF_LABEL_EXEC))->num = t->generation;
+}
+
+/* The labels the sample itself carries (--label): string labels, as pprof's tag filters take them. */
+static void sample_labels(struct pp_writer *w, uint32_t set)
+{
+	const struct pf_label *l;
+	size_t n = profile_labelset(w->p, set, &l);
+
+	for (size_t i = 0; i < n; i++)
+		label_add(w->labels, &w->nlabels, str_id(w, profile_str(w->p, l[i].key)))->str =
+			str_id(w, profile_str(w->p, l[i].value));
 }
 
 /* gzip data and write it to f; 0 or -errno. */
@@ -361,6 +373,7 @@ static void write_counts(struct pp_writer *w)
 		s->value[1] = w->period && c->count > (uint64_t)(INT64_MAX / w->period) ?
 			      INT64_MAX : (int64_t)c->count * w->period;
 		thread_labels(w, w->labels, &w->nlabels, &p->threads[c->thread]);
+		sample_labels(w, c->labels);
 		sample_end(w, s, first);
 	}
 }
@@ -389,8 +402,9 @@ static void size_samples(struct pp_writer *w, uint8_t *used)
 	}
 	w->samples = xcalloc(nsamples ? nsamples : 1, sizeof(*w->samples));
 	w->sample_ptrs = xcalloc(nsamples ? nsamples : 1, sizeof(*w->sample_ptrs));
-	w->labels = xcalloc(nsamples * NRECORD_LABELS + 1, sizeof(*w->labels));
-	w->label_ptrs = xcalloc(nsamples * NRECORD_LABELS + 1, sizeof(*w->label_ptrs));
+	w->labels = xcalloc(nsamples * (NRECORD_LABELS + PROFILE_LABELS_MAX) + 1, sizeof(*w->labels));
+	w->label_ptrs = xcalloc(nsamples * (NRECORD_LABELS + PROFILE_LABELS_MAX) + 1,
+				sizeof(*w->label_ptrs));
 	w->values = xcalloc(nsamples * 2 + 1, sizeof(*w->values));
 	w->loc_ids = xcalloc(depth + 1, sizeof(*w->loc_ids));
 }

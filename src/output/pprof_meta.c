@@ -74,6 +74,13 @@ static const struct meta_field {
 	FIELD("symbols_capped", META_U64, symbols_capped, WHEN_NONZERO),
 	FIELD("modules_unreadable", META_STR, modules_unreadable, WHEN_ALWAYS),
 	FIELD("events", META_STR, events, WHEN_ALWAYS),
+	FIELD("label_specs", META_STR, label_specs, WHEN_ALWAYS),
+	FIELD("label_reads", META_U64, label_reads, WHEN_NONZERO),
+	FIELD("label_ns_total", META_U64, label_ns_total, WHEN_NONZERO),
+	FIELD("label_cached", META_U64, label_cached, WHEN_NONZERO),
+	FIELD("label_walked", META_U64, label_walked, WHEN_NONZERO),
+	FIELD("label_unreadable", META_U64, label_unreadable, WHEN_NONZERO),
+	FIELD("label_folded", META_U64, label_folded, WHEN_NONZERO),
 	FIELD("bpf_run_ns", META_U64, bpf_run_ns, WHEN_BPF),
 	FIELD("bpf_run_cnt", META_U64, bpf_run_cnt, WHEN_BPF),
 };

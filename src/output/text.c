@@ -22,6 +22,8 @@ void output_opts_default(struct output_opts *o)
 	o->limit = 20;
 	o->min_percent = 0.5;
 	o->thread = NULL;
+	o->by = NULL;
+	o->where = NULL;
 }
 
 /* ---- the function-keyed view ----------------------------------------- */
@@ -242,6 +244,17 @@ static void print_header(const struct profile *p, FILE *f)
 		fprintf(f, "Samples:   %" PRIu64 " on-CPU stacks (cpu-clock at %.0f Hz %s; "
 			"%" PRIu64 " lost to a full ring buffer)\n", m->samples, m->rate_hz,
 			m->events_per_thread ? "of each target thread's CPU time" : "per CPU", m->lost);
+	if (m->label_specs) {
+		sb.len = 0;
+		escape_append(&sb, m->label_specs, ESCAPE_TERMINAL);
+		fprintf(f, "Labels:    %s\n", strbuf_str(&sb));
+		if (m->label_reads)
+			fprintf(f, "           read for %" PRIu64 " samples, mean %.1f us each; values: "
+				"%" PRIu64 " from the variable's cache, %" PRIu64 " by walking the "
+				"context, %" PRIu64 " unreadable, %" PRIu64 " past the cap\n",
+				m->label_reads, (double)m->label_ns_total / (double)m->label_reads / 1e3,
+				m->label_cached, m->label_walked, m->label_unreadable, m->label_folded);
+	}
 	if (m->bpf_run_cnt)
 		fprintf(f, "BPF:       program mean %.1f us per run over %" PRIu64 " runs\n",
 			(double)m->bpf_run_ns / (double)m->bpf_run_cnt / 1e3, m->bpf_run_cnt);
@@ -657,6 +670,111 @@ static void print_threads(const struct profile *p, FILE *f, uint64_t total,
 	strbuf_release(&sb);
 }
 
+/* ---- by label (--by NAME) ---------------------------------------------- */
+
+#define BY_TOP_FUNCTIONS 3
+#define BY_NONE UINT32_MAX        /* the row of samples without the label */
+
+/* A (value, function) count: tmp's thread is the value's string id in p, or BY_NONE. */
+static int cmp_by_value(const void *a, const void *b)
+{
+	const struct pf_count *x = a, *y = b;
+
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
+}
+
+struct by_row {
+	uint32_t value;             /* string id in p, or BY_NONE */
+	uint64_t samples;
+	size_t first, n;            /* its (value, function) counts */
+};
+
+static int cmp_by_row(const void *a, const void *b)
+{
+	const struct by_row *x = a, *y = b;
+
+	return x->samples < y->samples ? 1 : x->samples > y->samples ? -1 : 0;
+}
+
+/* The innermost Python frame of a stack, else its innermost frame. */
+static uint32_t by_frame(const struct profile *p, uint32_t node)
+{
+	for (uint32_t n = node; n; n = p->nodes[n].parent)
+		if (p->frames[p->nodes[n].frame].kind == FRAME_PYTHON)
+			return p->nodes[n].frame;
+	return p->nodes[node].frame;
+}
+
+/*
+ * Each value of label o->by: its share of the samples, and the functions
+ * (the innermost Python one of each stack) that took most of its samples.
+ */
+static void print_by(const struct profile *p, FILE *f, const struct output_opts *o, uint64_t total)
+{
+	uint32_t key = profile_string_find(p, o->by, strlen(o->by));
+	struct strbuf sb = STRBUF_INIT;
+	struct profile tmp;
+	struct pf_count *cs;
+	struct by_row *rows = NULL;
+	size_t nrows = 0, alloc = 0;
+
+	sb.len = 0;
+	escape_append(&sb, o->by, ESCAPE_TERMINAL);
+	fprintf(f, "\nBy %s (label; %% of all samples; the innermost Python functions of each value)\n",
+		strbuf_str(&sb));
+	profile_init(&tmp);
+	for (size_t i = 0; i < p->ncounts; i++) {
+		const struct pf_count *c = &p->counts[i];
+		uint32_t value = BY_NONE, fn;
+
+		if (!thread_matches(p, c->thread, o->thread) || !c->node)
+			continue;
+		if (key != UINT32_MAX)
+			profile_label_get(p, c->labels, key, &value);
+		fn = fn_frame(&tmp, p, by_frame(p, c->node));
+		profile_add(&tmp, value, profile_stack(&tmp, &fn, 1), c->count);
+	}
+	cs = xmalloc(sizeof(*cs) * (tmp.ncounts ? tmp.ncounts : 1));
+	memcpy(cs, tmp.counts, sizeof(*cs) * tmp.ncounts);
+	sort_array(cs, tmp.ncounts, sizeof(*cs), cmp_by_value);
+	for (size_t i = 0; i < tmp.ncounts; i++) {
+		if (!nrows || rows[nrows - 1].value != cs[i].thread) {
+			rows = xgrow(rows, sizeof(*rows), nrows + 1, &alloc);
+			rows[nrows++] = (struct by_row){ cs[i].thread, 0, i, 0 };
+		}
+		rows[nrows - 1].samples += cs[i].count;
+		rows[nrows - 1].n++;
+	}
+	sort_array(rows, nrows, sizeof(*rows), cmp_by_row);
+	if (key == UINT32_MAX)
+		fprintf(f, "  no sample carries it (labels: record --label NAME=MODULE:VARIABLE)\n");
+	for (size_t r = 0; r < nrows && (int)r < o->limit; r++) {
+		strbuf_reset(&sb);
+		if (rows[r].value == BY_NONE)
+			strbuf_addstr(&sb, "(without the label)");
+		else
+			escape_append(&sb, profile_str(p, rows[r].value), ESCAPE_TERMINAL);
+		fprintf(f, " %6.2f%% %10" PRIu64 "  %s\n", pct(rows[r].samples, total), rows[r].samples,
+			strbuf_str(&sb));
+		for (size_t k = 0; k < rows[r].n && k < BY_TOP_FUNCTIONS; k++) {
+			const struct pf_count *c = &cs[rows[r].first + k];
+
+			strbuf_reset(&sb);
+			format_function(&sb, &tmp, tmp.nodes[c->node].frame, ESCAPE_TERMINAL);
+			fprintf(f, "          %6.2f%% of it  %s\n", pct(c->count, rows[r].samples),
+				strbuf_str(&sb));
+		}
+	}
+	if (nrows > (size_t)o->limit)
+		fprintf(f, "  ... and %zu more values (--limit shows more)\n", nrows - (size_t)o->limit);
+	free(rows);
+	free(cs);
+	profile_release(&tmp);
+	strbuf_release(&sb);
+}
+
 int output_text(const struct profile *p, FILE *f, const struct output_opts *opts)
 {
 	struct output_opts def;
@@ -667,6 +785,13 @@ int output_text(const struct profile *p, FILE *f, const struct output_opts *opts
 		opts = &def;
 	}
 	print_header(p, f);
+	if (opts->where) {
+		struct strbuf sb = STRBUF_INIT;
+
+		escape_append(&sb, opts->where, ESCAPE_TERMINAL);
+		fprintf(f, "Where:     %s (only the samples carrying that label)\n", strbuf_str(&sb));
+		strbuf_release(&sb);
+	}
 	print_time_summary(p, f, opts);
 	fn_view_build(&v, p, opts);
 	if (!v.total) {
@@ -675,6 +800,8 @@ int output_text(const struct profile *p, FILE *f, const struct output_opts *opts
 		return ferror(f) ? -EIO : 0;
 	}
 	print_threads(p, f, v.total, opts);
+	if (opts->by)
+		print_by(p, f, opts, v.total);
 	print_top(&v, f, opts, 0);
 	print_top(&v, f, opts, 1);
 	print_tree(&v, f, opts);

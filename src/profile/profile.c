@@ -36,11 +36,36 @@ static uint64_t node_hash(const void *owner, uint32_t id)
 	return pair_hash(n->parent, n->frame);
 }
 
+/* Unlabelled counts hash as they did before labels: the common case costs nothing more. */
+static uint64_t count_key_hash(uint32_t thread, uint32_t node, uint32_t labels)
+{
+	uint64_t h = pair_hash(thread, node);
+
+	return labels ? h ^ hash_mix64((uint64_t)labels * 0x9e3779b97f4a7c15ull) : h;
+}
+
 static uint64_t count_hash(const void *owner, uint32_t id)
 {
 	const struct pf_count *c = &((const struct profile *)owner)->counts[id];
 
-	return pair_hash(c->thread, c->node);
+	return count_key_hash(c->thread, c->node, c->labels);
+}
+
+static uint64_t labelset_hash_of(const struct pf_label *l, size_t n)
+{
+	uint64_t h = n;
+
+	for (size_t i = 0; i < n; i++)
+		h = hash_mix64(h ^ ((uint64_t)l[i].key << 32 | l[i].value));
+	return h;
+}
+
+static uint64_t labelset_hash(const void *owner, uint32_t id)
+{
+	const struct profile *p = owner;
+	const struct pf_labelset *s = &p->labelsets[id];
+
+	return labelset_hash_of(p->label_items + s->first, s->n);
 }
 
 void profile_init(struct profile *p)
@@ -66,6 +91,9 @@ void profile_release(struct profile *p)
 	hidx_release(&p->frame_index);
 	free(p->nodes);
 	hidx_release(&p->node_index);
+	free(p->label_items);
+	free(p->labelsets);
+	hidx_release(&p->labelset_index);
 	free(p->threads);
 	free(p->counts);
 	hidx_release(&p->count_index);
@@ -77,7 +105,19 @@ void profile_release(struct profile *p)
 	free(p->meta.unwind_breaks);
 	free(p->meta.modules_unreadable);
 	free(p->meta.events);
+	free(p->meta.label_specs);
 	memset(p, 0, sizeof(*p));
+}
+
+uint32_t profile_string_find(const struct profile *p, const char *s, size_t len)
+{
+	size_t pos = hidx_start(&p->string_index, hash_bytes(s ? s : "", len));
+	uint32_t id;
+
+	while ((id = hidx_next(&p->string_index, &pos)) != HIDX_NONE)
+		if (p->string_len[id] == len && !memcmp(p->strings[id], s, len))
+			return id;
+	return UINT32_MAX;
 }
 
 uint32_t profile_string(struct profile *p, const char *s, size_t len)
@@ -199,16 +239,17 @@ void profile_thread_comm(struct profile *p, uint32_t thread, const char *comm)
 		p->threads[thread].comm = comm && *comm ? profile_cstring(p, comm) : 0;
 }
 
-void profile_add(struct profile *p, uint32_t thread, uint32_t node, uint64_t count)
+void profile_add_labeled(struct profile *p, uint32_t thread, uint32_t node, uint32_t labels,
+			 uint64_t count)
 {
-	uint64_t h = pair_hash(thread, node);
+	uint64_t h = count_key_hash(thread, node, labels);
 	size_t pos = hidx_start(&p->count_index, h);
 	uint32_t id;
 
 	while ((id = hidx_next(&p->count_index, &pos)) != HIDX_NONE) {
 		struct pf_count *c = &p->counts[id];
 
-		if (c->thread == thread && c->node == node) {
+		if (c->thread == thread && c->node == node && c->labels == labels) {
 			c->count += count;
 			return;
 		}
@@ -217,9 +258,106 @@ void profile_add(struct profile *p, uint32_t thread, uint32_t node, uint64_t cou
 	p->counts = xgrow(p->counts, sizeof(*p->counts), p->ncounts + 1, &p->counts_alloc);
 	p->counts[id].thread = thread;
 	p->counts[id].node = node;
+	p->counts[id].labels = labels;
 	p->counts[id].count = count;
 	p->ncounts++;
 	hidx_insert(&p->count_index, h, id, count_hash, p);
+}
+
+void profile_add(struct profile *p, uint32_t thread, uint32_t node, uint64_t count)
+{
+	profile_add_labeled(p, thread, node, 0, count);
+}
+
+uint32_t profile_labels(struct profile *p, const struct pf_label *labels, size_t n)
+{
+	uint64_t h;
+	size_t pos;
+	uint32_t id;
+
+	if (!n)
+		return 0;
+	if (n > PROFILE_LABELS_MAX)
+		n = PROFILE_LABELS_MAX;
+	h = labelset_hash_of(labels, n);
+	pos = hidx_start(&p->labelset_index, h);
+	while ((id = hidx_next(&p->labelset_index, &pos)) != HIDX_NONE) {
+		const struct pf_labelset *s = &p->labelsets[id];
+
+		if (s->n == n && !memcmp(p->label_items + s->first, labels, n * sizeof(*labels)))
+			return id;
+	}
+	if (!p->nlabelsets) {
+		/* set 0, the empty one, first */
+		p->labelsets = xgrow(p->labelsets, sizeof(*p->labelsets), 1, &p->labelsets_alloc);
+		p->labelsets[0].first = 0;
+		p->labelsets[0].n = 0;
+		p->nlabelsets = 1;
+	}
+	p->label_items = xgrow(p->label_items, sizeof(*p->label_items), p->nlabel_items + n,
+			       &p->label_items_alloc);
+	memcpy(p->label_items + p->nlabel_items, labels, n * sizeof(*labels));
+	id = (uint32_t)p->nlabelsets;
+	p->labelsets = xgrow(p->labelsets, sizeof(*p->labelsets), p->nlabelsets + 1,
+			     &p->labelsets_alloc);
+	p->labelsets[id].first = (uint32_t)p->nlabel_items;
+	p->labelsets[id].n = (uint32_t)n;
+	p->nlabel_items += n;
+	p->nlabelsets++;
+	hidx_insert(&p->labelset_index, h, id, labelset_hash, p);
+	return id;
+}
+
+size_t profile_labelset(const struct profile *p, uint32_t set, const struct pf_label **out)
+{
+	if (!set || set >= p->nlabelsets) {
+		*out = NULL;
+		return 0;
+	}
+	*out = p->label_items + p->labelsets[set].first;
+	return p->labelsets[set].n;
+}
+
+int profile_label_get(const struct profile *p, uint32_t set, uint32_t key, uint32_t *value)
+{
+	const struct pf_label *l;
+	size_t n = profile_labelset(p, set, &l);
+
+	for (size_t i = 0; i < n; i++) {
+		if (l[i].key == key) {
+			*value = l[i].value;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+size_t profile_keep_label(struct profile *p, const char *key, const char *value)
+{
+	uint32_t k = profile_string_find(p, key, strlen(key));
+	uint32_t v = profile_string_find(p, value, strlen(value)), got;
+	size_t kept = 0;
+
+	for (size_t i = 0; i < p->ncounts; i++) {
+		const struct pf_count *c = &p->counts[i];
+
+		if (k != UINT32_MAX && v != UINT32_MAX && profile_label_get(p, c->labels, k, &got) &&
+		    got == v)
+			p->counts[kept++] = *c;
+	}
+	p->ncounts = kept;
+	hidx_clear(&p->count_index);
+	for (size_t i = 0; i < kept; i++)
+		hidx_insert(&p->count_index, count_hash(p, (uint32_t)i), (uint32_t)i, count_hash, p);
+	return kept;
+}
+
+int profile_has_labels(const struct profile *p)
+{
+	for (size_t i = 0; i < p->ncounts; i++)
+		if (p->counts[i].labels)
+			return 1;
+	return 0;
 }
 
 size_t profile_node_frames(const struct profile *p, uint32_t node, uint32_t *out, size_t max)

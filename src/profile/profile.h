@@ -3,7 +3,8 @@
  * distinct string, frame and stack is stored once: strings and frames in
  * interned tables, stacks as nodes of a prefix tree (a stack is the id of its
  * innermost node), so memory grows with the number of distinct stacks, not
- * with the number of samples. Counts are kept per (thread, stack). Each table
+ * with the number of samples. Counts are kept per (thread, stack, label
+ * set). Each table
  * is an array with a hash index of its ids (util/hashidx.h).
  */
 #ifndef FRAMEWALK_PROFILE_PROFILE_H
@@ -55,7 +56,25 @@ struct pf_thread {
 struct pf_count {
 	uint32_t thread;    /* index into threads */
 	uint32_t node;      /* innermost node of the stack */
+	uint32_t labels;    /* label set (0: none) */
 	uint64_t count;
+};
+
+/*
+ * Labels a sample carries (pprof's Sample.label, string values): (key,
+ * value) string ids, e.g. a context variable's value (--label). A set of
+ * them is interned as one id; 0 is the empty set. Counts are kept per
+ * (thread, stack, label set).
+ */
+#define PROFILE_LABELS_MAX 8    /* labels in one set */
+
+struct pf_label {
+	uint32_t key, value;        /* string ids */
+};
+
+struct pf_labelset {
+	uint32_t first;             /* index into label_items */
+	uint32_t n;
 };
 
 struct profile_meta {
@@ -101,6 +120,14 @@ struct profile_meta {
 	uint64_t symbols_capped;     /* code symbols left out of its files' indexes (ELF_SYMIDX_MAX) */
 	char *modules_unreadable;    /* "path: why; ..." for files that could not be opened */
 	char *events;                /* what happened to the targets: "exec at 2.0 s: ...; ..." */
+	/* --label: context variables read per sample (sampler/labels.h) */
+	char *label_specs;           /* "route=app:route ...", or NULL */
+	uint64_t label_reads;        /* samples whose labels were read */
+	uint64_t label_ns_total;     /* time spent reading them */
+	uint64_t label_cached;       /* values taken from the variable's own cache */
+	uint64_t label_walked;       /* values found walking the context's HAMT */
+	uint64_t label_unreadable;   /* values given as <unreadable> */
+	uint64_t label_folded;       /* values past the distinct-value cap (<other>) */
 	/* bpf backend */
 	uint64_t lost;               /* samples the ring buffer had no room for */
 	uint64_t bpf_run_ns, bpf_run_cnt;  /* program run time (kernel statistics) */
@@ -123,6 +150,12 @@ struct profile {
 	/* threads */
 	struct pf_thread *threads;
 	size_t nthreads, threads_alloc;
+	/* label sets: id 0 is the empty set */
+	struct pf_label *label_items;
+	size_t nlabel_items, label_items_alloc;
+	struct pf_labelset *labelsets;
+	size_t nlabelsets, labelsets_alloc;
+	struct hidx labelset_index;
 	/* counts */
 	struct pf_count *counts;
 	size_t ncounts, counts_alloc;
@@ -160,6 +193,29 @@ void profile_thread_comm(struct profile *p, uint32_t thread, const char *comm);
 uint32_t profile_thread_gen(struct profile *p, pid_t pid, pid_t tid, unsigned generation,
 			    const char *name);
 void profile_add(struct profile *p, uint32_t thread, uint32_t node, uint64_t count);
+/* The same for a sample carrying the label set labels (profile_labels; 0: none). */
+void profile_add_labeled(struct profile *p, uint32_t thread, uint32_t node, uint32_t labels,
+			 uint64_t count);
+
+/* The id of string s (len bytes) if the profile has it, else UINT32_MAX; nothing is added. */
+uint32_t profile_string_find(const struct profile *p, const char *s, size_t len);
+
+/*
+ * Intern the set of n labels, in their order (at most PROFILE_LABELS_MAX
+ * are kept); n 0 is set 0.
+ */
+uint32_t profile_labels(struct profile *p, const struct pf_label *labels, size_t n);
+/* The labels of set id (0, or out of range: none). */
+size_t profile_labelset(const struct profile *p, uint32_t set, const struct pf_label **out);
+/* Is key (a string id) in set? 1 with its value's string id, or 0. */
+int profile_label_get(const struct profile *p, uint32_t set, uint32_t key, uint32_t *value);
+/*
+ * Keep only the counts whose labels give key the value value (the
+ * reports' --where); the frames and stacks stay. Returns the counts kept.
+ */
+size_t profile_keep_label(struct profile *p, const char *key, const char *value);
+/* Does any count carry a label? */
+int profile_has_labels(const struct profile *p);
 
 /*
  * Frames of a node, outermost first, into out (capacity max); of a stack

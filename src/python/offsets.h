@@ -104,6 +104,25 @@ struct py_objects_layout {
 	int has_yield_from_state;     /* 3.13+: FRAME_SUSPENDED_YIELD_FROM exists */
 	int8_t state_created, state_suspended, state_suspended_yield_from;
 	int8_t state_executing, state_cleared;
+	/*
+	 * contextvars (python/contextvars.c): a thread's current context
+	 * (PyContext *, NULL until it uses one), the context's variables (an
+	 * immutable HAMT keyed by ContextVar objects) and a variable's default
+	 * and cached hash; the HAMT's nodes (Python/hamt.c): bitmap (size
+	 * slots of key/value pairs, a NULL key's value is a sub-node), array
+	 * (hamt_array_node_size sub-nodes by 5 bits of the hash) and collision
+	 * (size slots of pairs that share one hash). A variable's cache
+	 * (GIL builds only) holds its value for thread state tstate_id at
+	 * tstate_context_ver, as ContextVar.get() uses it.
+	 */
+	int32_t tstate_context, tstate_context_ver, tstate_id;
+	int32_t context_vars, contextvar_default, contextvar_hash;
+	int32_t contextvar_cached, contextvar_cached_tsid, contextvar_cached_tsver;
+	int32_t hamt_root, hamt_count;
+	int32_t hamt_bitmap_size, hamt_bitmap_bitmap, hamt_bitmap_array;
+	int32_t hamt_array_array, hamt_array_count;
+	int32_t hamt_collision_size, hamt_collision_hash, hamt_collision_array;
+	int32_t hamt_array_node_size;
 };
 
 struct py_offsets {

@@ -125,6 +125,7 @@ struct sampler {
 	uint64_t not_ready_ticks; /* ticks before the runtime had a thread */
 	int cpu_weighted;         /* cpu mode, sampled by the loop's ticks (sampler_cpu_weight) */
 	struct pyview *pyview;    /* thread names, asyncio tasks (sampler/pyview.h) */
+	struct labels *labels;    /* --label: context variables (sampler/labels.h), NULL none */
 };
 
 /*

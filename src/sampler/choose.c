@@ -34,6 +34,7 @@ static const struct backend_info backends[BACKEND_COUNT] = {
 			  "(docs/BENCHMARKS.md, \"Accuracy\")",
 		.header = { "vm (process_vm_readv; Python frames; never stops the target)" },
 		.by_default = "Python frames, read without stopping the target",
+		.labels = 1,
 	},
 	[BACKEND_PTRACE] = {
 		.id = BACKEND_PTRACE,
@@ -48,6 +49,7 @@ static const struct backend_info backends[BACKEND_COUNT] = {
 		.by_default = "whole stacks in cpu mode (Python frames in wall and gil modes unless "
 			      "--native), a running thread stopped while it is read",
 		.native = 1,
+		.labels = 1,
 		/*
 		 * It stops a running thread to read it anyway, and the native copy
 		 * adds little to that stop (docs/BENCHMARKS.md, "Whole stacks by
@@ -272,6 +274,13 @@ int backend_choose(struct sampler_opts *so, pid_t probe_pid, struct strbuf *why,
 		strbuf_addstr(why, " (or leave --backend out)");
 		return -EINVAL;
 	}
+	/* --label: sampler/labels.h; the bpf program does not read a thread's context yet */
+	if (so->labels.n && so->backend != BACKEND_AUTO && !backend_info(so->backend)->labels) {
+		strbuf_addf(why, "--label needs a backend that reads each thread's context as it "
+			    "reads its stack, which %s does not: --backend ptrace or vm "
+			    "(or leave --backend out)", backend_name(so->backend));
+		return -EINVAL;
+	}
 	if (so->backend == BACKEND_BPF) {
 		if (bpf_backend_probe(why))
 			return -EPERM;
@@ -286,6 +295,9 @@ int backend_choose(struct sampler_opts *so, pid_t probe_pid, struct strbuf *why,
 		bpf_ok = 0;
 		strbuf_addf(&bpf_why, "it %s (--mode %s)", sample_mode_info(so->mode)->why_not,
 			    sample_mode_name(so->mode));
+	} else if (so->labels.n && !backend_info(BACKEND_BPF)->labels) {
+		bpf_ok = 0;
+		strbuf_addstr(&bpf_why, "it does not read context variables (--label)");
 	} else {
 		bpf_ok = !bpf_backend_probe(&bpf_why);
 	}

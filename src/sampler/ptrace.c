@@ -13,6 +13,7 @@
 
 #include "arch/arch.h"
 #include "sampler/backend.h"
+#include "sampler/labels.h"
 #include "sampler/ptrace.h"
 #include "sampler/pyview.h"
 #include "target/proc.h"
@@ -157,16 +158,25 @@ static void ptrace_target_release(struct sampler *s)
 	ptrace_release_held(PTRACE_STOP_WAIT_NS);
 }
 
-struct exc_read {
+struct stopped_read {
 	struct sampler *s;
+	pid_t tid;
 	uint64_t tstate;
 };
 
-/* --mode exception: the state again, of the stopped stack's instant (sets s->marker) */
-static int read_exception_stopped(void *arg)
+/*
+ * Read while the thread is stopped, of its stack's instant: its context
+ * (--label) and, in --mode exception, its exception state again (sets
+ * s->marker; what it returns is kept as stopped_read).
+ */
+static int read_while_stopped(void *arg)
 {
-	struct exc_read *e = arg;
+	struct stopped_read *e = arg;
 
+	if (e->tstate)
+		labels_read(e->s, e->tid, e->tstate);
+	if (e->s->opts.mode != MODE_EXCEPTION)
+		return 0;
 	return pyview_exception(e->s, e->tstate, e->s->marker, sizeof(e->s->marker));
 }
 
@@ -187,8 +197,8 @@ static int ptrace_tick(struct sampler *s, uint64_t now)
 	for (size_t i = 0; i < s->ntids && !sampler_stopping(s); i++) {
 		pid_t tid = s->tids[i];
 		struct py_thread_info *pt = sampler_tick_thread(s, i, now);
-		struct exc_read exc = { s, pt ? pt->tstate : 0 };
-		struct while_stopped exc_again = { read_exception_stopped, &exc };
+		struct stopped_read rd = { s, tid, pt ? pt->tstate : 0 };
+		struct while_stopped stopped = { read_while_stopped, &rd };
 
 		if (!pt && !s->opts.native)
 			continue;      /* Python frames only, and it has none */
@@ -210,7 +220,7 @@ static int ptrace_tick(struct sampler *s, uint64_t now)
 		}
 		ret = ptrace_sample_thread(s->target.pid, tid, s->opts.native ? &s->mm : NULL,
 					   &s->reader, pt, s->opts.kernel, p->sr,
-					   s->opts.mode == MODE_EXCEPTION ? &exc_again : NULL,
+					   s->opts.mode == MODE_EXCEPTION || s->labels ? &stopped : NULL,
 					   s->opts.stop, &s->ns);
 		if (ret == -EPERM)
 			return -EPERM;

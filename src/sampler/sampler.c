@@ -10,6 +10,7 @@
 
 #include "arch/arch.h"
 #include "sampler/backend.h"
+#include "sampler/labels.h"
 #include "sampler/merge.h"
 #include "sampler/pyview.h"
 #include "target/proc.h"
@@ -64,6 +65,16 @@ int sampler_init(struct sampler *s, const struct py_target *t, struct profile *p
 	py_reader_init(&s->reader, &s->mem, &s->target);
 	s->reader.keep_internal = opts->native_all;
 	s->pyview = pyview_new(s);
+	if (opts->labels.n) {
+		struct strbuf why = STRBUF_INIT;
+
+		s->labels = labels_new(s, &why);
+		/* The command checked the first targets; a later one (a child) is only told. */
+		if (!s->labels)
+			fw_warning("process %d: %s: sampling it without labels", (int)t->pid,
+				   strbuf_str(&why));
+		strbuf_release(&why);
+	}
 	s->threads = xcalloc(PY_MAX_THREADS, sizeof(*s->threads));
 	s->frames = xcalloc(PY_MAX_DEPTH, sizeof(*s->frames));
 	s->frame_ids = xcalloc(MERGED_MAX, sizeof(*s->frame_ids));
@@ -85,6 +96,7 @@ void sampler_release(struct sampler *s, const struct backend_ops *ops)
 {
 	if (ops->target_release)
 		ops->target_release(s);
+	labels_free(s->labels);
 	pyview_free(s->pyview);
 	py_reader_release(&s->reader);
 	mem_release(&s->mem);
@@ -313,6 +325,7 @@ void sampler_profile_reset(struct sampler *s)
 		free(s->breaks[i].module);
 	s->nbreaks = 0;
 	memset(&s->sym.stats, 0, sizeof(s->sym.stats));
+	labels_profile_reset(s->labels);
 }
 
 void sampler_wait_label(struct sampler *s, pid_t tid, char *wait, size_t size)
@@ -440,6 +453,8 @@ int sampler_read_waiting(struct sampler *s, struct py_thread_info *t, size_t *de
 		ret = py_reader_stack(&s->reader, t, s->frames, PY_MAX_DEPTH, depth);
 	if (ret)
 		return ret;
+	/* its context at the same still moment, kept only if it stayed still */
+	labels_read(s, t->tid, t->tstate);
 	if (taskstat_switches(&s->tasks, t->tid, &after) || after != before)
 		return -EAGAIN;
 	return 0;
@@ -607,6 +622,7 @@ void sampler_record_python(struct sampler *s, pid_t tid, const struct py_frame_i
 			   size_t depth, int gc, const char *wait, uint64_t now)
 {
 	uint64_t weight;
+	uint32_t labels;
 	size_t n = 0;
 
 	frames = pyview_frames(s, tid, frames, &depth);
@@ -621,9 +637,10 @@ void sampler_record_python(struct sampler *s, pid_t tid, const struct py_frame_i
 	if (wait && wait[0])
 		s->frame_ids[n++] = marker_frame(s, wait);
 	weight = sampler_cpu_weight(s, tid, now);
+	labels = labels_take(s, tid);
 	if (weight) {
-		profile_add(s->prof, sampler_thread(s, tid, now),
-			    profile_stack(s->prof, s->frame_ids, n), weight);
+		profile_add_labeled(s->prof, sampler_thread(s, tid, now),
+				    profile_stack(s->prof, s->frame_ids, n), labels, weight);
 		s->prof->meta.samples += weight;
 	}
 	s->last_sample_ns = now;
@@ -631,6 +648,7 @@ void sampler_record_python(struct sampler *s, pid_t tid, const struct py_frame_i
 
 void sampler_record_dropped(struct sampler *s, pid_t tid, uint64_t now)
 {
+	labels_take(s, tid);
 	/* A thread that exited while being read is not an error. */
 	if (sampler_thread_gone(s, tid))
 		return;
@@ -754,10 +772,11 @@ void sampler_record_native(struct sampler *s, pid_t tid, uint64_t now)
 	s->marker[0] = '\0';
 	if (depth) {
 		uint64_t weight = sampler_cpu_weight(s, tid, now);
+		uint32_t labels = labels_take(s, tid);
 
 		if (weight) {
-			profile_add(s->prof, sampler_thread(s, tid, now),
-				    profile_stack(s->prof, s->frame_ids, depth), weight);
+			profile_add_labeled(s->prof, sampler_thread(s, tid, now),
+					    profile_stack(s->prof, s->frame_ids, depth), labels, weight);
 			m->samples += weight;
 		}
 		s->last_sample_ns = now;

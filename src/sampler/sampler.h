@@ -32,6 +32,26 @@ enum sample_mode {
 	MODE_EXCEPTION,           /* threads raising or handling an exception (as wall) */
 };
 
+/*
+ * --label NAME=MODULE:VARIABLE: each sample carries label NAME, the value of
+ * the contextvars.ContextVar MODULE.VARIABLE as the sampled thread (or the
+ * asyncio task it runs) sees it at the sample's instant (sampler/labels.h).
+ */
+#define LABELS_MAX 4
+#define LABEL_NAME_MAX 64         /* bytes of NAME, NUL included */
+#define LABEL_VAR_MAX 40          /* bytes of MODULE or VARIABLE (python/contextvars.h) */
+
+struct label_spec {
+	char name[LABEL_NAME_MAX];
+	char module[LABEL_VAR_MAX];
+	char variable[LABEL_VAR_MAX];
+};
+
+struct label_specs {
+	struct label_spec l[LABELS_MAX];
+	size_t n;                 /* --label options given */
+};
+
 struct sampler_opts {
 	enum backend backend;
 	enum sample_mode mode;
@@ -46,6 +66,7 @@ struct sampler_opts {
 	int subprocesses;         /* follow children created during the capture */
 	int fixed_targets;        /* the targets are known at the start (record, top): the bpf
 	                           * backend's events go on their threads, not on every CPU */
+	struct label_specs labels;
 	double rate_hz;           /* ticks per second */
 	double duration_s;        /* 0: until stopped or the target exits */
 	double refresh_s;         /* how often targets are looked at: exit, exec, new
@@ -94,6 +115,7 @@ struct backend_info {
 	const char *by_default;     /* what record and top give with it by default
 	                             * (check's "default:" line) */
 	int native;                 /* it can read native frames (--native, --kernel) */
+	int labels;                 /* it reads a thread's context with its stack (--label) */
 	unsigned whole_stacks;      /* 1 << mode: whole stacks unless told otherwise */
 	unsigned fds_fixed;         /* descriptors it holds beyond any capture's ... */
 	unsigned fds_per_cpu;       /* ... and per CPU of the machine */

@@ -20,6 +20,7 @@
 #include <sched.h>
 
 #include "sampler/backend.h"
+#include "sampler/labels.h"
 #include "util/util.h"
 
 struct vm_state {
@@ -180,6 +181,8 @@ static int sample_one_thread(struct sampler *s, struct py_thread_info *t, uint64
 		sampler_record_dropped(s, t->tid, now);
 		return 0;
 	}
+	/* its context right after its stack (--label) */
+	labels_read(s, t->tid, t->tstate);
 	if (sample_mode_waits(s->opts.mode))
 		wall_wait_leaf(s, t->tid, &s->frames[0], wait, sizeof(wait));
 	sampler_record_python(s, t->tid, s->frames, depth,

@@ -155,6 +155,81 @@ static void test_counts_and_threads(void **state)
 	profile_release(&p);
 }
 
+/*
+ * Label sets interned once, in their order; counts kept per (thread, stack,
+ * label set), so a stack under two routes is two counts and unlabelled
+ * counts are what they were; --where keeps one value's counts.
+ */
+static void test_labels(void **state)
+{
+	struct profile p;
+	struct pf_label a[2], b[2];
+	const struct pf_label *got;
+	uint32_t route, tenant, orders, users, acme, sa, sb, sab, t, node, frame, v;
+
+	(void)state;
+	profile_init(&p);
+	route = profile_cstring(&p, "route");
+	tenant = profile_cstring(&p, "tenant");
+	orders = profile_cstring(&p, "/orders");
+	users = profile_cstring(&p, "/users");
+	acme = profile_cstring(&p, "acme");
+	a[0] = (struct pf_label){ route, orders };
+	a[1] = (struct pf_label){ tenant, acme };
+	b[0] = (struct pf_label){ route, users };
+	b[1] = (struct pf_label){ tenant, acme };
+	assert_int_equal(profile_labels(&p, a, 0), 0);
+	sa = profile_labels(&p, a, 1);
+	sab = profile_labels(&p, a, 2);
+	sb = profile_labels(&p, b, 2);
+	assert_true(sa && sab && sb && sa != sab && sab != sb);
+	assert_int_equal(profile_labels(&p, a, 2), sab);
+	assert_int_equal(profile_labelset(&p, sab, &got), 2);
+	assert_int_equal(got[0].value, orders);
+	assert_int_equal(got[1].value, acme);
+	assert_int_equal(profile_labelset(&p, 0, &got), 0);
+	assert_int_equal(profile_labelset(&p, 12345, &got), 0);
+	assert_int_equal(profile_label_get(&p, sb, route, &v), 1);
+	assert_int_equal(v, users);
+	assert_int_equal(profile_label_get(&p, sa, tenant, &v), 0);
+	/* many distinct sets keep their ids across growth */
+	for (uint32_t i = 0; i < 2000; i++) {
+		struct pf_label l = { route, i + 100 };
+
+		assert_int_equal(profile_labels(&p, &l, 1), profile_labels(&p, &l, 1));
+	}
+	assert_int_equal(profile_labels(&p, a, 2), sab);
+
+	t = profile_thread(&p, 1, 1, "main");
+	frame = profile_frame(&p, FRAME_PYTHON, profile_cstring(&p, "handle"), 0, 1);
+	node = profile_stack(&p, &frame, 1);
+	profile_add(&p, t, node, 1);
+	profile_add_labeled(&p, t, node, sab, 2);
+	profile_add_labeled(&p, t, node, sb, 3);
+	profile_add_labeled(&p, t, node, sab, 4);
+	profile_add(&p, t, node, 5);
+	assert_int_equal(p.ncounts, 3);
+	assert_int_equal(p.counts[0].labels, 0);
+	assert_int_equal(p.counts[0].count, 6);
+	assert_int_equal(p.counts[1].count, 6);
+	assert_int_equal(p.counts[2].count, 3);
+	assert_int_equal(profile_total(&p), 15);
+	assert_true(profile_has_labels(&p));
+	/* --where route=/orders: the one count, and adding goes on from there */
+	assert_int_equal(profile_keep_label(&p, "route", "/orders"), 1);
+	assert_int_equal(p.counts[0].labels, sab);
+	assert_int_equal(profile_total(&p), 6);
+	profile_add_labeled(&p, t, node, sab, 1);
+	profile_add_labeled(&p, t, node, sb, 1);
+	assert_int_equal(p.ncounts, 2);
+	assert_int_equal(p.counts[0].count, 7);
+	/* a key or value the profile never saw keeps nothing */
+	assert_int_equal(profile_keep_label(&p, "route", "/nowhere"), 0);
+	assert_int_equal(profile_keep_label(&p, "nokey", "/orders"), 0);
+	assert_false(profile_has_labels(&p));
+	profile_release(&p);
+}
+
 static void test_rate_known(void **state)
 {
 	struct profile_meta m = { 0 };
@@ -230,6 +305,7 @@ int main(void)
 		cmocka_unit_test(test_frames),
 		cmocka_unit_test(test_stacks_share_prefixes),
 		cmocka_unit_test(test_counts_and_threads),
+		cmocka_unit_test(test_labels),
 		cmocka_unit_test(test_rate_known),
 		cmocka_unit_test(test_hash_index_collisions),
 	};

@@ -265,6 +265,13 @@ OBJECT_FIELDS = [
     ("state_suspended_yield_from", "frame_state_suspended_yield_from"),
     ("state_executing", "frame_state_executing"),
     ("state_cleared", "frame_state_cleared"),
+    "tstate_context", "tstate_context_ver", "tstate_id", "context_vars",
+    "contextvar_default", "contextvar_hash", "contextvar_cached",
+    "contextvar_cached_tsid", "contextvar_cached_tsver",
+    "hamt_root", "hamt_count", "hamt_bitmap_size", "hamt_bitmap_bitmap",
+    "hamt_bitmap_array", "hamt_array_array", "hamt_array_count",
+    "hamt_collision_size", "hamt_collision_hash", "hamt_collision_array",
+    "hamt_array_node_size",
 ]
 # fields that are flags or enums: absent means 0, not PYOFF_NONE
 OBJECT_ZERO_DEFAULT = {"tpflags_managed_dict", "tpflags_inline_values",

@@ -42,10 +42,38 @@
 #include "internal/pycore_dict.h"         /* PyDictKeysObject, PyDictValues */
 #include "internal/pycore_object.h"       /* MANAGED_DICT_OFFSET */
 #endif
+#include "internal/pycore_context.h"      /* PyContext, PyContextVar, PyHamtObject */
+#include "internal/pycore_hamt.h"
 #if MINOR >= 14
 #include "internal/pycore_interpframe_structs.h"
 #include "internal/pycore_stackref.h"     /* Py_TAG_BITS */
 #include "internal/pycore_debug_offsets.h"
+#endif
+
+/*
+ * Python/hamt.c (not installed), the same from 3.8 to 3.15: the array and
+ * collision nodes of a HAMT, and before 3.12 (when pycore_hamt.h got it)
+ * the bitmap node. Checked live by verify_live.py (a lookup through them).
+ */
+#define FW_HAMT_ARRAY_NODE_SIZE 32
+typedef struct {
+	PyObject_HEAD
+	PyHamtNode *a_array[FW_HAMT_ARRAY_NODE_SIZE];
+	Py_ssize_t a_count;
+} fw_hamt_array_node;
+typedef struct {
+	PyObject_VAR_HEAD
+	int32_t c_hash;
+	PyObject *c_array[1];
+} fw_hamt_collision_node;
+#if MINOR >= 12
+typedef PyHamtNode_Bitmap fw_hamt_bitmap_node;
+#else
+typedef struct {
+	PyObject_VAR_HEAD
+	uint32_t b_bitmap;
+	PyObject *b_array[1];
+} fw_hamt_bitmap_node;
 #endif
 
 #define FSIZE(T, f) sizeof(((T *)0)->f)
@@ -422,6 +450,36 @@ int main(void)
 	VAL("frame_state_executing", FRAME_EXECUTING);
 	VAL("frame_state_cleared", FRAME_CLEARED);
 #endif
+
+	/*
+	 * contextvars (python/contextvars.c): a thread's current context, its
+	 * variables (an immutable HAMT keyed by ContextVar), a variable's
+	 * default and cached hash, and the cache of its value CPython's own
+	 * ContextVar.get() trusts. No _Py_DebugOffsets block has them.
+	 */
+	ST("tstate_context", PyThreadState, context);
+	ST("tstate_context_ver", PyThreadState, context_ver);
+	ST("tstate_id", PyThreadState, id);
+	ST("context_vars", PyContext, ctx_vars);
+	ST("contextvar_default", PyContextVar, var_default);
+	ST("contextvar_hash", PyContextVar, var_hash);
+#ifndef Py_GIL_DISABLED
+	/* the value last set or read, valid for thread state id tsid at context_ver tsver */
+	ST("contextvar_cached", PyContextVar, var_cached);
+	ST("contextvar_cached_tsid", PyContextVar, var_cached_tsid);
+	ST("contextvar_cached_tsver", PyContextVar, var_cached_tsver);
+#endif
+	ST("hamt_root", PyHamtObject, h_root);
+	ST("hamt_count", PyHamtObject, h_count);
+	ST("hamt_bitmap_size", fw_hamt_bitmap_node, ob_base.ob_size);
+	ST("hamt_bitmap_bitmap", fw_hamt_bitmap_node, b_bitmap);
+	STO("hamt_bitmap_array", fw_hamt_bitmap_node, b_array);
+	STO("hamt_array_array", fw_hamt_array_node, a_array);
+	ST("hamt_array_count", fw_hamt_array_node, a_count);
+	ST("hamt_collision_size", fw_hamt_collision_node, ob_base.ob_size);
+	ST("hamt_collision_hash", fw_hamt_collision_node, c_hash);
+	STO("hamt_collision_array", fw_hamt_collision_node, c_array);
+	VAL("hamt_array_node_size", FW_HAMT_ARRAY_NODE_SIZE);
 
 #if MINOR >= 13
 	/* _Py_DebugOffsets: positions of the uint64 values in the block */

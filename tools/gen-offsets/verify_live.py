@@ -223,11 +223,89 @@ def wälk_ƒ():
     out["names"] = [pystr(u64(c + C["code_name"])) for _, c, _ in got]
     return out
 
+# contextvars: a lookup through the thread's own context, with the objects
+# layout (from the headers, and probe.c's copies of Python/hamt.c's nodes)
+OB = (cfg["layout"] if cfg["kind"] == "layout" else cfg["table"])["objects"]
+def u32(a): return ctypes.c_uint32.from_address(a).value
+def tpname(o):
+    return ctypes.string_at(u64(u64(o + C["object_type"]) + OB["type_name"]))
+
+def hamt_find(node, h, key):
+    shift = 0
+    for depth in range(8):
+        tp = tpname(node)
+        if tp == b"hamt_bitmap_node":
+            bm = u32(node + OB["hamt_bitmap_bitmap"])
+            bit = 1 << ((h >> shift) & 31)
+            if not bm & bit:
+                return None
+            i = bin(bm & (bit - 1)).count("1")
+            ok(2 * i + 1 < u64(node + OB["hamt_bitmap_size"]), "bitmap node size")
+            k = u64(node + OB["hamt_bitmap_array"] + 16 * i)
+            v = u64(node + OB["hamt_bitmap_array"] + 16 * i + 8)
+            if k == 0:
+                node = v
+            else:
+                return v if k == key else None
+        elif tp == b"hamt_array_node":
+            node = u64(node + OB["hamt_array_array"] + 8 * ((h >> shift) & 31))
+            if not node:
+                return None
+        else:
+            ok(tp == b"hamt_collision_node", "node type %r" % tp)
+            n = u64(node + OB["hamt_collision_size"])
+            for j in range(0, n, 2):
+                if u64(node + OB["hamt_collision_array"] + 8 * j) == key:
+                    return u64(node + OB["hamt_collision_array"] + 8 * j + 8)
+            return None
+        shift += 5
+    ok(False, "HAMT deeper than 7 levels")
+
+def check_context(t):
+    import contextvars
+    sentinel = object()
+    nvars = 40     # more than 16 at one level: an array node
+    vs = [contextvars.ContextVar("v%d" % i, default=sentinel) for i in range(nvars)]
+    vals = ["value %d" % i for i in range(nvars)]
+    def inside():
+        for v, x in zip(vs, vals):
+            v.set(x)
+        ctx = u64(t + OB["tstate_context"])
+        ok(tpname(ctx).endswith(b"Context"), "tstate->context is a Context")
+        hamt = u64(ctx + OB["context_vars"])
+        ok(tpname(hamt) == b"hamt", "ctx_vars is a hamt")
+        ok(u64(hamt + OB["hamt_count"]) == nvars, "h_count")
+        root = u64(hamt + OB["hamt_root"])
+        ok(tpname(root) == b"hamt_array_node", "%d variables: an array root" % nvars)
+        ok(u64(root + OB["hamt_array_count"]) <= 32, "a_count")
+        for v, x in zip(vs, vals):
+            vh = ctypes.c_int64.from_address(id(v) + OB["contextvar_hash"]).value
+            ok(vh == hash(v), "var_hash")
+            ok(u64(id(v) + OB["contextvar_default"]) == id(sentinel), "var_default")
+            h32 = ((vh & 0xffffffff) ^ ((vh >> 32) & 0xffffffff))
+            ok(hamt_find(root, h32, id(v)) == id(x), "lookup of %s" % v.name)
+        # the cache ContextVar.get() trusts: its value for this thread state
+        # at this context version
+        v = vs[-1]
+        ok(v.get() is vals[-1], "get")
+        ok(u64(id(v) + OB["contextvar_cached"]) == id(vals[-1]), "var_cached")
+        ok(u64(id(v) + OB["contextvar_cached_tsid"]) == u64(t + OB["tstate_id"]),
+           "var_cached_tsid is the thread state's id")
+        ok(u64(id(v) + OB["contextvar_cached_tsver"]) == u64(t + OB["tstate_context_ver"]),
+           "var_cached_tsver is the thread state's context_ver")
+        return ctx
+    ctx = contextvars.copy_context()
+    ok(ctx.run(inside) == id(ctx), "the running context is the thread's")
+    out["context_vars"] = nvars
+
 def outer():
     return wälk_ƒ()
 
 def main():
-    return outer()
+    res = outer()
+    interp, t = my_tstate()
+    check_context(t)
+    return res
 
 print(json.dumps(main()))
 '''

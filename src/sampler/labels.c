@@ -1,0 +1,234 @@
+/*
+ * Implementation of labels.h: the per-target reader of the --label context
+ * variables (its own python/objects.h view: type and module caches), the
+ * values turned into profile label sets, and the cap on distinct values.
+ */
+#include <errno.h>
+
+#include "python/contextvars.h"
+#include "python/objects.h"
+#include "sampler/backend.h"
+#include "sampler/labels.h"
+#include "util/util.h"
+
+_Static_assert(LABEL_VAR_MAX == PY_CTXVAR_NAME_MAX, "label_spec names and contextvars.h differ");
+_Static_assert(LABELS_MAX <= PY_CTXVARS_MAX && LABELS_MAX <= PROFILE_LABELS_MAX,
+	       "more labels than the reader or the profile keep");
+
+#define SEEN_SLOTS 2048           /* > 2 * LABEL_VALUES_MAX: the value sets stay half empty */
+
+/* Labels every pprof sample already carries (output/pprof.h), and --label trace's. */
+static const char *const reserved[] = {
+	"thread_id", "thread_name", "thread_comm", "process_id", "exec_generation",
+	"trace_id", "span_id", "span_name",
+};
+
+struct label_state {
+	uint32_t name;                /* profile string id of NAME (0: not interned yet) */
+	uint32_t seen[SEEN_SLOTS];    /* value string ids + 1 kept so far (open addressing) */
+	size_t nseen;
+	uint32_t other;               /* string id of LABEL_OTHER (0: not interned yet) */
+};
+
+struct labels {
+	struct py_objects ob;
+	struct py_contextvars cv;
+	size_t n;
+	struct label_state st[LABELS_MAX];
+	pid_t tid;                    /* the thread the set below was read for (0: none) */
+	uint32_t set;
+};
+
+static int name_char(char c, int dotted)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_' || (dotted && c == '.');
+}
+
+/* A dotted (MODULE) or plain (VARIABLE) Python name: no empty parts, no leading digit. */
+static int python_name(const char *s, size_t n, int dotted)
+{
+	int start = 1;
+
+	if (!n)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '.' && dotted) {
+			if (start)
+				return 0;
+			start = 1;
+			continue;
+		}
+		if (!name_char(s[i], 0) || (start && s[i] >= '0' && s[i] <= '9'))
+			return 0;
+		start = 0;
+	}
+	return !start;
+}
+
+int label_spec_parse(const char *arg, struct label_spec *out, struct strbuf *err)
+{
+	const char *eq = strchr(arg, '='), *colon = eq ? strchr(eq + 1, ':') : NULL;
+	size_t nname, nmod, nvar;
+
+	memset(out, 0, sizeof(*out));
+	if (!eq || !colon) {
+		strbuf_addf(err, "bad --label '%s': NAME=MODULE:VARIABLE, e.g. route=app.context:route",
+			    arg);
+		return -EINVAL;
+	}
+	nname = (size_t)(eq - arg);
+	nmod = (size_t)(colon - eq - 1);
+	nvar = strlen(colon + 1);
+	for (size_t i = 0; i < nname; i++) {
+		if (!name_char(arg[i], 1) && arg[i] != '-') {
+			strbuf_addf(err, "bad --label '%s': NAME takes letters, digits, '_', '-' and '.'",
+				    arg);
+			return -EINVAL;
+		}
+	}
+	if (!nname || nname >= sizeof(out->name)) {
+		strbuf_addf(err, "bad --label '%s': NAME must be 1 to %zu characters", arg,
+			    sizeof(out->name) - 1);
+		return -EINVAL;
+	}
+	if (!python_name(eq + 1, nmod, 1) || nmod >= sizeof(out->module) ||
+	    !python_name(colon + 1, nvar, 0) || nvar >= sizeof(out->variable)) {
+		strbuf_addf(err, "bad --label '%s': MODULE must be a module's name (as in sys.modules) "
+			    "and VARIABLE a name in it, ASCII, at most %zu characters each", arg,
+			    sizeof(out->module) - 1);
+		return -EINVAL;
+	}
+	memcpy(out->name, arg, nname);
+	for (size_t i = 0; i < ARRAY_SIZE(reserved); i++) {
+		if (!strcmp(out->name, reserved[i])) {
+			strbuf_addf(err, "bad --label '%s': '%s' is a label framewalk gives samples itself",
+				    arg, out->name);
+			return -EINVAL;
+		}
+	}
+	memcpy(out->module, eq + 1, nmod);
+	memcpy(out->variable, colon + 1, nvar);
+	return 0;
+}
+
+void label_specs_describe(const struct label_spec *l, size_t n, struct strbuf *sb)
+{
+	for (size_t i = 0; i < n; i++)
+		strbuf_addf(sb, "%s%s=%s:%s", i ? " " : "", l[i].name, l[i].module, l[i].variable);
+}
+
+struct labels *labels_new(struct sampler *s, struct strbuf *why)
+{
+	struct labels *l;
+	int ret;
+
+	if (!s->opts.labels.n)
+		return NULL;
+	if (py_contextvars_supported(&s->target.offsets, s->target.version, why))
+		return NULL;
+	l = xcalloc(1, sizeof(*l));
+	ret = py_objects_init(&l->ob, &s->reader);
+	if (!ret)
+		ret = py_contextvars_init(&l->cv, &l->ob);
+	if (ret) {
+		strbuf_addf(why, "Python %s: its context variables cannot be read", s->target.version);
+		free(l);
+		return NULL;
+	}
+	for (size_t i = 0; i < s->opts.labels.n && i < LABELS_MAX; i++) {
+		if (py_contextvars_add(&l->cv, s->opts.labels.l[i].module,
+				       s->opts.labels.l[i].variable) != (int)i) {
+			strbuf_addf(why, "--label %s: cannot be read", s->opts.labels.l[i].name);
+			py_objects_release(&l->ob);
+			free(l);
+			return NULL;
+		}
+		l->n++;
+	}
+	return l;
+}
+
+void labels_free(struct labels *l)
+{
+	if (!l)
+		return;
+	py_contextvars_release(&l->cv);
+	py_objects_release(&l->ob);
+	free(l);
+}
+
+void labels_profile_reset(struct labels *l)
+{
+	if (!l)
+		return;
+	memset(l->st, 0, sizeof(l->st));
+	l->tid = 0;
+	l->set = 0;
+}
+
+/* The value's string id, or LABEL_OTHER's once the label has LABEL_VALUES_MAX values. */
+static uint32_t capped_value(struct profile *p, struct label_state *st, uint32_t id)
+{
+	size_t i = (size_t)hash_mix64(id) & (SEEN_SLOTS - 1);
+
+	while (st->seen[i]) {
+		if (st->seen[i] == id + 1)
+			return id;
+		i = (i + 1) & (SEEN_SLOTS - 1);
+	}
+	if (st->nseen >= LABEL_VALUES_MAX) {
+		p->meta.label_folded++;
+		if (!st->other)
+			st->other = profile_cstring(p, LABEL_OTHER);
+		return st->other;
+	}
+	st->seen[i] = id + 1;
+	st->nseen++;
+	return id;
+}
+
+void labels_read(struct sampler *s, pid_t tid, uint64_t tstate)
+{
+	struct labels *l = s->labels;
+	struct profile_meta *m = &s->prof->meta;
+	struct pf_label set[LABELS_MAX];
+	struct py_ctxvars_stats before;
+	struct py_ctxvalue v[LABELS_MAX];
+	uint64_t t0;
+
+	if (!l)
+		return;
+	t0 = fw_now_ns();
+	before = l->cv.stats;
+	py_context_values(&l->cv, tstate, v, l->n);
+	for (size_t i = 0; i < l->n; i++) {
+		struct label_state *st = &l->st[i];
+		uint32_t value;
+
+		if (!st->name)
+			st->name = profile_cstring(s->prof, s->opts.labels.l[i].name);
+		value = profile_string(s->prof, v[i].text, v[i].len);
+		set[i] = (struct pf_label){ st->name, capped_value(s->prof, st, value) };
+	}
+	l->tid = tid;
+	l->set = profile_labels(s->prof, set, l->n);
+	m->label_reads++;
+	m->label_cached += l->cv.stats.cached - before.cached;
+	m->label_walked += l->cv.stats.walked - before.walked;
+	m->label_unreadable += l->cv.stats.unreadable - before.unreadable;
+	m->label_ns_total += fw_now_ns() - t0;
+}
+
+uint32_t labels_take(struct sampler *s, pid_t tid)
+{
+	struct labels *l = s->labels;
+	uint32_t set;
+
+	if (!l || !l->tid || l->tid != tid)
+		return 0;
+	set = l->set;
+	l->tid = 0;
+	l->set = 0;
+	return set;
+}

@@ -1,0 +1,53 @@
+/*
+ * Labels from the target's context (--label NAME=MODULE:VARIABLE, struct
+ * label_spec in sampler.h): each sample of a Python thread carries, per
+ * label, the value its thread, or the asyncio task it runs, sees in the
+ * contextvars.ContextVar MODULE.VARIABLE at the sample's instant
+ * (python/contextvars.h), as the profile label (NAME, value). A backend reads
+ * them where it reads the stack (labels_read: vm right after the stack,
+ * ptrace while the thread is stopped); the sample recorded next for that
+ * thread takes them (labels_take). The bpf program reads no context, so
+ * --label refuses it (sampler/choose.c).
+ *
+ * Distinct values per label are capped at LABEL_VALUES_MAX per profile:
+ * a value past the cap counts as LABEL_OTHER (meta.label_folded).
+ */
+#ifndef FRAMEWALK_SAMPLER_LABELS_H
+#define FRAMEWALK_SAMPLER_LABELS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "sampler/sampler.h"
+#include "util/strbuf.h"
+
+#define LABEL_VALUES_MAX 1000
+#define LABEL_OTHER "<other>"
+
+/*
+ * Parse "NAME=MODULE:VARIABLE" (NAME: letters, digits, '_', '-', '.', not
+ * one of the labels framewalk gives every sample; MODULE a dotted name,
+ * VARIABLE a name, both ASCII). 0, or -EINVAL with the reason in err.
+ */
+int label_spec_parse(const char *arg, struct label_spec *out, struct strbuf *err);
+/* "route=app:route tenant=app:tenant", for the profile's metadata. */
+void label_specs_describe(const struct label_spec *l, size_t n, struct strbuf *sb);
+
+struct sampler;
+struct labels;
+
+/*
+ * The labels of one target (NULL: none asked). A target whose objects
+ * cannot be read gets no labels, with why said once.
+ */
+struct labels *labels_new(struct sampler *s, struct strbuf *why);
+void labels_free(struct labels *l);
+
+/* Read the labels of thread tid, of thread state tstate, now: the sample's instant. */
+void labels_read(struct sampler *s, pid_t tid, uint64_t tstate);
+/* The label set read for tid (profile_labels), for the sample being recorded; 0: none. */
+uint32_t labels_take(struct sampler *s, pid_t tid);
+/* The profile was emptied (session_take_profile): its string ids and the value caps go. */
+void labels_profile_reset(struct labels *l);
+
+#endif

@@ -1,0 +1,241 @@
+"""Labels from the target's context (--label NAME=MODULE:VARIABLE, docs/LABELS.md).
+
+tests/workloads/labels_app.py serves requests whose middleware sets the
+ContextVars `route` and `tenant`; each route burns CPU in its own hot
+function, and a client process sends a fixed mix (3 /orders, tenants acme
+and globex in turn, to 1 /users, tenant initech) over 4 connections (2 to
+the threaded server).
+asyncio: each request in its own task, tasks of both routes interleaving
+between slices; threads: a thread per connection setting its own context
+anew per request.
+
+For each interpreter and backend, from the saved pprof, read back by
+`report --where` as collapsed stacks:
+- accuracy: of the samples inside hot_orders, >= 99% (vm under the
+  sanitizer build: 97%) carry route=/orders
+  and a tenant of /orders' (acme, globex); inside hot_users >= 99% carry
+  route=/users and tenant=initech (a label read at another instant than the
+  stack, or from a stale or freed context, shows here);
+- the split: the share of /orders among the labelled hot samples is the
+  share of the requests the server says it served (each costs the same),
+  within max(0.05, 4 sigma) of the sample count; the acme/globex split
+  within /orders likewise;
+- a label naming no variable gives every sample "<no variable>";
+- collapsed output without --where has one line per stack (labels never
+  split a line) and sums to the samples;
+- the text report's --by route lists both routes, each with its own hot
+  function among its top ones and not the other's.
+Also: top --where shows one route's functions only; --label refuses the bpf
+backend by name, and auto does not pick it;
+`go tool pprof -tagfocus` (when Go is installed) finds the labels.
+"""
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import time
+
+import pytest
+
+from fwtest import asan_build, run_fw
+
+SECONDS = 7           # the workload's load
+CAPTURE = 4           # the capture, started once the load runs
+RATE = 250
+ACCURACY = 0.99
+# vm reads a thread without stopping it: its stack and its context are read
+# microseconds apart, a window the sanitizer build (several times slower)
+# widens enough that a request can end inside it
+ACCURACY_VM_SANITIZER = 0.97
+LABELS = ["--label", "route=__main__:route", "--label", "tenant=__main__:tenant",
+          "--label", "missing=__main__:no_such_variable"]
+EXIT_USAGE = 2
+
+
+def served_counts(w, timeout=30):
+    """The workload's DONE line: requests served per "ROUTE TENANT"."""
+    out, err = w.proc.communicate(timeout=timeout)
+    for line in out.decode().splitlines():
+        if line.startswith("DONE "):
+            return json.loads(line[5:])
+    pytest.fail("labels_app.py printed no DONE line: %r %r" % (out[-500:], err[-2000:]))
+
+
+def hot_samples(collapsed):
+    """Samples whose stack runs hot_orders / hot_users, from collapsed text."""
+    n = {"hot_orders": 0, "hot_users": 0}
+    total = 0
+    for line in collapsed.splitlines():
+        stack, _, count = line.rpartition(" ")
+        total += int(count)
+        names = [f.split(" (")[0] for f in stack.split(";")[1:]]
+        for fn in n:
+            if fn in names:
+                n[fn] += int(count)
+    return n, total
+
+
+def report(pb, *args):
+    r = run_fw("report", pb, *args, timeout=60)
+    assert r.returncode == 0, r
+    return r.stdout
+
+
+def tolerance(p, n):
+    """max(0.05, 4 sigma) of a share p measured over n samples."""
+    return max(0.05, 4 * math.sqrt(p * (1 - p) / max(n, 1)))
+
+
+def check_capture(pb, served, what, need=ACCURACY):
+    whole = report(pb, "-f", "collapsed")
+    lines = [l.rpartition(" ")[0] for l in whole.splitlines()]
+    assert len(lines) == len(set(lines)), "%s: a stack on two collapsed lines" % what
+    hot, total = hot_samples(whole)
+    assert hot["hot_orders"] >= 60 and hot["hot_users"] >= 20, \
+        "%s: too few samples in the hot functions: %s of %d" % (what, hot, total)
+    by = {}
+    for key, value in [("route", "/orders"), ("route", "/users"), ("tenant", "acme"),
+                       ("tenant", "globex"), ("tenant", "initech"),
+                       ("missing", "<no variable>")]:
+        by[(key, value)] = hot_samples(report(pb, "--where", "%s=%s" % (key, value),
+                                              "-f", "collapsed"))
+    # every sample carries every label: an unknown variable's placeholder too
+    assert by[("missing", "<no variable>")][1] == total, what
+    # accuracy: the samples of each hot function carry its route and tenants
+    right = {"hot_orders": by[("route", "/orders")][0]["hot_orders"],
+             "hot_users": by[("route", "/users")][0]["hot_users"]}
+    tenants_right = {
+        "hot_orders": by[("tenant", "acme")][0]["hot_orders"] +
+        by[("tenant", "globex")][0]["hot_orders"],
+        "hot_users": by[("tenant", "initech")][0]["hot_users"]}
+    acc = {fn: right[fn] / hot[fn] for fn in hot}
+    tacc = {fn: tenants_right[fn] / hot[fn] for fn in hot}
+    # the split: samples per route against the requests served (equal cost each)
+    orders = sum(v for k, v in served.items() if k.startswith("/orders "))
+    users = sum(v for k, v in served.items() if k.startswith("/users "))
+    want = orders / (orders + users)
+    got = right["hot_orders"] / (right["hot_orders"] + right["hot_users"])
+    acme_want = served.get("/orders acme", 0) / max(orders, 1)
+    acme_got = by[("tenant", "acme")][0]["hot_orders"] / max(tenants_right["hot_orders"], 1)
+    text = report(pb, "--by", "route")
+    m = re.search(r"read for (\d+) samples, mean ([0-9.]+) us each; values: (\d+) from the "
+                  r"variable's cache, (\d+) by walking the context, (\d+) unreadable", text)
+    assert m, "%s: the header says nothing of the labels read:\n%s" % (what, text[:1500])
+    print("%s: %d samples, %s in hot functions; route right %.4f/%.4f, tenant right "
+          "%.4f/%.4f; /orders share %.3f (served %.3f, %d:%d requests); acme %.3f (served "
+          "%.3f); label read mean %s us over %s samples (cache %s, walked %s, unreadable %s)"
+          % (what, total, hot, acc["hot_orders"], acc["hot_users"], tacc["hot_orders"],
+             tacc["hot_users"], got, want, orders, users, acme_got, acme_want, m.group(2),
+             m.group(1), m.group(3), m.group(4), m.group(5)))
+    for fn in hot:
+        assert acc[fn] >= need, "%s: %s samples with its route: %.4f" % (what, fn, acc[fn])
+        assert tacc[fn] >= need, "%s: %s samples with its tenants: %.4f" % (what, fn, tacc[fn])
+    n = right["hot_orders"] + right["hot_users"]
+    assert abs(got - want) <= tolerance(want, n), \
+        "%s: /orders has %.3f of the hot samples, %.3f of the requests" % (what, got, want)
+    assert abs(acme_got - acme_want) <= tolerance(acme_want, tenants_right["hot_orders"]), \
+        "%s: acme has %.3f of /orders' samples, %.3f of its requests" % (what, acme_got, acme_want)
+    # the breakdown by route: both routes, each with its own hot function, not the other's
+    section = text.split("\nBy route")[1].split("\n\n")[0]
+    for r, fn, other in (("/orders", "hot_orders", "hot_users"),
+                         ("/users", "hot_users", "hot_orders")):
+        rows = re.search(r"^ +[0-9.]+%% +\d+  %s\n((?: +[0-9.]+%% of it .*\n?)+)" % re.escape(r),
+                         section, re.M)
+        assert rows, "%s: no row for %s in --by route:\n%s" % (what, r, section)
+        assert fn in rows.group(1) and other not in rows.group(1), section
+    return float(m.group(2))
+
+
+def accuracy(backend):
+    return ACCURACY_VM_SANITIZER if backend == "vm" and asan_build() else ACCURACY
+
+
+def record_labels(workload, interp, kind, backend, pb, extra=()):
+    w = workload(interp, "labels_app.py", kind, str(SECONDS))
+    r = run_fw("record", "-p", w.pid, "-d", CAPTURE, "-r", RATE, "--backend", backend,
+               *extra, *LABELS, "-q", "-o", pb, timeout=60)
+    assert r.returncode == 0, r
+    return served_counts(w)
+
+
+@pytest.mark.interps("py3.8", "py3.11-static", "py3.12", "sid-py3.15")
+@pytest.mark.parametrize("backend", ["ptrace", "vm"])
+def test_asyncio_requests(interp, workload, tmp_path, backend):
+    pb = tmp_path / "labels.pb.gz"
+    served = record_labels(workload, interp, "asyncio", backend, pb, ("--python-only",))
+    check_capture(pb, served, "%s asyncio %s" % (interp.id, backend), accuracy(backend))
+
+
+@pytest.mark.interps("py3.8", "py3.12", "sid-py3.15")
+@pytest.mark.parametrize("backend", ["ptrace", "vm"])
+def test_thread_requests(interp, workload, tmp_path, backend):
+    pb = tmp_path / "labels.pb.gz"
+    served = record_labels(workload, interp, "threads", backend, pb, ("--python-only",))
+    check_capture(pb, served, "%s threads %s" % (interp.id, backend), accuracy(backend))
+
+
+@pytest.mark.interps("py3.12")
+def test_top_where(interp, workload):
+    """top --where: only one route's functions, and the status line says so."""
+    w = workload(interp, "labels_app.py", "asyncio", "5")
+    r = run_fw("top", "-p", w.pid, "-d", 3, "-i", 1, "--backend", "ptrace", "--python-only",
+               "--label", "route=__main__:route", "--where", "route=/users", timeout=60)
+    assert r.returncode == 0, r
+    assert "where route=/users" in r.stdout, r
+    assert "hot_users" in r.stdout and "hot_orders" not in r.stdout, r
+    served_counts(w)
+
+
+@pytest.mark.interps("py3.12")
+def test_whole_stacks(interp, workload, tmp_path):
+    """ptrace's default in cpu mode: native frames merged, the labels the same."""
+    pb = tmp_path / "labels.pb.gz"
+    served = record_labels(workload, interp, "asyncio", "ptrace", pb, ("--native",))
+    check_capture(pb, served, "%s asyncio ptrace --native" % interp.id)
+
+
+@pytest.mark.interps("py3.12")
+def test_bpf_refused_and_not_picked(interp, workload, tmp_path):
+    w = workload(interp, "labels_app.py", "asyncio", "4")
+    r = run_fw("record", "-p", w.pid, "-d", 1, "--backend", "bpf", *LABELS, "-o",
+               tmp_path / "x.pb.gz")
+    assert r.returncode == EXIT_USAGE, r
+    assert "--label" in r.stderr and "--backend ptrace" in r.stderr, r
+    r = run_fw("record", "-p", w.pid, "-d", 1, *LABELS, "-o", tmp_path / "y.pb.gz")
+    assert r.returncode == 0, r
+    assert "backend bpf" not in r.stderr, r
+    assert "context variables (--label)" in r.stderr or os.geteuid() != 0, r
+
+
+@pytest.mark.interps("py3.12")
+def test_bad_label_options(interp):
+    for bad in ["route", "route=app", "=app:route", "route=app:", "route=:x", "route=1app:x",
+                "thread_id=app:x", "route=app.:x", "ro ute=app:x", "route=app:x.y",
+                "route=" + "m" * 40 + ":x"]:
+        r = run_fw("record", "--label", bad, "-d", 1, "--", "true")
+        assert r.returncode == EXIT_USAGE and "--label" in r.stderr, (bad, r)
+    r = run_fw("record", "--label", "a=m:x", "--label", "a=m:y", "-d", 1, "--", "true")
+    assert r.returncode == EXIT_USAGE and "twice" in r.stderr, r
+    r = run_fw("report", "--where", "route", "/dev/null")
+    assert r.returncode == EXIT_USAGE and "--where" in r.stderr, r
+
+
+@pytest.mark.interps("py3.12")
+def test_go_pprof_tagfocus(interp, workload, tmp_path):
+    go = shutil.which("go")
+    if not go:
+        pytest.skip("Go is not installed: `go tool pprof` cannot be asked")
+    pb = tmp_path / "labels.pb.gz"
+    record_labels(workload, interp, "asyncio", "ptrace", pb, ("--python-only",))
+    env = dict(os.environ, HOME=str(tmp_path), GOCACHE=str(tmp_path / "gocache"))
+    r = subprocess.run([go, "tool", "pprof", "-tags", str(pb)], capture_output=True,
+                       text=True, timeout=300, env=env)
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"route: Total", r.stdout) and "/orders" in r.stdout and \
+        "/users" in r.stdout, r.stdout
+    r = subprocess.run([go, "tool", "pprof", "-top", "-tagfocus=route=/users", str(pb)],
+                       capture_output=True, text=True, timeout=300, env=env)
+    assert r.returncode == 0, r.stderr
+    assert "hot_users" in r.stdout and "hot_orders" not in r.stdout, r.stdout

@@ -1,0 +1,193 @@
+"""A service whose requests set context variables (tests/functional/test_labels.py).
+
+    labels_app.py asyncio|threads SECONDS
+    labels_app.py client PORT SECONDS CONNECTIONS
+
+A small line-protocol server on 127.0.0.1: a request is "ROUTE TENANT\\n",
+the answer "ok\\n". A middleware-like wrapper sets the ContextVars `route`
+and `tenant` from the request, as web frameworks' middlewares do, then
+calls the route's handler; each route's handler burns CPU in its own hot
+function (hot_orders, hot_users: the same loop, so a request of either
+costs the same), in slices:
+
+- asyncio: every request runs in its own task (a copy of the connection's
+  context, as ASGI servers do), and yields to the loop between slices, so
+  tasks of both routes interleave on the one thread;
+- threads: a thread per connection (socketserver), whose own context the
+  middleware sets anew for each request (no copy), as WSGI servers' worker
+  threads do.
+
+A client process (this file, "client") keeps 4 connections (threads: 2,
+fewer threads trading the GIL) busy with a fixed mix: connection k's request i is /users (tenant initech) when
+(i + k) % 4 == 0, else /orders, tenant acme or globex in turn (so every
+connection, whatever its pace, sends the same mix). READY is
+printed once the client's requests are being served; at the end one line
+"DONE {json}": the requests served per "ROUTE TENANT".
+"""
+import asyncio
+import contextvars
+import json
+import os
+import socket
+import socketserver
+import subprocess
+import sys
+import threading
+import time
+
+route = contextvars.ContextVar("route")
+tenant = contextvars.ContextVar("tenant", default="none")
+
+SLICES = 8
+SLICE_LOOPS = 3000
+CONNECTIONS = {"asyncio": 4, "threads": 2}
+served = {}
+served_lock = threading.Lock()
+
+
+# one slice of a request's work: the same loop in both, so that either
+# route's request costs the same, and each its own innermost frame
+def hot_orders():          # @hot_orders
+    x = 0
+    for i in range(SLICE_LOOPS):
+        x += i * i
+    return x
+
+
+def hot_users():           # @hot_users
+    x = 0
+    for i in range(SLICE_LOOPS):
+        x += i * i
+    return x
+
+
+HOT = {"/orders": hot_orders, "/users": hot_users}
+
+
+def count(req_route, req_tenant):
+    key = "%s %s" % (req_route, req_tenant)
+    with served_lock:
+        served[key] = served.get(key, 0) + 1
+
+
+# ---- asyncio -----------------------------------------------------------------
+
+async def handler(req_route):
+    hot = HOT[req_route]
+    for _ in range(SLICES):
+        hot()
+        await asyncio.sleep(0)
+
+
+async def middleware(req_route, req_tenant, call_next):
+    route.set(req_route)
+    tenant.set(req_tenant)
+    await call_next(req_route)
+    count(route.get(), tenant.get())
+
+
+async def serve_connection(reader, writer):
+    while True:
+        line = await reader.readline()
+        if not line:
+            break
+        req_route, req_tenant = line.decode().split()
+        # each request in its own task, with a copy of the connection's context
+        await asyncio.create_task(middleware(req_route, req_tenant, handler))
+        writer.write(b"ok\n")
+        await writer.drain()
+    writer.close()
+
+
+async def main_asyncio(seconds):
+    server = await asyncio.start_server(serve_connection, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    client = start_client(port, seconds, CONNECTIONS["asyncio"])
+    await asyncio.sleep(0.5)
+    print("READY", flush=True)
+    await asyncio.sleep(seconds)
+    while client.poll() is None:       # its last requests are still being served
+        await asyncio.sleep(0.05)
+    server.close()
+
+
+# ---- threads -------------------------------------------------------------------
+
+def middleware_sync(req_route, req_tenant, call_next):
+    route.set(req_route)
+    tenant.set(req_tenant)
+    call_next(req_route)
+    count(route.get(), tenant.get())
+
+
+def handler_sync(req_route):
+    hot = HOT[req_route]
+    for _ in range(SLICES):
+        hot()
+
+
+class Handler(socketserver.StreamRequestHandler):
+    def handle(self):
+        for line in self.rfile:
+            req_route, req_tenant = line.decode().split()
+            middleware_sync(req_route, req_tenant, handler_sync)
+            self.wfile.write(b"ok\n")
+
+
+def main_threads(seconds):
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    client = start_client(server.server_address[1], seconds, CONNECTIONS["threads"])
+    time.sleep(0.5)
+    print("READY", flush=True)
+    time.sleep(seconds)
+    client.wait()
+    server.shutdown()
+
+
+# ---- the client ------------------------------------------------------------------
+
+def start_client(port, seconds, connections):
+    return subprocess.Popen([sys.executable, "-B", os.path.abspath(__file__), "client",
+                             str(port), str(seconds), str(connections)],
+                            stdin=subprocess.DEVNULL)
+
+
+def client_connection(port, k, end):
+    s = socket.create_connection(("127.0.0.1", port))
+    f = s.makefile("rwb")
+    i = orders = 0
+    while time.monotonic() < end:
+        if (i + k) % 4 == 0:
+            req = "/users initech"
+        else:
+            req = "/orders %s" % ("acme" if orders % 2 else "globex")
+            orders += 1
+        f.write(req.encode() + b"\n")
+        f.flush()
+        if not f.readline():
+            break
+        i += 1
+    s.close()
+
+
+def main_client(port, seconds, connections):
+    end = time.monotonic() + seconds + 0.5
+    threads = [threading.Thread(target=client_connection, args=(port, k, end))
+               for k in range(connections)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "client":
+        main_client(int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]))
+        sys.exit(0)
+    if sys.argv[1] == "asyncio":
+        asyncio.run(main_asyncio(float(sys.argv[2])))
+    else:
+        main_threads(float(sys.argv[2]))
+    print("DONE " + json.dumps(served), flush=True)
