@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "agent/procinfo.h"
-#include "target/elfsym.h"
+#include "elf/elfread.h"
 #include "target/proc.h"
 #include "util/file.h"
 #include "util/util.h"
@@ -356,7 +356,7 @@ static void exe_build_id(pid_t pid, char *out, size_t size)
 	ef = elf_file_open(path);
 	if (!ef)
 		return;
-	if (elf_file_build_id(ef, out, size))
+	if (elf_file_build_id(ef, out, size, 0))
 		out[0] = '\0';
 	elf_file_close(ef);
 }

@@ -12,7 +12,7 @@
 #include "elf/modules.h"
 #include "python/discover.h"
 #include "python/version.h"
-#include "target/elfsym.h"
+#include "elf/elfread.h"
 #include "target/proc.h"
 #include "util/util.h"
 

@@ -16,7 +16,7 @@
 #include "arch/arch.h"
 #include "audit/install.h"
 #include "python/version.h"
-#include "target/elfsym.h"
+#include "elf/elfread.h"
 #include "target/safe_open.h"
 #include "util/util.h"
 

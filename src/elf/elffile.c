@@ -12,7 +12,6 @@
  * file is loaded, within a budget.
  */
 #include <dwarf.h>
-#include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -28,8 +27,6 @@
 #include "target/safe_open.h"
 #include "util/util.h"
 
-/* Larger files are not mapped: no real module is, a hostile one may be. */
-#define ELF_MAX_SIZE (4ull << 30)
 #define FP_SAMPLE 200
 #define FP_MIN_FUNC_SIZE 24
 
@@ -125,10 +122,9 @@ static void info_free(struct elf_info *f)
 	/* libdwfl ends the Elf it was given (and closes a debug file it opened). */
 	if (f->dwfl)
 		dwfl_end(f->dwfl);
-	if (f->elf && !f->elf_given)
-		elf_end(f->elf);
-	if (f->image)
-		munmap(f->image, f->size);
+	if (f->elf_given)
+		f->file.elf = NULL;
+	elf_file_unmap(&f->file);
 	free(f->ids);
 	free(f->root);
 	free(f->host_path);
@@ -161,7 +157,7 @@ static int give_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwar
 	if (!f || f->elf_given)
 		return -1;
 	f->elf_given = 1;
-	*elfp = f->elf;
+	*elfp = f->file.elf;
 	/* libdwfl frees the name (its main file's, as debuginfo.c is handed it). */
 	*file_name = strdup(f->host_path);
 	return -1;
@@ -209,7 +205,7 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 }
 
 /* The span of the PT_LOAD segments, aligned the way libdwfl aligns the first. */
-static int load_span(Elf *elf, uint64_t *low, uint64_t *high, uint64_t *delta)
+static int load_span(Elf *elf, uint64_t *low, uint64_t *high)
 {
 	size_t n;
 	int found = 0;
@@ -229,7 +225,6 @@ static int load_span(Elf *elf, uint64_t *low, uint64_t *high, uint64_t *delta)
 			uint64_t align = ph.p_align && !(ph.p_align & (ph.p_align - 1)) ? ph.p_align : 1;
 
 			*low = ph.p_vaddr & ~(align - 1);
-			*delta = ph.p_vaddr - ph.p_offset;
 			found = 1;
 		}
 		if (ph.p_vaddr + ph.p_memsz > *high)
@@ -304,46 +299,6 @@ out:
 		fw_note("%s: frame pointers in %d%% of its functions", f->name, f->fp_percent);
 }
 
-static void read_build_id(struct elf_info *f)
-{
-	const void *id;
-	ssize_t len = dwelf_elf_gnu_build_id(f->elf, &id);
-
-	for (ssize_t i = 0; i < len && i < 20; i++)
-		xsnprintf(f->build_id + 2 * i, 3, "%02x", ((const unsigned char *)id)[i]);
-}
-
-/* Map the file's bytes and make the Elf on them. Closes fd. 0 or -errno. */
-static int map_file(struct elf_info *f, int fd)
-{
-	struct stat st;
-	int ret = 0;
-
-	if (fstat(fd, &st))
-		ret = -errno;
-	else if (!S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(Elf64_Ehdr))
-		ret = -ENOEXEC;
-	else if ((uint64_t)st.st_size > ELF_MAX_SIZE)
-		ret = -EFBIG;
-	if (!ret) {
-		f->size = (size_t)st.st_size;
-		f->deleted = st.st_nlink == 0;
-		/* Private and writable: libelf may convert data in place, never on disk. */
-		f->image = mmap(NULL, f->size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
-		if (f->image == MAP_FAILED) {
-			f->image = NULL;
-			ret = -errno;
-		}
-	}
-	close(fd);
-	if (ret)
-		return ret;
-	f->elf = elf_memory(f->image, f->size);
-	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF || gelf_getclass(f->elf) != ELFCLASS64)
-		return -ENOEXEC;
-	return 0;
-}
-
 /* Report the file to its own libdwfl session and take the Elf back from it. */
 static int open_dwfl(struct elf_info *f)
 {
@@ -353,12 +308,12 @@ static int open_dwfl(struct elf_info *f)
 	void **userdata;
 	int ret;
 
-	if (!gelf_getehdr(f->elf, &eh))
+	if (!gelf_getehdr(f->file.elf, &eh))
 		return -ENOEXEC;
 	f->e_type = eh.e_type;
-	ret = load_span(f->elf, &low, &high, &f->load_delta);
-	if (ret)
-		return ret;
+	ret = load_span(f->file.elf, &low, &high);
+	if (ret || elf_file_load_delta(&f->file, &f->load_delta))
+		return ret ? ret : -ENOEXEC;
 	f->callbacks.find_elf = give_elf;
 	f->callbacks.find_debuginfo = find_debuginfo;
 	f->callbacks.section_address = dwfl_offline_section_address;
@@ -371,7 +326,7 @@ static int open_dwfl(struct elf_info *f)
 		return -ENOMEM;
 	dwfl_module_info(f->mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
 	*userdata = f;
-	if (dwfl_module_getelf(f->mod, &bias) != f->elf || bias != 0)
+	if (dwfl_module_getelf(f->mod, &bias) != f->file.elf || bias != 0)
 		return -ENOEXEC;
 	return 0;
 }
@@ -388,10 +343,11 @@ static struct elf_info *load(int fd, const char *path, const char *host_path, co
 	f->name = slash ? slash + 1 : f->path;
 	f->host_path = xstrdup(host_path);
 	f->root = xstrdup(root);
-	*err = map_file(f, fd);
+	*err = elf_file_map(&f->file, fd);
 	if (*err)
 		goto fail;
-	read_build_id(f);
+	/* The first 20 bytes: enough to tell files apart (and a debug file's name). */
+	elf_file_build_id(&f->file, f->build_id, sizeof(f->build_id), 20);
 	return f;
 fail:
 	info_free(f);
@@ -402,10 +358,10 @@ fail:
 static void prefetch(struct elf_info *f, struct debuginfo *debug)
 {
 	const void *id;
-	ssize_t len = dwelf_elf_gnu_build_id(f->elf, &id);
+	ssize_t len = elf_file_build_id_bits(&f->file, &id);
 
 	if (len > 0)
-		debuginfo_prefetch(debug, f->path, f->elf, id, (size_t)len);
+		debuginfo_prefetch(debug, f->path, f->file.elf, id, (size_t)len);
 }
 
 /*
@@ -421,7 +377,7 @@ static int prepare(struct elf_info *f, struct debuginfo *debug, unsigned flags)
 	f->debug = debug;
 	if (debug)
 		prefetch(f, debug);
-	f->audit_err = fpa_audit_elf(f->elf, f->path, f->root, debug_env(f), &f->audit);
+	f->audit_err = fpa_audit_elf(f->file.elf, f->path, f->root, debug_env(f), &f->audit);
 	elf_info_load_cfi(f);
 	decide_fp(f);
 	f->debug = NULL;
@@ -443,10 +399,10 @@ static void give_back(struct elf_info *f, Dwarf *dw)
 {
 	Elf *debug = dw ? dwarf_getelf(dw) : NULL;
 	size_t size = 0;
-	char *raw = debug && debug != f->elf ? elf_rawfile(debug, &size) : NULL;
+	char *raw = debug && debug != f->file.elf ? elf_rawfile(debug, &size) : NULL;
 	long page = sysconf(_SC_PAGESIZE);
 
-	madvise(f->image, f->size, MADV_PAGEOUT);
+	madvise(f->file.image, f->file.size, MADV_PAGEOUT);
 	/* a separate debug file libdwfl mapped whole (not one read into memory) */
 	if (raw && page > 0 && !((uintptr_t)raw % (uintptr_t)page))
 		madvise(raw, size, MADV_PAGEOUT);

@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "elf/elfread.h"
 #include "elf/fpaudit.h"
 #include "target/debuginfo.h"
 
@@ -52,9 +53,8 @@ struct elf_info {
 	char build_id[41];          /* lower-case hex (first 20 bytes), "" when none */
 	char *path;                 /* as the first target to map it names it */
 	const char *name;           /* basename of path */
-	int deleted;                /* it had no name left on disk when loaded */
 	int e_type;                 /* ET_EXEC, ET_DYN */
-	uint64_t load_delta;        /* p_vaddr - p_offset of the first PT_LOAD */
+	uint64_t load_delta;        /* elf_file_load_delta's */
 	Dwfl_Module *mod;           /* symbols, lines; addresses are file vaddrs */
 	Dwarf_CFI *eh_cfi, *dbg_cfi;/* after elf_info_load_cfi; either may be NULL */
 	Dwarf_Addr eh_bias, dbg_bias;
@@ -68,10 +68,8 @@ struct elf_info {
 	int refs;
 	struct elf_id *ids;         /* mapping identities that led here */
 	size_t nids, aids;
-	void *image;                /* the file's bytes (private mapping) */
-	size_t size;
-	Elf *elf;                   /* on image; libdwfl's once it asked for it */
-	int elf_given;
+	struct elf_file file;       /* its bytes and Elf (elf/elfread.h: its own facts) */
+	int elf_given;              /* file.elf is libdwfl's (it asked for it) */
 	Dwfl *dwfl;
 	Dwfl_Callbacks callbacks;
 	char *host_path;            /* a path at which the file was reached */

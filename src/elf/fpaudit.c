@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "arch/arch.h"
+#include "elf/elfread.h"
 #include "elf/fpaudit.h"
 #include "target/debuginfo.h"
 #include "util/util.h"
@@ -180,27 +181,6 @@ static int is_crt_function(const char *name)
 /* ------------------------------------------------------------------ */
 /* Sections, symbols, notes                                            */
 
-static void read_build_id(Elf_Scn *scn, struct fpa_result *out)
-{
-	Elf_Data *data = elf_getdata(scn, NULL);
-	size_t off = 0, name_off, desc_off;
-	GElf_Nhdr nh;
-
-	if (!data || out->build_id[0])
-		return;
-	while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
-		const uint8_t *desc = (const uint8_t *)data->d_buf + desc_off;
-
-		if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
-		    memcmp((const char *)data->d_buf + name_off, "GNU", 4) ||
-		    nh.n_descsz * 2 + 1 > sizeof(out->build_id))
-			continue;
-		for (size_t i = 0; i < nh.n_descsz; i++)
-			xsnprintf(out->build_id + 2 * i, 3, "%02x", desc[i]);
-		return;
-	}
-}
-
 static void read_debuglink(Elf_Scn *scn, struct fpa_result *out)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
@@ -267,10 +247,8 @@ static int scan_sections(struct module *m, struct fpa_result *out, Elf_Scn **cfi
 		} else if (shdr.sh_type == SHT_DYNSYM) {
 			dynsym = scn;
 			dynsym_shdr = shdr;
-		} else if (shdr.sh_type == SHT_NOTE) {
-			read_build_id(scn, out);
-		} else if (shdr.sh_type == SHT_NOBITS) {
-			continue;
+		} else if (shdr.sh_type == SHT_NOTE || shdr.sh_type == SHT_NOBITS) {
+			continue;       /* the build-id: elfread_build_id, after the walk */
 		} else if (!strcmp(name, ".eh_frame") && shdr.sh_size > 4) {
 			eh = scn;
 		} else if (!strcmp(name, ".debug_frame") && shdr.sh_size > 4) {
@@ -294,6 +272,8 @@ static int scan_sections(struct module *m, struct fpa_result *out, Elf_Scn **cfi
 			m->xs[m->nxs++] = x;
 		}
 	}
+	if (elfread_build_id(m->elf, out->build_id, sizeof(out->build_id), 0))
+		out->build_id[0] = '\0';
 	if (symtab) {
 		out->symbols = FPA_SYMS_SYMTAB;
 		add_symbols(m, symtab, &symtab_shdr);

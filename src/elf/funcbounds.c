@@ -145,10 +145,10 @@ static void load_table(struct elf_info *f, struct eh_table *t)
 	struct cursor c;
 	uint8_t ptr_enc, count_enc, table_enc;
 
-	if (!f->elf || find_section(f->elf, ".eh_frame_hdr", f->size, &t->hdr) ||
-	    find_section(f->elf, ".eh_frame", f->size, &t->frame))
+	if (!f->file.elf || find_section(f->file.elf, ".eh_frame_hdr", f->file.size, &t->hdr) ||
+	    find_section(f->file.elf, ".eh_frame", f->file.size, &t->frame))
 		return;
-	c = (struct cursor){ f->image, t->hdr.offset, t->hdr.offset + t->hdr.size, 0 };
+	c = (struct cursor){ f->file.image, t->hdr.offset, t->hdr.offset + t->hdr.size, 0 };
 	if (read_bytes(&c, 1, 0) != 1)
 		return;
 	ptr_enc = (uint8_t)read_bytes(&c, 1, 0);
@@ -167,7 +167,7 @@ static void load_table(struct elf_info *f, struct eh_table *t)
 /* The FDE encoding its CIE names (augmentation 'R'), or -1. */
 static int cie_fde_encoding(const struct elf_info *f, const struct eh_table *t, uint64_t cie)
 {
-	struct cursor c = { f->image, cie, t->frame.offset + t->frame.size, 0 };
+	struct cursor c = { f->file.image, cie, t->frame.offset + t->frame.size, 0 };
 	uint64_t len = read_bytes(&c, 4, 0);
 	const char *aug;
 	size_t auglen;
@@ -181,7 +181,7 @@ static int cie_fde_encoding(const struct elf_info *f, const struct eh_table *t, 
 	version = (uint8_t)read_bytes(&c, 1, 0);
 	if (c.bad || (version != 1 && version != 3))
 		return -1;
-	aug = (const char *)f->image + c.pos;
+	aug = (const char *)f->file.image + c.pos;
 	auglen = strnlen(aug, c.end - c.pos);
 	if (auglen == c.end - c.pos)
 		return -1;
@@ -232,7 +232,7 @@ static int fde_end(const struct elf_info *f, const struct eh_table *t, uint64_t 
 	if (fde < t->frame.addr || fde - t->frame.addr >= t->frame.size)
 		return -1;
 	off = t->frame.offset + (fde - t->frame.addr);
-	c = (struct cursor){ f->image, off, t->frame.offset + t->frame.size, 0 };
+	c = (struct cursor){ f->file.image, off, t->frame.offset + t->frame.size, 0 };
 	len = read_bytes(&c, 4, 0);
 	if (len == 0xffffffffu || len == 0 || c.bad || len > c.end - c.pos)
 		return -1;
@@ -267,7 +267,7 @@ int elf_function_bounds(struct elf_info *f, uint64_t vaddr, uint64_t *start, uin
 		return -1;
 	/* The last pair whose initial location is at or below vaddr. */
 	hi = t->count;
-	c = (struct cursor){ f->image, 0, t->table + t->count * 8, 0 };
+	c = (struct cursor){ f->file.image, 0, t->table + t->count * 8, 0 };
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2, loc;
 

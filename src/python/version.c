@@ -3,7 +3,7 @@
 
 #include "python/offsets.h"
 #include "python/version.h"
-#include "target/elfsym.h"
+#include "elf/elfread.h"
 #include "util/util.h"
 
 /* Minor versions probed for a table; far above any CPython 3 there will be. */

@@ -1,5 +1,5 @@
 /*
- * libFuzzer harness for the ELF reader (src/target/elfsym.h): the input is
+ * libFuzzer harness for the ELF reader (src/elf/elfread.h): the input is
  * written to a memfd and opened by path, as discovery opens a module from a
  * possibly hostile container, then asked every question discovery and
  * `check` ask: sections, symbols, load delta, reads by address, the version
@@ -12,7 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "target/elfsym.h"
+#include "elf/elfread.h"
 
 static void query(struct elf_file *ef)
 {
@@ -51,9 +51,10 @@ static void query(struct elf_file *ef)
 			abort();
 	}
 	elf_file_find_version_string(ef, "3.", str, 5);
-	if (!elf_file_build_id(ef, str, sizeof(str)) && strlen(str) >= sizeof(str))
+	if (!elf_file_build_id(ef, str, sizeof(str), 0) && strlen(str) >= sizeof(str))
 		abort();
-	elf_file_build_id(ef, str, 3);
+	elf_file_build_id(ef, str, 3, 0);
+	elf_file_build_id(ef, str, sizeof(str), 8);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,35 +1,70 @@
 /*
- * Implementation of elfsym.h over libelf. Section data is taken only through
+ * Implementation of elfread.h over libelf. Section data is taken only through
  * elf_getdata, whose bounds libelf checks against the file; symbol names come
  * through elf_strptr, which checks the string table.
  */
 #include <ctype.h>
+#include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
-#include <libelf.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include "target/elfsym.h"
+#include "elf/elfread.h"
 #include "target/safe_open.h"
 #include "util/util.h"
 
-struct elf_file {
-	int fd;
-	Elf *elf;
-};
+int elf_file_map(struct elf_file *ef, int fd)
+{
+	struct stat st;
+	int ret = 0;
+
+	memset(ef, 0, sizeof(*ef));
+	if (fstat(fd, &st))
+		ret = -errno;
+	else if (!S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(Elf64_Ehdr))
+		ret = -ENOEXEC;
+	else if ((uint64_t)st.st_size > ELF_MAX_SIZE)
+		ret = -EFBIG;
+	if (!ret) {
+		ef->size = (size_t)st.st_size;
+		ef->deleted = st.st_nlink == 0;
+		/* Private and writable: libelf may convert data in place, never on disk. */
+		ef->image = mmap(NULL, ef->size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+		if (ef->image == MAP_FAILED) {
+			ef->image = NULL;
+			ret = -errno;
+		}
+	}
+	close(fd);
+	if (ret)
+		return ret;
+	elf_version(EV_CURRENT);
+	ef->elf = elf_memory(ef->image, ef->size);
+	if (!ef->elf || elf_kind(ef->elf) != ELF_K_ELF || gelf_getclass(ef->elf) != ELFCLASS64)
+		return -ENOEXEC;
+	return 0;
+}
+
+void elf_file_unmap(struct elf_file *ef)
+{
+	if (ef->elf)
+		elf_end(ef->elf);
+	if (ef->image)
+		munmap(ef->image, ef->size);
+	memset(ef, 0, sizeof(*ef));
+}
 
 struct elf_file *elf_file_open_fd(int fd)
 {
-	struct elf_file *ef;
+	struct elf_file *ef = xcalloc(1, sizeof(*ef));
+	int ret = elf_file_map(ef, fd);
 
-	elf_version(EV_CURRENT);
-	ef = xcalloc(1, sizeof(*ef));
-	ef->fd = fd;
-	ef->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!ef->elf || elf_kind(ef->elf) != ELF_K_ELF || gelf_getclass(ef->elf) != ELFCLASS64) {
+	if (ret) {
 		elf_file_close(ef);
-		errno = ENOEXEC;
+		errno = -ret;
 		return NULL;
 	}
 	return ef;
@@ -50,9 +85,7 @@ void elf_file_close(struct elf_file *ef)
 {
 	if (!ef)
 		return;
-	if (ef->elf)
-		elf_end(ef->elf);
-	close(ef->fd);
+	elf_file_unmap(ef);
 	free(ef);
 }
 
@@ -261,33 +294,39 @@ int elf_file_find_version_string(struct elf_file *ef, const char *prefix, char *
 	return -ENOENT;
 }
 
-int elf_file_build_id(struct elf_file *ef, char *buf, size_t size)
+/* libdw's reading of the note: the one the debug-file lookup (target/debuginfo.c) trusts. */
+static ssize_t build_id_bits(Elf *elf, const void **bits)
 {
-	Elf_Scn *scn = NULL;
-	GElf_Shdr shdr;
+	ssize_t len = dwelf_elf_gnu_build_id(elf, bits);
 
-	while ((scn = elf_nextscn(ef->elf, scn))) {
-		Elf_Data *data;
-		size_t off = 0, name_off, desc_off;
-		GElf_Nhdr nh;
+	return len > 0 ? len : -1;
+}
 
-		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_NOTE)
-			continue;
-		data = elf_getdata(scn, NULL);
-		if (!data)
-			continue;
-		while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
-			const uint8_t *desc = (const uint8_t *)data->d_buf + desc_off;
+ssize_t elf_file_build_id_bits(struct elf_file *ef, const void **bits)
+{
+	return build_id_bits(ef->elf, bits);
+}
 
-			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
-			    memcmp((const char *)data->d_buf + name_off, "GNU", 4))
-				continue;
-			if ((size_t)nh.n_descsz > (size - 1) / 2)
-				return -ENOSPC;
-			for (size_t i = 0; i < nh.n_descsz; i++)
-				xsnprintf(buf + 2 * i, 3, "%02x", desc[i]);
-			return 0;
-		}
-	}
-	return -ENOENT;
+int elf_file_build_id(struct elf_file *ef, char *buf, size_t size, size_t max_bytes)
+{
+	return elfread_build_id(ef->elf, buf, size, max_bytes);
+}
+
+int elfread_build_id(Elf *elf, char *buf, size_t size, size_t max_bytes)
+{
+	const void *bits;
+	ssize_t len = build_id_bits(elf, &bits);
+	size_t n;
+
+	if (len < 0)
+		return -ENOENT;
+	n = (size_t)len;
+	if (max_bytes && n > max_bytes)
+		n = max_bytes;
+	if (!size || n > (size - 1) / 2)
+		return -ENOSPC;
+	for (size_t i = 0; i < n; i++)
+		xsnprintf(buf + 2 * i, 3, "%02x", ((const uint8_t *)bits)[i]);
+	buf[2 * n] = '\0';
+	return 0;
 }

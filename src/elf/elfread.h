@@ -1,0 +1,87 @@
+/*
+ * The facts one ELF file states about itself, each read in one place: named
+ * sections, symbol values by name (.symtab, then .dynsym), the load delta
+ * of its first loadable segment, its build-id, the dynamic section's
+ * strings, a version string in .rodata, and a bounded read of its bytes by
+ * virtual address. A struct elf_file is a file's bytes (a private mapping,
+ * its descriptor closed at once) and libelf's view of them; it stands alone
+ * for a one-off question (discovery, version, the installation audit, the
+ * agent's procinfo) and inside every cached file of elf/elffile.h, whose
+ * build-id and load delta are read here too. The file may come from a
+ * hostile container: it is reached only through target/safe_open.h or a
+ * mapping's own descriptor, must be a regular file of bounded size, and
+ * every size is checked before use (section data only through elf_getdata,
+ * names only through elf_strptr).
+ */
+#ifndef FRAMEWALK_ELF_ELFREAD_H
+#define FRAMEWALK_ELF_ELFREAD_H
+
+#include <libelf.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Larger files are not mapped: no real module is, a hostile one may be. */
+#define ELF_MAX_SIZE (4ull << 30)
+
+struct elf_file {
+	void *image;                /* the file's bytes (private, writable: libelf may convert in place) */
+	size_t size;
+	int deleted;                /* it had no name left on disk when mapped */
+	Elf *elf;                   /* on image; NULL once handed to another owner (libdwfl) */
+};
+
+/*
+ * Map the file open on fd (always consumed) into ef. 0, or -errno: ENOEXEC
+ * not a regular 64-bit ELF file, EFBIG larger than ELF_MAX_SIZE.
+ */
+int elf_file_map(struct elf_file *ef, int fd);
+/* Undo elf_file_map (ends ef->elf unless it was handed on); ef may be half mapped. */
+void elf_file_unmap(struct elf_file *ef);
+
+/* Open path (e.g. /proc/PID/root/usr/lib/libpython3.12.so) safely. NULL + errno. */
+struct elf_file *elf_file_open(const char *path);
+/* The same on an open file (a mapping's, see proc_map_open); fd is consumed. */
+struct elf_file *elf_file_open_fd(int fd);
+void elf_file_close(struct elf_file *ef);
+
+/* Address and size of a section by name. 0 or -ENOENT. */
+int elf_file_section(struct elf_file *ef, const char *name, uint64_t *addr, uint64_t *size);
+
+/* Value and size of a defined symbol (.symtab first, then .dynsym). 0 or -ENOENT. */
+int elf_file_symbol(struct elf_file *ef, const char *name, uint64_t *value, uint64_t *size);
+
+/*
+ * p_vaddr - p_offset of the first PT_LOAD segment: the load bias of a
+ * mapping of this file at file offset 0 is start - this value. 0 or -ENOENT.
+ */
+int elf_file_load_delta(struct elf_file *ef, uint64_t *delta);
+
+/* Copy file bytes that hold virtual addresses [addr, addr+len). 0 or -ENOENT. */
+int elf_file_read_vaddr(struct elf_file *ef, uint64_t addr, void *buf, size_t len);
+
+/*
+ * Find a NUL-delimited string "<prefix><digits>[.<digits>][a|b|rc<digits>]"
+ * in the read-only data sections (a version string such as "3.9.18").
+ * Returns 0 and copies it into buf, or -ENOENT.
+ */
+int elf_file_find_version_string(struct elf_file *ef, const char *prefix, char *buf, size_t size);
+
+/*
+ * The string entries of the dynamic section (DT_NEEDED, DT_SONAME,
+ * DT_RPATH, DT_RUNPATH), in order, through fn. 0, or -ENOENT without one.
+ */
+int elf_file_dynamic_strings(struct elf_file *ef,
+			     void (*fn)(void *ctx, int64_t tag, const char *value), void *ctx);
+
+/* The GNU build-id note's bytes: their length (*bits set), or -1 without one. */
+ssize_t elf_file_build_id_bits(struct elf_file *ef, const void **bits);
+/*
+ * Build-id as lower-case hex into buf, of at most max_bytes of it (0: all,
+ * -ENOSPC when buf is too small for all). 0 or -ENOENT.
+ */
+int elf_file_build_id(struct elf_file *ef, char *buf, size_t size, size_t max_bytes);
+/* The same on an Elf alone (the frame-pointer audit's, elf/fpaudit.h). */
+int elfread_build_id(Elf *elf, char *buf, size_t size, size_t max_bytes);
+
+#endif
