@@ -9,10 +9,10 @@
 
 #include "audit/gather.h"
 #include "audit/install.h"
+#include "elf/elfread.h"
 #include "elf/modules.h"
 #include "python/discover.h"
 #include "python/version.h"
-#include "elf/elfread.h"
 #include "target/proc.h"
 #include "util/util.h"
 
@@ -84,8 +84,12 @@ static struct audit_module *add_module(struct audit_facts *f, const char *name, 
 	return m;
 }
 
-/* Open and audit the file at m->host_path (installations and files given by name). */
-static void audit_one(struct audit_facts *f, struct audit_module *m, const char *root)
+/*
+ * Open and audit the file at m->host_path (installations and files given by
+ * name); keep: where to hold on to the file (its reference), or NULL.
+ */
+static void audit_one(struct audit_facts *f, struct audit_module *m, const char *root,
+		      struct elf_info **keep)
 {
 	struct elf_info *file;
 	int loaded;
@@ -101,12 +105,16 @@ static void audit_one(struct audit_facts *f, struct audit_module *m, const char 
 	}
 	m->err = file->audit_err;
 	m->r = file->audit;
-	elf_cache_put(f->files, file);
+	if (keep && !*keep)
+		*keep = file;
+	else
+		elf_cache_put(f->files, file);
 }
 
 /*
  * The interpreter's build flags and configuration, from its module (ef,
- * closed here; module_name only steers the version guess) and prefix.
+ * NULL when it could not be opened; module_name only steers the version
+ * guess) and prefix.
  */
 static void interp_details(struct audit_interp *ip, struct elf_file *ef, const char *module_name,
 			   const char *exe_host, const char *stdlib_hint)
@@ -126,7 +134,6 @@ static void interp_details(struct audit_interp *ip, struct elf_file *ef, const c
 				xsnprintf(ip->version, sizeof(ip->version), "%s", v.text);
 		}
 		py_module_build(ef, &ip->free_threaded, &ip->debug);
-		elf_file_close(ef);
 	}
 	if (stdlib_hint && stdlib_hint[0]) {
 		xsnprintf(stdlib, sizeof(stdlib), "%s", stdlib_hint);
@@ -200,6 +207,7 @@ void audit_gather_process(struct audit_facts *f, pid_t pid)
 	struct target_mem mem;
 	struct py_target t;
 	struct module_map mm;
+	struct elf_info *interp_file = NULL;
 	char exe_host[PATH_MAX + 64] = "";
 	int ret;
 
@@ -243,16 +251,18 @@ void audit_gather_process(struct audit_facts *f, pid_t pid)
 			cm->err = m->file->audit_err;
 			cm->r = m->file->audit;
 		}
-		if (!strcmp(role, "interpreter"))
+		if (!strcmp(role, "interpreter")) {
 			f->interp.mod = (int)(f->nmods - 1);
+			interp_file = m->file;
+		}
 		if (!f->discover_err && !strcmp(m->path, t.exe))
 			xsnprintf(exe_host, sizeof(exe_host), "%s", m->host_path);
 	}
-	modules_release(&mm);
 	front_module(f, "executable");
 	front_module(f, "interpreter");
 	if (!f->discover_err) {
-		struct elf_file *ef = open_interp_module(pid, &t);
+		/* the file the unwinder's layer holds already, else opened again */
+		struct elf_file *ef = interp_file ? NULL : open_interp_module(pid, &t);
 
 		f->interp.present = 1;
 		xsnprintf(f->interp.version, sizeof(f->interp.version), "%s", t.version);
@@ -260,14 +270,18 @@ void audit_gather_process(struct audit_facts *f, pid_t pid)
 		f->interp.shared = t.shared;
 		if (!exe_host[0])
 			xsnprintf(exe_host, sizeof(exe_host), "/proc/%d/root%s", (int)pid, t.exe);
-		interp_details(&f->interp, ef, t.module, exe_host, NULL);
+		interp_details(&f->interp, interp_file ? &interp_file->file : ef, t.module, exe_host,
+			       NULL);
+		elf_file_close(ef);
 	}
+	modules_release(&mm);
 }
 
 void audit_gather_install(struct audit_facts *f, const char *python, const char *root_arg,
 			  const char *site)
 {
 	struct install_list list = { 0 };
+	struct elf_info *interp_file = NULL;
 	struct py_install in;
 	const char *root;
 	int ret;
@@ -288,15 +302,23 @@ void audit_gather_install(struct audit_facts *f, const char *python, const char 
 		struct audit_module *cm = add_module(f, im->name, im->host_path,
 						     install_role_name(im->role), im->needed_by);
 
-		audit_one(f, cm, root);
+		audit_one(f, cm, root, im->role == ROLE_INTERPRETER ? &interp_file : NULL);
 		if (im->role == ROLE_INTERPRETER) {
 			f->interp.mod = (int)(f->nmods - 1);
 			xsnprintf(f->interp.module, sizeof(f->interp.module), "%s", im->name);
 		}
 	}
 	f->interp.shared = in.libpython[0] != 0;
-	interp_details(&f->interp, elf_file_open(in.libpython[0] ? in.libpython : in.exe),
-		       in.libpython[0] ? in.libpython : in.exe, in.exe, in.stdlib);
+	{
+		/* the interpreter's file as audited above (the same path), else opened again */
+		struct elf_file *ef = interp_file ? NULL :
+				      elf_file_open(in.libpython[0] ? in.libpython : in.exe);
+
+		interp_details(&f->interp, interp_file ? &interp_file->file : ef,
+			       in.libpython[0] ? in.libpython : in.exe, in.exe, in.stdlib);
+		elf_file_close(ef);
+		elf_cache_put(f->files, interp_file);
+	}
 	install_list_release(&list);
 	install_release(&in);
 }
@@ -316,7 +338,7 @@ void audit_gather_files(struct audit_facts *f, char *const *files, int n)
 			cm->err = -EISDIR;
 		} else {
 			cm = add_module(f, real, real, "module", NULL);
-			audit_one(f, cm, "");
+			audit_one(f, cm, "", NULL);
 		}
 		cm->given = files[i];
 	}

@@ -15,8 +15,8 @@
 
 #include "arch/arch.h"
 #include "audit/install.h"
-#include "python/version.h"
 #include "elf/elfread.h"
+#include "python/version.h"
 #include "target/safe_open.h"
 #include "util/util.h"
 

@@ -10,9 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "elf/elfread.h"
 #include "python/discover.h"
 #include "python/version.h"
-#include "elf/elfread.h"
 #include "target/privilege.h"
 #include "target/proc.h"
 #include "util/file.h"

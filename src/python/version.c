@@ -1,9 +1,9 @@
 /* Implementation of version.h. */
 #include <errno.h>
 
+#include "elf/elfread.h"
 #include "python/offsets.h"
 #include "python/version.h"
-#include "elf/elfread.h"
 #include "util/util.h"
 
 /* Minor versions probed for a table; far above any CPython 3 there will be. */
