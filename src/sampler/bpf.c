@@ -198,7 +198,14 @@ int bpf_backend_probe(struct strbuf *why)
 	return 0;
 }
 
-static int open_cpu_clock(int cpu, double rate)
+/*
+ * A cpu-clock event at rate: on one CPU (tid -1), or on one thread (cpu -1)
+ * inherited by the threads and processes it starts from now on. A thread's
+ * interrupts only its own CPU time, where an event per CPU interrupts every
+ * CPU at the rate whether the target runs there or not (perf record -p
+ * opens its events the thread's way too).
+ */
+static int open_cpu_clock(pid_t tid, int cpu, double rate)
 {
 	struct perf_event_attr attr;
 
@@ -209,35 +216,15 @@ static int open_cpu_clock(int cpu, double rate)
 	attr.sample_period = (uint64_t)(1e9 / rate);   /* cpu-clock counts nanoseconds */
 	if (!attr.sample_period)
 		attr.sample_period = 1;
-	return (int)syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-}
-
-/*
- * One thread's cpu-clock, inherited by the threads and processes it starts
- * from now on: it interrupts only that thread's own CPU time, where an
- * event per CPU interrupts every CPU at the rate whether the target runs
- * there or not (perf record -p opens its events this way too).
- */
-static int open_task_clock(pid_t tid, double rate)
-{
-	struct perf_event_attr attr;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_SOFTWARE;
-	attr.config = PERF_COUNT_SW_CPU_CLOCK;
-	attr.sample_period = (uint64_t)(1e9 / rate);
-	if (!attr.sample_period)
-		attr.sample_period = 1;
-	attr.inherit = 1;
-	return (int)syscall(__NR_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	attr.inherit = tid > 0;
+	return (int)syscall(__NR_perf_event_open, &attr, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
 /* An event on thread tid. 0, -ESRCH (it exited), or -errno. */
 static int task_event_add(struct bpf_run *br, pid_t tid)
 {
 	struct task_event *e;
-	int fd = open_task_clock(tid, br->rate), err;
+	int fd = open_cpu_clock(tid, -1, br->rate), err;
 
 	if (fd < 0)
 		return -errno;
@@ -394,7 +381,7 @@ static int attach_events(struct bpf_run *br, double rate, struct strbuf *why)
 	br->pfds = xcalloc((size_t)br->ncpus, sizeof(*br->pfds));
 	br->links = xcalloc((size_t)br->ncpus, sizeof(*br->links));
 	for (int cpu = 0; cpu < br->ncpus; cpu++) {
-		br->pfds[cpu] = open_cpu_clock(cpu, rate);
+		br->pfds[cpu] = open_cpu_clock(-1, cpu, rate);
 		if (br->pfds[cpu] < 0) {
 			if (errno == ENODEV)      /* possible but offline CPU */
 				continue;
