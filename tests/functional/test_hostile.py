@@ -283,7 +283,7 @@ def formats():
 
     assert not accepted("no-such-format"), "the format probe does not work"
     usage = fw("record", "--help").stdout.decode()
-    m = re.search(r"--format FMT\s+(.*?), for\b", usage)
+    m = re.search(r"--format FMT\s+(.*?),\s+for\b", usage, re.S)
     assert m, "record --help names no formats:\n" + usage
     named = re.split(r",\s*|\s+or\s+", m.group(1))
     assert sorted(named) == sorted(FORMAT_EXT), "record --help: %r" % named
