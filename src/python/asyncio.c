@@ -485,6 +485,20 @@ static int await_chain(struct py_async *a, uint64_t coro, struct py_frame_info *
 		if (coro_suspended(a, coro) != 1)
 			return -EBUSY;
 		/*
+		 * ... and suspended at the same await as when its slot was read?
+		 * A coroutine resumed and suspended again between the two checks
+		 * (the reader descheduled for a few milliseconds) has a new value
+		 * there: the first read saw the slot while it ran (CI: a task read
+		 * as awaiting a non-coroutine leftover, 11 of 128 of a busy task's
+		 * samples on 3.13).
+		 */
+		{
+			uint64_t again;
+
+			if (coro_awaits(a, frame, &again) || again != yf)
+				return -EBUSY;
+		}
+		/*
 		 * A suspended async def always awaits something: nothing at its
 		 * await means it ran and suspended again between the two checks
 		 * (the slot read while it ran), as moving as a running one. Only a
