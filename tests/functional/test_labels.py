@@ -39,7 +39,7 @@ import time
 
 import pytest
 
-from fwtest import run_fw
+from fwtest import asan_build, run_fw
 
 SECONDS = 7           # the workload's load
 CAPTURE = 4           # the capture, started once the load runs
@@ -48,10 +48,12 @@ ACCURACY = 0.99
 # vm reads a thread without stopping it: its stack and its context are read
 # microseconds apart, and a request can end inside that window: 99.4-100% on
 # a loaded machine, 98.98% and 98.99% in two cases of a clean-clone CI run
-# (threads, 3.8 and 3.12), 98.3% once with the sanitizer build (several times
-# slower, a wider window). Its bound is 97%; ptrace (stopped: 100% in every
-# run) keeps 99%.
+# (threads, 3.8 and 3.12); with the sanitizer build (several times slower, a
+# wider window) 98.3% once and 96.2% and 96.9% in a clean-clone run. Its
+# bound is 97%, 95% under the sanitizer; ptrace (stopped: 100% in every run)
+# keeps 99%.
 ACCURACY_VM = 0.97
+ACCURACY_VM_SANITIZER = 0.95
 LABELS = ["--label", "route=__main__:route", "--label", "tenant=__main__:tenant",
           "--label", "missing=__main__:no_such_variable"]
 EXIT_USAGE = 2
@@ -152,7 +154,9 @@ def check_capture(pb, served, what, need=ACCURACY):
 
 
 def accuracy(backend):
-    return ACCURACY_VM if backend == "vm" else ACCURACY
+    if backend == "vm":
+        return ACCURACY_VM_SANITIZER if asan_build() else ACCURACY_VM
+    return ACCURACY
 
 
 def record_labels(workload, interp, kind, backend, pb, extra=()):
