@@ -42,7 +42,6 @@ static struct sampler *target_of(struct session *sess, pid_t pid);
 
 /* A cpu-clock event on one thread of a target (a targeted capture). */
 struct task_event {
-	pid_t tid;
 	int fd;
 	struct bpf_link *link;
 };
@@ -74,7 +73,6 @@ struct bpf_run {
 	size_t ntasked, tasked_alloc;
 	struct task_watch *watch;
 	size_t nwatch, watch_alloc;
-	uint64_t per_task_fallback;         /* 1: could not, went per CPU (said in the profile) */
 	int stats_fd;
 	int iterator;                       /* the waiting-thread iterator loaded */
 	struct session *sess;
@@ -230,7 +228,6 @@ static int task_event_add(struct bpf_run *br, pid_t tid)
 		return -errno;
 	br->tev = xgrow(br->tev, sizeof(*br->tev), br->ntev + 1, &br->tev_alloc);
 	e = &br->tev[br->ntev];
-	e->tid = tid;
 	e->fd = fd;
 	e->link = bpf_program__attach_perf_event(br->skel->progs.fwprof_sample, fd);
 	if (!e->link) {
@@ -375,8 +372,7 @@ static int attach_events(struct bpf_run *br, double rate, struct strbuf *why)
 		if (!attach_task_events(br))
 			return 0;
 		task_events_close(br);
-		br->per_task = 0;
-		br->per_task_fallback = 1;
+		br->per_task = 0;     /* the header says "per CPU" */
 	}
 	br->pfds = xcalloc((size_t)br->ncpus, sizeof(*br->pfds));
 	br->links = xcalloc((size_t)br->ncpus, sizeof(*br->links));
@@ -683,7 +679,10 @@ static void bpf_refresh(struct session *sess, uint64_t now)
 		}
 		configure_target(br, s);
 		refresh_tstates(br, s);
-		/* a target's new image after an exec keeps its events */
+		/*
+		 * A target added once the events are open gets its own (a known
+		 * pid, also after an exec, which keeps them, is skipped).
+		 */
 		if (br->per_task && br->ntasked)
 			task_events_open(br, s);
 		if (br->iterator && !bt->waiting)

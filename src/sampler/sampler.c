@@ -612,7 +612,6 @@ static uint64_t sampler_cpu_weight(struct sampler *s, pid_t tid, uint64_t now)
 	return n;
 }
 
-
 static uint32_t marker_frame(struct sampler *s, const char *text)
 {
 	return profile_frame(s->prof, FRAME_OTHER, profile_cstring(s->prof, text), 0, 0);
