@@ -166,20 +166,32 @@ static int mode_takes(enum sample_mode mode, enum backend b)
 	return (sample_mode_info(mode)->backends >> b) & 1;
 }
 
-/* "--backend ptrace or vm": the backends that take mode, in auto's order. */
-static void add_mode_backends(struct strbuf *sb, enum sample_mode mode)
+/*
+ * "--backend ptrace or bpf": the backends in mask (1 << enum backend), in
+ * the table's order or in the order auto prefers them.
+ */
+static void add_backends(struct strbuf *sb, unsigned mask, int auto_order)
 {
-	int k = 0;
+	size_t n = 0, k = 0;
 
+	for (int b = BACKEND_AUTO + 1; b < BACKEND_COUNT; b++)
+		n += (mask >> b) & 1;
 	strbuf_addstr(sb, "--backend ");
-	for (size_t i = 0; backend_preferred(i) != BACKEND_AUTO; i++) {
-		enum backend b = backend_preferred(i);
+	for (int i = 0; i < BACKEND_COUNT - 1; i++) {
+		enum backend b = auto_order ? backend_preferred((size_t)i) : (enum backend)(i + 1);
 
-		if (!mode_takes(mode, b))
+		if (!((mask >> b) & 1))
 			continue;
-		strbuf_addf(sb, "%s%s", k++ ? " or " : "", backend_name(b));
+		strbuf_addf(sb, "%s%s", k == 0 ? "" : k + 1 == n ? " or " : ", ", backends[b].name);
+		k++;
 	}
 }
+
+/* The backends whose row in the table sets field (a mask for add_backends). */
+#define BACKENDS_WITH(field) \
+	((backends[BACKEND_VM].field ? 1u << BACKEND_VM : 0) | \
+	 (backends[BACKEND_PTRACE].field ? 1u << BACKEND_PTRACE : 0) | \
+	 (backends[BACKEND_BPF].field ? 1u << BACKEND_BPF : 0))
 
 static int ptrace_allowed(pid_t pid)
 {
@@ -222,22 +234,6 @@ enum backend backend_auto_pick(int bpf_loads, int ptrace_allowed)
 	return BACKEND_VM;
 }
 
-/* "--backend A or B": the backends that read native frames. */
-static void add_native_backends(struct strbuf *sb)
-{
-	size_t n = 0, k = 0;
-
-	for (int b = BACKEND_AUTO + 1; b < BACKEND_COUNT; b++)
-		n += backends[b].native;
-	strbuf_addstr(sb, "--backend ");
-	for (int b = BACKEND_AUTO + 1; b < BACKEND_COUNT; b++) {
-		if (!backends[b].native)
-			continue;
-		strbuf_addf(sb, "%s%s", k == 0 ? "" : k + 1 == n ? " or " : ", ", backends[b].name);
-		k++;
-	}
-}
-
 static void decide_stacks(struct sampler_opts *so, int asked_native)
 {
 	so->stacks_asked = asked_native || so->python_only;
@@ -262,7 +258,7 @@ int backend_choose(struct sampler_opts *so, pid_t probe_pid, struct strbuf *why,
 	asked_native = so->native;
 	if (so->backend != BACKEND_AUTO && !backend_info(so->backend)->native && so->native) {
 		strbuf_addstr(why, "--native and --kernel need a backend that sees native stacks: ");
-		add_native_backends(why);
+		add_backends(why, BACKENDS_WITH(native), 0);
 		strbuf_addstr(why, " (or leave --backend out)");
 		return -EINVAL;
 	}
@@ -270,15 +266,16 @@ int backend_choose(struct sampler_opts *so, pid_t probe_pid, struct strbuf *why,
 		strbuf_addf(why, "--mode %s cannot be sampled with --backend %s (it %s): ",
 			    sample_mode_name(so->mode), backend_name(so->backend),
 			    sample_mode_info(so->mode)->why_not);
-		add_mode_backends(why, so->mode);
+		add_backends(why, sample_mode_info(so->mode)->backends, 1);
 		strbuf_addstr(why, " (or leave --backend out)");
 		return -EINVAL;
 	}
 	/* --label: sampler/labels.h; the bpf program does not read a thread's context yet */
 	if (so->labels.n && so->backend != BACKEND_AUTO && !backend_info(so->backend)->labels) {
 		strbuf_addf(why, "--label needs a backend that reads each thread's context as it "
-			    "reads its stack, which %s does not: --backend ptrace or vm "
-			    "(or leave --backend out)", backend_name(so->backend));
+			    "reads its stack, which %s does not: ", backend_name(so->backend));
+		add_backends(why, BACKENDS_WITH(labels), 1);
+		strbuf_addstr(why, " (or leave --backend out)");
 		return -EINVAL;
 	}
 	if (so->backend == BACKEND_BPF) {
