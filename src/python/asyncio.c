@@ -441,25 +441,30 @@ static int coro_awaits(struct py_async *a, uint64_t frame, uint64_t *yf)
 	return 0;
 }
 
-/*
- * The await chain of a suspended coroutine, outermost first into chain (at
- * most max): each coroutine's frame, down to what the innermost awaits
- * (*awaited: a future, a FutureIter, or 0). Stops at a coroutine that is
- * not suspended: the outermost (a running task's own), 0; one it awaits,
- * -EBUSY (the task runs now, its chain is moving: it is no waiting task).
- * 0 or -errno.
- */
-static int await_chain(struct py_async *a, uint64_t coro, struct py_frame_info *chain,
-		       size_t max, size_t *n, uint64_t *awaited)
+/* One level of an await chain as read: a suspended coroutine, its frame, what it awaited. */
+struct await_link {
+	uint64_t coro, frame, awaits;
+};
+
+/* await_chain's one pass over the chain, each level's read kept in links. */
+static int await_chain_read(struct py_async *a, uint64_t coro, struct py_frame_info *chain,
+			    size_t max, size_t *n, uint64_t *awaited, struct await_link *links,
+			    size_t *nlinks)
 {
 	*n = 0;
 	*awaited = 0;
+	*nlinks = 0;
 	for (size_t depth = 0; depth < PY_ASYNC_CHAIN_MAX && *n < max; depth++) {
 		uint64_t frame, yf;
 		int ret;
 
+		/*
+		 * Below the outermost, coro is what the one above awaited, a
+		 * coroutine when read: one that is not now was finished (and
+		 * freed) as the task resumed while it was read.
+		 */
 		if (is_coroutine(a, coro) != 1)
-			return depth ? 0 : -EFAULT;
+			return depth ? -EBUSY : -EFAULT;
 		if (coro_frame(a, coro, &frame))
 			return -EFAULT;
 		ret = py_reader_frame(a->r, frame, &chain[*n]);
@@ -467,7 +472,7 @@ static int await_chain(struct py_async *a, uint64_t coro, struct py_frame_info *
 			return ret;
 		(*n)++;
 		if (coro_suspended(a, coro) != 1)
-			return depth ? -EBUSY : 0;
+			return -EBUSY;
 		/*
 		 * A suspended coroutine (async def) waits at an await, its value
 		 * stack readable: one that is not was resumed while it was read
@@ -506,12 +511,48 @@ static int await_chain(struct py_async *a, uint64_t coro, struct py_frame_info *
 		 */
 		if (!yf)
 			return py_obj_isinstance(a->ob, coro, "coroutine") == 1 ? -EBUSY : 0;
+		links[(*nlinks)++] = (struct await_link){ coro, frame, yf };
 		if (is_coroutine(a, yf) == 1) {
 			coro = yf;
 			continue;
 		}
 		*awaited = yf;
 		return 0;
+	}
+	return 0;
+}
+
+/*
+ * The await chain of a suspended coroutine, outermost first into chain (at
+ * most max): each coroutine's frame, down to what the innermost awaits
+ * (*awaited: a future, a FutureIter, or 0). A coroutine in it that is not
+ * suspended, the outermost (its caller saw it suspended a moment before) or
+ * one it awaits, gives -EBUSY: the task runs now, its chain is moving, it is
+ * no waiting task.
+ *
+ * The task's thread runs while the chain is read, level by level: a task
+ * resumed after its upper levels were read finishes the coroutine it
+ * awaited (asyncio.sleep's), and that memory is reused, so the chain read
+ * ends early where it never did (CI: a busy task read as awaiting at
+ * cpu_inner, or at cpu_outer, 3 in 100 of its samples on 3.11). So once
+ * read, every level is checked again: still suspended, awaiting the same
+ * object. One that is not was resumed meanwhile: -EBUSY. 0 or -errno.
+ */
+static int await_chain(struct py_async *a, uint64_t coro, struct py_frame_info *chain,
+		       size_t max, size_t *n, uint64_t *awaited)
+{
+	struct await_link links[PY_ASYNC_CHAIN_MAX];
+	size_t nlinks;
+	int ret = await_chain_read(a, coro, chain, max, n, awaited, links, &nlinks);
+
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < nlinks; i++) {
+		uint64_t yf;
+
+		if (coro_suspended(a, links[i].coro) != 1 || coro_awaits(a, links[i].frame, &yf) ||
+		    yf != links[i].awaits)
+			return -EBUSY;
 	}
 	return 0;
 }
