@@ -329,7 +329,7 @@ def check_samples(samples, tid, chains, native, what, min_full=0.8, extra=None):
     mine = [(fr, c) for _, t, fr, c in samples if t == tid]
     total = sum(c for _, c in mine)
     assert total >= 50, "only %d samples of the main thread (%s)\n%s" % (total, what, show(mine))
-    bad, full = {}, 0
+    bad, full, without_ext = {}, 0, 0
     for frames, c in mine:
         why = None
         if not any(matches(ch, frames) for ch in chains):
@@ -340,6 +340,8 @@ def check_samples(samples, tid, chains, native, what, min_full=0.8, extra=None):
                 why = "incomplete (outermost %s)" % (roots[0].text if roots else None)
             elif extra:
                 why = extra(frames)
+                if why == TRUE_WITHOUT_EXT:
+                    without_ext += c
         if why:
             bad.setdefault(why, []).append((frames, c))
         elif matches(chains[-1], frames):
@@ -350,6 +352,8 @@ def check_samples(samples, tid, chains, native, what, min_full=0.8, extra=None):
         what, nbad, total, msg)
     assert full >= min_full * total, "%s: only %d of %d samples reach the innermost frame\n%s" % (
         what, full, total, show(mine))
+    assert without_ext <= 0.05 * total, "%s: %d of %d samples without the extension's frames" % (
+        what, without_ext, total)
 
 
 def named_interpreter(frames):
@@ -426,6 +430,9 @@ def test_static_interpreter_executable(how, scratch, tmp_path):
     check_replaced(t.pid, "python3.11", how)
 
 
+TRUE_WITHOUT_EXT = ""   # ext_chain: a true stack without the extension's frames
+
+
 def ext_chain(frames):
     """ext_spin -> fwext_run -> stage0 -> ... -> stageK [-> stage_end] [-> libc]."""
     py = py_frames(frames)
@@ -433,7 +440,18 @@ def ext_chain(frames):
     ours = [f for f in frames[at + 1:] if f.file == "fwext.c"]
     names = [f.name for f in ours]
     if not names or names[0] != "fwext_run":
-        return "no fwext_run under ext_spin: %s" % [f.text for f in frames[at + 1:at + 6]]
+        below = frames[at + 1:]
+        # Two true stacks have no fwext_run: the interpreter running
+        # ext_spin's own bytecode between calls (its frames are ext_spin's),
+        # and fwext_run's last line, 'return PyLong_FromLong(sum)', which
+        # gcc -O2 compiles to a jump (a tail call): PyLong_FromLong and what
+        # it calls then return straight to the interpreter (2-4 of ~400
+        # samples in one CI run). Each is a few in a thousand, bounded below.
+        if not below:
+            return TRUE_WITHOUT_EXT
+        if below[0].name == "PyLong_FromLong" and not any(f.file == "fwext.c" for f in below):
+            return TRUE_WITHOUT_EXT
+        return "no fwext_run under ext_spin: %s" % [f.text for f in below[:5]]
     stages = names[1:]
     if stages and stages[-1] == "stage_end":
         stages = stages[:-1]
