@@ -193,6 +193,20 @@ int cmd_opt_where(const struct opt *o, const char *arg, struct strbuf *err);
 	"(--label), with each value's hottest functions"
 #define CMD_WHERE_HELP "keep only the samples whose label NAME has the value VALUE, in " \
 	"every output"
+/*
+ * The options of a command that renders one profile (record, report), each
+ * defined once here and included into its table (OPT_INCLUDE(t.table)): -o,
+ * -f, --limit, --min-percent, --thread, --by and --where, their values going
+ * to outs and out. output_help says what -o writes and where the output goes
+ * without one. Not to be copied.
+ */
+struct cmd_output_table {
+	struct opt table[8];        /* ended by OPT_END */
+	struct strbuf format_help, output_help;
+};
+void cmd_output_table_init(struct cmd_output_table *t, struct cmd_outputs *outs,
+			   struct output_opts *out, const char *output_help);
+void cmd_output_table_release(struct cmd_output_table *t);
 /* Apply --where to p (before writing it): the counts kept. */
 size_t cmd_apply_where(struct profile *p, const struct output_opts *o);
 /* After parsing: each output's format; standard output first when no -o was given and to_stdout. */

@@ -5,10 +5,12 @@
  * each lands whole or not at all (util/outfile.h).
  */
 #include <errno.h>
+#include <string.h>
 
 #include "cmd/cmd.h"
 #include "util/options.h"
 #include "util/strbuf.h"
+#include "util/util.h"
 
 void cmd_format_help(struct strbuf *sb, enum outfmt_use use)
 {
@@ -156,4 +158,39 @@ int cmd_opt_thread(const struct opt *o, const char *arg, struct strbuf *err)
 	(void)err;
 	((struct output_opts *)o->value)->thread = arg;
 	return 0;
+}
+
+void cmd_output_table_init(struct cmd_output_table *t, struct cmd_outputs *outs,
+			   struct output_opts *out, const char *output_help)
+{
+	t->format_help = (struct strbuf)STRBUF_INIT;
+	t->output_help = (struct strbuf)STRBUF_INIT;
+	cmd_format_help(&t->format_help, outs->use);
+	strbuf_addf(&t->output_help, "%s; may be given several times", output_help);
+	{
+		const struct opt table[] = {
+			OPT_CALL('o', "output", outs, "FILE", strbuf_str(&t->output_help),
+				 cmd_opt_output),
+			OPT_CALL('f', "format", outs, "FMT", strbuf_str(&t->format_help),
+				 cmd_opt_format),
+			OPT_CALL(0, "limit", out, "N", "rows in the report's top tables (default 20)",
+				 cmd_opt_limit),
+			OPT_CALL(0, "min-percent", out, "P", "hide call-tree branches under P% "
+				 "(default 0.5)", cmd_opt_min_percent),
+			OPT_CALL(0, "thread", out, "T", "only the thread named T or with tid T",
+				 cmd_opt_thread),
+			OPT_CALL(0, "by", out, "NAME", CMD_BY_HELP, cmd_opt_by),
+			OPT_CALL(0, "where", out, "NAME=VALUE", CMD_WHERE_HELP, cmd_opt_where),
+			OPT_TERMINATOR,
+		};
+
+		_Static_assert(ARRAY_SIZE(table) == ARRAY_SIZE(t->table), "cmd_output_table's size");
+		memcpy(t->table, table, sizeof(table));
+	}
+}
+
+void cmd_output_table_release(struct cmd_output_table *t)
+{
+	strbuf_release(&t->format_help);
+	strbuf_release(&t->output_help);
 }

@@ -52,8 +52,8 @@ struct record_opts {
 /* Parse the command line into o: 0, or the exit code (-1: --help, exit 0). */
 static int parse_record_args(int argc, char **argv, struct record_opts *o)
 {
-	struct strbuf format_help = STRBUF_INIT;
 	struct cmd_sampling_opts sampling;
+	struct cmd_output_table outputs;
 	int ret, nargs;
 
 	memset(o, 0, sizeof(*o));
@@ -62,7 +62,8 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 	cmd_sampling_opts_init(&sampling, &cmd_sampling_record, &o->sampling);
 	o->outs.use = OUTFMT_PROFILE;
 	output_opts_default(&o->out);
-	cmd_format_help(&format_help, OUTFMT_PROFILE);
+	cmd_output_table_init(&outputs, &o->outs, &o->out, "write the profile to FILE (default: "
+			      "text report on stdout)");
 	{
 		const struct opt opts[] = {
 			OPT_CALL('p', "pid", &o->pid_list, "PID", "the process to profile (may be "
@@ -70,18 +71,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 			OPT_BOOL(0, "all-python", &o->all_python, "every Python process on the host "
 				 "(each labeled)"),
 			OPT_INCLUDE(sampling.table),
-			OPT_CALL('o', "output", &o->outs, "FILE", "write the profile to FILE (default: "
-				 "text report on stdout); may be given several times", cmd_opt_output),
-			OPT_CALL('f', "format", &o->outs, "FMT", strbuf_str(&format_help),
-				 cmd_opt_format),
-			OPT_CALL(0, "limit", &o->out, "N", "rows in the report's top tables "
-				 "(default 20)", cmd_opt_limit),
-			OPT_CALL(0, "min-percent", &o->out, "P", "hide call-tree branches under P% "
-				 "(default 0.5)", cmd_opt_min_percent),
-			OPT_CALL(0, "thread", &o->out, "T", "report only the thread named T or with "
-				 "tid T", cmd_opt_thread),
-			OPT_CALL(0, "by", &o->out, "NAME", CMD_BY_HELP, cmd_opt_by),
-			OPT_CALL(0, "where", &o->out, "NAME=VALUE", CMD_WHERE_HELP, cmd_opt_where),
+			OPT_INCLUDE(outputs.table),
 			OPT_BOOL('q', "quiet", &o->quiet, "no live status line on stderr"),
 			OPT_TERMINATOR,
 		};
@@ -91,7 +81,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 
 		ret = opts_parse(&cmd, argc, argv, &nargs);
 	}
-	strbuf_release(&format_help);
+	cmd_output_table_release(&outputs);
 	cmd_sampling_opts_release(&sampling);
 	if (ret)
 		return ret;

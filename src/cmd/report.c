@@ -24,7 +24,8 @@ struct report_opts {
 /* Parse the command line into o: 0, or the exit code (-1: --help, exit 0). */
 static int parse_report_args(int argc, char **argv, struct report_opts *o)
 {
-	struct strbuf about = STRBUF_INIT, format_help = STRBUF_INIT;
+	struct strbuf about = STRBUF_INIT;
+	struct cmd_output_table outputs;
 	int ret, nargs;
 
 	memset(o, 0, sizeof(*o));
@@ -32,21 +33,11 @@ static int parse_report_args(int argc, char **argv, struct report_opts *o)
 	output_opts_default(&o->out);
 	outfmt_readable(&about);
 	strbuf_addstr(&about, "; '-' reads standard input) as a report or in another format.\n");
-	cmd_format_help(&format_help, OUTFMT_PROFILE);
+	cmd_output_table_init(&outputs, &o->outs, &o->out, "write to FILE (default: standard "
+			      "output)");
 	{
 		const struct opt opts[] = {
-			OPT_CALL('o', "output", &o->outs, "FILE", "write to FILE (default: standard "
-				 "output); may be given several times", cmd_opt_output),
-			OPT_CALL('f', "format", &o->outs, "FMT", strbuf_str(&format_help),
-				 cmd_opt_format),
-			OPT_CALL(0, "limit", &o->out, "N", "rows in the report's top tables "
-				 "(default 20)", cmd_opt_limit),
-			OPT_CALL(0, "min-percent", &o->out, "P", "hide call-tree branches under P% "
-				 "(default 0.5)", cmd_opt_min_percent),
-			OPT_CALL(0, "thread", &o->out, "T", "only the thread named T or with tid T",
-				 cmd_opt_thread),
-			OPT_CALL(0, "by", &o->out, "NAME", CMD_BY_HELP, cmd_opt_by),
-			OPT_CALL(0, "where", &o->out, "NAME=VALUE", CMD_WHERE_HELP, cmd_opt_where),
+			OPT_INCLUDE(outputs.table),
 			OPT_TERMINATOR,
 		};
 		struct strbuf intro = STRBUF_INIT;
@@ -61,7 +52,7 @@ static int parse_report_args(int argc, char **argv, struct report_opts *o)
 		strbuf_release(&intro);
 	}
 	strbuf_release(&about);
-	strbuf_release(&format_help);
+	cmd_output_table_release(&outputs);
 	if (ret)
 		return ret;
 	if (nargs < 1)

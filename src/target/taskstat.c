@@ -311,11 +311,18 @@ int taskstat_parse_switches(const char *schedstat, uint64_t *n)
 	return 0;
 }
 
-int taskstat_cpu_ns(struct taskstat *ts, pid_t tid, uint64_t *ns)
+/* A thread's schedstat line ("runtime waittime timeslices") into buf: its length or -errno. */
+static ssize_t read_schedstat(struct taskstat *ts, pid_t tid, char *buf, size_t size)
 {
 	struct task_files *t = task(ts, tid);
+
+	return read_task_file(ts, tid, "schedstat", &t->schedstat_fd, buf, size);
+}
+
+int taskstat_cpu_ns(struct taskstat *ts, pid_t tid, uint64_t *ns)
+{
 	char buf[128];
-	ssize_t n = read_task_file(ts, tid, "schedstat", &t->schedstat_fd, buf, sizeof(buf));
+	ssize_t n = read_schedstat(ts, tid, buf, sizeof(buf));
 
 	if (n < 0)
 		return (int)n;
@@ -325,9 +332,8 @@ int taskstat_cpu_ns(struct taskstat *ts, pid_t tid, uint64_t *ns)
 
 int taskstat_switches(struct taskstat *ts, pid_t tid, uint64_t *n)
 {
-	struct task_files *t = task(ts, tid);
 	char buf[128];
-	ssize_t len = read_task_file(ts, tid, "schedstat", &t->schedstat_fd, buf, sizeof(buf));
+	ssize_t len = read_schedstat(ts, tid, buf, sizeof(buf));
 
 	if (len < 0)
 		return (int)len;
