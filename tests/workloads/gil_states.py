@@ -1,7 +1,9 @@
 """GIL states (gil mode's markers): two threads spin in Python, taking
 turns with the GIL (each waits for it while the other holds it); one
 hashes a large buffer in C with the GIL released; one sleeps (blocked
-elsewhere: not sampled in gil mode). Prints READY; runs until killed."""
+elsewhere: not sampled in gil mode). Prints READY once the hasher has its
+buffer and is in its loop (before, a capture saw it waiting for the GIL at
+the allocation: a true state, not the one measured); runs until killed."""
 import hashlib
 import sys
 import threading
@@ -18,8 +20,12 @@ def spin():
             time.sleep(0)                                # @spin
 
 
+hashing = threading.Event()
+
+
 def hasher():
     data = b"\x5a" * (64 << 20)
+    hashing.set()
     while True:
         hashlib.sha256(data).digest()                    # @hash
 
@@ -32,6 +38,7 @@ def sleeper():
 for name, target in (("spin-a", spin), ("spin-b", spin), ("hasher", hasher),
                      ("sleeper", sleeper)):
     threading.Thread(target=target, name=name, daemon=True).start()
+hashing.wait()
 sys.stdout.write("READY\n")
 sys.stdout.flush()
 threading.Event().wait()
