@@ -103,7 +103,22 @@ int arch_ptrace_getregs(pid_t tid, struct arch_regs *regs)
 	regs->in_syscall = (long)u.orig_rax >= 0;
 	regs->syscall_nr = regs->in_syscall ? (long)u.orig_rax : -1;
 	regs->syscall_arg0 = u.rdi;
+	regs->pac_mask = 0;
 	return 0;
+}
+
+/* No pointer authentication: return addresses are plain addresses. */
+int arch_ptrace_pac_mask(pid_t tid, uint64_t *mask)
+{
+	(void)tid;
+	*mask = 0;
+	return 0;
+}
+
+uint64_t arch_strip_ra(uint64_t ra, uint64_t pac_mask)
+{
+	(void)pac_mask;
+	return ra;
 }
 
 /* The system calls a thread is commonly found waiting in. */

@@ -146,6 +146,18 @@ static int cfi_step(struct fw_module *m, uint64_t lookup_pc, struct arch_regs *r
 		if (dwarf_frame_register(frame, reg, ops_mem, &ops, &nops))
 			continue;
 		if (nops == 0) {
+			/*
+			 * Same value for a return address column that is a real
+			 * register (aarch64's x30, not x86-64's rip): the return
+			 * address is still in the link register (a leaf, a
+			 * prologue before the frame record is stored).
+			 */
+			if (reg == ra_reg && ops && ra_reg != arch_reg_ip) {
+				if (!arch_reg_valid(regs, reg))
+					goto out;
+				arch_reg_set(&caller, reg, regs->r[reg]);
+				continue;
+			}
 			if (reg == ra_reg) {
 				/* Undefined (or same-value) return address: outermost frame. */
 				ret = 1;
@@ -183,9 +195,16 @@ static int cfi_step(struct fw_module *m, uint64_t lookup_pc, struct arch_regs *r
 	}
 	if (!arch_reg_valid(&caller, ra_reg))
 		goto out;
-	/* The caller's ip is the return address; its sp is the CFA. */
-	arch_reg_set(&caller, arch_reg_ip, caller.r[ra_reg]);
+	/*
+	 * The caller's ip is the return address (without a pointer
+	 * authentication code); its sp is the CFA.
+	 */
+	arch_reg_set(&caller, arch_reg_ip, arch_strip_ra(caller.r[ra_reg], regs->pac_mask));
 	arch_reg_set(&caller, arch_reg_sp, ec.cfa);
+	caller.in_syscall = 0;
+	caller.syscall_nr = -1;
+	caller.syscall_arg0 = 0;
+	caller.pac_mask = regs->pac_mask;
 	*regs = caller;
 	*signal_frame = signalp;
 	ret = 0;
@@ -208,6 +227,8 @@ static int fp_step(struct arch_regs *regs, unwind_read_fn read, void *ctx)
 	if (read(ctx, fp + (uint64_t)arch_fp.saved_fp_off, &caller_fp) ||
 	    read(ctx, fp + (uint64_t)arch_fp.ret_addr_off, &ra))
 		return -EFAULT;
+	/* aarch64: a signed return address carries its authentication code */
+	ra = arch_strip_ra(ra, regs->pac_mask);
 	if (ra == 0)
 		return 1;
 	regs->valid = 0;
