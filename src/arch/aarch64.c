@@ -124,48 +124,61 @@ static int is_set_fp(uint32_t i, int64_t imm)
 	return imm >= 0 && imm < 4096 && i == (0x910003fdu | (uint32_t)imm << 10);
 }
 
-/* Moves sp: sub/add sp, sp, #imm, or a pre/post-indexed store with sp write-back. */
+/* sub sp, sp, #imm{, lsl 12} or sub sp, sp, xN (a frame too large for an immediate) */
+static int lowers_sp(uint32_t i)
+{
+	return (i & 0xff8003ff) == 0xd10003ff || (i & 0xffe003ff) == 0xcb2003ff;
+}
+
+/* Moves sp: sub/add sp, sp, #imm or xN, or a pre/post-indexed store or load with sp write-back. */
 static int moves_sp(uint32_t i)
 {
-	return (i & 0xff8003ff) == 0xd10003ff ||   /* sub sp, sp, #imm{, lsl 12} */
+	return lowers_sp(i) ||
 	       (i & 0xff8003ff) == 0x910003ff ||   /* add sp, sp, #imm{, lsl 12} */
+	       (i & 0xffe003ff) == 0x8b2003ff ||   /* add sp, sp, xN */
 	       (i & 0xfec003e0) == 0xa88003e0 ||   /* stp/ldp xN, xM, [sp], #imm / [sp, #imm]! */
 	       (i & 0xffe00fe0) == 0xf8000fe0 ||   /* str xN, [sp, #imm]! */
 	       (i & 0xffe00fe0) == 0xf80007e0;     /* str xN, [sp], #imm */
 }
 
 /*
- * [paciasp | bti c] then either stp x29, x30, [sp, #-N]! ... mov x29, sp
- * (gcc, clang), or sub sp, sp, #N; stp x29, x30, [sp, #off] ... add x29, sp,
- * #off (a frame record above the locals), with nothing between that moves
- * sp: after that, setting x29 from sp no longer makes a frame record.
+ * [paciasp | bti c], then the frame record stored and x29 pointed at it:
+ * stp x29, x30, [sp, #-N]! ... mov x29, sp (gcc, clang), or, in a frame
+ * too large for that, sub sp, sp, #N (or xN) ... stp x29, x30, [sp, #off]
+ * ... add x29, sp, #off (mov x29, sp when off is 0). The compiler schedules
+ * other instructions in between (the frame size into x12, arguments moved);
+ * nothing between the record's store and the x29 set may move sp, or x29
+ * would not point at the record.
  */
 int arch_prologue_sets_fp(const uint8_t *code, size_t len, size_t window)
 {
 	size_t at = 0;
-	int64_t off;
-	uint32_t i;
+	int64_t off = -1;
+	int lowered = 0;
 
 	if (len > window)
 		len = window;
 	while (at + 4 <= len && is_entry_hint(insn_at(code + at)))
 		at += 4;
-	if (at + 8 > len)
-		return 0;
-	i = insn_at(code + at);
-	at += 4;
-	if (stp_fp_lr_pre(i) < 0) {
-		off = 0;
-	} else if ((i & 0xff8003ff) == 0xd10003ff) {
-		off = stp_fp_lr_off(insn_at(code + at));
-		if (off < 0)
+	/* the record's store */
+	for (; at + 4 <= len && off < 0; at += 4) {
+		uint32_t i = insn_at(code + at);
+
+		if (stp_fp_lr_pre(i) < 0 && !lowered)
+			off = 0;
+		else if (lowered && stp_fp_lr_off(i) >= 0)
+			off = stp_fp_lr_off(i);
+		else if (lowers_sp(i))
+			lowered = 1;
+		else if (moves_sp(i))
 			return 0;
-		at += 4;
-	} else {
-		return 0;
 	}
+	if (off < 0)
+		return 0;
+	/* x29 set to it */
 	for (; at + 4 <= len; at += 4) {
-		i = insn_at(code + at);
+		uint32_t i = insn_at(code + at);
+
 		if (is_set_fp(i, off))
 			return 1;
 		if (moves_sp(i))

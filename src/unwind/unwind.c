@@ -147,14 +147,25 @@ static int cfi_step(struct fw_module *m, uint64_t lookup_pc, struct arch_regs *r
 			continue;
 		if (nops == 0) {
 			/*
-			 * Same value for a return address column that is a real
-			 * register (aarch64's x30, not x86-64's rip): the return
-			 * address is still in the link register (a leaf, a
-			 * prologue before the frame record is stored).
+			 * A return address column that is a real register
+			 * (aarch64's link register x30, not x86-64's rip) with no
+			 * rule: the return address is still in it (a leaf, a
+			 * prologue before the frame record is stored, a function
+			 * interrupted by a signal) -- unless what it holds is
+			 * this frame's own return address, restored there by the
+			 * callee's step: then nothing saved it, the outermost
+			 * frame (_start's DW_CFA_undefined reads the same way:
+			 * libdw gives no rule for either). Unknown (after a
+			 * frame-pointer step): frame pointers from here.
 			 */
-			if (reg == ra_reg && ops && ra_reg != arch_reg_ip) {
+			if (reg == ra_reg && ra_reg != arch_reg_ip) {
 				if (!arch_reg_valid(regs, reg))
 					goto out;
+				if (arch_strip_ra(regs->r[reg], regs->pac_mask) ==
+				    regs->r[arch_reg_ip]) {
+					ret = 1;
+					goto out;
+				}
 				arch_reg_set(&caller, reg, regs->r[reg]);
 				continue;
 			}
@@ -298,8 +309,15 @@ int unwind_stack(struct module_map *mm, const struct arch_regs *initial,
 			out->end_module = m;
 			return 0;
 		}
-		/* The stack grows down: a caller's frame is above its callee's. */
-		if ((!sig && regs.r[arch_reg_sp] <= old_sp) ||
+		/*
+		 * The stack grows down: a caller's frame is above its callee's;
+		 * at the same sp only where a call leaves the return address in
+		 * a register (aarch64) and the function interrupted (the
+		 * innermost, or one a signal interrupted) has no frame yet: a
+		 * leaf, a prologue.
+		 */
+		if ((!sig && (regs.r[arch_reg_sp] < old_sp ||
+			      (regs.r[arch_reg_sp] == old_sp && !(exact && arch_entry_cfa_offset == 0)))) ||
 		    (regs.r[arch_reg_ip] == pc && regs.r[arch_reg_sp] - old_sp <= 16)) {
 			out->end = UNWIND_END_BAD_FRAME;
 			out->end_module = m;
