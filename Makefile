@@ -10,6 +10,7 @@
 #   make static       build-static/framewalk: one static, stripped binary
 #   make static ARCH=aarch64   build-static-aarch64/framewalk, cross-built (docs/AARCH64.md)
 #   make unit-aarch64  the unit tests cross-built for aarch64, run under qemu-user
+#   make bpf-core-aarch64   the arm64 BPF object against an arm64 kernel's BTF
 #   make deb          build-deb/framewalk_*.deb (dpkg-buildpackage -b -us -uc)
 #   make bench        the side-by-side benchmarks (bench/README.md)
 
@@ -88,6 +89,13 @@ $(UNIT_AARCH64_DIR)/build.ninja:
 unit-aarch64: aarch64-deps $(UNIT_AARCH64_DIR)/build.ninja
 	ninja -C $(UNIT_AARCH64_DIR)
 	meson test -C $(UNIT_AARCH64_DIR) --print-errorlogs --suite unit
+
+# The aarch64 BPF object's CO-RE relocations and pt_regs layout against the
+# BTF of Debian's arm64 kernel (no arm64 machine needed; scripts/arm64-core-check.sh)
+.PHONY: bpf-core-aarch64
+bpf-core-aarch64:
+	$(MAKE) static ARCH=aarch64
+	scripts/arm64-core-check.sh build-static-aarch64/fwprof.bpf.o
 
 # The Debian package of the committed tree (HEAD), built with Debian's own
 # tools (debian/) in a `git archive` copy under build-deb/, so the .deb lands
