@@ -62,9 +62,10 @@ const int64_t arch_entry_cfa_offset = 0;
  * is not in the record: clang puts the record at the top of the frame
  * (caller's sp = x29 + 16), gcc at the bottom, below the locals (x29 + the
  * frame size); x29 + 16 is the lowest it can be, and the caller's own record
- * lies at or above it, which is what the walk's checks need.
+ * lies at or above it, which is what the walk's checks need. Not exact: the
+ * unwinder prefers the CFI step where there is CFI (caller_sp_exact 0).
  */
-const struct arch_fp_layout arch_fp = { 0, 8, 16 };
+const struct arch_fp_layout arch_fp = { 0, 8, 16, 0 };
 
 /*
  * Without a known mask: every bit from the 48-bit virtual address size up

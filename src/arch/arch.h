@@ -64,7 +64,15 @@ extern const int64_t arch_entry_cfa_offset;
 struct arch_fp_layout {
 	int64_t saved_fp_off;      /* caller fp at fp + this */
 	int64_t ret_addr_off;      /* return address at fp + this */
-	int64_t caller_sp_off;     /* caller sp = fp + this */
+	int64_t caller_sp_off;     /* caller sp = fp + this (or at least this: see below) */
+	/*
+	 * Is fp + caller_sp_off the caller's sp exactly (x86-64: 1)? On
+	 * aarch64 gcc puts the record at the bottom of the frame, below the
+	 * locals, so it is only a lower bound there (0): a frame's extent,
+	 * which the native/Python merge reads (sampler/merge.c), then needs
+	 * the CFI step, and the frame-pointer step is only the fallback.
+	 */
+	int caller_sp_exact;
 };
 extern const struct arch_fp_layout arch_fp;
 

@@ -25,7 +25,7 @@ const char *const arch_multiarch = "x86_64-linux-gnu";
 const int64_t arch_entry_cfa_offset = 8;
 
 /* [rbp] = caller's rbp, [rbp+8] = return address, caller's rsp = rbp+16 */
-const struct arch_fp_layout arch_fp = { 0, 8, 16 };
+const struct arch_fp_layout arch_fp = { 0, 8, 16, 1 };
 
 static const uint8_t endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
 static const uint8_t push_rbp = 0x55;

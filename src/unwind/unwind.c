@@ -249,6 +249,16 @@ static int fp_step(struct arch_regs *regs, unwind_read_fn read, void *ctx)
 	return 0;
 }
 
+/*
+ * Take the frame-pointer step for a caller's frame in m? Where the module
+ * keeps frame pointers and the step gives the caller's sp exactly (not on
+ * aarch64, where the CFI step does it; arch.h).
+ */
+static int fp_first_choice(const struct fw_module *m)
+{
+	return arch_fp.caller_sp_exact && module_fp_verdict(m) == FPA_YES;
+}
+
 int unwind_stack(struct module_map *mm, const struct arch_regs *initial,
 		 unwind_read_fn read, void *ctx, struct unwind_result *out)
 {
@@ -275,7 +285,7 @@ int unwind_stack(struct module_map *mm, const struct arch_regs *initial,
 		out->n++;
 		m = modules_find(mm, pc);
 		/* Callers' pcs are return addresses: look up the call instruction. */
-		if (m && (first || module_fp_verdict(m) != FPA_YES)) {
+		if (m && (first || !fp_first_choice(m))) {
 			ret = cfi_step(m, exact ? pc : pc - 1, &regs, read, ctx, &sig);
 			if (ret == 0) {
 				out->cfi_steps++;
@@ -284,7 +294,7 @@ int unwind_stack(struct module_map *mm, const struct arch_regs *initial,
 		}
 		/* No CFI here (or an expression we cannot evaluate): frame pointers. */
 		if (ret == -ENOENT || ret == -EINVAL || ret == -ENOTSUP ||
-		    (m && !first && module_fp_verdict(m) == FPA_YES)) {
+		    (m && !first && fp_first_choice(m))) {
 			ret = fp_step(&regs, read, ctx);
 			sig = 0;
 			if (ret == 0) {

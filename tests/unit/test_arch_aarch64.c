@@ -8,7 +8,9 @@
  * -mbranch-protection=standard, see fixtures/a64_funcs.c): frame records
  * whose return addresses carry pointer authentication codes, a leaf whose
  * return address is still in x30, samples inside a prologue. The prologue
- * matcher reads the same object's code bytes (fixtures/a64_prologues.h).
+ * matcher reads the same object's code bytes (fixtures/a64_prologues.h),
+ * and the frame-pointer verdict its CFI and that of its twin built without
+ * frame pointers (fixtures/a64_funcs_nofp.so).
  * Cross-built, the same test runs under qemu-aarch64 (make unit-aarch64).
  */
 #include <errno.h>
@@ -22,6 +24,7 @@
 
 #include "arch/arch.h"
 #include "elf/elffile.h"
+#include "elf/fpaudit.h"
 #include "elf/modules.h"
 #include "unwind/unwind.h"
 
@@ -376,6 +379,35 @@ static void test_prologue_crafted(void **state)
 	}
 }
 
+/* ---- the frame-pointer verdict from arm64 CFI ------------------------------ */
+
+static enum fpa_verdict verdict_of(const char *path)
+{
+	struct elf_cache *c = elf_cache_new();
+	struct elf_info *f;
+	enum fpa_verdict v;
+	int loaded;
+
+	f = elf_cache_open_path(c, path, path, "", &loaded);
+	assert_non_null(f);
+	v = f->fp;
+	elf_cache_put(c, f);
+	elf_cache_free(c);
+	return v;
+}
+
+static void test_fp_verdict(void **state)
+{
+	(void)state;
+	/*
+	 * gcc keeps the CFA on sp with frame pointers on aarch64: the saved
+	 * x29/x30 pair (a frame record) is what says so; without frame
+	 * pointers gcc saves x30 alone
+	 */
+	assert_int_equal(verdict_of(A64_FIXTURE), FPA_YES);
+	assert_int_equal(verdict_of(A64_FIXTURE_NOFP), FPA_NO);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -386,6 +418,7 @@ int main(void)
 		cmocka_unit_test(test_prologue_samples),
 		cmocka_unit_test(test_prologue_real),
 		cmocka_unit_test(test_prologue_crafted),
+		cmocka_unit_test(test_fp_verdict),
 	};
 
 	return cmocka_run_group_tests(tests, setup_module, teardown_module);
