@@ -58,7 +58,7 @@ static int in_code(struct elf_info *f, uint64_t vaddr)
 
 /*
  * libdwfl's answer for vaddr, without the symbol version: what the index
- * must give (1 named, 0 not, -1 not code: not compared).
+ * must give (1 named, 0 not, -1 not code or a mapping symbol: not compared).
  */
 static int libdw_name(struct elf_info *f, uint64_t vaddr, char *buf, size_t size)
 {
@@ -71,6 +71,14 @@ static int libdw_name(struct elf_info *f, uint64_t vaddr, char *buf, size_t size
 		return -1;
 	if (!name)
 		return 0;
+	/*
+	 * An ARM mapping symbol ($x: code follows; $d: data) names no
+	 * function, and the index leaves them out (elf/addrinfo.c): where
+	 * libdwfl answers with one, the index gives the label before it, or
+	 * none. Not compared.
+	 */
+	if (name[0] == '$' && name[1] && strchr("xdat", name[1]) && (!name[2] || name[2] == '.'))
+		return -1;
 	len = strcspn(name, "@");
 	if (!len)
 		len = strlen(name);
