@@ -8,6 +8,9 @@
 #   make check SANITIZE=1   the same against an ASan+UBSan build
 #   make install [PREFIX=/usr/local] [DESTDIR=...]
 #   make static       build-static/framewalk: one static, stripped binary
+#   make static ARCH=aarch64   build-static-aarch64/framewalk, cross-built (docs/AARCH64.md)
+#   make unit-aarch64  the unit tests cross-built for aarch64, run under qemu-user
+#   make bpf-core-aarch64   the arm64 BPF object against an arm64 kernel's BTF
 #   make deb          build-deb/framewalk_*.deb (dpkg-buildpackage -b -us -uc)
 #   make bench        the side-by-side benchmarks (bench/README.md)
 
@@ -47,13 +50,57 @@ build: deps $(BUILDDIR)/build.ninja
 
 # The same sources as one statically linked, stripped binary (meson
 # -Dstatic=true): for copying into a container. README.md, "Installing".
+# ARCH=aarch64 (or arm64) cross-builds it from x86-64 with Debian's cross
+# compiler and an arm64 sysroot (cross/aarch64-linux-gnu.ini,
+# scripts/arm64-sysroot.sh, docs/AARCH64.md); any other ARCH (the kernel's
+# x86, an unset one) is this machine's.
+ifneq ($(filter aarch64 arm64,$(ARCH)),)
+STATIC_DIR = build-static-aarch64
+STATIC_CROSS = --cross-file cross/aarch64-linux-gnu.ini
+STATIC_DEPS = aarch64-deps
+else
 STATIC_DIR = build-static
+STATIC_CROSS =
+STATIC_DEPS = deps
+endif
 
 $(STATIC_DIR)/build.ninja:
-	meson setup $(STATIC_DIR) --buildtype=debugoptimized -Dstatic=true
+	meson setup $(STATIC_DIR) $(STATIC_CROSS) --buildtype=debugoptimized -Dstatic=true
 
-static: deps $(STATIC_DIR)/build.ninja
+static: $(STATIC_DEPS) $(STATIC_DIR)/build.ninja
 	ninja -C $(STATIC_DIR)
+
+# the cross compiler, qemu-user and the arm64 sysroot
+.PHONY: aarch64-deps unit-aarch64
+aarch64-deps:
+	@scripts/deps.sh aarch64
+	@scripts/arm64-sysroot.sh
+
+# The unit tests cross-built for aarch64 (an ordinary, dynamic cross build)
+# and run under qemu-aarch64 with the sysroot's libraries (the cross file's
+# exe_wrapper). Left out there, for what qemu-user does not emulate
+# (docs/AARCH64.md): test_safe_open (no openat2) and test_taskstat
+# (/proc/PID/syscall shows qemu's own x86-64 calls).
+UNIT_AARCH64_DIR = build-aarch64
+UNIT_AARCH64_QEMU_SKIP = test_safe_open test_taskstat
+
+$(UNIT_AARCH64_DIR)/build.ninja:
+	meson setup $(UNIT_AARCH64_DIR) --cross-file cross/aarch64-linux-gnu.ini \
+		--buildtype=debugoptimized
+
+unit-aarch64: aarch64-deps $(UNIT_AARCH64_DIR)/build.ninja
+	ninja -C $(UNIT_AARCH64_DIR)
+	meson test -C $(UNIT_AARCH64_DIR) --print-errorlogs $$(meson introspect --tests \
+		$(UNIT_AARCH64_DIR) | python3 -c 'import json, sys; print(" ".join(t["name"] \
+		for t in json.load(sys.stdin) if "framewalk:unit" in t["suite"] and t["name"] not in sys.argv[1:]))' \
+		$(UNIT_AARCH64_QEMU_SKIP))
+
+# The aarch64 BPF object's CO-RE relocations and pt_regs layout against the
+# BTF of Debian's arm64 kernel (no arm64 machine needed; scripts/arm64-core-check.sh)
+.PHONY: bpf-core-aarch64
+bpf-core-aarch64:
+	$(MAKE) static ARCH=aarch64
+	scripts/arm64-core-check.sh build-static-aarch64/fwprof.bpf.o
 
 # The Debian package of the committed tree (HEAD), built with Debian's own
 # tools (debian/) in a `git archive` copy under build-deb/, so the .deb lands
@@ -140,4 +187,4 @@ bench: build
 	@bench/run-all.sh $(FRAMEWALK)
 
 clean:
-	rm -rf build build-sanitize build-fuzz build-static build-deb
+	rm -rf build build-sanitize build-fuzz build-static build-deb build-static-aarch64 build-aarch64

@@ -4,6 +4,9 @@
 #   scripts/deps.sh test    what `make check` needs on top (test tools)
 #   scripts/deps.sh deb     what `make deb` (dpkg-buildpackage) needs on top
 #   scripts/deps.sh demo    what `make demo` needs on top (the unstable root)
+#   scripts/deps.sh aarch64 what `make static ARCH=aarch64` needs on top (cross
+#                           compiler, qemu-user for the cross-built unit tests,
+#                           mmdebstrap for the arm64 sysroot, scripts/arm64-sysroot.sh)
 # As root it runs apt-get; otherwise it prints the one command to run.
 set -eu
 
@@ -17,6 +20,9 @@ BUILD_PKGS="$BUILD_PKGS clang llvm bpftool libbpf-dev"   # the eBPF backend (cla
 # and libbpf pull in (pkg-config --static)
 BUILD_PKGS="$BUILD_PKGS libc6-dev libbz2-dev liblzma-dev libzstd-dev"
 DEB_PKGS="dpkg-dev debhelper"
+# make static ARCH=aarch64: Debian's cross compiler (no dpkg architecture is
+# added: the arm64 libraries come from a sysroot, scripts/arm64-sysroot.sh)
+AARCH64_PKGS="gcc-aarch64-linux-gnu qemu-user-static mmdebstrap"
 # make demo: the Debian-unstable root with python3.15 (scripts/sid-root.sh)
 DEMO_PKGS="mmdebstrap"   # debian/control: Rules-Requires-Root: no, so no fakeroot
 TEST_PKGS="libcmocka-dev python3-pytest mmdebstrap binutils util-linux procps"
@@ -48,7 +54,8 @@ build) want="$BUILD_PKGS" ;;
 test) want="$BUILD_PKGS $TEST_PKGS" ;;
 deb) want="$BUILD_PKGS $DEB_PKGS" ;;
 demo) want="$BUILD_PKGS $DEMO_PKGS" ;;
-*) echo "usage: $0 build|test|deb|demo" >&2; exit 2 ;;
+aarch64) want="$BUILD_PKGS $AARCH64_PKGS" ;;
+*) echo "usage: $0 build|test|deb|demo|aarch64" >&2; exit 2 ;;
 esac
 
 missing=""

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <unistd.h>
 
+#include "arch/arch.h"
 #include "cmd/cmd.h"
 #include "target/privilege.h"
 #include "util/util.h"
@@ -38,15 +39,15 @@ static void usage(FILE *f)
 }
 
 /* FRAMEWALK_VERSION and FRAMEWALK_BUILD come from meson.build, the commit
- * from the generated version.h. */
+ * from the generated version.h, the architecture from the arch file linked. */
 static void print_version(void)
 {
 	if (strcmp(FRAMEWALK_COMMIT, "unknown"))
-		printf("framewalk %s (commit %s, %s build)\n", FRAMEWALK_VERSION,
-		       FRAMEWALK_COMMIT, FRAMEWALK_BUILD);
+		printf("framewalk %s (commit %s, %s build, %s)\n", FRAMEWALK_VERSION,
+		       FRAMEWALK_COMMIT, FRAMEWALK_BUILD, arch_name);
 	else
 		printf("framewalk %s (commit unknown: built from a source tree without git "
-		       "metadata, %s build)\n", FRAMEWALK_VERSION, FRAMEWALK_BUILD);
+		       "metadata, %s build, %s)\n", FRAMEWALK_VERSION, FRAMEWALK_BUILD, arch_name);
 }
 
 static int finish_stdout(int code)

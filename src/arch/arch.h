@@ -3,9 +3,13 @@
  * unwinder tracks and their DWARF numbers, the frame-pointer layout and the
  * prologue that sets it up, the CFA at a function's entry, how ptrace hands
  * registers over, system call numbers, the ELF machine and the multiarch
- * library directory. x86_64.c implements it; meson.build picks the file for
- * the host (host_machine.cpu_family()) together with its BPF target, so a
- * port (aarch64.c) is one new file and one row there, not a rewrite.
+ * library directory, and what a saved return address carries besides the
+ * address (aarch64: pointer authentication codes). x86_64.c and aarch64.c
+ * implement it; meson.build picks the file for the host
+ * (host_machine.cpu_family(), or the cross file's) together with its BPF
+ * target. The facts are link-time constants and functions, not macros: the
+ * arch-independent code is compiled once, and a unit test can link another
+ * architecture's file to run the same code with its facts.
  */
 #ifndef FRAMEWALK_ARCH_ARCH_H
 #define FRAMEWALK_ARCH_ARCH_H
@@ -28,11 +32,23 @@ struct arch_regs {
 	int in_syscall;            /* ptrace: stopped inside a system call */
 	long syscall_nr;           /* ptrace, in_syscall: that call and its first argument */
 	uint64_t syscall_arg0;
+	/*
+	 * The bits of a return address saved by this thread's code that are
+	 * not address (aarch64: the pointer authentication code; NT_ARM_PAC_MASK),
+	 * for arch_strip_ra. 0: unknown, the architecture's default.
+	 */
+	uint64_t pac_mask;
 };
 
 extern const int arch_nregs;   /* registers this architecture tracks (<= ARCH_NREGS) */
 
-extern const int arch_reg_ip;  /* DWARF number of the return address column */
+/*
+ * Where the pc is kept in struct arch_regs. x86-64: rip, 16, which is also
+ * the CFI's return address column. aarch64: 32 (PC in the AArch64 DWARF
+ * numbering); its return address column is x30 (the link register), which
+ * an unwinder reads from the CFI (dwarf_frame_info), not from here.
+ */
+extern const int arch_reg_ip;
 extern const int arch_reg_sp;
 extern const int arch_reg_fp;
 extern const char *const arch_name;      /* "x86-64", for messages */
@@ -48,7 +64,15 @@ extern const int64_t arch_entry_cfa_offset;
 struct arch_fp_layout {
 	int64_t saved_fp_off;      /* caller fp at fp + this */
 	int64_t ret_addr_off;      /* return address at fp + this */
-	int64_t caller_sp_off;     /* caller sp = fp + this */
+	int64_t caller_sp_off;     /* caller sp = fp + this (or at least this: see below) */
+	/*
+	 * Is fp + caller_sp_off the caller's sp exactly (x86-64: 1)? On
+	 * aarch64 gcc puts the record at the bottom of the frame, below the
+	 * locals, so it is only a lower bound there (0): a frame's extent,
+	 * which the native/Python merge reads (sampler/merge.c), then needs
+	 * the CFI step, and the frame-pointer step is only the fallback.
+	 */
+	int caller_sp_exact;
 };
 extern const struct arch_fp_layout arch_fp;
 
@@ -69,8 +93,30 @@ int arch_syscall_fd_arg(long nr);
 /* Is nr restart_syscall (a wait that a signal or ptrace stop interrupted, resumed)? */
 int arch_syscall_is_restart(long nr);
 
-/* Read a stopped thread's registers with ptrace. 0 or -errno. */
+/*
+ * Read a stopped thread's registers with ptrace, its pac_mask too
+ * (arch_ptrace_pac_mask; 0 when unknown). 0 or -errno.
+ */
 int arch_ptrace_getregs(pid_t tid, struct arch_regs *regs);
+
+/*
+ * The pointer authentication mask of a stopped thread's code addresses
+ * (aarch64: PTRACE_GETREGSET NT_ARM_PAC_MASK's insn_mask). 0 with *mask 0
+ * where the architecture has none (x86-64); -errno where the kernel or CPU
+ * gives none (then arch_strip_ra's default applies).
+ */
+int arch_ptrace_pac_mask(pid_t tid, uint64_t *mask);
+
+/*
+ * A return address read from a saved frame (a frame record, a CFI-saved
+ * register, the link register), without what is not address: aarch64 code
+ * built with -mbranch-protection signs it, and the pointer authentication
+ * code sits in the bits above the virtual address size. pac_mask: the
+ * thread's mask (struct arch_regs.pac_mask), 0 for the default (aarch64:
+ * every bit from 48 up; user code lies below 2^48 unless it asked for
+ * more). x86-64 returns ra unchanged.
+ */
+uint64_t arch_strip_ra(uint64_t ra, uint64_t pac_mask);
 
 static inline int arch_reg_valid(const struct arch_regs *r, int n)
 {

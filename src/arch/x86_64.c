@@ -25,7 +25,7 @@ const char *const arch_multiarch = "x86_64-linux-gnu";
 const int64_t arch_entry_cfa_offset = 8;
 
 /* [rbp] = caller's rbp, [rbp+8] = return address, caller's rsp = rbp+16 */
-const struct arch_fp_layout arch_fp = { 0, 8, 16 };
+const struct arch_fp_layout arch_fp = { 0, 8, 16, 1 };
 
 static const uint8_t endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
 static const uint8_t push_rbp = 0x55;
@@ -103,7 +103,22 @@ int arch_ptrace_getregs(pid_t tid, struct arch_regs *regs)
 	regs->in_syscall = (long)u.orig_rax >= 0;
 	regs->syscall_nr = regs->in_syscall ? (long)u.orig_rax : -1;
 	regs->syscall_arg0 = u.rdi;
+	regs->pac_mask = 0;
 	return 0;
+}
+
+/* No pointer authentication: return addresses are plain addresses. */
+int arch_ptrace_pac_mask(pid_t tid, uint64_t *mask)
+{
+	(void)tid;
+	*mask = 0;
+	return 0;
+}
+
+uint64_t arch_strip_ra(uint64_t ra, uint64_t pac_mask)
+{
+	(void)pac_mask;
+	return ra;
 }
 
 /* The system calls a thread is commonly found waiting in. */

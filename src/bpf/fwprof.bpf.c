@@ -15,6 +15,15 @@
 #include <linux/ptrace.h>
 #include <bpf/bpf_helpers.h>
 
+/*
+ * The architecture's facts (fw_uregs_t, struct thread_struct, FW_COPY_REGS,
+ * FW_UREGS_SP, FW_CTX_USER_MODE, FW_UREGS_SYSCALL_*, FW_TASK_PTHREAD) come
+ * from arch_x86.h or arch_arm64.h, which meson.build includes first.
+ */
+#ifndef FRAMEWALK_BPF_ARCH_H
+#error "build with -include src/bpf/arch_<target>.h (meson.build)"
+#endif
+
 #include "fwprof.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -23,10 +32,6 @@ char LICENSE[] SEC("license") = "GPL";
  * The few kernel types used, relocated by libbpf against the running
  * kernel's BTF (CO-RE), so no vmlinux.h is needed to build.
  */
-struct thread_struct {
-	unsigned long fsbase;
-} __attribute__((preserve_access_index));
-
 struct task_struct {
 	unsigned int __state;
 	int on_cpu;
@@ -126,25 +131,9 @@ static __always_inline void count(__u32 which)
 		__sync_fetch_and_add(v, 1);
 }
 
-static __always_inline void copy_regs(struct fw_sample_hdr *h, const struct pt_regs *r)
+static __always_inline void copy_regs(struct fw_sample_hdr *h, const fw_uregs_t *r)
 {
-	h->regs[0] = r->rax;
-	h->regs[1] = r->rdx;
-	h->regs[2] = r->rcx;
-	h->regs[3] = r->rbx;
-	h->regs[4] = r->rsi;
-	h->regs[5] = r->rdi;
-	h->regs[6] = r->rbp;
-	h->regs[7] = r->rsp;
-	h->regs[8] = r->r8;
-	h->regs[9] = r->r9;
-	h->regs[10] = r->r10;
-	h->regs[11] = r->r11;
-	h->regs[12] = r->r12;
-	h->regs[13] = r->r13;
-	h->regs[14] = r->r14;
-	h->regs[15] = r->r15;
-	h->regs[16] = r->rip;
+	FW_COPY_REGS(h, r);
 }
 
 /* The GIL holder and the collector's flag, read at the sample's instant. */
@@ -271,7 +260,7 @@ static __always_inline __u64 find_tstate(const struct fw_target_cfg *cfg, __u32 
 				 .id_off = cfg->tstate_thread_id };
 	__u64 *ts = bpf_map_lookup_elem(&tstates, &tid), id = 0;
 
-	w.want = self->thread.fsbase;
+	w.want = FW_TASK_PTHREAD(self);
 	if (ts && *ts == FW_NOT_PYTHON)
 		return 0;
 	if (ts && *ts && !read_user(&id, sizeof(id), (void *)(*ts + cfg->tstate_thread_id), task) &&
@@ -382,7 +371,7 @@ static __always_inline __u64 submit_flags(void)
  * there is nothing to send.
  */
 static __always_inline __u64 build_record(struct fw_sample_buf *buf, const struct fw_target_cfg *cfg,
-					  const struct pt_regs *uregs, struct task_struct *task,
+					  const fw_uregs_t *uregs, struct task_struct *task,
 					  void *perf_ctx)
 {
 	struct fw_sample_hdr *h = &buf->h;
@@ -411,7 +400,7 @@ static __always_inline __u64 build_record(struct fw_sample_buf *buf, const struc
 			if (off > FW_PY_OFFSET + FW_MAX_PY_FRAMES * sizeof(struct fw_py_frame))
 				return 0;
 			h->kind = FW_REC_FULL;
-			h->stack_bytes = copy_user_stack(h, (__u8 *)buf + off, uregs->rsp, task);
+			h->stack_bytes = copy_user_stack(h, (__u8 *)buf + off, FW_UREGS_SP(uregs), task);
 		} else {
 			/*
 			 * Every module keeps frame pointers: the kernel's walk is
@@ -445,7 +434,7 @@ int fwprof_sample(struct bpf_perf_event_data *ctx)
 	struct fw_target_cfg *cfg = bpf_map_lookup_elem(&targets, &tgid);
 	struct fw_sample_buf *buf;
 	struct fw_sample_hdr *h;
-	struct pt_regs uregs;
+	fw_uregs_t uregs;
 	void *up;
 
 	__u32 tid = (__u32)pid_tgid;
@@ -466,7 +455,7 @@ int fwprof_sample(struct bpf_perf_event_data *ctx)
 	h->tid = tid;
 	h->cpu = cpu;
 	h->time_ns = bpf_ktime_get_ns();
-	h->user_mode = (ctx->regs.cs & 3) == 3;
+	h->user_mode = FW_CTX_USER_MODE(ctx);
 	h->off_cpu = 0;
 	h->syscall_nr = -1;
 	h->syscall_arg0 = 0;
@@ -498,7 +487,7 @@ int fwprof_waiting(struct bpf_iter__task *ctx)
 	struct fw_target_cfg *cfg;
 	struct fw_sample_buf *buf;
 	struct fw_sample_hdr *h;
-	struct pt_regs uregs;
+	fw_uregs_t uregs;
 	__u32 tgid, slot = iter_slot;
 	unsigned long switches;
 	__u64 size;
@@ -532,8 +521,8 @@ int fwprof_waiting(struct bpf_iter__task *ctx)
 	h->cpu = (__u32)-1;
 	h->time_ns = bpf_ktime_get_ns();
 	h->user_mode = 0;
-	h->syscall_nr = (__s32)uregs.orig_rax;
-	h->syscall_arg0 = uregs.rdi;
+	h->syscall_nr = FW_UREGS_SYSCALL_NR(&uregs);
+	h->syscall_arg0 = FW_UREGS_SYSCALL_ARG0(&uregs);
 	size = build_record(buf, cfg, &uregs, task, NULL);
 	h->off_cpu = !task->on_cpu && task->nvcsw + task->nivcsw == switches ?
 		     FW_OFFCPU_STABLE : FW_OFFCPU_MOVED;

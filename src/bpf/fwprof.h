@@ -22,8 +22,16 @@
 #define FW_BELOW_SP 256          /* a trimmed copy starts this far below sp */
 #define FW_KSTACK_MAX 64
 #define FW_USTACK_MAX 127
-#define FW_NREGS 17
-#define FW_MAX_THREAD_WALK 512   /* thread states looked at to find one thread's */              /* DWARF order: rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip */
+#define FW_MAX_THREAD_WALK 512   /* thread states looked at to find one thread's */
+
+/*
+ * Registers in a record, in DWARF order (x86-64 17: rax rdx rcx rbx rsi rdi
+ * rbp rsp r8-r15 rip; aarch64 33: x0-x30 sp pc): the architecture's, which
+ * meson.build passes to both compilers (-DFW_NREGS, arch_record_nregs).
+ */
+#ifndef FW_NREGS
+#error "FW_NREGS comes from meson.build"
+#endif
 
 /* tstates map value for a thread with no Python state (never a pointer: odd). */
 #define FW_NOT_PYTHON 1ULL

@@ -84,6 +84,20 @@ static const char *plain_name(struct elf_symidx *x, const char *name)
 	return x->copies[x->ncopies++];
 }
 
+/*
+ * An ARM/AArch64 mapping symbol ($x: A64 code from here, $d: data, $a/$t:
+ * A32/T32 code; "$x.<anything>" too, local and untyped): it marks what
+ * kind of bytes follow, it names no function, and as the nearest label it
+ * would name the code after it ("$x" for deregister_tm_clones in an arm64
+ * binary). libdwfl skips them as well.
+ */
+static int mapping_symbol(const char *name, const GElf_Sym *sym)
+{
+	return name[0] == '$' && strchr("xdat", name[1]) && name[1] &&
+	       (!name[2] || name[2] == '.') && GELF_ST_TYPE(sym->st_info) == STT_NOTYPE &&
+	       GELF_ST_BIND(sym->st_info) == STB_LOCAL;
+}
+
 static struct elf_symidx *build_index(struct elf_info *f)
 {
 	struct elf_symidx *x = xcalloc(1, sizeof(*x));
@@ -103,7 +117,7 @@ static struct elf_symidx *build_index(struct elf_info *f)
 
 		type = GELF_ST_TYPE(sym.st_info);
 		if (!name || !name[0] || !elf || shndx == SHN_UNDEF || type == STT_SECTION ||
-		    type == STT_FILE || type == STT_TLS)
+		    type == STT_FILE || type == STT_TLS || mapping_symbol(name, &sym))
 			continue;
 		/* Only code is looked up: symbols elsewhere would only slow the search. */
 		scn = shndx < SHN_LORESERVE || shndx == SHN_XINDEX ? elf_getscn(elf, shndx) : NULL;

@@ -460,9 +460,54 @@ static void collect_fdes(struct module *m, Elf_Scn *scn, int eh_frame)
 
 enum fn_class { FN_WITH_FP, FN_WITHOUT_FP, FN_NEUTRAL };
 
+/* Where a row saves register reg: CFA + *off (the offset(N) rule). 0 or -1. */
+static int saved_at(Dwarf_Frame *frame, int reg, int64_t *off)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t nops;
+
+	if (dwarf_frame_register(frame, reg, mem, &ops, &nops) || !ops || !nops ||
+	    ops[0].atom != DW_OP_call_frame_cfa)
+		return -1;
+	if (nops == 1) {
+		*off = 0;
+		return 0;
+	}
+	if (nops == 2 && ops[1].atom == DW_OP_plus_uconst) {
+		*off = (int64_t)ops[1].number;
+		return 0;
+	}
+	if (nops == 3 && (ops[1].atom == DW_OP_consts || ops[1].atom == DW_OP_constu) &&
+	    ops[2].atom == DW_OP_plus) {
+		*off = (int64_t)ops[1].number;
+		return 0;
+	}
+	return -1;
+}
+
 /*
- * Read the CFI rows of [start, end): *rbp when a row puts the CFA on rbp,
- * *entry_only when every row keeps it at rsp+8. 0, or -ENOENT without CFI.
+ * Does the row save a frame record: the frame pointer and, just above it,
+ * a return address column that is a real register (aarch64: x29 at CFA-N,
+ * x30 at CFA-N+8)? gcc keeps the CFA on sp with frame pointers on aarch64,
+ * so the record is what tells; without frame pointers it saves x30 alone.
+ * On x86-64 the return address column is rip, always at CFA-8, and a saved
+ * rbp beside it says nothing: never.
+ */
+static int saves_frame_record(Dwarf_Frame *frame, int ra_reg)
+{
+	int64_t fp_off, ra_off;
+
+	if (ra_reg == arch_reg_ip || ra_reg < 0)
+		return 0;
+	return !saved_at(frame, arch_reg_fp, &fp_off) && !saved_at(frame, ra_reg, &ra_off) &&
+	       ra_off - fp_off == arch_fp.ret_addr_off - arch_fp.saved_fp_off;
+}
+
+/*
+ * Read the CFI rows of [start, end): *rbp when a row puts the CFA on the
+ * frame pointer (rbp, x29) or saves a frame record (saves_frame_record),
+ * *entry_only when every row keeps the CFA where a function's entry has it
+ * (rsp+8, sp+0). 0, or -ENOENT without CFI.
  */
 static int cfi_rows(struct module *m, uint64_t start, uint64_t end, int *rbp, int *entry_only)
 {
@@ -476,6 +521,7 @@ static int cfi_rows(struct module *m, uint64_t start, uint64_t end, int *rbp, in
 		Dwarf_Op *ops;
 		size_t nops;
 		Dwarf_Addr fstart, fend;
+		int ra_reg;
 
 		if (dwarf_cfi_addrframe(m->cfi, pc, &frame))
 			return rows ? 0 : -ENOENT;
@@ -488,7 +534,10 @@ static int cfi_rows(struct module *m, uint64_t start, uint64_t end, int *rbp, in
 		} else {
 			*entry_only = 0;        /* an expression: not a plain entry state */
 		}
-		if (dwarf_frame_info(frame, &fstart, &fend, NULL) < 0 || fend <= pc) {
+		ra_reg = dwarf_frame_info(frame, &fstart, &fend, NULL);
+		if (ra_reg >= 0 && saves_frame_record(frame, ra_reg))
+			*rbp = 1;
+		if (ra_reg < 0 || fend <= pc) {
 			free(frame);
 			break;
 		}

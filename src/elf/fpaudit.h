@@ -16,6 +16,10 @@
  *                        are left out of the percentage, because a leaf may
  *                        legitimately omit the frame (-momit-leaf-frame-pointer)
  *   without              anything else (CFA on rsp after a push or sub)
+ * On aarch64 the same, with x29 for rbp, sp+0 for rsp+8, and a row that
+ * saves a frame record (x29 and x30 in adjacent slots) counting as a frame
+ * pointer: gcc keeps the CFA on sp there even with frame pointers, and
+ * saves x30 alone without them.
  * Module verdict over the non-neutral functions: yes >= 90 %, partly 10-90 %,
  * no < 10 %; n/a when every function is neutral.
  */

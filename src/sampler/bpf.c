@@ -14,6 +14,7 @@
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -544,8 +545,7 @@ static void native_from_record(struct bpf_run *br, struct sampler *s, const stru
 		ns->unwound = 1;
 		return;
 	}
-	regs.valid = 0;
-	regs.in_syscall = 0;
+	memset(&regs, 0, sizeof(regs));   /* pac_mask 0: the architecture's default */
 	for (int i = 0; i < FW_NREGS && i < ARCH_NREGS; i++)
 		arch_reg_set(&regs, i, h->regs[i]);
 	stack_copy_init(&sc, stack, h->stack_base, h->stack_bytes, FW_STACK_COPY);

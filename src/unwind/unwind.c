@@ -146,6 +146,29 @@ static int cfi_step(struct fw_module *m, uint64_t lookup_pc, struct arch_regs *r
 		if (dwarf_frame_register(frame, reg, ops_mem, &ops, &nops))
 			continue;
 		if (nops == 0) {
+			/*
+			 * A return address column that is a real register
+			 * (aarch64's link register x30, not x86-64's rip) with no
+			 * rule: the return address is still in it (a leaf, a
+			 * prologue before the frame record is stored, a function
+			 * interrupted by a signal) -- unless what it holds is
+			 * this frame's own return address, restored there by the
+			 * callee's step: then nothing saved it, the outermost
+			 * frame (_start's DW_CFA_undefined reads the same way:
+			 * libdw gives no rule for either). Unknown (after a
+			 * frame-pointer step): frame pointers from here.
+			 */
+			if (reg == ra_reg && ra_reg != arch_reg_ip) {
+				if (!arch_reg_valid(regs, reg))
+					goto out;
+				if (arch_strip_ra(regs->r[reg], regs->pac_mask) ==
+				    regs->r[arch_reg_ip]) {
+					ret = 1;
+					goto out;
+				}
+				arch_reg_set(&caller, reg, regs->r[reg]);
+				continue;
+			}
 			if (reg == ra_reg) {
 				/* Undefined (or same-value) return address: outermost frame. */
 				ret = 1;
@@ -183,9 +206,16 @@ static int cfi_step(struct fw_module *m, uint64_t lookup_pc, struct arch_regs *r
 	}
 	if (!arch_reg_valid(&caller, ra_reg))
 		goto out;
-	/* The caller's ip is the return address; its sp is the CFA. */
-	arch_reg_set(&caller, arch_reg_ip, caller.r[ra_reg]);
+	/*
+	 * The caller's ip is the return address (without a pointer
+	 * authentication code); its sp is the CFA.
+	 */
+	arch_reg_set(&caller, arch_reg_ip, arch_strip_ra(caller.r[ra_reg], regs->pac_mask));
 	arch_reg_set(&caller, arch_reg_sp, ec.cfa);
+	caller.in_syscall = 0;
+	caller.syscall_nr = -1;
+	caller.syscall_arg0 = 0;
+	caller.pac_mask = regs->pac_mask;
 	*regs = caller;
 	*signal_frame = signalp;
 	ret = 0;
@@ -208,6 +238,8 @@ static int fp_step(struct arch_regs *regs, unwind_read_fn read, void *ctx)
 	if (read(ctx, fp + (uint64_t)arch_fp.saved_fp_off, &caller_fp) ||
 	    read(ctx, fp + (uint64_t)arch_fp.ret_addr_off, &ra))
 		return -EFAULT;
+	/* aarch64: a signed return address carries its authentication code */
+	ra = arch_strip_ra(ra, regs->pac_mask);
 	if (ra == 0)
 		return 1;
 	regs->valid = 0;
@@ -215,6 +247,16 @@ static int fp_step(struct arch_regs *regs, unwind_read_fn read, void *ctx)
 	arch_reg_set(regs, arch_reg_ip, ra);
 	arch_reg_set(regs, arch_reg_sp, fp + (uint64_t)arch_fp.caller_sp_off);
 	return 0;
+}
+
+/*
+ * Take the frame-pointer step for a caller's frame in m? Where the module
+ * keeps frame pointers and the step gives the caller's sp exactly (not on
+ * aarch64, where the CFI step does it; arch.h).
+ */
+static int fp_first_choice(const struct fw_module *m)
+{
+	return arch_fp.caller_sp_exact && module_fp_verdict(m) == FPA_YES;
 }
 
 int unwind_stack(struct module_map *mm, const struct arch_regs *initial,
@@ -243,7 +285,7 @@ int unwind_stack(struct module_map *mm, const struct arch_regs *initial,
 		out->n++;
 		m = modules_find(mm, pc);
 		/* Callers' pcs are return addresses: look up the call instruction. */
-		if (m && (first || module_fp_verdict(m) != FPA_YES)) {
+		if (m && (first || !fp_first_choice(m))) {
 			ret = cfi_step(m, exact ? pc : pc - 1, &regs, read, ctx, &sig);
 			if (ret == 0) {
 				out->cfi_steps++;
@@ -252,7 +294,7 @@ int unwind_stack(struct module_map *mm, const struct arch_regs *initial,
 		}
 		/* No CFI here (or an expression we cannot evaluate): frame pointers. */
 		if (ret == -ENOENT || ret == -EINVAL || ret == -ENOTSUP ||
-		    (m && !first && module_fp_verdict(m) == FPA_YES)) {
+		    (m && !first && fp_first_choice(m))) {
 			ret = fp_step(&regs, read, ctx);
 			sig = 0;
 			if (ret == 0) {
@@ -277,8 +319,15 @@ int unwind_stack(struct module_map *mm, const struct arch_regs *initial,
 			out->end_module = m;
 			return 0;
 		}
-		/* The stack grows down: a caller's frame is above its callee's. */
-		if ((!sig && regs.r[arch_reg_sp] <= old_sp) ||
+		/*
+		 * The stack grows down: a caller's frame is above its callee's;
+		 * at the same sp only where a call leaves the return address in
+		 * a register (aarch64) and the function interrupted (the
+		 * innermost, or one a signal interrupted) has no frame yet: a
+		 * leaf, a prologue.
+		 */
+		if ((!sig && (regs.r[arch_reg_sp] < old_sp ||
+			      (regs.r[arch_reg_sp] == old_sp && !(exact && arch_entry_cfa_offset == 0)))) ||
 		    (regs.r[arch_reg_ip] == pc && regs.r[arch_reg_sp] - old_sp <= 16)) {
 			out->end = UNWIND_END_BAD_FRAME;
 			out->end_module = m;

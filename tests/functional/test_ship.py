@@ -21,6 +21,7 @@ Debian package, and --version.
 import fcntl
 import json
 import os
+import platform
 import re
 import shutil
 import subprocess
@@ -59,7 +60,7 @@ def head_commit():
 
 
 VERSION_RE = re.compile(r"^framewalk (?P<ver>\S+) \(commit (?P<commit>[0-9a-f]{4,40}), "
-                        r"(?P<kind>static|dynamic) build\)$")
+                        r"(?P<kind>static|dynamic) build, (?P<arch>x86-64|aarch64)\)$")
 
 
 def static_binary():
@@ -394,6 +395,9 @@ def test_version_names_the_commit(which):
     assert m.group("commit") == head_commit(), (
         "%s was built from %s, HEAD is %s (rebuild it)" % (b, m.group("commit"), head_commit()))
     assert m.group("kind") == which
+    # the architecture of the arch file linked (src/arch/): this machine's
+    assert m.group("arch") == {"x86_64": "x86-64", "aarch64": "aarch64"}.get(
+        platform.machine(), platform.machine()), r.stdout
 
 
 def test_version_without_git(tmp_path):

@@ -28,6 +28,9 @@ ASAN_OPTIONS=detect_leaks=0 ninja -C "$B" libframewalk-core.a >"$B/fuzz-ninja.lo
 	{ cat "$B/fuzz-ninja.log" >&2; exit 1; }
 
 LIBS="$(pkg-config --libs libelf libdw libprotobuf-c zlib) -liberty -lpthread"
+# what meson.build passes every compile for this architecture (the BPF
+# record's register count, src/bpf/fwprof.h); the fuzz build is x86-64's
+ARCH_DEFS="-DFW_NREGS=17"
 LIB="$B/libframewalk-core.a"
 mkdir -p "$B/fuzz"
 for src in tests/fuzz/fuzz_*.c; do
@@ -38,7 +41,7 @@ for src in tests/fuzz/fuzz_*.c; do
 		continue
 	fi
 	# shellcheck disable=SC2086
-	"$CC" -std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer -Wall -Wextra \
+	"$CC" -std=c11 -D_GNU_SOURCE $ARCH_DEFS -g -O1 -fno-omit-frame-pointer -Wall -Wextra \
 		-fsanitize=fuzzer $SAN -Isrc -I"$B" -Itests/fuzz \
 		-o "$out" "$src" "$LIB" $LIBS
 done
@@ -48,6 +51,6 @@ done
 if [ ! -x "$B/fuzz/gen_seeds" ] || [ "$B/fuzz/gen_seeds" -ot tests/fuzz/gen_seeds.c ] ||
 	[ "$B/fuzz/gen_seeds" -ot "$LIB" ] || [ "$B/fuzz/gen_seeds" -ot tests/fuzz/reader_image.h ]; then
 	# shellcheck disable=SC2086
-	"$CC" -std=c11 -D_GNU_SOURCE -g -O1 -Wall -Wextra $SAN -Isrc -Itests/fuzz \
+	"$CC" -std=c11 -D_GNU_SOURCE $ARCH_DEFS -g -O1 -Wall -Wextra $SAN -Isrc -Itests/fuzz \
 		-o "$B/fuzz/gen_seeds" tests/fuzz/gen_seeds.c "$LIB" $LIBS
 fi

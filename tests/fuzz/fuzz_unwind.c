@@ -228,8 +228,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		verbose = getenv("FUZZ_VERBOSE") != NULL;
 	if (size < HEAD)
 		return 0;
-	regs.valid = 0;
-	regs.in_syscall = 0;
+	memset(&regs, 0, sizeof(regs));   /* pac_mask 0: the architecture's default */
 	for (int i = 0; i < FW_NREGS; i++) {
 		memcpy(&w, data + 1 + 8 * i, 8);
 		arch_reg_set(&regs, i, decode(w));

@@ -33,7 +33,33 @@ static uint64_t next_rand(uint64_t *state)
 
 static size_t checked, named;
 
-/* libdwfl's answer for vaddr, without the symbol version: what the index must give. */
+/*
+ * Is vaddr in a section of code? Executable segments hold data too where
+ * the linker does not separate code (aarch64's binutils keep .rodata and
+ * .eh_frame_hdr in the text segment; -z separate-code is x86-64's
+ * default only), and no pc lands there.
+ */
+static int in_code(struct elf_info *f, uint64_t vaddr)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(f->mod, &bias);
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	if (!elf)
+		return 1;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR) &&
+		    sh.sh_type != SHT_NOBITS && vaddr >= sh.sh_addr + bias &&
+		    vaddr < sh.sh_addr + bias + sh.sh_size)
+			return 1;
+	return 0;
+}
+
+/*
+ * libdwfl's answer for vaddr, without the symbol version: what the index
+ * must give (1 named, 0 not, -1 not code or a mapping symbol: not compared).
+ */
 static int libdw_name(struct elf_info *f, uint64_t vaddr, char *buf, size_t size)
 {
 	GElf_Off off;
@@ -41,8 +67,18 @@ static int libdw_name(struct elf_info *f, uint64_t vaddr, char *buf, size_t size
 	const char *name = dwfl_module_addrinfo(f->mod, vaddr, &off, &sym, NULL, NULL, NULL);
 	size_t len;
 
+	if (!in_code(f, vaddr))
+		return -1;
 	if (!name)
 		return 0;
+	/*
+	 * An ARM mapping symbol ($x: code follows; $d: data) names no
+	 * function, and the index leaves them out (elf/addrinfo.c): where
+	 * libdwfl answers with one, the index gives the label before it, or
+	 * none. Not compared.
+	 */
+	if (name[0] == '$' && name[1] && strchr("xdat", name[1]) && (!name[2] || name[2] == '.'))
+		return -1;
 	len = strcspn(name, "@");
 	if (!len)
 		len = strlen(name);
@@ -57,6 +93,8 @@ static void check_one(struct fw_module *m, uint64_t vaddr, struct elf_addr_cost 
 	char want[512];
 	int has = libdw_name(m->file, vaddr, want, sizeof(want));
 
+	if (has < 0)
+		return;
 	elf_info_addr(m->file, vaddr, &ai, cost);
 	/* the name in the file: ai.symbol is its demangled form when it has one */
 	linkage = ai.linkage ? ai.linkage : ai.symbol;
