@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
  * framewalk's BPF program: runs on every cpu-clock perf event, keeps only
  * threads of the target processes, and writes one variable-sized record per
@@ -26,7 +26,7 @@
 
 #include "fwprof.h"
 
-char LICENSE[] SEC("license") = "GPL";
+char LICENSE[] SEC("license") = "Dual MIT/GPL";   /* the kernel takes it as GPL-compatible */
 
 /*
  * The few kernel types used, relocated by libbpf against the running
