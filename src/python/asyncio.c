@@ -31,6 +31,7 @@ struct task_info {
 	uint64_t addr;
 	int c_task;
 	uint64_t coro, loop, fut_waiter, name;
+	uint64_t context;           /* its own PyContext, 0: unread (as read: checked by its reader) */
 	int pending;
 };
 
@@ -304,6 +305,9 @@ static int read_task(struct py_async *a, uint64_t addr, struct task_info *t)
 		t->name = untag(a, load_u64(buf, (size_t)al->task_name));
 		t->fut_waiter = untag(a, load_u64(buf, (size_t)al->task_fut_waiter));
 		t->loop = untag(a, load_u64(buf, (size_t)al->fut_loop));
+		/* a plain PyObject *, never tagged: kept as read */
+		if (al->task_context >= 0 && (size_t)al->task_context + 8 <= size)
+			t->context = load_u64(buf, (size_t)al->task_context);
 		{
 			int32_t state;
 
@@ -321,6 +325,8 @@ static int read_task(struct py_async *a, uint64_t addr, struct task_info *t)
 			return -EFAULT;
 		if (py_obj_attr(a->ob, addr, "_name", &t->name))
 			t->name = 0;
+		if (py_obj_attr(a->ob, addr, "_context", &t->context))
+			t->context = 0;
 		if (py_obj_attr(a->ob, addr, "_fut_waiter", &t->fut_waiter) ||
 		    py_obj_is_none(a->ob, t->fut_waiter) == 1)
 			t->fut_waiter = 0;
@@ -1063,7 +1069,7 @@ static int tasks_of_all(struct py_async *a, uint64_t loop, uint64_t tstate, uint
 }
 
 int py_async_waiting(struct py_async *a, uint64_t loop, uint64_t tstate, uint64_t running,
-		     py_async_task_fn fn, void *ctx)
+		     py_async_task_fn fn, void *arg)
 {
 	struct py_frame_info *frames, chain[PY_ASYNC_CHAIN_MAX];
 	uint64_t *tasks = xcalloc(PY_ASYNC_TASKS_MAX, sizeof(*tasks));
@@ -1116,7 +1122,7 @@ int py_async_waiting(struct py_async *a, uint64_t loop, uint64_t tstate, uint64_
 			put_label(&frames[n++], task_label(a, &t));
 		append_waiters(a, &t, frames, max, &n);
 		a->stats.waiting++;
-		fn(ctx, frames, n);
+		fn(arg, &(struct py_async_waiting_task){ t.addr, t.context, frames, n });
 		given++;
 	}
 	free(frames);
