@@ -309,7 +309,12 @@ void pyview_tick(struct sampler *s, uint64_t now)
 		uint64_t every;
 		uint32_t thread;
 
-		if (!l->loop || now - l->seen_ns > LOOP_FORGET_NS || sampler_thread_gone(s, l->tid))
+		/*
+		 * now is the tick's start: a loop thread sampled in this tick was
+		 * seen after it (now - seen_ns wrapped, and the loop whose thread
+		 * had just been sampled was taken for one not seen for a second).
+		 */
+		if (!l->loop || l->seen_ns + LOOP_FORGET_NS < now || sampler_thread_gone(s, l->tid))
 			continue;
 		every = interval / 2;
 		if (WAITING_COST_FACTOR * l->read_cost_ns > every)
