@@ -545,7 +545,7 @@ static int await_chain_read(struct py_async *a, uint64_t coro, struct py_frame_i
  * object. One that is not was resumed meanwhile: -EBUSY. 0 or -errno.
  */
 static int await_chain(struct py_async *a, uint64_t coro, struct py_frame_info *chain,
-		       size_t max, size_t *n, uint64_t *awaited)
+		       size_t max, size_t *n, uint64_t *awaited, uint64_t *outer_awaits)
 {
 	struct await_link links[PY_ASYNC_CHAIN_MAX];
 	size_t nlinks;
@@ -553,6 +553,8 @@ static int await_chain(struct py_async *a, uint64_t coro, struct py_frame_info *
 
 	if (ret)
 		return ret;
+	if (outer_awaits)
+		*outer_awaits = nlinks ? links[0].awaits : 0;
 	for (size_t i = 0; i < nlinks; i++) {
 		uint64_t yf;
 
@@ -806,7 +808,7 @@ static void append_waiters(struct py_async *a, const struct task_info *t,
 			return;
 		seen[nseen++] = waiter;
 		coro_remember(a, parent.coro, parent.addr);
-		if (await_chain(a, parent.coro, chain, ARRAY_SIZE(chain), &nchain, &awaited))
+		if (await_chain(a, parent.coro, chain, ARRAY_SIZE(chain), &nchain, &awaited, NULL))
 			nchain = 0;
 		for (size_t k = nchain; k-- > 0 && *n < max;)
 			out[(*n)++] = chain[k];
@@ -1068,6 +1070,18 @@ static int tasks_of_all(struct py_async *a, uint64_t loop, uint64_t tstate, uint
 	return 0;
 }
 
+int py_async_still_waiting(struct py_async *a, const struct py_async_waiting_task *t)
+{
+	uint64_t frame, yf;
+	int ret = coro_suspended(a, t->coro);
+
+	if (ret != 1 || !t->awaits)
+		return ret;
+	if (coro_frame(a, t->coro, &frame) || coro_awaits(a, frame, &yf))
+		return -EFAULT;
+	return yf == t->awaits;
+}
+
 int py_async_waiting(struct py_async *a, uint64_t loop, uint64_t tstate, uint64_t running,
 		     py_async_task_fn fn, void *arg)
 {
@@ -1092,7 +1106,7 @@ int py_async_waiting(struct py_async *a, uint64_t loop, uint64_t tstate, uint64_
 	for (size_t i = 0; i < ntasks; i++) {
 		struct task_info t;
 		size_t nchain = 0, n = 0;
-		uint64_t awaited;
+		uint64_t awaited, outer = 0;
 		int runs = tasks[i] == running;
 
 		for (size_t k = 0; k < nnow; k++)
@@ -1108,7 +1122,7 @@ int py_async_waiting(struct py_async *a, uint64_t loop, uint64_t tstate, uint64_
 		coro_remember(a, t.coro, t.addr);
 		if (coro_suspended(a, t.coro) != 1)
 			continue;   /* running (another thread's loop), or just finishing */
-		ret = await_chain(a, t.coro, chain, ARRAY_SIZE(chain), &nchain, &awaited);
+		ret = await_chain(a, t.coro, chain, ARRAY_SIZE(chain), &nchain, &awaited, &outer);
 		if (ret == -EBUSY)
 			continue;   /* resumed since the loop's last sample: the running task */
 		if (ret || !nchain) {
@@ -1122,7 +1136,7 @@ int py_async_waiting(struct py_async *a, uint64_t loop, uint64_t tstate, uint64_
 			put_label(&frames[n++], task_label(a, &t));
 		append_waiters(a, &t, frames, max, &n);
 		a->stats.waiting++;
-		fn(arg, &(struct py_async_waiting_task){ t.addr, t.context, frames, n });
+		fn(arg, &(struct py_async_waiting_task){ t.addr, t.context, frames, n, t.coro, outer });
 		given++;
 	}
 	free(frames);

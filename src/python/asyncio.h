@@ -144,6 +144,8 @@ struct py_async_waiting_task {
 	uint64_t context;
 	const struct py_frame_info *frames;  /* innermost first */
 	size_t n;
+	uint64_t coro;                       /* its coroutine, and what it awaited as read */
+	uint64_t awaits;                     /* (0: a generator-based one that yielded bare) */
 };
 
 /*
@@ -156,5 +158,13 @@ struct py_async_waiting_task {
 typedef void (*py_async_task_fn)(void *arg, const struct py_async_waiting_task *t);
 int py_async_waiting(struct py_async *a, uint64_t loop, uint64_t tstate, uint64_t running,
 		     py_async_task_fn fn, void *arg);
+
+/*
+ * Is task t (as given to fn) still suspended where its chain was read, its
+ * outermost coroutine awaiting the same object? For what fn reads of it
+ * afterwards (its context): one that ran meanwhile, or finished and was
+ * freed, may have changed it. 1, 0, or -errno.
+ */
+int py_async_still_waiting(struct py_async *a, const struct py_async_waiting_task *t);
 
 #endif
