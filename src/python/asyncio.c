@@ -330,8 +330,13 @@ static int read_task(struct py_async *a, uint64_t addr, struct task_info *t)
 		if (py_obj_attr(a->ob, addr, "_fut_waiter", &t->fut_waiter) ||
 		    py_obj_is_none(a->ob, t->fut_waiter) == 1)
 			t->fut_waiter = 0;
-		t->pending = !py_obj_attr(a->ob, addr, "_state", &state) &&
-			!py_obj_str(a->ob, state, 16, &text) && !strcmp(text, "PENDING");
+		/*
+		 * A Python future's _state is its class's (_PENDING) until it is
+		 * done: the instance has none of its own while pending.
+		 */
+		ret = py_obj_attr(a->ob, addr, "_state", &state);
+		t->pending = ret == -ENOENT ||
+			(!ret && !py_obj_str(a->ob, state, 16, &text) && !strcmp(text, "PENDING"));
 		free(text);
 	}
 	if (!t->coro || (t->coro & 7))
