@@ -208,11 +208,13 @@ def check_waiting(pb, served, what):
     users = sum(v for k, v in served.items() if k.startswith("/users "))
     want = orders / max(orders + users, 1)
     got = right["wait_orders"] / max(right["wait_orders"] + right["wait_users"], 1)
+    m = re.search(r"read for (\d+) samples, mean ([0-9.]+) us each", report(pb))
     print("%s: %d samples, %s waiting; route right %.4f/%.4f, tenant right %.4f/%.4f; "
-          "/orders share %.3f (served %.3f, %d:%d requests); <no variable> on %d"
+          "/orders share %.3f (served %.3f, %d:%d requests); <no variable> on %d; "
+          "label reads %s, mean %s us"
           % (what, total, waiting, acc["wait_orders"], acc["wait_users"],
              tacc["wait_orders"], tacc["wait_users"], got, want, orders, users,
-             by[("missing", "<no variable>")][1]))
+             by[("missing", "<no variable>")][1], m and m.group(1), m and m.group(2)))
     assert waiting["wait_orders"] >= 100 and waiting["wait_users"] >= 30, \
         "%s: too few samples of waiting tasks: %s of %d" % (what, waiting, total)
     # every sample carries every label, a suspended task's too
