@@ -1,6 +1,6 @@
 """A service whose requests set context variables (tests/functional/test_labels.py).
 
-    labels_app.py asyncio|asyncio-wait|threads SECONDS
+    labels_app.py asyncio|asyncio-wait|asyncio-wait-pytask|threads SECONDS
     labels_app.py client PORT SECONDS CONNECTIONS
 
 A small line-protocol server on 127.0.0.1: a request is "ROUTE TENANT\\n",
@@ -18,6 +18,9 @@ costs the same), in slices:
   wait_users: an Event a timer sets) before its last slice: most of the
   time every request's task is suspended, its route and tenant set in its
   own context while the thread runs another task's, or none;
+  asyncio-wait-pytask: the same with asyncio's pure-Python Task
+  (asyncio.tasks._PyTask, by the loop's task factory), its context an
+  attribute (_context) rather than a C field;
 - threads: a thread per connection (socketserver), whose own context the
   middleware sets anew for each request (no copy), as WSGI servers' worker
   threads do.
@@ -46,7 +49,7 @@ tenant = contextvars.ContextVar("tenant", default="none")
 SLICES = 8
 SLICE_LOOPS = 3000
 WAIT = 0.02
-CONNECTIONS = {"asyncio": 4, "asyncio-wait": 4, "threads": 2}
+CONNECTIONS = {"asyncio": 4, "asyncio-wait": 4, "asyncio-wait-pytask": 4, "threads": 2}
 served = {}
 served_lock = threading.Lock()
 
@@ -127,9 +130,13 @@ async def serve_connection(reader, writer, handle=handler):
 
 
 async def main_asyncio(seconds, kind):
+    if kind.endswith("-pytask"):
+        asyncio.get_running_loop().set_task_factory(
+            lambda loop, coro, **kw: asyncio.tasks._PyTask(coro, loop=loop, **kw))
+
     async def serve(reader, writer):
         await serve_connection(reader, writer,
-                               handler_wait if kind == "asyncio-wait" else handler)
+                               handler_wait if kind.startswith("asyncio-wait") else handler)
 
     server = await asyncio.start_server(serve, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
