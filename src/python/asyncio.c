@@ -1077,9 +1077,22 @@ static int tasks_of_all(struct py_async *a, uint64_t loop, uint64_t tstate, uint
 
 int py_async_still_waiting(struct py_async *a, const struct py_async_waiting_task *t)
 {
+	struct task_info now;
 	uint64_t frame, yf;
-	int ret = coro_suspended(a, t->coro);
+	int ret;
 
+	/*
+	 * The same task, not another at its address: a task that finished
+	 * has its objects freed, and the next one (the next request's, made
+	 * alike) gets them back, LIFO, coroutine and context included; its
+	 * name (Task-N, N counting) tells it apart.
+	 */
+	if ((ret = read_task(a, t->task, &now)))
+		return ret;
+	if (!now.pending || now.coro != t->coro || now.context != t->context ||
+	    task_label(a, &now) != t->name)
+		return 0;
+	ret = coro_suspended(a, t->coro);
 	if (ret != 1 || !t->awaits)
 		return ret;
 	if (coro_frame(a, t->coro, &frame) || coro_awaits(a, frame, &yf))
@@ -1112,6 +1125,7 @@ int py_async_waiting(struct py_async *a, uint64_t loop, uint64_t tstate, uint64_
 		struct task_info t;
 		size_t nchain = 0, n = 0;
 		uint64_t awaited, outer = 0;
+		const struct py_code *name;
 		int runs = tasks[i] == running;
 
 		for (size_t k = 0; k < nnow; k++)
@@ -1137,11 +1151,13 @@ int py_async_waiting(struct py_async *a, uint64_t loop, uint64_t tstate, uint64_
 		put_label(&frames[n++], parked_label(a, &t, &chain[nchain - 1]));
 		for (size_t k = nchain; k-- > 0 && n < max;)
 			frames[n++] = chain[k];
+		name = task_label(a, &t);
 		if (n < max)
-			put_label(&frames[n++], task_label(a, &t));
+			put_label(&frames[n++], name);
 		append_waiters(a, &t, frames, max, &n);
 		a->stats.waiting++;
-		fn(arg, &(struct py_async_waiting_task){ t.addr, t.context, frames, n, t.coro, outer });
+		fn(arg, &(struct py_async_waiting_task){ t.addr, t.context, frames, n, t.coro, outer,
+							name });
 		given++;
 	}
 	free(frames);

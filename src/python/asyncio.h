@@ -146,6 +146,7 @@ struct py_async_waiting_task {
 	size_t n;
 	uint64_t coro;                       /* its coroutine, and what it awaited as read */
 	uint64_t awaits;                     /* (0: a generator-based one that yielded bare) */
+	const struct py_code *name;          /* its "[task] NAME" */
 };
 
 /*
@@ -160,10 +161,12 @@ int py_async_waiting(struct py_async *a, uint64_t loop, uint64_t tstate, uint64_
 		     py_async_task_fn fn, void *arg);
 
 /*
- * Is task t (as given to fn) still suspended where its chain was read, its
+ * Is task t (as given to fn) still the same task (pending, its name,
+ * coroutine and context the same), suspended where its chain was read, its
  * outermost coroutine awaiting the same object? For what fn reads of it
  * afterwards (its context): one that ran meanwhile, or finished and was
- * freed, may have changed it. 1, 0, or -errno.
+ * freed (its memory reused by the next task, alike), may have changed it.
+ * 1, 0, or -errno.
  */
 int py_async_still_waiting(struct py_async *a, const struct py_async_waiting_task *t);
 
