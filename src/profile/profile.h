@@ -122,7 +122,9 @@ struct profile_meta {
 	char *events;                /* what happened to the targets: "exec at 2.0 s: ...; ..." */
 	/* --label: context variables read per sample (sampler/labels.h) */
 	char *label_specs;           /* "route=app:route ...", or NULL */
-	uint64_t label_reads;        /* samples whose labels were read */
+	uint64_t label_reads;        /* label sets read: a thread's sample, a suspended
+	                              * task's read (--async wall: its samples until
+	                              * the next read share it) */
 	uint64_t label_ns_total;     /* time spent reading them */
 	uint64_t label_cached;       /* values taken from the variable's own cache */
 	uint64_t label_walked;       /* values found walking the context's HAMT */

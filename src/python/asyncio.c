@@ -31,6 +31,7 @@ struct task_info {
 	uint64_t addr;
 	int c_task;
 	uint64_t coro, loop, fut_waiter, name;
+	uint64_t context;           /* its own PyContext, 0: unread (as read: checked by its reader) */
 	int pending;
 };
 
@@ -304,6 +305,9 @@ static int read_task(struct py_async *a, uint64_t addr, struct task_info *t)
 		t->name = untag(a, load_u64(buf, (size_t)al->task_name));
 		t->fut_waiter = untag(a, load_u64(buf, (size_t)al->task_fut_waiter));
 		t->loop = untag(a, load_u64(buf, (size_t)al->fut_loop));
+		/* a plain PyObject *, never tagged: kept as read */
+		if (al->task_context >= 0 && (size_t)al->task_context + 8 <= size)
+			t->context = load_u64(buf, (size_t)al->task_context);
 		{
 			int32_t state;
 
@@ -321,11 +325,18 @@ static int read_task(struct py_async *a, uint64_t addr, struct task_info *t)
 			return -EFAULT;
 		if (py_obj_attr(a->ob, addr, "_name", &t->name))
 			t->name = 0;
+		if (py_obj_attr(a->ob, addr, "_context", &t->context))
+			t->context = 0;
 		if (py_obj_attr(a->ob, addr, "_fut_waiter", &t->fut_waiter) ||
 		    py_obj_is_none(a->ob, t->fut_waiter) == 1)
 			t->fut_waiter = 0;
-		t->pending = !py_obj_attr(a->ob, addr, "_state", &state) &&
-			!py_obj_str(a->ob, state, 16, &text) && !strcmp(text, "PENDING");
+		/*
+		 * A Python future's _state is its class's (_PENDING) until it is
+		 * done: the instance has none of its own while pending.
+		 */
+		ret = py_obj_attr(a->ob, addr, "_state", &state);
+		t->pending = ret == -ENOENT ||
+			(!ret && !py_obj_str(a->ob, state, 16, &text) && !strcmp(text, "PENDING"));
 		free(text);
 	}
 	if (!t->coro || (t->coro & 7))
@@ -539,7 +550,7 @@ static int await_chain_read(struct py_async *a, uint64_t coro, struct py_frame_i
  * object. One that is not was resumed meanwhile: -EBUSY. 0 or -errno.
  */
 static int await_chain(struct py_async *a, uint64_t coro, struct py_frame_info *chain,
-		       size_t max, size_t *n, uint64_t *awaited)
+		       size_t max, size_t *n, uint64_t *awaited, uint64_t *outer_awaits)
 {
 	struct await_link links[PY_ASYNC_CHAIN_MAX];
 	size_t nlinks;
@@ -547,6 +558,8 @@ static int await_chain(struct py_async *a, uint64_t coro, struct py_frame_info *
 
 	if (ret)
 		return ret;
+	if (outer_awaits)
+		*outer_awaits = nlinks ? links[0].awaits : 0;
 	for (size_t i = 0; i < nlinks; i++) {
 		uint64_t yf;
 
@@ -800,7 +813,7 @@ static void append_waiters(struct py_async *a, const struct task_info *t,
 			return;
 		seen[nseen++] = waiter;
 		coro_remember(a, parent.coro, parent.addr);
-		if (await_chain(a, parent.coro, chain, ARRAY_SIZE(chain), &nchain, &awaited))
+		if (await_chain(a, parent.coro, chain, ARRAY_SIZE(chain), &nchain, &awaited, NULL))
 			nchain = 0;
 		for (size_t k = nchain; k-- > 0 && *n < max;)
 			out[(*n)++] = chain[k];
@@ -1062,8 +1075,33 @@ static int tasks_of_all(struct py_async *a, uint64_t loop, uint64_t tstate, uint
 	return 0;
 }
 
+int py_async_still_waiting(struct py_async *a, const struct py_async_waiting_task *t)
+{
+	struct task_info now;
+	uint64_t frame, yf;
+	int ret;
+
+	/*
+	 * The same task, not another at its address: a task that finished
+	 * has its objects freed, and the next one (the next request's, made
+	 * alike) gets them back, LIFO, coroutine and context included; its
+	 * name (Task-N, N counting) tells it apart.
+	 */
+	if ((ret = read_task(a, t->task, &now)))
+		return ret;
+	if (!now.pending || now.coro != t->coro || now.context != t->context ||
+	    task_label(a, &now) != t->name)
+		return 0;
+	ret = coro_suspended(a, t->coro);
+	if (ret != 1 || !t->awaits)
+		return ret;
+	if (coro_frame(a, t->coro, &frame) || coro_awaits(a, frame, &yf))
+		return -EFAULT;
+	return yf == t->awaits;
+}
+
 int py_async_waiting(struct py_async *a, uint64_t loop, uint64_t tstate, uint64_t running,
-		     py_async_task_fn fn, void *ctx)
+		     py_async_task_fn fn, void *arg)
 {
 	struct py_frame_info *frames, chain[PY_ASYNC_CHAIN_MAX];
 	uint64_t *tasks = xcalloc(PY_ASYNC_TASKS_MAX, sizeof(*tasks));
@@ -1086,7 +1124,8 @@ int py_async_waiting(struct py_async *a, uint64_t loop, uint64_t tstate, uint64_
 	for (size_t i = 0; i < ntasks; i++) {
 		struct task_info t;
 		size_t nchain = 0, n = 0;
-		uint64_t awaited;
+		uint64_t awaited, outer = 0;
+		const struct py_code *name;
 		int runs = tasks[i] == running;
 
 		for (size_t k = 0; k < nnow; k++)
@@ -1102,7 +1141,7 @@ int py_async_waiting(struct py_async *a, uint64_t loop, uint64_t tstate, uint64_
 		coro_remember(a, t.coro, t.addr);
 		if (coro_suspended(a, t.coro) != 1)
 			continue;   /* running (another thread's loop), or just finishing */
-		ret = await_chain(a, t.coro, chain, ARRAY_SIZE(chain), &nchain, &awaited);
+		ret = await_chain(a, t.coro, chain, ARRAY_SIZE(chain), &nchain, &awaited, &outer);
 		if (ret == -EBUSY)
 			continue;   /* resumed since the loop's last sample: the running task */
 		if (ret || !nchain) {
@@ -1112,11 +1151,13 @@ int py_async_waiting(struct py_async *a, uint64_t loop, uint64_t tstate, uint64_
 		put_label(&frames[n++], parked_label(a, &t, &chain[nchain - 1]));
 		for (size_t k = nchain; k-- > 0 && n < max;)
 			frames[n++] = chain[k];
+		name = task_label(a, &t);
 		if (n < max)
-			put_label(&frames[n++], task_label(a, &t));
+			put_label(&frames[n++], name);
 		append_waiters(a, &t, frames, max, &n);
 		a->stats.waiting++;
-		fn(ctx, frames, n);
+		fn(arg, &(struct py_async_waiting_task){ t.addr, t.context, frames, n, t.coro, outer,
+							name });
 		given++;
 	}
 	free(frames);

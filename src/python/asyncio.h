@@ -131,15 +131,43 @@ int py_async_stack(struct py_async *a, uint64_t tstate, const struct py_frame_in
 		   size_t n, struct py_frame_info *out, size_t max, size_t *nout,
 		   struct py_async_thread *th);
 
+/* A suspended task, as py_async_waiting gives it. */
+struct py_async_waiting_task {
+	uint64_t task;
+	/*
+	 * Its own context (the C Task's task_context, a Python Task's
+	 * _context: a PyContext *, 0 unread), the one asyncio enters to resume
+	 * it: what its code sees, not its thread's, which runs another task.
+	 * Its variables change only while the task runs, so read while it is
+	 * suspended they are its own.
+	 */
+	uint64_t context;
+	const struct py_frame_info *frames;  /* innermost first */
+	size_t n;
+	uint64_t coro;                       /* its coroutine, and what it awaited as read */
+	uint64_t awaits;                     /* (0: a generator-based one that yielded bare) */
+	const struct py_code *name;          /* its "[task] NAME" */
+};
+
 /*
  * Every suspended task of loop (run by the thread with state tstate, 0:
- * unknown), but the running one: fn is called with each task's frames,
+ * unknown), but the running one: fn is called with each task, its frames
  * innermost first: "[await] WHAT", its await chain, "[task] NAME", the
  * chains and names of the tasks awaiting it. Returns the number of tasks
  * given to fn, or -errno.
  */
-typedef void (*py_async_task_fn)(void *ctx, const struct py_frame_info *frames, size_t n);
+typedef void (*py_async_task_fn)(void *arg, const struct py_async_waiting_task *t);
 int py_async_waiting(struct py_async *a, uint64_t loop, uint64_t tstate, uint64_t running,
-		     py_async_task_fn fn, void *ctx);
+		     py_async_task_fn fn, void *arg);
+
+/*
+ * Is task t (as given to fn) still the same task (pending, its name,
+ * coroutine and context the same), suspended where its chain was read, its
+ * outermost coroutine awaiting the same object? For what fn reads of it
+ * afterwards (its context): one that ran meanwhile, or finished and was
+ * freed (its memory reused by the next task, alike), may have changed it.
+ * 1, 0, or -errno.
+ */
+int py_async_still_waiting(struct py_async *a, const struct py_async_waiting_task *t);
 
 #endif

@@ -516,6 +516,55 @@ static int read_pieces(struct py_contextvars *cv, struct mem_iov *iov, size_t n,
 }
 
 /*
+ * The values of the variables i with status[i] == 1 in context ctx (a
+ * PyContext *), by a walk of its HAMT: value[i] and status[i] 0, or why
+ * not (-ENOENT: not set there, -errno). The context, its HAMT object and
+ * the nodes on the way are read once for all of them. The context's words
+ * through the reader's pieces: a thread's context stays at one address
+ * while its variables change (set() swaps ctx_vars), so where ticks are
+ * copied the next copy has them of the stack's own instant.
+ */
+static void walk_context(struct py_contextvars *cv, uint64_t ctx, size_t n, int *status,
+			 uint64_t *value)
+{
+	const int32_t offs[] = { cv->ob->r->off->object_type, cv->lo->context_vars };
+	uint8_t cbytes[WORDS_SPAN_MAX];
+	uint64_t root = 0, w[2];
+	struct mem_iov ciov;
+	struct walk walk = { .n = 0 };
+	int32_t xlo, xhi;
+	int ret = 1;
+
+	for (size_t i = 0; i < n; i++) {
+		if (status[i] != 1)
+			continue;
+		if (ret == 1) {
+			ret = span_of(offs, ARRAY_SIZE(offs), &xlo, &xhi);
+			if (!ret && (!ctx || (ctx & 7)))
+				ret = -EFAULT;
+			if (!ret) {
+				ciov = (struct mem_iov){ ctx + (uint64_t)xlo, cbytes, (size_t)(xhi - xlo), 0 };
+				ret = read_pieces(cv, &ciov, 1, MEM_ORDER_LATE);
+				ret = ret < 0 ? ret : ciov.ok ? 0 : -EFAULT;
+			}
+			if (!ret) {
+				w[0] = load_u64(cbytes, (size_t)(offs[0] - xlo));
+				w[1] = load_u64(cbytes, (size_t)(offs[1] - xlo));
+				ret = check_type(cv, w[0], PY_CTX_TYPE_CONTEXT);
+			}
+			if (!ret)
+				ret = hamt_root(cv, w[1], &root);
+		}
+		status[i] = ret;
+		if (!ret) {
+			cv->stats.walked++;
+			status[i] = node_find(cv, &walk, root, cv->vars[i].hash, cv->vars[i].var,
+					      &value[i]);
+		}
+	}
+}
+
+/*
  * Where each value is (value[i]; status[i] 0), or why not (-ENOENT: not
  * set in the thread's context, -errno): the thread state and every
  * variable's own cache in one system call; the context's HAMT walked only
@@ -532,10 +581,9 @@ static void locate(struct py_contextvars *cv, uint64_t tstate, size_t n, const i
 	uint8_t tbuf[WORDS_SPAN_MAX], cbuf[PY_CTXVARS_MAX][WORDS_SPAN_MAX];
 	int32_t tlo, thi, clo = 0, chi = 0;
 	int have_ver = lo->tstate_context_ver >= 0 && lo->tstate_id >= 0, use_cache, slot[PY_CTXVARS_MAX];
-	uint64_t ctx, ver = 0, id = 0, root = 0, w[2];
-	struct walk walk;
+	uint64_t ctx, ver = 0, id = 0;
 	size_t nio = 0;
-	int ret, root_ret = 1;
+	int ret;
 
 	if (span_of(toffs, have_ver ? 3 : 1, &tlo, &thi)) {
 		for (size_t i = 0; i < n; i++)
@@ -564,8 +612,6 @@ static void locate(struct py_contextvars *cv, uint64_t tstate, size_t n, const i
 		id = load_u64(tbuf, (size_t)(lo->tstate_id - tlo));
 	}
 	for (size_t i = 0; i < n; i++) {
-		struct py_ctxvar *v = &cv->vars[i];
-
 		status[i] = resolved[i];
 		if (status[i])
 			continue;
@@ -585,61 +631,25 @@ static void locate(struct py_contextvars *cv, uint64_t tstate, size_t n, const i
 				continue;
 			}
 		}
-		/*
-		 * Else the context's HAMT: it and its nodes read once for every
-		 * variable. The context's words through the reader's pieces too: a
-		 * thread's context stays at one address while its variables change
-		 * (set() swaps ctx_vars), so where ticks are copied the next copy
-		 * has them of the stack's own instant.
-		 */
-		if (root_ret == 1) {
-			const int32_t offs[] = { cv->ob->r->off->object_type, lo->context_vars };
-			uint8_t cbytes[WORDS_SPAN_MAX];
-			int32_t xlo, xhi;
-			struct mem_iov ciov;
-
-			root_ret = span_of(offs, ARRAY_SIZE(offs), &xlo, &xhi);
-			ciov = (struct mem_iov){ ctx + (uint64_t)xlo, cbytes, (size_t)(xhi - xlo), 0 };
-			if (!root_ret && (ctx & 7))
-				root_ret = -EFAULT;
-			if (!root_ret) {
-				ret = read_pieces(cv, &ciov, 1, MEM_ORDER_LATE);
-				root_ret = ret < 0 ? ret : ciov.ok ? 0 : -EFAULT;
-			}
-			if (!root_ret) {
-				w[0] = load_u64(cbytes, (size_t)(offs[0] - xlo));
-				w[1] = load_u64(cbytes, (size_t)(offs[1] - xlo));
-				root_ret = check_type(cv, w[0], PY_CTX_TYPE_CONTEXT);
-			}
-			if (!root_ret)
-				root_ret = hamt_root(cv, w[1], &root);
-			walk.n = walk.next = 0;
-		}
-		status[i] = root_ret;
-		if (!root_ret) {
-			cv->stats.walked++;
-			status[i] = node_find(cv, &walk, root, v->hash, v->var, &value[i]);
-		}
+		status[i] = 1;               /* else the context's HAMT */
 	}
+	walk_context(cv, ctx, n, status, value);
 }
 
-void py_context_values(struct py_contextvars *cv, uint64_t tstate, struct py_ctxvalue *out,
-		       size_t n)
+/*
+ * Each variable's text (out) from where locate found its value, or from
+ * why not: its default where it is not set, a placeholder. The values'
+ * heads (and a short str's text) in one system call.
+ */
+static void values_render(struct py_contextvars *cv, size_t nvars, const int *resolved,
+			  int *status, uint64_t *value, struct py_ctxvalue *out)
 {
 	struct mem_iov iov[PY_CTXVARS_MAX];
 	uint8_t vbuf[PY_CTXVARS_MAX][VALUE_READ];
-	uint64_t value[PY_CTXVARS_MAX];
-	int resolved[PY_CTXVARS_MAX], status[PY_CTXVARS_MAX], slot[PY_CTXVARS_MAX];
-	size_t nvars = n < cv->nvars ? n : cv->nvars, nio = 0;
+	int slot[PY_CTXVARS_MAX];
+	size_t nio = 0;
 	int ret;
 
-	for (size_t i = nvars; i < n; i++)
-		set_text(&out[i], PY_CTXVALUE_NO_VARIABLE, PY_CTXVALUE_TEXT_NO_VARIABLE);
-	for (size_t i = 0; i < nvars; i++) {
-		cv->stats.lookups++;
-		resolved[i] = var_resolve(cv, &cv->vars[i]);
-	}
-	locate(cv, tstate, nvars, resolved, status, value);
 	for (size_t i = 0; i < nvars; i++) {
 		slot[i] = -1;
 		if (resolved[i] == -ENOENT) {
@@ -660,7 +670,6 @@ void py_context_values(struct py_contextvars *cv, uint64_t tstate, struct py_ctx
 			iov[nio++] = (struct mem_iov){ value[i], vbuf[i], VALUE_READ, 0 };
 		}
 	}
-	/* every value's head (and a short str's text) in one system call */
 	ret = nio ? read_pieces(cv, iov, nio, MEM_ORDER_LATE) : 0;
 	for (size_t i = 0; i < nvars; i++) {
 		if (slot[i] < 0)
@@ -669,4 +678,52 @@ void py_context_values(struct py_contextvars *cv, uint64_t tstate, struct py_ctx
 		if (out[i].kind == PY_CTXVALUE_UNREADABLE)
 			cv->stats.unreadable++;
 	}
+}
+
+/* Variables 0 .. n-1 resolved (resolved[i]: 0, or why not); those past nvars have none. */
+static size_t vars_resolve(struct py_contextvars *cv, size_t n, int *resolved,
+			   struct py_ctxvalue *out)
+{
+	size_t nvars = n < cv->nvars ? n : cv->nvars;
+
+	for (size_t i = nvars; i < n; i++)
+		set_text(&out[i], PY_CTXVALUE_NO_VARIABLE, PY_CTXVALUE_TEXT_NO_VARIABLE);
+	for (size_t i = 0; i < nvars; i++) {
+		cv->stats.lookups++;
+		resolved[i] = var_resolve(cv, &cv->vars[i]);
+	}
+	return nvars;
+}
+
+void py_context_values(struct py_contextvars *cv, uint64_t tstate, struct py_ctxvalue *out,
+		       size_t n)
+{
+	uint64_t value[PY_CTXVARS_MAX];
+	int resolved[PY_CTXVARS_MAX], status[PY_CTXVARS_MAX];
+	size_t nvars = vars_resolve(cv, n, resolved, out);
+
+	locate(cv, tstate, nvars, resolved, status, value);
+	values_render(cv, nvars, resolved, status, value, out);
+}
+
+void py_context_values_in(struct py_contextvars *cv, uint64_t ctx, struct py_ctxvalue *out,
+			  size_t n)
+{
+	struct target_mem *mem = cv->ob->r->mem;
+	uint64_t value[PY_CTXVARS_MAX];
+	int resolved[PY_CTXVARS_MAX], status[PY_CTXVARS_MAX];
+	size_t nvars = vars_resolve(cv, n, resolved, out);
+
+	/*
+	 * Read now, from the target: no copy of a tick's serves these, and
+	 * none is planned for the next (they are no thread's stack instant).
+	 */
+	mem_live_begin(mem);
+	mem_uncached_begin(mem);
+	for (size_t i = 0; i < nvars; i++)
+		status[i] = resolved[i] ? resolved[i] : ctx ? 1 : -ENOENT;
+	walk_context(cv, ctx, nvars, status, value);
+	values_render(cv, nvars, resolved, status, value, out);
+	mem_uncached_end(mem);
+	mem_live_end(mem);
 }

@@ -13,6 +13,11 @@
  * only) belongs to the thread's state at that instant, it is used; else the
  * HAMT is walked. Both are what CPython itself would answer.
  *
+ * A context object can also be read by itself (py_context_values_in): an
+ * asyncio task's own context while the task is suspended, what it sees
+ * once resumed. Only its HAMT answers there: a variable's cache is of a
+ * thread state and its context version, never of a context object.
+ *
  * Everything read is untrusted: every read bounded and checked, node types
  * recognised by their (static, never heap) type objects, a lookup path at
  * most PY_HAMT_DEPTH_MAX nodes, values kept as the target's bytes (a str's
@@ -121,6 +126,18 @@ int py_contextvars_add(struct py_contextvars *cv, const char *module, const char
  */
 void py_context_values(struct py_contextvars *cv, uint64_t tstate, struct py_ctxvalue *out,
 		       size_t n);
+
+/*
+ * The values of variables 0 .. n-1 in the context object ctx (a PyContext *,
+ * e.g. a suspended asyncio task's _context; 0: none, every variable unset
+ * or its default), by a walk of its HAMT alone (never a variable's cache:
+ * that is a thread's). The context, its HAMT and the nodes on the way are
+ * read once for all variables, now, from the target (no tick's copy serves
+ * or remembers them); the values in one more system call. A ctx that is no
+ * Context gives PY_CTXVALUE_UNREADABLE.
+ */
+void py_context_values_in(struct py_contextvars *cv, uint64_t ctx, struct py_ctxvalue *out,
+			  size_t n);
 
 /*
  * The HAMT lookup itself: the value of key (by identity) of hash (folded as

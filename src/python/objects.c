@@ -612,8 +612,15 @@ int py_set_items(struct py_objects *ob, uint64_t set, uint64_t *out, size_t max,
 	ret = mem_read_uncached(ob->r->mem, table, buf, slots * (size_t)lo->set_entry_size);
 	for (size_t i = 0; !ret && i < slots && count < max && count < (size_t)used; i++) {
 		uint64_t key = load_u64(buf, i * (size_t)lo->set_entry_size);
+		/*
+		 * A removed key leaves a dummy (Objects/setobject.c: key the
+		 * static _dummy_struct, hash -1, which no key's hash is): not an
+		 * item, and not counted in used, so taken for one it hid the
+		 * items after it (a WeakSet of short-lived tasks: its removals).
+		 */
+		int64_t hash = (int64_t)load_u64(buf, i * (size_t)lo->set_entry_size + 8);
 
-		if (key && !(key & 7))
+		if (key && !(key & 7) && hash != -1)
 			out[count++] = key;
 	}
 	free(buf);

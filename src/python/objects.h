@@ -90,7 +90,7 @@ int py_dict_items(struct py_objects *ob, uint64_t dict, struct py_kv *out, size_
 /* obj.name from the instance's own attributes (its dict or inline values). */
 int py_obj_attr(struct py_objects *ob, uint64_t obj, const char *name, uint64_t *value);
 
-/* The keys of a set or frozenset (at most max; dummies are the caller's to reject by type). */
+/* The keys of a set or frozenset (at most max; removed keys' dummies skipped). */
 int py_set_items(struct py_objects *ob, uint64_t set, uint64_t *out, size_t max, size_t *n);
 /* The items of a list or tuple (at most max). */
 int py_seq_items(struct py_objects *ob, uint64_t seq, uint64_t *out, size_t max, size_t *n);

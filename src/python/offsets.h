@@ -317,6 +317,8 @@ struct py_asyncio_layout {
 	int32_t fut_loop, fut_callback0, fut_callbacks, fut_state;
 	int32_t state_pending, state_cancelled, state_finished;
 	int32_t task_fut_waiter, task_coro, task_name;
+	int32_t task_context;             /* the task's own PyContext (task_context): the
+	                                   * one it runs in once resumed */
 	int32_t futureiter_future;        /* _asyncio.FutureIter: the future it awaits */
 	int32_t yf_depth;                 /* a suspended coroutine's awaited object: this
 	                                   * many slots below its value stack's top */

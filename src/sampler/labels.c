@@ -188,20 +188,19 @@ static uint32_t capped_value(struct profile *p, struct label_state *st, uint32_t
 	return id;
 }
 
-void labels_read(struct sampler *s, pid_t tid, uint64_t tstate)
+/*
+ * The one place a sample's label set is made: the values read (v), each
+ * under its label's name, capped per label; the read's cost and what
+ * answered it counted in the profile's header (since before, t0).
+ */
+static uint32_t label_set(struct sampler *s, const struct py_ctxvalue *v,
+			  const struct py_ctxvars_stats *before, uint64_t t0)
 {
 	struct labels *l = s->labels;
 	struct profile_meta *m = &s->prof->meta;
 	struct pf_label set[LABELS_MAX];
-	struct py_ctxvars_stats before;
-	struct py_ctxvalue v[LABELS_MAX];
-	uint64_t t0;
+	uint32_t id;
 
-	if (!l)
-		return;
-	t0 = fw_now_ns();
-	before = l->cv.stats;
-	py_context_values(&l->cv, tstate, v, l->n);
 	for (size_t i = 0; i < l->n; i++) {
 		struct label_state *st = &l->st[i];
 		uint32_t value;
@@ -211,13 +210,44 @@ void labels_read(struct sampler *s, pid_t tid, uint64_t tstate)
 		value = profile_string(s->prof, v[i].text, v[i].len);
 		set[i] = (struct pf_label){ st->name, capped_value(s->prof, st, value) };
 	}
-	l->tid = tid;
-	l->set = profile_labels(s->prof, set, l->n);
+	id = profile_labels(s->prof, set, l->n);
 	m->label_reads++;
-	m->label_cached += l->cv.stats.cached - before.cached;
-	m->label_walked += l->cv.stats.walked - before.walked;
-	m->label_unreadable += l->cv.stats.unreadable - before.unreadable;
+	m->label_cached += l->cv.stats.cached - before->cached;
+	m->label_walked += l->cv.stats.walked - before->walked;
+	m->label_unreadable += l->cv.stats.unreadable - before->unreadable;
 	m->label_ns_total += fw_now_ns() - t0;
+	return id;
+}
+
+void labels_read(struct sampler *s, pid_t tid, uint64_t tstate)
+{
+	struct labels *l = s->labels;
+	struct py_ctxvars_stats before;
+	struct py_ctxvalue v[LABELS_MAX];
+	uint64_t t0;
+
+	if (!l)
+		return;
+	t0 = fw_now_ns();
+	before = l->cv.stats;
+	py_context_values(&l->cv, tstate, v, l->n);
+	l->tid = tid;
+	l->set = label_set(s, v, &before, t0);
+}
+
+uint32_t labels_of_context(struct sampler *s, uint64_t context)
+{
+	struct labels *l = s->labels;
+	struct py_ctxvars_stats before;
+	struct py_ctxvalue v[LABELS_MAX];
+	uint64_t t0;
+
+	if (!l)
+		return 0;
+	t0 = fw_now_ns();
+	before = l->cv.stats;
+	py_context_values_in(&l->cv, context, v, l->n);
+	return label_set(s, v, &before, t0);
 }
 
 uint32_t labels_take(struct sampler *s, pid_t tid)

@@ -6,8 +6,11 @@
  * (python/contextvars.h), as the profile label (NAME, value). A backend reads
  * them where it reads the stack (labels_read: vm right after the stack,
  * ptrace while the thread is stopped); the sample recorded next for that
- * thread takes them (labels_take). The bpf program reads no context, so
- * --label refuses it (sampler/choose.c).
+ * thread takes them (labels_take). A suspended asyncio task's sample
+ * (--async, wall mode: sampler/pyview.c) is no thread's instant: its
+ * labels are its own context's (labels_of_context), what the task sees
+ * once resumed, never the thread's, which runs another task. The bpf
+ * program reads no context, so --label refuses it (sampler/choose.c).
  *
  * Distinct values per label are capped at LABEL_VALUES_MAX per profile:
  * a value past the cap counts as LABEL_OTHER (meta.label_folded).
@@ -45,6 +48,12 @@ void labels_free(struct labels *l);
 
 /* Read the labels of thread tid, of thread state tstate, now: the sample's instant. */
 void labels_read(struct sampler *s, pid_t tid, uint64_t tstate);
+/*
+ * The label set (profile_labels) of a suspended asyncio task, from its own
+ * context object (its _context; 0: none, so every variable unset), read
+ * now; 0: no labels asked. Same names, values and cap as labels_read's.
+ */
+uint32_t labels_of_context(struct sampler *s, uint64_t context);
 /* The label set read for tid (profile_labels), for the sample being recorded; 0: none. */
 uint32_t labels_take(struct sampler *s, pid_t tid);
 /* The profile was emptied (session_take_profile): its string ids and the value caps go. */

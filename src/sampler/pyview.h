@@ -53,6 +53,13 @@ const struct py_frame_info *pyview_frames(struct sampler *s, pid_t tid,
  */
 size_t pyview_merged(struct sampler *s, pid_t tid, uint32_t *ids, size_t n);
 
+/*
+ * The profile was emptied (session_take_profile: top, the agent): what the
+ * view kept of it (the loops' callers, the suspended tasks' stacks and
+ * labels) goes.
+ */
+void pyview_profile_reset(struct sampler *s);
+
 /* After each tick (--async, wall mode): one sample per suspended task of each loop. */
 void pyview_tick(struct sampler *s, uint64_t now);
 

@@ -326,6 +326,7 @@ void sampler_profile_reset(struct sampler *s)
 	s->nbreaks = 0;
 	memset(&s->sym.stats, 0, sizeof(s->sym.stats));
 	labels_profile_reset(s->labels);
+	pyview_profile_reset(s);
 }
 
 void sampler_wait_label(struct sampler *s, pid_t tid, char *wait, size_t size)

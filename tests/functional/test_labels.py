@@ -25,6 +25,13 @@ For each interpreter and backend, from the saved pprof, read back by
   split a line) and sums to the samples;
 - the text report's --by route lists both routes, each with its own hot
   function among its top ones and not the other's.
+With --async in wall mode every suspended task is sampled too, labelled
+from its own context (the Task's _context: what it sees once resumed), not
+the thread's: labels_app.py asyncio-wait's request tasks wait 20 ms in
+their route's own coroutine (wait_orders, wait_users); of the samples in
+each, >= 99% carry its route and a tenant of its route's, and every sample
+carries every label.
+
 Also: top --where shows one route's functions only; --label refuses the bpf
 backend by name, and auto does not pick it;
 `go tool pprof -tagfocus` (when Go is installed) finds the labels.
@@ -40,6 +47,7 @@ import time
 import pytest
 
 from fwtest import asan_build, run_fw
+from test_pyview import ASYNC_INTERPS
 
 SECONDS = 7           # the workload's load
 CAPTURE = 4           # the capture, started once the load runs
@@ -68,9 +76,10 @@ def served_counts(w, timeout=30):
     pytest.fail("labels_app.py printed no DONE line: %r %r" % (out[-500:], err[-2000:]))
 
 
-def hot_samples(collapsed):
-    """Samples whose stack runs hot_orders / hot_users, from collapsed text."""
-    n = {"hot_orders": 0, "hot_users": 0}
+def hot_samples(collapsed, fns=("hot_orders", "hot_users")):
+    """Samples whose stack runs (or, a task's, awaits in) each of fns, from
+    collapsed text."""
+    n = {fn: 0 for fn in fns}
     total = 0
     for line in collapsed.splitlines():
         stack, _, count = line.rpartition(" ")
@@ -173,6 +182,74 @@ def test_asyncio_requests(interp, workload, tmp_path, backend):
     pb = tmp_path / "labels.pb.gz"
     served = record_labels(workload, interp, "asyncio", backend, pb, ("--python-only",))
     check_capture(pb, served, "%s asyncio %s" % (interp.id, backend), accuracy(backend))
+
+
+def check_waiting(pb, served, what):
+    """The suspended request tasks' samples (in wait_orders / wait_users) carry
+    their own task's route and tenant; every sample every label."""
+    fns = ("wait_orders", "wait_users")
+    whole = report(pb, "-f", "collapsed")
+    waiting, total = hot_samples(whole, fns)
+    by = {}
+    for key, value in [("route", "/orders"), ("route", "/users"), ("tenant", "acme"),
+                       ("tenant", "globex"), ("tenant", "initech"),
+                       ("missing", "<no variable>")]:
+        by[(key, value)] = hot_samples(report(pb, "--where", "%s=%s" % (key, value),
+                                              "-f", "collapsed"), fns)
+    right = {"wait_orders": by[("route", "/orders")][0]["wait_orders"],
+             "wait_users": by[("route", "/users")][0]["wait_users"]}
+    tenants_right = {
+        "wait_orders": by[("tenant", "acme")][0]["wait_orders"] +
+        by[("tenant", "globex")][0]["wait_orders"],
+        "wait_users": by[("tenant", "initech")][0]["wait_users"]}
+    acc = {fn: right[fn] / max(waiting[fn], 1) for fn in fns}
+    tacc = {fn: tenants_right[fn] / max(waiting[fn], 1) for fn in fns}
+    orders = sum(v for k, v in served.items() if k.startswith("/orders "))
+    users = sum(v for k, v in served.items() if k.startswith("/users "))
+    want = orders / max(orders + users, 1)
+    got = right["wait_orders"] / max(right["wait_orders"] + right["wait_users"], 1)
+    m = re.search(r"read for (\d+) samples, mean ([0-9.]+) us each", report(pb))
+    print("%s: %d samples, %s waiting; route right %.4f/%.4f, tenant right %.4f/%.4f; "
+          "/orders share %.3f (served %.3f, %d:%d requests); <no variable> on %d; "
+          "label reads %s, mean %s us"
+          % (what, total, waiting, acc["wait_orders"], acc["wait_users"],
+             tacc["wait_orders"], tacc["wait_users"], got, want, orders, users,
+             by[("missing", "<no variable>")][1], m and m.group(1), m and m.group(2)))
+    assert waiting["wait_orders"] >= 100 and waiting["wait_users"] >= 30, \
+        "%s: too few samples of waiting tasks: %s of %d" % (what, waiting, total)
+    # every sample carries every label, a suspended task's too
+    assert by[("missing", "<no variable>")][1] == total, what
+    for fn in fns:
+        assert acc[fn] >= ACCURACY, "%s: %s samples with its route: %.4f" % (what, fn, acc[fn])
+        assert tacc[fn] >= ACCURACY, "%s: %s samples with its tenants: %.4f" % (what, fn, tacc[fn])
+    # The split between the routes is printed, not checked: the suspended
+    # tasks are read once every 20 times a read's cost (docs/ASYNC.md), each
+    # read's stacks counting at every tick until the next, so the waiting
+    # samples follow a few dozen reads, not the requests (0.67-0.81 of them
+    # /orders for 0.75 of the requests in one run over every interpreter).
+
+
+@pytest.mark.interps(*ASYNC_INTERPS)
+@pytest.mark.parametrize("backend", ["ptrace", "vm"])
+def test_asyncio_waiting_tasks(interp, workload, tmp_path, backend):
+    """--async --mode wall: a suspended task's labels are its own context's.
+    The same bound on both backends: a suspended task's context does not
+    change until it runs again."""
+    pb = tmp_path / "labels.pb.gz"
+    served = record_labels(workload, interp, "asyncio-wait", backend, pb,
+                           ("--python-only", "--async", "--mode", "wall"))
+    check_waiting(pb, served, "%s asyncio waiting %s" % (interp.id, backend))
+
+
+@pytest.mark.interps("py3.11", "py3.12", "py3.13")
+def test_asyncio_waiting_python_tasks(interp, workload, tmp_path):
+    """The same with asyncio's pure-Python Task (its context the _context
+    attribute). 3.11-3.13 only: on 3.14+ --async lists a loop's tasks from
+    the interpreter's own per-thread lists, which hold C tasks alone."""
+    pb = tmp_path / "labels.pb.gz"
+    served = record_labels(workload, interp, "asyncio-wait-pytask", "ptrace", pb,
+                           ("--python-only", "--async", "--mode", "wall"))
+    check_waiting(pb, served, "%s asyncio waiting Python tasks ptrace" % interp.id)
 
 
 @pytest.mark.interps("py3.8", "py3.12", "sid-py3.15")

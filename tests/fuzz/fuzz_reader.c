@@ -133,13 +133,13 @@ static size_t walk(struct py_reader *r, struct target_mem *m, int small)
 	return first;
 }
 
-static void task_frames(void *ctx, const struct py_frame_info *f, size_t n)
+static void task_frames(void *arg, const struct py_async_waiting_task *t)
 {
-	(void)ctx;
-	if (n > PY_ASYNC_CHAIN_MAX * (PY_ASYNC_PARENTS_MAX + 1) + 64)
+	(void)arg;
+	if (t->n > PY_ASYNC_CHAIN_MAX * (PY_ASYNC_PARENTS_MAX + 1) + 64)
 		abort();
-	for (size_t j = 0; j < n; j++)
-		check_code(f[j].code);
+	for (size_t j = 0; j < t->n; j++)
+		check_code(t->frames[j].code);
 }
 
 /* Thread names and asyncio tasks read from the image (after a walk: its frames). */

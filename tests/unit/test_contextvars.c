@@ -9,7 +9,9 @@
  * entries) over bitmap nodes, a collision node; then what a hostile or torn
  * target can hold: a missing key, a path deeper than a HAMT can be, a cycle,
  * objects of the wrong type (a heap type named like a node type included),
- * and a variable's cache that is or is not the thread's.
+ * and a variable's cache that is or is not the thread's; and a context
+ * object read by itself (a suspended asyncio task's own), where no cache
+ * may answer.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -682,6 +684,73 @@ static void cache_one(int minor)
 	image_free(&im);
 }
 
+#define ASSERT_IS(minor_, v_, kind_, text_) do { \
+	if (strcmp((v_).text, text_) || (v_).kind != (kind_) || (v_).len != strlen(text_)) \
+		fail_msg("3.%d line %d: '%s' (kind %d), expected '%s' (kind %d)", minor_, \
+			 __LINE__, (v_).text, (v_).kind, text_, kind_); \
+} while (0)
+
+/*
+ * A context object read by itself (py_context_values_in: a suspended
+ * asyncio task's own context, while its thread runs another): its HAMT
+ * answers, never a variable's cache, even one that is the thread's now
+ * (same state id and context version) and holds another value; the thread
+ * still sees its own. No context: unset, or the default; an object that
+ * is no Context: unreadable, the default not given for it.
+ */
+static void context_object_one(int minor)
+{
+	static const char *const names[] = { "route", "tenant" };
+	struct image im;
+	struct reader rd;
+	struct py_ctxvalue v[3];
+	uint64_t route, tenant, task_val, thread_val, gl[2], task_ctx;
+	uint32_t bits[1] = { 5 };
+
+	image_init(&im, minor);
+	route = make_var(&im, 5, 0);
+	tenant = make_var(&im, 9, make_str(&im, "none"));
+	task_val = make_str(&im, "/task");
+	thread_val = make_str(&im, "/thread");
+	gl[0] = route;
+	gl[1] = tenant;
+	make_modules(&im, 2, names, gl);
+	task_ctx = make_context(&im, make_hamt(&im, make_bitmap(&im, 1, bits, &route, &task_val), 1));
+	set_thread(&im, make_context(&im, make_hamt(&im, make_bitmap(&im, 1, bits, &route,
+								     &thread_val), 1)), 11);
+	if (im.lo->contextvar_cached >= 0) {
+		put64(&im, route, im.lo->contextvar_cached, make_str(&im, "/thread-cache"));
+		put64(&im, route, im.lo->contextvar_cached_tsid, 7);
+		put64(&im, route, im.lo->contextvar_cached_tsver, 11);
+	}
+	reader_init(&rd, &im);
+	assert_int_equal(py_contextvars_add(&rd.cv, "app", "route"), 0);
+	assert_int_equal(py_contextvars_add(&rd.cv, "app", "tenant"), 1);
+	py_context_values_in(&rd.cv, task_ctx, v, 3);
+	ASSERT_IS(minor, v[0], PY_CTXVALUE_STR, "/task");
+	ASSERT_IS(minor, v[1], PY_CTXVALUE_STR, "none");
+	ASSERT_IS(minor, v[2], PY_CTXVALUE_NO_VARIABLE, PY_CTXVALUE_TEXT_NO_VARIABLE);
+	assert_int_equal(rd.cv.stats.cached, 0);
+	assert_int_equal(rd.cv.stats.walked, 2);
+	/* the thread, meanwhile, sees its own context (its cache where it has one) */
+	ASSERT_VALUE(&rd, &im, 0, PY_CTXVALUE_STR,
+		     im.lo->contextvar_cached >= 0 ? "/thread-cache" : "/thread");
+	/* no context: nothing set */
+	py_context_values_in(&rd.cv, 0, v, 2);
+	ASSERT_IS(minor, v[0], PY_CTXVALUE_UNSET, PY_CTXVALUE_TEXT_UNSET);
+	ASSERT_IS(minor, v[1], PY_CTXVALUE_STR, "none");
+	/* no Context (a str), misaligned, unmapped: unreadable, whatever the default */
+	py_context_values_in(&rd.cv, make_str(&im, "not a context"), v, 2);
+	ASSERT_IS(minor, v[0], PY_CTXVALUE_UNREADABLE, PY_CTXVALUE_TEXT_UNREADABLE);
+	ASSERT_IS(minor, v[1], PY_CTXVALUE_UNREADABLE, PY_CTXVALUE_TEXT_UNREADABLE);
+	py_context_values_in(&rd.cv, task_ctx + 4, v, 2);
+	ASSERT_IS(minor, v[0], PY_CTXVALUE_UNREADABLE, PY_CTXVALUE_TEXT_UNREADABLE);
+	py_context_values_in(&rd.cv, 0x7000000000ull, v, 2);
+	ASSERT_IS(minor, v[1], PY_CTXVALUE_UNREADABLE, PY_CTXVALUE_TEXT_UNREADABLE);
+	reader_release(&rd);
+	image_free(&im);
+}
+
 /*
  * Nodes at the very end of a mapping, where a read of a whole node's
  * worth fails: read by their head, then slot by slot. A bitmap root and an
@@ -753,6 +822,7 @@ static void test_collision_node(void **state) { (void)state; every_version(colli
 static void test_hostile(void **state) { (void)state; every_version(hostile_one); }
 static void test_variable_cache(void **state) { (void)state; every_version(cache_one); }
 static void test_mapping_end(void **state) { (void)state; every_version(mapping_end_one); }
+static void test_context_object(void **state) { (void)state; every_version(context_object_one); }
 
 /* The layouts exist for every version, and the names a label may give are checked. */
 static void test_layouts_and_names(void **state)
@@ -798,6 +868,7 @@ int main(void)
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_variable_cache),
 		cmocka_unit_test(test_mapping_end),
+		cmocka_unit_test(test_context_object),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,6 @@
 """A service whose requests set context variables (tests/functional/test_labels.py).
 
-    labels_app.py asyncio|threads SECONDS
+    labels_app.py asyncio|asyncio-wait|asyncio-wait-pytask|threads SECONDS
     labels_app.py client PORT SECONDS CONNECTIONS
 
 A small line-protocol server on 127.0.0.1: a request is "ROUTE TENANT\\n",
@@ -13,6 +13,14 @@ costs the same), in slices:
 - asyncio: every request runs in its own task (a copy of the connection's
   context, as ASGI servers do), and yields to the loop between slices, so
   tasks of both routes interleave on the one thread;
+- asyncio-wait: the same tasks, each of which, after one slice, waits
+  20 ms in its route's own coroutine (wait_orders: asyncio.sleep;
+  wait_users: an Event a timer sets) before its last slice: most of the
+  time every request's task is suspended, its route and tenant set in its
+  own context while the thread runs another task's, or none;
+  asyncio-wait-pytask: the same with asyncio's pure-Python Task
+  (asyncio.tasks._PyTask, by the loop's task factory), its context an
+  attribute (_context) rather than a C field;
 - threads: a thread per connection (socketserver), whose own context the
   middleware sets anew for each request (no copy), as WSGI servers' worker
   threads do.
@@ -40,7 +48,8 @@ tenant = contextvars.ContextVar("tenant", default="none")
 
 SLICES = 8
 SLICE_LOOPS = 3000
-CONNECTIONS = {"asyncio": 4, "threads": 2}
+WAIT = 0.02
+CONNECTIONS = {"asyncio": 4, "asyncio-wait": 4, "asyncio-wait-pytask": 4, "threads": 2}
 served = {}
 served_lock = threading.Lock()
 
@@ -79,6 +88,27 @@ async def handler(req_route):
         await asyncio.sleep(0)
 
 
+# each route waits in its own coroutine: the innermost frame of its await chain
+async def wait_orders():   # @wait_orders
+    await asyncio.sleep(WAIT)
+
+
+async def wait_users():    # @wait_users
+    event = asyncio.Event()
+    asyncio.get_running_loop().call_later(WAIT, event.set)
+    await event.wait()
+
+
+WAITS = {"/orders": wait_orders, "/users": wait_users}
+
+
+async def handler_wait(req_route):
+    hot = HOT[req_route]
+    hot()
+    await WAITS[req_route]()
+    hot()
+
+
 async def middleware(req_route, req_tenant, call_next):
     route.set(req_route)
     tenant.set(req_tenant)
@@ -86,23 +116,31 @@ async def middleware(req_route, req_tenant, call_next):
     count(route.get(), tenant.get())
 
 
-async def serve_connection(reader, writer):
+async def serve_connection(reader, writer, handle=handler):
     while True:
         line = await reader.readline()
         if not line:
             break
         req_route, req_tenant = line.decode().split()
         # each request in its own task, with a copy of the connection's context
-        await asyncio.create_task(middleware(req_route, req_tenant, handler))
+        await asyncio.create_task(middleware(req_route, req_tenant, handle))
         writer.write(b"ok\n")
         await writer.drain()
     writer.close()
 
 
-async def main_asyncio(seconds):
-    server = await asyncio.start_server(serve_connection, "127.0.0.1", 0)
+async def main_asyncio(seconds, kind):
+    if kind.endswith("-pytask"):
+        asyncio.get_running_loop().set_task_factory(
+            lambda loop, coro, **kw: asyncio.tasks._PyTask(coro, loop=loop, **kw))
+
+    async def serve(reader, writer):
+        await serve_connection(reader, writer,
+                               handler_wait if kind.startswith("asyncio-wait") else handler)
+
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
-    client = start_client(port, seconds, CONNECTIONS["asyncio"])
+    client = start_client(port, seconds, CONNECTIONS[kind])
     await asyncio.sleep(0.5)
     print("READY", flush=True)
     await asyncio.sleep(seconds)
@@ -186,8 +224,8 @@ if __name__ == "__main__":
     if sys.argv[1] == "client":
         main_client(int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]))
         sys.exit(0)
-    if sys.argv[1] == "asyncio":
-        asyncio.run(main_asyncio(float(sys.argv[2])))
+    if sys.argv[1].startswith("asyncio"):
+        asyncio.run(main_asyncio(float(sys.argv[2]), sys.argv[1]))
     else:
         main_threads(float(sys.argv[2]))
     print("DONE " + json.dumps(served), flush=True)

@@ -13,7 +13,9 @@ run: the table is then not made, rather than made wrong.
 """
 
 import asyncio
+import contextvars
 import ctypes
+import gc
 import json
 import struct
 import sys
@@ -126,6 +128,15 @@ async def main():
     OUT["task_coro"] = find(t, tsize, id(t._coro), "task_coro")
     OUT["task_name"] = find(t, tsize, id(t.get_name()), "task_name")
     OUT["task_fut_waiter"] = find(t, tsize, id(inner), "task_fut_waiter")
+    # the task's own context (task_context: what it runs in when resumed):
+    # the one Context the task refers to (its first callback's context,
+    # fut_context0, is unset: it has no callbacks yet); 3.12+ name it too
+    ctxs = [o for o in gc.get_referents(t) if type(o) is contextvars.Context]
+    if len(ctxs) != 1:
+        raise SystemExit("asyncio_probe: the task refers to %d contexts" % len(ctxs))
+    if hasattr(t, "get_context") and t.get_context() is not ctxs[0]:
+        raise SystemExit("asyncio_probe: the task's context is not get_context()'s")
+    OUT["task_context"] = find(t, tsize, id(ctxs[0]), "task_context")
 
     # what the coroutine awaits (cr_await), relative to its value stack top
     coro = t._coro

@@ -567,8 +567,8 @@ ASYNCIO_PROBE = os.path.join(HERE, "asyncio_probe.py")
 ASYNCIO_FIELDS = ["future_size", "task_size", "fut_loop", "fut_callback0",
                   "fut_callbacks", "fut_state", "state_pending",
                   "state_cancelled", "state_finished", "task_fut_waiter",
-                  "task_coro", "task_name", "futureiter_future", "yf_depth",
-                  "wakeup_task"]
+                  "task_coro", "task_name", "task_context", "futureiter_future",
+                  "yf_depth", "wakeup_task"]
 # what must agree between two builds of one minor version (3.13 here)
 ASYNCIO_COMPARE = [f for f in ASYNCIO_FIELDS]
 
