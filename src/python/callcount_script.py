@@ -1,0 +1,145 @@
+# framewalk's call counter, run inside the target by PEP 768 remote execution
+# (sys.remote_exec's mechanism). framewalk puts one line before this text:
+#   _P = {'dir': ..., 'deadline': seconds, 'cap': events, 'name': tool name, 'mode': 'start'|'stop'}
+# (all chosen by framewalk, none by a user). 'start' registers a
+# sys.monitoring tool counting PY_START and PY_RESUME per code object and a
+# watcher thread that removes it at the deadline or past the event cap;
+# 'stop' removes it and writes the counts. Results go to files framewalk
+# created in its own directory ('status', 'counts'); nothing is left behind.
+def _framewalk_callcount(P):
+    import sys, os, time, _thread, itertools
+    M = sys.monitoring
+    E = M.events
+
+    def put(fname, text):
+        fd = os.open(P['dir'] + '/' + fname, os.O_WRONLY | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC)
+        try:
+            data = text.encode('utf-8', 'surrogateescape')
+            while data:
+                data = data[os.write(fd, data):]
+        finally:
+            os.close(fd)
+
+    def esc(s):
+        return str(s).replace('\\', '\\\\').replace('\t', '\\t').replace('\n', '\\n').replace('\r', '\\r')
+
+    def find():
+        for i in range(6):
+            if M.get_tool(i) == P['name']:
+                return i
+        return None
+
+    if P['mode'] == 'start':
+        if find() is not None:
+            put('status', 'error already counting\n')
+            return
+        tid = None
+        for i in range(6):
+            if M.get_tool(i) is None:
+                tid = i
+                break
+        if tid is None:
+            put('status', 'busy ' + ' '.join('%d=%s' % (i, esc(M.get_tool(i)).replace(' ', '_')) for i in range(6)) + '\n')
+            return
+        starts, resumes = {}, {}
+        count = itertools.count
+        sget, sset, rget, rset = starts.get, starts.setdefault, resumes.get, resumes.setdefault
+
+        def on_start(code, offset):
+            next(sget(code) or sset(code, count()))
+
+        def on_resume(code, offset):
+            next(rget(code) or rset(code, count()))
+
+        lock = _thread.allocate_lock()
+        state = {'done': False, 'why': ''}
+
+        def remove(why):
+            with lock:
+                if state['done']:
+                    return False
+                state['done'] = True
+                state['why'] = why
+                try:
+                    M.set_events(tid, 0)
+                    M.register_callback(tid, E.PY_START, None)
+                    M.register_callback(tid, E.PY_RESUME, None)
+                finally:
+                    M.free_tool_id(tid)
+                return True
+
+        def watch():
+            ready.release()
+            end = time.monotonic() + P['deadline']
+            k = 0
+            while not state['done']:
+                time.sleep(0.1)
+                k += 1
+                if time.monotonic() >= end:
+                    remove('deadline')
+                elif k % 10 == 0:
+                    # inline, no call: the watcher's own loop runs no Python function
+                    n = 0
+                    for c in list(starts.values()) + list(resumes.values()):
+                        n += int(repr(c)[6:-1])
+                    if n > P['cap']:
+                        remove('event cap')
+
+        def report(own):
+            lines = []
+            for code in set(starts) | set(resumes):
+                if code is own or code.co_qualname.startswith('_framewalk_callcount'):
+                    continue  # the stop script's own functions, before it stopped the counting
+                s, r = starts.get(code), resumes.get(code)
+                lines.append('C\t%d\t%d\t%d\t%s\t%s\n' % (
+                    int(repr(s)[6:-1]) if s else 0, int(repr(r)[6:-1]) if r else 0,
+                    code.co_firstlineno, esc(code.co_filename),
+                    esc(getattr(code, 'co_qualname', code.co_name))))
+            lines.append('end %d\n' % len(lines))
+            return ''.join(lines)
+
+        on_start.framewalk_remove = remove
+        on_start.framewalk_report = report
+        M.use_tool_id(tid, P['name'])
+        # the watcher first: its own loop calls no Python function, so it counts nothing
+        ready = _thread.allocate_lock()
+        ready.acquire()
+        try:
+            _thread.start_new_thread(watch, ())
+            ready.acquire(timeout=5)
+            M.register_callback(tid, E.PY_START, on_start)
+            M.register_callback(tid, E.PY_RESUME, on_resume)
+            M.set_events(tid, E.PY_START | E.PY_RESUME)
+        except BaseException as e:
+            remove('error')
+            put('status', 'error ' + esc(repr(e)) + '\n')
+            return
+        put('status', 'ok %d\n' % tid)
+    else:
+        own = sys._getframe(1).f_code  # this script's module code, counted before it stops
+        tid = find()
+        if tid is None:
+            put('counts', 'gone\n')
+            return
+        try:
+            M.set_events(tid, 0)
+            cb = M.register_callback(tid, E.PY_START, None)
+        except ValueError:
+            # removed by its watcher between the two lines
+            cb = None
+        remove = getattr(cb, 'framewalk_remove', None)
+        if remove is None:
+            put('counts', 'gone\n')
+            return
+        remove('stopped')
+        try:
+            text = cb.framewalk_report(own)
+        except BaseException as e:
+            text = 'error ' + esc(repr(e)) + '\n'
+        put('counts', text)
+
+
+try:
+    _framewalk_callcount(_P)
+finally:
+    del _framewalk_callcount, _P
