@@ -44,7 +44,7 @@ int cmd_calls_check(const char *verb, size_t ntargets, int command, int subproce
 			"program under a tracer (python -m cProfile) for exact counts", verb);
 	else if (ret == -EPERM)
 		fw_hint("start the target without PYTHON_DISABLE_REMOTE_DEBUG and -X "
-			"disable_remote_debug, or %s without --count-calls", verb);
+			"disable-remote-debug, or %s without --count-calls", verb);
 	else
 		fw_hint("%s it without --count-calls", verb);
 	strbuf_release(&why);

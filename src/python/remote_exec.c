@@ -110,7 +110,7 @@ int py_rexec_check(struct target_mem *m, const struct py_target *t, struct strbu
 	}
 	if (enabled != 1) {
 		strbuf_addstr(why, "remote debugging is disabled in it (PYTHON_DISABLE_REMOTE_DEBUG "
-			      "or -X disable_remote_debug, or a build without it)");
+			      "or -X disable-remote-debug, or a build without it)");
 		return -EPERM;
 	}
 	return 0;

@@ -32,7 +32,7 @@ struct py_rexec {
 /*
  * Can t run a remote script? 0, or -ENOTSUP (before 3.14, or no
  * debugger_support in its block), -EPERM (remote debugging disabled in the
- * target: PYTHON_DISABLE_REMOTE_DEBUG, -X disable_remote_debug), -EOPNOTSUPP
+ * target: PYTHON_DISABLE_REMOTE_DEBUG, -X disable-remote-debug), -EOPNOTSUPP
  * (a free-threaded build), -errno of a read; why says which in one line.
  */
 int py_rexec_check(struct target_mem *m, const struct py_target *t, struct strbuf *why);

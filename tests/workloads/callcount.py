@@ -4,8 +4,11 @@ generator resumed K times, each function counting its own runs. An audit
 hook records the counters at each remote-execution request (the instant
 framewalk's script starts or stops the counting, in this very thread), and
 SIGUSR1 prints them with the sys.monitoring tools held, as one JSON line.
+Arguments: "hog" takes every free sys.monitoring tool id first; "block"
+blocks the main thread in C (a read of a pipe nobody writes) after READY.
 """
 import json
+import os
 import signal
 import sys
 import time
@@ -43,14 +46,21 @@ def audit(event, args):
 
 def report(sig, frame):
     tools = [sys.monitoring.get_tool(i) for i in range(6)]
-    print(json.dumps({"snaps": snaps, "tools": tools}),
-          flush=True)
+    # os.write, not print: a signal during print's flush would re-enter it
+    os.write(1, (json.dumps({"snaps": snaps, "tools": tools}) + "\n").encode())
 
 
 def main():
     sys.addaudithook(audit)
     signal.signal(signal.SIGUSR1, report)
+    if "hog" in sys.argv[1:]:
+        for i in range(6):
+            if sys.monitoring.get_tool(i) is None:
+                sys.monitoring.use_tool_id(i, "hog %d" % i)
     print("READY", flush=True)
+    if "block" in sys.argv[1:]:
+        r, w = os.pipe()
+        os.read(r, 1)
     while True:
         for _ in range(N):
             f()

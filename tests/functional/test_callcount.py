@@ -1,0 +1,243 @@
+"""Exact call counts through 3.14+ remote execution (record --count-calls,
+docs/CALLCOUNTS.md).
+
+tests/workloads/callcount.py runs, in its main thread, f N times per tick,
+a recursion rec(DEPTH) and a generator resumed K times, each counting its
+own runs; an audit hook records those counters at each remote-execution
+request (the instant framewalk's script starts or stops the counting, in
+that very thread), and SIGUSR1 prints them with the sys.monitoring tools
+held. So the exact counts over the window are the counters' differences:
+- on Debian's 3.14 and 3.15 (run in a chroot: the container-style root),
+  the text report's Calls section gives f, rec and gen (entries and
+  resumes) exactly those differences, twice in a row (the second capture
+  registers again), and afterwards no tool is held, the watcher thread is
+  gone and no file of framewalk's is left in the target's /tmp;
+- SIGKILL of framewalk mid-capture: the counting removes itself by the
+  deadline it carries (capture + 10 s), its thread with it;
+- every tool id taken: said, and the capture goes on without counts;
+- a main thread blocked in C: the request is reported and withdrawn, the
+  capture goes on;
+- PYTHON_DISABLE_REMOTE_DEBUG / -X disable-remote-debug: refused (exit 6)
+  with the reason; 3.12: refused (exit 5) saying what works instead.
+"""
+import json
+import os
+import re
+import select
+import signal
+import subprocess
+import time
+
+import pytest
+
+from fwtest import INTERP_BY_ID, framewalk_path, run_fw, start_workload
+
+CAPTURE = 2
+DEADLINE = CAPTURE + 10        # cmd/callcounts.c: DEADLINE_MARGIN_S
+EXIT_UNSUPPORTED = 5
+EXIT_PERMISSION = 6
+ROW_RE = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\d+)\s+(-|[\d.]+ \w+)\s+(\S+) \((.*?)(?::(\d+))?\)$")
+
+
+def report(w, timeout=10.0):
+    """The workload's JSON line after SIGUSR1."""
+    os.kill(w.pid, signal.SIGUSR1)
+    fd = w.proc.stdout.fileno()
+    buf = b""
+    deadline = time.monotonic() + timeout
+    while not buf.endswith(b"\n"):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            pytest.fail("workload %d did not report within %.0f s" % (w.pid, timeout))
+        r, _, _ = select.select([fd], [], [], left)
+        if r:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                pytest.fail("workload exited: %s" % w.proc.stderr.read().decode())
+            buf += chunk
+    return json.loads(buf.decode().strip().splitlines()[-1])
+
+
+def calls_rows(text):
+    """{qualname: (calls, resumes)} of the text report's Calls section."""
+    rows = {}
+    section = text.split("\nCalls (", 1)
+    assert len(section) == 2, "no Calls section:\n" + text[:3000]
+    for line in section[1].split("\n\n", 1)[0].splitlines()[2:]:
+        m = ROW_RE.match(line)
+        assert m, "unparsed row %r" % line
+        rows.setdefault((m.group(5), m.group(6)), [0, 0])
+        rows[(m.group(5), m.group(6))][0] += int(m.group(1))
+        rows[(m.group(5), m.group(6))][1] += int(m.group(2))
+    return rows
+
+
+def left_in_tmp(w):
+    tmp = os.path.join(str(w.interp.root or "/"), "tmp")
+    return [n for n in os.listdir(tmp) if n.startswith("framewalk-cc-%d-" % w.pid)]
+
+
+def threads(w):
+    return len(os.listdir("/proc/%d/task" % w.pid))
+
+
+def wait_threads(w, n, timeout):
+    deadline = time.monotonic() + timeout
+    while threads(w) != n and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return threads(w)
+
+
+@pytest.mark.interps("sid-py3.14", "sid-py3.15")
+def test_counts_exact(interp, tmp_path):
+    w = start_workload(interp, "callcount.py")
+    try:
+        assert threads(w) == 1
+        for run in range(2):
+            out = tmp_path / ("run%d.txt" % run)
+            r = run_fw("record", "-d", CAPTURE, "--count-calls", "-p", w.pid, "-q",
+                       "-o", out, timeout=60)
+            assert r.returncode == 0, r
+            assert "count-calls: asking process %d to run /tmp/framewalk-cc-" % w.pid in r.stderr
+            rep = report(w)
+            snaps = rep["snaps"][2 * run:2 * run + 2]
+            assert len(snaps) == 2 and snaps[0]["path"].endswith("/start.py") and \
+                snaps[1]["path"].endswith("/stop.py"), rep
+            text = out.read_text()
+            rows = calls_rows(text)
+            file = w.target_path("callcount.py")
+            got = {q: rows.get((q, file), [0, 0]) for q in ("f", "rec", "gen")}
+            want = {
+                "f": [snaps[1]["f"] - snaps[0]["f"], 0],
+                "rec": [snaps[1]["rec"] - snaps[0]["rec"], 0],
+                "gen": [snaps[1]["gen_start"] - snaps[0]["gen_start"],
+                        snaps[1]["gen_resume"] - snaps[0]["gen_resume"]],
+            }
+            assert got == want, "run %d: %s\n%s" % (run, rep, text[:4000])
+            # about N calls of f per 10 ms tick over the capture: the window is the capture's
+            assert want["f"][0] > 10 * CAPTURE * 20, want
+            assert want["rec"][0] == 21 * want["gen"][0] or \
+                abs(want["rec"][0] - 21 * want["gen"][0]) <= 21, want
+            assert "Calls:     exact, sys.monitoring tool" in text
+            # nothing left behind: no tool, no watcher thread, no file
+            assert rep["tools"] == [None] * 6, rep
+            assert wait_threads(w, 1, 2.0) == 1
+            assert left_in_tmp(w) == []
+    finally:
+        w.stop()
+
+
+@pytest.mark.interps("sid-py3.14")
+def test_sigkill_removes_itself(interp):
+    w = start_workload(interp, "callcount.py")
+    try:
+        fw = subprocess.Popen([framewalk_path(), "record", "-d", str(CAPTURE), "--count-calls",
+                               "-p", str(w.pid), "-q", "-o", "/dev/null"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            deadline = time.monotonic() + 20
+            tools = [None] * 6
+            while time.monotonic() < deadline:
+                tools = report(w)["tools"]
+                if any(t and t.startswith("framewalk-callcount-") for t in tools):
+                    break
+                time.sleep(0.1)
+            assert any(t and t.startswith("framewalk-callcount-") for t in tools), tools
+            started = time.monotonic()
+            fw.kill()
+        finally:
+            fw.kill()
+            fw.wait(timeout=10)
+            fw.stderr.close()
+        assert threads(w) == 2          # the watcher
+        while time.monotonic() - started < DEADLINE + 5:
+            if report(w)["tools"] == [None] * 6:
+                break
+            time.sleep(0.5)
+        gone = time.monotonic() - started
+        assert report(w)["tools"] == [None] * 6, "still registered %.1f s after the kill" % gone
+        assert gone <= DEADLINE + 1.5, gone
+        assert wait_threads(w, 1, 2.0) == 1
+        assert left_in_tmp(w) == []
+    finally:
+        w.stop()
+
+
+@pytest.mark.interps("sid-py3.15")
+def test_no_free_tool(interp, tmp_path):
+    w = start_workload(interp, "callcount.py", "hog")
+    try:
+        out = tmp_path / "hog.txt"
+        r = run_fw("record", "-d", 1, "--count-calls", "-p", w.pid, "-q", "-o", out)
+        assert r.returncode == 0, r
+        assert "every sys.monitoring tool id is taken (0=hog_0 1=hog_1" in r.stderr, r
+        assert "going on without counts" in r.stderr
+        assert "Calls:     not counted: every sys.monitoring tool id is taken" in out.read_text()
+        assert report(w)["tools"] == ["hog %d" % i for i in range(6)]
+        assert left_in_tmp(w) == []
+    finally:
+        w.stop()
+
+
+@pytest.mark.interps("sid-py3.14")
+def test_blocked_in_c(interp):
+    w = start_workload(interp, "callcount.py", "block")
+    try:
+        time.sleep(0.3)
+        r = run_fw("record", "-d", 1, "--count-calls", "-p", w.pid, "-q", "--mode", "wall",
+                   "-o", "/dev/null", timeout=60)
+        assert r.returncode == 0, r
+        assert "did not run the request within 5 s (its thread never reached a safe point" \
+            in r.stderr, r
+        assert r.elapsed < 15, r
+        assert left_in_tmp(w) == []
+    finally:
+        w.stop()
+
+
+@pytest.mark.interps("sid-py3.14")
+@pytest.mark.parametrize("how", ["env", "xoption"])
+def test_disabled_refused(interp, how):
+    env = interp.env()
+    argv = interp.argv("-B")
+    if how == "env":
+        env["PYTHON_DISABLE_REMOTE_DEBUG"] = "1"
+    else:
+        argv = interp.argv("-X", "disable-remote-debug", "-B")
+    interp.check()
+    # the workload, started by hand with remote debugging off
+    host_dir = os.path.join(str(interp.root), "tmp", "fw-tests", "cc-disabled-%d" % os.getpid())
+    os.makedirs(host_dir, exist_ok=True)
+    src = os.path.join(os.path.dirname(__file__), "..", "workloads", "callcount.py")
+    with open(src) as f, open(os.path.join(host_dir, "callcount.py"), "w") as g:
+        g.write(f.read())
+    proc = subprocess.Popen(argv + ["/tmp/fw-tests/" + os.path.basename(host_dir) +
+                                    "/callcount.py"], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    try:
+        assert proc.stdout.readline() == b"READY\n"
+        r = run_fw("record", "-d", 1, "--count-calls", "-p", proc.pid, "-q", "-o", "/dev/null")
+        assert r.returncode == EXIT_PERMISSION, r
+        assert "--count-calls is not possible: remote debugging is disabled in it" in r.stderr
+        assert "PYTHON_DISABLE_REMOTE_DEBUG" in r.stderr
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+        proc.stdout.close()
+        proc.stderr.close()
+        for n in os.listdir(host_dir):
+            os.unlink(os.path.join(host_dir, n))
+        os.rmdir(host_dir)
+
+
+@pytest.mark.interps("py3.12")
+def test_312_refused(interp):
+    w = start_workload(interp, "callcount.py")
+    try:
+        r = run_fw("record", "-d", 1, "--count-calls", "-p", w.pid, "-q", "-o", "/dev/null")
+        assert r.returncode == EXIT_UNSUPPORTED, r
+        assert "Python 3.12.1 has no remote execution (PEP 768 came in 3.14)" in r.stderr, r
+        assert "python -m cProfile" in r.stderr
+        assert report(w)["tools"] == [None] * 6
+    finally:
+        w.stop()
