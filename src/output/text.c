@@ -937,6 +937,7 @@ int output_text(const struct profile *p, FILE *f, const struct output_opts *opts
 	fn_view_build(&v, p, opts);
 	if (!v.total) {
 		fprintf(f, "\nNo samples were recorded.\n");
+		print_calls(p, &v, f, opts);
 		fn_view_release(&v);
 		return ferror(f) ? -EIO : 0;
 	}

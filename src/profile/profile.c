@@ -409,6 +409,7 @@ void profile_add_calls(struct profile *p, const char *name, const char *file, in
 	c->name = profile_cstring(p, name);
 	c->file = profile_cstring(p, file);
 	c->firstline = firstline;
+	c->frame = profile_frame(p, FRAME_PYTHON, c->name, c->file, firstline);
 	c->starts = starts;
 	c->resumes = resumes;
 }

@@ -86,6 +86,8 @@ struct pf_labelset {
 struct pf_calls {
 	uint32_t name, file;        /* string ids */
 	int32_t firstline;
+	uint32_t frame;             /* a Python frame (name, file, firstline) naming it in
+	                             * saved formats (pprof's calls samples) */
 	uint64_t starts, resumes;
 };
 

@@ -10,7 +10,8 @@ held. So the exact counts over the window are the counters' differences:
 - on Debian's 3.14 and 3.15 (run in a chroot: the container-style root),
   the text report's Calls section gives f, rec and gen (entries and
   resumes) exactly those differences, twice in a row (the second capture
-  registers again), and afterwards no tool is held, the watcher thread is
+  registers again); the saved pprof, re-rendered by report, gives the same
+  table; and afterwards no tool is held, the watcher thread is
   gone and no file of framewalk's is left in the target's /tmp;
 - SIGKILL of framewalk mid-capture: the counting removes itself by the
   deadline it carries (capture + 10 s), its thread with it;
@@ -95,8 +96,9 @@ def test_counts_exact(interp, tmp_path):
         assert threads(w) == 1
         for run in range(2):
             out = tmp_path / ("run%d.txt" % run)
+            pb = tmp_path / ("run%d.pb.gz" % run)
             r = run_fw("record", "-d", CAPTURE, "--count-calls", "-p", w.pid, "-q",
-                       "-o", out, timeout=60)
+                       "-o", out, "-o", pb, timeout=60)
             assert r.returncode == 0, r
             assert "count-calls: asking process %d to run /tmp/framewalk-cc-" % w.pid in r.stderr
             rep = report(w)
@@ -119,6 +121,11 @@ def test_counts_exact(interp, tmp_path):
             assert want["rec"][0] == 21 * want["gen"][0] or \
                 abs(want["rec"][0] - 21 * want["gen"][0]) <= 21, want
             assert "Calls:     exact, sys.monitoring tool" in text
+            # the saved pprof carries them (a calls sample type): report gives the same table
+            again = run_fw("report", pb, "-f", "text")
+            assert again.returncode == 0, again
+            assert calls_rows(again.stdout) == rows
+            assert "Calls:     exact, sys.monitoring tool" in again.stdout
             # nothing left behind: no tool, no watcher thread, no file
             assert rep["tools"] == [None] * 6, rep
             assert wait_threads(w, 1, 2.0) == 1
