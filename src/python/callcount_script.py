@@ -43,13 +43,20 @@ def _framewalk_callcount(P):
             return
         starts, resumes = {}, {}
         count = itertools.count
-        sget, sset, rget, rset = starts.get, starts.setdefault, resumes.get, resumes.setdefault
+        sset, rset = starts.setdefault, resumes.setdefault
 
+        # next() of an itertools.count: one C call, atomic under the GIL
         def on_start(code, offset):
-            next(sget(code) or sset(code, count()))
+            try:
+                next(starts[code])
+            except KeyError:
+                next(sset(code, count()))
 
         def on_resume(code, offset):
-            next(rget(code) or rset(code, count()))
+            try:
+                next(resumes[code])
+            except KeyError:
+                next(rset(code, count()))
 
         lock = _thread.allocate_lock()
         state = {'done': False, 'why': ''}
