@@ -94,8 +94,9 @@ void cmd_calls_end(struct callcount *cc, const struct py_target *t, struct profi
 			profile_add_calls(prof, cc->fns[i].name, cc->fns[i].file,
 					  cc->fns[i].firstline, cc->fns[i].starts,
 					  cc->fns[i].resumes);
-		strbuf_addf(&note, "exact, sys.monitoring tool %d over the capture; %zu functions",
-			    cc->tool_id, cc->n);
+		strbuf_addf(&note, "exact, sys.monitoring tool %d over the capture; %zu functions; "
+			    "the target's thread held %.1f ms to start, %.1f ms to stop",
+			    cc->tool_id, cc->n, cc->start_us / 1e3, cc->stop_us / 1e3);
 		prof->meta.calls_note = strbuf_detach(&note);
 		prof->meta.calls_window_ns = window_ns;
 	}

@@ -269,8 +269,11 @@ int callcount_start(struct callcount *cc, const struct py_target *t, double dead
 		const char *s = strbuf_str(&res);
 		int id;
 
-		if (sscanf(s, "ok %d", &id) == 1 && id >= 0 && id < 6) {
+		unsigned long long us = 0;
+
+		if (sscanf(s, "ok %d %llu", &id, &us) >= 1 && id >= 0 && id < 6) {
 			cc->tool_id = id;
+			cc->start_us = us;
 		} else if (!strncmp(s, "busy ", 5)) {
 			struct strbuf holders = STRBUF_INIT;
 
@@ -341,7 +344,10 @@ int callcount_parse(struct callcount *cc, char *text, size_t len)
 		int nf = 0;
 
 		if (!strncmp(line, "end ", 4)) {
-			ended = strtoull(line + 4, NULL, 10) == lines;
+			char *end;
+
+			ended = strtoull(line + 4, &end, 10) == lines;
+			cc->stop_us = strtoull(end, NULL, 10);
 			break;
 		}
 		lines++;

@@ -42,7 +42,7 @@ struct callcount {
 	double deadline_s;
 	struct callcount_fn *fns;
 	size_t n;
-	char ended[32];             /* "" or how the counting ended early ("deadline") */
+	uint64_t start_us, stop_us; /* how long each request held the target's thread */
 };
 
 /* Ready cc for pid (nothing done in the target). */

@@ -8,6 +8,7 @@
 # created in its own directory ('status', 'counts'); nothing is left behind.
 def _framewalk_callcount(P):
     import sys, os, time, _thread, itertools
+    t0 = time.perf_counter()  # the thread's pause for this request, reported
     M = sys.monitoring
     E = M.events
 
@@ -92,7 +93,7 @@ def _framewalk_callcount(P):
                     if n > P['cap']:
                         remove('event cap')
 
-        def report(own):
+        def report(own, t0):
             lines = []
             for code in set(starts) | set(resumes):
                 if code is own or code.co_qualname.startswith('_framewalk_callcount'):
@@ -102,7 +103,7 @@ def _framewalk_callcount(P):
                     int(repr(s)[6:-1]) if s else 0, int(repr(r)[6:-1]) if r else 0,
                     code.co_firstlineno, esc(code.co_filename),
                     esc(getattr(code, 'co_qualname', code.co_name))))
-            lines.append('end %d\n' % len(lines))
+            lines.append('end %d %d\n' % (len(lines), (time.perf_counter() - t0) * 1e6))
             return ''.join(lines)
 
         on_start.framewalk_remove = remove
@@ -121,7 +122,7 @@ def _framewalk_callcount(P):
             remove('error')
             put('status', 'error ' + esc(repr(e)) + '\n')
             return
-        put('status', 'ok %d\n' % tid)
+        put('status', 'ok %d %d\n' % (tid, (time.perf_counter() - t0) * 1e6))
     else:
         own = sys._getframe(1).f_code  # this script's module code, counted before it stops
         tid = find()
@@ -140,7 +141,7 @@ def _framewalk_callcount(P):
             return
         remove('stopped')
         try:
-            text = cb.framewalk_report(own)
+            text = cb.framewalk_report(own, t0)
         except BaseException as e:
             text = 'error ' + esc(repr(e)) + '\n'
         put('counts', text)
