@@ -11,7 +11,8 @@ held. So the exact counts over the window are the counters' differences:
   the text report's Calls section gives f, rec and gen (entries and
   resumes) exactly those differences, twice in a row (the second capture
   registers again); the saved pprof, re-rendered by report, gives the same
-  table; and afterwards no tool is held, the watcher thread is
+  table; `diff` of two such captures names the function whose call rate
+  changed (f, five times as often per tick after SIGUSR2); and afterwards no tool is held, the watcher thread is
   gone and no file of framewalk's is left in the target's /tmp;
 - SIGKILL of framewalk mid-capture: the counting removes itself by the
   deadline it carries (capture + 10 s), its thread with it;
@@ -130,6 +131,32 @@ def test_counts_exact(interp, tmp_path):
             assert rep["tools"] == [None] * 6, rep
             assert wait_threads(w, 1, 2.0) == 1
             assert left_in_tmp(w) == []
+    finally:
+        w.stop()
+
+
+@pytest.mark.interps("sid-py3.15")
+def test_diff_calls(interp, tmp_path):
+    """diff compares the exact call rates: f five times as often per tick after SIGUSR2."""
+    w = start_workload(interp, "callcount.py")
+    try:
+        pbs = []
+        for i in range(2):
+            pb = tmp_path / ("p%d.pb.gz" % i)
+            r = run_fw("record", "-d", CAPTURE, "--count-calls", "-p", w.pid, "-q", "-o", pb)
+            assert r.returncode == 0, r
+            pbs.append(pb)
+            if i == 0:
+                os.kill(w.pid, signal.SIGUSR2)
+        r = run_fw("diff", pbs[0], pbs[1])
+        assert r.returncode == 0, r
+        section = r.stdout.split("\nCalls whose rate changed most", 1)
+        assert len(section) == 2, r
+        rows = [l for l in section[1].splitlines()[2:] if l.strip()]
+        first = rows[0].split()
+        # f changed most: about 5x (the tick's own time grows a little with the calls)
+        assert first[5] == "f", rows[:3]
+        assert 3.0 < float(first[4].rstrip("x")) <= 5.5, rows[:3]
     finally:
         w.stop()
 

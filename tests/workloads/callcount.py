@@ -3,7 +3,8 @@ calls f exactly N times per 10 ms tick, a recursion of depth DEPTH and a
 generator resumed K times, each function counting its own runs. An audit
 hook records the counters at each remote-execution request (the instant
 framewalk's script starts or stops the counting, in this very thread), and
-SIGUSR1 prints them with the sys.monitoring tools held, as one JSON line.
+SIGUSR1 prints them with the sys.monitoring tools held, as one JSON line;
+SIGUSR2 makes each tick call f five times as often (a deploy's N+1).
 Arguments: "hog" takes every free sys.monitoring tool id first; "block"
 blocks the main thread in C (a read of a pipe nobody writes) after READY.
 """
@@ -50,9 +51,15 @@ def report(sig, frame):
     os.write(1, (json.dumps({"snaps": snaps, "tools": tools}) + "\n").encode())
 
 
+def more(sig, frame):
+    global N
+    N *= 5
+
+
 def main():
     sys.addaudithook(audit)
     signal.signal(signal.SIGUSR1, report)
+    signal.signal(signal.SIGUSR2, more)
     if "hog" in sys.argv[1:]:
         for i in range(6):
             if sys.monitoring.get_tool(i) is None:
