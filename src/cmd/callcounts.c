@@ -60,6 +60,7 @@ int cmd_calls_begin(struct callcount *cc, const struct py_target *t,
 	int ret;
 
 	callcount_init(cc, t->pid);
+	cc->stop = so->stop;
 	ret = callcount_start(cc, t, deadline, &why);
 	if (ret) {
 		fw_warning("process %d: counting calls failed: %s; going on without counts",

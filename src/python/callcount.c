@@ -230,6 +230,13 @@ static int run_script(struct callcount *cc, const struct py_target *t, const cha
 		ret = read_result(cc, result, out);
 		if (ret != -EAGAIN)
 			break;
+		/* a start not yet taken can be given up at once (a stop is seen through) */
+		if (cc->stop && *cc->stop && !strcmp(mode, "start") &&
+		    py_rexec_pending(&cc->mem, &rq) > 0 && !py_rexec_withdraw(&cc->mem, &rq)) {
+			strbuf_addstr(why, "interrupted before the target took the request");
+			ret = -EINTR;
+			break;
+		}
 		if (fw_now_ns() - start > CALLCOUNT_WAIT_NS) {
 			int pending = py_rexec_pending(&cc->mem, &rq);
 
@@ -245,7 +252,7 @@ static int run_script(struct callcount *cc, const struct py_target *t, const cha
 		}
 		nanosleep(&ts, NULL);
 	}
-	if (ret && ret != -ETIMEDOUT)
+	if (ret && ret != -ETIMEDOUT && ret != -EINTR)
 		strbuf_addf(why, "reading %s/%s failed: %s", cc->tpath, result, strerror(-ret));
 	remove_dir(cc);
 	return ret;

@@ -12,6 +12,7 @@
 #ifndef FRAMEWALK_PYTHON_CALLCOUNT_H
 #define FRAMEWALK_PYTHON_CALLCOUNT_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,6 +44,9 @@ struct callcount {
 	struct callcount_fn *fns;
 	size_t n;
 	uint64_t start_us, stop_us; /* how long each request held the target's thread */
+	/* set (by a signal handler) to give up a start request the target has not
+	 * taken yet (withdrawn, -EINTR); NULL: never */
+	volatile sig_atomic_t *stop;
 };
 
 /* Ready cc for pid (nothing done in the target). */
