@@ -35,7 +35,9 @@ def _framewalk_callcount(P):
             put('status', 'error already counting\n')
             return
         tid = None
-        for i in range(6):
+        # the ids no tool is assigned first (0 debugger, 1 coverage, 2 profiler,
+        # 5 optimizer): pdb or cProfile started during the capture still get theirs
+        for i in (3, 4, 2, 5, 1, 0):
             if M.get_tool(i) is None:
                 tid = i
                 break

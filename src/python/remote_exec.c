@@ -95,7 +95,7 @@ int py_rexec_check(struct target_mem *m, const struct py_target *t, struct strbu
 	int32_t enabled;
 	int ret;
 
-	if (t->offsets.free_threaded) {
+	if (t->offsets.free_threaded && t->major == 3 && t->minor >= 14) {
 		strbuf_addf(why, "Python %s is a free-threaded build: counting calls there is not "
 			    "supported (its monitoring callbacks run concurrently)", t->version);
 		return -EOPNOTSUPP;
