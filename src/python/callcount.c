@@ -141,7 +141,7 @@ static int create_file(struct callcount *cc, const char *name, const char *text,
 /* Remove every file framewalk may have placed, and its directory. */
 static void remove_dir(struct callcount *cc)
 {
-	static const char *const files[] = { "start.py", "stop.py", "status", "counts" };
+	static const char *const files[] = { "start.py", "peek.py", "stop.py", "status", "counts" };
 
 	if (cc->dir_fd >= 0) {
 		for (size_t i = 0; i < ARRAY_SIZE(files); i++)
@@ -302,23 +302,55 @@ int callcount_start(struct callcount *cc, const struct py_target *t, double dead
 	return ret;
 }
 
-int callcount_stop(struct callcount *cc, const struct py_target *t, struct strbuf *why)
+/* Free the counts read before. */
+static void free_counts(struct callcount *cc)
+{
+	for (size_t i = 0; i < cc->n; i++) {
+		free(cc->fns[i].file);
+		free(cc->fns[i].name);
+	}
+	free(cc->fns);
+	cc->fns = NULL;
+	cc->n = 0;
+}
+
+/* A stop or peek request: the counts into cc. */
+static int read_counts(struct callcount *cc, const struct py_target *t, const char *mode,
+		       struct strbuf *why)
 {
 	struct strbuf res = STRBUF_INIT;
+	char file[16];
 	int ret;
 
-	ret = run_script(cc, t, "stop.py", "stop", "counts", &res, why);
+	snprintf(file, sizeof(file), "%s.py", mode);
+	ret = run_script(cc, t, file, mode, "counts", &res, why);
 	if (!ret && !strcmp(strbuf_str(&res), "gone\n")) {
 		strbuf_addf(why, "the counting had removed itself (its %.0f s deadline)",
 			    cc->deadline_s);
 		ret = -ENOENT;
 	} else if (!ret) {
+		free_counts(cc);
 		ret = callcount_parse(cc, (char *)strbuf_str(&res), res.len);
 		if (ret)
 			strbuf_addstr(why, "the counts file is malformed");
 	}
 	strbuf_release(&res);
 	return ret;
+}
+
+int callcount_peek(struct callcount *cc, const struct py_target *t, struct strbuf *why)
+{
+	uint64_t stop_us = cc->stop_us;
+	int ret = read_counts(cc, t, "peek", why);
+
+	cc->peek_us = cc->stop_us;
+	cc->stop_us = stop_us;
+	return ret;
+}
+
+int callcount_stop(struct callcount *cc, const struct py_target *t, struct strbuf *why)
+{
+	return read_counts(cc, t, "stop", why);
 }
 
 /* Undo esc() of the script: \\ \t \n \r, in place. */
@@ -388,12 +420,6 @@ int callcount_parse(struct callcount *cc, char *text, size_t len)
 void callcount_release(struct callcount *cc)
 {
 	remove_dir(cc);
-	for (size_t i = 0; i < cc->n; i++) {
-		free(cc->fns[i].file);
-		free(cc->fns[i].name);
-	}
-	free(cc->fns);
-	cc->fns = NULL;
-	cc->n = 0;
+	free_counts(cc);
 	mem_release(&cc->mem);
 }

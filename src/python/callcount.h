@@ -44,6 +44,7 @@ struct callcount {
 	struct callcount_fn *fns;
 	size_t n;
 	uint64_t start_us, stop_us; /* how long each request held the target's thread */
+	uint64_t peek_us;           /* ... the last peek */
 	/* set (by a signal handler) to give up a start request the target has not
 	 * taken yet (withdrawn, -EINTR); NULL: never */
 	volatile sig_atomic_t *stop;
@@ -68,6 +69,13 @@ int callcount_start(struct callcount *cc, const struct py_target *t, double dead
  * counting had already removed itself (deadline); -ETIMEDOUT as above.
  */
 int callcount_stop(struct callcount *cc, const struct py_target *t, struct strbuf *why);
+
+/*
+ * The counts so far into cc->fns, the counting going on (top): the same
+ * returns as callcount_stop. The target's thread is held for the report
+ * (cc->peek_us), and the peek's own calls are not counted.
+ */
+int callcount_peek(struct callcount *cc, const struct py_target *t, struct strbuf *why);
 
 /* Remove every file and the directory placed; free the counts. */
 void callcount_release(struct callcount *cc);

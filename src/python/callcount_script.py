@@ -1,11 +1,13 @@
 # framewalk's call counter, run inside the target by PEP 768 remote execution
 # (sys.remote_exec's mechanism). framewalk puts one line before this text:
-#   _P = {'dir': ..., 'deadline': seconds, 'cap': events, 'name': tool name, 'mode': 'start'|'stop'}
+#   _P = {'dir': ..., 'deadline': seconds, 'cap': events, 'name': tool name,
+#         'mode': 'start'|'peek'|'stop'}
 # (all chosen by framewalk, none by a user). 'start' registers a
 # sys.monitoring tool counting PY_START and PY_RESUME per code object and a
 # watcher thread that removes it at the deadline or past the event cap;
-# 'stop' removes it and writes the counts. Results go to files framewalk
-# created in its own directory ('status', 'counts'); nothing is left behind.
+# 'peek' writes the counts so far (top), 'stop' removes it and writes them.
+# Results go to files framewalk created in its own directory ('status',
+# 'counts'); nothing is left behind.
 def _framewalk_callcount(P):
     import sys, os, time, _thread, itertools
     t0 = time.perf_counter()  # the thread's pause for this request, reported
@@ -74,6 +76,7 @@ def _framewalk_callcount(P):
                     M.set_events(tid, 0)
                     M.register_callback(tid, E.PY_START, None)
                     M.register_callback(tid, E.PY_RESUME, None)
+                    M.register_callback(tid, E.EXCEPTION_HANDLED, None)
                 finally:
                     M.free_tool_id(tid)
                 return True
@@ -98,8 +101,9 @@ def _framewalk_callcount(P):
         def report(own, t0):
             lines = []
             for code in set(starts) | set(resumes):
-                if code is own or code.co_qualname.startswith('_framewalk_callcount'):
-                    continue  # the stop script's own functions, before it stopped the counting
+                if code is own or code.co_qualname.startswith('_framewalk_callcount') or (
+                        code.co_name == '<module>' and '_framewalk_callcount' in code.co_names):
+                    continue  # framewalk's own scripts, run while counting
                 s, r = starts.get(code), resumes.get(code)
                 lines.append('C\t%d\t%d\t%d\t%s\t%s\n' % (
                     int(repr(s)[6:-1]) if s else 0, int(repr(r)[6:-1]) if r else 0,
@@ -108,8 +112,13 @@ def _framewalk_callcount(P):
             lines.append('end %d %d\n' % (len(lines), (time.perf_counter() - t0) * 1e6))
             return ''.join(lines)
 
-        on_start.framewalk_remove = remove
-        on_start.framewalk_report = report
+        # the handle later requests find the counts by: a callback for an event
+        # this tool never enables, so taking it and putting it back loses no count
+        def handle(*args):
+            pass
+
+        handle.framewalk_remove = remove
+        handle.framewalk_report = report
         M.use_tool_id(tid, P['name'])
         # the watcher first: its own loop calls no Python function, so it counts nothing
         ready = _thread.allocate_lock()
@@ -119,6 +128,7 @@ def _framewalk_callcount(P):
             ready.acquire(timeout=5)
             M.register_callback(tid, E.PY_START, on_start)
             M.register_callback(tid, E.PY_RESUME, on_resume)
+            M.register_callback(tid, E.EXCEPTION_HANDLED, handle)
             M.set_events(tid, E.PY_START | E.PY_RESUME)
         except BaseException as e:
             remove('error')
@@ -126,28 +136,28 @@ def _framewalk_callcount(P):
             return
         put('status', 'ok %d %d\n' % (tid, (time.perf_counter() - t0) * 1e6))
     else:
-        own = sys._getframe(1).f_code  # this script's module code, counted before it stops
+        # 'stop': remove the counting, then write the counts; 'peek': write them
+        own = sys._getframe(1).f_code  # this script's module code, run while counting
         tid = find()
-        if tid is None:
+        handle = None
+        if tid is not None:
+            try:
+                handle = M.register_callback(tid, E.EXCEPTION_HANDLED, None)
+                if P['mode'] == 'peek':
+                    M.register_callback(tid, E.EXCEPTION_HANDLED, handle)
+            except ValueError:
+                handle = None  # removed by its watcher in between
+        report = getattr(handle, 'framewalk_report', None)
+        if report is None:
             put('counts', 'gone\n')
             return
+        if P['mode'] == 'stop':
+            handle.framewalk_remove('stopped')
         try:
-            M.set_events(tid, 0)
-            cb = M.register_callback(tid, E.PY_START, None)
-        except ValueError:
-            # removed by its watcher between the two lines
-            cb = None
-        remove = getattr(cb, 'framewalk_remove', None)
-        if remove is None:
-            put('counts', 'gone\n')
-            return
-        remove('stopped')
-        try:
-            text = cb.framewalk_report(own, t0)
+            text = report(own, t0)
         except BaseException as e:
             text = 'error ' + esc(repr(e)) + '\n'
         put('counts', text)
-
 
 try:
     _framewalk_callcount(_P)
