@@ -37,7 +37,7 @@ const struct cmd_sampling_use cmd_sampling_record = {
 
 /* one process's functions: no --subprocesses; --kernel and --native-all not offered so far */
 const struct cmd_sampling_use cmd_sampling_top = {
-	"top", CAPTURE_OPTS | CMD_SO_LABEL, 100, RATE_MAX_HZ, EVERY_MODE, "q, Ctrl-C or the target's exit",
+	"top", CAPTURE_OPTS | CMD_SO_LABEL | CMD_SO_COUNT_CALLS, 100, RATE_MAX_HZ, EVERY_MODE, "q, Ctrl-C or the target's exit",
 };
 
 /*
@@ -314,7 +314,8 @@ static const struct sampling_row {
 	  "module MODULE (repeatable, up to 4; docs/LABELS.md)", NULL, opt_label, NO_FLAG },
 	{ CMD_SO_COUNT_CALLS, 0, "count-calls", NULL, "also count every Python function's "
 	  "calls exactly, inside the target through Python 3.14+'s remote execution and "
-	  "sys.monitoring (one -p PID; removed at the end; docs/CALLCOUNTS.md)", NULL, NULL,
+	  "sys.monitoring (one -p PID; removed at the end; top: calls per second, read "
+	  "each refresh; docs/CALLCOUNTS.md)", NULL, NULL,
 	  FLAG(count_calls) },
 	{ CMD_SO_NONBLOCKING, 0, "nonblocking", NULL, "the same as --backend vm (never stops the "
 	  "target)", NULL, opt_nonblocking, NO_FLAG },

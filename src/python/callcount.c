@@ -217,7 +217,9 @@ static int run_script(struct callcount *cc, const struct py_target *t, const cha
 		return ret;
 	}
 	snprintf(path, sizeof(path), "%s/%s", cc->tpath, file);
-	fw_note("count-calls: asking process %d to run %s (%s)", (int)cc->pid, path, mode);
+	/* each start and stop logged (a peek runs the same script, often: not) */
+	if (strcmp(mode, "peek"))
+		fw_note("count-calls: asking process %d to run %s (%s)", (int)cc->pid, path, mode);
 	ret = py_rexec_send(&cc->mem, t, path, &rq, why);
 	if (ret) {
 		remove_dir(cc);

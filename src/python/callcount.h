@@ -73,7 +73,8 @@ int callcount_stop(struct callcount *cc, const struct py_target *t, struct strbu
 /*
  * The counts so far into cc->fns, the counting going on (top): the same
  * returns as callcount_stop. The target's thread is held for the report
- * (cc->peek_us), and the peek's own calls are not counted.
+ * (cc->peek_us), and the peek's own calls are not counted. The counting's
+ * deadline moves to cc->deadline_s from now.
  */
 int callcount_peek(struct callcount *cc, const struct py_target *t, struct strbuf *why);
 

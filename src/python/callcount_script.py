@@ -64,7 +64,7 @@ def _framewalk_callcount(P):
                 next(rset(code, count()))
 
         lock = _thread.allocate_lock()
-        state = {'done': False, 'why': ''}
+        state = {'done': False, 'why': '', 'end': time.monotonic() + P['deadline']}
 
         def remove(why):
             with lock:
@@ -83,12 +83,11 @@ def _framewalk_callcount(P):
 
         def watch():
             ready.release()
-            end = time.monotonic() + P['deadline']
             k = 0
             while not state['done']:
                 time.sleep(0.1)
                 k += 1
-                if time.monotonic() >= end:
+                if time.monotonic() >= state['end']:
                     remove('deadline')
                 elif k % 10 == 0:
                     # inline, no call: the watcher's own loop runs no Python function
@@ -119,6 +118,7 @@ def _framewalk_callcount(P):
 
         handle.framewalk_remove = remove
         handle.framewalk_report = report
+        handle.framewalk_state = state
         M.use_tool_id(tid, P['name'])
         # the watcher first: its own loop calls no Python function, so it counts nothing
         ready = _thread.allocate_lock()
@@ -153,6 +153,8 @@ def _framewalk_callcount(P):
             return
         if P['mode'] == 'stop':
             handle.framewalk_remove('stopped')
+        else:
+            handle.framewalk_state['end'] = time.monotonic() + P['deadline']
         try:
             text = report(own, t0)
         except BaseException as e:

@@ -162,6 +162,30 @@ def test_diff_calls(interp, tmp_path):
 
 
 @pytest.mark.interps("sid-py3.14")
+def test_top_calls(interp):
+    """top --count-calls: a Calls and a Calls/s column, read at each refresh; nothing left."""
+    w = start_workload(interp, "callcount.py")
+    try:
+        r = run_fw("top", "-p", w.pid, "-d", 3.5, "--count-calls", "--mode", "wall", "-n", 40,
+                   timeout=60)
+        assert r.returncode == 0, r
+        tables = r.stdout.split("\n\n")
+        assert "Calls    Calls/s  Function" in tables[0], r
+        assert "; calls counted (last read held the target" in r.stdout, r
+        # each refresh read the counts: one peek per table, each seen by the target
+        rep = report(w)
+        peeks = [s for s in rep["snaps"] if s["path"].endswith("/peek.py")]
+        assert len(peeks) >= 2, rep
+        assert [s["path"].rsplit("/", 1)[1] for s in rep["snaps"]][0] == "start.py"
+        assert rep["snaps"][-1]["path"].endswith("/stop.py")
+        assert rep["tools"] == [None] * 6, rep
+        assert wait_threads(w, 1, 2.0) == 1
+        assert left_in_tmp(w) == []
+    finally:
+        w.stop()
+
+
+@pytest.mark.interps("sid-py3.14")
 def test_sigkill_removes_itself(interp):
     w = start_workload(interp, "callcount.py")
     try:
