@@ -10,7 +10,8 @@ held. So the exact counts over the window are the counters' differences:
 - on Debian's 3.14 and 3.15 (run in a chroot: the container-style root),
   the text report's Calls section gives f, rec and gen (entries and
   resumes) exactly those differences, twice in a row (the second capture
-  registers again); the saved pprof, re-rendered by report, gives the same
+  registers again); 200,000 calls made by a second thread while the main
+  thread runs too are counted exactly; the saved pprof, re-rendered by report, gives the same
   table; `diff` of two such captures names the function whose call rate
   changed (f, five times as often per tick after SIGUSR2); and afterwards no tool is held, the watcher thread is
   gone and no file of framewalk's is left in the target's /tmp;
@@ -131,6 +132,38 @@ def test_counts_exact(interp, tmp_path):
             assert rep["tools"] == [None] * 6, rep
             assert wait_threads(w, 1, 2.0) == 1
             assert left_in_tmp(w) == []
+    finally:
+        w.stop()
+
+
+@pytest.mark.interps("sid-py3.14", "sid-py3.15")
+def test_threads_exact(interp, tmp_path):
+    """A second thread's calls, made while the main thread runs too, counted exactly."""
+    w = start_workload(interp, "callcount.py")
+    try:
+        out = tmp_path / "threads.txt"
+        fw = subprocess.Popen([framewalk_path(), "record", "-d", "6", "--count-calls",
+                               "--limit", "1000", "-p", str(w.pid), "-q", "-o", str(out)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline:
+                if any(t and t.startswith("framewalk-callcount-") for t in report(w)["tools"]):
+                    break
+                time.sleep(0.1)
+            os.kill(w.pid, signal.SIGHUP)
+            while time.monotonic() < deadline and not report(w)["burst_done"]:
+                time.sleep(0.1)
+            assert report(w)["burst_done"] == 1
+            assert fw.poll() is None, "the capture ended before the burst did"
+            assert fw.wait(timeout=30) == 0, fw.stderr.read().decode()
+        finally:
+            fw.kill()
+            fw.wait(timeout=10)
+            fw.stderr.close()
+        rows = calls_rows(out.read_text())
+        assert rows.get(("f3", w.target_path("callcount.py"))) == [200000, 0], rows
+        assert rows.get(("burst_run", w.target_path("callcount.py"))) == [1, 0], rows
     finally:
         w.stop()
 
