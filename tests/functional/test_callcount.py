@@ -151,6 +151,9 @@ def test_threads_exact(interp, tmp_path):
                 if any(t and t.startswith("framewalk-callcount-") for t in report(w)["tools"]):
                     break
                 time.sleep(0.1)
+            # a signal handler can run inside the start script, between taking the id
+            # and turning the events on (milliseconds): let it finish
+            time.sleep(0.5)
             os.kill(w.pid, signal.SIGHUP)
             while time.monotonic() < deadline and not report(w)["burst_done"]:
                 time.sleep(0.1)
