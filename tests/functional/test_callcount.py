@@ -10,7 +10,8 @@ held. So the exact counts over the window are the counters' differences:
 - on Debian's 3.14 and 3.15 (run in a chroot: the container-style root),
   the text report's Calls section gives f, rec and gen (entries and
   resumes) exactly those differences, twice in a row (the second capture
-  registers again); 200,000 calls made by a second thread while the main
+  registers again); go tool pprof shows the time by default and the calls
+  with -sample_index=calls; 200,000 calls made by a second thread while the main
   thread runs too are counted exactly; the saved pprof, re-rendered by report, gives the same
   table; `diff` of two such captures names the function whose call rate
   changed (f, five times as often per tick after SIGUSR2); and afterwards no tool is held, the watcher thread is
@@ -27,19 +28,29 @@ import json
 import os
 import re
 import select
+import shutil
 import signal
 import subprocess
 import time
 
 import pytest
 
-from fwtest import INTERP_BY_ID, framewalk_path, run_fw, start_workload
+from fwtest import framewalk_path, run_fw, start_workload
 
 CAPTURE = 2
 DEADLINE = CAPTURE + 10        # cmd/callcounts.c: DEADLINE_MARGIN_S
 EXIT_UNSUPPORTED = 5
 EXIT_PERMISSION = 6
 ROW_RE = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\d+)\s+(-|[\d.]+ \w+)\s+(\S+) \((.*?)(?::(\d+))?\)$")
+
+
+def go_pprof(*args):
+    go = shutil.which("go")
+    assert go, "go is missing (Debian golang-go; scripts/deps.sh test installs it)"
+    env = dict(os.environ, GOFLAGS="-mod=mod", GOTOOLCHAIN="local",
+               HOME=os.environ.get("HOME", "/root"))
+    return subprocess.run([go, "tool", "pprof", *map(str, args)], capture_output=True,
+                          text=True, timeout=300, env=env)
 
 
 def report(w, timeout=10.0):
@@ -128,6 +139,15 @@ def test_counts_exact(interp, tmp_path):
             assert again.returncode == 0, again
             assert calls_rows(again.stdout) == rows
             assert "Calls:     exact, sys.monitoring tool" in again.stdout
+            if run == 0:
+                # go tool pprof: the default view stays the time, calls on request
+                r = go_pprof("-top", pb)
+                assert r.returncode == 0, r.stderr
+                assert "Type: cpu" in r.stdout, r.stdout
+                r = go_pprof("-sample_index=calls", "-top", pb)
+                assert r.returncode == 0, r.stderr
+                assert "Type: calls" in r.stdout, r.stdout
+                assert re.search(r"^\s*%d\b.*\sf$" % want["f"][0], r.stdout, re.M), r.stdout
             # nothing left behind: no tool, no watcher thread, no file
             assert rep["tools"] == [None] * 6, rep
             assert wait_threads(w, 1, 2.0) == 1
