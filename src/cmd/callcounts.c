@@ -17,6 +17,12 @@
 #define DEADLINE_MARGIN_S 10.0
 #define DEADLINE_UNTIMED_S 600.0
 
+/* Every script a target is asked to run, logged with its path. */
+static void announce(pid_t pid, const char *path, const char *mode)
+{
+	fw_note("count-calls: asking process %d to run %s (%s)", (int)pid, path, mode);
+}
+
 int cmd_calls_check(const char *verb, size_t ntargets, int command, int subprocesses,
 		    const struct py_target *t)
 {
@@ -61,6 +67,7 @@ int cmd_calls_begin(struct callcount *cc, const struct py_target *t,
 
 	callcount_init(cc, t->pid);
 	cc->stop = so->stop;
+	cc->announce = announce;
 	ret = callcount_start(cc, t, deadline, &why);
 	if (ret) {
 		fw_warning("process %d: counting calls failed: %s; going on without counts",

@@ -217,9 +217,8 @@ static int run_script(struct callcount *cc, const struct py_target *t, const cha
 		return ret;
 	}
 	snprintf(path, sizeof(path), "%s/%s", cc->tpath, file);
-	/* each start and stop logged (a peek runs the same script, often: not) */
-	if (strcmp(mode, "peek"))
-		fw_note("count-calls: asking process %d to run %s (%s)", (int)cc->pid, path, mode);
+	if (cc->announce && strcmp(mode, "peek"))
+		cc->announce(cc->pid, path, mode);
 	ret = py_rexec_send(&cc->mem, t, path, &rq, why);
 	if (ret) {
 		remove_dir(cc);

@@ -48,6 +48,9 @@ struct callcount {
 	/* set (by a signal handler) to give up a start request the target has not
 	 * taken yet (withdrawn, -EINTR); NULL: never */
 	volatile sig_atomic_t *stop;
+	/* told each script path the target is asked to run (start, stop; a peek
+	 * runs the same script often: not), for the command to log; NULL: none */
+	void (*announce)(pid_t pid, const char *path, const char *mode);
 };
 
 /* Ready cc for pid (nothing done in the target). */
