@@ -36,6 +36,7 @@ import time
 import pytest
 
 from fwtest import framewalk_path, run_fw, start_workload
+from viewtest import browser, json_block, run_view  # noqa: F401 (browser: a fixture)
 
 CAPTURE = 2
 DEADLINE = CAPTURE + 10        # cmd/callcounts.c: DEADLINE_MARGIN_S
@@ -353,5 +354,24 @@ def test_312_refused(interp):
         assert "Python 3.12.1 has no remote execution (PEP 768 came in 3.14)" in r.stderr, r
         assert "python -m cProfile" in r.stderr
         assert report(w)["tools"] == [None] * 6
+    finally:
+        w.stop()
+
+
+@pytest.mark.interps("sid-py3.14")
+def test_html_tooltip_calls(interp, tmp_path, browser):
+    """The flame graph's tooltip of a counted function says its exact calls."""
+    w = start_workload(interp, "callcount.py", "busy")
+    try:
+        html = tmp_path / "calls.html"
+        r = run_fw("record", "-d", CAPTURE, "--count-calls", "--python-only", "-p", w.pid, "-q",
+                   "-o", html)
+        assert r.returncode == 0, r
+        data = json_block(html.read_text())
+        assert data["profile"]["calls"], "no calls in the page's data"
+        view = run_view(browser, html, tmp_path, hover="rec")
+        tip = view["tooltip"]
+        assert tip.get("visible"), view
+        assert re.search(r"calls: [\d,]+ \(exact, all callers\)", tip["text"]), tip
     finally:
         w.stop()

@@ -6,7 +6,7 @@ framewalk's script starts or stops the counting, in this very thread), and
 SIGUSR1 prints them with the sys.monitoring tools held, as one JSON line;
 SIGUSR2 makes each tick call f five times as often (a deploy's N+1);
 SIGHUP starts a thread calling f3 BURST times beside the main loop.
-Arguments: "hog" takes every free sys.monitoring tool id first; "block"
+Arguments: "busy" runs the ticks back to back (no sleep); "hog" takes every free sys.monitoring tool id first; "block"
 blocks the main thread in C (a read of a pipe nobody writes) after READY.
 """
 import json
@@ -85,6 +85,7 @@ def main():
         for i in range(6):
             if sys.monitoring.get_tool(i) is None:
                 sys.monitoring.use_tool_id(i, "hog %d" % i)
+    busy = "busy" in sys.argv[1:]
     print("READY", flush=True)
     if "block" in sys.argv[1:]:
         r, w = os.pipe()
@@ -95,7 +96,8 @@ def main():
         rec(DEPTH)
         for _ in gen(K):
             pass
-        time.sleep(0.01)
+        if not busy:
+            time.sleep(0.01)
 
 
 main()
