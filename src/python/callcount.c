@@ -6,6 +6,7 @@
  * framewalk created for it (owned by the target's user), never replace
  * them, and framewalk reads those with the bounded safe opener.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -53,6 +54,48 @@ static void random_hex(char *out, size_t nbytes)
 		snprintf(out + 2 * i, 3, "%02x", b[i]);
 }
 
+static const char *const placed_files[] = { "start.py", "peek.py", "stop.py", "status", "counts" };
+
+/*
+ * What a framewalk killed during a request left in tmp_fd: a directory of
+ * ours for this target, older than a minute (no request lasts that long),
+ * with only our files in it. Removed; anything else is left alone.
+ */
+static void remove_stale(int tmp_fd, pid_t pid)
+{
+	char prefix[48];
+	DIR *d;
+	int fd = openat(tmp_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct dirent *e;
+	int seen = 0;
+
+	if (fd < 0)
+		return;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	snprintf(prefix, sizeof(prefix), "framewalk-cc-%d-", (int)pid);
+	while ((e = readdir(d)) && seen++ < 100000) {
+		struct stat st;
+		int dfd;
+
+		if (strncmp(e->d_name, prefix, strlen(prefix)) ||
+		    fstatat(tmp_fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode) ||
+		    st.st_uid != geteuid() || time(NULL) - st.st_mtime < 60)
+			continue;
+		dfd = openat(tmp_fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (dfd < 0)
+			continue;
+		for (size_t i = 0; i < ARRAY_SIZE(placed_files); i++)
+			unlinkat(dfd, placed_files[i], 0);
+		close(dfd);
+		unlinkat(tmp_fd, e->d_name, AT_REMOVEDIR);  /* fails if anything else is in it */
+	}
+	closedir(d);
+}
+
 /* framewalk's own directory in the target's first usable temporary directory. */
 static int make_dir(struct callcount *cc, struct strbuf *why)
 {
@@ -73,6 +116,7 @@ static int make_dir(struct callcount *cc, struct strbuf *why)
 			err = fd;
 			continue;
 		}
+		remove_stale(fd, cc->pid);
 		random_hex(hex, 8);
 		snprintf(cc->dirname, sizeof(cc->dirname), "framewalk-cc-%d-%s", (int)cc->pid, hex);
 		if (mkdirat(fd, cc->dirname, 0755)) {
@@ -141,11 +185,9 @@ static int create_file(struct callcount *cc, const char *name, const char *text,
 /* Remove every file framewalk may have placed, and its directory. */
 static void remove_dir(struct callcount *cc)
 {
-	static const char *const files[] = { "start.py", "peek.py", "stop.py", "status", "counts" };
-
 	if (cc->dir_fd >= 0) {
-		for (size_t i = 0; i < ARRAY_SIZE(files); i++)
-			unlinkat(cc->dir_fd, files[i], 0);
+		for (size_t i = 0; i < ARRAY_SIZE(placed_files); i++)
+			unlinkat(cc->dir_fd, placed_files[i], 0);
 		close(cc->dir_fd);
 		cc->dir_fd = -1;
 	}

@@ -18,7 +18,10 @@ held. So the exact counts over the window are the counters' differences:
   gone and no file of framewalk's is left in the target's /tmp;
 - SIGKILL of framewalk mid-capture: the counting removes itself by the
   deadline it carries (capture + 10 s), its thread with it;
-- every tool id taken: said, and the capture goes on without counts;
+- every tool id taken: said, and the capture goes on without counts (and
+  a directory a killed framewalk left mid-request, a minute old, holding
+  only framewalk's files, is removed; a fresh one or one with another file
+  is not);
 - a main thread blocked in C: the request is reported and withdrawn, the
   capture goes on;
 - PYTHON_DISABLE_REMOTE_DEBUG / -X disable-remote-debug: refused (exit 6)
@@ -258,6 +261,7 @@ def test_sigkill_removes_itself(interp):
                     break
                 time.sleep(0.1)
             assert any(t and t.startswith("framewalk-callcount-") for t in tools), tools
+            time.sleep(0.5)     # mid-capture, not mid-request
             started = time.monotonic()
             fw.kill()
         finally:
@@ -282,6 +286,17 @@ def test_sigkill_removes_itself(interp):
 def test_no_free_tool(interp, tmp_path):
     w = start_workload(interp, "callcount.py", "hog")
     try:
+        # what a framewalk killed during a request would leave: removed once a minute old,
+        # and only when it holds nothing but framewalk's files
+        tmp = os.path.join(str(w.interp.root), "tmp")
+        planted = {}
+        for name, age, extra in (("old", 120, None), ("fresh", 0, None), ("foreign", 120, "x")):
+            d = os.path.join(tmp, "framewalk-cc-%d-%s" % (w.pid, name))
+            os.mkdir(d)
+            for f in ("start.py", "status") + ((extra,) if extra else ()):
+                open(os.path.join(d, f), "w").close()
+            os.utime(d, (time.time() - age, time.time() - age))
+            planted[name] = d
         out = tmp_path / "hog.txt"
         r = run_fw("record", "-d", 1, "--count-calls", "-p", w.pid, "-q", "-o", out)
         assert r.returncode == 0, r
@@ -289,7 +304,12 @@ def test_no_free_tool(interp, tmp_path):
         assert "going on without counts" in r.stderr
         assert "Calls:     not counted: every sys.monitoring tool id is taken" in out.read_text()
         assert report(w)["tools"] == ["hog %d" % i for i in range(6)]
-        assert left_in_tmp(w) == []
+        assert sorted(left_in_tmp(w)) == sorted("framewalk-cc-%d-%s" % (w.pid, n)
+                                                for n in ("fresh", "foreign"))
+        for d in (planted["fresh"], planted["foreign"]):
+            for f in os.listdir(d):
+                os.unlink(os.path.join(d, f))
+            os.rmdir(d)
     finally:
         w.stop()
 
