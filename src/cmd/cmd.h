@@ -110,6 +110,7 @@ const struct cmd_stop_outcome *cmd_stop_outcome(enum sampler_stop reason);
 #define CMD_SO_BACKEND (1u << 11)       /* --backend B */
 #define CMD_SO_NONBLOCKING (1u << 12)   /* --nonblocking: --backend vm */
 #define CMD_SO_LABEL (1u << 13)         /* --label NAME=MODULE:VARIABLE */
+#define CMD_SO_COUNT_CALLS (1u << 14)   /* --count-calls (3.14+ remote execution) */
 
 /* What a command takes (cmd/sampling.c has each command's, with its reasons). */
 struct cmd_sampling_use {
@@ -225,5 +226,20 @@ void cmd_abort_outputs(struct outfile *of, int n);
  * else removed. FW_EXIT_OK, or FW_EXIT_OUTPUT with the message printed.
  */
 int cmd_finish_output(struct outfile *of, const char *path, int ret);
+
+/*
+ * --count-calls (cmd/callcounts.c). check: before sampling, one target that
+ * can run it: FW_EXIT_OK or the exit code, its error said. begin: start
+ * counting (0, or -errno said as a warning: the capture goes on without
+ * counts). end: stop, merge the counts into prof, remove what was placed.
+ */
+struct callcount;
+struct profile;
+int cmd_calls_check(const char *verb, size_t ntargets, int command, int subprocesses,
+		    const struct py_target *t);
+int cmd_calls_begin(struct callcount *cc, const struct py_target *t,
+		    const struct sampler_opts *so, struct profile *prof);
+void cmd_calls_end(struct callcount *cc, const struct py_target *t, struct profile *prof,
+		   uint64_t window_ns);
 
 #endif

@@ -14,6 +14,7 @@
 #include "cmd/cmd.h"
 #include "output/format.h"
 #include "output/output.h"
+#include "python/callcount.h"
 #include "sampler/labels.h"
 #include "sampler/sampler.h"
 #include "target/proc.h"
@@ -470,6 +471,9 @@ int cmd_record(int argc, char **argv)
 	struct capture_hook start_hook = { &held, -1, release_at_start };
 	pid_t child = 0;
 	const struct cmd_stop_outcome *outcome;
+	struct py_target counted;         /* --count-calls: the target counted */
+	struct callcount cc;
+	uint64_t count_start = 0;
 	int ret, code;
 
 	ret = parse_record_args(argc, argv, &o);
@@ -494,6 +498,11 @@ int cmd_record(int argc, char **argv)
 	so.child = child;
 	if (!code)
 		code = check_views(&targets, &so);
+	if (!code && so.count_calls)
+		code = cmd_calls_check("record", targets.n, child != 0 || held.pid,
+				       so.subprocesses || o.all_python, targets.t);
+	if (!code && so.count_calls)
+		counted = targets.t[0];
 	/* The backend is chosen once the targets are known: ptrace is probed on one. */
 	if (!code)
 		code = cmd_choose_backend("record", &so, child ? 0 : targets.n ? targets.t[0].pid : 0);
@@ -521,8 +530,13 @@ int cmd_record(int argc, char **argv)
 		return code;
 	}
 	fill_meta(&prof, &sess, &so);
+	callcount_init(&cc, 0);
+	if (so.count_calls && !cmd_calls_begin(&cc, &counted, &so, &prof))
+		count_start = fw_now_ns();
 	ret = session_run(&sess, held.pid ? &start_hook : NULL, &why);
 	release_held(&held);
+	if (so.count_calls)
+		cmd_calls_end(&cc, &counted, &prof, count_start ? fw_now_ns() - count_start : 0);
 	if (ret) {
 		/* nothing was captured: no empty outputs, the true reason */
 		code = cmd_backend_failed(session_backend_name(&sess), ret, &why);

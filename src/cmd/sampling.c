@@ -31,13 +31,13 @@
 /* everything */
 const struct cmd_sampling_use cmd_sampling_record = {
 	"record", CAPTURE_OPTS | CMD_SO_SUBPROCESSES | CMD_SO_KERNEL | CMD_SO_NATIVE_ALL |
-	CMD_SO_LABEL,
+	CMD_SO_LABEL | CMD_SO_COUNT_CALLS,
 	100, RATE_MAX_HZ, EVERY_MODE, "Ctrl-C or exit",
 };
 
 /* one process's functions: no --subprocesses; --kernel and --native-all not offered so far */
 const struct cmd_sampling_use cmd_sampling_top = {
-	"top", CAPTURE_OPTS | CMD_SO_LABEL, 100, RATE_MAX_HZ, EVERY_MODE, "q, Ctrl-C or the target's exit",
+	"top", CAPTURE_OPTS | CMD_SO_LABEL | CMD_SO_COUNT_CALLS, 100, RATE_MAX_HZ, EVERY_MODE, "q, Ctrl-C or the target's exit",
 };
 
 /*
@@ -312,6 +312,11 @@ static const struct sampling_row {
 	{ CMD_SO_LABEL, 0, "label", "NAME=MODULE:VARIABLE", "label each sample NAME with the value "
 	  "the sampled thread (or asyncio task) sees in the contextvars.ContextVar VARIABLE of "
 	  "module MODULE (repeatable, up to 4; docs/LABELS.md)", NULL, opt_label, NO_FLAG },
+	{ CMD_SO_COUNT_CALLS, 0, "count-calls", NULL, "also count every Python function's "
+	  "calls exactly, inside the target through Python 3.14+'s remote execution and "
+	  "sys.monitoring (one -p PID; removed at the end; top: calls per second, read "
+	  "each refresh; docs/CALLCOUNTS.md)", NULL, NULL,
+	  FLAG(count_calls) },
 	{ CMD_SO_NONBLOCKING, 0, "nonblocking", NULL, "the same as --backend vm (never stops the "
 	  "target)", NULL, opt_nonblocking, NO_FLAG },
 };
@@ -376,7 +381,7 @@ int cmd_sampling_same(const struct sampler_opts *a, const struct sampler_opts *b
 	       a->python_only == b->python_only && a->kernel == b->kernel &&
 	       a->native_all == b->native_all && a->async_tasks == b->async_tasks &&
 	       a->subprocesses == b->subprocesses && a->no_inline == b->no_inline &&
-	       a->no_debuginfod == b->no_debuginfod;
+	       a->no_debuginfod == b->no_debuginfod && a->count_calls == b->count_calls;
 }
 
 /* ---- the backends' names ---------------------------------------------------- */

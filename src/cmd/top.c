@@ -19,6 +19,7 @@
 #include "output/diff.h"
 #include "output/format.h"
 #include "output/terminal.h"
+#include "python/callcount.h"
 #include "sampler/sampler.h"
 #include "target/proc.h"
 #include "util/options.h"
@@ -77,7 +78,19 @@ struct top {
 	const char *filter;       /* thread_matches filter in force */
 	int paused, curses;
 	uint64_t refreshes;
+	/* --count-calls: read at each refresh (python/callcount.h) */
+	int counting;             /* 1 while counts come */
+	struct callcount cc;
+	const struct py_target *target;
+	struct profile callkeys;  /* functions (name, file) as frames with line 0 */
+	uint64_t *calls_now, *calls_then;  /* per callkeys frame: at this and the last read */
+	size_t calls_alloc;
+	uint64_t calls_ns, calls_then_ns;  /* when they were read */
+	char *calls_note;         /* why the counts stopped, or NULL */
 };
+
+/* Deadline of the counting in the target: this long after the last read. */
+#define TOP_CALLS_DEADLINE_S 30.0
 
 static int opt_interval(const struct opt *op, const char *arg, struct strbuf *err)
 {
@@ -235,6 +248,67 @@ static const char *sort_name(enum sort_key k)
 	return k == SORT_SELF ? "self" : k == SORT_TOTAL ? "total" : "name";
 }
 
+/* The callkeys frame of a function of the table (0: not a Python function). */
+static uint32_t call_key(struct top *tp, uint32_t fn)
+{
+	const struct pf_frame *f = &tp->t.keys.frames[fn];
+
+	if (f->kind != FRAME_PYTHON)
+		return 0;
+	return profile_frame(&tp->callkeys, FRAME_PYTHON,
+			     profile_cstring(&tp->callkeys, profile_str(&tp->t.keys, f->name)),
+			     profile_cstring(&tp->callkeys, profile_str(&tp->t.keys, f->file)), 0);
+}
+
+/* calls_now and calls_then cover key k. */
+static void calls_fit(struct top *tp, size_t k)
+{
+	size_t old = tp->calls_alloc, want = k + 64;
+
+	if (k < tp->calls_alloc)
+		return;
+	tp->calls_now = xrealloc(tp->calls_now, want * sizeof(*tp->calls_now));
+	tp->calls_then = xrealloc(tp->calls_then, want * sizeof(*tp->calls_then));
+	memset(tp->calls_now + old, 0, (want - old) * sizeof(*tp->calls_now));
+	memset(tp->calls_then + old, 0, (want - old) * sizeof(*tp->calls_then));
+	tp->calls_alloc = want;
+}
+
+/*
+ * Read the counts so far (a peek: the target's main thread runs a short
+ * request) into calls_now, keeping the previous read for the rate. A
+ * failure ends the counting for this run, said in the status line.
+ */
+static void read_calls(struct top *tp)
+{
+	struct strbuf why = STRBUF_INIT;
+	int ret;
+
+	if (!tp->counting)
+		return;
+	ret = callcount_peek(&tp->cc, tp->target, &why);
+	if (ret) {
+		tp->counting = 0;
+		tp->calls_note = strbuf_detach(&why);
+		return;
+	}
+	calls_fit(tp, 1);
+	memcpy(tp->calls_then, tp->calls_now, tp->calls_alloc * sizeof(*tp->calls_now));
+	memset(tp->calls_now, 0, tp->calls_alloc * sizeof(*tp->calls_now));
+	tp->calls_then_ns = tp->calls_ns ? tp->calls_ns : tp->start_ns;
+	tp->calls_ns = fw_now_ns();
+	for (size_t i = 0; i < tp->cc.n; i++) {
+		const struct callcount_fn *fn = &tp->cc.fns[i];
+		uint32_t k = profile_frame(&tp->callkeys, FRAME_PYTHON,
+					   profile_cstring(&tp->callkeys, fn->name),
+					   profile_cstring(&tp->callkeys, fn->file), 0);
+
+		calls_fit(tp, k);
+		tp->calls_now[k] += fn->starts + fn->resumes;
+	}
+	strbuf_release(&why);
+}
+
 static void format_row(struct top *tp, const struct top_row *r, struct strbuf *sb)
 {
 	double rate = tp->o.so.rate_hz > 0 ? tp->o.so.rate_hz : 1;
@@ -243,6 +317,17 @@ static void format_row(struct top *tp, const struct top_row *r, struct strbuf *s
 	strbuf_addf(sb, "%7.2f %7.2f %9.2f %9.2f  ", pct(r->wself, tp->window_samples),
 		    pct(r->wtotal, tp->window_samples), (double)r->cself / rate,
 		    (double)r->ctotal / rate);
+	if (tp->calls_now) {
+		uint32_t k = call_key(tp, r->fn);
+		double secs = (double)(tp->calls_ns - tp->calls_then_ns) / 1e9;
+
+		if (k && k < tp->calls_alloc && tp->calls_now[k])
+			strbuf_addf(sb, "%10" PRIu64 " %10.0f  ", tp->calls_now[k],
+				    secs > 0 ? (double)(tp->calls_now[k] - tp->calls_then[k]) / secs :
+				    0.0);
+		else
+			strbuf_addf(sb, "%10s %10s  ", "-", "-");
+	}
 	format_function(sb, &tp->t.keys, r->fn, ESCAPE_TERMINAL);
 }
 
@@ -282,9 +367,18 @@ static void format_status(struct top *tp, struct strbuf *sb)
 		strbuf_addstr(sb, "; where ");
 		escape_append(sb, tp->o.where, ESCAPE_TERMINAL);
 	}
+	if (tp->counting)
+		strbuf_addf(sb, "; calls counted (last read held the target %.1f ms)",
+			    (double)tp->cc.peek_us / 1e3);
+	else if (tp->calls_note) {
+		strbuf_addstr(sb, "; calls no longer counted: ");
+		escape_append(sb, tp->calls_note, ESCAPE_TERMINAL);
+	}
 }
 
 static const char table_header[] = "  %Self  %Total   Self(s)  Total(s)  Function";
+static const char table_header_calls[] =
+	"  %Self  %Total   Self(s)  Total(s)       Calls    Calls/s  Function";
 
 /* ---- plain output (not a terminal) ------------------------------------------ */
 
@@ -297,7 +391,7 @@ static void draw_plain(struct top *tp)
 	printf("%s\n", strbuf_str(&sb));
 	strbuf_reset(&sb);
 	format_status(tp, &sb);
-	printf("%s\n%s\n", strbuf_str(&sb), table_header);
+	printf("%s\n%s\n", strbuf_str(&sb), tp->calls_now ? table_header_calls : table_header);
 	for (size_t i = 0; i < tp->nrows && (int)i < limit; i++) {
 		format_row(tp, &tp->rows[i], &sb);
 		printf("%s\n", strbuf_str(&sb));
@@ -349,7 +443,7 @@ static void draw_curses(struct top *tp)
 	put_line(y++, strbuf_str(&sb), cols, 0);
 	y++;
 	attron(A_BOLD);
-	put_line(y++, table_header, cols, 0);
+	put_line(y++, tp->calls_now ? table_header_calls : table_header, cols, 0);
 	attroff(A_BOLD);
 	avail = rows - y - 1;
 	if (tp->o.limit && tp->o.limit < avail)
@@ -525,6 +619,7 @@ static int top_pass(void *ctx, uint64_t now, uint64_t *next)
 	if (tp->curses && handle_keys(tp))
 		return 1;
 	if (now >= tp->next_refresh) {
+		read_calls(tp);
 		if (!tp->paused) {
 			compute(tp);
 			draw(tp);
@@ -562,19 +657,33 @@ int cmd_top(int argc, char **argv)
 	code = cmd_attach(tp.o.pid, &target);
 	if (!code)
 		code = cmd_check_views("watch", &target, &so);
+	if (!code && so.count_calls)
+		code = cmd_calls_check("top", 1, 0, 0, &target);
 	if (!code)
 		code = cmd_choose_backend("top", &so, tp.o.pid);
 	if (code)
 		return code;
 	profile_init(&tp.prof);
+	profile_init(&tp.callkeys);
 	fill_meta(&tp.prof, &target);
 	fn_table_init(&tp.t);
+	callcount_init(&tp.cc, 0);
 	so.fixed_targets = 1;
 	session_init(&sess, &tp.prof, &so);
 	if ((ret = session_add(&sess, &target))) {
 		fw_error("cannot sample process %d: %s", (int)tp.o.pid, strerror(-ret));
 		code = FW_EXIT_FAILURE;
 		goto out;
+	}
+	if (so.count_calls) {
+		/* the deadline moves on at each read: a killed top leaves nothing for long */
+		struct sampler_opts calls_so = so;
+
+		calls_so.duration_s = TOP_CALLS_DEADLINE_S + tp.o.interval - 10.0;
+		tp.target = &target;
+		tp.counting = !cmd_calls_begin(&tp.cc, &target, &calls_so, &tp.prof);
+		if (!tp.counting && tp.prof.meta.calls_note)
+			tp.calls_note = xstrdup(tp.prof.meta.calls_note);
 	}
 	tp.curses = isatty(STDOUT_FILENO) && isatty(STDIN_FILENO) && !curses_start();
 	tp.interval_ns = (uint64_t)(tp.o.interval * 1e9);
@@ -588,10 +697,16 @@ int cmd_top(int argc, char **argv)
 		draw(&tp);
 	}
 	start_err = session_run(&sess, &hook, &why);
-	if (tp.curses) {
+	if (tp.curses)
 		endwin();
-	} else if (sess.stop_reason == SAMPLER_STOP_TARGET_EXIT || sess.stop_reason == SAMPLER_STOP_EXEC ||
-		   sess.stop_reason == SAMPLER_STOP_SIGNAL || sess.stop_reason == SAMPLER_STOP_DURATION) {
+	/* after the screen: a warning of the stop's reads on a plain terminal; a
+	 * counting whose reads failed is still asked to stop (its deadline otherwise) */
+	if (so.count_calls)
+		cmd_calls_end(&tp.cc, &target, &tp.prof, 0);
+	if (!tp.curses && (sess.stop_reason == SAMPLER_STOP_TARGET_EXIT ||
+			   sess.stop_reason == SAMPLER_STOP_EXEC ||
+			   sess.stop_reason == SAMPLER_STOP_SIGNAL ||
+			   sess.stop_reason == SAMPLER_STOP_DURATION)) {
 		/* a last table with what came since the previous one */
 		compute(&tp);
 		if (tp.window_samples)
@@ -611,6 +726,11 @@ out:
 	strbuf_release(&why);
 	fn_table_release(&tp.t);
 	profile_release(&tp.prof);
+	profile_release(&tp.callkeys);
+	callcount_release(&tp.cc);
+	free(tp.calls_now);
+	free(tp.calls_then);
+	free(tp.calls_note);
 	free(tp.rows);
 	free(tp.base);
 	return code;

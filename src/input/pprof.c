@@ -303,6 +303,7 @@ struct sample_labels {
 	int have_tid;
 	/* cpu, wall, gil held, waiting, ticks, dropped (output/pprof.h) */
 	uint64_t acct[6];
+	uint64_t resumes;           /* a calls sample's generator resumes */
 	/* the sample's own string labels (--label, or another tool's tags): string ids */
 	struct pf_label own[PROFILE_LABELS_MAX];
 	size_t nown;
@@ -339,6 +340,8 @@ static int read_labels(struct reader *r, const Perftools__Profiles__Sample *s, s
 		} else if (l->str && lab->nown < PROFILE_LABELS_MAX) {
 			lab->own[lab->nown].key = profile_cstring(r->p, key);
 			lab->own[lab->nown++].value = profile_cstring(r->p, str_at(pb, l->str));
+		} else if (!strcmp(key, PPROF_LABEL_RESUMES)) {
+			lab->resumes = l->num > 0 ? (uint64_t)l->num : 0;
 		} else {
 			for (size_t a = 0; a < ARRAY_SIZE(acct_keys); a++)
 				if (!strcmp(key, acct_keys[a]) && l->num > 0)
@@ -404,7 +407,7 @@ static int read_samples(struct reader *r)
 	struct profile *p = r->p;
 	uint32_t *stack = xmalloc(sizeof(*stack) * LOAD_MAX_DEPTH);
 	uint64_t budget = MAX_TOTAL_FRAMES, total = 0;
-	size_t vi = 0;
+	size_t vi = 0, ci = SIZE_MAX;
 	int64_t divisor = 1;
 	int ret = 0;
 
@@ -414,6 +417,13 @@ static int read_samples(struct reader *r)
 	}
 	if (pb->n_sample_type)
 		count_value(pb, &vi, &divisor);
+	/* framewalk's exact call counts (output/pprof.h): a calls type beside the count */
+	for (size_t i = 0; i < pb->n_sample_type; i++) {
+		const char *type = str_at(pb, pb->sample_type[i]->type);
+
+		if (i != vi && type && !strcmp(type, PPROF_TYPE_CALLS))
+			ci = i;
+	}
 	for (size_t i = 0; i < pb->n_sample && !ret; i++) {
 		const Perftools__Profiles__Sample *s = pb->sample[i];
 		struct sample_labels lab;
@@ -439,6 +449,14 @@ static int read_samples(struct reader *r)
 		if (ret)
 			break;
 		v = s->value[vi];
+		if (v <= 0 && ci != SIZE_MAX && depth == 1 && (s->value[ci] > 0 || lab.resumes)) {
+			const struct pf_frame *fr = &p->frames[stack[0]];
+
+			profile_add_calls(p, profile_str(p, fr->name), profile_str(p, fr->file),
+					  fr->line, s->value[ci] > 0 ? (uint64_t)s->value[ci] : 0,
+					  lab.resumes);
+			continue;
+		}
 		if (v <= 0)
 			continue;
 		count = (uint64_t)(v / divisor + (v % divisor ? 1 : 0));

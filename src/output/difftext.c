@@ -159,6 +159,104 @@ static void print_source(FILE *f, const char *label, const char *name, const str
 	strbuf_release(&sb);
 }
 
+/* ---- exact call counts (record --count-calls) ---------------------------- */
+
+struct calls_row {
+	uint32_t fn;                /* in keys */
+	uint64_t calls[2];
+	double rate[2];             /* calls per second of its profile's counting window */
+	double rank;
+};
+
+static int cmp_calls_row(const void *a, const void *b)
+{
+	const struct calls_row *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? 1 : -1;
+	return x->fn < y->fn ? -1 : (x->fn > y->fn);
+}
+
+/* Seconds the counts of p cover (the counting window, else the capture); 0 unknown. */
+static double calls_seconds(const struct profile *p)
+{
+	uint64_t ns = p->meta.calls_window_ns ? p->meta.calls_window_ns : p->meta.duration_ns;
+
+	return (double)ns / 1e9;
+}
+
+/*
+ * Functions whose exact call rate changed most (the N+1 query a deploy
+ * brought): calls per second of each profile's counting window, functions
+ * keyed by (name, file). Nothing when neither profile has counts.
+ */
+static void print_calls_diff(const struct profile *pr[2], FILE *f, int limit)
+{
+	struct profile keys;
+	uint64_t *calls[2];
+	struct calls_row *rows;
+	struct strbuf sb = STRBUF_INIT;
+	size_t n = 0, cap = pr[0]->ncalls + pr[1]->ncalls + 1;
+	double secs[2];
+
+	if (!pr[0]->ncalls && !pr[1]->ncalls)
+		return;
+	profile_init(&keys);
+	calls[0] = xcalloc(cap + 1, sizeof(*calls[0]));
+	calls[1] = xcalloc(cap + 1, sizeof(*calls[1]));
+	for (int c = 0; c < 2; c++) {
+		secs[c] = calls_seconds(pr[c]);
+		for (size_t i = 0; i < pr[c]->ncalls; i++) {
+			const struct pf_calls *k = &pr[c]->calls[i];
+			uint32_t fn = profile_frame(&keys, FRAME_PYTHON,
+						    profile_cstring(&keys, profile_str(pr[c], k->name)),
+						    profile_cstring(&keys, profile_str(pr[c], k->file)), 0);
+
+			if (fn <= cap)
+				calls[c][fn] += k->starts + k->resumes;
+		}
+	}
+	rows = xcalloc(keys.nframes ? keys.nframes : 1, sizeof(*rows));
+	for (uint32_t i = 1; i < keys.nframes && i <= cap; i++) {
+		struct calls_row *r = &rows[n++];
+
+		r->fn = i;
+		for (int c = 0; c < 2; c++) {
+			r->calls[c] = calls[c][i];
+			r->rate[c] = secs[c] > 0 ? (double)calls[c][i] / secs[c] : 0;
+		}
+		r->rank = dabs(r->rate[1] - r->rate[0]);
+	}
+	sort_array(rows, n, sizeof(*rows), cmp_calls_row);
+	fprintf(f, "\nCalls whose rate changed most (exact counts, per second of each counting "
+		"window: %.2f s before, %.2f s after)\n", secs[0], secs[1]);
+	fprintf(f, "  %12s %12s  %12s %12s %8s  %s\n", "calls before", "after", "per s before",
+		"after", "ratio", "Function");
+	for (size_t i = 0; i < n && (int)i < limit; i++) {
+		const struct calls_row *r = &rows[i];
+
+		strbuf_reset(&sb);
+		format_function(&sb, &keys, r->fn, ESCAPE_TERMINAL);
+		fprintf(f, "  %12" PRIu64 " %12" PRIu64 "  %12.1f %12.1f ", r->calls[0], r->calls[1],
+			r->rate[0], r->rate[1]);
+		if (!pr[0]->ncalls || !pr[1]->ncalls)
+			fprintf(f, "%8s", "-");
+		else if (r->rate[0] > 0)
+			fprintf(f, "%7.2fx", r->rate[1] / r->rate[0]);
+		else
+			fprintf(f, "%8s", "new");
+		fprintf(f, "  %s\n", strbuf_str(&sb));
+	}
+	if (!pr[0]->ncalls || !pr[1]->ncalls)
+		fprintf(f, "  (only the %s profile has counts: record both with --count-calls)\n",
+			pr[0]->ncalls ? "before" : "after");
+	free(rows);
+	free(calls[0]);
+	free(calls[1]);
+	strbuf_release(&sb);
+	profile_release(&keys);
+}
+
 int output_diff_text(const struct profile *before, const char *before_name,
 		     const struct profile *after, const char *after_name, FILE *f,
 		     const struct output_opts *o)
@@ -205,6 +303,11 @@ int output_diff_text(const struct profile *before, const char *before_name,
 	}
 	if (!n)
 		fprintf(f, "  (no samples in either profile)\n");
+	{
+		const struct profile *pr[2] = { before, after };
+
+		print_calls_diff(pr, f, limit);
+	}
 	free(rows);
 	strbuf_release(&sb);
 	fn_table_release(&t);

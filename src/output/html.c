@@ -165,7 +165,20 @@ static void json_profile(struct json_out *j, const struct profile *p, const char
 		first = 0;
 		json_flush(j, 0);
 	}
-	strbuf_addstr(sb, "]}");
+	strbuf_addch(sb, ']');
+	/* exact call counts (record --count-calls): the tooltip's "calls" row */
+	if (p->ncalls) {
+		strbuf_addstr(sb, ",\"calls\":[");
+		for (size_t i = 0; i < p->ncalls; i++) {
+			const struct pf_calls *c = &p->calls[i];
+
+			strbuf_addf(sb, "%s%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",%" PRIu64, i ? "," : "",
+				    c->name, c->file, c->starts, c->resumes);
+			json_flush(j, 0);
+		}
+		strbuf_addch(sb, ']');
+	}
+	strbuf_addch(sb, '}');
 }
 
 /* ---- the page ------------------------------------------------------------ */

@@ -43,9 +43,10 @@ struct pp_writer {
 	const struct output_opts *o;
 	struct profile st;
 	PbProfile msg;
-	PbValueType types[2], *type_ptrs[2], period_type;
+	PbValueType types[3], *type_ptrs[3], period_type;
 	int64_t period;             /* ns per sample; 0: rate unknown */
-	size_t nvalues;             /* values per sample: count, and time with a period */
+	size_t nvalues;             /* values per sample: count, time with a period, calls */
+	size_t calls_index;         /* the calls value (0: no calls type) */
 	PbMapping *mappings, **mapping_ptrs;
 	size_t nmappings, mappings_alloc;
 	PbLocation *locs, **loc_ptrs;
@@ -211,7 +212,7 @@ static void write_sample_types(struct pp_writer *w)
 
 	if (profile_rate_known(m))
 		w->period = (int64_t)(1e9 / m->rate_hz + 0.5);
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 3; i++) {
 		perftools__profiles__value_type__init(&w->types[i]);
 		w->type_ptrs[i] = &w->types[i];
 	}
@@ -221,6 +222,13 @@ static void write_sample_types(struct pp_writer *w)
 								       : PPROF_TYPE_WALL);
 	w->types[1].unit = str_id(w, "nanoseconds");
 	w->nvalues = w->period ? 2 : 1;
+	if (w->p->ncalls) {
+		/* calls last, the default staying what it was (the last type before) */
+		w->msg.default_sample_type = w->types[w->nvalues - 1].type;
+		w->calls_index = w->nvalues++;
+		w->types[w->calls_index].type = str_id(w, PPROF_TYPE_CALLS);
+		w->types[w->calls_index].unit = str_id(w, "count");
+	}
 	w->msg.n_sample_type = w->nvalues;
 	w->msg.sample_type = w->type_ptrs;
 	if (w->period) {
@@ -308,7 +316,7 @@ static PbSample *sample_begin(struct pp_writer *w, size_t *first_label)
 	PbSample *s = &w->samples[w->nsamples];
 
 	perftools__profiles__sample__init(s);
-	s->value = &w->values[w->nsamples * 2];
+	s->value = &w->values[w->nsamples * 3];
 	s->n_value = w->nvalues;
 	*first_label = w->nlabels;
 	return s;
@@ -378,6 +386,30 @@ static void write_counts(struct pp_writer *w)
 	}
 }
 
+/* The exact call counts, one sample per code object (output/pprof.h). */
+static void write_calls(struct pp_writer *w)
+{
+	const struct profile *p = w->p;
+
+	if (!w->calls_index)
+		return;
+	for (size_t i = 0; i < p->ncalls; i++) {
+		const struct pf_calls *c = &p->calls[i];
+		size_t first;
+		PbSample *s = sample_begin(w, &first);
+
+		s->location_id = &w->loc_ids[w->nids];
+		w->loc_ids[w->nids] = c->frame;
+		s->n_location_id = 1;
+		w->nids++;
+		s->value[w->calls_index] = c->starts > INT64_MAX ? INT64_MAX : (int64_t)c->starts;
+		if (c->resumes)
+			label_num(w, w->labels, &w->nlabels, PPROF_LABEL_RESUMES, c->resumes,
+				  "count");
+		sample_end(w, s, first);
+	}
+}
+
 /*
  * Which frames the written samples use (used[frame] = 1), and how many
  * samples and location ids there will be; then the samples' arrays.
@@ -400,12 +432,19 @@ static void size_samples(struct pp_writer *w, uint8_t *used)
 			depth++;
 		}
 	}
+	/* exact call counts: one sample each, on its function's frame */
+	if (w->calls_index)
+		for (size_t i = 0; i < p->ncalls; i++) {
+			nsamples++;
+			used[p->calls[i].frame] = 1;
+			depth++;
+		}
 	w->samples = xcalloc(nsamples ? nsamples : 1, sizeof(*w->samples));
 	w->sample_ptrs = xcalloc(nsamples ? nsamples : 1, sizeof(*w->sample_ptrs));
 	w->labels = xcalloc(nsamples * (NRECORD_LABELS + PROFILE_LABELS_MAX) + 1, sizeof(*w->labels));
 	w->label_ptrs = xcalloc(nsamples * (NRECORD_LABELS + PROFILE_LABELS_MAX) + 1,
 				sizeof(*w->label_ptrs));
-	w->values = xcalloc(nsamples * 2 + 1, sizeof(*w->values));
+	w->values = xcalloc(nsamples * 3 + 1, sizeof(*w->values));
 	w->loc_ids = xcalloc(depth + 1, sizeof(*w->loc_ids));
 }
 
@@ -477,6 +516,7 @@ int output_pprof(const struct profile *p, FILE *f, const struct output_opts *o)
 	write_functions(&w);
 	write_thread_records(&w);
 	write_counts(&w);
+	write_calls(&w);
 	pprof_meta_write(&p->meta, comment_add, &w);
 	ret = pack(&w, f);
 	writer_release(&w);

@@ -7,6 +7,12 @@
  *   known, PPROF_TYPE_CPU/nanoseconds in cpu mode, else PPROF_TYPE_WALL/
  *   nanoseconds (count x period); the period type is the same, with
  *   period = 1e9 / rate.
+ * - Exact call counts (record --count-calls): one more sample type,
+ *   PPROF_TYPE_CALLS/count, last; the default sample type stays the time
+ *   (or the samples). One sample per counted code object, its one location
+ *   a Python frame at the function's first line, all other values 0, its
+ *   entries as the value, its generator resumes as the number label
+ *   PPROF_LABEL_RESUMES.
  * - Per-sample labels: thread id and process id (numbers), thread name.
  * - Thread records: first, one sample per thread with all values 0 and no
  *   locations, whose labels add the thread's kernel accounting (CPU and wall
@@ -26,6 +32,8 @@
 #define PPROF_TYPE_SAMPLES "samples"
 #define PPROF_TYPE_WALL "wall"
 #define PPROF_TYPE_CPU "cpu"       /* mode cpu: only on-CPU threads are sampled */
+#define PPROF_TYPE_CALLS "calls"   /* --count-calls: exact entries, unit "count" */
+#define PPROF_LABEL_RESUMES "resumes" /* ... and resumes, a number on those samples */
 
 #define PPROF_LABEL_THREAD_ID "thread_id"
 #define PPROF_LABEL_THREAD_NAME "thread_name"

@@ -83,6 +83,8 @@ static const struct meta_field {
 	FIELD("label_folded", META_U64, label_folded, WHEN_NONZERO),
 	FIELD("bpf_run_ns", META_U64, bpf_run_ns, WHEN_BPF),
 	FIELD("bpf_run_cnt", META_U64, bpf_run_cnt, WHEN_BPF),
+	FIELD("calls_note", META_STR, calls_note, WHEN_ALWAYS),
+	FIELD("calls_window_ns", META_U64, calls_window_ns, WHEN_NONZERO),
 };
 
 #define AT(m, f, type) ((type *)((char *)(m) + (f)->off))

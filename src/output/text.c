@@ -230,6 +230,17 @@ static void print_header(const struct profile *p, FILE *f)
 	if (m->mode)
 		fprintf(f, "Mode:      %s\n", m->mode);
 	fprintf(f, "Duration:  %.2f s at %.0f Hz requested\n", secs, m->rate_hz);
+	if (m->calls_note) {
+		struct strbuf note = STRBUF_INIT;
+
+		escape_append(&note, m->calls_note, ESCAPE_TERMINAL);
+		if (p->ncalls)
+			fprintf(f, "Calls:     %s; counted for %.2f s\n", strbuf_str(&note),
+				(double)m->calls_window_ns / 1e9);
+		else
+			fprintf(f, "Calls:     not counted: %s\n", strbuf_str(&note));
+		strbuf_release(&note);
+	}
 	if (m->ticks_requested)
 		fprintf(f, "Samples:   %" PRIu64 " stacks from %" PRIu64 " of %" PRIu64
 			" requested ticks (%.1f%%; %.0f ticks/s achieved)\n",
@@ -376,6 +387,136 @@ static void print_top(const struct fn_view *v, FILE *f, const struct output_opts
 		fprintf(f, " %6.2f%% %6.2f%% %10" PRIu64 "  %s\n", pct(rows[i].self, v->total),
 			pct(rows[i].total, v->total), by_total ? rows[i].total : rows[i].self,
 			strbuf_str(&sb));
+	}
+	strbuf_release(&sb);
+	free(rows);
+}
+
+/* ---- exact call counts (--count-calls) ---------------------------------- */
+
+struct call_row {
+	uint32_t frame;             /* the function in the view's tree, 0: never sampled */
+	uint32_t name, file;        /* string ids in the profile p */
+	int32_t firstline;
+	uint64_t starts, resumes, total;
+};
+
+static int cmp_call_row(const void *a, const void *b)
+{
+	const struct call_row *x = a, *y = b;
+
+	if (x->total != y->total)
+		return x->total < y->total ? 1 : -1;
+	if (x->starts + x->resumes != y->starts + y->resumes)
+		return x->starts + x->resumes < y->starts + y->resumes ? 1 : -1;
+	return 0;
+}
+
+/* "1.23 us": a time per call, in the unit that reads best */
+static void add_duration(struct strbuf *sb, double s)
+{
+	if (s >= 1)
+		strbuf_addf(sb, "%.2f s", s);
+	else if (s >= 1e-3)
+		strbuf_addf(sb, "%.2f ms", s * 1e3);
+	else if (s >= 1e-6)
+		strbuf_addf(sb, "%.2f us", s * 1e6);
+	else
+		strbuf_addf(sb, "%.0f ns", s * 1e9);
+}
+
+static int cmp_call_key(const void *a, const void *b)
+{
+	const struct call_row *x = a, *y = b;
+
+	if (x->name != y->name)
+		return x->name < y->name ? -1 : 1;
+	return x->file < y->file ? -1 : x->file > y->file;
+}
+
+/*
+ * Exact counts beside the samples: each counted function (code objects of
+ * one name and file summed) and each sampled Python function, hottest
+ * first, with its calls and its sampled time per call.
+ */
+static void print_calls(const struct profile *p, const struct fn_view *v, FILE *f,
+			const struct output_opts *o)
+{
+	struct call_row *rows;
+	struct strbuf sb = STRBUF_INIT;
+	int rate = profile_rate_known(&p->meta);
+	size_t n = 0, counted;
+
+	if (!p->ncalls)
+		return;
+	rows = xcalloc(p->ncalls + v->tree.nframes, sizeof(*rows));
+	/* code objects of one name and file (a function defined again) summed */
+	for (size_t i = 0; i < p->ncalls; i++) {
+		rows[i].name = p->calls[i].name;
+		rows[i].file = p->calls[i].file;
+		rows[i].firstline = p->calls[i].firstline;
+		rows[i].starts = p->calls[i].starts;
+		rows[i].resumes = p->calls[i].resumes;
+	}
+	sort_array(rows, p->ncalls, sizeof(*rows), cmp_call_key);
+	for (size_t i = 0; i < p->ncalls; i++) {
+		if (n && !cmp_call_key(&rows[n - 1], &rows[i])) {
+			rows[n - 1].starts += rows[i].starts;
+			rows[n - 1].resumes += rows[i].resumes;
+			if (rows[i].firstline < rows[n - 1].firstline)
+				rows[n - 1].firstline = rows[i].firstline;
+			continue;
+		}
+		rows[n++] = rows[i];
+	}
+	counted = n;
+	/* each sampled Python function: its counts, or a row of its own */
+	for (uint32_t i = 1; i < v->tree.nframes; i++) {
+		const struct pf_frame *fr = &v->tree.frames[i];
+		const char *name = profile_str(&v->tree, fr->name);
+		const char *file = profile_str(&v->tree, fr->file);
+		struct call_row key = { 0 }, *hit = NULL;
+
+		if (fr->kind != FRAME_PYTHON || !v->fn_total[i])
+			continue;
+		key.name = profile_string_find(p, name, strlen(name));
+		key.file = profile_string_find(p, file, strlen(file));
+		if (key.name != UINT32_MAX && key.file != UINT32_MAX)
+			hit = bsearch(&key, rows, counted, sizeof(*rows), cmp_call_key);
+		if (!hit)
+			hit = &rows[n++];
+		hit->frame = i;
+		hit->total = v->fn_total[i];
+	}
+	sort_array(rows, n, sizeof(*rows), cmp_call_row);
+	fprintf(f, "\nCalls (exact, counted in the target over the capture; time per call = "
+		"sampled time / calls)\n");
+	fprintf(f, "        Calls     Resumes    Samples   Time/call  Function\n");
+	for (size_t i = 0; i < n && (int)i < o->limit; i++) {
+		struct call_row *r = &rows[i];
+		uint64_t runs = r->starts + r->resumes;
+
+		strbuf_reset(&sb);
+		if (r->name) {
+			escape_append(&sb, profile_str(p, r->name), ESCAPE_TERMINAL);
+			strbuf_addstr(&sb, " (");
+			escape_append(&sb, profile_str(p, r->file), ESCAPE_TERMINAL);
+			strbuf_addf(&sb, ":%d)", (int)r->firstline);
+		} else {
+			format_function(&sb, &v->tree, r->frame, ESCAPE_TERMINAL);
+		}
+		fprintf(f, " %12" PRIu64 " %11" PRIu64 " %10" PRIu64 "  ", r->starts, r->resumes,
+			r->total);
+		{
+			struct strbuf t = STRBUF_INIT;
+
+			if (rate && runs && r->total)
+				add_duration(&t, (double)r->total / p->meta.rate_hz / (double)runs);
+			else
+				strbuf_addstr(&t, "-");
+			fprintf(f, "%10s  %s\n", strbuf_str(&t), strbuf_str(&sb));
+			strbuf_release(&t);
+		}
 	}
 	strbuf_release(&sb);
 	free(rows);
@@ -796,6 +937,7 @@ int output_text(const struct profile *p, FILE *f, const struct output_opts *opts
 	fn_view_build(&v, p, opts);
 	if (!v.total) {
 		fprintf(f, "\nNo samples were recorded.\n");
+		print_calls(p, &v, f, opts);
 		fn_view_release(&v);
 		return ferror(f) ? -EIO : 0;
 	}
@@ -804,6 +946,7 @@ int output_text(const struct profile *p, FILE *f, const struct output_opts *opts
 		print_by(p, f, opts, v.total);
 	print_top(&v, f, opts, 0);
 	print_top(&v, f, opts, 1);
+	print_calls(p, &v, f, opts);
 	print_tree(&v, f, opts);
 	fn_view_release(&v);
 	return ferror(f) ? -EIO : 0;

@@ -106,6 +106,8 @@ void profile_release(struct profile *p)
 	free(p->meta.modules_unreadable);
 	free(p->meta.events);
 	free(p->meta.label_specs);
+	free(p->meta.calls_note);
+	free(p->calls);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -392,4 +394,22 @@ int profile_rate_known(const struct profile_meta *m)
 int profile_mode_is_cpu(const char *mode)
 {
 	return mode && !strcmp(mode, "cpu");
+}
+
+void profile_add_calls(struct profile *p, const char *name, const char *file, int firstline,
+		       uint64_t starts, uint64_t resumes)
+{
+	struct pf_calls *c;
+
+	if (p->ncalls == p->calls_alloc) {
+		p->calls_alloc = p->calls_alloc ? 2 * p->calls_alloc : 64;
+		p->calls = xrealloc(p->calls, p->calls_alloc * sizeof(*p->calls));
+	}
+	c = &p->calls[p->ncalls++];
+	c->name = profile_cstring(p, name);
+	c->file = profile_cstring(p, file);
+	c->firstline = firstline;
+	c->frame = profile_frame(p, FRAME_PYTHON, c->name, c->file, firstline);
+	c->starts = starts;
+	c->resumes = resumes;
 }

@@ -77,6 +77,20 @@ struct pf_labelset {
 	uint32_t n;
 };
 
+/*
+ * Exact call counts of one Python function (record --count-calls,
+ * python/callcount.h): entries (PY_START) and resumes of a generator or
+ * coroutine (PY_RESUME) over the counting window. A function is its code
+ * object's (qualname, file, first line); samples name it by (name, file).
+ */
+struct pf_calls {
+	uint32_t name, file;        /* string ids */
+	int32_t firstline;
+	uint32_t frame;             /* a Python frame (name, file, firstline) naming it in
+	                             * saved formats (pprof's calls samples) */
+	uint64_t starts, resumes;
+};
+
 struct profile_meta {
 	pid_t pid;
 	char *target;            /* command line of the target */
@@ -122,6 +136,9 @@ struct profile_meta {
 	char *events;                /* what happened to the targets: "exec at 2.0 s: ...; ..." */
 	/* --label: context variables read per sample (sampler/labels.h) */
 	char *label_specs;           /* "route=app:route ...", or NULL */
+	/* --count-calls: how the counts were taken, or why there are none (NULL: not asked) */
+	char *calls_note;
+	uint64_t calls_window_ns;    /* the counting window (0: unknown) */
 	uint64_t label_reads;        /* label sets read: a thread's sample, a suspended
 	                              * task's read (--async wall: its samples until
 	                              * the next read share it) */
@@ -158,6 +175,9 @@ struct profile {
 	struct pf_labelset *labelsets;
 	size_t nlabelsets, labelsets_alloc;
 	struct hidx labelset_index;
+	/* exact call counts (--count-calls), one entry per code object */
+	struct pf_calls *calls;
+	size_t ncalls, calls_alloc;
 	/* counts */
 	struct pf_count *counts;
 	size_t ncounts, counts_alloc;
@@ -198,6 +218,13 @@ void profile_add(struct profile *p, uint32_t thread, uint32_t node, uint64_t cou
 /* The same for a sample carrying the label set labels (profile_labels; 0: none). */
 void profile_add_labeled(struct profile *p, uint32_t thread, uint32_t node, uint32_t labels,
 			 uint64_t count);
+
+/*
+ * Add exact counts for one code object. Two code objects may share a key
+ * (code made by exec): entries are not merged, readers sum them.
+ */
+void profile_add_calls(struct profile *p, const char *name, const char *file, int firstline,
+		       uint64_t starts, uint64_t resumes);
 
 /* The id of string s (len bytes) if the profile has it, else UINT32_MAX; nothing is added. */
 uint32_t profile_string_find(const struct profile *p, const char *s, size_t len);

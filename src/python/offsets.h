@@ -283,6 +283,15 @@ struct py_debug_offsets_layout {
 	int32_t gc_collecting;        /* block position: "collecting" inside the gc state */
 	int32_t code_tlbc;            /* block position (3.14+; 0 in a GIL build's block) */
 	int32_t frame_tlbc_index;     /* block position (3.14+; 0 in a GIL build's block) */
+	/*
+	 * 3.14+ debugger_support (PEP 768 remote execution; python/remote_exec.c):
+	 * block positions of the thread state's eval_breaker and
+	 * remote_debugger_support, the interpreter's config.remote_debug, the
+	 * pending-call flag and script path inside remote_debugger_support, and
+	 * the path buffer's size (a value in the block, not an offset).
+	 */
+	int32_t dbg_eval_breaker, dbg_remote_support, dbg_remote_enabled;
+	int32_t dbg_pending_call, dbg_script_path, dbg_script_path_size;
 	/* more plain values from the headers (struct py_offsets has the same) */
 	int32_t frame_owner_generator;
 	int32_t frame_owner_last;

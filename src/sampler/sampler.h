@@ -64,6 +64,8 @@ struct sampler_opts {
 	int no_inline;            /* no frames for inlined functions (symbols/symbolize.h) */
 	int announce;             /* say on stderr which backend was chosen, and why */
 	int subprocesses;         /* follow children created during the capture */
+	int count_calls;          /* --count-calls: exact counts beside the samples
+	                           * (python/callcount.h; the command runs it) */
 	int fixed_targets;        /* the targets are known at the start (record, top): the bpf
 	                           * backend's events go on their threads, not on every CPU */
 	struct label_specs labels;

@@ -108,6 +108,23 @@ int mem_read(struct target_mem *m, uint64_t addr, void *buf, size_t len)
 	return m->last_error = (n < 0 ? errno_to_read_error(errno) : -EFAULT);
 }
 
+int mem_write(struct target_mem *m, uint64_t addr, const void *buf, size_t len)
+{
+	struct iovec local, remote;
+	ssize_t n;
+
+	if (m->pid <= 0 || !len || len > MEM_WRITE_MAX || !addr || addr + len < addr)
+		return -EINVAL;
+	local.iov_base = (void *)buf;
+	local.iov_len = len;
+	remote.iov_base = (void *)(uintptr_t)addr;
+	remote.iov_len = len;
+	n = process_vm_writev(m->pid, &local, 1, &remote, 1, 0);
+	if (n == (ssize_t)len)
+		return 0;
+	return n < 0 ? errno_to_read_error(errno) : -EFAULT;
+}
+
 int mem_readv(struct target_mem *m, struct mem_iov *iov, size_t n)
 {
 	struct iovec local[MAX_IOV], remote[MAX_IOV];

@@ -81,6 +81,16 @@ static inline int mem_read_u64(struct target_mem *m, uint64_t addr, uint64_t *v)
 }
 
 /*
+ * Write len bytes (at most MEM_WRITE_MAX) at addr of a live target, all or
+ * nothing: process_vm_writev, never an image. The one writer of target
+ * memory (python/remote_exec.c: PEP 768's request fields); not cached, and
+ * a snapshot serving reads is not updated. 0, -EINVAL (too long, no live
+ * target), -EFAULT, -ESRCH, -EPERM.
+ */
+#define MEM_WRITE_MAX 4096
+int mem_write(struct target_mem *m, uint64_t addr, const void *buf, size_t len);
+
+/*
  * Read several pieces in as few system calls as possible, in order. Each
  * piece's ok says whether it was read whole. Returns the number of pieces
  * read whole, or -ESRCH / -EPERM when the process cannot be read at all.

@@ -88,6 +88,28 @@ int safe_open_in(int root_fd, const char *path)
 	return reopen_regular((int)fd);
 }
 
+int safe_dir_in(int root_fd, const char *path)
+{
+	struct open_how how;
+	long fd;
+
+	if (root_fd < 0)
+		return -EBADF;
+	if (!path || !*path)
+		return -ENOENT;
+	memset(&how, 0, sizeof(how));
+	how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
+	how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+	fd = syscall(SYS_openat2, root_fd, path, &how, sizeof(how));
+	if (fd < 0 && errno == ENOSYS) {
+		if (!is_our_root(root_fd))
+			return -ENOSYS;
+		fd = openat(root_fd, path[0] == '/' ? path + 1 : path,
+			    O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	}
+	return fd < 0 ? -errno : (int)fd;
+}
+
 int safe_open_in_dir(const char *dir, const char *path)
 {
 	int root = safe_root_open(dir), fd;

@@ -38,6 +38,13 @@ int safe_open_in(int root_fd, const char *path);
 int safe_open_in_dir(const char *dir, const char *path);
 
 /*
+ * A directory path resolved inside root_fd the same way (openat2
+ * RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS): an O_PATH | O_DIRECTORY fd to
+ * use as the dirfd of *at() calls (mkdirat, openat), or -errno (-ENOTDIR).
+ */
+int safe_dir_in(int root_fd, const char *path);
+
+/*
  * A path framewalk itself chose and resolves as the kernel does, magic links
  * included (/proc/PID/map_files/..., /proc/PID/exe, a path already resolved
  * inside a sysroot, a debuginfod cache file): regular files only, with the

@@ -261,6 +261,12 @@ static const struct debug_block_value block_314[] = {
 	{ 656, 192, "gc_collecting" },
 	{ 680, 72, "gen_iframe" },
 	{ 688, 67, "gen_frame_state" },
+	{ 712, 24, "dbg_eval_breaker" },
+	{ 720, 304, "dbg_remote_support" },
+	{ 728, 8076, "dbg_remote_enabled" },
+	{ 736, 0, "dbg_pending_call" },
+	{ 744, 4, "dbg_script_path" },
+	{ 752, 512, "dbg_script_path_size" },
 	{ -1, 0, 0 },
 };
 static const struct debug_block_value facts_314[] = {
@@ -362,6 +368,12 @@ static const struct debug_block_value block_314t[] = {
 	{ 656, 192, "gc_collecting" },
 	{ 680, 88, "gen_iframe" },
 	{ 688, 83, "gen_frame_state" },
+	{ 712, 24, "dbg_eval_breaker" },
+	{ 720, 304, "dbg_remote_support" },
+	{ 728, 8108, "dbg_remote_enabled" },
+	{ 736, 0, "dbg_pending_call" },
+	{ 744, 4, "dbg_script_path" },
+	{ 752, 512, "dbg_script_path_size" },
 	{ -1, 0, 0 },
 };
 static const struct debug_block_value facts_314t[] = {
@@ -474,6 +486,12 @@ static const struct debug_block_value block_315[] = {
 	{ 760, 112, "gc_collecting" },
 	{ 808, 72, "gen_iframe" },
 	{ 816, 67, "gen_frame_state" },
+	{ 840, 24, "dbg_eval_breaker" },
+	{ 848, 344, "dbg_remote_support" },
+	{ 856, 8028, "dbg_remote_enabled" },
+	{ 864, 0, "dbg_pending_call" },
+	{ 872, 4, "dbg_script_path" },
+	{ 880, 512, "dbg_script_path_size" },
 	{ -1, 0, 0 },
 };
 static const struct debug_block_value facts_315[] = {
@@ -584,6 +602,12 @@ static const struct debug_block_value block_315t[] = {
 	{ 760, 112, "gc_collecting" },
 	{ 808, 88, "gen_iframe" },
 	{ 816, 83, "gen_frame_state" },
+	{ 840, 24, "dbg_eval_breaker" },
+	{ 848, 344, "dbg_remote_support" },
+	{ 856, 8036, "dbg_remote_enabled" },
+	{ 864, 0, "dbg_pending_call" },
+	{ 872, 4, "dbg_script_path" },
+	{ 880, 512, "dbg_script_path_size" },
 	{ -1, 0, 0 },
 };
 static const struct debug_block_value facts_315t[] = {

@@ -396,6 +396,8 @@ LAYOUT_EXTRA_POSITIONS = [
     "interp_ceval_gil", "tstate_holds_gil", "interp_code_object_generation",
     "unicode_compactunicodeobject_size", "interp_gc", "gc_collecting",
     "code_tlbc", "frame_tlbc_index",
+    "dbg_eval_breaker", "dbg_remote_support", "dbg_remote_enabled",
+    "dbg_pending_call", "dbg_script_path", "dbg_script_path_size",
 ]
 # plain values from the headers appended at the end (not block positions)
 LAYOUT_EXTRA_VALUES = [

@@ -98,7 +98,13 @@ typedef struct {
 	X(gen_frame_state, gen_object.gi_frame_state) \
 	X(frame_stackpointer, interpreter_frame.stackpointer) \
 	X(code_tlbc, code_object.co_tlbc) \
-	X(frame_tlbc_index, interpreter_frame.tlbc_index)
+	X(frame_tlbc_index, interpreter_frame.tlbc_index) \
+	X(dbg_eval_breaker, debugger_support.eval_breaker) \
+	X(dbg_remote_support, debugger_support.remote_debugger_support) \
+	X(dbg_remote_enabled, debugger_support.remote_debugging_enabled) \
+	X(dbg_pending_call, debugger_support.debugger_pending_call) \
+	X(dbg_script_path, debugger_support.debugger_script_path) \
+	X(dbg_script_path_size, debugger_support.debugger_script_path_size)
 #else
 #define DEBUG_FIELDS_314(X)
 #endif

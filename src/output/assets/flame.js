@@ -18,6 +18,8 @@
  *   counts   [thread0, node0, n0, thread1, node1, n1, ...]
  *   meta     {target, pid, python, backend, duration_s, rate_hz, samples,
  *             errors, source}
+ *   calls    [name0, file0, entries0, resumes0, ...] (record --count-calls:
+ *             exact counts per code object; absent without)
  */
 (function () {
   "use strict";
@@ -57,7 +59,8 @@
     var total = 0;
     for (var k = 2; k < counts.length; k += 3) total += counts[k];
     return { strings: p.strings || [""], frames: p.frames || [], parent: parent, frame: frame,
-             threads: p.threads || [], counts: counts, meta: p.meta || {}, total: total };
+             threads: p.threads || [], counts: counts, meta: p.meta || {}, total: total,
+             calls: p.calls || [] };
   }
 
   /* ---- formatting -------------------------------------------------- */
@@ -295,6 +298,22 @@
 
   /* ---- tooltip and details ---------------------------------------- */
 
+  /* exact counts by function (name, file) of the one profile shown, or null */
+  var callsByFn;
+  function callsOf(node) {
+    if (diffMode || node.kind !== "python" || !profiles[0].calls.length) return null;
+    if (!callsByFn) {
+      var c = profiles[0].calls, s = profiles[0].strings;
+      callsByFn = new Map();
+      for (var i = 0; i + 3 < c.length; i += 4) {
+        var key = (s[c[i]] || "") + "\u0000" + (s[c[i + 1]] || "");
+        var had = callsByFn.get(key) || [0, 0];
+        callsByFn.set(key, [had[0] + c[i + 2], had[1] + c[i + 3]]);
+      }
+    }
+    return callsByFn.get((node.full || node.name) + "\u0000" + node.file) || null;
+  }
+
   function describe(node) {
     var rows = [];
     if (diffMode) {
@@ -305,6 +324,10 @@
       var all = tree ? tree.total[0] : 0;
       rows.push("total: " + fmtInt(node.total[0]) + " samples (" + fmtPct(pct(node.total[0], all)) + ")");
       rows.push("self:  " + fmtInt(node.self[0]) + " samples (" + fmtPct(pct(node.self[0], all)) + ")");
+      var calls = callsOf(node);
+      if (calls)
+        rows.push("calls: " + fmtInt(calls[0]) + (calls[1] ? " + " + fmtInt(calls[1]) + " resumes" : "") +
+                  " (exact, all callers)");
     }
     return rows;
   }

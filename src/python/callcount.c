@@ -1,0 +1,468 @@
+/*
+ * Implementation of callcount.h: placing framewalk's files in the target's
+ * root, the two remote-execution requests, and reading the counts back.
+ * Files are created O_EXCL in a directory framewalk made (0755, its own):
+ * the target can read the script and write only the two result files
+ * framewalk created for it (owned by the target's user), never replace
+ * them, and framewalk reads those with the bounded safe opener.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "python/callcount.h"
+#include "target/safe_open.h"
+#include "util/file.h"
+#include "util/utf8.h"
+#include "util/util.h"
+
+extern const char py_callcount_script[];
+
+#define EVENT_CAP 2000000000000ull  /* events counted before the script gives up */
+#define POLL_NS 5000000ull
+
+static const char *const tmp_dirs[] = { "/tmp", "/var/tmp", "/dev/shm" };
+
+void callcount_init(struct callcount *cc, pid_t pid)
+{
+	memset(cc, 0, sizeof(*cc));
+	cc->pid = pid;
+	cc->tmp_fd = cc->dir_fd = -1;
+	cc->tool_id = -1;
+	mem_init_pid(&cc->mem, pid);
+}
+
+static void random_hex(char *out, size_t nbytes)
+{
+	unsigned char b[16];
+
+	if (nbytes > sizeof(b))
+		nbytes = sizeof(b);
+	if (getrandom(b, nbytes, 0) != (ssize_t)nbytes) {
+		uint64_t t = fw_now_ns() ^ ((uint64_t)getpid() << 32);
+		for (size_t i = 0; i < nbytes; i++)
+			b[i] = (unsigned char)(t >> (8 * (i % 8)));
+	}
+	for (size_t i = 0; i < nbytes; i++)
+		snprintf(out + 2 * i, 3, "%02x", b[i]);
+}
+
+static const char *const placed_files[] = { "start.py", "peek.py", "stop.py", "status", "counts" };
+
+/*
+ * What a framewalk killed during a request left in tmp_fd: a directory of
+ * ours for this target, older than a minute (no request lasts that long),
+ * with only our files in it. Removed; anything else is left alone.
+ */
+static void remove_stale(int tmp_fd, pid_t pid)
+{
+	char prefix[48];
+	DIR *d;
+	int fd = openat(tmp_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct dirent *e;
+	int seen = 0;
+
+	if (fd < 0)
+		return;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	snprintf(prefix, sizeof(prefix), "framewalk-cc-%d-", (int)pid);
+	while ((e = readdir(d)) && seen++ < 100000) {
+		struct stat st;
+		int dfd;
+
+		if (strncmp(e->d_name, prefix, strlen(prefix)) ||
+		    fstatat(tmp_fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode) ||
+		    st.st_uid != geteuid() || time(NULL) - st.st_mtime < 60)
+			continue;
+		dfd = openat(tmp_fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (dfd < 0)
+			continue;
+		for (size_t i = 0; i < ARRAY_SIZE(placed_files); i++)
+			unlinkat(dfd, placed_files[i], 0);
+		close(dfd);
+		unlinkat(tmp_fd, e->d_name, AT_REMOVEDIR);  /* fails if anything else is in it */
+	}
+	closedir(d);
+}
+
+/* framewalk's own directory in the target's first usable temporary directory. */
+static int make_dir(struct callcount *cc, struct strbuf *why)
+{
+	char root[64], hex[17];
+	struct stat st;
+	int root_fd, err = -ENOENT;
+
+	snprintf(root, sizeof(root), "/proc/%d/root", (int)cc->pid);
+	root_fd = safe_root_open(root);
+	if (root_fd < 0) {
+		strbuf_addf(why, "cannot open the target's root: %s", strerror(-root_fd));
+		return root_fd;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(tmp_dirs); i++) {
+		int fd = safe_dir_in(root_fd, tmp_dirs[i]);
+
+		if (fd < 0) {
+			err = fd;
+			continue;
+		}
+		remove_stale(fd, cc->pid);
+		random_hex(hex, 8);
+		snprintf(cc->dirname, sizeof(cc->dirname), "framewalk-cc-%d-%s", (int)cc->pid, hex);
+		if (mkdirat(fd, cc->dirname, 0755)) {
+			err = -errno;
+			close(fd);
+			continue;
+		}
+		cc->tmp_fd = fd;
+		snprintf(cc->tpath, sizeof(cc->tpath), "%s/%s", tmp_dirs[i], cc->dirname);
+		break;
+	}
+	close(root_fd);
+	if (cc->tmp_fd < 0) {
+		strbuf_addf(why, "cannot make a directory in the target's /tmp, /var/tmp or "
+			    "/dev/shm: %s", strerror(-err));
+		return err;
+	}
+	/* 0755 whatever the umask; checked to be the one just made, ours */
+	{
+		int fd = openat(cc->tmp_fd, cc->dirname, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+				O_CLOEXEC);
+
+		if (fd < 0 || fstat(fd, &st) || st.st_uid != geteuid() || fchmod(fd, 0755)) {
+			err = fd < 0 ? -errno : -EPERM;
+			if (fd >= 0)
+				close(fd);
+			strbuf_addf(why, "cannot set up %s in the target's root", cc->tpath);
+			return err;
+		}
+		cc->dir_fd = fd;
+	}
+	return 0;
+}
+
+/* Create name in our directory, O_EXCL, with text (or empty), mode, owner. */
+static int create_file(struct callcount *cc, const char *name, const char *text, mode_t mode,
+		       uid_t uid, gid_t gid)
+{
+	size_t len = text ? strlen(text) : 0, done = 0;
+	int fd = openat(cc->dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			0600);
+	int err = 0;
+
+	if (fd < 0)
+		return -errno;
+	while (done < len) {
+		ssize_t n = write(fd, text + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err = n < 0 ? -errno : -EIO;
+			break;
+		}
+		done += (size_t)n;
+	}
+	if (!err && (uid != geteuid() || gid != getegid()) && fchown(fd, uid, gid))
+		err = -errno;
+	if (!err && fchmod(fd, mode))
+		err = -errno;
+	close(fd);
+	if (err)
+		unlinkat(cc->dir_fd, name, 0);
+	return err;
+}
+
+/* Remove every file framewalk may have placed, and its directory. */
+static void remove_dir(struct callcount *cc)
+{
+	if (cc->dir_fd >= 0) {
+		for (size_t i = 0; i < ARRAY_SIZE(placed_files); i++)
+			unlinkat(cc->dir_fd, placed_files[i], 0);
+		close(cc->dir_fd);
+		cc->dir_fd = -1;
+	}
+	if (cc->tmp_fd >= 0) {
+		unlinkat(cc->tmp_fd, cc->dirname, AT_REMOVEDIR);
+		close(cc->tmp_fd);
+		cc->tmp_fd = -1;
+	}
+}
+
+/* The script: one line of parameters, all framewalk's own, then the fixed text. */
+static void script_text(struct strbuf *sb, const struct callcount *cc, const char *mode)
+{
+	strbuf_addf(sb, "_P = {'dir': '%s', 'deadline': %.3f, 'cap': %llu, 'name': '%s', "
+		    "'mode': '%s'}\n", cc->tpath, cc->deadline_s, (unsigned long long)EVENT_CAP,
+		    cc->name, mode);
+	strbuf_addstr(sb, py_callcount_script);
+}
+
+/* The result file's text when the script has finished writing it, else -EAGAIN. */
+static int read_result(struct callcount *cc, const char *name, struct strbuf *sb)
+{
+	int fd = safe_open_in(cc->dir_fd, name), ret;
+	size_t len;
+
+	if (fd < 0)
+		return fd;
+	strbuf_reset(sb);
+	ret = read_fd_bounded(fd, CALLCOUNT_MAX_BYTES, sb);
+	close(fd);
+	if (ret)
+		return ret;
+	len = sb->len;
+	if (!len || strbuf_str(sb)[len - 1] != '\n')
+		return -EAGAIN;
+	return 0;
+}
+
+/* Place script (as file), ask the target to run it, wait for result to be written. */
+static int run_script(struct callcount *cc, const struct py_target *t, const char *file,
+		      const char *mode, const char *result, struct strbuf *out, struct strbuf *why)
+{
+	struct strbuf text = STRBUF_INIT;
+	struct py_rexec rq;
+	struct stat st;
+	char path[512];
+	uint64_t start;
+	int ret;
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)cc->pid);
+	if (stat(path, &st)) {
+		strbuf_addf(why, "process %d is gone", (int)cc->pid);
+		return -ESRCH;
+	}
+	/* a directory for this request alone: a framewalk killed between two leaves none */
+	ret = make_dir(cc, why);
+	if (ret) {
+		remove_dir(cc);
+		return ret;
+	}
+	script_text(&text, cc, mode);
+	ret = create_file(cc, file, strbuf_str(&text), 0644, geteuid(), getegid());
+	strbuf_release(&text);
+	if (!ret)
+		ret = create_file(cc, result, NULL, 0600, st.st_uid, st.st_gid);
+	if (ret) {
+		strbuf_addf(why, "cannot create the files in %s: %s", cc->tpath, strerror(-ret));
+		remove_dir(cc);
+		return ret;
+	}
+	snprintf(path, sizeof(path), "%s/%s", cc->tpath, file);
+	if (cc->announce && strcmp(mode, "peek"))
+		cc->announce(cc->pid, path, mode);
+	ret = py_rexec_send(&cc->mem, t, path, &rq, why);
+	if (ret) {
+		remove_dir(cc);
+		return ret;
+	}
+	start = fw_now_ns();
+	for (;;) {
+		struct timespec ts = { 0, (long)POLL_NS };
+
+		ret = read_result(cc, result, out);
+		if (ret != -EAGAIN)
+			break;
+		/* a start not yet taken can be given up at once (a stop is seen through) */
+		if (cc->stop && *cc->stop && !strcmp(mode, "start") &&
+		    py_rexec_pending(&cc->mem, &rq) > 0 && !py_rexec_withdraw(&cc->mem, &rq)) {
+			strbuf_addstr(why, "interrupted before the target took the request");
+			ret = -EINTR;
+			break;
+		}
+		if (fw_now_ns() - start > CALLCOUNT_WAIT_NS) {
+			int pending = py_rexec_pending(&cc->mem, &rq);
+
+			if (pending > 0)
+				py_rexec_withdraw(&cc->mem, &rq);
+			strbuf_addf(why, "process %d did not run the request within %.0f s (%s)",
+				    (int)cc->pid, CALLCOUNT_WAIT_NS / 1e9, pending > 0 ?
+				    "its thread never reached a safe point: blocked in C code, or "
+				    "a build without remote debugging; withdrawn" :
+				    "taken but not finished");
+			ret = -ETIMEDOUT;
+			break;
+		}
+		nanosleep(&ts, NULL);
+	}
+	if (ret && ret != -ETIMEDOUT && ret != -EINTR)
+		strbuf_addf(why, "reading %s/%s failed: %s", cc->tpath, result, strerror(-ret));
+	remove_dir(cc);
+	return ret;
+}
+
+int callcount_start(struct callcount *cc, const struct py_target *t, double deadline_s,
+		    struct strbuf *why)
+{
+	struct strbuf res = STRBUF_INIT;
+	char hex[17];
+	int ret;
+
+	ret = py_rexec_check(&cc->mem, t, why);
+	if (ret)
+		return ret;
+	random_hex(hex, 8);
+	snprintf(cc->name, sizeof(cc->name), "framewalk-callcount-%s", hex);
+	cc->deadline_s = deadline_s;
+	ret = run_script(cc, t, "start.py", "start", "status", &res, why);
+	if (!ret) {
+		const char *s = strbuf_str(&res);
+		int id;
+
+		unsigned long long us = 0;
+
+		if (sscanf(s, "ok %d %llu", &id, &us) >= 1 && id >= 0 && id < 6) {
+			cc->tool_id = id;
+			cc->start_us = us;
+		} else if (!strncmp(s, "busy ", 5)) {
+			struct strbuf holders = STRBUF_INIT;
+
+			escape_append(&holders, s + 5, ESCAPE_TERMINAL);
+			strbuf_addf(why, "every sys.monitoring tool id is taken (%s)",
+				    strbuf_str(&holders));
+			strbuf_release(&holders);
+			ret = -EBUSY;
+		} else {
+			struct strbuf msg = STRBUF_INIT;
+
+			escape_append(&msg, s, ESCAPE_TERMINAL);
+			strbuf_addf(why, "the counting script failed: %s", strbuf_str(&msg));
+			strbuf_release(&msg);
+			ret = -EIO;
+		}
+	}
+	strbuf_release(&res);
+	return ret;
+}
+
+/* Free the counts read before. */
+static void free_counts(struct callcount *cc)
+{
+	for (size_t i = 0; i < cc->n; i++) {
+		free(cc->fns[i].file);
+		free(cc->fns[i].name);
+	}
+	free(cc->fns);
+	cc->fns = NULL;
+	cc->n = 0;
+}
+
+/* A stop or peek request: the counts into cc. */
+static int read_counts(struct callcount *cc, const struct py_target *t, const char *mode,
+		       struct strbuf *why)
+{
+	struct strbuf res = STRBUF_INIT;
+	char file[16];
+	int ret;
+
+	snprintf(file, sizeof(file), "%s.py", mode);
+	ret = run_script(cc, t, file, mode, "counts", &res, why);
+	if (!ret && !strcmp(strbuf_str(&res), "gone\n")) {
+		strbuf_addf(why, "the counting had removed itself (its %.0f s deadline)",
+			    cc->deadline_s);
+		ret = -ENOENT;
+	} else if (!ret) {
+		free_counts(cc);
+		ret = callcount_parse(cc, (char *)strbuf_str(&res), res.len);
+		if (ret)
+			strbuf_addstr(why, "the counts file is malformed");
+	}
+	strbuf_release(&res);
+	return ret;
+}
+
+int callcount_peek(struct callcount *cc, const struct py_target *t, struct strbuf *why)
+{
+	uint64_t stop_us = cc->stop_us;
+	int ret = read_counts(cc, t, "peek", why);
+
+	cc->peek_us = cc->stop_us;
+	cc->stop_us = stop_us;
+	return ret;
+}
+
+int callcount_stop(struct callcount *cc, const struct py_target *t, struct strbuf *why)
+{
+	return read_counts(cc, t, "stop", why);
+}
+
+/* Undo esc() of the script: \\ \t \n \r, in place. */
+static void unescape(char *s)
+{
+	char *o = s;
+
+	for (; *s; s++) {
+		if (*s == '\\' && s[1]) {
+			s++;
+			*o++ = *s == 't' ? '\t' : *s == 'n' ? '\n' : *s == 'r' ? '\r' : *s;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = 0;
+}
+
+int callcount_parse(struct callcount *cc, char *text, size_t len)
+{
+	size_t alloc = 0, lines = 0;
+	int ended = 0;
+	char *save = NULL;
+
+	if (cc->fns || !len || text[len - 1] != '\n')
+		return -EPROTO;
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *f[6], *p = line;
+		struct callcount_fn *fn;
+		int nf = 0;
+
+		if (!strncmp(line, "end ", 4)) {
+			char *end;
+
+			ended = strtoull(line + 4, &end, 10) == lines;
+			cc->stop_us = strtoull(end, NULL, 10);
+			break;
+		}
+		lines++;
+		while (nf < 6) {
+			f[nf++] = p;
+			p = strchr(p, '\t');
+			if (!p)
+				break;
+			*p++ = 0;
+		}
+		if (nf != 6 || strcmp(f[0], "C"))
+			return -EPROTO;
+		if (cc->n >= CALLCOUNT_MAX_FUNCS)
+			continue;
+		if (cc->n == alloc) {
+			alloc = alloc ? 2 * alloc : 256;
+			cc->fns = xrealloc(cc->fns, alloc * sizeof(*cc->fns));
+		}
+		unescape(f[4]);
+		unescape(f[5]);
+		fn = &cc->fns[cc->n++];
+		fn->starts = strtoull(f[1], NULL, 10);
+		fn->resumes = strtoull(f[2], NULL, 10);
+		fn->firstline = (int)strtol(f[3], NULL, 10);
+		fn->file = xstrdup(f[4]);
+		fn->name = xstrdup(f[5]);
+	}
+	return ended ? 0 : -EPROTO;
+}
+
+void callcount_release(struct callcount *cc)
+{
+	remove_dir(cc);
+	free_counts(cc);
+	mem_release(&cc->mem);
+}

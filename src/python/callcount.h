@@ -1,0 +1,90 @@
+/*
+ * Exact call counts of a running 3.14+ interpreter (framewalk record
+ * --count-calls): a fixed script framewalk ships (callcount_script.py) is
+ * placed in a directory of framewalk's own inside the target's root and run
+ * by the target through PEP 768 remote execution (remote_exec.h). It
+ * registers a sys.monitoring tool counting PY_START and PY_RESUME per code
+ * object, with a watcher that removes it at a deadline the script carries
+ * (so a framewalk killed mid-capture leaves nothing behind for long); a
+ * second run removes it and writes the counts, which are read back with the
+ * bounded safe opener. Every file placed is removed by callcount_release.
+ */
+#ifndef FRAMEWALK_PYTHON_CALLCOUNT_H
+#define FRAMEWALK_PYTHON_CALLCOUNT_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "python/discover.h"
+#include "python/remote_exec.h"
+#include "target/memory.h"
+#include "util/strbuf.h"
+
+#define CALLCOUNT_MAX_FUNCS 200000        /* code objects kept from the counts file */
+#define CALLCOUNT_MAX_BYTES (64u << 20)   /* bytes read of it */
+#define CALLCOUNT_WAIT_NS (5ull * 1000000000ull) /* for the target to run a request */
+
+struct callcount_fn {
+	char *file, *name;          /* co_filename, co_qualname (UTF-8, as the target gave) */
+	int firstline;
+	uint64_t starts, resumes;   /* PY_START, PY_RESUME events */
+};
+
+struct callcount {
+	pid_t pid;
+	struct target_mem mem;
+	int tmp_fd;                 /* the target's temporary directory (O_PATH), -1 */
+	int dir_fd;                 /* framewalk's directory in it (O_PATH), -1 */
+	char dirname[64];           /* its name in tmp */
+	char tpath[256];            /* its path as the target sees it */
+	char name[64];              /* the tool's name (with a random part) */
+	int tool_id;
+	double deadline_s;
+	struct callcount_fn *fns;
+	size_t n;
+	uint64_t start_us, stop_us; /* how long each request held the target's thread */
+	uint64_t peek_us;           /* ... the last peek */
+	/* set (by a signal handler) to give up a start request the target has not
+	 * taken yet (withdrawn, -EINTR); NULL: never */
+	volatile sig_atomic_t *stop;
+	/* told each script path the target is asked to run (start, stop; a peek
+	 * runs the same script often: not), for the command to log; NULL: none */
+	void (*announce)(pid_t pid, const char *path, const char *mode);
+};
+
+/* Ready cc for pid (nothing done in the target). */
+void callcount_init(struct callcount *cc, pid_t pid);
+
+/*
+ * Start counting in t: refusals as py_rexec_check (-ENOTSUP, -EPERM,
+ * -EOPNOTSUPP), -EBUSY (every sys.monitoring tool id is taken: why names
+ * who holds them), -ETIMEDOUT (the target did not run the request within
+ * CALLCOUNT_WAIT_NS: blocked in C, or a build without remote debugging;
+ * the request is withdrawn), -errno placing the files. The counting
+ * removes itself deadline_s seconds after it starts unless stopped first.
+ */
+int callcount_start(struct callcount *cc, const struct py_target *t, double deadline_s,
+		    struct strbuf *why);
+
+/*
+ * Stop counting and read the counts into cc->fns. 0; -ENOENT when the
+ * counting had already removed itself (deadline); -ETIMEDOUT as above.
+ */
+int callcount_stop(struct callcount *cc, const struct py_target *t, struct strbuf *why);
+
+/*
+ * The counts so far into cc->fns, the counting going on (top): the same
+ * returns as callcount_stop. The target's thread is held for the report
+ * (cc->peek_us), and the peek's own calls are not counted. The counting's
+ * deadline moves to cc->deadline_s from now.
+ */
+int callcount_peek(struct callcount *cc, const struct py_target *t, struct strbuf *why);
+
+/* Remove every file and the directory placed; free the counts. */
+void callcount_release(struct callcount *cc);
+
+/* Parse a counts file's text into cc (exposed for unit tests). 0 or -EPROTO. */
+int callcount_parse(struct callcount *cc, char *text, size_t len);
+
+#endif

@@ -1,0 +1,167 @@
+# framewalk's call counter, run inside the target by PEP 768 remote execution
+# (sys.remote_exec's mechanism). framewalk puts one line before this text:
+#   _P = {'dir': ..., 'deadline': seconds, 'cap': events, 'name': tool name,
+#         'mode': 'start'|'peek'|'stop'}
+# (all chosen by framewalk, none by a user). 'start' registers a
+# sys.monitoring tool counting PY_START and PY_RESUME per code object and a
+# watcher thread that removes it at the deadline or past the event cap;
+# 'peek' writes the counts so far (top), 'stop' removes it and writes them.
+# Results go to files framewalk created in its own directory ('status',
+# 'counts'); nothing is left behind.
+def _framewalk_callcount(P):
+    import sys, os, time, _thread, itertools
+    t0 = time.perf_counter()  # the thread's pause for this request, reported
+    M = sys.monitoring
+    E = M.events
+
+    def put(fname, text):
+        fd = os.open(P['dir'] + '/' + fname, os.O_WRONLY | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC)
+        try:
+            data = text.encode('utf-8', 'surrogateescape')
+            while data:
+                data = data[os.write(fd, data):]
+        finally:
+            os.close(fd)
+
+    def esc(s):
+        return str(s).replace('\\', '\\\\').replace('\t', '\\t').replace('\n', '\\n').replace('\r', '\\r')
+
+    def find():
+        for i in range(6):
+            if M.get_tool(i) == P['name']:
+                return i
+        return None
+
+    if P['mode'] == 'start':
+        if find() is not None:
+            put('status', 'error already counting\n')
+            return
+        tid = None
+        # the ids no tool is assigned first (0 debugger, 1 coverage, 2 profiler,
+        # 5 optimizer): pdb or cProfile started during the capture still get theirs
+        for i in (3, 4, 2, 5, 1, 0):
+            if M.get_tool(i) is None:
+                tid = i
+                break
+        if tid is None:
+            put('status', 'busy ' + ' '.join('%d=%s' % (i, esc(M.get_tool(i)).replace(' ', '_')) for i in range(6)) + '\n')
+            return
+        starts, resumes = {}, {}
+        count = itertools.count
+        sset, rset = starts.setdefault, resumes.setdefault
+
+        # next() of an itertools.count: one C call, atomic under the GIL
+        def on_start(code, offset):
+            try:
+                next(starts[code])
+            except KeyError:
+                next(sset(code, count()))
+
+        def on_resume(code, offset):
+            try:
+                next(resumes[code])
+            except KeyError:
+                next(rset(code, count()))
+
+        lock = _thread.allocate_lock()
+        state = {'done': False, 'why': '', 'end': time.monotonic() + P['deadline']}
+
+        def remove(why):
+            with lock:
+                if state['done']:
+                    return False
+                state['done'] = True
+                state['why'] = why
+                try:
+                    M.set_events(tid, 0)
+                    M.register_callback(tid, E.PY_START, None)
+                    M.register_callback(tid, E.PY_RESUME, None)
+                    M.register_callback(tid, E.EXCEPTION_HANDLED, None)
+                finally:
+                    M.free_tool_id(tid)
+                return True
+
+        def watch():
+            ready.release()
+            k = 0
+            while not state['done']:
+                time.sleep(0.1)
+                k += 1
+                if time.monotonic() >= state['end']:
+                    remove('deadline')
+                elif k % 10 == 0:
+                    # inline, no call: the watcher's own loop runs no Python function
+                    n = 0
+                    for c in list(starts.values()) + list(resumes.values()):
+                        n += int(repr(c)[6:-1])
+                    if n > P['cap']:
+                        remove('event cap')
+
+        def report(own, t0):
+            lines = []
+            for code in set(starts) | set(resumes):
+                if code is own or code.co_qualname.startswith('_framewalk_callcount') or (
+                        code.co_name == '<module>' and '_framewalk_callcount' in code.co_names):
+                    continue  # framewalk's own scripts, run while counting
+                s, r = starts.get(code), resumes.get(code)
+                lines.append('C\t%d\t%d\t%d\t%s\t%s\n' % (
+                    int(repr(s)[6:-1]) if s else 0, int(repr(r)[6:-1]) if r else 0,
+                    code.co_firstlineno, esc(code.co_filename),
+                    esc(getattr(code, 'co_qualname', code.co_name))))
+            lines.append('end %d %d\n' % (len(lines), (time.perf_counter() - t0) * 1e6))
+            return ''.join(lines)
+
+        # the handle later requests find the counts by: a callback for an event
+        # this tool never enables, so taking it and putting it back loses no count
+        def handle(*args):
+            pass
+
+        handle.framewalk_remove = remove
+        handle.framewalk_report = report
+        handle.framewalk_state = state
+        M.use_tool_id(tid, P['name'])
+        # the watcher first: its own loop calls no Python function, so it counts nothing
+        ready = _thread.allocate_lock()
+        ready.acquire()
+        try:
+            _thread.start_new_thread(watch, ())
+            ready.acquire(timeout=5)
+            M.register_callback(tid, E.PY_START, on_start)
+            M.register_callback(tid, E.PY_RESUME, on_resume)
+            M.register_callback(tid, E.EXCEPTION_HANDLED, handle)
+            M.set_events(tid, E.PY_START | E.PY_RESUME)
+        except BaseException as e:
+            remove('error')
+            put('status', 'error ' + esc(repr(e)) + '\n')
+            return
+        put('status', 'ok %d %d\n' % (tid, (time.perf_counter() - t0) * 1e6))
+    else:
+        # 'stop': remove the counting, then write the counts; 'peek': write them
+        own = sys._getframe(1).f_code  # this script's module code, run while counting
+        tid = find()
+        handle = None
+        if tid is not None:
+            try:
+                handle = M.register_callback(tid, E.EXCEPTION_HANDLED, None)
+                if P['mode'] == 'peek':
+                    M.register_callback(tid, E.EXCEPTION_HANDLED, handle)
+            except ValueError:
+                handle = None  # removed by its watcher in between
+        report = getattr(handle, 'framewalk_report', None)
+        if report is None:
+            put('counts', 'gone\n')
+            return
+        if P['mode'] == 'stop':
+            handle.framewalk_remove('stopped')
+        else:
+            handle.framewalk_state['end'] = time.monotonic() + P['deadline']
+        try:
+            text = report(own, t0)
+        except BaseException as e:
+            text = 'error ' + esc(repr(e)) + '\n'
+        put('counts', text)
+
+try:
+    _framewalk_callcount(_P)
+finally:
+    del _framewalk_callcount, _P

@@ -1,0 +1,397 @@
+"""Exact call counts through 3.14+ remote execution (record --count-calls,
+docs/CALLCOUNTS.md).
+
+tests/workloads/callcount.py runs, in its main thread, f N times per tick,
+a recursion rec(DEPTH) and a generator resumed K times, each counting its
+own runs; an audit hook records those counters at each remote-execution
+request (the instant framewalk's script starts or stops the counting, in
+that very thread), and SIGUSR1 prints them with the sys.monitoring tools
+held. So the exact counts over the window are the counters' differences:
+- on Debian's 3.14 and 3.15 (run in a chroot: the container-style root),
+  the text report's Calls section gives f, rec and gen (entries and
+  resumes) exactly those differences, twice in a row (the second capture
+  registers again); go tool pprof shows the time by default and the calls
+  with -sample_index=calls; 200,000 calls made by a second thread while the main
+  thread runs too are counted exactly; the saved pprof, re-rendered by report, gives the same
+  table; `diff` of two such captures names the function whose call rate
+  changed (f, five times as often per tick after SIGUSR2); and afterwards no tool is held, the watcher thread is
+  gone and no file of framewalk's is left in the target's /tmp;
+- SIGKILL of framewalk mid-capture: the counting removes itself by the
+  deadline it carries (capture + 10 s), its thread with it;
+- every tool id taken: said, and the capture goes on without counts (and
+  a directory a killed framewalk left mid-request, a minute old, holding
+  only framewalk's files, is removed; a fresh one or one with another file
+  is not);
+- a main thread blocked in C: the request is reported and withdrawn, the
+  capture goes on;
+- PYTHON_DISABLE_REMOTE_DEBUG / -X disable-remote-debug: refused (exit 6)
+  with the reason; 3.12: refused (exit 5) saying what works instead.
+"""
+import json
+import os
+import re
+import select
+import shutil
+import signal
+import subprocess
+import time
+
+import pytest
+
+from fwtest import framewalk_path, run_fw, start_workload
+from viewtest import browser, json_block, run_view  # noqa: F401 (browser: a fixture)
+
+CAPTURE = 2
+DEADLINE = CAPTURE + 10        # cmd/callcounts.c: DEADLINE_MARGIN_S
+EXIT_UNSUPPORTED = 5
+EXIT_PERMISSION = 6
+ROW_RE = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\d+)\s+(-|[\d.]+ \w+)\s+(\S+) \((.*?)(?::(\d+))?\)$")
+
+
+def go_pprof(*args):
+    go = shutil.which("go")
+    assert go, "go is missing (Debian golang-go; scripts/deps.sh test installs it)"
+    env = dict(os.environ, GOFLAGS="-mod=mod", GOTOOLCHAIN="local",
+               HOME=os.environ.get("HOME", "/root"))
+    return subprocess.run([go, "tool", "pprof", *map(str, args)], capture_output=True,
+                          text=True, timeout=300, env=env)
+
+
+def report(w, timeout=10.0):
+    """The workload's JSON line after SIGUSR1."""
+    os.kill(w.pid, signal.SIGUSR1)
+    fd = w.proc.stdout.fileno()
+    buf = b""
+    deadline = time.monotonic() + timeout
+    while not buf.endswith(b"\n"):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            pytest.fail("workload %d did not report within %.0f s" % (w.pid, timeout))
+        r, _, _ = select.select([fd], [], [], left)
+        if r:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                pytest.fail("workload exited: %s" % w.proc.stderr.read().decode())
+            buf += chunk
+    return json.loads(buf.decode().strip().splitlines()[-1])
+
+
+def calls_rows(text):
+    """{qualname: (calls, resumes)} of the text report's Calls section."""
+    rows = {}
+    section = text.split("\nCalls (", 1)
+    assert len(section) == 2, "no Calls section:\n" + text[:3000]
+    for line in section[1].split("\n\n", 1)[0].splitlines()[2:]:
+        m = ROW_RE.match(line)
+        assert m, "unparsed row %r" % line
+        rows.setdefault((m.group(5), m.group(6)), [0, 0])
+        rows[(m.group(5), m.group(6))][0] += int(m.group(1))
+        rows[(m.group(5), m.group(6))][1] += int(m.group(2))
+    return rows
+
+
+def left_in_tmp(w):
+    tmp = os.path.join(str(w.interp.root or "/"), "tmp")
+    return [n for n in os.listdir(tmp) if n.startswith("framewalk-cc-%d-" % w.pid)]
+
+
+def threads(w):
+    return len(os.listdir("/proc/%d/task" % w.pid))
+
+
+def wait_threads(w, n, timeout):
+    deadline = time.monotonic() + timeout
+    while threads(w) != n and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return threads(w)
+
+
+@pytest.mark.interps("sid-py3.14", "sid-py3.15")
+def test_counts_exact(interp, tmp_path):
+    w = start_workload(interp, "callcount.py")
+    try:
+        assert threads(w) == 1
+        for run in range(2):
+            out = tmp_path / ("run%d.txt" % run)
+            pb = tmp_path / ("run%d.pb.gz" % run)
+            r = run_fw("record", "-d", CAPTURE, "--count-calls", "-p", w.pid, "-q",
+                       "-o", out, "-o", pb, timeout=60)
+            assert r.returncode == 0, r
+            assert "count-calls: asking process %d to run /tmp/framewalk-cc-" % w.pid in r.stderr
+            rep = report(w)
+            snaps = rep["snaps"][2 * run:2 * run + 2]
+            assert len(snaps) == 2 and snaps[0]["path"].endswith("/start.py") and \
+                snaps[1]["path"].endswith("/stop.py"), rep
+            text = out.read_text()
+            rows = calls_rows(text)
+            file = w.target_path("callcount.py")
+            got = {q: rows.get((q, file), [0, 0]) for q in ("f", "rec", "gen")}
+            want = {
+                "f": [snaps[1]["f"] - snaps[0]["f"], 0],
+                "rec": [snaps[1]["rec"] - snaps[0]["rec"], 0],
+                "gen": [snaps[1]["gen_start"] - snaps[0]["gen_start"],
+                        snaps[1]["gen_resume"] - snaps[0]["gen_resume"]],
+            }
+            assert got == want, "run %d: %s\n%s" % (run, rep, text[:4000])
+            # about N calls of f per 10 ms tick over the capture: the window is the capture's
+            assert want["f"][0] > 10 * CAPTURE * 20, want
+            assert want["rec"][0] == 21 * want["gen"][0] or \
+                abs(want["rec"][0] - 21 * want["gen"][0]) <= 21, want
+            assert "Calls:     exact, sys.monitoring tool" in text
+            # the saved pprof carries them (a calls sample type): report gives the same table
+            again = run_fw("report", pb, "-f", "text")
+            assert again.returncode == 0, again
+            assert calls_rows(again.stdout) == rows
+            assert "Calls:     exact, sys.monitoring tool" in again.stdout
+            if run == 0:
+                # go tool pprof: the default view stays the time, calls on request
+                r = go_pprof("-top", pb)
+                assert r.returncode == 0, r.stderr
+                assert "Type: cpu" in r.stdout, r.stdout
+                r = go_pprof("-sample_index=calls", "-top", pb)
+                assert r.returncode == 0, r.stderr
+                assert "Type: calls" in r.stdout, r.stdout
+                assert re.search(r"^\s*%d\b.*\sf$" % want["f"][0], r.stdout, re.M), r.stdout
+            # nothing left behind: no tool, no watcher thread, no file
+            assert rep["tools"] == [None] * 6, rep
+            assert wait_threads(w, 1, 2.0) == 1
+            assert left_in_tmp(w) == []
+    finally:
+        w.stop()
+
+
+@pytest.mark.interps("sid-py3.14", "sid-py3.15")
+def test_threads_exact(interp, tmp_path):
+    """A second thread's calls, made while the main thread runs too, counted exactly."""
+    w = start_workload(interp, "callcount.py")
+    try:
+        out = tmp_path / "threads.txt"
+        fw = subprocess.Popen([framewalk_path(), "record", "-d", "6", "--count-calls",
+                               "--limit", "1000", "-p", str(w.pid), "-q", "-o", str(out)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline:
+                if any(t and t.startswith("framewalk-callcount-") for t in report(w)["tools"]):
+                    break
+                time.sleep(0.1)
+            # a signal handler can run inside the start script, between taking the id
+            # and turning the events on (milliseconds): let it finish
+            time.sleep(0.5)
+            os.kill(w.pid, signal.SIGHUP)
+            while time.monotonic() < deadline and not report(w)["burst_done"]:
+                time.sleep(0.1)
+            assert report(w)["burst_done"] == 1
+            assert fw.poll() is None, "the capture ended before the burst did"
+            assert fw.wait(timeout=30) == 0, fw.stderr.read().decode()
+        finally:
+            fw.kill()
+            fw.wait(timeout=10)
+            fw.stderr.close()
+        rows = calls_rows(out.read_text())
+        assert rows.get(("f3", w.target_path("callcount.py"))) == [200000, 0], rows
+        assert rows.get(("burst_run", w.target_path("callcount.py"))) == [1, 0], rows
+    finally:
+        w.stop()
+
+
+@pytest.mark.interps("sid-py3.15")
+def test_diff_calls(interp, tmp_path):
+    """diff compares the exact call rates: f five times as often per tick after SIGUSR2."""
+    w = start_workload(interp, "callcount.py")
+    try:
+        pbs = []
+        for i in range(2):
+            pb = tmp_path / ("p%d.pb.gz" % i)
+            r = run_fw("record", "-d", CAPTURE, "--count-calls", "-p", w.pid, "-q", "-o", pb)
+            assert r.returncode == 0, r
+            pbs.append(pb)
+            if i == 0:
+                os.kill(w.pid, signal.SIGUSR2)
+        r = run_fw("diff", pbs[0], pbs[1])
+        assert r.returncode == 0, r
+        section = r.stdout.split("\nCalls whose rate changed most", 1)
+        assert len(section) == 2, r
+        rows = [l for l in section[1].splitlines()[2:] if l.strip()]
+        first = rows[0].split()
+        # f changed most: about 5x (the tick's own time grows a little with the calls)
+        assert first[5] == "f", rows[:3]
+        assert 3.0 < float(first[4].rstrip("x")) <= 5.5, rows[:3]
+    finally:
+        w.stop()
+
+
+@pytest.mark.interps("sid-py3.14")
+def test_top_calls(interp):
+    """top --count-calls: a Calls and a Calls/s column, read at each refresh; nothing left."""
+    w = start_workload(interp, "callcount.py")
+    try:
+        r = run_fw("top", "-p", w.pid, "-d", 3.5, "--count-calls", "--mode", "wall", "-n", 40,
+                   timeout=60)
+        assert r.returncode == 0, r
+        tables = r.stdout.split("\n\n")
+        assert "Calls    Calls/s  Function" in tables[0], r
+        assert "; calls counted (last read held the target" in r.stdout, r
+        # each refresh read the counts: one peek per table, each seen by the target
+        rep = report(w)
+        peeks = [s for s in rep["snaps"] if s["path"].endswith("/peek.py")]
+        assert len(peeks) >= 2, rep
+        assert [s["path"].rsplit("/", 1)[1] for s in rep["snaps"]][0] == "start.py"
+        assert rep["snaps"][-1]["path"].endswith("/stop.py")
+        assert rep["tools"] == [None] * 6, rep
+        assert wait_threads(w, 1, 2.0) == 1
+        assert left_in_tmp(w) == []
+    finally:
+        w.stop()
+
+
+@pytest.mark.interps("sid-py3.14")
+def test_sigkill_removes_itself(interp):
+    w = start_workload(interp, "callcount.py")
+    try:
+        fw = subprocess.Popen([framewalk_path(), "record", "-d", str(CAPTURE), "--count-calls",
+                               "-p", str(w.pid), "-q", "-o", "/dev/null"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            deadline = time.monotonic() + 20
+            tools = [None] * 6
+            while time.monotonic() < deadline:
+                tools = report(w)["tools"]
+                if any(t and t.startswith("framewalk-callcount-") for t in tools):
+                    break
+                time.sleep(0.1)
+            assert any(t and t.startswith("framewalk-callcount-") for t in tools), tools
+            time.sleep(0.5)     # mid-capture, not mid-request
+            started = time.monotonic()
+            fw.kill()
+        finally:
+            fw.kill()
+            fw.wait(timeout=10)
+            fw.stderr.close()
+        assert threads(w) == 2          # the watcher
+        while time.monotonic() - started < DEADLINE + 5:
+            if report(w)["tools"] == [None] * 6:
+                break
+            time.sleep(0.5)
+        gone = time.monotonic() - started
+        assert report(w)["tools"] == [None] * 6, "still registered %.1f s after the kill" % gone
+        assert gone <= DEADLINE + 1.5, gone
+        assert wait_threads(w, 1, 2.0) == 1
+        assert left_in_tmp(w) == []
+    finally:
+        w.stop()
+
+
+@pytest.mark.interps("sid-py3.15")
+def test_no_free_tool(interp, tmp_path):
+    w = start_workload(interp, "callcount.py", "hog")
+    try:
+        # what a framewalk killed during a request would leave: removed once a minute old,
+        # and only when it holds nothing but framewalk's files
+        tmp = os.path.join(str(w.interp.root), "tmp")
+        planted = {}
+        for name, age, extra in (("old", 120, None), ("fresh", 0, None), ("foreign", 120, "x")):
+            d = os.path.join(tmp, "framewalk-cc-%d-%s" % (w.pid, name))
+            os.mkdir(d)
+            for f in ("start.py", "status") + ((extra,) if extra else ()):
+                open(os.path.join(d, f), "w").close()
+            os.utime(d, (time.time() - age, time.time() - age))
+            planted[name] = d
+        out = tmp_path / "hog.txt"
+        r = run_fw("record", "-d", 1, "--count-calls", "-p", w.pid, "-q", "-o", out)
+        assert r.returncode == 0, r
+        assert "every sys.monitoring tool id is taken (0=hog_0 1=hog_1" in r.stderr, r
+        assert "going on without counts" in r.stderr
+        assert "Calls:     not counted: every sys.monitoring tool id is taken" in out.read_text()
+        assert report(w)["tools"] == ["hog %d" % i for i in range(6)]
+        assert sorted(left_in_tmp(w)) == sorted("framewalk-cc-%d-%s" % (w.pid, n)
+                                                for n in ("fresh", "foreign"))
+        for d in (planted["fresh"], planted["foreign"]):
+            for f in os.listdir(d):
+                os.unlink(os.path.join(d, f))
+            os.rmdir(d)
+    finally:
+        w.stop()
+
+
+@pytest.mark.interps("sid-py3.14")
+def test_blocked_in_c(interp):
+    w = start_workload(interp, "callcount.py", "block")
+    try:
+        time.sleep(0.3)
+        r = run_fw("record", "-d", 1, "--count-calls", "-p", w.pid, "-q", "--mode", "wall",
+                   "-o", "/dev/null", timeout=60)
+        assert r.returncode == 0, r
+        assert "did not run the request within 5 s (its thread never reached a safe point" \
+            in r.stderr, r
+        assert r.elapsed < 15, r
+        assert left_in_tmp(w) == []
+    finally:
+        w.stop()
+
+
+@pytest.mark.interps("sid-py3.14")
+@pytest.mark.parametrize("how", ["env", "xoption"])
+def test_disabled_refused(interp, how):
+    env = interp.env()
+    argv = interp.argv("-B")
+    if how == "env":
+        env["PYTHON_DISABLE_REMOTE_DEBUG"] = "1"
+    else:
+        argv = interp.argv("-X", "disable-remote-debug", "-B")
+    interp.check()
+    # the workload, started by hand with remote debugging off
+    host_dir = os.path.join(str(interp.root), "tmp", "fw-tests", "cc-disabled-%d" % os.getpid())
+    os.makedirs(host_dir, exist_ok=True)
+    src = os.path.join(os.path.dirname(__file__), "..", "workloads", "callcount.py")
+    with open(src) as f, open(os.path.join(host_dir, "callcount.py"), "w") as g:
+        g.write(f.read())
+    proc = subprocess.Popen(argv + ["/tmp/fw-tests/" + os.path.basename(host_dir) +
+                                    "/callcount.py"], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    try:
+        assert proc.stdout.readline() == b"READY\n"
+        r = run_fw("record", "-d", 1, "--count-calls", "-p", proc.pid, "-q", "-o", "/dev/null")
+        assert r.returncode == EXIT_PERMISSION, r
+        assert "--count-calls is not possible: remote debugging is disabled in it" in r.stderr
+        assert "PYTHON_DISABLE_REMOTE_DEBUG" in r.stderr
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+        proc.stdout.close()
+        proc.stderr.close()
+        for n in os.listdir(host_dir):
+            os.unlink(os.path.join(host_dir, n))
+        os.rmdir(host_dir)
+
+
+@pytest.mark.interps("py3.12")
+def test_312_refused(interp):
+    w = start_workload(interp, "callcount.py")
+    try:
+        r = run_fw("record", "-d", 1, "--count-calls", "-p", w.pid, "-q", "-o", "/dev/null")
+        assert r.returncode == EXIT_UNSUPPORTED, r
+        assert "Python 3.12.1 has no remote execution (PEP 768 came in 3.14)" in r.stderr, r
+        assert "python -m cProfile" in r.stderr
+        assert report(w)["tools"] == [None] * 6
+    finally:
+        w.stop()
+
+
+@pytest.mark.interps("sid-py3.14")
+def test_html_tooltip_calls(interp, tmp_path, browser):
+    """The flame graph's tooltip of a counted function says its exact calls."""
+    w = start_workload(interp, "callcount.py", "busy")
+    try:
+        html = tmp_path / "calls.html"
+        r = run_fw("record", "-d", CAPTURE, "--count-calls", "--python-only", "-p", w.pid, "-q",
+                   "-o", html)
+        assert r.returncode == 0, r
+        data = json_block(html.read_text())
+        assert data["profile"]["calls"], "no calls in the page's data"
+        view = run_view(browser, html, tmp_path, hover="rec")
+        tip = view["tooltip"]
+        assert tip.get("visible"), view
+        assert re.search(r"calls: [\d,]+ \(exact, all callers\)", tip["text"]), tip
+    finally:
+        w.stop()
