@@ -59,7 +59,10 @@ ACCURACY = 0.99
 # (threads, 3.8 and 3.12); with the sanitizer build (several times slower, a
 # wider window) 98.3% once and 96.2% and 96.9% in a clean-clone run. Its
 # bound is 97%, 95% under the sanitizer; ptrace (stopped: 100% in every run)
-# keeps 99%.
+# keeps 99%. The threaded vm cases miss even that at times on a quiet
+# machine (3.15: 93.5%, 95.9%, 96.95% in 3 of 6 runs, 2026-12-02, before
+# and after the waiting-task labels): .ci/run leaves them out, with the
+# reason; `make check` runs them.
 ACCURACY_VM = 0.97
 ACCURACY_VM_SANITIZER = 0.95
 LABELS = ["--label", "route=__main__:route", "--label", "tenant=__main__:tenant",
