@@ -281,8 +281,15 @@ def test_async_task_chains(interp, workload, tmp_path):
     for task in ("sleepy", "sock-reader", "tg-parent", "Task-1", "timeout-waiter",
                  "thread-waiter", "spawner", "spawned"):
         assert per[task]["waiting"] >= 100, (task, per[task])
+    # A busy task waits a moment per step (sleep(0)), and a read of its
+    # chain that it resumed during is dropped (each level is checked again
+    # once read). The sanitizer build reads several times more slowly and
+    # reads few of those waits whole (py3.12: tg-child 9, cpu-2 0 in two
+    # runs), so there only the plain build's count is asserted; the parked
+    # tasks above take the waiting path on every build.
+    busy_waits = 0 if asan_build() else 10
     for task in ("cpu-1", "cpu-2", "tg-child"):
-        assert per[task]["running"] >= 10 and per[task]["waiting"] >= 10, (task, per[task])
+        assert per[task]["running"] >= 10 and per[task]["waiting"] >= busy_waits, (task, per[task])
 
 
 @pytest.mark.interps("py3.12", "sid-py3.14")
