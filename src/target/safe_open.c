@@ -64,7 +64,13 @@ static int is_our_root(int dir_fd)
 	       a.st_ino == b.st_ino;
 }
 
-int safe_open_in(int root_fd, const char *path)
+/*
+ * path resolved inside root_fd, never above it nor through a magic link, as
+ * an O_PATH descriptor opened with flags (O_PATH | O_CLOEXEC added); with no
+ * openat2, only our own root resolves (the same), with also_without
+ * added. The descriptor, or -errno.
+ */
+static int resolve_in_root(int root_fd, const char *path, int flags, int also_without)
 {
 	struct open_how how;
 	long fd;
@@ -74,40 +80,29 @@ int safe_open_in(int root_fd, const char *path)
 	if (!path || !*path)
 		return -ENOENT;
 	memset(&how, 0, sizeof(how));
-	how.flags = O_PATH | O_CLOEXEC;
+	how.flags = (uint64_t)(flags | O_PATH | O_CLOEXEC);
 	how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
 	fd = syscall(SYS_openat2, root_fd, path, &how, sizeof(how));
 	if (fd < 0 && errno == ENOSYS) {
 		/* No openat2: our own root resolves the same; any other is refused. */
 		if (!is_our_root(root_fd))
 			return -ENOSYS;
-		fd = openat(root_fd, path[0] == '/' ? path + 1 : path, O_PATH | O_CLOEXEC);
+		fd = openat(root_fd, path[0] == '/' ? path + 1 : path,
+			    flags | also_without | O_PATH | O_CLOEXEC);
 	}
-	if (fd < 0)
-		return -errno;
-	return reopen_regular((int)fd);
+	return fd < 0 ? -errno : (int)fd;
+}
+
+int safe_open_in(int root_fd, const char *path)
+{
+	int fd = resolve_in_root(root_fd, path, 0, 0);
+
+	return fd < 0 ? fd : reopen_regular(fd);
 }
 
 int safe_dir_in(int root_fd, const char *path)
 {
-	struct open_how how;
-	long fd;
-
-	if (root_fd < 0)
-		return -EBADF;
-	if (!path || !*path)
-		return -ENOENT;
-	memset(&how, 0, sizeof(how));
-	how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
-	how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
-	fd = syscall(SYS_openat2, root_fd, path, &how, sizeof(how));
-	if (fd < 0 && errno == ENOSYS) {
-		if (!is_our_root(root_fd))
-			return -ENOSYS;
-		fd = openat(root_fd, path[0] == '/' ? path + 1 : path,
-			    O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	}
-	return fd < 0 ? -errno : (int)fd;
+	return resolve_in_root(root_fd, path, O_DIRECTORY, O_NOFOLLOW);
 }
 
 int safe_open_in_dir(const char *dir, const char *path)
