@@ -31,7 +31,6 @@ import json
 import os
 import re
 import select
-import shutil
 import signal
 import subprocess
 import time
@@ -39,6 +38,7 @@ import time
 import pytest
 
 from fwtest import framewalk_path, run_fw, start_workload
+from test_formats import go_pprof
 from viewtest import browser, json_block, run_view  # noqa: F401 (browser: a fixture)
 
 CAPTURE = 2
@@ -46,15 +46,6 @@ DEADLINE = CAPTURE + 10        # cmd/callcounts.c: DEADLINE_MARGIN_S
 EXIT_UNSUPPORTED = 5
 EXIT_PERMISSION = 6
 ROW_RE = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\d+)\s+(-|[\d.]+ \w+)\s+(\S+) \((.*?)(?::(\d+))?\)$")
-
-
-def go_pprof(*args):
-    go = shutil.which("go")
-    assert go, "go is missing (Debian golang-go; scripts/deps.sh test installs it)"
-    env = dict(os.environ, GOFLAGS="-mod=mod", GOTOOLCHAIN="local",
-               HOME=os.environ.get("HOME", "/root"))
-    return subprocess.run([go, "tool", "pprof", *map(str, args)], capture_output=True,
-                          text=True, timeout=300, env=env)
 
 
 def report(w, timeout=10.0):
