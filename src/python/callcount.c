@@ -155,23 +155,13 @@ static int make_dir(struct callcount *cc, struct strbuf *why)
 static int create_file(struct callcount *cc, const char *name, const char *text, mode_t mode,
 		       uid_t uid, gid_t gid)
 {
-	size_t len = text ? strlen(text) : 0, done = 0;
 	int fd = openat(cc->dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 			0600);
-	int err = 0;
+	int err;
 
 	if (fd < 0)
 		return -errno;
-	while (done < len) {
-		ssize_t n = write(fd, text + done, len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			err = n < 0 ? -errno : -EIO;
-			break;
-		}
-		done += (size_t)n;
-	}
+	err = text ? write_fd_all(fd, text, strlen(text)) : 0;
 	if (!err && (uid != geteuid() || gid != getegid()) && fchown(fd, uid, gid))
 		err = -errno;
 	if (!err && fchmod(fd, mode))
