@@ -61,6 +61,7 @@ struct agent {
 	uint64_t next_scan, next_status;
 	int restart_session;              /* the sampling options changed */
 	int once_done;
+	int once_started;                 /* --once: its period began with the sampling */
 	int waiting_logged;
 	/* counters */
 	uint64_t periods, profiles, samples;
@@ -457,6 +458,16 @@ static int agent_pass(void *ctx, uint64_t now, uint64_t *next)
 {
 	struct agent *a = ctx;
 
+	/*
+	 * --once: the one period starts when the capture loop first runs, with
+	 * the backend started (the scan, the attach and loading the program took
+	 * a third of a 1 s period before, measured)
+	 */
+	if (a->o.once && !a->once_started && a->sess.n) {
+		a->once_started = 1;
+		set_period_end(a, unix_now_ns());
+		now = fw_now_ns();
+	}
 	if (agent_reload_requested) {
 		agent_reload_requested = 0;
 		reload(a);
