@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "sampler/backend.h"
+#include "sampler/pacing.h"
 #include "sampler/pyview.h"
 #include "target/proc.h"
 #include "util/strbuf.h"
@@ -404,9 +405,11 @@ static void run_loop(struct session *sess)
 	sess->start_ns = start;
 	uint64_t end = sess->opts.duration_s > 0 ? start + (uint64_t)(sess->opts.duration_s * 1e9) : 0;
 	uint64_t last_status = 0, hook_next = 0;
+	struct pacing pace;
 
 	if (!interval)
 		interval = 1;
+	pacing_init(&pace, start);
 	for (;;) {
 		uint64_t now = fw_now_ns(), deadline;
 
@@ -427,7 +430,7 @@ static void run_loop(struct session *sess)
 			m->sample_ns_total += t1 - now;
 			if (t1 - now > m->sample_ns_max)
 				m->sample_ns_max = t1 - now;
-			next_tick += interval;
+			next_tick += pacing_gap(&pace, interval);
 			/* Behind: skip the missed ticks and start the next one on time. */
 			if (next_tick <= t1)
 				next_tick = t1 + interval - (t1 - next_tick) % interval;

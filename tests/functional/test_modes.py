@@ -206,6 +206,30 @@ def test_rate_fidelity_at_100hz(tmp_path):
         w.stop()
 
 
+@pytest.mark.parametrize("mode", ["cpu", "wall"])
+@pytest.mark.parametrize("backend", ["bpf", "ptrace", "vm"])
+def test_a_periodic_target_is_not_read_in_phase(backend, mode, tmp_path):
+    """A thread paced by a 100 Hz clock, half of each 10 ms in first_half and
+    half in second_half (phase_locked.py), sampled at 100 Hz: each half gets
+    about half of the samples. A sampler reading at fixed 10 ms intervals
+    reads the same half every time (before the intervals were spread, every
+    backend showed 0 and ~300: sampler/pacing.h). The bound, 35-65%, is five
+    standard deviations of ~300 samples drawn at random phases."""
+    w = start_workload(INTERP_BY_ID["py3.12"], "phase_locked.py", "30")
+    try:
+        col = collapsed(record(w, tmp_path, "--backend", backend, "--mode", mode, seconds=3,
+                               rate=100))
+        halves = {"first_half": 0, "second_half": 0}
+        for _, f, c in col:
+            for name in {func(x) for x in f} & set(halves):
+                halves[name] += c
+        total = sum(halves.values())
+        assert total >= 150, col
+        assert 0.35 <= halves["first_half"] / total <= 0.65, halves
+    finally:
+        w.stop()
+
+
 @pytest.mark.parametrize("interp_id", ["py3.8", "py3.12", "sid-py3.15"])
 def test_gc_frame_while_the_collector_runs(interp_id, tmp_path):
     w = start_workload(INTERP_BY_ID[interp_id], "gc_churn.py")

@@ -1,0 +1,31 @@
+/* Sampling intervals spread around their mean (pacing.h says why). */
+#include "sampler/pacing.h"
+
+void pacing_init(struct pacing *p, uint64_t seed)
+{
+	p->state = seed ? seed : 0x9e3779b97f4a7c15ull;
+}
+
+/* The next draw, uniform in [0, 1). */
+static double pacing_unit(struct pacing *p)
+{
+	uint64_t x = p->state;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	p->state = x;
+	return (double)(x >> 11) / (double)(1ull << 53);     /* the top 53 bits */
+}
+
+uint64_t pacing_gap(struct pacing *p, uint64_t mean)
+{
+	return mean / 2 + (uint64_t)(pacing_unit(p) * (double)mean);
+}
+
+uint64_t pacing_period(struct pacing *p, double rate_hz)
+{
+	uint64_t period = (uint64_t)(1e9 / (rate_hz * (0.5 + pacing_unit(p))));
+
+	return period ? period : 1;
+}
