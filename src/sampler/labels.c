@@ -235,6 +235,18 @@ void labels_read(struct sampler *s, pid_t tid, uint64_t tstate)
 	l->set = label_set(s, v, &before, t0);
 }
 
+int labels_confirm(struct sampler *s, pid_t tid, uint64_t tstate)
+{
+	struct labels *l = s->labels;
+	uint32_t first;
+
+	if (!l)
+		return 0;
+	first = l->tid == tid ? l->set : 0;
+	labels_read(s, tid, tstate);
+	return l->set == first ? 0 : -EAGAIN;
+}
+
 uint32_t labels_of_context(struct sampler *s, uint64_t context)
 {
 	struct labels *l = s->labels;

@@ -49,6 +49,13 @@ void labels_free(struct labels *l);
 /* Read the labels of thread tid, of thread state tstate, now: the sample's instant. */
 void labels_read(struct sampler *s, pid_t tid, uint64_t tstate);
 /*
+ * For a reader that does not stop the thread (vm): read tid's labels again
+ * once its stack is read. 0 when they are the ones labels_read gave before
+ * the stack; -EAGAIN when they changed in between (a request ended while
+ * the stack was read, which is then of either), and the sample is dropped.
+ */
+int labels_confirm(struct sampler *s, pid_t tid, uint64_t tstate);
+/*
  * The label set (profile_labels) of a suspended asyncio task, from its own
  * context object (its _context; 0: none, so every variable unset), read
  * now; 0: no labels asked. Same names, values and cap as labels_read's.
