@@ -16,8 +16,10 @@ by (time.perf_counter), and a sample at phase < 0.5 lies in first_half.
 
   bench/phase.py FRAMEWALK [--python PATH] [--seconds 3] [--reps 3]
 
-Root (the bpf backend, perf on another process). Prints one line per reader
-and rep, then the medians.
+Readers: bpf (cpu mode: perf cpu-clock events, whose period the kernel keeps
+fixed), bpf-wall (wall mode: the capture loop's ticks), ptrace and vm (cpu
+mode, the loop's ticks), perf. Root (the bpf backend, perf on another
+process). Prints one line per reader and rep, then the medians.
 """
 import argparse
 import os
@@ -32,10 +34,12 @@ WORKLOAD = os.path.join(HERE, "..", "tests", "workloads", "phase_locked.py")
 PERIOD = 0.01
 
 
-def framewalk_share(framewalk, pid, backend, seconds, tmp):
-    out = os.path.join(tmp, "fw-%s.collapsed" % backend)
+def framewalk_share(framewalk, pid, reader, seconds, tmp):
+    backend, _, mode = reader.partition("-")
+    out = os.path.join(tmp, "fw-%s.collapsed" % reader)
     subprocess.run([framewalk, "record", "-q", "-p", str(pid), "-d", str(seconds), "-r", "100",
-                    "--backend", backend, "-o", out], check=True, timeout=seconds + 60)
+                    "--backend", backend, "--mode", mode or "cpu", "-o", out], check=True,
+                   timeout=seconds + 60)
     halves = {"first_half": 0, "second_half": 0}
     with open(out, errors="replace") as f:
         for line in f:
@@ -69,7 +73,7 @@ def main():
     ap.add_argument("--seconds", type=float, default=3)
     ap.add_argument("--reps", type=int, default=3)
     a = ap.parse_args()
-    readers = ["bpf", "ptrace", "vm"] + (["perf"] if shutil.which("perf") else [])
+    readers = ["bpf", "bpf-wall", "ptrace", "vm"] + (["perf"] if shutil.which("perf") else [])
     shares = {r: [] for r in readers}
     for rep in range(a.reps):
         target = subprocess.Popen([a.python, WORKLOAD, str(len(readers) * (a.seconds + 5) + 10)],

@@ -81,6 +81,7 @@ static const struct meta_field {
 	FIELD("label_walked", META_U64, label_walked, WHEN_NONZERO),
 	FIELD("label_unreadable", META_U64, label_unreadable, WHEN_NONZERO),
 	FIELD("label_folded", META_U64, label_folded, WHEN_NONZERO),
+	FIELD("label_changed", META_U64, label_changed, WHEN_NONZERO),
 	FIELD("bpf_run_ns", META_U64, bpf_run_ns, WHEN_BPF),
 	FIELD("bpf_run_cnt", META_U64, bpf_run_cnt, WHEN_BPF),
 	FIELD("calls_note", META_STR, calls_note, WHEN_ALWAYS),

@@ -265,6 +265,9 @@ static void print_header(const struct profile *p, FILE *f)
 				"context, %" PRIu64 " unreadable, %" PRIu64 " past the cap\n",
 				m->label_reads, (double)m->label_ns_total / (double)m->label_reads / 1e3,
 				m->label_cached, m->label_walked, m->label_unreadable, m->label_folded);
+		if (m->label_changed)
+			fprintf(f, "           %" PRIu64 " samples dropped: their labels changed while "
+				"the stack was read (a request ended mid-read)\n", m->label_changed);
 	}
 	if (m->bpf_run_cnt)
 		fprintf(f, "BPF:       program mean %.1f us per run over %" PRIu64 " runs\n",
@@ -272,7 +275,9 @@ static void print_header(const struct profile *p, FILE *f)
 	fprintf(f, "Errors:    %" PRIu64 " dropped samples (%.2f%%)\n", m->errors,
 		pct(m->errors, attempts));
 	/* The reader that never stops the target drops a stack that changed under it. */
-	if (pct(m->errors, attempts) >= 1.0 && m->backend && !strncmp(m->backend, "vm ", 3))
+	if (m->errors > m->label_changed &&
+	    pct(m->errors - m->label_changed, attempts) >= 1.0 && m->backend &&
+	    !strncmp(m->backend, "vm ", 3))
 		fprintf(f, "           (stacks that kept changing while read without stopping the target:\n"
 			"            threads making calls faster than a copy takes; --backend bpf or\n"
 			"            --backend ptrace --native read them at one instant)\n");

@@ -147,6 +147,8 @@ struct profile_meta {
 	uint64_t label_walked;       /* values found walking the context's HAMT */
 	uint64_t label_unreadable;   /* values given as <unreadable> */
 	uint64_t label_folded;       /* values past the distinct-value cap (<other>) */
+	uint64_t label_changed;      /* samples dropped: labels changed while the stack was
+	                              * read (vm, which does not stop the thread) */
 	/* bpf backend */
 	uint64_t lost;               /* samples the ring buffer had no room for */
 	uint64_t bpf_run_ns, bpf_run_cnt;  /* program run time (kernel statistics) */

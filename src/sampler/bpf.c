@@ -15,7 +15,6 @@
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -27,7 +26,6 @@
 #include "sampler/backend.h"
 #include "sampler/bpf.h"
 #include "sampler/bpfrec.h"
-#include "sampler/pacing.h"
 #include "symbols/kallsyms.h"
 #include "target/privilege.h"
 #include "target/proc.h"
@@ -70,8 +68,6 @@ struct bpf_run {
 	 * threads and processes they start), not every CPU */
 	int per_task;
 	double rate;
-	struct pacing pace;                 /* each event's period, drawn again at every refresh */
-	size_t repaced;                     /* where the last refresh's round of redraws stopped */
 	struct task_event *tev;
 	size_t ntev, tev_alloc;
 	pid_t *tasked;                      /* targets whose threads have events */
@@ -208,13 +204,7 @@ int bpf_backend_probe(struct strbuf *why)
  * CPU at the rate whether the target runs there or not (perf record -p
  * opens its events the thread's way too).
  */
-/* One sampling period at the rate, spread around its mean (sampler/pacing.h). */
-static uint64_t event_period(struct bpf_run *br)
-{
-	return pacing_period(&br->pace, br->rate);
-}
-
-static int open_cpu_clock(struct bpf_run *br, pid_t tid, int cpu)
+static int open_cpu_clock(pid_t tid, int cpu, double rate)
 {
 	struct perf_event_attr attr;
 
@@ -222,7 +212,9 @@ static int open_cpu_clock(struct bpf_run *br, pid_t tid, int cpu)
 	attr.size = sizeof(attr);
 	attr.type = PERF_TYPE_SOFTWARE;
 	attr.config = PERF_COUNT_SW_CPU_CLOCK;
-	attr.sample_period = event_period(br);   /* cpu-clock counts nanoseconds */
+	attr.sample_period = (uint64_t)(1e9 / rate);   /* cpu-clock counts nanoseconds */
+	if (!attr.sample_period)
+		attr.sample_period = 1;
 	attr.inherit = tid > 0;
 	return (int)syscall(__NR_perf_event_open, &attr, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
@@ -231,7 +223,7 @@ static int open_cpu_clock(struct bpf_run *br, pid_t tid, int cpu)
 static int task_event_add(struct bpf_run *br, pid_t tid)
 {
 	struct task_event *e;
-	int fd = open_cpu_clock(br, tid, -1), err;
+	int fd = open_cpu_clock(tid, -1, br->rate), err;
 
 	if (fd < 0)
 		return -errno;
@@ -377,7 +369,6 @@ static int attach_task_events(struct bpf_run *br)
 static int attach_events(struct bpf_run *br, double rate, struct strbuf *why)
 {
 	br->rate = rate;
-	pacing_init(&br->pace, fw_now_ns());
 	if (br->per_task) {
 		if (!attach_task_events(br))
 			return 0;
@@ -387,7 +378,7 @@ static int attach_events(struct bpf_run *br, double rate, struct strbuf *why)
 	br->pfds = xcalloc((size_t)br->ncpus, sizeof(*br->pfds));
 	br->links = xcalloc((size_t)br->ncpus, sizeof(*br->links));
 	for (int cpu = 0; cpu < br->ncpus; cpu++) {
-		br->pfds[cpu] = open_cpu_clock(br, -1, cpu);
+		br->pfds[cpu] = open_cpu_clock(-1, cpu, rate);
 		if (br->pfds[cpu] < 0) {
 			if (errno == ENODEV)      /* possible but offline CPU */
 				continue;
@@ -666,30 +657,6 @@ static struct bpf_link *attach_waiting(struct bpf_run *br, pid_t pid)
 	return bpf_program__attach_iter(br->skel->progs.fwprof_waiting, &opts);
 }
 
-/*
- * Draw the events' periods again (sampler/pacing.h), at most REPACE_MAX a
- * refresh (about every 100 ms), in turn: a period kept for a few samples and
- * then changed never holds one phase of a periodic target. The threads a
- * target starts during the capture sample with the period their parent's
- * event had then (inherited events have no descriptor of their own), until
- * task_watch_check gives one its own event.
- */
-#define REPACE_MAX 256
-
-static void repace_events(struct bpf_run *br)
-{
-	size_t n = br->ntev + (br->pfds ? (size_t)br->ncpus : 0);
-
-	for (size_t k = 0; k < n && k < REPACE_MAX; k++, br->repaced++) {
-		size_t i = br->repaced % n;
-		int fd = i < br->ntev ? br->tev[i].fd : br->pfds[i - br->ntev];
-		uint64_t period = event_period(br);
-
-		if (fd > 0)
-			ioctl(fd, PERF_EVENT_IOC_PERIOD, &period);
-	}
-}
-
 /* Targets: configure the new ones, forget the exited ones, refresh thread states. */
 static void bpf_refresh(struct session *sess, uint64_t now)
 {
@@ -723,7 +690,6 @@ static void bpf_refresh(struct session *sess, uint64_t now)
 	}
 	if (br->per_task)
 		task_watch_check(br);
-	repace_events(br);
 }
 
 static int bpf_target_init(struct sampler *s)

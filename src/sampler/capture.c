@@ -431,9 +431,12 @@ static void run_loop(struct session *sess)
 			if (t1 - now > m->sample_ns_max)
 				m->sample_ns_max = t1 - now;
 			next_tick += pacing_gap(&pace, interval);
-			/* Behind: skip the missed ticks and start the next one on time. */
-			if (next_tick <= t1)
-				next_tick = t1 + interval - (t1 - next_tick) % interval;
+			/*
+			 * Behind by a whole interval or more: skip the missed ticks, the
+			 * next one a gap from now; less: the next tick at once.
+			 */
+			if (next_tick + interval <= t1)
+				next_tick = t1 + pacing_gap(&pace, interval);
 			now = t1;
 		}
 		if (sess->ops->drain)

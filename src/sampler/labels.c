@@ -37,6 +37,7 @@ struct labels {
 	struct label_state st[LABELS_MAX];
 	pid_t tid;                    /* the thread the set below was read for (0: none) */
 	uint32_t set;
+	struct py_ctxvalue v[LABELS_MAX];   /* the values it was made of */
 };
 
 static int name_char(char c, int dotted)
@@ -233,18 +234,37 @@ void labels_read(struct sampler *s, pid_t tid, uint64_t tstate)
 	py_context_values(&l->cv, tstate, v, l->n);
 	l->tid = tid;
 	l->set = label_set(s, v, &before, t0);
+	memcpy(l->v, v, l->n * sizeof(v[0]));
+}
+
+static int same_value(const struct py_ctxvalue *a, const struct py_ctxvalue *b)
+{
+	return a->kind == b->kind && a->len == b->len && !memcmp(a->text, b->text, a->len);
 }
 
 int labels_confirm(struct sampler *s, pid_t tid, uint64_t tstate)
 {
 	struct labels *l = s->labels;
-	uint32_t first;
+	struct py_ctxvalue v[LABELS_MAX];
+	uint64_t t0;
+	int changed = 0;
 
-	if (!l)
+	if (!l || l->tid != tid)
 		return 0;
-	first = l->tid == tid ? l->set : 0;
-	labels_read(s, tid, tstate);
-	return l->set == first ? 0 : -EAGAIN;
+	t0 = fw_now_ns();
+	/* from the target now, the thread state's words too: not the tick's copy */
+	mem_live_begin(&s->mem);
+	mem_uncached_begin(&s->mem);
+	py_context_values(&l->cv, tstate, v, l->n);
+	mem_uncached_end(&s->mem);
+	mem_live_end(&s->mem);
+	for (size_t i = 0; i < l->n && !changed; i++)
+		changed = !same_value(&v[i], &l->v[i]);
+	s->prof->meta.label_ns_total += fw_now_ns() - t0;
+	if (!changed)
+		return 0;
+	s->prof->meta.label_changed++;
+	return -EAGAIN;
 }
 
 uint32_t labels_of_context(struct sampler *s, uint64_t context)

@@ -49,10 +49,11 @@ void labels_free(struct labels *l);
 /* Read the labels of thread tid, of thread state tstate, now: the sample's instant. */
 void labels_read(struct sampler *s, pid_t tid, uint64_t tstate);
 /*
- * For a reader that does not stop the thread (vm): read tid's labels again
- * once its stack is read. 0 when they are the ones labels_read gave before
- * the stack; -EAGAIN when they changed in between (a request ended while
- * the stack was read, which is then of either), and the sample is dropped.
+ * For a reader that does not stop the thread (vm): read tid's labels again,
+ * from the target (not the tick's copy), once its stack is read. 0 when
+ * they are the values labels_read gave; -EAGAIN when they changed in
+ * between (a request ended while the stack was read, which is then of
+ * either): the sample is dropped and counted (meta.label_changed).
  */
 int labels_confirm(struct sampler *s, pid_t tid, uint64_t tstate);
 /*

@@ -23,9 +23,3 @@ uint64_t pacing_gap(struct pacing *p, uint64_t mean)
 	return mean / 2 + (uint64_t)(pacing_unit(p) * (double)mean);
 }
 
-uint64_t pacing_period(struct pacing *p, double rate_hz)
-{
-	uint64_t period = (uint64_t)(1e9 / (rate_hz * (0.5 + pacing_unit(p))));
-
-	return period ? period : 1;
-}

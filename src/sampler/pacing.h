@@ -4,12 +4,19 @@
  * A sampler reading at fixed intervals reads a workload paced by the same
  * period (a 100 Hz poller, a frame loop, a batch timer) at the same phase
  * every time: a thread spending half of each 10 ms in one function and half
- * in another was shown 100% in one of them at -r 100, by every backend.
- * A reader that stops the target paces it by its own clock and locks onto
- * nearly periodic code too (callshapes.py: the stopped reference drifted
- * 5-11 points from two instant readers that agreed within 2). Every gap
- * between two samples is therefore drawn uniformly from 0.5 to 1.5 of the
+ * in another was shown 100% in one of them at -r 100. A reader that stops
+ * the target paces it by its own clock and locks onto nearly periodic code
+ * too (callshapes.py: the stopped reference drifted 5-11 points from two
+ * instant readers that agreed within 2). Every gap between two of the
+ * capture loop's ticks is therefore drawn uniformly from 0.5 to 1.5 of the
  * mean interval: the rate holds on average, the phase does not.
+ *
+ * The bpf backend's cpu-mode samples come from perf cpu-clock events, whose
+ * period the kernel keeps fixed: changing it (PERF_EVENT_IOC_PERIOD)
+ * restarts the countdown, so a thread using less CPU than a period between
+ * two changes would never be sampled, and inherited events cannot be
+ * reached. Those stay periodic in each thread's CPU time, as perf's are
+ * (docs/BENCHMARKS.md, "A periodic target").
  */
 #ifndef FRAMEWALK_SAMPLER_PACING_H
 #define FRAMEWALK_SAMPLER_PACING_H
@@ -25,13 +32,5 @@ void pacing_init(struct pacing *p, uint64_t seed);
 
 /* The next gap between two samples, uniform in [mean/2, 3*mean/2). */
 uint64_t pacing_gap(struct pacing *p, uint64_t mean);
-
-/*
- * A period kept for a while (a perf event's, until it is drawn again): its
- * rate uniform in [rate/2, 3*rate/2), so that the number of samples holds
- * on average (a period drawn as pacing_gap draws gaps gave 10% more, the
- * mean of 1/x over [1/2, 3/2) being ln 3).
- */
-uint64_t pacing_period(struct pacing *p, double rate_hz);
 
 #endif

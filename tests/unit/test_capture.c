@@ -26,6 +26,7 @@
 #include <cmocka.h>
 
 #include "sampler/backend.h"
+#include "sampler/pacing.h"
 
 /* What the backend is told to do, and what it saw. */
 struct script {
@@ -237,6 +238,37 @@ static int setup(void **state)
 	return 0;
 }
 
+/*
+ * Pacing (sampler/pacing.h): every gap within [mean/2, 3 mean/2), their mean
+ * the interval (within 0.5% over 200,000 draws), and the ticks spread over
+ * every phase of a cycle as long as the interval: 10 bins of 10% each
+ * within 1 point (fixed gaps put all of them in one bin).
+ */
+static void test_pacing_keeps_the_rate_not_the_phase(void **state)
+{
+	const uint64_t mean = 10000000;       /* 100 Hz */
+	const size_t n = 200000;
+	size_t bins[10] = { 0 };
+	struct pacing p;
+	uint64_t t = 0;
+
+	(void)state;
+	pacing_init(&p, 42);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t gap = pacing_gap(&p, mean);
+
+		assert_true(gap >= mean / 2 && gap < mean + mean / 2);
+		t += gap;
+		bins[(t % mean) * 10 / mean]++;
+	}
+	assert_true(t > (uint64_t)(0.995 * (double)mean * (double)n) &&
+		    t < (uint64_t)(1.005 * (double)mean * (double)n));
+	for (size_t b = 0; b < 10; b++)
+		assert_true(bins[b] > n / 10 - n / 100 && bins[b] < n / 10 + n / 100);
+	pacing_init(&p, 0);                   /* a zero seed still draws */
+	assert_true(pacing_gap(&p, mean) != pacing_gap(&p, mean));
+}
+
 /* Until the duration: every tick's samples and drops, and nothing else, in the profile (wall mode: one each). */
 static void test_duration_and_counts(void **state)
 {
@@ -251,8 +283,11 @@ static void test_duration_and_counts(void **state)
 	assert_int_equal(r.ret, 0);
 	assert_int_equal(r.sess.stop_reason, SAMPLER_STOP_DURATION);
 	assert_int_equal(r.target_stop, SAMPLER_STOP_DURATION);
-	/* paced by the rate: at most 200 Hz x 0.1 s, plus the first at once */
-	assert_true(sc.ticks >= 1 && sc.ticks <= 21);
+	/*
+	 * paced by the rate: gaps of at least half the interval (sampler/pacing.h),
+	 * so at most 1 + 0.1 s / 2.5 ms, plus the first at once
+	 */
+	assert_true(sc.ticks >= 1 && sc.ticks <= 41);
 	assert_int_equal(r.prof.meta.ticks_taken, (uint64_t)sc.ticks);
 	assert_true(r.prof.meta.ticks_requested >= r.prof.meta.ticks_taken);
 	assert_true(r.prof.meta.duration_ns >= 100000000ull);
@@ -417,6 +452,7 @@ static void test_start_fails(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pacing_keeps_the_rate_not_the_phase),
 		cmocka_unit_test_setup(test_duration_and_counts, setup),
 		cmocka_unit_test_setup(test_stop_request, setup),
 		cmocka_unit_test_setup(test_hook_ends, setup),
