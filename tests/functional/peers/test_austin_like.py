@@ -80,7 +80,11 @@ def test_sleepy_cpu_vs_wall_with_arguments(interp, staged, tmp_path):
     script = staged + "/own/sleeper.py"
     args = ["1", "second arg", "-x"]
     cpu_out, wall_out = tmp_path / "cpu.collapsed", tmp_path / "wall.collapsed"
-    cpu = record_command(cpu_out, "--mode", "cpu", "-r", 100,
+    # 1 kHz in cpu mode: the command is held once its runtime is found, and
+    # what start-up work is left after that (a few ms) must be at least one
+    # period of its CPU time to be sampled at all; at 100 Hz it was not once
+    # (exit 10, no sample: a clean-clone run, 2026-12-02)
+    cpu = record_command(cpu_out, "--mode", "cpu", "-r", 1000,
                          command=interp.argv("-B", script, *args))
     assert cpu.returncode == 0, cpu
     assert "args: %r" % (args,) in cpu.stdout, cpu
