@@ -61,7 +61,11 @@ def test_structure(interp, structure, tmp_path, backend):
         total = sum(stacks.values())
         good = sum(c for (f, waiting), c in stacks.items()
                    if spec.matches_any(key, list(f), waiting))
-        need = 0.99
+        # vm reads without stopping and keeps a copy that mixes two moments
+        # by design (src/sampler/vm.c; test_code_cache allows it 2% too):
+        # 7 of 402 of sid-py3.15's generator thread once (a caller's line
+        # one past the call), 2026-12-02; the stopping and instant readers 1%
+        need = 0.98 if backend == "vm" else 0.99
         if good < need * total:
             bad = [(c, fmt_frames(f) + (" [waiting]" if waiting else ""))
                    for (f, waiting), c in stacks.most_common()
