@@ -37,7 +37,9 @@ struct labels {
 	struct label_state st[LABELS_MAX];
 	pid_t tid;                    /* the thread the set below was read for (0: none) */
 	uint32_t set;
-	struct py_ctxvalue v[LABELS_MAX];   /* the values it was made of */
+	struct py_ctxvalue v[LABELS_MAX];   /* labels_read_first: the values read */
+	struct py_ctxvars_stats before;     /* ... the read's counts before it */
+	uint64_t read_ns;                   /* ... and its time */
 };
 
 static int name_char(char c, int dotted)
@@ -234,7 +236,21 @@ void labels_read(struct sampler *s, pid_t tid, uint64_t tstate)
 	py_context_values(&l->cv, tstate, v, l->n);
 	l->tid = tid;
 	l->set = label_set(s, v, &before, t0);
-	memcpy(l->v, v, l->n * sizeof(v[0]));
+}
+
+void labels_read_first(struct sampler *s, pid_t tid, uint64_t tstate)
+{
+	struct labels *l = s->labels;
+	uint64_t t0;
+
+	if (!l)
+		return;
+	t0 = fw_now_ns();
+	l->before = l->cv.stats;
+	py_context_values(&l->cv, tstate, l->v, l->n);
+	l->tid = tid;
+	l->set = 0;
+	l->read_ns = fw_now_ns() - t0;
 }
 
 static int same_value(const struct py_ctxvalue *a, const struct py_ctxvalue *b)
@@ -246,23 +262,30 @@ int labels_confirm(struct sampler *s, pid_t tid, uint64_t tstate)
 {
 	struct labels *l = s->labels;
 	struct py_ctxvalue v[LABELS_MAX];
+	struct py_ctxvars_stats counted;
 	uint64_t t0;
 	int changed = 0;
 
 	if (!l || l->tid != tid)
 		return 0;
-	t0 = fw_now_ns();
+	/* the set's time: both reads, not the stack's between them */
+	t0 = fw_now_ns() - l->read_ns;
 	/* from the target now, the thread state's words too: not the tick's copy */
+	counted = l->cv.stats;      /* the set counts what the first read found */
 	mem_live_begin(&s->mem);
 	mem_uncached_begin(&s->mem);
 	py_context_values(&l->cv, tstate, v, l->n);
 	mem_uncached_end(&s->mem);
 	mem_live_end(&s->mem);
+	l->cv.stats = counted;
 	for (size_t i = 0; i < l->n && !changed; i++)
 		changed = !same_value(&v[i], &l->v[i]);
-	s->prof->meta.label_ns_total += fw_now_ns() - t0;
-	if (!changed)
+	if (!changed) {
+		/* the set made once, for a sample that is kept */
+		l->set = label_set(s, l->v, &l->before, t0);
 		return 0;
+	}
+	l->tid = 0;
 	s->prof->meta.label_changed++;
 	return -EAGAIN;
 }

@@ -49,12 +49,15 @@ void labels_free(struct labels *l);
 /* Read the labels of thread tid, of thread state tstate, now: the sample's instant. */
 void labels_read(struct sampler *s, pid_t tid, uint64_t tstate);
 /*
- * For a reader that does not stop the thread (vm): read tid's labels again,
- * from the target (not the tick's copy), once its stack is read. 0 when
- * they are the values labels_read gave; -EAGAIN when they changed in
- * between (a request ended while the stack was read, which is then of
- * either): the sample is dropped and counted (meta.label_changed).
+ * For a reader that does not stop the thread (vm): labels_read_first reads
+ * tid's values before its stack; labels_confirm reads them again, from the
+ * target (not the tick's copy), once the stack is read. 0 when they are
+ * the same: the label set is made then (labels_take gives it); -EAGAIN
+ * when they changed in between (a request ended while the stack was read,
+ * which is then of either): the sample is dropped and counted
+ * (meta.label_changed), and no set is made.
  */
+void labels_read_first(struct sampler *s, pid_t tid, uint64_t tstate);
 int labels_confirm(struct sampler *s, pid_t tid, uint64_t tstate);
 /*
  * The label set (profile_labels) of a suspended asyncio task, from its own

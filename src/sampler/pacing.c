@@ -22,4 +22,3 @@ uint64_t pacing_gap(struct pacing *p, uint64_t mean)
 {
 	return mean / 2 + (uint64_t)(pacing_unit(p) * (double)mean);
 }
-

@@ -179,7 +179,7 @@ static int sample_one_thread(struct sampler *s, struct py_thread_info *t, uint64
 	 * on while it is read, and a stack read while a request ended is of
 	 * either (93.5-100% right with one read after, 3.15's threads)
 	 */
-	labels_read(s, t->tid, t->tstate);
+	labels_read_first(s, t->tid, t->tstate);
 	ret = py_reader_stack(&s->reader, t, s->frames, PY_MAX_DEPTH, &depth);
 	if (is_gone(ret))
 		return ret;
