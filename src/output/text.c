@@ -488,8 +488,11 @@ static void print_calls(const struct profile *p, const struct fn_view *v, FILE *
 		key.file = profile_string_find(p, file, strlen(file));
 		if (key.name != UINT32_MAX && key.file != UINT32_MAX)
 			hit = bsearch(&key, rows, counted, sizeof(*rows), cmp_call_key);
-		if (!hit)
+		if (!hit) {
+			/* past the merged rows: a slot the merge may have left a copy in */
 			hit = &rows[n++];
+			memset(hit, 0, sizeof(*hit));
+		}
 		hit->frame = i;
 		hit->total = v->fn_total[i];
 	}
