@@ -177,14 +177,6 @@ static int cmp_calls_row(const void *a, const void *b)
 	return x->fn < y->fn ? -1 : (x->fn > y->fn);
 }
 
-/* Seconds the counts of p cover (the counting window, else the capture); 0 unknown. */
-static double calls_seconds(const struct profile *p)
-{
-	uint64_t ns = p->meta.calls_window_ns ? p->meta.calls_window_ns : p->meta.duration_ns;
-
-	return (double)ns / 1e9;
-}
-
 /*
  * Functions whose exact call rate changed most (the N+1 query a deploy
  * brought): calls per second of each profile's counting window, functions
@@ -205,7 +197,7 @@ static void print_calls_diff(const struct profile *pr[2], FILE *f, int limit)
 	calls[0] = xcalloc(cap + 1, sizeof(*calls[0]));
 	calls[1] = xcalloc(cap + 1, sizeof(*calls[1]));
 	for (int c = 0; c < 2; c++) {
-		secs[c] = calls_seconds(pr[c]);
+		secs[c] = profile_calls_seconds(pr[c]);
 		for (size_t i = 0; i < pr[c]->ncalls; i++) {
 			const struct pf_calls *k = &pr[c]->calls[i];
 			uint32_t fn = profile_frame(&keys, FRAME_PYTHON,

@@ -87,7 +87,12 @@ static void json_meta(struct json_out *j, const struct profile *p, const char *s
 	strbuf_addstr(sb, ",\"rate_hz\":");
 	js_double(sb, m->rate_hz);
 	strbuf_addf(sb, ",\"start_unix_ms\":%" PRIu64 ",\"samples\":%" PRIu64
-		    ",\"errors\":%" PRIu64 "}", m->start_unix_ns / 1000000, samples, m->errors);
+		    ",\"errors\":%" PRIu64, m->start_unix_ns / 1000000, samples, m->errors);
+	if (p->ncalls) {
+		strbuf_addstr(sb, ",\"calls_window_s\":");
+		js_double(sb, profile_calls_seconds(p));
+	}
+	strbuf_addch(sb, '}');
 }
 
 /* One profile as the object flame.js decodes (its header comment). */

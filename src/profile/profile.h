@@ -221,6 +221,13 @@ void profile_add(struct profile *p, uint32_t thread, uint32_t node, uint64_t cou
 void profile_add_labeled(struct profile *p, uint32_t thread, uint32_t node, uint32_t labels,
 			 uint64_t count);
 
+/* Seconds the exact counts of p cover (the counting window, else the capture); 0 unknown. */
+static inline double profile_calls_seconds(const struct profile *p)
+{
+	return (double)(p->meta.calls_window_ns ? p->meta.calls_window_ns :
+			p->meta.duration_ns) / 1e9;
+}
+
 /*
  * Add exact counts for one code object. Two code objects may share a key
  * (code made by exec): entries are not merged, readers sum them.

@@ -17,7 +17,7 @@
  *   threads  [[pid, tid, name], ...]
  *   counts   [thread0, node0, n0, thread1, node1, n1, ...]
  *   meta     {target, pid, python, backend, duration_s, rate_hz, samples,
- *             errors, source}
+ *             errors, source, calls_window_s (with calls: the seconds they cover)}
  *   calls    [name0, file0, entries0, resumes0, ...] (record --count-calls:
  *             exact counts per code object; absent without)
  */
@@ -298,20 +298,38 @@
 
   /* ---- tooltip and details ---------------------------------------- */
 
-  /* exact counts by function (name, file) of the one profile shown, or null */
-  var callsByFn;
-  function callsOf(node) {
-    if (diffMode || node.kind !== "python" || !profiles[0].calls.length) return null;
-    if (!callsByFn) {
-      var c = profiles[0].calls, s = profiles[0].strings;
-      callsByFn = new Map();
+  /* exact counts [entries, resumes] by function (name, file) of profile k, or
+     null (not a Python function, or no counts in that profile) */
+  var callsByFn = [];
+  function callsOf(node, k) {
+    var p = profiles[k || 0];
+    if (node.kind !== "python" || !p.calls.length) return null;
+    if (!callsByFn[k || 0]) {
+      var c = p.calls, s = p.strings, m = new Map();
       for (var i = 0; i + 3 < c.length; i += 4) {
         var key = (s[c[i]] || "") + "\u0000" + (s[c[i + 1]] || "");
-        var had = callsByFn.get(key) || [0, 0];
-        callsByFn.set(key, [had[0] + c[i + 2], had[1] + c[i + 3]]);
+        var had = m.get(key) || [0, 0];
+        m.set(key, [had[0] + c[i + 2], had[1] + c[i + 3]]);
       }
+      callsByFn[k || 0] = m;
     }
-    return callsByFn.get((node.full || node.name) + "\u0000" + node.file) || null;
+    return callsByFn[k || 0].get((node.full || node.name) + "\u0000" + node.file) || null;
+  }
+
+  /* diff: the exact call rates before and after (calls per second of each
+     profile's counting window), when either profile has counts */
+  function callRates(node) {
+    var rates = [];
+    for (var k = 0; k < 2; k++) {
+      var c = callsOf(node, k) || [0, 0], secs = profiles[k].meta.calls_window_s;
+      /* a function not entered in a counted profile ran 0 times there */
+      rates.push(node.kind === "python" && profiles[k].calls.length && secs > 0 ?
+                 (c[0] + c[1]) / secs : null);
+    }
+    return (rates[0] === null && rates[1] === null) || (!rates[0] && !rates[1]) ? null : rates;
+  }
+  function fmtRate(r) {
+    return r === null ? "not counted" : fmtInt(Math.round(r)) + "/s";
   }
 
   function describe(node) {
@@ -320,11 +338,16 @@
       rows.push("total: " + fmtPct(node.share[0]) + " \u2192 " + fmtPct(node.share[1]) + "  (" + fmtPts(node.delta) + ")");
       rows.push("self:  " + fmtPct(node.selfShare[0]) + " \u2192 " + fmtPct(node.selfShare[1]) + "  (" + fmtPts(node.selfDelta) + ")");
       rows.push("samples before " + fmtInt(node.total[0]) + ", after " + fmtInt(node.total[1]));
+      var rates = callRates(node);
+      if (rates)
+        rows.push("calls: " + fmtRate(rates[0]) + " \u2192 " + fmtRate(rates[1]) +
+                  (rates[0] > 0 && rates[1] !== null ? "  (\u00d7" + (rates[1] / rates[0]).toFixed(2) + ")" : "") +
+                  " (exact, all callers)");
     } else {
       var all = tree ? tree.total[0] : 0;
       rows.push("total: " + fmtInt(node.total[0]) + " samples (" + fmtPct(pct(node.total[0], all)) + ")");
       rows.push("self:  " + fmtInt(node.self[0]) + " samples (" + fmtPct(pct(node.self[0], all)) + ")");
-      var calls = callsOf(node);
+      var calls = callsOf(node, 0);
       if (calls)
         rows.push("calls: " + fmtInt(calls[0]) + (calls[1] ? " + " + fmtInt(calls[1]) + " resumes" : "") +
                   " (exact, all callers)");
