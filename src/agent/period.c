@@ -155,7 +155,7 @@ static char *labels_text(const struct period_batch *b, const struct period_proc 
 }
 
 int period_batch_add(struct period_batch *b, const struct profile *src, const struct procinfo *info,
-		     const char *version)
+		     const char *version, const struct profile *calls)
 {
 	struct period_proc *p;
 	struct profile_meta *m;
@@ -185,6 +185,19 @@ int period_batch_add(struct period_batch *b, const struct profile *src, const st
 	m->start_unix_ns = b->from_ns;
 	m->duration_ns = b->until_ns > b->from_ns ? b->until_ns - b->from_ns : 0;
 	m->labels = labels_text(b, p);
+	if (calls) {
+		/* --count-calls: the period's exact counts, their note and window */
+		for (size_t i = 0; i < calls->ncalls; i++) {
+			const struct pf_calls *c = &calls->calls[i];
+
+			profile_add_calls(&p->prof, profile_str(calls, c->name),
+					  profile_str(calls, c->file), c->firstline, c->starts,
+					  c->resumes);
+		}
+		if (calls->meta.calls_note)
+			m->calls_note = xstrdup(calls->meta.calls_note);
+		m->calls_window_ns = calls->meta.calls_window_ns;
+	}
 	ret = period_pprof(&p->prof, &p->pprof);
 	if (ret) {
 		profile_release(&p->prof);

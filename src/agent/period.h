@@ -67,11 +67,12 @@ void period_batch_init(struct period_batch *b, uint64_t seq, uint64_t from_ns, u
 		       char *const *extra, size_t nextra);
 /*
  * Add process info (Python version): its samples out of src, the whole
- * period's profile of every process, and its pprof. 0 or -errno (the
- * pprof could not be written).
+ * period's profile of every process, its exact call counts (agent
+ * --count-calls: calls' calls, note and window; NULL: none), and its
+ * pprof. 0 or -errno (the pprof could not be written).
  */
 int period_batch_add(struct period_batch *b, const struct profile *src, const struct procinfo *info,
-		     const char *version);
+		     const char *version, const struct profile *calls);
 void period_batch_release(struct period_batch *b);
 
 /* The samples of process pid in src as a profile of its own (dst is initialised here). */

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent/calls.h"
 #include "agent/sink.h"
 #include "agent/targets.h"
 #include "target/proc.h"
@@ -298,13 +299,26 @@ void agent_targets_forget_examined(struct agent_targets *tg)
 	tg->nx = 0;
 }
 
+/* Its counting stopped (if still on) and freed. */
+static void free_calls(struct agent_target *tr)
+{
+	if (!tr->calls)
+		return;
+	agent_calls_release(tr->calls, &tr->target);
+	free(tr->calls);
+	tr->calls = NULL;
+}
+
 void agent_targets_forget_gone(struct agent_targets *tg)
 {
 	size_t kept = 0;
 
-	for (size_t i = 0; i < tg->n; i++)
+	for (size_t i = 0; i < tg->n; i++) {
 		if (!tg->t[i].gone)
 			tg->t[kept++] = tg->t[i];
+		else
+			free_calls(&tg->t[i]);
+	}
 	tg->n = kept;
 }
 
@@ -325,6 +339,8 @@ void agent_targets_resume(struct agent_targets *tg, struct session *sess)
 
 void agent_targets_release(struct agent_targets *tg)
 {
+	for (size_t i = 0; i < tg->n; i++)
+		free_calls(&tg->t[i]);
 	free(tg->t);
 	free(tg->x);
 	memset(tg, 0, sizeof(*tg));

@@ -19,12 +19,15 @@
 #include "python/discover.h"
 #include "sampler/sampler.h"
 
+struct agent_calls;
+
 /* A process being profiled (or, gone, waiting for its last period to go out). */
 struct agent_target {
 	struct procinfo info;        /* its labels, read again after an exec */
 	struct py_target target;
 	int in_session;
 	int gone;
+	struct agent_calls *calls;   /* --count-calls: its counting (agent/calls.h), NULL none */
 };
 
 struct agent_examined;           /* a process passed over (targets.c) */

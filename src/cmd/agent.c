@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent/calls.h"
 #include "agent/http.h"
 #include "agent/period.h"
 #include "agent/procinfo.h"
@@ -41,6 +42,8 @@
 #define DEFAULT_SPOOL_MEMORY (16ull << 20)
 #define RELOAD_FLUSH_NS (2ull * NS)
 #define MAX_SINKS 4
+/* --count-calls: how long a counting outlives a silent agent, past its period */
+#define CALLS_MARGIN_S 30.0
 
 /* ---- the agent's state --------------------------------------------------- */
 
@@ -386,7 +389,12 @@ static void cut_period(struct agent *a, int final)
 	for (size_t i = 0; i < a->targets.n; i++) {
 		struct agent_target *tr = &a->targets.t[i];
 
-		if (period_batch_add(&b, &taken, &tr->info, tr->target.version))
+		/* the period's exact counts; the last of a process that left or of the agent */
+		if (tr->calls)
+			agent_calls_take(tr->calls, &tr->target, final || a->o.once || tr->gone ||
+					 !a->so.count_calls);
+		if (period_batch_add(&b, &taken, &tr->info, tr->target.version,
+				     tr->calls ? &tr->calls->taken : NULL))
 			fw_warning("cannot write the profile of process %d", (int)tr->info.pid);
 	}
 	for (size_t i = 0; i < b.n; i++) {
@@ -404,6 +412,26 @@ static void cut_period(struct agent *a, int final)
 	agent_targets_forget_gone(&a->targets);
 	set_period_end(a, until);
 	write_metrics(a);
+}
+
+/* ---- exact call counts (--count-calls, agent/calls.h) --------------------- */
+
+/* Each profiled process counted once its interpreter runs. */
+static void count_calls(struct agent *a, uint64_t now)
+{
+	double deadline = a->o.period + CALLS_MARGIN_S;
+
+	for (size_t i = 0; i < a->targets.n; i++) {
+		struct agent_target *tr = &a->targets.t[i];
+
+		if (tr->gone)
+			continue;
+		if (!tr->calls) {
+			tr->calls = xcalloc(1, sizeof(*tr->calls));
+			agent_calls_init(tr->calls, tr->info.pid);
+		}
+		agent_calls_try_start(tr->calls, &tr->target, deadline, &cmd_stop_requested, now);
+	}
 }
 
 /* ---- configuration reload (SIGHUP) ---------------------------------------- */
@@ -482,6 +510,10 @@ static int agent_pass(void *ctx, uint64_t now, uint64_t *next)
 		scan(a);
 		now = fw_now_ns();
 		a->next_scan = now + secs_ns(a->o.scan);
+	}
+	if (a->so.count_calls) {
+		count_calls(a, now);
+		now = fw_now_ns();
 	}
 	if (now >= a->period_end_mono) {
 		cut_period(a, 0);

@@ -228,18 +228,30 @@ void cmd_abort_outputs(struct outfile *of, int n);
 int cmd_finish_output(struct outfile *of, const char *path, int ret);
 
 /*
- * --count-calls (cmd/callcounts.c). check: before sampling, one target that
- * can run it: FW_EXIT_OK or the exit code, its error said. begin: start
- * counting (0, or -errno said as a warning: the capture goes on without
- * counts). end: stop, merge the counts into prof, remove what was placed.
+ * --count-calls (cmd/callcounts.c). check: before sampling, the targets
+ * known can run it (one still starting is asked later): FW_EXIT_OK or the
+ * exit code, its error said. begin: start counting in one target (0, or
+ * -errno said as a warning: the capture goes on without counts). end:
+ * stop, merge the counts into prof, remove what was placed.
  */
 struct callcount;
 struct profile;
-int cmd_calls_check(const char *verb, size_t ntargets, int command, int subprocesses,
-		    const struct py_target *t);
+int cmd_calls_check(const char *verb, size_t ntargets, const struct py_target *t);
 int cmd_calls_begin(struct callcount *cc, const struct py_target *t,
 		    const struct sampler_opts *so, struct profile *prof);
 void cmd_calls_end(struct callcount *cc, const struct py_target *t, struct profile *prof,
 		   uint64_t window_ns);
+/*
+ * The same over every process of a capture (record): pass, from the
+ * capture's hook, starts counting in each target of sess once its
+ * interpreter runs (*next: when to be called again); finish stops them
+ * all, sums their counts into prof, says what could not be counted, and
+ * frees c.
+ */
+struct cmd_calls;
+struct cmd_calls *cmd_calls_new(const struct sampler_opts *so, struct profile *prof);
+void cmd_calls_pass(struct cmd_calls *c, const struct session *sess, uint64_t now,
+		    uint64_t *next);
+void cmd_calls_finish(struct cmd_calls *c, const struct session *sess);
 
 #endif

@@ -14,7 +14,6 @@
 #include "cmd/cmd.h"
 #include "output/format.h"
 #include "output/output.h"
-#include "python/callcount.h"
 #include "sampler/labels.h"
 #include "sampler/sampler.h"
 #include "target/proc.h"
@@ -248,10 +247,21 @@ static void release_held(struct held *h)
 	h->pid = 0;
 }
 
-static int release_at_start(void *ctx, uint64_t now, uint64_t *next)
+/* The capture's hook: the held target goes on at the start; --count-calls asks each target. */
+struct record_hook {
+	struct held *held;
+	struct cmd_calls *calls;    /* NULL: no --count-calls */
+	const struct session *sess;
+};
+
+static int record_pass(void *ctx, uint64_t now, uint64_t *next)
 {
-	release_held(ctx);
+	struct record_hook *h = ctx;
+
+	release_held(h->held);
 	*next = now + 3600ull * 1000000000ull;
+	if (h->calls)
+		cmd_calls_pass(h->calls, h->sess, now, next);
 	return 0;
 }
 
@@ -468,12 +478,10 @@ int cmd_record(int argc, char **argv)
 	struct target_list targets = { NULL, 0, 0 };
 	struct held held = { 0 };
 	pid_t root = 0;
-	struct capture_hook start_hook = { &held, -1, release_at_start };
+	struct record_hook rh = { &held, NULL, NULL };
+	struct capture_hook hook = { &rh, -1, record_pass };
 	pid_t child = 0;
 	const struct cmd_stop_outcome *outcome;
-	struct py_target counted;         /* --count-calls: the target counted */
-	struct callcount cc;
-	uint64_t count_start = 0;
 	int ret, code;
 
 	ret = parse_record_args(argc, argv, &o);
@@ -499,10 +507,7 @@ int cmd_record(int argc, char **argv)
 	if (!code)
 		code = check_views(&targets, &so);
 	if (!code && so.count_calls)
-		code = cmd_calls_check("record", targets.n, child != 0 || held.pid,
-				       so.subprocesses || o.all_python, targets.t);
-	if (!code && so.count_calls)
-		counted = targets.t[0];
+		code = cmd_calls_check("record", targets.n, targets.t);
 	/* The backend is chosen once the targets are known: ptrace is probed on one. */
 	if (!code)
 		code = cmd_choose_backend("record", &so, child ? 0 : targets.n ? targets.t[0].pid : 0);
@@ -530,13 +535,13 @@ int cmd_record(int argc, char **argv)
 		return code;
 	}
 	fill_meta(&prof, &sess, &so);
-	callcount_init(&cc, 0);
-	if (so.count_calls && !cmd_calls_begin(&cc, &counted, &so, &prof))
-		count_start = fw_now_ns();
-	ret = session_run(&sess, held.pid ? &start_hook : NULL, &why);
-	release_held(&held);
 	if (so.count_calls)
-		cmd_calls_end(&cc, &counted, &prof, count_start ? fw_now_ns() - count_start : 0);
+		rh.calls = cmd_calls_new(&so, &prof);
+	rh.sess = &sess;
+	ret = session_run(&sess, held.pid || rh.calls ? &hook : NULL, &why);
+	release_held(&held);
+	if (rh.calls)
+		cmd_calls_finish(rh.calls, &sess);
 	if (ret) {
 		/* nothing was captured: no empty outputs, the true reason */
 		code = cmd_backend_failed(session_backend_name(&sess), ret, &why);

@@ -57,7 +57,7 @@ const struct cmd_sampling_use cmd_sampling_dump = {
  */
 const struct cmd_sampling_use cmd_sampling_agent = {
 	"agent", CMD_SO_RATE | CMD_SO_MODE | CMD_SO_PYTHON_ONLY | CMD_SO_NATIVE | CMD_SO_KERNEL |
-	CMD_SO_NO_DEBUGINFOD | CMD_SO_BACKEND, 19, 10000,
+	CMD_SO_NO_DEBUGINFOD | CMD_SO_BACKEND | CMD_SO_COUNT_CALLS, 19, 10000,
 	1u << MODE_CPU | 1u << MODE_WALL | 1u << MODE_EXCEPTION, NULL,
 };
 
@@ -314,8 +314,9 @@ static const struct sampling_row {
 	  "module MODULE (repeatable, up to 4; docs/LABELS.md)", NULL, opt_label, NO_FLAG },
 	{ CMD_SO_COUNT_CALLS, 0, "count-calls", NULL, "also count every Python function's "
 	  "calls exactly, inside the target through Python 3.14+'s remote execution and "
-	  "sys.monitoring (one -p PID; removed at the end; top: calls per second, read "
-	  "each refresh; docs/CALLCOUNTS.md)", NULL, NULL,
+	  "sys.monitoring (record: every process sampled, a command from its start, summed; "
+	  "top: calls per second, read each refresh; agent: each process's per period; "
+	  "removed at the end; docs/CALLCOUNTS.md)", NULL, NULL,
 	  FLAG(count_calls) },
 	{ CMD_SO_NONBLOCKING, 0, "nonblocking", NULL, "the same as --backend vm (never stops the "
 	  "target)", NULL, opt_nonblocking, NO_FLAG },

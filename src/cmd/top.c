@@ -658,7 +658,7 @@ int cmd_top(int argc, char **argv)
 	if (!code)
 		code = cmd_check_views("watch", &target, &so);
 	if (!code && so.count_calls)
-		code = cmd_calls_check("top", 1, 0, 0, &target);
+		code = cmd_calls_check("top", 1, &target);
 	if (!code)
 		code = cmd_choose_backend("top", &so, tp.o.pid);
 	if (code)

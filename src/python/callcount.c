@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "python/callcount.h"
+#include "target/proc.h"
 #include "target/safe_open.h"
 #include "util/file.h"
 #include "util/utf8.h"
@@ -27,6 +28,8 @@ extern const char py_callcount_script[];
 
 #define EVENT_CAP 2000000000000ull  /* events counted before the script gives up */
 #define POLL_NS 5000000ull
+/* a start taken this long without an answer was dropped unrun (see run_script) */
+#define CALLCOUNT_RETAKEN_NS 1000000000ull
 
 static const char *const tmp_dirs[] = { "/tmp", "/var/tmp", "/dev/shm" };
 
@@ -35,6 +38,7 @@ void callcount_init(struct callcount *cc, pid_t pid)
 	memset(cc, 0, sizeof(*cc));
 	cc->pid = pid;
 	cc->tmp_fd = cc->dir_fd = -1;
+	cc->keep_tmp_fd = cc->keep_fd = -1;
 	cc->tool_id = -1;
 	mem_init_pid(&cc->mem, pid);
 }
@@ -54,14 +58,18 @@ static void random_hex(char *out, size_t nbytes)
 		snprintf(out + 2 * i, 3, "%02x", b[i]);
 }
 
-static const char *const placed_files[] = { "start.py", "peek.py", "stop.py", "status", "counts" };
+static const char *const placed_files[] = { "start.py", "peek.py", "take.py", "stop.py", "status",
+					    "counts" };
 
 /*
  * What a framewalk killed during a request left in tmp_fd: a directory of
  * ours for this target, older than a minute (no request lasts that long),
- * with only our files in it. Removed; anything else is left alone.
+ * with only our files in it. Removed; anything else is left alone. A
+ * start request's directory, kept while the counting lasts, says until
+ * when in its name ("-until-" and the Unix time): it is left alone until
+ * then (the counting has removed itself, its exit handler with it).
  */
-static void remove_stale(int tmp_fd, pid_t pid)
+static void remove_stale(int tmp_fd, pid_t pid, const char *keep)
 {
 	char prefix[48];
 	DIR *d;
@@ -78,10 +86,16 @@ static void remove_stale(int tmp_fd, pid_t pid)
 	}
 	snprintf(prefix, sizeof(prefix), "framewalk-cc-%d-", (int)pid);
 	while ((e = readdir(d)) && seen++ < 100000) {
+		const char *until;
 		struct stat st;
 		int dfd;
 
-		if (strncmp(e->d_name, prefix, strlen(prefix)) ||
+		if (strncmp(e->d_name, prefix, strlen(prefix)))
+			continue;
+		until = strstr(e->d_name, "-until-");
+		if (until && (long long)time(NULL) < strtoll(until + 7, NULL, 10))
+			continue;
+		if (!strcmp(e->d_name, keep) ||
 		    fstatat(tmp_fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode) ||
 		    st.st_uid != geteuid() || time(NULL) - st.st_mtime < 60)
 			continue;
@@ -96,8 +110,12 @@ static void remove_stale(int tmp_fd, pid_t pid)
 	closedir(d);
 }
 
-/* framewalk's own directory in the target's first usable temporary directory. */
-static int make_dir(struct callcount *cc, struct strbuf *why)
+/*
+ * framewalk's own directory in the target's first usable temporary
+ * directory; until (Unix time, 0: none) names the time before which no
+ * other framewalk may take it for a stale one.
+ */
+static int make_dir(struct callcount *cc, long long until, struct strbuf *why)
 {
 	char root[64], hex[17];
 	struct stat st;
@@ -116,9 +134,14 @@ static int make_dir(struct callcount *cc, struct strbuf *why)
 			err = fd;
 			continue;
 		}
-		remove_stale(fd, cc->pid);
+		remove_stale(fd, cc->pid, cc->keep_dirname);
 		random_hex(hex, 8);
-		snprintf(cc->dirname, sizeof(cc->dirname), "framewalk-cc-%d-%s", (int)cc->pid, hex);
+		if (until)
+			snprintf(cc->dirname, sizeof(cc->dirname), "framewalk-cc-%d-%s-until-%lld",
+				 (int)cc->pid, hex, until);
+		else
+			snprintf(cc->dirname, sizeof(cc->dirname), "framewalk-cc-%d-%s",
+				 (int)cc->pid, hex);
 		if (mkdirat(fd, cc->dirname, 0755)) {
 			err = -errno;
 			close(fd);
@@ -172,20 +195,26 @@ static int create_file(struct callcount *cc, const char *name, const char *text,
 	return err;
 }
 
-/* Remove every file framewalk may have placed, and its directory. */
+/* Remove every file framewalk may have placed in a directory, and it. */
+static void remove_placed(int *dir_fd, int *tmp_fd, const char *dirname)
+{
+	if (*dir_fd >= 0) {
+		for (size_t i = 0; i < ARRAY_SIZE(placed_files); i++)
+			unlinkat(*dir_fd, placed_files[i], 0);
+		close(*dir_fd);
+		*dir_fd = -1;
+	}
+	if (*tmp_fd >= 0) {
+		unlinkat(*tmp_fd, dirname, AT_REMOVEDIR);
+		close(*tmp_fd);
+		*tmp_fd = -1;
+	}
+}
+
+/* The request's directory. */
 static void remove_dir(struct callcount *cc)
 {
-	if (cc->dir_fd >= 0) {
-		for (size_t i = 0; i < ARRAY_SIZE(placed_files); i++)
-			unlinkat(cc->dir_fd, placed_files[i], 0);
-		close(cc->dir_fd);
-		cc->dir_fd = -1;
-	}
-	if (cc->tmp_fd >= 0) {
-		unlinkat(cc->tmp_fd, cc->dirname, AT_REMOVEDIR);
-		close(cc->tmp_fd);
-		cc->tmp_fd = -1;
-	}
+	remove_placed(&cc->dir_fd, &cc->tmp_fd, cc->dirname);
 }
 
 /* The script: one line of parameters, all framewalk's own, then the fixed text. */
@@ -195,6 +224,40 @@ static void script_text(struct strbuf *sb, const struct callcount *cc, const cha
 		    "'mode': '%s'}\n", cc->tpath, cc->deadline_s, (unsigned long long)EVENT_CAP,
 		    cc->name, mode);
 	strbuf_addstr(sb, py_callcount_script);
+}
+
+/* Has pid exited (gone, or a zombie)? */
+static int process_ended(pid_t pid)
+{
+	struct proc_program_id id;
+	struct proc_watch w;
+	char state = 0;
+	int ret = proc_watch_open(&w, pid);
+
+	if (ret)
+		return ret == -ESRCH || ret == -ENOENT;
+	ret = proc_watch_read(&w, &state, &id);
+	proc_watch_close(&w);
+	return ret == -ESRCH || (ret >= 0 && (state == 'Z' || state == 'X'));
+}
+
+/* The process's start time (clock ticks after boot), 0 when unreadable. */
+static uint64_t start_ticks(pid_t pid)
+{
+	char path[64], text[1024];
+	uint64_t ticks = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (read_file_into(path, text, sizeof(text)) ||
+	    proc_stat_parse_field(text, strlen(text), 22, &ticks))
+		return 0;
+	return ticks;
+}
+
+/* Still the process counting started in (not exited, its pid not reused)? */
+static int same_process(const struct callcount *cc)
+{
+	return !process_ended(cc->pid) && (!cc->start_ticks || start_ticks(cc->pid) == cc->start_ticks);
 }
 
 /* The result file's text when the script has finished writing it, else -EAGAIN. */
@@ -216,24 +279,34 @@ static int read_result(struct callcount *cc, const char *name, struct strbuf *sb
 	return 0;
 }
 
-/* Place script (as file), ask the target to run it, wait for result to be written. */
+/*
+ * Place script (as file), ask the target to run it, wait for result to be
+ * written. keep: the start, whose directory stays (cc->keep_*) when it
+ * succeeds.
+ */
 static int run_script(struct callcount *cc, const struct py_target *t, const char *file,
 		      const char *mode, const char *result, struct strbuf *out, struct strbuf *why)
 {
+	int keep = !strcmp(mode, "start");
 	struct strbuf text = STRBUF_INIT;
 	struct py_rexec rq;
 	struct stat st;
 	char path[512];
-	uint64_t start;
+	uint64_t start, taken_ns = 0;
 	int ret;
 
 	snprintf(path, sizeof(path), "/proc/%d", (int)cc->pid);
-	if (stat(path, &st)) {
+	if (stat(path, &st) || !same_process(cc)) {
 		strbuf_addf(why, "process %d is gone", (int)cc->pid);
 		return -ESRCH;
 	}
-	/* a directory for this request alone: a framewalk killed between two leaves none */
-	ret = make_dir(cc, why);
+	/*
+	 * A directory for this request alone: a framewalk killed between two
+	 * leaves none. The start's is kept while counting (its exit handler
+	 * writes "counts" there), named with the time it is stale after.
+	 */
+	ret = make_dir(cc, keep ? (long long)time(NULL) + (long long)cc->deadline_s + 60 : 0,
+		       why);
 	if (ret) {
 		remove_dir(cc);
 		return ret;
@@ -243,6 +316,8 @@ static int run_script(struct callcount *cc, const struct py_target *t, const cha
 	strbuf_release(&text);
 	if (!ret)
 		ret = create_file(cc, result, NULL, 0600, st.st_uid, st.st_gid);
+	if (!ret && keep)
+		ret = create_file(cc, "counts", NULL, 0600, st.st_uid, st.st_gid);
 	if (ret) {
 		strbuf_addf(why, "cannot create the files in %s: %s", cc->tpath, strerror(-ret));
 		remove_dir(cc);
@@ -264,10 +339,31 @@ static int run_script(struct callcount *cc, const struct py_target *t, const cha
 		if (ret != -EAGAIN)
 			break;
 		/* a start not yet taken can be given up at once (a stop is seen through) */
-		if (cc->stop && *cc->stop && !strcmp(mode, "start") &&
+		if (cc->stop && *cc->stop && keep &&
 		    py_rexec_pending(&cc->mem, &rq) > 0 && !py_rexec_withdraw(&cc->mem, &rq)) {
 			strbuf_addstr(why, "interrupted before the target took the request");
 			ret = -EINTR;
+			break;
+		}
+		/* a process that ended will not answer */
+		if (!same_process(cc)) {
+			strbuf_addf(why, "process %d ended before it ran the request", (int)cc->pid);
+			ret = -ESRCH;
+			break;
+		}
+		/*
+		 * A start taken (its flag cleared) but silent a second on: the
+		 * interpreter could not open it (a start-up still installing its
+		 * imports: "Can't open debugger script") and dropped it. Asked
+		 * again by the caller; a start merely slow is found by its tool's
+		 * name then, never counted twice.
+		 */
+		if (keep && !taken_ns && py_rexec_pending(&cc->mem, &rq) == 0)
+			taken_ns = fw_now_ns();
+		if (keep && taken_ns && fw_now_ns() - taken_ns > CALLCOUNT_RETAKEN_NS) {
+			strbuf_addf(why, "process %d took the request and did not run it",
+				    (int)cc->pid);
+			ret = -EAGAIN;
 			break;
 		}
 		if (fw_now_ns() - start > CALLCOUNT_WAIT_NS) {
@@ -285,9 +381,39 @@ static int run_script(struct callcount *cc, const struct py_target *t, const cha
 		}
 		nanosleep(&ts, NULL);
 	}
-	if (ret && ret != -ETIMEDOUT && ret != -EINTR)
+	if (ret && ret != -ETIMEDOUT && ret != -EINTR && ret != -ESRCH && ret != -EAGAIN)
 		strbuf_addf(why, "reading %s/%s failed: %s", cc->tpath, result, strerror(-ret));
+	/*
+	 * The start's directory, kept: given to the target's user, so that the
+	 * counting, removing itself at its deadline (framewalk killed), removes
+	 * it too. Its files stay framewalk's; what framewalk reads from it is
+	 * opened as any file a target names (safe_open_in, bounded).
+	 */
+	if (!ret && keep && (st.st_uid != geteuid() || st.st_gid != getegid()) &&
+	    fchown(cc->dir_fd, st.st_uid, st.st_gid)) {
+		/* not fatal: the counting runs; a later framewalk removes it when stale */
+	}
+	if (!ret && keep) {
+		remove_placed(&cc->keep_fd, &cc->keep_tmp_fd, cc->keep_dirname);
+		cc->keep_fd = cc->dir_fd;
+		cc->keep_tmp_fd = cc->tmp_fd;
+		snprintf(cc->keep_dirname, sizeof(cc->keep_dirname), "%s", cc->dirname);
+		cc->dir_fd = cc->tmp_fd = -1;
+	}
 	remove_dir(cc);
+	return ret;
+}
+
+int callcount_check(struct target_mem *m, const struct py_target *t, struct strbuf *why)
+{
+	int ret = py_rexec_check(m, t, why);
+
+	/* a starting interpreter's remote_debug reads 0 until its configuration is in */
+	if ((!ret || ret == -EPERM || ret == -EAGAIN) && py_rexec_ready(m, t) == -EAGAIN) {
+		strbuf_reset(why);
+		strbuf_addstr(why, "its interpreter is still starting");
+		return -EAGAIN;
+	}
 	return ret;
 }
 
@@ -301,10 +427,17 @@ int callcount_start(struct callcount *cc, const struct py_target *t, double dead
 	ret = py_rexec_check(&cc->mem, t, why);
 	if (ret)
 		return ret;
+	cc->start_ticks = start_ticks(cc->pid);
 	random_hex(hex, 8);
 	snprintf(cc->name, sizeof(cc->name), "framewalk-callcount-%s", hex);
 	cc->deadline_s = deadline_s;
-	ret = run_script(cc, t, "start.py", "start", "status", &res, why);
+	/* a start dropped unrun is asked again, twice at most (the same tool name) */
+	for (int i = 0; i < 3; i++) {
+		strbuf_reset(why);
+		ret = run_script(cc, t, "start.py", "start", "status", &res, why);
+		if (ret != -EAGAIN)
+			break;
+	}
 	if (!ret) {
 		const char *s = strbuf_str(&res);
 		int id;
@@ -371,19 +504,105 @@ static int read_counts(struct callcount *cc, const struct py_target *t, const ch
 	return ret;
 }
 
-int callcount_peek(struct callcount *cc, const struct py_target *t, struct strbuf *why)
+/*
+ * The counting's deadline moved: so does the time the kept directory's
+ * name says it is ours until (renamed in place; the target writes through
+ * a descriptor, not its name).
+ */
+static void keep_until(struct callcount *cc)
+{
+	char name[sizeof(cc->keep_dirname)], *until = strstr(cc->keep_dirname, "-until-");
+
+	if (cc->keep_fd < 0 || !until)
+		return;
+	snprintf(name, sizeof(name), "%.*s-until-%lld", (int)(until - cc->keep_dirname),
+		 cc->keep_dirname, (long long)time(NULL) + (long long)cc->deadline_s + 60);
+	if (!renameat(cc->keep_tmp_fd, cc->keep_dirname, cc->keep_tmp_fd, name))
+		snprintf(cc->keep_dirname, sizeof(cc->keep_dirname), "%s", name);
+}
+
+/* A request that leaves the counting on: its pause is peek_us, not stop_us. */
+static int read_counts_on(struct callcount *cc, const struct py_target *t, const char *mode,
+			  struct strbuf *why)
 {
 	uint64_t stop_us = cc->stop_us;
-	int ret = read_counts(cc, t, "peek", why);
+	int ret = read_counts(cc, t, mode, why);
 
 	cc->peek_us = cc->stop_us;
 	cc->stop_us = stop_us;
+	if (!ret)
+		keep_until(cc);
+	return ret;
+}
+
+int callcount_peek(struct callcount *cc, const struct py_target *t, struct strbuf *why)
+{
+	return read_counts_on(cc, t, "peek", why);
+}
+
+int callcount_take(struct callcount *cc, const struct py_target *t, struct strbuf *why)
+{
+	return read_counts_on(cc, t, "take", why);
+}
+
+/* The counts the script wrote at the target's exit, whole: 0, else -errno. */
+static int read_exit_counts(struct callcount *cc)
+{
+	struct strbuf res = STRBUF_INIT;
+	int fd, ret;
+
+	if (cc->keep_fd < 0)
+		return -ENOENT;
+	fd = safe_open_in(cc->keep_fd, "counts");
+	if (fd < 0)
+		return fd;
+	ret = read_fd_bounded(fd, CALLCOUNT_MAX_BYTES, &res);
+	close(fd);
+	if (!ret && !res.len)
+		ret = -ENOENT;
+	if (!ret) {
+		free_counts(cc);
+		ret = callcount_parse(cc, (char *)strbuf_str(&res), res.len);
+		if (ret)
+			free_counts(cc);    /* still being written: not whole */
+	}
+	strbuf_release(&res);
+	cc->at_exit = !ret;
 	return ret;
 }
 
 int callcount_stop(struct callcount *cc, const struct py_target *t, struct strbuf *why)
 {
-	return read_counts(cc, t, "stop", why);
+	int ret;
+
+	if (!read_exit_counts(cc))
+		return 0;
+	ret = read_counts(cc, t, "stop", why);
+	/*
+	 * Gone (or going) while asked: what its exit handler wrote, given a
+	 * second to finish writing (the stop can run between its removal of
+	 * the counting and its write: "gone").
+	 */
+	for (int i = 0; ret && i < 100; i++) {
+		struct timespec ts = { 0, 10000000L };
+		int alive;
+
+		if (!read_exit_counts(cc)) {
+			strbuf_reset(why);
+			return 0;
+		}
+		alive = same_process(cc);
+		if ((alive && ret != -ENOENT) || (!alive && i))
+			break;      /* the stop's own answer; or ended, its file read after: none */
+		nanosleep(&ts, NULL);
+	}
+	if (ret && !same_process(cc)) {
+		strbuf_reset(why);
+		strbuf_addf(why, "process %d ended without running its exit handlers (killed by "
+			    "a signal, or os._exit), so its counts were lost", (int)cc->pid);
+		ret = -ENOENT;
+	}
+	return ret;
 }
 
 /* Undo esc() of the script: \\ \t \n \r, in place. */
@@ -453,6 +672,7 @@ int callcount_parse(struct callcount *cc, char *text, size_t len)
 void callcount_release(struct callcount *cc)
 {
 	remove_dir(cc);
+	remove_placed(&cc->keep_fd, &cc->keep_tmp_fd, cc->keep_dirname);
 	free_counts(cc);
 	mem_release(&cc->mem);
 }

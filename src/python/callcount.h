@@ -36,8 +36,14 @@ struct callcount {
 	struct target_mem mem;
 	int tmp_fd;                 /* the target's temporary directory (O_PATH), -1 */
 	int dir_fd;                 /* framewalk's directory in it (O_PATH), -1 */
-	char dirname[64];           /* its name in tmp */
+	char dirname[80];           /* its name in tmp */
 	char tpath[256];            /* its path as the target sees it */
+	/* the start request's directory, kept while counting: the script writes
+	 * the counts into its "counts" file if the process exits first (atexit) */
+	int keep_tmp_fd, keep_fd;
+	char keep_dirname[80];
+	int at_exit;                /* the counts were written at the target's exit */
+	uint64_t start_ticks;       /* the process's start time: a reused pid is not asked */
 	char name[64];              /* the tool's name (with a random part) */
 	int tool_id;
 	double deadline_s;
@@ -52,6 +58,13 @@ struct callcount {
 	 * runs the same script often: not), for the command to log; NULL: none */
 	void (*announce)(pid_t pid, const char *path, const char *mode);
 };
+
+/*
+ * Can t count? 0; -EAGAIN while it starts (ask again later); else the
+ * refusal of py_rexec_check (-ENOTSUP, -EPERM, -EOPNOTSUPP, -errno), why
+ * saying it. Nothing is asked of the target.
+ */
+int callcount_check(struct target_mem *m, const struct py_target *t, struct strbuf *why);
 
 /* Ready cc for pid (nothing done in the target). */
 void callcount_init(struct callcount *cc, pid_t pid);
@@ -68,8 +81,11 @@ int callcount_start(struct callcount *cc, const struct py_target *t, double dead
 		    struct strbuf *why);
 
 /*
- * Stop counting and read the counts into cc->fns. 0; -ENOENT when the
- * counting had already removed itself (deadline); -ETIMEDOUT as above.
+ * Stop counting and read the counts into cc->fns. A process that exited
+ * (or is exiting) while counted wrote them at its exit: those are read
+ * (cc->at_exit set). 0; -ENOENT when the counting had already removed
+ * itself (deadline) or the process ended without running its exit
+ * handlers (a signal, os._exit); -ETIMEDOUT as above.
  */
 int callcount_stop(struct callcount *cc, const struct py_target *t, struct strbuf *why);
 
@@ -80,6 +96,15 @@ int callcount_stop(struct callcount *cc, const struct py_target *t, struct strbu
  * deadline moves to cc->deadline_s from now.
  */
 int callcount_peek(struct callcount *cc, const struct py_target *t, struct strbuf *why);
+
+/*
+ * The counts since the last take (or the start) into cc->fns, the counting
+ * going on from zero (the agent's periods: the target lets go of the code
+ * objects counted so far). As callcount_peek otherwise. A call another
+ * thread makes at the very instant of the take can be lost (its callback
+ * in flight when the counts change hands).
+ */
+int callcount_take(struct callcount *cc, const struct py_target *t, struct strbuf *why);
 
 /* Remove every file and the directory placed; free the counts. */
 void callcount_release(struct callcount *cc);

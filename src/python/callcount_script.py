@@ -1,21 +1,29 @@
 # framewalk's call counter, run inside the target by PEP 768 remote execution
 # (sys.remote_exec's mechanism). framewalk puts one line before this text:
 #   _P = {'dir': ..., 'deadline': seconds, 'cap': events, 'name': tool name,
-#         'mode': 'start'|'peek'|'stop'}
+#         'mode': 'start'|'peek'|'take'|'stop'}
 # (all chosen by framewalk, none by a user). 'start' registers a
 # sys.monitoring tool counting PY_START and PY_RESUME per code object and a
 # watcher thread that removes it at the deadline or past the event cap;
-# 'peek' writes the counts so far (top), 'stop' removes it and writes them.
+# 'peek' writes the counts so far (top), 'take' the counts since the last
+# take and starts them again from zero (the agent's periods: the code
+# objects counted are let go each period), 'stop' removes it and writes
+# the counts since the start (or the last take).
 # Results go to files framewalk created in its own directory ('status',
-# 'counts'); nothing is left behind.
+# 'counts'); nothing is left behind. A process that exits while counted
+# writes its counts at exit into the start's own 'counts' file (framewalk
+# keeps that directory while counting), the handler removed with the tool.
 def _framewalk_callcount(P):
-    import sys, os, time, _thread, itertools
+    # C modules only (posix, not os): the script may run while the target
+    # imports a Python module (at start-up, os itself), half made then
+    import sys, posix as os, time, _thread, itertools, atexit
     t0 = time.perf_counter()  # the thread's pause for this request, reported
     M = sys.monitoring
     E = M.events
 
-    def put(fname, text):
-        fd = os.open(P['dir'] + '/' + fname, os.O_WRONLY | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC)
+    def put(fname, text, dir_fd=None):
+        path = fname if dir_fd is not None else P['dir'] + '/' + fname
+        fd = os.open(path, os.O_WRONLY | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
         try:
             data = text.encode('utf-8', 'surrogateescape')
             while data:
@@ -34,7 +42,9 @@ def _framewalk_callcount(P):
 
     if P['mode'] == 'start':
         if find() is not None:
-            put('status', 'error already counting\n')
+            # framewalk asked again (this start's first request seemed
+            # dropped, was only slow): the same counting, once
+            put('status', 'ok %d 0\n' % find())
             return
         tid = None
         # the ids no tool is assigned first (0 debugger, 1 coverage, 2 profiler,
@@ -63,23 +73,66 @@ def _framewalk_callcount(P):
             except KeyError:
                 next(rset(code, count()))
 
+        pid = os.getpid()
         lock = _thread.allocate_lock()
         state = {'done': False, 'why': '', 'end': time.monotonic() + P['deadline']}
+        # this request's directory, which framewalk keeps while counting: the
+        # exit handler writes there through this descriptor, never by a path
+        # another could replace once framewalk removed it
+        try:
+            keep_fd = os.open(P['dir'], os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError as e:
+            put('status', 'error ' + esc(repr(e)) + '\n')
+            return
 
         def remove(why):
+            # only the claim under the lock: a request this thread runs during
+            # the teardown (at a C call's return) finds it done, not a held lock
             with lock:
                 if state['done']:
                     return False
                 state['done'] = True
                 state['why'] = why
+            try:
+                M.set_events(tid, 0)
+                M.register_callback(tid, E.PY_START, None)
+                M.register_callback(tid, E.PY_RESUME, None)
+                M.register_callback(tid, E.EXCEPTION_HANDLED, None)
+            finally:
+                M.free_tool_id(tid)
+                if why != 'exit':
+                    atexit.unregister(at_exit)
+                if why in ('deadline', 'event cap'):
+                    # framewalk is not there to: its kept directory goes too
+                    # (given to this process's user once the start succeeded)
+                    for f in ('start.py', 'status', 'counts'):
+                        try:
+                            os.unlink(f, dir_fd=keep_fd)
+                        except OSError:
+                            pass
+                    # by its name now: framewalk renames it as the deadline moves
+                    base, _, name = P['dir'].rpartition('/')
+                    prefix = name.split('-until-')[0] + '-until-'
+                    try:
+                        for n in os.listdir(base):
+                            if n.startswith(prefix):
+                                os.rmdir(base + '/' + n)
+                    except OSError:
+                        pass
+                if why != 'exit':
+                    os.close(keep_fd)
+            return True
+
+        # the process ends while counted: its counts for framewalk to read after
+        # (not a forked child's, which inherits the handler: its own pid differs)
+        def at_exit():
+            if os.getpid() == pid and remove('exit'):
                 try:
-                    M.set_events(tid, 0)
-                    M.register_callback(tid, E.PY_START, None)
-                    M.register_callback(tid, E.PY_RESUME, None)
-                    M.register_callback(tid, E.EXCEPTION_HANDLED, None)
+                    put('counts', report(None, time.perf_counter()), keep_fd)
+                except BaseException:
+                    pass  # framewalk gone and its directory with it
                 finally:
-                    M.free_tool_id(tid)
-                return True
+                    os.close(keep_fd)
 
         def watch():
             ready.release()
@@ -97,13 +150,24 @@ def _framewalk_callcount(P):
                     if n > P['cap']:
                         remove('event cap')
 
-        def report(own, t0):
+        # the agent's period boundary: new dictionaries for the callbacks, the
+        # old ones returned; the rebinding is straight-line code, no thread
+        # switch within it
+        def take():
+            nonlocal starts, resumes, sset, rset
+            ns, nr = {}, {}
+            s, r = starts, resumes
+            starts, resumes, sset, rset = ns, nr, ns.setdefault, nr.setdefault
+            return s, r
+
+        def report(own, t0, taken=None):
+            starts_, resumes_ = taken if taken else (starts, resumes)
             lines = []
-            for code in set(starts) | set(resumes):
+            for code in set(starts_) | set(resumes_):
                 if code is own or code.co_qualname.startswith('_framewalk_callcount') or (
                         code.co_name == '<module>' and '_framewalk_callcount' in code.co_names):
                     continue  # framewalk's own scripts, run while counting
-                s, r = starts.get(code), resumes.get(code)
+                s, r = starts_.get(code), resumes_.get(code)
                 lines.append('C\t%d\t%d\t%d\t%s\t%s\n' % (
                     int(repr(s)[6:-1]) if s else 0, int(repr(r)[6:-1]) if r else 0,
                     code.co_firstlineno, esc(code.co_filename),
@@ -118,6 +182,7 @@ def _framewalk_callcount(P):
 
         handle.framewalk_remove = remove
         handle.framewalk_report = report
+        handle.framewalk_take = take
         handle.framewalk_state = state
         M.use_tool_id(tid, P['name'])
         # the watcher first: its own loop calls no Python function, so it counts nothing
@@ -130,20 +195,22 @@ def _framewalk_callcount(P):
             M.register_callback(tid, E.PY_RESUME, on_resume)
             M.register_callback(tid, E.EXCEPTION_HANDLED, handle)
             M.set_events(tid, E.PY_START | E.PY_RESUME)
+            atexit.register(at_exit)
         except BaseException as e:
             remove('error')
             put('status', 'error ' + esc(repr(e)) + '\n')
             return
         put('status', 'ok %d %d\n' % (tid, (time.perf_counter() - t0) * 1e6))
     else:
-        # 'stop': remove the counting, then write the counts; 'peek': write them
+        # 'stop': remove the counting, then write the counts; 'peek': write them;
+        # 'take': write those since the last take, counting on from zero
         own = sys._getframe(1).f_code  # this script's module code, run while counting
         tid = find()
         handle = None
         if tid is not None:
             try:
                 handle = M.register_callback(tid, E.EXCEPTION_HANDLED, None)
-                if P['mode'] == 'peek':
+                if P['mode'] != 'stop':
                     M.register_callback(tid, E.EXCEPTION_HANDLED, handle)
             except ValueError:
                 handle = None  # removed by its watcher in between
@@ -156,7 +223,7 @@ def _framewalk_callcount(P):
         else:
             handle.framewalk_state['end'] = time.monotonic() + P['deadline']
         try:
-            text = report(own, t0)
+            text = report(own, t0, handle.framewalk_take() if P['mode'] == 'take' else None)
         except BaseException as e:
             text = 'error ' + esc(repr(e)) + '\n'
         put('counts', text)

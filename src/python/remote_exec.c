@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "python/objects.h"
 #include "python/remote_exec.h"
 #include "util/util.h"
 
@@ -89,6 +90,32 @@ static int read_support(struct target_mem *m, const struct py_target *t, struct 
 	return 0;
 }
 
+/*
+ * Is __main__ in sys.modules? The interpreter opens a remote script with
+ * _io.open (PyFile_OpenCodeObject, imported then): a request taken while
+ * its start-up still installs the import system (its first thread state,
+ * even _io, come well before) fails inside it ("Can't open debugger
+ * script", a SystemError from importlib's bootstrap), the request cleared
+ * and nothing run: seen under load. The main module is added once imports
+ * work, before site and the program. 0 yes; -ENOENT or -EAGAIN not yet;
+ * another -errno: cannot be told (the request's own wait is the bound).
+ */
+static int main_module_made(struct target_mem *m, const struct py_target *t)
+{
+	struct py_reader r;
+	struct py_objects ob;
+	uint64_t module;
+	int ret;
+
+	py_reader_init(&r, m, t);
+	ret = py_objects_init(&ob, &r);
+	if (!ret)
+		ret = py_module(&ob, "__main__", &module);
+	py_objects_release(&ob);
+	py_reader_release(&r);
+	return ret;
+}
+
 int py_rexec_check(struct target_mem *m, const struct py_target *t, struct strbuf *why)
 {
 	struct dbg_support d;
@@ -114,6 +141,24 @@ int py_rexec_check(struct target_mem *m, const struct py_target *t, struct strbu
 		return -EPERM;
 	}
 	return 0;
+}
+
+int py_rexec_ready(struct target_mem *m, const struct py_target *t)
+{
+	struct strbuf why = STRBUF_INIT;
+	struct dbg_support d;
+	uint64_t first = 0;
+	int ret = read_support(m, t, &d, &why);
+
+	strbuf_release(&why);
+	if (ret)
+		return ret == -EAGAIN ? ret : 0;
+	/* its configuration is copied in before its first thread state is made */
+	if (!mem_read_u64(m, d.interp + (uint64_t)t->offsets.interp_threads_head, &first) &&
+	    !first)
+		return -EAGAIN;
+	ret = main_module_made(m, t);
+	return ret == -ENOENT || ret == -EAGAIN ? -EAGAIN : 0;
 }
 
 /* The main thread's state (native id == pid), else the first listed. */

@@ -34,8 +34,19 @@ struct py_rexec {
  * debugger_support in its block), -EPERM (remote debugging disabled in the
  * target: PYTHON_DISABLE_REMOTE_DEBUG, -X disable-remote-debug), -EOPNOTSUPP
  * (a free-threaded build), -errno of a read; why says which in one line.
+ * Its answer on remote debugging holds once py_rexec_ready says so (the
+ * setting is zero before the interpreter's configuration is copied in).
  */
 int py_rexec_check(struct target_mem *m, const struct py_target *t, struct strbuf *why);
+
+/*
+ * Can t take a request now? -EAGAIN while its interpreter is starting (no
+ * thread state yet, or no __main__ module yet: a request taken while the
+ * import system is being installed fails inside the interpreter, which
+ * clears it), else 0 (also when it cannot be told: a request's own wait is
+ * then the bound).
+ */
+int py_rexec_ready(struct target_mem *m, const struct py_target *t);
 
 /*
  * Ask t to run the file at path (as the target sees it) in its main thread

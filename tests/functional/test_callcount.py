@@ -24,6 +24,15 @@ held. So the exact counts over the window are the counters' differences:
   is not);
 - a main thread blocked in C: the request is reported and withdrawn, the
   capture goes on;
+- several -p PIDs: each process's counts exact, its own;
+- a launched command (python SCRIPT, asked as its interpreter starts) that
+  runs to its end: counted exactly (f 300,000 times...), from the counts
+  its exit handler wrote; under --subprocesses, the script run twice by a
+  shell, the second process appearing mid-capture: both counted, summed;
+  nothing left in the root's /tmp;
+- agent --count-calls (periods of 1 s, into --dir): each period's profile
+  carries exactly the calls between its two ends (the target's counters
+  at the start, each period's take and the last period's stop);
 - PYTHON_DISABLE_REMOTE_DEBUG / -X disable-remote-debug: refused (exit 6)
   with the reason; 3.12: refused (exit 5) saying what works instead.
 """
@@ -31,13 +40,16 @@ import json
 import os
 import re
 import select
+import shlex
+import shutil
 import signal
 import subprocess
 import time
+import uuid
 
 import pytest
 
-from fwtest import framewalk_path, run_fw, start_workload
+from fwtest import WORKLOADS, framewalk_path, run_fw, start_workload
 from test_formats import go_pprof
 from viewtest import browser, json_block, run_view  # noqa: F401 (browser: a fixture)
 
@@ -81,6 +93,13 @@ def calls_rows(text):
     return rows
 
 
+def made_between(a, b):
+    """The calls the workload made between two of its snapshots: {qualname:
+    [entries, resumes]} for f, rec and gen."""
+    return {"f": [b["f"] - a["f"], 0], "rec": [b["rec"] - a["rec"], 0],
+            "gen": [b["gen_start"] - a["gen_start"], b["gen_resume"] - a["gen_resume"]]}
+
+
 def left_in_tmp(w):
     tmp = os.path.join(str(w.interp.root or "/"), "tmp")
     return [n for n in os.listdir(tmp) if n.startswith("framewalk-cc-%d-" % w.pid)]
@@ -117,12 +136,7 @@ def test_counts_exact(interp, tmp_path):
             rows = calls_rows(text)
             file = w.target_path("callcount.py")
             got = {q: rows.get((q, file), [0, 0]) for q in ("f", "rec", "gen")}
-            want = {
-                "f": [snaps[1]["f"] - snaps[0]["f"], 0],
-                "rec": [snaps[1]["rec"] - snaps[0]["rec"], 0],
-                "gen": [snaps[1]["gen_start"] - snaps[0]["gen_start"],
-                        snaps[1]["gen_resume"] - snaps[0]["gen_resume"]],
-            }
+            want = made_between(snaps[0], snaps[1])
             assert got == want, "run %d: %s\n%s" % (run, rep, text[:4000])
             # about N calls of f per 10 ms tick over the capture: the window is the capture's
             assert want["f"][0] > 10 * CAPTURE * 20, want
@@ -182,6 +196,156 @@ def test_threads_exact(interp, tmp_path):
         rows = calls_rows(out.read_text())
         assert rows.get(("f3", w.target_path("callcount.py"))) == [200000, 0], rows
         assert rows.get(("burst_run", w.target_path("callcount.py"))) == [1, 0], rows
+    finally:
+        w.stop()
+
+
+@pytest.mark.interps("sid-py3.14")
+def test_several_pids_exact(interp, tmp_path):
+    """-p A -p B: each process counted, its functions' counts its own (the
+    two run the workload from two directories: two files)."""
+    ws = [start_workload(interp, "callcount.py") for _ in range(2)]
+    try:
+        out = tmp_path / "two.txt"
+        r = run_fw("record", "-d", CAPTURE, "--count-calls", "-p", ws[0].pid, "-p", ws[1].pid,
+                   "-q", "-o", out, timeout=60)
+        assert r.returncode == 0, r
+        text = out.read_text()
+        rows = calls_rows(text)
+        assert "Calls:     exact, summed over 2 processes, sys.monitoring tool" in text, text[:2000]
+        for w in ws:
+            rep = report(w)
+            snaps = rep["snaps"]
+            assert len(snaps) == 2 and snaps[1]["path"].endswith("/stop.py"), rep
+            file = w.target_path("callcount.py")
+            got = {q: rows.get((q, file), [0, 0]) for q in ("f", "rec", "gen")}
+            want = made_between(snaps[0], snaps[1])
+            assert got == want and want["f"][0] > 0, "%d: %s\n%s" % (w.pid, rep, text[:4000])
+            assert rep["tools"] == [None] * 6, rep
+            assert wait_threads(w, 1, 2.0) == 1
+            assert left_in_tmp(w) == []
+    finally:
+        for w in ws:
+            w.stop()
+
+
+def place(interp, script):
+    """tests/workloads/SCRIPT where interp's python reads it: (its path there,
+    the host directory to remove)."""
+    unique = "cc-%s" % uuid.uuid4().hex[:12]
+    host_dir = os.path.join(str(interp.root or "/"), "tmp", "fw-tests", unique)
+    os.makedirs(host_dir)
+    shutil.copy2(os.path.join(WORKLOADS, script), os.path.join(host_dir, script))
+    return "/tmp/fw-tests/%s/%s" % (unique, script), host_dir
+
+
+def left_for(interp, stderr):
+    """framewalk's files left in interp's /tmp for the processes it asked
+    (by the pids its log names)."""
+    pids = set(re.findall(r"count-calls: asking process (\d+) to run", stderr))
+    assert pids, stderr
+    tmp = os.path.join(str(interp.root or "/"), "tmp")
+    return sorted(n for n in os.listdir(tmp)
+                  if any(n.startswith("framewalk-cc-%s-" % p) for p in pids))
+
+
+def check_run_counts(text, path, runs):
+    """callcount_run.py's exact counts, `runs` runs of it summed."""
+    rows = calls_rows(text)
+    got = {q: rows.get((q, path), [0, 0]) for q in ("f", "rec", "gen")}
+    assert got == {"f": [300000 * runs, 0], "rec": [100 * 21 * runs, 0],
+                   "gen": [100 * runs, 500 * runs]}, text[:4000]
+
+
+@pytest.mark.interps("sid-py3.14", "sid-py3.15")
+def test_command_counted_to_its_end(interp, tmp_path):
+    """record --count-calls -- python SCRIPT: the interpreter is asked as it
+    starts, and the script, which runs to its end, is counted exactly: its
+    exit handler wrote the counts, read once it exited. Nothing is left."""
+    path, host_dir = place(interp, "callcount_run.py")
+    try:
+        out = tmp_path / "cmd.txt"
+        r = run_fw("record", "--count-calls", "-d", 60, "-o", out, "--",
+                   *interp.argv("-B", path), timeout=90)
+        assert r.returncode == 0, r
+        assert "COUNTING" in r.stdout and "NOT COUNTED" not in r.stdout, r
+        assert "count-calls: asking process" in r.stderr, r
+        text = out.read_text()
+        check_run_counts(text, path, 1)
+        assert re.search(r"^Calls:     exact, summed over 1 process, sys.monitoring tool \d; "
+                         r"\d+ code objects; .*; 1 counted until its exit; counted for",
+                         text, re.M), text[:2000]
+        assert left_for(interp, r.stderr) == []
+    finally:
+        shutil.rmtree(host_dir, ignore_errors=True)
+
+
+@pytest.mark.interps("sid-py3.15")
+def test_subprocesses_counted_and_summed(interp, tmp_path):
+    """--subprocesses under a shell: the script run twice in a row, the
+    second process appearing mid-capture; both counted to their ends, the
+    counts of one function summed over the two."""
+    path, host_dir = place(interp, "callcount_run.py")
+    try:
+        out = tmp_path / "sub.txt"
+        cmd = " ".join(shlex.quote(a) for a in interp.argv("-B", path))
+        r = run_fw("record", "--count-calls", "--subprocesses", "-d", 60, "-o", out, "--",
+                   "sh", "-c", "%s && %s" % (cmd, cmd), timeout=120)
+        assert r.returncode == 0, r
+        assert r.stdout.count("COUNTING") == 2 and "NOT COUNTED" not in r.stdout, r
+        text = out.read_text()
+        check_run_counts(text, path, 2)
+        assert "summed over 2 processes" in text and "2 counted until their exit" in text, \
+            text[:2000]
+        assert left_for(interp, r.stderr) == []
+    finally:
+        shutil.rmtree(host_dir, ignore_errors=True)
+
+
+@pytest.mark.interps("sid-py3.14")
+def test_agent_counts_per_period(interp, tmp_path):
+    """agent --count-calls: each period's profile carries the calls made in
+    that period exactly (the target's own counters at the start request,
+    each period's take and the last period's stop); nothing left after."""
+    # not "busy": its ticks sleep, so a request is taken as the sleep returns,
+    # not inside f or rec between the call's PY_START and its own counter's
+    # increment (there the target's counters lag the event by one)
+    w = start_workload(interp, "callcount.py")
+    try:
+        d = tmp_path / "dir"
+        ag = subprocess.Popen([framewalk_path(), "agent", "-p", str(w.pid), "--count-calls",
+                               "--period", "1", "--dir", str(d), "-q"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            time.sleep(4.5)
+            ag.send_signal(signal.SIGTERM)
+            assert ag.wait(timeout=30) == 0, ag.stderr.read().decode()
+        finally:
+            ag.kill()
+            ag.wait(timeout=10)
+            ag.stderr.close()
+        rep = report(w)
+        snaps = rep["snaps"]
+        names = [s["path"].rsplit("/", 1)[1] for s in snaps]
+        assert names[0] == "start.py" and names[-1] == "stop.py" and \
+            set(names[1:-1]) == {"take.py"} and len(names) >= 5, names
+        files = sorted(d.glob("*-%d.pb.gz" % w.pid))
+        # one profile a period, each period's counts those between its two ends
+        assert len(files) == len(snaps) - 1, (names, [f.name for f in files])
+        file = w.target_path("callcount.py")
+        for k, pb in enumerate(files):
+            r = run_fw("report", pb, "-f", "text")
+            assert r.returncode == 0, r
+            assert "Calls:     exact, sys.monitoring tool" in r.stdout and \
+                " over the period; " in r.stdout, r.stdout[:2000]
+            rows = calls_rows(r.stdout)
+            a, b = snaps[k], snaps[k + 1]
+            got = {q: rows.get((q, file), [0, 0]) for q in ("f", "rec", "gen")}
+            want = made_between(a, b)
+            assert got == want, "period %d (%s): %s" % (k, pb.name, r.stdout[:3000])
+        assert rep["tools"] == [None] * 6, rep
+        assert wait_threads(w, 1, 2.0) == 1
+        assert left_in_tmp(w) == []
     finally:
         w.stop()
 
@@ -281,10 +445,15 @@ def test_no_free_tool(interp, tmp_path):
         # and only when it holds nothing but framewalk's files
         tmp = os.path.join(str(w.interp.root), "tmp")
         planted = {}
-        for name, age, extra in (("old", 120, None), ("fresh", 0, None), ("foreign", 120, "x")):
+        # a start's kept directory (its exit handler's file) says until when it is ours:
+        # left alone until then however old, removed after
+        future, past = int(time.time()) + 3600, int(time.time()) - 10
+        for name, age, extra in (("old", 120, None), ("fresh", 0, None), ("foreign", 120, "x"),
+                                 ("kept-until-%d" % future, 120, None),
+                                 ("done-until-%d" % past, 120, None)):
             d = os.path.join(tmp, "framewalk-cc-%d-%s" % (w.pid, name))
             os.mkdir(d)
-            for f in ("start.py", "status") + ((extra,) if extra else ()):
+            for f in ("start.py", "status", "counts") + ((extra,) if extra else ()):
                 open(os.path.join(d, f), "w").close()
             os.utime(d, (time.time() - age, time.time() - age))
             planted[name] = d
@@ -295,9 +464,9 @@ def test_no_free_tool(interp, tmp_path):
         assert "going on without counts" in r.stderr
         assert "Calls:     not counted: every sys.monitoring tool id is taken" in out.read_text()
         assert report(w)["tools"] == ["hog %d" % i for i in range(6)]
-        assert sorted(left_in_tmp(w)) == sorted("framewalk-cc-%d-%s" % (w.pid, n)
-                                                for n in ("fresh", "foreign"))
-        for d in (planted["fresh"], planted["foreign"]):
+        kept = ("fresh", "foreign", "kept-until-%d" % future)
+        assert sorted(left_in_tmp(w)) == sorted("framewalk-cc-%d-%s" % (w.pid, n) for n in kept)
+        for d in (planted[n] for n in kept):
             for f in os.listdir(d):
                 os.unlink(os.path.join(d, f))
             os.rmdir(d)
@@ -371,7 +540,8 @@ def test_312_refused(interp):
 
 @pytest.mark.interps("sid-py3.14")
 def test_html_tooltip_calls(interp, tmp_path, browser):
-    """The flame graph's tooltip of a counted function says its exact calls."""
+    """The flame graph's tooltip of a counted function says its exact calls; the
+    differential flame graph's, its call rates before and after."""
     w = start_workload(interp, "callcount.py", "busy")
     try:
         html = tmp_path / "calls.html"
@@ -384,5 +554,32 @@ def test_html_tooltip_calls(interp, tmp_path, browser):
         tip = view["tooltip"]
         assert tip.get("visible"), view
         assert re.search(r"calls: [\d,]+ \(exact, all callers\)", tip["text"]), tip
+        # the differential flame graph of two counted captures (f five times as
+        # often per tick in the second): rec's tooltip says its call rates
+        # before and after and their ratio, the text diff's for rec
+        pbs = []
+        for i in range(2):
+            pb = tmp_path / ("d%d.pb.gz" % i)
+            r = run_fw("record", "-d", CAPTURE, "--count-calls", "--python-only", "-p", w.pid,
+                       "-q", "-o", pb)
+            assert r.returncode == 0, r
+            pbs.append(pb)
+            if i == 0:
+                os.kill(w.pid, signal.SIGUSR2)
+        diff_html = tmp_path / "d.html"
+        r = run_fw("diff", pbs[0], pbs[1], "-o", diff_html)
+        assert r.returncode == 0, r
+        rows = r.stdout.split("\nCalls whose rate changed most", 1)[1].split("\n\n")[0]
+        ratio = {l.split()[5]: float(l.split()[4].rstrip("x")) for l in rows.splitlines()[2:]
+                 if len(l.split()) > 5 and re.fullmatch(r"[\d.]+x", l.split()[4])}
+        data = json_block(diff_html.read_text())
+        assert data["before"]["calls"] and data["after"]["meta"]["calls_window_s"] > 0
+        view = run_view(browser, diff_html, tmp_path, hover="rec")
+        tip = view["tooltip"]
+        assert tip.get("visible"), view
+        m = re.search(r"calls: ([\d,]+)/s \u2192 ([\d,]+)/s\s+\(\u00d7([\d.]+)\) \(exact, all "
+                      r"callers\)", tip["text"])
+        assert m, tip
+        assert "rec" in ratio and abs(float(m.group(3)) - ratio["rec"]) <= 0.01, (tip, rows)
     finally:
         w.stop()

@@ -105,6 +105,11 @@ static void test_rexec_check(void **state)
 		strbuf_reset(&why);
 		assert_int_equal(py_rexec_check(&im->mem, &im->t, &why), -ENOTSUP);
 		assert_non_null(strstr(strbuf_str(&why), "PEP 768 came in 3.14"));
+		/* a starting interpreter: no thread state yet, or none at all */
+		image_init(im, db, 1);
+		assert_int_equal(py_rexec_ready(&im->mem, &im->t), -EAGAIN);
+		memset(im->runtime + im->t.offsets.runtime_interpreters_head, 0, 8);
+		assert_int_equal(py_rexec_ready(&im->mem, &im->t), -EAGAIN);
 		/* free-threaded: refused before anything is read */
 		image_init(im, db, 1);
 		im->t.offsets.free_threaded = 1;

@@ -1,0 +1,121 @@
+/*
+ * Implementation of agent/calls.h: the per-process counting's states
+ * (waiting for the interpreter, counting, off) and the period's take.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "agent/calls.h"
+#include "util/util.h"
+
+#define RETRY_NS 10000000ull
+
+static void announce(pid_t pid, const char *path, const char *mode)
+{
+	fw_note("count-calls: asking process %d to run %s (%s)", (int)pid, path, mode);
+}
+
+void agent_calls_init(struct agent_calls *c, pid_t pid)
+{
+	memset(c, 0, sizeof(*c));
+	callcount_init(&c->cc, pid);
+	c->cc.announce = announce;
+	profile_init(&c->taken);
+	c->state = AGENT_CALLS_WAITING;
+}
+
+void agent_calls_try_start(struct agent_calls *c, const struct py_target *t, double deadline_s,
+			   volatile sig_atomic_t *stop, uint64_t now)
+{
+	struct strbuf why = STRBUF_INIT;
+	int ret;
+
+	if (c->state != AGENT_CALLS_WAITING || (c->tried_ns && now - c->tried_ns < RETRY_NS))
+		return;
+	c->tried_ns = now;
+	c->cc.stop = stop;
+	ret = callcount_check(&c->cc.mem, t, &why);
+	if (ret == -EAGAIN) {
+		strbuf_release(&why);
+		return;                    /* its interpreter is starting: later */
+	}
+	if (!ret) {
+		strbuf_reset(&why);
+		ret = callcount_start(&c->cc, t, deadline_s, &why);
+	}
+	if (ret) {
+		fw_warning("process %d: counting calls failed: %s; profiling it without counts",
+			   (int)t->pid, strbuf_str(&why));
+		c->state = AGENT_CALLS_OFF;
+		free(c->taken.meta.calls_note);
+		c->taken.meta.calls_note = strbuf_detach(&why);
+		/* the files of a start that failed are gone; the counts' memory too */
+		callcount_release(&c->cc);
+		callcount_init(&c->cc, t->pid);
+	} else {
+		c->state = AGENT_CALLS_COUNTING;
+		c->since_ns = fw_now_ns();
+	}
+	strbuf_release(&why);
+}
+
+void agent_calls_take(struct agent_calls *c, const struct py_target *t, int final)
+{
+	struct strbuf why = STRBUF_INIT;
+	uint64_t now;
+	int ret;
+
+	if (c->state != AGENT_CALLS_COUNTING) {
+		/* no counts this period: a refusal's reason stays, said with each period */
+		char *note = c->taken.meta.calls_note;
+
+		c->taken.meta.calls_note = NULL;
+		profile_release(&c->taken);
+		profile_init(&c->taken);
+		c->taken.meta.calls_note = note;
+		return;
+	}
+	profile_release(&c->taken);
+	profile_init(&c->taken);
+	ret = final ? callcount_stop(&c->cc, t, &why) : callcount_take(&c->cc, t, &why);
+	now = fw_now_ns();
+	if (ret) {
+		fw_warning("process %d: reading the call counts failed: %s%s", (int)t->pid,
+			   strbuf_str(&why), final ? "" : "; profiling it without counts");
+		c->taken.meta.calls_note = strbuf_detach(&why);
+		c->state = AGENT_CALLS_OFF;
+	} else {
+		struct strbuf note = STRBUF_INIT;
+
+		for (size_t i = 0; i < c->cc.n; i++)
+			profile_add_calls(&c->taken, c->cc.fns[i].name, c->cc.fns[i].file,
+					  c->cc.fns[i].firstline, c->cc.fns[i].starts,
+					  c->cc.fns[i].resumes);
+		strbuf_addf(&note, "exact, sys.monitoring tool %d over the period%s; %zu functions; "
+			    "the target's thread held %.1f ms for this read", c->cc.tool_id,
+			    c->cc.at_exit ? " until the process exited" : "", c->cc.n,
+			    (final ? c->cc.stop_us : c->cc.peek_us) / 1e3);
+		c->taken.meta.calls_note = strbuf_detach(&note);
+		c->taken.meta.calls_window_ns = now - c->since_ns;
+		c->since_ns = now;
+		if (final)
+			c->state = AGENT_CALLS_OFF;
+	}
+	strbuf_release(&why);
+	if (c->state == AGENT_CALLS_OFF) {
+		callcount_release(&c->cc);
+		callcount_init(&c->cc, t->pid);
+	}
+}
+
+void agent_calls_release(struct agent_calls *c, const struct py_target *t)
+{
+	struct strbuf why = STRBUF_INIT;
+
+	if (c->state == AGENT_CALLS_COUNTING && callcount_stop(&c->cc, t, &why))
+		fw_warning("process %d: stopping the call counting failed: %s (it removes itself at "
+			   "its deadline)", (int)t->pid, strbuf_str(&why));
+	strbuf_release(&why);
+	callcount_release(&c->cc);
+	profile_release(&c->taken);
+}
