@@ -55,6 +55,8 @@ void agent_calls_try_start(struct agent_calls *c, const struct py_target *t, dou
 	} else {
 		c->state = AGENT_CALLS_COUNTING;
 		c->since_ns = fw_now_ns();
+		c->runtime_addr = t->runtime_addr;
+		c->module_ino = t->module_ino;
 	}
 	strbuf_release(&why);
 }
@@ -77,8 +79,27 @@ void agent_calls_take(struct agent_calls *c, const struct py_target *t, int fina
 	}
 	profile_release(&c->taken);
 	profile_init(&c->taken);
+	if (t->runtime_addr != c->runtime_addr || t->module_ino != c->module_ino) {
+		/* it exec'd: the counting ended with the old program; the new one is asked anew */
+		c->taken.meta.calls_note = xstrdup("not counted: the process exec'd another "
+						   "program, which ended the counting (its calls since "
+						   "the last period were lost); it is asked again");
+		callcount_release(&c->cc);
+		callcount_init(&c->cc, t->pid);
+		c->state = final ? AGENT_CALLS_OFF : AGENT_CALLS_WAITING;
+		c->tried_ns = 0;
+		return;
+	}
 	ret = final ? callcount_stop(&c->cc, t, &why) : callcount_take(&c->cc, t, &why);
 	now = fw_now_ns();
+	if (ret == -ETIMEDOUT && !final) {
+		/* its thread did not reach a safe point (blocked in C): the counts stay, read next */
+		c->taken.meta.calls_note = xstrdup("not read this period: its thread did not reach a "
+						   "safe point within 5 s (blocked in C code); the "
+						   "calls are read with the next period's");
+		strbuf_release(&why);
+		return;
+	}
 	if (ret) {
 		fw_warning("process %d: reading the call counts failed: %s%s", (int)t->pid,
 			   strbuf_str(&why), final ? "" : "; profiling it without counts");
@@ -98,8 +119,8 @@ void agent_calls_take(struct agent_calls *c, const struct py_target *t, int fina
 		c->taken.meta.calls_note = strbuf_detach(&note);
 		c->taken.meta.calls_window_ns = now - c->since_ns;
 		c->since_ns = now;
-		if (final)
-			c->state = AGENT_CALLS_OFF;
+		if (final || c->cc.at_exit)
+			c->state = AGENT_CALLS_OFF;   /* stopped, or exited: its last counts */
 	}
 	strbuf_release(&why);
 	if (c->state == AGENT_CALLS_OFF) {

@@ -396,6 +396,12 @@ static void cut_period(struct agent *a, int final)
 		if (period_batch_add(&b, &taken, &tr->info, tr->target.version,
 				     tr->calls ? &tr->calls->taken : NULL))
 			fw_warning("cannot write the profile of process %d", (int)tr->info.pid);
+		if (tr->calls && !a->so.count_calls) {
+			/* turned off by a reload: its last counts went out; on again, anew */
+			agent_calls_release(tr->calls, &tr->target);
+			free(tr->calls);
+			tr->calls = NULL;
+		}
 	}
 	for (size_t i = 0; i < b.n; i++) {
 		a->profiles++;

@@ -164,13 +164,21 @@ struct calls_target {
 struct cmd_calls {
 	struct sampler_opts so;
 	struct profile *prof;
-	struct calls_target *v;
+	struct calls_target *v;     /* the processes not ended yet */
 	size_t n, alloc;
+	size_t seen;                /* processes ever looked at */
 	uint64_t first_ns;          /* when the first counting began (0: none yet) */
 	uint64_t tried_ns;          /* the last look at the waiting ones */
+	uint64_t ended_ns;          /* ... and at the counting ones' exits */
 	size_t refused;             /* processes that could not count */
 	pid_t refused_pid;          /* the first one, and its reason */
 	struct strbuf refusal;
+	/* the counted ones, summed as each ends */
+	size_t counted, failed, at_exit, fns;
+	pid_t lost_pid;             /* the first whose counts were lost, and why */
+	struct strbuf lost;
+	uint64_t start_us, stop_us;
+	int tool;                   /* the tool id all used; 6: several */
 };
 
 struct cmd_calls *cmd_calls_new(const struct sampler_opts *so, struct profile *prof)
@@ -179,6 +187,7 @@ struct cmd_calls *cmd_calls_new(const struct sampler_opts *so, struct profile *p
 
 	c->so = *so;
 	c->prof = prof;
+	c->tool = -1;
 	return c;
 }
 
@@ -188,6 +197,13 @@ static struct calls_target *find(struct cmd_calls *c, pid_t pid)
 		if (c->v[i].t.pid == pid)
 			return &c->v[i];
 	return NULL;
+}
+
+/* Forget c->v[i] (its files removed): a later process of the same pid is new. */
+static void drop(struct cmd_calls *c, size_t i)
+{
+	callcount_release(&c->v[i].cc);
+	c->v[i] = c->v[--c->n];
 }
 
 static void refused(struct cmd_calls *c, struct calls_target *ct, const char *what,
@@ -202,6 +218,59 @@ static void refused(struct cmd_calls *c, struct calls_target *ct, const char *wh
 	ct->state = CALLS_NOT;
 }
 
+/* The session's copy of pid's target: it exec'd if its runtime moved (NULL: not there). */
+static const struct py_target *session_copy(const struct session *sess, pid_t pid)
+{
+	for (size_t i = 0; i < sess->n; i++)
+		if (session_target(sess, i)->pid == pid)
+			return session_target(sess, i);
+	return NULL;
+}
+
+/* Is pid a target of sess that has not exited? */
+static int session_has_live(const struct session *sess, pid_t pid)
+{
+	for (size_t i = 0; i < sess->n; i++)
+		if (session_target(sess, i)->pid == pid && !sess->exited[i])
+			return 1;
+	return 0;
+}
+
+/* Stop counting in c->v[i] (or read what it wrote at its exit), add its counts, drop it. */
+static void end_target(struct cmd_calls *c, size_t i, const struct session *sess)
+{
+	struct calls_target *ct = &c->v[i];
+	const struct py_target *now_t = session_copy(sess, ct->t.pid);
+	struct strbuf why = STRBUF_INIT;
+	int ret;
+
+	if (now_t && (now_t->runtime_addr != ct->t.runtime_addr ||
+		      now_t->module_ino != ct->t.module_ino)) {
+		/* an exec ended the counting with the program: nothing to ask */
+		strbuf_addf(&why, "it exec'd another program, which ended the counting; its "
+			    "counts were lost");
+		fw_warning("process %d: %s", (int)ct->t.pid, strbuf_str(&why));
+		ret = -ENOENT;
+	} else {
+		ret = end_one(&ct->cc, &ct->t, c->prof, &why);
+	}
+	if (ret) {
+		if (!c->failed++) {
+			c->lost_pid = ct->t.pid;
+			strbuf_addstr(&c->lost, strbuf_str(&why));
+		}
+	} else {
+		c->counted++;
+		c->at_exit += ct->cc.at_exit;
+		c->fns += ct->cc.n;
+		c->tool = c->tool < 0 || c->tool == ct->cc.tool_id ? ct->cc.tool_id : 6;
+		c->start_us = ct->cc.start_us > c->start_us ? ct->cc.start_us : c->start_us;
+		c->stop_us = ct->cc.stop_us > c->stop_us ? ct->cc.stop_us : c->stop_us;
+	}
+	strbuf_release(&why);
+	drop(c, i);
+}
+
 void cmd_calls_pass(struct cmd_calls *c, const struct session *sess, uint64_t now,
 		    uint64_t *next)
 {
@@ -210,17 +279,28 @@ void cmd_calls_pass(struct cmd_calls *c, const struct session *sess, uint64_t no
 	for (size_t i = 0; i < sess->n; i++) {
 		const struct py_target *t = session_target(sess, i);
 
-		struct calls_target *ct = find(c, t->pid);
-
-		if (ct && ct->state == CALLS_WAITING && sess->exited[i])
-			ct->state = CALLS_NOT;     /* exited before its interpreter ran: nothing to say */
-		if (!sess->exited[i] && !ct) {
+		if (!sess->exited[i] && !find(c, t->pid)) {
 			c->v = xgrow(c->v, sizeof(*c->v), c->n + 1, &c->alloc);
 			memset(&c->v[c->n], 0, sizeof(c->v[c->n]));
 			c->v[c->n].t = *t;
 			callcount_init(&c->v[c->n].cc, t->pid);
 			c->v[c->n].state = CALLS_WAITING;
 			c->n++;
+			c->seen++;
+		}
+	}
+	/*
+	 * Those that ended (a --subprocesses child): their counts read now, from
+	 * what their exit handler wrote, and their files and descriptors gone,
+	 * not held until the capture ends.
+	 */
+	if (now - c->ended_ns >= 20 * RETRY_NS) {
+		c->ended_ns = now;
+		for (size_t i = c->n; i-- > 0;) {
+			if (c->v[i].state == CALLS_COUNTING && callcount_ended(&c->v[i].cc))
+				end_target(c, i, sess);
+			else if (c->v[i].state != CALLS_COUNTING && !session_has_live(sess, c->v[i].t.pid))
+				drop(c, i);
 		}
 	}
 	if (c->tried_ns && now - c->tried_ns < RETRY_NS) {
@@ -263,93 +343,53 @@ void cmd_calls_pass(struct cmd_calls *c, const struct session *sess, uint64_t no
 	*next = waiting ? now + RETRY_NS : now + NEVER_NS;
 }
 
-/* The session's copy of pid's target: it exec'd if its runtime moved (NULL: not there). */
-static const struct py_target *session_copy(const struct session *sess, pid_t pid)
-{
-	for (size_t i = 0; i < sess->n; i++)
-		if (session_target(sess, i)->pid == pid)
-			return session_target(sess, i);
-	return NULL;
-}
-
 void cmd_calls_finish(struct cmd_calls *c, const struct session *sess)
 {
-	struct strbuf note = STRBUF_INIT, lost = STRBUF_INIT;
-	size_t counted = 0, failed = 0, at_exit = 0, fns = 0;
-	pid_t lost_pid = 0;
-	uint64_t start_us = 0, stop_us = 0, end_ns = fw_now_ns();
-	int tool = -1;
+	struct strbuf note = STRBUF_INIT;
+	uint64_t end_ns = fw_now_ns();
 
-	for (size_t i = 0; i < c->n; i++) {
-		struct calls_target *ct = &c->v[i];
-		const struct py_target *now_t = session_copy(sess, ct->t.pid);
-		struct strbuf why = STRBUF_INIT;
-		int ret;
-
-		if (ct->state != CALLS_COUNTING) {
-			callcount_release(&ct->cc);
-			continue;
-		}
-		if (now_t && (now_t->runtime_addr != ct->t.runtime_addr ||
-			      now_t->module_ino != ct->t.module_ino)) {
-			/* an exec ended the counting with the program: nothing to ask */
-			strbuf_addf(&why, "it exec'd another program, which ended the counting; its "
-				    "counts were lost");
-			fw_warning("process %d: %s", (int)ct->t.pid, strbuf_str(&why));
-			ret = -ENOENT;
-		} else {
-			ret = end_one(&ct->cc, &ct->t, c->prof, &why);
-		}
-		if (ret) {
-			if (!failed++) {
-				lost_pid = ct->t.pid;
-				strbuf_addstr(&lost, strbuf_str(&why));
-			}
-		} else {
-			counted++;
-			at_exit += ct->cc.at_exit;
-			fns += ct->cc.n;
-			tool = tool < 0 || tool == ct->cc.tool_id ? ct->cc.tool_id : 6;
-			start_us = ct->cc.start_us > start_us ? ct->cc.start_us : start_us;
-			stop_us = ct->cc.stop_us > stop_us ? ct->cc.stop_us : stop_us;
-		}
-		strbuf_release(&why);
-		callcount_release(&ct->cc);
+	for (size_t i = c->n; i-- > 0;) {
+		if (c->v[i].state == CALLS_COUNTING)
+			end_target(c, i, sess);
+		else
+			drop(c, i);
 	}
-	if (counted == 1 && c->n == 1 && !at_exit) {
+	if (c->counted == 1 && c->seen == 1 && !c->at_exit) {
 		strbuf_addf(&note, "exact, sys.monitoring tool %d over the capture; %zu functions; "
-			    "the target's thread held %.1f ms to start, %.1f ms to stop", tool, fns,
-			    start_us / 1e3, stop_us / 1e3);
-	} else if (counted) {
-		strbuf_addf(&note, "exact, summed over %zu process%s", counted,
-			    counted == 1 ? "" : "es");
-		if (tool >= 0 && tool < 6)
-			strbuf_addf(&note, ", sys.monitoring tool %d", tool);
+			    "the target's thread held %.1f ms to start, %.1f ms to stop", c->tool,
+			    c->fns, c->start_us / 1e3, c->stop_us / 1e3);
+	} else if (c->counted) {
+		strbuf_addf(&note, "exact, summed over %zu process%s", c->counted,
+			    c->counted == 1 ? "" : "es");
+		if (c->tool >= 0 && c->tool < 6)
+			strbuf_addf(&note, ", sys.monitoring tool %d", c->tool);
 		strbuf_addf(&note, "; %zu code objects; the target's thread held at most %.1f ms "
-			    "to start, %.1f ms to stop", fns, start_us / 1e3, stop_us / 1e3);
-		if (at_exit)
-			strbuf_addf(&note, "; %zu counted until %s exit", at_exit,
-				    at_exit == 1 ? "its" : "their");
-		if (failed)
-			strbuf_addf(&note, "; %zu lost (process %d: %s)", failed, (int)lost_pid,
-				    strbuf_str(&lost));
+			    "to start, %.1f ms to stop", c->fns, c->start_us / 1e3,
+			    c->stop_us / 1e3);
+		if (c->at_exit)
+			strbuf_addf(&note, "; %zu counted until %s exit", c->at_exit,
+				    c->at_exit == 1 ? "its" : "their");
+		if (c->failed)
+			strbuf_addf(&note, "; %zu lost (process %d: %s)", c->failed, (int)c->lost_pid,
+				    strbuf_str(&c->lost));
 		if (c->refused)
 			strbuf_addf(&note, "; %zu not counted (process %d: %s)", c->refused,
 				    (int)c->refused_pid, strbuf_str(&c->refusal));
-	} else if (failed || c->refused) {
+	} else if (c->failed || c->refused) {
 		/* one process: its reason as it is; several: whose */
-		if (c->n > 1)
-			strbuf_addf(&note, "process %d: ", (int)(failed ? lost_pid : c->refused_pid));
-		strbuf_addstr(&note, strbuf_str(failed ? &lost : &c->refusal));
+		if (c->seen > 1)
+			strbuf_addf(&note, "process %d: ", (int)(c->failed ? c->lost_pid :
+								 c->refused_pid));
+		strbuf_addstr(&note, strbuf_str(c->failed ? &c->lost : &c->refusal));
 	} else {
 		strbuf_addstr(&note, "no process was counted: none had started its interpreter "
 			      "when the capture ended");
 	}
 	free(c->prof->meta.calls_note);
 	c->prof->meta.calls_note = strbuf_detach(&note);
-	if (counted && c->first_ns)
+	if (c->counted && c->first_ns)
 		c->prof->meta.calls_window_ns = end_ns - c->first_ns;
-	strbuf_release(&lost);
+	strbuf_release(&c->lost);
 	strbuf_release(&c->refusal);
 	free(c->v);
 	free(c);

@@ -69,7 +69,7 @@ static const char *const placed_files[] = { "start.py", "peek.py", "take.py", "s
  * when in its name ("-until-" and the Unix time): it is left alone until
  * then (the counting has removed itself, its exit handler with it).
  */
-static void remove_stale(int tmp_fd, pid_t pid, const char *keep)
+static void remove_stale(int tmp_fd, pid_t pid, const char *keep, uid_t target_uid)
 {
 	char prefix[48];
 	DIR *d;
@@ -95,9 +95,11 @@ static void remove_stale(int tmp_fd, pid_t pid, const char *keep)
 		until = strstr(e->d_name, "-until-");
 		if (until && (long long)time(NULL) < strtoll(until + 7, NULL, 10))
 			continue;
+		/* a kept one was given to the target's user (the script's deadline removes it) */
 		if (!strcmp(e->d_name, keep) ||
 		    fstatat(tmp_fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode) ||
-		    st.st_uid != geteuid() || time(NULL) - st.st_mtime < 60)
+		    (st.st_uid != geteuid() && !(until && st.st_uid == target_uid)) ||
+		    time(NULL) - st.st_mtime < 60)
 			continue;
 		dfd = openat(tmp_fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (dfd < 0)
@@ -119,8 +121,11 @@ static int make_dir(struct callcount *cc, long long until, struct strbuf *why)
 {
 	char root[64], hex[17];
 	struct stat st;
+	uid_t target_uid;
 	int root_fd, err = -ENOENT;
 
+	snprintf(root, sizeof(root), "/proc/%d", (int)cc->pid);
+	target_uid = stat(root, &st) ? geteuid() : st.st_uid;
 	snprintf(root, sizeof(root), "/proc/%d/root", (int)cc->pid);
 	root_fd = safe_root_open(root);
 	if (root_fd < 0) {
@@ -134,7 +139,7 @@ static int make_dir(struct callcount *cc, long long until, struct strbuf *why)
 			err = fd;
 			continue;
 		}
-		remove_stale(fd, cc->pid, cc->keep_dirname);
+		remove_stale(fd, cc->pid, cc->keep_dirname, target_uid);
 		random_hex(hex, 8);
 		if (until)
 			snprintf(cc->dirname, sizeof(cc->dirname), "framewalk-cc-%d-%s-until-%lld",
@@ -542,7 +547,22 @@ int callcount_peek(struct callcount *cc, const struct py_target *t, struct strbu
 
 int callcount_take(struct callcount *cc, const struct py_target *t, struct strbuf *why)
 {
-	return read_counts_on(cc, t, "take", why);
+	int ret;
+
+	/* one that exited (or is exiting): its last counts, from its exit handler */
+	if (!same_process(cc))
+		return callcount_stop(cc, t, why);
+	ret = read_counts_on(cc, t, "take", why);
+	if (ret && !same_process(cc)) {
+		strbuf_reset(why);
+		ret = callcount_stop(cc, t, why);
+	}
+	return ret;
+}
+
+int callcount_ended(const struct callcount *cc)
+{
+	return !same_process(cc);
 }
 
 /* The counts the script wrote at the target's exit, whole: 0, else -errno. */
@@ -583,8 +603,8 @@ int callcount_stop(struct callcount *cc, const struct py_target *t, struct strbu
 	 * second to finish writing (the stop can run between its removal of
 	 * the counting and its write: "gone").
 	 */
-	for (int i = 0; ret && i < 100; i++) {
-		struct timespec ts = { 0, 10000000L };
+	for (int i = 0; ret && i < 10; i++) {
+		struct timespec ts = { 0, 100000000L };
 		int alive;
 
 		if (!read_exit_counts(cc)) {

@@ -106,6 +106,9 @@ int callcount_peek(struct callcount *cc, const struct py_target *t, struct strbu
  */
 int callcount_take(struct callcount *cc, const struct py_target *t, struct strbuf *why);
 
+/* Has the process counted ended (exited, or its pid taken by another)? */
+int callcount_ended(const struct callcount *cc);
+
 /* Remove every file and the directory placed; free the counts. */
 void callcount_release(struct callcount *cc);
 

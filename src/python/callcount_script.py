@@ -100,6 +100,7 @@ def _framewalk_callcount(P):
                 M.register_callback(tid, E.EXCEPTION_HANDLED, None)
             finally:
                 M.free_tool_id(tid)
+                fork_box.clear()
                 if why != 'exit':
                     atexit.unregister(at_exit)
                 if why in ('deadline', 'event cap'):
@@ -133,6 +134,30 @@ def _framewalk_callcount(P):
                     pass  # framewalk gone and its directory with it
                 finally:
                     os.close(keep_fd)
+
+        # A forked child inherits the tool and its callbacks, not the watcher
+        # (nor a framewalk to stop it): it stops counting at once. Python
+        # cannot unregister an at-fork function: this one stays, reaching only
+        # fork_box, which the counting's end empties (a no-op from then on).
+        fork_box = {'tid': tid, 'at_exit': at_exit, 'keep_fd': keep_fd}
+
+        def in_child():
+            b = fork_box.copy()
+            fork_box.clear()
+            if not b:
+                return
+            try:
+                M.set_events(b['tid'], 0)
+                for ev in (E.PY_START, E.PY_RESUME, E.EXCEPTION_HANDLED):
+                    M.register_callback(b['tid'], ev, None)
+                M.free_tool_id(b['tid'])
+            except BaseException:
+                pass
+            try:
+                atexit.unregister(b['at_exit'])
+                os.close(b['keep_fd'])
+            except BaseException:
+                pass
 
         def watch():
             ready.release()
@@ -196,6 +221,7 @@ def _framewalk_callcount(P):
             M.register_callback(tid, E.EXCEPTION_HANDLED, handle)
             M.set_events(tid, E.PY_START | E.PY_RESUME)
             atexit.register(at_exit)
+            os.register_at_fork(after_in_child=in_child)
         except BaseException as e:
             remove('error')
             put('status', 'error ' + esc(repr(e)) + '\n')

@@ -5,7 +5,10 @@ hook records the counters at each remote-execution request (the instant
 framewalk's script starts or stops the counting, in this very thread), and
 SIGUSR1 prints them with the sys.monitoring tools held, as one JSON line;
 SIGUSR2 makes each tick call f five times as often (a deploy's N+1);
-SIGHUP starts a thread calling f3 BURST times beside the main loop.
+SIGHUP starts a thread calling f3 BURST times beside the main loop;
+SIGWINCH forks a child that reports the sys.monitoring tools it holds (its
+parent's, inherited, unless something turned them off) and exits: the
+report's child_tools.
 Arguments: "busy" runs the ticks back to back (no sleep); "hog" takes every free sys.monitoring tool id first; "block"
 blocks the main thread in C (a read of a pipe nobody writes) after READY.
 """
@@ -20,6 +23,7 @@ n_f = n_rec = n_gen_start = n_gen_resume = 0
 BURST = 200000
 burst_done = 0
 snaps = []
+child_tools = None
 
 
 def f():
@@ -68,7 +72,22 @@ def audit(event, args):
 def report(sig, frame):
     tools = [sys.monitoring.get_tool(i) for i in range(6)]
     # os.write, not print: a signal during print's flush would re-enter it
-    os.write(1, (json.dumps({"snaps": snaps, "tools": tools, "burst_done": burst_done}) + "\n").encode())
+    os.write(1, (json.dumps({"snaps": snaps, "tools": tools, "burst_done": burst_done,
+                             "child_tools": child_tools}) + "\n").encode())
+
+
+def fork_child(sig, frame):
+    global child_tools
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.write(w, json.dumps([sys.monitoring.get_tool(i) for i in range(6)]).encode())
+        os._exit(0)
+    os.close(w)
+    data = os.read(r, 65536)
+    os.close(r)
+    os.waitpid(pid, 0)
+    child_tools = json.loads(data)
 
 
 def more(sig, frame):
@@ -81,6 +100,7 @@ def main():
     signal.signal(signal.SIGUSR1, report)
     signal.signal(signal.SIGUSR2, more)
     signal.signal(signal.SIGHUP, burst)
+    signal.signal(signal.SIGWINCH, fork_child)
     if "hog" in sys.argv[1:]:
         for i in range(6):
             if sys.monitoring.get_tool(i) is None:
