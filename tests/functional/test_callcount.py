@@ -167,24 +167,32 @@ def test_counts_exact(interp, tmp_path):
         w.stop()
 
 
+def counting_in_background(w, *args):
+    """`record -d 6 --count-calls ARGS -p W` started in the background, returned
+    once the counting is on in w."""
+    fw = subprocess.Popen([framewalk_path(), "record", "-d", "6", "--count-calls",
+                           *[str(a) for a in args], "-p", str(w.pid), "-q"],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        if any(t and t.startswith("framewalk-callcount-") for t in report(w)["tools"]):
+            break
+        time.sleep(0.1)
+    # a signal handler can run inside the start script, between taking the id
+    # and turning the events on (milliseconds): let it finish
+    time.sleep(0.5)
+    return fw
+
+
 @pytest.mark.interps("sid-py3.14", "sid-py3.15")
 def test_threads_exact(interp, tmp_path):
     """A second thread's calls, made while the main thread runs too, counted exactly."""
     w = start_workload(interp, "callcount.py")
     try:
         out = tmp_path / "threads.txt"
-        fw = subprocess.Popen([framewalk_path(), "record", "-d", "6", "--count-calls",
-                               "--limit", "1000", "-p", str(w.pid), "-q", "-o", str(out)],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        fw = counting_in_background(w, "--limit", "1000", "-o", out)
+        deadline = time.monotonic() + 20
         try:
-            deadline = time.monotonic() + 20
-            while time.monotonic() < deadline:
-                if any(t and t.startswith("framewalk-callcount-") for t in report(w)["tools"]):
-                    break
-                time.sleep(0.1)
-            # a signal handler can run inside the start script, between taking the id
-            # and turning the events on (milliseconds): let it finish
-            time.sleep(0.5)
             os.kill(w.pid, signal.SIGHUP)
             while time.monotonic() < deadline and not report(w)["burst_done"]:
                 time.sleep(0.1)
@@ -414,16 +422,9 @@ def test_forked_child_stops_counting(interp):
     start's at-fork function turned it off); the parent counts on."""
     w = start_workload(interp, "callcount.py")
     try:
-        fw = subprocess.Popen([framewalk_path(), "record", "-d", "6", "--count-calls",
-                               "-p", str(w.pid), "-q", "-o", "/dev/null"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        fw = counting_in_background(w, "-o", "/dev/null")
+        deadline = time.monotonic() + 20
         try:
-            deadline = time.monotonic() + 20
-            while time.monotonic() < deadline:
-                if any(t and t.startswith("framewalk-callcount-") for t in report(w)["tools"]):
-                    break
-                time.sleep(0.1)
-            time.sleep(0.3)     # past the start script (see test_threads_exact)
             os.kill(w.pid, signal.SIGWINCH)
             while time.monotonic() < deadline and report(w)["child_tools"] is None:
                 time.sleep(0.1)
