@@ -8,8 +8,6 @@
 #include "agent/calls.h"
 #include "util/util.h"
 
-#define RETRY_NS 10000000ull
-
 static void announce(pid_t pid, const char *path, const char *mode)
 {
 	fw_note("count-calls: asking process %d to run %s (%s)", (int)pid, path, mode);
@@ -30,7 +28,8 @@ void agent_calls_try_start(struct agent_calls *c, const struct py_target *t, dou
 	struct strbuf why = STRBUF_INIT;
 	int ret;
 
-	if (c->state != AGENT_CALLS_WAITING || (c->tried_ns && now - c->tried_ns < RETRY_NS))
+	if (c->state != AGENT_CALLS_WAITING ||
+	    (c->tried_ns && now - c->tried_ns < CALLCOUNT_RETRY_NS))
 		return;
 	c->tried_ns = now;
 	c->cc.stop = stop;
@@ -55,8 +54,7 @@ void agent_calls_try_start(struct agent_calls *c, const struct py_target *t, dou
 	} else {
 		c->state = AGENT_CALLS_COUNTING;
 		c->since_ns = fw_now_ns();
-		c->runtime_addr = t->runtime_addr;
-		c->module_ino = t->module_ino;
+		c->program = *t;
 	}
 	strbuf_release(&why);
 }
@@ -79,7 +77,7 @@ void agent_calls_take(struct agent_calls *c, const struct py_target *t, int fina
 	}
 	profile_release(&c->taken);
 	profile_init(&c->taken);
-	if (t->runtime_addr != c->runtime_addr || t->module_ino != c->module_ino) {
+	if (!py_target_same_program(t, &c->program)) {
 		/* it exec'd: the counting ended with the old program; the new one is asked anew */
 		c->taken.meta.calls_note = xstrdup("not counted: the process exec'd another "
 						   "program, which ended the counting (its calls since "

@@ -23,7 +23,7 @@ struct agent_calls {
 	enum agent_calls_state state;
 	uint64_t since_ns;          /* the counts taken next cover from then (monotonic) */
 	uint64_t tried_ns;          /* the last look at a waiting process */
-	uint64_t runtime_addr, module_ino; /* the program counted (an exec ends it) */
+	struct py_target program;   /* the program counted (an exec ends it) */
 	struct profile taken;       /* the last take: its calls, note and window */
 };
 

@@ -237,8 +237,7 @@ static void drop_targets(struct agent_targets *tg, struct session *sess,
 		 * read again (service, build-id, version) and this period goes
 		 * out under the new ones.
 		 */
-		if (now_t && !ended && (now_t->runtime_addr != tr->target.runtime_addr ||
-					now_t->module_ino != tr->target.module_ino)) {
+		if (now_t && !ended && !py_target_same_program(now_t, &tr->target)) {
 			struct procinfo fresh;
 
 			if (!procinfo_read(in->pid, &fresh) && fresh.start_time == in->start_time) {

@@ -24,8 +24,8 @@
 /* how long the counting outlives the capture if framewalk cannot stop it */
 #define DEADLINE_MARGIN_S 10.0
 #define DEADLINE_UNTIMED_S 600.0
-/* how often a starting process is looked at again (its interpreter made?) */
-#define RETRY_NS 10000000ull
+/* how often the counted processes are looked at for an exit */
+#define ENDED_NS 200000000ull
 #define NEVER_NS (3600ull * 1000000000ull)
 
 /* Every script a target is asked to run, logged with its path. */
@@ -244,8 +244,7 @@ static void end_target(struct cmd_calls *c, size_t i, const struct session *sess
 	struct strbuf why = STRBUF_INIT;
 	int ret;
 
-	if (now_t && (now_t->runtime_addr != ct->t.runtime_addr ||
-		      now_t->module_ino != ct->t.module_ino)) {
+	if (now_t && !py_target_same_program(now_t, &ct->t)) {
 		/* an exec ended the counting with the program: nothing to ask */
 		strbuf_addf(&why, "it exec'd another program, which ended the counting; its "
 			    "counts were lost");
@@ -294,7 +293,7 @@ void cmd_calls_pass(struct cmd_calls *c, const struct session *sess, uint64_t no
 	 * what their exit handler wrote, and their files and descriptors gone,
 	 * not held until the capture ends.
 	 */
-	if (now - c->ended_ns >= 20 * RETRY_NS) {
+	if (now - c->ended_ns >= ENDED_NS) {
 		c->ended_ns = now;
 		for (size_t i = c->n; i-- > 0;) {
 			if (c->v[i].state == CALLS_COUNTING && callcount_ended(&c->v[i].cc))
@@ -303,8 +302,8 @@ void cmd_calls_pass(struct cmd_calls *c, const struct session *sess, uint64_t no
 				drop(c, i);
 		}
 	}
-	if (c->tried_ns && now - c->tried_ns < RETRY_NS) {
-		*next = c->tried_ns + RETRY_NS;
+	if (c->tried_ns && now - c->tried_ns < CALLCOUNT_RETRY_NS) {
+		*next = c->tried_ns + CALLCOUNT_RETRY_NS;
 		return;
 	}
 	c->tried_ns = now;
@@ -340,7 +339,7 @@ void cmd_calls_pass(struct cmd_calls *c, const struct session *sess, uint64_t no
 		}
 		strbuf_release(&why);
 	}
-	*next = waiting ? now + RETRY_NS : now + NEVER_NS;
+	*next = waiting ? now + CALLCOUNT_RETRY_NS : now + NEVER_NS;
 }
 
 void cmd_calls_finish(struct cmd_calls *c, const struct session *sess)

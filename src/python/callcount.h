@@ -24,6 +24,8 @@
 #define CALLCOUNT_MAX_FUNCS 200000        /* code objects kept from the counts file */
 #define CALLCOUNT_MAX_BYTES (64u << 20)   /* bytes read of it */
 #define CALLCOUNT_WAIT_NS (5ull * 1000000000ull) /* for the target to run a request */
+/* how often a starting process is looked at again (callcount_check: ready yet?) */
+#define CALLCOUNT_RETRY_NS 10000000ull
 
 struct callcount_fn {
 	char *file, *name;          /* co_filename, co_qualname (UTF-8, as the target gave) */

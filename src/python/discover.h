@@ -72,6 +72,15 @@ int py_find_section(pid_t pid, const char *name, uint64_t *addr, uint64_t *size)
 const struct py_debug_offsets_layout *py_debug_layout_of_block(int minor, const uint8_t *block,
 							       size_t len);
 
+/*
+ * Do two discoveries of one process find the same Python program? An exec
+ * (even of the same executable) gives a new runtime, or another module.
+ */
+static inline int py_target_same_program(const struct py_target *a, const struct py_target *b)
+{
+	return a->runtime_addr == b->runtime_addr && a->module_ino == b->module_ino;
+}
+
 /* Fill py_offsets from a 3.13+ _Py_DebugOffsets block (debug_offsets.c). 0 or -EPROTO. */
 int py_offsets_from_debug(const struct py_debug_offsets_layout *layout,
 			  const uint8_t *block, size_t len, struct py_offsets *out);
