@@ -343,6 +343,7 @@ static int write_outputs(const struct profile *prof, const struct record_opts *o
 struct target_list {
 	struct py_target *t;
 	size_t n, alloc;
+	size_t named;               /* the first ones, given by -p or the command */
 };
 
 static int listed(const struct target_list *l, pid_t pid)
@@ -416,6 +417,7 @@ static int find_targets(struct record_opts *o, struct target_list *l, pid_t *chi
 			return code;
 		}
 		list_add(l, &target);
+		l->named = l->n;
 		return FW_EXIT_OK;
 	}
 	for (int i = 0; i < o->pid_list.n; i++) {
@@ -433,6 +435,7 @@ static int find_targets(struct record_opts *o, struct target_list *l, pid_t *chi
 			*root = o->pids[i];
 		list_add(l, &target);
 	}
+	l->named = l->n;
 	if (o->all_python)
 		find_all_python(l);
 	if (o->all_python && !l->n) {
@@ -475,7 +478,7 @@ int cmd_record(int argc, char **argv)
 	struct session sess;
 	struct profile prof;
 	struct strbuf why = STRBUF_INIT;
-	struct target_list targets = { NULL, 0, 0 };
+	struct target_list targets = { NULL, 0, 0, 0 };
 	struct held held = { 0 };
 	pid_t root = 0;
 	struct record_hook rh = { &held, NULL, NULL };
@@ -506,8 +509,13 @@ int cmd_record(int argc, char **argv)
 	so.child = child;
 	if (!code)
 		code = check_views(&targets, &so);
+	/*
+	 * A process named with -p (or the command) that cannot count ends the
+	 * command with its reason; one --all-python found is said and sampled
+	 * without counts (cmd_calls_pass), as a --subprocesses child is.
+	 */
 	if (!code && so.count_calls)
-		code = cmd_calls_check("record", targets.n, targets.t);
+		code = cmd_calls_check("record", targets.named, targets.t);
 	/* The backend is chosen once the targets are known: ptrace is probed on one. */
 	if (!code)
 		code = cmd_choose_backend("record", &so, child ? 0 : targets.n ? targets.t[0].pid : 0);

@@ -51,7 +51,7 @@ import uuid
 
 import pytest
 
-from fwtest import WORKLOADS, framewalk_path, run_fw, start_workload
+from fwtest import INTERP_BY_ID, WORKLOADS, framewalk_path, run_fw, start_workload
 from test_formats import go_pprof
 from viewtest import browser, json_block, run_view  # noqa: F401 (browser: a fixture)
 
@@ -239,6 +239,40 @@ def test_several_pids_exact(interp, tmp_path):
     finally:
         for w in ws:
             w.stop()
+
+
+@pytest.mark.interps("sid-py3.14")
+def test_all_python_counts_those_that_can(interp, tmp_path):
+    """--all-python --count-calls with a 3.12 process beside a 3.14 one: the
+    3.12 process (found, not named) is said and sampled without counts, the
+    3.14 one counted exactly; a 3.12 process named with -p still ends the
+    command (test_312_refused)."""
+    old = start_workload(INTERP_BY_ID["py3.12"], "callcount.py")
+    w = start_workload(interp, "callcount.py")
+    try:
+        out = tmp_path / "all.txt"
+        r = run_fw("record", "-d", CAPTURE, "--count-calls", "--all-python", "-q", "-o", out,
+                   timeout=90)
+        assert r.returncode == 0, r
+        assert ("process %d: --count-calls is not possible: Python 3.12.1 has no remote "
+                "execution" % old.pid) in r.stderr, r
+        text = out.read_text()
+        rep = report(w)
+        snaps = [[s for s in rep["snaps"] if s["path"].endswith("/start.py")][-1],
+                 rep["snaps"][-1]]
+        rows = calls_rows(text)
+        file = w.target_path("callcount.py")
+        got = {q: rows.get((q, file), [0, 0]) for q in ("f", "rec", "gen")}
+        want = made_between(snaps[0], snaps[1])
+        assert got == want and want["f"][0] > 0, "%s\n%s" % (rep, text[:4000])
+        # the 3.12 process was sampled all the same, and never asked
+        targets = [l for l in text.splitlines() if l.startswith("Targets:")]
+        assert targets and re.search(r"\b%d\b" % old.pid, targets[0]), text[:3000]
+        assert report(old)["tools"] == [None] * 6
+        assert left_in_tmp(w) == []
+    finally:
+        w.stop()
+        old.stop()
 
 
 def place(interp, script):
