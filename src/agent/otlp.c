@@ -6,6 +6,7 @@
  * process.runtime.*, process.executable.*) holding one Profile; the
  * strings, mappings, locations, functions, stacks and attributes of all of
  * them are one dictionary, each entry stored once, index 0 the zero value.
+ * With --count-calls a process has a second Profile, its exact calls.
  *
  * Interning reuses the profile tables: a scratch profile's strings are the
  * string table, its frames the locations and its prefix tree the stacks; a
@@ -392,6 +393,60 @@ static OtlpProfile *profile_of(struct enc *e, const struct period_batch *b,
 	return o;
 }
 
+/*
+ * Process p's exact call counts (--count-calls) as a second Profile of
+ * sample type calls/count: one sample per counted code object, its stack
+ * the one Python frame naming the function (its first line), its value the
+ * entries, a generator's resumes the sample's int attribute
+ * framewalk.resumes; the counting's note an attribute of the profile.
+ * NULL when the period has no counts.
+ */
+static OtlpProfile *calls_profile_of(struct enc *e, const struct period_batch *b,
+				     const struct period_proc *p)
+{
+	const struct profile *pr = &p->prof;
+	OtlpProfile *o;
+	uint8_t *id;
+
+	if (!pr->ncalls)
+		return NULL;
+	o = arena_new(&e->a, sizeof(*o));
+	opentelemetry__proto__profiles__v1development__profile__init(o);
+	o->sample_type = value_type(e, "calls", "count");
+	o->time_unix_nano = b->from_ns;
+	o->duration_nano = b->until_ns > b->from_ns ? b->until_ns - b->from_ns : 0;
+	id = arena_new(&e->a, 16);
+	encode_random_id(id);
+	o->profile_id.data = id;
+	o->profile_id.len = 16;
+	o->attribute_indices = arena_new(&e->a, 2 * sizeof(int32_t));
+	o->attribute_indices[o->n_attribute_indices++] = attr_get(e, "framewalk.mode", b->mode, 0, 0);
+	if (pr->meta.calls_note)
+		o->attribute_indices[o->n_attribute_indices++] =
+			attr_get(e, "framewalk.calls_note", pr->meta.calls_note, 0, 0);
+	o->samples = arena_new(&e->a, pr->ncalls * sizeof(*o->samples));
+	for (size_t i = 0; i < pr->ncalls; i++) {
+		const struct pf_calls *c = &pr->calls[i];
+		OtlpSample *s = arena_new(&e->a, sizeof(*s));
+		uint32_t loc = location_get(e, pr, c->frame);
+
+		opentelemetry__proto__profiles__v1development__sample__init(s);
+		s->stack_index = stack_get(e, profile_stack(&e->st, &loc, 1));
+		if (c->resumes) {
+			s->attribute_indices = arena_new(&e->a, sizeof(int32_t));
+			s->attribute_indices[0] = attr_get(e, "framewalk.resumes", NULL,
+							   c->resumes > INT64_MAX ? INT64_MAX :
+							   (int64_t)c->resumes, 1);
+			s->n_attribute_indices = 1;
+		}
+		s->values = arena_new(&e->a, sizeof(int64_t));
+		s->values[0] = c->starts > INT64_MAX ? INT64_MAX : (int64_t)c->starts;
+		s->n_values = 1;
+		o->samples[o->n_samples++] = s;
+	}
+	return o;
+}
+
 /* Index 0 of every table: the zero value. */
 static void add_zero_entries(struct enc *e)
 {
@@ -461,14 +516,17 @@ int otlp_encode(const struct period_batch *b, struct strbuf *out)
 	for (size_t i = 0; i < b->n; i++) {
 		OtlpResourceProfiles *rp = arena_new(&e.a, sizeof(*rp));
 		OtlpScopeProfiles *sp = arena_new(&e.a, sizeof(*sp));
+		OtlpProfile *calls;
 
 		opentelemetry__proto__profiles__v1development__resource_profiles__init(rp);
 		opentelemetry__proto__profiles__v1development__scope_profiles__init(sp);
 		rp->resource = resource_of(&e, b, &b->procs[i]);
 		sp->scope = &scope;
-		sp->profiles = arena_new(&e.a, sizeof(*sp->profiles));
-		sp->profiles[0] = profile_of(&e, b, &b->procs[i]);
-		sp->n_profiles = 1;
+		sp->profiles = arena_new(&e.a, 2 * sizeof(*sp->profiles));
+		sp->profiles[sp->n_profiles++] = profile_of(&e, b, &b->procs[i]);
+		calls = calls_profile_of(&e, b, &b->procs[i]);
+		if (calls)
+			sp->profiles[sp->n_profiles++] = calls;
 		rp->scope_profiles = arena_new(&e.a, sizeof(*rp->scope_profiles));
 		rp->scope_profiles[0] = sp;
 		rp->n_scope_profiles = 1;

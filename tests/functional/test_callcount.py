@@ -52,6 +52,7 @@ import uuid
 import pytest
 
 from fwtest import INTERP_BY_ID, WORKLOADS, framewalk_path, run_fw, start_workload
+from test_agent import pb, receiver  # noqa: F401 (fixtures)
 from test_formats import go_pprof
 from viewtest import browser, json_block, run_view  # noqa: F401 (browser: a fixture)
 
@@ -348,19 +349,57 @@ def test_subprocesses_counted_and_summed(interp, tmp_path):
         shutil.rmtree(host_dir, ignore_errors=True)
 
 
+def otlp_calls_of(pb, requests, pid, file):
+    """[(period start, {qualname: [entries, resumes]} for f, rec, gen)] of
+    the calls Profiles OTLP requests carry for process pid."""
+    out = []
+    for req in requests:
+        msg = pb.ExportRequest.FromString(req["body"])
+        d = msg.dictionary
+        st = d.string_table
+        for rp in msg.resource_profiles:
+            attrs = {kv.key: kv.value for kv in rp.resource.attributes}
+            if attrs["process.pid"].int_value != pid:
+                continue
+            for prof in rp.scope_profiles[0].profiles:
+                if st[prof.sample_type.type_strindex] != "calls":
+                    continue
+                assert st[prof.sample_type.unit_strindex] == "count"
+                got = {q: [0, 0] for q in ("f", "rec", "gen")}
+                for smp in prof.samples:
+                    locs = d.stack_table[smp.stack_index].location_indices
+                    assert len(locs) == 1
+                    line = d.location_table[locs[0]].lines[0]
+                    fn = d.function_table[line.function_index]
+                    name, fname = st[fn.name_strindex], st[fn.filename_strindex]
+                    if fname != file or name not in got:
+                        continue
+                    got[name][0] += smp.values[0]
+                    for a in smp.attribute_indices:
+                        kv = d.attribute_table[a]
+                        if st[kv.key_strindex] == "framewalk.resumes":
+                            got[name][1] += kv.value.int_value
+                out.append((prof.time_unix_nano, got))
+    return out
+
+
 @pytest.mark.interps("sid-py3.14")
-def test_agent_counts_per_period(interp, tmp_path):
+def test_agent_counts_per_period(interp, tmp_path, pb, receiver):
     """agent --count-calls: each period's profile carries the calls made in
     that period exactly (the target's own counters at the start request,
-    each period's take and the last period's stop); nothing left after."""
+    each period's take and the last period's stop), in --dir's pprof files
+    and in OTLP (a second Profile of the process, sample type calls/count,
+    read with the official schema); nothing left after."""
     # not "busy": its ticks sleep, so a request is taken as the sleep returns,
     # not inside f or rec between the call's PY_START and its own counter's
     # increment (there the target's counters lag the event by one)
     w = start_workload(interp, "callcount.py")
     try:
         d = tmp_path / "dir"
+        otlp = receiver()
         ag = subprocess.Popen([framewalk_path(), "agent", "-p", str(w.pid), "--count-calls",
-                               "--period", "1", "--dir", str(d), "-q"],
+                               "--period", "1", "--dir", str(d), "--otlp", otlp.url + "/",
+                               "-q"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         try:
             # at least four periods written (the first may be short: aligned to the clock)
@@ -383,8 +422,8 @@ def test_agent_counts_per_period(interp, tmp_path):
         # one profile a period, each period's counts those between its two ends
         assert len(files) == len(snaps) - 1, (names, [f.name for f in files])
         file = w.target_path("callcount.py")
-        for k, pb in enumerate(files):
-            r = run_fw("report", pb, "-f", "text")
+        for k, pbf in enumerate(files):
+            r = run_fw("report", pbf, "-f", "text")
             assert r.returncode == 0, r
             assert "Calls:     exact, sys.monitoring tool" in r.stdout and \
                 " over the period; " in r.stdout, r.stdout[:2000]
@@ -392,7 +431,12 @@ def test_agent_counts_per_period(interp, tmp_path):
             a, b = snaps[k], snaps[k + 1]
             got = {q: rows.get((q, file), [0, 0]) for q in ("f", "rec", "gen")}
             want = made_between(a, b)
-            assert got == want, "period %d (%s): %s" % (k, pb.name, r.stdout[:3000])
+            assert got == want, "period %d (%s): %s" % (k, pbf.name, r.stdout[:3000])
+        # the same periods' counts in OTLP, in the order of the periods
+        otlp_calls = sorted(otlp_calls_of(pb, otlp.taken(), w.pid, file))
+        assert len(otlp_calls) == len(files), (len(otlp_calls), len(files))
+        for k, (_, got) in enumerate(otlp_calls):
+            assert got == made_between(snaps[k], snaps[k + 1]), (k, got, snaps)
         assert rep["tools"] == [None] * 6, rep
         assert wait_threads(w, 1, 2.0) == 1
         assert left_in_tmp(w) == []
