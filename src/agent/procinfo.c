@@ -1,9 +1,9 @@
 /*
  * Implementation of procinfo.h: the /proc files of a process the agent
- * looks at (stat, environ, cmdline, cgroup, exe), each read whole into a
+ * looks at (environ, cmdline, cgroup, exe; its start time is target/proc.h's
+ * proc_start_time), each read whole into a
  * bounded buffer and then parsed.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <unistd.h>
 
@@ -16,50 +16,6 @@
 #define ENVIRON_MAX (256u << 10)
 #define CMDLINE_MAX (64u << 10)
 #define CGROUP_MAX (64u << 10)
-
-int procinfo_parse_start_time(const char *stat, size_t len, uint64_t *ticks)
-{
-	const char *p = NULL, *end = stat + len;
-	uint64_t v = 0;
-
-	/* comm may hold ')' and spaces: the fields start after the last ')'. */
-	for (const char *q = stat; q < end; q++)
-		if (*q == ')')
-			p = q + 1;
-	if (!p)
-		return -EINVAL;
-	/* field 3 (state) is the first after ')'; starttime is field 22 */
-	for (int field = 3; field < 22; field++) {
-		while (p < end && *p == ' ')
-			p++;
-		while (p < end && *p != ' ')
-			p++;
-	}
-	while (p < end && *p == ' ')
-		p++;
-	if (p >= end || !isdigit((unsigned char)*p))
-		return -EINVAL;
-	/* bounded by len, not strtoull: the text need not be terminated */
-	for (; p < end && isdigit((unsigned char)*p); p++) {
-		if (v > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
-			return -EINVAL;
-		v = v * 10 + (uint64_t)(*p - '0');
-	}
-	*ticks = v;
-	return 0;
-}
-
-int procinfo_start_time(pid_t pid, uint64_t *ticks)
-{
-	char path[64], buf[1024];
-	int ret;
-
-	xsnprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	ret = read_file_into(path, buf, sizeof(buf));
-	if (ret)
-		return ret == -ENOENT ? -ESRCH : ret;
-	return procinfo_parse_start_time(buf, strlen(buf), ticks);
-}
 
 const char *procinfo_env_lookup(const char *env, size_t len, const char *name, size_t *vlen)
 {
@@ -369,7 +325,7 @@ int procinfo_read(pid_t pid, struct procinfo *out)
 
 	memset(out, 0, sizeof(*out));
 	out->pid = pid;
-	ret = procinfo_start_time(pid, &out->start_time);
+	ret = proc_start_time(pid, &out->start_time);
 	if (ret)
 		return ret == -ESRCH ? ret : -ESRCH;
 	ret = procinfo_read_match(pid, out->exe, sizeof(out->exe), out->cmdline, sizeof(out->cmdline),

@@ -20,11 +20,6 @@
 #define PROCINFO_SERVICE_MAX 128
 #define PROCINFO_CONTAINER_LEN 64      /* hex digits of a container id */
 
-/* Start time of pid (clock ticks since boot, /proc/PID/stat field 22). 0 or -errno. */
-int procinfo_start_time(pid_t pid, uint64_t *ticks);
-/* The same from the text of a stat file. 0 or -EINVAL. */
-int procinfo_parse_start_time(const char *stat, size_t len, uint64_t *ticks);
-
 /*
  * The value of variable name in an environment block (NUL-separated
  * "NAME=value" entries, as /proc/PID/environ holds them), or NULL; its

@@ -137,7 +137,7 @@ static void consider(struct agent_targets *tg, struct session *sess,
 	uint64_t start, now = fw_now_ns(), age, young_until;
 	int ret;
 
-	if (procinfo_start_time(pid, &start))
+	if (proc_start_time(pid, &start))
 		return;
 	if (x && x->start == start && now >= x->retry_until) {
 		/* looked at before: again only when it exec'd something else since */
@@ -247,7 +247,7 @@ static void drop_targets(struct agent_targets *tg, struct session *sess,
 				tr->target = *now_t;
 			}
 		}
-		if (procinfo_start_time(in->pid, &start) || start != in->start_time)
+		if (proc_start_time(in->pid, &start) || start != in->start_time)
 			stop_profiling(tg, sess, tr, "it exited");
 		else if (ended)
 			stop_profiling(tg, sess, tr, "it can no longer be read");

@@ -249,14 +249,9 @@ static int process_ended(pid_t pid)
 /* The process's start time (clock ticks after boot), 0 when unreadable. */
 static uint64_t start_ticks(pid_t pid)
 {
-	char path[64], text[1024];
 	uint64_t ticks = 0;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (read_file_into(path, text, sizeof(text)) ||
-	    proc_stat_parse_field(text, strlen(text), 22, &ticks))
-		return 0;
-	return ticks;
+	return proc_start_time(pid, &ticks) ? 0 : ticks;
 }
 
 /* Still the process counting started in (not exited, its pid not reused)? */

@@ -268,6 +268,18 @@ int proc_stat_parse_field(const char *text, size_t len, int field, uint64_t *val
 	return 0;
 }
 
+int proc_start_time(pid_t pid, uint64_t *ticks)
+{
+	char path[64], text[1024];
+	int ret;
+
+	xsnprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	ret = read_file_into(path, text, sizeof(text));
+	if (ret)
+		return ret == -ENOENT ? -ESRCH : ret;
+	return proc_stat_parse_field(text, strlen(text), 22, ticks);
+}
+
 int proc_stat_parse_cpu(const char *text, size_t len, int *cpu)
 {
 	uint64_t v;

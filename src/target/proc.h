@@ -54,6 +54,12 @@ int proc_stat_parse_state(const char *text, size_t len, char *state);
 int proc_stat_parse_cpu(const char *text, size_t len, int *cpu);
 /* Numeric field number `field` (1-based, as proc(5) counts; 3 or more). 0 or -EINVAL. */
 int proc_stat_parse_field(const char *text, size_t len, int field, uint64_t *value);
+/*
+ * When process pid started, in clock ticks after boot (/proc/pid/stat
+ * field 22): with the pid, what tells a process from a later one that
+ * reuses its pid. 0, -ESRCH (gone) or -errno.
+ */
+int proc_start_time(pid_t pid, uint64_t *ticks);
 
 /*
  * What tells one program image of a process from the next: an exec keeps

@@ -1,7 +1,7 @@
 /*
  * Unit tests of the agent's pieces that read untrusted input or keep
  * promises the functional tests only see from outside: the /proc parsers
- * (agent/procinfo.c: a stat line whose command holds ") ", an environment
+ * (a stat line whose command holds ") ", target/proc.h; agent/procinfo.c: an environment
  * block, cgroup paths of each container runtime, command lines), label
  * cleaning, the bounded spool (agent/spool.c: oldest dropped first, the
  * request in flight never, order kept across a reopen, a corrupt file
@@ -31,6 +31,7 @@
 #include "agent/procinfo.h"
 #include "agent/sink.h"
 #include "agent/spool.h"
+#include "target/proc.h"
 #include "util/strbuf.h"
 
 /* ---- procinfo ------------------------------------------------------------- */
@@ -46,12 +47,16 @@ static void test_start_time(void **state)
 	for (int i = 4; i <= 22; i++)
 		strbuf_addf(&sb, " %d", i * 1000);
 	strbuf_addstr(&sb, " 23 24\n");
-	assert_int_equal(procinfo_parse_start_time(sb.buf, sb.len, &t), 0);
+	assert_int_equal(proc_stat_parse_field(sb.buf, sb.len, 22, &t), 0);
 	assert_int_equal(t, 22000);
 	/* cut before field 22 */
-	assert_int_equal(procinfo_parse_start_time(sb.buf, 40, &t), -EINVAL);
-	assert_int_equal(procinfo_parse_start_time("42 (x", 5, &t), -EINVAL);
-	assert_int_equal(procinfo_parse_start_time("", 0, &t), -EINVAL);
+	assert_int_equal(proc_stat_parse_field(sb.buf, 40, 22, &t), -EINVAL);
+	assert_int_equal(proc_stat_parse_field("42 (x", 5, 22, &t), -EINVAL);
+	assert_int_equal(proc_stat_parse_field("", 0, 22, &t), -EINVAL);
+	/* a live process: this one, started before now */
+	assert_int_equal(proc_start_time(getpid(), &t), 0);
+	assert_true(t > 0);
+	assert_int_equal(proc_start_time(0x3fffffff, &t), -ESRCH);
 	strbuf_release(&sb);
 }
 
