@@ -127,6 +127,20 @@ void agent_calls_take(struct agent_calls *c, const struct py_target *t, int fina
 	}
 }
 
+void agent_calls_abandon(struct agent_calls *c, pid_t pid)
+{
+	if (c->state == AGENT_CALLS_COUNTING)
+		fw_warning("process %d: interrupted: its counting was not read (it removes itself "
+			   "at its deadline)", (int)pid);
+	callcount_release(&c->cc);
+	callcount_init(&c->cc, pid);
+	profile_release(&c->taken);
+	profile_init(&c->taken);
+	c->taken.meta.calls_note = xstrdup("not read: interrupted (the counting removes itself "
+					   "at its deadline)");
+	c->state = AGENT_CALLS_OFF;
+}
+
 void agent_calls_release(struct agent_calls *c, const struct py_target *t)
 {
 	struct strbuf why = STRBUF_INIT;

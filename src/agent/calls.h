@@ -46,6 +46,13 @@ void agent_calls_try_start(struct agent_calls *c, const struct py_target *t, dou
  */
 void agent_calls_take(struct agent_calls *c, const struct py_target *t, int final);
 
+/*
+ * Leave a counting unread (a stop signal came while the agent's last
+ * period was being read): said, its files removed; the counting removes
+ * itself at its deadline. c->taken says why; c is off.
+ */
+void agent_calls_abandon(struct agent_calls *c, pid_t pid);
+
 /* Stop a counting still on (without reading it) and free what c holds. */
 void agent_calls_release(struct agent_calls *c, const struct py_target *t);
 

@@ -377,6 +377,7 @@ static void cut_period(struct agent *a, int final)
 	uint64_t until = final ? unix_now_ns() : a->period_end_unix;
 	struct period_batch b;
 	struct profile taken;
+	sig_atomic_t stops = cmd_stop_requested;
 
 	if (until < a->period_from_unix)
 		until = a->period_from_unix;
@@ -389,8 +390,14 @@ static void cut_period(struct agent *a, int final)
 	for (size_t i = 0; i < a->targets.n; i++) {
 		struct agent_target *tr = &a->targets.t[i];
 
-		/* the period's exact counts; the last of a process that left or of the agent */
-		if (tr->calls)
+		/*
+		 * the period's exact counts; the last of a process that left or of
+		 * the agent (5 s at most each: a stop signal meanwhile leaves the
+		 * rest unread)
+		 */
+		if (tr->calls && cmd_stop_requested != stops)
+			agent_calls_abandon(tr->calls, tr->target.pid);
+		else if (tr->calls)
 			agent_calls_take(tr->calls, &tr->target, final || a->o.once || tr->gone ||
 					 !a->so.count_calls);
 		if (period_batch_add(&b, &taken, &tr->info, tr->target.version,

@@ -155,10 +155,12 @@ int cmd_output_error(const char *path, int err)
 
 volatile sig_atomic_t cmd_stop_requested;
 
+/* Counted: a second stop signal cuts short what the first one began (the counts' reading). */
 static void on_stop_signal(int sig)
 {
 	(void)sig;
-	cmd_stop_requested = 1;
+	if (cmd_stop_requested < 100)
+		cmd_stop_requested = cmd_stop_requested + 1;
 }
 
 void cmd_install_signals(void)

@@ -346,12 +346,26 @@ void cmd_calls_finish(struct cmd_calls *c, const struct session *sess)
 {
 	struct strbuf note = STRBUF_INIT;
 	uint64_t end_ns = fw_now_ns();
+	sig_atomic_t stops = c->so.stop ? *c->so.stop : 0;
 
+	/*
+	 * Each is asked to stop (5 s at most each); a stop signal that comes
+	 * meanwhile leaves the rest to their deadline, unasked.
+	 */
 	for (size_t i = c->n; i-- > 0;) {
-		if (c->v[i].state == CALLS_COUNTING)
-			end_target(c, i, sess);
-		else
+		if (c->v[i].state == CALLS_COUNTING && c->so.stop && *c->so.stop != stops) {
+			fw_warning("process %d: interrupted: its counting was not read (it removes "
+				   "itself at its deadline)", (int)c->v[i].t.pid);
+			if (!c->failed++) {
+				c->lost_pid = c->v[i].t.pid;
+				strbuf_addstr(&c->lost, "interrupted: not read");
+			}
 			drop(c, i);
+		} else if (c->v[i].state == CALLS_COUNTING) {
+			end_target(c, i, sess);
+		} else {
+			drop(c, i);
+		}
 	}
 	if (c->counted == 1 && c->seen == 1 && !c->at_exit) {
 		strbuf_addf(&note, "exact, sys.monitoring tool %d over the capture; %zu functions; "

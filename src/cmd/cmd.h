@@ -50,6 +50,7 @@ const struct elf_env *cmd_elf_env(void);
 void cmd_permission_hints(pid_t pid);
 
 /* Set by SIGINT/SIGTERM/SIGHUP once cmd_install_signals ran: end the capture. */
+/* Stop signals (SIGINT, SIGTERM, SIGHUP) received so far: 0 none. */
 extern volatile sig_atomic_t cmd_stop_requested;
 /* Install those handlers (no SA_RESTART, so sleeps end at once); ignore SIGPIPE. */
 void cmd_install_signals(void);
@@ -111,6 +112,7 @@ const struct cmd_stop_outcome *cmd_stop_outcome(enum sampler_stop reason);
 #define CMD_SO_NONBLOCKING (1u << 12)   /* --nonblocking: --backend vm */
 #define CMD_SO_LABEL (1u << 13)         /* --label NAME=MODULE:VARIABLE */
 #define CMD_SO_COUNT_CALLS (1u << 14)   /* --count-calls (3.14+ remote execution) */
+#define CMD_SO_CONTEXT_LABEL (1u << 15) /* the agent's --label: --context-label NAME=MODULE:VARIABLE */
 
 /* What a command takes (cmd/sampling.c has each command's, with its reasons). */
 struct cmd_sampling_use {

@@ -101,7 +101,8 @@ static void remove_stale(int tmp_fd, pid_t pid, const char *keep, uid_t target_u
 		    (st.st_uid != geteuid() && !(until && st.st_uid == target_uid)) ||
 		    time(NULL) - st.st_mtime < 60)
 			continue;
-		dfd = openat(tmp_fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		/* not through a mount the target's user placed there (another directory) */
+		dfd = safe_dir_entry(tmp_fd, e->d_name);
 		if (dfd < 0)
 			continue;
 		for (size_t i = 0; i < ARRAY_SIZE(placed_files); i++)
@@ -110,6 +111,22 @@ static void remove_stale(int tmp_fd, pid_t pid, const char *keep, uid_t target_u
 		unlinkat(tmp_fd, e->d_name, AT_REMOVEDIR);  /* fails if anything else is in it */
 	}
 	closedir(d);
+}
+
+/*
+ * Is the directory dir_fd one where the target's user may make files
+ * itself: a temporary directory for all (world-writable and sticky) or
+ * its own? framewalk makes its directory only there, so a /tmp that is
+ * another directory bind-mounted (/etc, in a mount namespace the target's
+ * user made) gets nothing from framewalk that user could not make.
+ */
+static int writable_by(int dir_fd, uid_t uid)
+{
+	struct stat st;
+
+	if (fstat(dir_fd, &st) || !S_ISDIR(st.st_mode))
+		return 0;
+	return ((st.st_mode & S_ISVTX) && (st.st_mode & S_IWOTH)) || st.st_uid == uid;
 }
 
 /*
@@ -139,6 +156,11 @@ static int make_dir(struct callcount *cc, long long until, struct strbuf *why)
 			err = fd;
 			continue;
 		}
+		if (!writable_by(fd, target_uid)) {
+			err = -EPERM;
+			close(fd);
+			continue;
+		}
 		remove_stale(fd, cc->pid, cc->keep_dirname, target_uid);
 		random_hex(hex, 8);
 		if (until)
@@ -162,13 +184,12 @@ static int make_dir(struct callcount *cc, long long until, struct strbuf *why)
 			    "/dev/shm: %s", strerror(-err));
 		return err;
 	}
-	/* 0755 whatever the umask; checked to be the one just made, ours */
+	/* 0755 whatever the umask; checked to be the one just made, ours, no mount over it */
 	{
-		int fd = openat(cc->tmp_fd, cc->dirname, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-				O_CLOEXEC);
+		int fd = safe_dir_entry(cc->tmp_fd, cc->dirname);
 
 		if (fd < 0 || fstat(fd, &st) || st.st_uid != geteuid() || fchmod(fd, 0755)) {
-			err = fd < 0 ? -errno : -EPERM;
+			err = fd < 0 ? fd : -EPERM;
 			if (fd >= 0)
 				close(fd);
 			strbuf_addf(why, "cannot set up %s in the target's root", cc->tpath);
@@ -263,7 +284,7 @@ static int same_process(const struct callcount *cc)
 /* The result file's text when the script has finished writing it, else -EAGAIN. */
 static int read_result(struct callcount *cc, const char *name, struct strbuf *sb)
 {
-	int fd = safe_open_in(cc->dir_fd, name), ret;
+	int fd = safe_open_entry(cc->dir_fd, name), ret;
 	size_t len;
 
 	if (fd < 0)
@@ -293,6 +314,7 @@ static int run_script(struct callcount *cc, const struct py_target *t, const cha
 	struct stat st;
 	char path[512];
 	uint64_t start, taken_ns = 0;
+	sig_atomic_t stops = cc->stop ? *cc->stop : 0;
 	int ret;
 
 	snprintf(path, sizeof(path), "/proc/%d", (int)cc->pid);
@@ -345,6 +367,19 @@ static int run_script(struct callcount *cc, const struct py_target *t, const cha
 			ret = -EINTR;
 			break;
 		}
+		/*
+		 * A stop, peek or take is given up when a stop signal comes while
+		 * it waits (the first one may have ended the capture: this is
+		 * another): the counting removes itself at its deadline.
+		 */
+		if (cc->stop && *cc->stop != stops && !keep) {
+			if (py_rexec_pending(&cc->mem, &rq) > 0)
+				py_rexec_withdraw(&cc->mem, &rq);
+			strbuf_addstr(why, "interrupted while waiting for the target to run the "
+				      "request (the counting removes itself at its deadline)");
+			ret = -EINTR;
+			break;
+		}
 		/* a process that ended will not answer */
 		if (!same_process(cc)) {
 			strbuf_addf(why, "process %d ended before it ran the request", (int)cc->pid);
@@ -387,7 +422,8 @@ static int run_script(struct callcount *cc, const struct py_target *t, const cha
 	 * The start's directory, kept: given to the target's user, so that the
 	 * counting, removing itself at its deadline (framewalk killed), removes
 	 * it too. Its files stay framewalk's; what framewalk reads from it is
-	 * opened as any file a target names (safe_open_in, bounded).
+	 * opened as a file the target controls, no link or mount followed
+	 * (safe_open_entry, bounded).
 	 */
 	if (!ret && keep && (st.st_uid != geteuid() || st.st_gid != getegid()) &&
 	    fchown(cc->dir_fd, st.st_uid, st.st_gid)) {
@@ -402,6 +438,25 @@ static int run_script(struct callcount *cc, const struct py_target *t, const cha
 	}
 	remove_dir(cc);
 	return ret;
+}
+
+/*
+ * The target's status text, quoted in a message: its first STATUS_QUOTE_MAX
+ * bytes, escaped (the target wrote them: hostile text, and a message is no
+ * place for a whole file).
+ */
+#define STATUS_QUOTE_MAX 300
+
+static void quote_status(struct strbuf *out, const char *s)
+{
+	char head[STATUS_QUOTE_MAX + 1];
+	size_t n = strnlen(s, STATUS_QUOTE_MAX + 1);
+
+	memcpy(head, s, n > STATUS_QUOTE_MAX ? STATUS_QUOTE_MAX : n);
+	head[n > STATUS_QUOTE_MAX ? STATUS_QUOTE_MAX : n] = '\0';
+	escape_append(out, head, ESCAPE_TERMINAL);
+	if (n > STATUS_QUOTE_MAX)
+		strbuf_addstr(out, "...");
 }
 
 int callcount_check(struct target_mem *m, const struct py_target *t, struct strbuf *why)
@@ -450,7 +505,7 @@ int callcount_start(struct callcount *cc, const struct py_target *t, double dead
 		} else if (!strncmp(s, "busy ", 5)) {
 			struct strbuf holders = STRBUF_INIT;
 
-			escape_append(&holders, s + 5, ESCAPE_TERMINAL);
+			quote_status(&holders, s + 5);
 			strbuf_addf(why, "every sys.monitoring tool id is taken (%s)",
 				    strbuf_str(&holders));
 			strbuf_release(&holders);
@@ -458,7 +513,7 @@ int callcount_start(struct callcount *cc, const struct py_target *t, double dead
 		} else {
 			struct strbuf msg = STRBUF_INIT;
 
-			escape_append(&msg, s, ESCAPE_TERMINAL);
+			quote_status(&msg, s);
 			strbuf_addf(why, "the counting script failed: %s", strbuf_str(&msg));
 			strbuf_release(&msg);
 			ret = -EIO;
@@ -568,7 +623,7 @@ static int read_exit_counts(struct callcount *cc)
 
 	if (cc->keep_fd < 0)
 		return -ENOENT;
-	fd = safe_open_in(cc->keep_fd, "counts");
+	fd = safe_open_entry(cc->keep_fd, "counts");
 	if (fd < 0)
 		return fd;
 	ret = read_fd_bounded(fd, CALLCOUNT_MAX_BYTES, &res);

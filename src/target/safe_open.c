@@ -105,6 +105,36 @@ int safe_dir_in(int root_fd, const char *path)
 	return resolve_in_root(root_fd, path, O_DIRECTORY, O_NOFOLLOW);
 }
 
+/* name beneath dir_fd, no symlink, no mount crossed, opened with flags. fd or -errno. */
+static int resolve_entry(int dir_fd, const char *name, int flags)
+{
+	struct open_how how;
+	long fd;
+
+	if (dir_fd < 0)
+		return -EBADF;
+	if (!name || !*name || strchr(name, '/'))
+		return -EINVAL;
+	memset(&how, 0, sizeof(how));
+	how.flags = (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC);
+	how.resolve = RESOLVE_BENEATH | RESOLVE_NO_XDEV | RESOLVE_NO_SYMLINKS |
+		      RESOLVE_NO_MAGICLINKS;
+	fd = syscall(SYS_openat2, dir_fd, name, &how, sizeof(how));
+	return fd < 0 ? -errno : (int)fd;
+}
+
+int safe_open_entry(int dir_fd, const char *name)
+{
+	int fd = resolve_entry(dir_fd, name, O_PATH);
+
+	return fd < 0 ? fd : reopen_regular(fd);
+}
+
+int safe_dir_entry(int dir_fd, const char *name)
+{
+	return resolve_entry(dir_fd, name, O_RDONLY | O_DIRECTORY);
+}
+
 int safe_open_in_dir(const char *dir, const char *path)
 {
 	int root = safe_root_open(dir), fd;

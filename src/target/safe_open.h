@@ -45,6 +45,22 @@ int safe_open_in_dir(const char *dir, const char *path);
 int safe_dir_in(int root_fd, const char *path);
 
 /*
+ * One entry, name, of a directory framewalk made in a place a target
+ * controls (python/callcount.c's request directories in the target's
+ * /tmp): resolved beneath dir_fd with no symlink and no mount crossed
+ * (openat2 RESOLVE_BENEATH | RESOLVE_NO_XDEV | RESOLVE_NO_SYMLINKS |
+ * RESOLVE_NO_MAGICLINKS), so what the target's user bind-mounted over it
+ * (in a mount namespace of its own: a rootless container) is refused with
+ * -EXDEV, never followed to a file or directory that user could not reach.
+ * safe_open_entry: a regular file, opened for reading as safe_open_in
+ * opens; safe_dir_entry: a directory, O_RDONLY | O_DIRECTORY (for
+ * fdopendir, openat, unlinkat, fchown). fd or -errno; -ENOSYS without
+ * openat2 (Linux < 5.6): refused, never followed.
+ */
+int safe_open_entry(int dir_fd, const char *name);
+int safe_dir_entry(int dir_fd, const char *name);
+
+/*
  * A path framewalk itself chose and resolves as the kernel does, magic links
  * included (/proc/PID/map_files/..., /proc/PID/exe, a path already resolved
  * inside a sysroot, a debuginfod cache file): regular files only, with the

@@ -51,7 +51,7 @@ import uuid
 
 import pytest
 
-from fwtest import INTERP_BY_ID, WORKLOADS, framewalk_path, run_fw, start_workload
+from fwtest import INTERP_BY_ID, WORKLOADS, framewalk_path, run_fw, start_workload, wait_ready
 from test_agent import pb, receiver  # noqa: F401 (fixtures)
 from test_formats import go_pprof
 from viewtest import browser, json_block, run_view  # noqa: F401 (browser: a fixture)
@@ -656,6 +656,139 @@ def test_312_refused(interp):
         assert report(w)["tools"] == [None] * 6
     finally:
         w.stop()
+
+
+# --------------------------------------------------------------------------
+# A target in a mount namespace of its own (a rootless container may do all
+# this): what it bind-mounts over framewalk's files is never followed
+# --------------------------------------------------------------------------
+
+def start_in_mount_ns(interp, prepare, path, *args):
+    """interp's python running PATH ARGS (a path inside its root) in a mount
+    namespace of its own, after the shell commands PREPARE ($R: the root,
+    $$: the pid python will have)."""
+    script = 'R=%s; %s; exec "$@"' % (shlex.quote(str(interp.root or "")), prepare)
+    proc = subprocess.Popen(["unshare", "-m", "--propagation", "private", "sh", "-c", script,
+                             "sh"] + interp.argv(path, *args),
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=interp.env())
+    try:
+        wait_ready(proc, what="cc_hostile.py in a mount namespace")
+    except BaseException:
+        proc.kill()
+        proc.wait()
+        raise
+    return proc
+
+
+def end(proc):
+    proc.kill()
+    proc.wait(timeout=10)
+    proc.stdout.close()
+    proc.stderr.close()
+
+
+@pytest.mark.interps("sid-py3.14")
+def test_stale_rule_follows_no_mount(interp, tmp_path):
+    """The target bind-mounts a root-owned directory holding files of the
+    names framewalk places (status, counts, start.py) over a directory named
+    as a stale one of framewalk's (framewalk-cc-PID-...-until-0, a minute
+    old): framewalk's clean-up of stale directories must not follow the
+    mount (it deleted those three files on the previous build)."""
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    names = ["counts", "keepme", "start.py", "status"]
+    for n in names:
+        (victim / n).write_text("root's own\n")
+    old = time.time() - 300
+    os.utime(str(victim), (old, old))
+    path, host_dir = place(interp, "cc_hostile.py")
+    trap = None
+    try:
+        proc = start_in_mount_ns(
+            interp, 'd="$R/tmp/framewalk-cc-$$-0123456789abcdef-until-0"; mkdir "$d" && '
+            'mount --bind %s "$d"' % shlex.quote(str(victim)), path, "idle")
+        trap = os.path.join(str(interp.root), "tmp",
+                            "framewalk-cc-%d-0123456789abcdef-until-0" % proc.pid)
+        try:
+            r = run_fw("record", "-d", 1, "--count-calls", "-p", proc.pid, "-q", "-o",
+                       tmp_path / "out.txt", timeout=60)
+            assert r.returncode == 0, r
+            assert "Calls:     exact" in (tmp_path / "out.txt").read_text(), r
+            assert sorted(os.listdir(str(victim))) == names, r
+        finally:
+            end(proc)
+    finally:
+        shutil.rmtree(host_dir, ignore_errors=True)
+        if trap and os.path.isdir(trap):
+            os.rmdir(trap)
+
+
+@pytest.mark.interps("sid-py3.14")
+def test_status_read_follows_no_mount(interp, tmp_path):
+    """At the start request the target bind-mounts a root-only file over
+    the request's status file: framewalk must not read it through the mount
+    (the previous build printed the file in its warning and the report)."""
+    path, host_dir = place(interp, "cc_hostile.py")
+    secret = os.path.join(host_dir, "secret")
+    with open(secret, "w") as f:
+        f.write("TOPSECRET root-only line\n")
+    os.chmod(secret, 0o600)
+    try:
+        proc = start_in_mount_ns(interp, ":", path, "status",
+                                 os.path.dirname(path) + "/secret")
+        try:
+            out = tmp_path / "out.txt"
+            r = run_fw("record", "-d", 1, "--count-calls", "-p", proc.pid, "-q", "-o", out,
+                       timeout=60)
+            assert r.returncode == 0, r
+            text = out.read_text()
+            assert "TOPSECRET" not in r.stderr and "TOPSECRET" not in text, (r, text[:2000])
+            assert "counting calls failed" in r.stderr, r
+            assert "Calls:     not counted: " in text, text[:2000]
+        finally:
+            end(proc)
+    finally:
+        shutil.rmtree(host_dir, ignore_errors=True)
+
+
+@pytest.mark.interps("sid-py3.14")
+def test_signal_cuts_the_stops_short(interp, tmp_path):
+    """Two counted processes block in C before the capture's end, so neither
+    can run its stop (5 s each): a SIGINT while framewalk waits for the first
+    ends it at once, the other left unasked, both to their deadline (the
+    previous build waited both out, ~10 s)."""
+    ws = [start_workload(interp, "cc_hostile.py", "block", "1.5") for _ in range(2)]
+    fw = subprocess.Popen([framewalk_path(), "record", "-d", "2.5", "--count-calls",
+                           "-p", str(ws[0].pid), "-p", str(ws[1].pid), "-q", "-o",
+                           str(tmp_path / "out.txt")],
+                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE)
+    try:
+        err = b""
+        deadline = time.monotonic() + 30
+        while b"(stop)" not in err and time.monotonic() < deadline:
+            r, _, _ = select.select([fw.stderr], [], [], 1.0)
+            if r:
+                chunk = os.read(fw.stderr.fileno(), 65536)
+                if not chunk:
+                    break
+                err += chunk
+        assert b"(stop)" in err, err.decode()
+        fw.send_signal(signal.SIGINT)
+        sent = time.monotonic()
+        rest = fw.communicate(timeout=30)[1]
+        took = time.monotonic() - sent
+        err = (err + rest).decode()
+        assert fw.returncode == 0, err
+        # one poll, the withdrawal, the outputs: well under one request's 5 s
+        assert took < 3.0, "%.1f s after the SIGINT\n%s" % (took, err)
+        assert err.count("interrupted") == 2, err
+    finally:
+        fw.kill()
+        fw.wait()
+        for w in ws:
+            w.stop()
 
 
 @pytest.mark.interps("sid-py3.14")

@@ -3,7 +3,9 @@
  * files refuses (FIFO, device, a symlink to one) without blocking, how a
  * path resolves inside a root (an absolute symlink stays in it), and the
  * line reader's bounds (long lines skipped, the total cap, a last line
- * without newline).
+ * without newline), and a directory's entries opened with no link and no
+ * mount followed (as root: a bind mount over one, in a mount namespace of
+ * a child's own, is refused with EXDEV).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,7 +16,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -105,6 +110,70 @@ static void test_resolves_inside_root(void **state)
 	assert_int_equal(safe_open_in(-1, "/x"), -EBADF);
 }
 
+/*
+ * In a child with a mount namespace of its own: file2 bind-mounted over,
+ * then opened through the directory as seen in that namespace (as
+ * framewalk sees a target's, through /proc/PID/root).
+ */
+static int entry_over_mount(void)
+{
+	char file2[256], other[256];
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0) {
+		int fd, dir_fd;
+
+		path_in(file2, sizeof(file2), "file2");
+		path_in(other, sizeof(other), "other");
+		if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+		    mount(other, file2, NULL, MS_BIND, NULL))
+			_exit(2);
+		dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		fd = safe_open_entry(dir_fd, "file2");
+		_exit(fd == -EXDEV ? 0 : 1);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+static void test_entries(void **state)
+{
+	char p[256];
+	int dfd, fd, sub;
+
+	(void)state;
+	write_file("file", "x\n", 2);
+	write_file("file2", "y\n", 2);
+	write_file("other", "secret\n", 7);
+	path_in(p, sizeof(p), "efifo");
+	assert_int_equal(mkfifo(p, 0600), 0);
+	path_in(p, sizeof(p), "elink");
+	assert_int_equal(symlink("file", p), 0);
+	path_in(p, sizeof(p), "edir");
+	assert_int_equal(mkdir(p, 0700), 0);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(dfd >= 0);
+	fd = safe_open_entry(dfd, "file");
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(safe_open_entry(dfd, "efifo"), -EINVAL);
+	assert_true(safe_open_entry(dfd, "elink") < 0);       /* not followed, even inside */
+	assert_int_equal(safe_open_entry(dfd, "edir"), -EINVAL);
+	assert_int_equal(safe_open_entry(dfd, "edir/../file"), -EINVAL);
+	assert_int_equal(safe_open_entry(dfd, ""), -EINVAL);
+	assert_true(safe_dir_entry(dfd, "elink") < 0);
+	assert_true(safe_dir_entry(dfd, "file") < 0);
+	sub = safe_dir_entry(dfd, "edir");
+	assert_true(sub >= 0);
+	close(sub);
+	/* root only (unshare and mount): what CI runs as */
+	if (geteuid() == 0)
+		assert_int_equal(entry_over_mount(), 0);
+	close(dfd);
+}
+
 static void test_lines_bounds(void **state)
 {
 	static char text[3 * SAFE_LINE_MAX];
@@ -146,6 +215,7 @@ int main(void)
 		cmocka_unit_test(test_refuses_non_regular),
 		cmocka_unit_test(test_resolves_inside_root),
 		cmocka_unit_test(test_lines_bounds),
+		cmocka_unit_test(test_entries),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
