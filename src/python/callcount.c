@@ -8,6 +8,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -702,6 +703,7 @@ int callcount_parse(struct callcount *cc, char *text, size_t len)
 	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *f[6], *p = line;
 		struct callcount_fn *fn;
+		long starts, resumes, firstline;
 		int nf = 0;
 
 		if (!strncmp(line, "end ", 4)) {
@@ -727,12 +729,17 @@ int callcount_parse(struct callcount *cc, char *text, size_t len)
 			alloc = alloc ? 2 * alloc : 256;
 			cc->fns = xrealloc(cc->fns, alloc * sizeof(*cc->fns));
 		}
+		/* whole non-negative numbers, or the file is not the script's */
+		if (parse_long(f[1], &starts) || starts < 0 || parse_long(f[2], &resumes) ||
+		    resumes < 0 || parse_long(f[3], &firstline) || firstline < 0 ||
+		    firstline > INT_MAX)
+			return -EPROTO;
 		unescape(f[4]);
 		unescape(f[5]);
 		fn = &cc->fns[cc->n++];
-		fn->starts = strtoull(f[1], NULL, 10);
-		fn->resumes = strtoull(f[2], NULL, 10);
-		fn->firstline = (int)strtol(f[3], NULL, 10);
+		fn->starts = (uint64_t)starts;
+		fn->resumes = (uint64_t)resumes;
+		fn->firstline = (int)firstline;
 		fn->file = xstrdup(f[4]);
 		fn->name = xstrdup(f[5]);
 	}

@@ -27,6 +27,18 @@ size_t utf8_seq(const unsigned char *s, size_t n)
 	return 0;
 }
 
+/* The sequence s (n bytes, valid) a bidirectional formatting control? */
+static int is_bidi_control(const unsigned char *s, size_t n)
+{
+	if (n == 2)
+		return s[0] == 0xd8 && s[1] == 0x9c;                      /* U+061C */
+	if (n != 3 || s[0] != 0xe2)
+		return 0;
+	return (s[1] == 0x80 && (s[2] == 0x8e || s[2] == 0x8f ||       /* U+200E-F */
+				 (s[2] >= 0xaa && s[2] <= 0xae))) ||     /* U+202A-E */
+	       (s[1] == 0x81 && s[2] >= 0xa6 && s[2] <= 0xa9);          /* U+2066-9 */
+}
+
 void escape_append(struct strbuf *sb, const char *str, enum escape_mode mode)
 {
 	const unsigned char *s = (const unsigned char *)str;
@@ -50,10 +62,14 @@ void escape_append(struct strbuf *sb, const char *str, enum escape_mode mode)
 			s++;
 			continue;
 		}
-		/* C1 controls (U+0080-U+009F) can act as terminal escapes too. */
-		if (n == 2 && s[0] == 0xc2 && s[1] < 0xa0) {
+		/*
+		 * C1 controls (U+0080-U+009F) can act as terminal escapes too; the
+		 * bidirectional formatting controls (U+061C, U+200E-U+200F,
+		 * U+202A-U+202E, U+2066-U+2069) reorder what a line shows.
+		 */
+		if ((n == 2 && s[0] == 0xc2 && s[1] < 0xa0) || is_bidi_control(s, n)) {
 			strbuf_addch(sb, '?');
-			s += 2;
+			s += n;
 			continue;
 		}
 		strbuf_add(sb, s, n);

@@ -20,7 +20,8 @@
 size_t utf8_seq(const unsigned char *s, size_t n);
 
 enum escape_mode {
-	ESCAPE_TERMINAL = 1,    /* control chars (C0, DEL, C1) -> '?', invalid UTF-8 -> U+FFFD */
+	ESCAPE_TERMINAL = 1,    /* control chars (C0, DEL, C1, bidirectional formatting)
+	                         * -> '?', invalid UTF-8 -> U+FFFD */
 	ESCAPE_COLLAPSED,       /* as terminal, and ';' -> ':' */
 };
 

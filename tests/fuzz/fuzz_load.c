@@ -6,7 +6,8 @@
  *   - collapsed: one "STACK COUNT" per line, UTF-8, no control characters;
  *     loading it again keeps every sample, and from the second round on
  *     writing and loading is a fixed point;
- *   - text: UTF-8, no control characters but '\n' (no terminal escapes);
+ *   - text: UTF-8, no control characters but '\n' (no terminal escapes, no
+ *     bidirectional formatting controls);
  *   - speedscope and gecko: valid JSON (strict, UTF-8);
  *   - HTML (flame graph, and the differential one against the profile as
  *     pprof gives it back): the data block is valid JSON that nothing
@@ -55,7 +56,13 @@ CHECKER static void check_terminal_safe(const char *s, size_t n)
 		if (l == 1)
 			CHECK(u[i] == '\n' || (u[i] >= 0x20 && u[i] != 0x7f));
 		if (l == 2)
-			CHECK(!(u[i] == 0xc2 && u[i + 1] < 0xa0));
+			CHECK(!(u[i] == 0xc2 && u[i + 1] < 0xa0) &&
+			      !(u[i] == 0xd8 && u[i + 1] == 0x9c));
+		/* no bidirectional formatting control (U+200E-F, U+202A-E, U+2066-9) */
+		if (l == 3 && u[i] == 0xe2)
+			CHECK(!(u[i + 1] == 0x80 && (u[i + 2] == 0x8e || u[i + 2] == 0x8f ||
+						     (u[i + 2] >= 0xaa && u[i + 2] <= 0xae))) &&
+			      !(u[i + 1] == 0x81 && u[i + 2] >= 0xa6 && u[i + 2] <= 0xa9));
 		i += l;
 	}
 }

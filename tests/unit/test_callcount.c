@@ -161,6 +161,18 @@ static void test_parse(void **state)
 	callcount_release(&cc);
 	assert_int_equal(parse("X\t1\t2\t3\ta\tb\nend 1\n", &cc), -EPROTO);
 	callcount_release(&cc);
+	/* numbers the script never writes: negative, trailing junk, past 64 bits */
+	assert_int_equal(parse("C\t-1\t0\t3\t/app/a.py\tf\nend 1\n", &cc), -EPROTO);
+	callcount_release(&cc);
+	assert_int_equal(parse("C\t12abc\t0\t3\t/app/a.py\tf\nend 1\n", &cc), -EPROTO);
+	callcount_release(&cc);
+	assert_int_equal(parse("C\t1\t99999999999999999999999\t3\t/app/a.py\tf\nend 1\n", &cc),
+			 -EPROTO);
+	callcount_release(&cc);
+	assert_int_equal(parse("C\t1\t0\t9999999999\t/app/a.py\tf\nend 1\n", &cc), -EPROTO);
+	callcount_release(&cc);
+	assert_int_equal(parse("C\t\t0\t3\t/app/a.py\tf\nend 1\n", &cc), -EPROTO);
+	callcount_release(&cc);
 	/* nothing counted is a valid file */
 	assert_int_equal(parse("end 0\n", &cc), 0);
 	assert_int_equal(cc.n, 0);

@@ -17,6 +17,7 @@
 
 #include "profile/profile.h"
 #include "util/hashidx.h"
+#include "util/utf8.h"
 
 static void test_strings(void **state)
 {
@@ -297,6 +298,22 @@ static void test_hash_index_collisions(void **state)
 	assert_int_equal(hash_bytes("abc", 3), hash_bytes("abc", 3));
 }
 
+/* Hostile text for a terminal: controls and bidirectional formatting replaced, the rest kept. */
+static void test_escape_terminal(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	/* ESC, C1 CSI, U+202E (right-to-left override), U+2066, U+061C; then é and a CJK char */
+	escape_append(&sb, "a\x1b[2Jb\xc2\x9b" "c\xe2\x80\xae" "d\xe2\x81\xa6" "e\xd8\x9c" "f "
+		      "\xc3\xa9\xe4\xb8\xad", ESCAPE_TERMINAL);
+	assert_string_equal(strbuf_str(&sb), "a?[2Jb?c?d?e?f \xc3\xa9\xe4\xb8\xad");
+	strbuf_reset(&sb);
+	escape_append(&sb, "x;y\xe2\x80\x8f", ESCAPE_COLLAPSED);
+	assert_string_equal(strbuf_str(&sb), "x:y?");
+	strbuf_release(&sb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -308,6 +325,7 @@ int main(void)
 		cmocka_unit_test(test_labels),
 		cmocka_unit_test(test_rate_known),
 		cmocka_unit_test(test_hash_index_collisions),
+		cmocka_unit_test(test_escape_terminal),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
