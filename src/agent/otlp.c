@@ -363,6 +363,8 @@ static OtlpProfile *profile_of(struct enc *e, const struct period_batch *b,
 		const struct pf_thread *t = &pr->threads[c->thread];
 		size_t depth = c->node < pr->nnodes ? pr->nodes[c->node].depth : 0;
 		OtlpSample *s = arena_new(&e->a, sizeof(*s));
+		const struct pf_label *labels;
+		size_t nl;
 
 		frames = xgrow(frames, sizeof(*frames), depth + 1, &frames_alloc);
 		depth = profile_node_frames(pr, c->node, frames, depth);
@@ -376,12 +378,18 @@ static OtlpProfile *profile_of(struct enc *e, const struct period_batch *b,
 			thread_attrs[c->thread][1] = attr_get(e, "thread.name",
 							      profile_str(pr, t->name), 0, 0);
 		}
+		nl = profile_labelset(pr, c->labels, &labels);
 		opentelemetry__proto__profiles__v1development__sample__init(s);
 		s->stack_index = stack_get(e, profile_stack(&e->st, frames, depth));
-		s->attribute_indices = arena_new(&e->a, 2 * sizeof(int32_t));
+		s->attribute_indices = arena_new(&e->a, (2 + nl) * sizeof(int32_t));
 		s->attribute_indices[0] = thread_attrs[c->thread][0];
 		s->attribute_indices[1] = thread_attrs[c->thread][1];
 		s->n_attribute_indices = 2;
+		/* --context-label values: one string attribute each, the label's name its key */
+		for (size_t k = 0; k < nl; k++)
+			s->attribute_indices[s->n_attribute_indices++] =
+				attr_get(e, profile_str(pr, labels[k].key),
+					 profile_str(pr, labels[k].value), 0, 0);
 		s->values = arena_new(&e->a, sizeof(int64_t));
 		s->values[0] = c->count > INT64_MAX ? INT64_MAX : (int64_t)c->count;
 		s->n_values = 1;

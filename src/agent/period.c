@@ -58,6 +58,22 @@ void period_batch_init(struct period_batch *b, uint64_t seq, uint64_t from_ns, u
 	b->nextra = nextra;
 }
 
+/* Label set `set` of src (--context-label values) as a set of dst. */
+static uint32_t copy_labels(const struct profile *src, uint32_t set, struct profile *dst)
+{
+	const struct pf_label *l;
+	struct pf_label out[PROFILE_LABELS_MAX];
+	size_t n = profile_labelset(src, set, &l);
+
+	if (n > PROFILE_LABELS_MAX)
+		n = PROFILE_LABELS_MAX;
+	for (size_t i = 0; i < n; i++) {
+		out[i].key = profile_cstring(dst, profile_str(src, l[i].key));
+		out[i].value = profile_cstring(dst, profile_str(src, l[i].value));
+	}
+	return profile_labels(dst, out, n);
+}
+
 void period_extract(const struct profile *src, pid_t pid, struct profile *dst)
 {
 	uint32_t *frame_map = xcalloc(src->nframes ? src->nframes : 1, sizeof(*frame_map));
@@ -111,7 +127,8 @@ void period_extract(const struct profile *src, pid_t pid, struct profile *dst)
 			}
 			frames[k] = frame_map[f];
 		}
-		profile_add(dst, thread_map[c->thread] - 1, profile_stack(dst, frames, depth), c->count);
+		profile_add_labeled(dst, thread_map[c->thread] - 1, profile_stack(dst, frames, depth),
+				    copy_labels(src, c->labels, dst), c->count);
 		dst->meta.samples += c->count;
 	}
 	free(frames);
@@ -185,6 +202,8 @@ int period_batch_add(struct period_batch *b, const struct profile *src, const st
 	m->start_unix_ns = b->from_ns;
 	m->duration_ns = b->until_ns > b->from_ns ? b->until_ns - b->from_ns : 0;
 	m->labels = labels_text(b, p);
+	if (b->label_specs)
+		m->label_specs = xstrdup(b->label_specs);
 	if (calls) {
 		/* --count-calls: the period's exact counts, their note and window */
 		for (size_t i = 0; i < calls->ncalls; i++) {

@@ -36,6 +36,7 @@ struct period_batch {
 	const char *backend;
 	const char *agent_version;  /* framewalk's, for the OTLP scope; or NULL */
 	int redact_cmdline;         /* name a target by its executable's base name only */
+	const char *label_specs;    /* --context-label, described ("route=app:route"), or NULL */
 	char *const *extra;         /* --label "key=value" */
 	size_t nextra;
 	struct period_proc *procs;

@@ -29,6 +29,7 @@
 #include "cmd/agent_opts.h"
 #include "cmd/cmd.h"
 #include "output/output.h"
+#include "sampler/labels.h"
 #include "sampler/sampler.h"
 #include "util/file.h"
 #include "util/options.h"
@@ -377,6 +378,7 @@ static void cut_period(struct agent *a, int final)
 	uint64_t until = final ? unix_now_ns() : a->period_end_unix;
 	struct period_batch b;
 	struct profile taken;
+	struct strbuf specs = STRBUF_INIT;
 	sig_atomic_t stops = cmd_stop_requested;
 
 	if (until < a->period_from_unix)
@@ -387,6 +389,8 @@ static void cut_period(struct agent *a, int final)
 			  session_backend_name(&a->sess), a->o.labels, a->o.nlabels);
 	b.agent_version = FRAMEWALK_VERSION;
 	b.redact_cmdline = a->o.redact_cmdline;
+	label_specs_describe(a->so.labels.l, a->so.labels.n, &specs);
+	b.label_specs = specs.len ? strbuf_str(&specs) : NULL;
 	for (size_t i = 0; i < a->targets.n; i++) {
 		struct agent_target *tr = &a->targets.t[i];
 
@@ -420,6 +424,7 @@ static void cut_period(struct agent *a, int final)
 		sinks_submit(a->sinks, &b);
 	a->periods++;
 	period_batch_release(&b);
+	strbuf_release(&specs);
 	profile_release(&taken);
 	/* the processes that left go with their last period */
 	agent_targets_forget_gone(&a->targets);

@@ -57,7 +57,7 @@ const struct cmd_sampling_use cmd_sampling_dump = {
  */
 const struct cmd_sampling_use cmd_sampling_agent = {
 	"agent", CMD_SO_RATE | CMD_SO_MODE | CMD_SO_PYTHON_ONLY | CMD_SO_NATIVE | CMD_SO_KERNEL |
-	CMD_SO_NO_DEBUGINFOD | CMD_SO_BACKEND | CMD_SO_COUNT_CALLS, 19, 10000,
+	CMD_SO_NO_DEBUGINFOD | CMD_SO_BACKEND | CMD_SO_COUNT_CALLS | CMD_SO_CONTEXT_LABEL, 19, 10000,
 	1u << MODE_CPU | 1u << MODE_WALL | 1u << MODE_EXCEPTION, NULL,
 };
 
@@ -165,14 +165,14 @@ static int opt_label(const struct opt *o, const char *arg, struct strbuf *err)
 	struct label_specs *ls = &so_of(o)->labels;
 
 	if (ls->n == LABELS_MAX) {
-		strbuf_addf(err, "too many --label options (at most %d)", LABELS_MAX);
+		strbuf_addf(err, "too many --%s options (at most %d)", o->long_name, LABELS_MAX);
 		return -1;
 	}
-	if (label_spec_parse(arg, &ls->l[ls->n], err))
+	if (label_spec_parse(o->long_name, arg, &ls->l[ls->n], err))
 		return -1;
 	for (size_t i = 0; i < ls->n; i++) {
 		if (!strcmp(ls->l[i].name, ls->l[ls->n].name)) {
-			strbuf_addf(err, "--label %s given twice", ls->l[i].name);
+			strbuf_addf(err, "--%s %s given twice", o->long_name, ls->l[i].name);
 			return -1;
 		}
 	}
@@ -312,6 +312,11 @@ static const struct sampling_row {
 	{ CMD_SO_LABEL, 0, "label", "NAME=MODULE:VARIABLE", "label each sample NAME with the value "
 	  "the sampled thread (or asyncio task) sees in the contextvars.ContextVar VARIABLE of "
 	  "module MODULE (repeatable, up to 4; docs/LABELS.md)", NULL, opt_label, NO_FLAG },
+	/* the same where --label names something else (the agent's: one label per profile) */
+	{ CMD_SO_CONTEXT_LABEL, 0, "context-label", "NAME=MODULE:VARIABLE", "label each sample "
+	  "NAME with the value the sampled thread sees in the contextvars.ContextVar VARIABLE of "
+	  "module MODULE: record's --label (repeatable, up to 4; docs/LABELS.md)", NULL,
+	  opt_label, NO_FLAG },
 	{ CMD_SO_COUNT_CALLS, 0, "count-calls", NULL, "also count every Python function's "
 	  "calls exactly, inside the target through Python 3.14+'s remote execution and "
 	  "sys.monitoring (record: every process sampled, a command from its start, summed; "
@@ -375,9 +380,20 @@ void cmd_sampling_defaults(const struct cmd_sampling_use *use, struct sampler_op
 	so->env = cmd_elf_env();
 }
 
+static int same_labels(const struct label_specs *a, const struct label_specs *b)
+{
+	if (a->n != b->n)
+		return 0;
+	for (size_t i = 0; i < a->n; i++)
+		if (strcmp(a->l[i].name, b->l[i].name) || strcmp(a->l[i].module, b->l[i].module) ||
+		    strcmp(a->l[i].variable, b->l[i].variable))
+			return 0;
+	return 1;
+}
+
 int cmd_sampling_same(const struct sampler_opts *a, const struct sampler_opts *b)
 {
-	return a->rate_hz == b->rate_hz && a->duration_s == b->duration_s && a->mode == b->mode &&
+	return same_labels(&a->labels, &b->labels) && a->rate_hz == b->rate_hz && a->duration_s == b->duration_s && a->mode == b->mode &&
 	       a->backend == b->backend && a->native == b->native &&
 	       a->python_only == b->python_only && a->kernel == b->kernel &&
 	       a->native_all == b->native_all && a->async_tasks == b->async_tasks &&

@@ -69,15 +69,15 @@ static int python_name(const char *s, size_t n, int dotted)
 	return !start;
 }
 
-int label_spec_parse(const char *arg, struct label_spec *out, struct strbuf *err)
+int label_spec_parse(const char *opt, const char *arg, struct label_spec *out, struct strbuf *err)
 {
 	const char *eq = strchr(arg, '='), *colon = eq ? strchr(eq + 1, ':') : NULL;
 	size_t nname, nmod, nvar;
 
 	memset(out, 0, sizeof(*out));
 	if (!eq || !colon) {
-		strbuf_addf(err, "bad --label '%s': NAME=MODULE:VARIABLE, e.g. route=app.context:route",
-			    arg);
+		strbuf_addf(err, "bad --%s '%s': NAME=MODULE:VARIABLE, e.g. route=app.context:route",
+			    opt, arg);
 		return -EINVAL;
 	}
 	nname = (size_t)(eq - arg);
@@ -85,28 +85,28 @@ int label_spec_parse(const char *arg, struct label_spec *out, struct strbuf *err
 	nvar = strlen(colon + 1);
 	for (size_t i = 0; i < nname; i++) {
 		if (!name_char(arg[i], 1) && arg[i] != '-') {
-			strbuf_addf(err, "bad --label '%s': NAME takes letters, digits, '_', '-' and '.'",
-				    arg);
+			strbuf_addf(err, "bad --%s '%s': NAME takes letters, digits, '_', '-' and '.'",
+				    opt, arg);
 			return -EINVAL;
 		}
 	}
 	if (!nname || nname >= sizeof(out->name)) {
-		strbuf_addf(err, "bad --label '%s': NAME must be 1 to %zu characters", arg,
+		strbuf_addf(err, "bad --%s '%s': NAME must be 1 to %zu characters", opt, arg,
 			    sizeof(out->name) - 1);
 		return -EINVAL;
 	}
 	if (!python_name(eq + 1, nmod, 1) || nmod >= sizeof(out->module) ||
 	    !python_name(colon + 1, nvar, 0) || nvar >= sizeof(out->variable)) {
-		strbuf_addf(err, "bad --label '%s': MODULE must be a module's name (as in sys.modules) "
-			    "and VARIABLE a name in it, ASCII, at most %zu characters each", arg,
+		strbuf_addf(err, "bad --%s '%s': MODULE must be a module's name (as in sys.modules) "
+			    "and VARIABLE a name in it, ASCII, at most %zu characters each", opt, arg,
 			    sizeof(out->module) - 1);
 		return -EINVAL;
 	}
 	memcpy(out->name, arg, nname);
 	for (size_t i = 0; i < ARRAY_SIZE(reserved); i++) {
 		if (!strcmp(out->name, reserved[i])) {
-			strbuf_addf(err, "bad --label '%s': '%s' is a label framewalk gives samples itself",
-				    arg, out->name);
+			strbuf_addf(err, "bad --%s '%s': '%s' is a label framewalk gives samples itself",
+				    opt, arg, out->name);
 			return -EINVAL;
 		}
 	}

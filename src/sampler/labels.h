@@ -28,11 +28,12 @@
 #define LABEL_OTHER "<other>"
 
 /*
- * Parse "NAME=MODULE:VARIABLE" (NAME: letters, digits, '_', '-', '.', not
+ * Parse "NAME=MODULE:VARIABLE", the argument of option opt (--label,
+ * --context-label), (NAME: letters, digits, '_', '-', '.', not
  * one of the labels framewalk gives every sample; MODULE a dotted name,
  * VARIABLE a name, both ASCII). 0, or -EINVAL with the reason in err.
  */
-int label_spec_parse(const char *arg, struct label_spec *out, struct strbuf *err);
+int label_spec_parse(const char *opt, const char *arg, struct label_spec *out, struct strbuf *err);
 /* "route=app:route tenant=app:tenant", for the profile's metadata. */
 void label_specs_describe(const struct label_spec *l, size_t n, struct strbuf *sb);
 

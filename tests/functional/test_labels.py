@@ -42,12 +42,14 @@ import math
 import os
 import re
 import shutil
+import signal
 import subprocess
 import time
 
 import pytest
 
-from fwtest import asan_build, run_fw
+from fwtest import asan_build, framewalk_path, run_fw
+from test_agent import pb, receiver  # noqa: F401 (fixtures)
 from test_pyview import ASYNC_INTERPS
 
 SECONDS = 7           # the workload's load
@@ -272,6 +274,79 @@ def test_thread_requests(interp, workload, tmp_path, backend):
     pb = tmp_path / "labels.pb.gz"
     served = record_labels(workload, interp, "threads", backend, pb, ("--python-only",))
     check_capture(pb, served, "%s threads %s" % (interp.id, backend), accuracy(backend))
+
+
+@pytest.mark.interps("py3.12", "sid-py3.15")
+def test_agent_context_labels(interp, workload, tmp_path, pb, receiver):
+    """agent --context-label: each period's pprof (--dir, as Pyroscope gets
+    it) carries the labels per sample, read back by report --where; OTLP
+    carries them as sample attributes (the official schema). The agent's
+    automatic backend is not bpf (no labels there). Of the samples inside
+    hot_orders >= 99% carry route=/orders, inside hot_users route=/users,
+    in the files and in OTLP."""
+    w = workload(interp, "labels_app.py", "asyncio", str(SECONDS))
+    d = tmp_path / "dir"
+    otlp = receiver()
+    ag = subprocess.Popen([framewalk_path(), "agent", "-p", str(w.pid), "-r", str(RATE),
+                           "--context-label", "route=__main__:route",
+                           "--context-label", "tenant=__main__:tenant",
+                           "--period", "1", "--dir", str(d), "--otlp", otlp.url + "/"],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and \
+                len(list(d.glob("*-%d.pb.gz" % w.pid)) if d.is_dir() else []) < 4:
+            time.sleep(0.2)
+        ag.send_signal(signal.SIGTERM)
+        assert ag.wait(timeout=30) == 0
+        err = ag.stderr.read().decode()
+    finally:
+        ag.kill()
+        ag.wait(timeout=10)
+        ag.stderr.close()
+    assert "with the bpf backend" not in err, err
+    served_counts(w)
+    files = sorted(d.glob("*-%d.pb.gz" % w.pid))
+    assert len(files) >= 4, err
+    hot = {"hot_orders": 0, "hot_users": 0}
+    right = dict(hot)
+    for f in files:
+        assert "Labels:    route=__main__:route tenant=__main__:tenant" in report(f), f
+        h, _ = hot_samples(report(f, "-f", "collapsed"))
+        ro, _ = hot_samples(report(f, "--where", "route=/orders", "-f", "collapsed"))
+        ru, _ = hot_samples(report(f, "--where", "route=/users", "-f", "collapsed"))
+        for fn in hot:
+            hot[fn] += h[fn]
+        right["hot_orders"] += ro["hot_orders"]
+        right["hot_users"] += ru["hot_users"]
+    assert hot["hot_orders"] >= 60 and hot["hot_users"] >= 20, hot
+    for fn in hot:
+        assert right[fn] >= ACCURACY * hot[fn], (fn, right, hot)
+    # OTLP: the same, from the samples' attributes
+    got = {"hot_orders": [0, 0], "hot_users": [0, 0]}
+    want = {"hot_orders": "/orders", "hot_users": "/users"}
+    for req in otlp.taken():
+        msg = pb.ExportRequest.FromString(req["body"])
+        dic = msg.dictionary
+        st = dic.string_table
+        for rp in msg.resource_profiles:
+            for prof in rp.scope_profiles[0].profiles:
+                for smp in prof.samples:
+                    names = set()
+                    for li in dic.stack_table[smp.stack_index].location_indices:
+                        for line in dic.location_table[li].lines:
+                            names.add(st[dic.function_table[line.function_index].name_strindex])
+                    attrs = {}
+                    for a in smp.attribute_indices:
+                        kv = dic.attribute_table[a]
+                        attrs[st[kv.key_strindex]] = kv.value.string_value
+                    for fn in got:
+                        if fn in names:
+                            got[fn][0] += smp.values[0]
+                            got[fn][1] += smp.values[0] if attrs.get("route") == want[fn] else 0
+    assert got["hot_orders"][0] >= 60 and got["hot_users"][0] >= 20, got
+    for fn in got:
+        assert got[fn][1] >= ACCURACY * got[fn][0], (fn, got)
 
 
 @pytest.mark.interps("py3.12")
