@@ -129,9 +129,10 @@ void agent_calls_take(struct agent_calls *c, const struct py_target *t, int fina
 
 void agent_calls_abandon(struct agent_calls *c, pid_t pid)
 {
-	if (c->state == AGENT_CALLS_COUNTING)
-		fw_warning("process %d: interrupted: its counting was not read (it removes itself "
-			   "at its deadline)", (int)pid);
+	if (c->state != AGENT_CALLS_COUNTING)
+		return;
+	fw_warning("process %d: interrupted: its counting was not read (it removes itself at its "
+		   "deadline)", (int)pid);
 	callcount_release(&c->cc);
 	callcount_init(&c->cc, pid);
 	profile_release(&c->taken);

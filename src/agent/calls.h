@@ -49,7 +49,8 @@ void agent_calls_take(struct agent_calls *c, const struct py_target *t, int fina
 /*
  * Leave a counting unread (a stop signal came while the agent's last
  * period was being read): said, its files removed; the counting removes
- * itself at its deadline. c->taken says why; c is off.
+ * itself at its deadline. c->taken says why; c is off. Nothing done to a
+ * process not counting.
  */
 void agent_calls_abandon(struct agent_calls *c, pid_t pid);
 

@@ -20,6 +20,7 @@
 #include "output/pprof.h"
 #include "profile/profile.h"
 #include "profiles_service.pb-c.h"
+#include "util/hashidx.h"
 #include "util/util.h"
 
 typedef Opentelemetry__Proto__Collector__Profiles__V1development__ExportProfilesServiceRequest OtlpRequest;
@@ -106,6 +107,7 @@ struct enc {
 	size_t map_alloc, map_alloc2;
 	struct attr_key *attr_keys;
 	size_t attr_keys_alloc;
+	struct hidx attr_index;      /* attr_keys by their hash (labels make thousands) */
 	uint32_t *node_stack;        /* st node -> stack index, 0: none yet */
 	size_t node_stack_alloc;
 	int32_t attr_frame_type[4];  /* by frame kind: the profile.frame.type attribute, 0: none */
@@ -116,15 +118,30 @@ static uint32_t str_id(struct enc *e, const char *s)
 	return profile_cstring(&e->st, s);
 }
 
+static uint64_t attr_key_hash(const struct attr_key *k)
+{
+	uint64_t parts[3] = { (uint64_t)k->key << 1 | (uint64_t)k->is_int, (uint64_t)k->num,
+			      k->str };
+
+	return hash_bytes(parts, sizeof(parts));
+}
+
+static uint64_t attr_hash_of(const void *owner, uint32_t id)
+{
+	return attr_key_hash(&((const struct enc *)owner)->attr_keys[id]);
+}
+
 /* The attribute (key, value) in the table, added when new; its index. */
 static int32_t attr_get(struct enc *e, const char *key, const char *sval, int64_t num, int is_int)
 {
 	struct attr_key k = { str_id(e, key), is_int, is_int ? num : 0,
 			      is_int ? 0 : profile_cstring(&e->vals, sval) };
+	uint64_t h = attr_key_hash(&k);
+	size_t pos = hidx_start(&e->attr_index, h);
 	OtlpAttr *a;
 	OtlpAnyValue *v;
 
-	for (size_t i = 1; i < e->attrs.n; i++) {
+	for (uint32_t i; (i = hidx_next(&e->attr_index, &pos)) != HIDX_NONE;) {
 		const struct attr_key *o = &e->attr_keys[i];
 
 		if (o->key == k.key && o->is_int == k.is_int && o->num == k.num && o->str == k.str)
@@ -146,6 +163,7 @@ static int32_t attr_get(struct enc *e, const char *key, const char *sval, int64_
 	e->attr_keys = xgrow(e->attr_keys, sizeof(*e->attr_keys), e->attrs.n + 1, &e->attr_keys_alloc);
 	e->attr_keys[e->attrs.n] = k;
 	ptrs_add(&e->attrs, a);
+	hidx_insert(&e->attr_index, h, (uint32_t)(e->attrs.n - 1), attr_hash_of, e);
 	return (int32_t)(e->attrs.n - 1);
 }
 
@@ -495,6 +513,7 @@ static void enc_release(struct enc *e)
 	free(e->map_file);
 	free(e->map_bid);
 	free(e->attr_keys);
+	hidx_release(&e->attr_index);
 	free(e->node_stack);
 }
 

@@ -379,7 +379,13 @@ static void cut_period(struct agent *a, int final)
 	struct period_batch b;
 	struct profile taken;
 	struct strbuf specs = STRBUF_INIT;
-	sig_atomic_t stops = cmd_stop_requested;
+	/*
+	 * A period's takes, a process that left or the agent's last period's
+	 * stops wait 5 s at most each: a stop signal past those allowed gives
+	 * up the one waiting and leaves the rest unread. A period in the loop
+	 * allows one (it ends the loop; the last period reads them again).
+	 */
+	int stops = (int)cmd_stop_requested + (final ? 0 : 1);
 
 	if (until < a->period_from_unix)
 		until = a->period_from_unix;
@@ -394,14 +400,12 @@ static void cut_period(struct agent *a, int final)
 	for (size_t i = 0; i < a->targets.n; i++) {
 		struct agent_target *tr = &a->targets.t[i];
 
-		/*
-		 * the period's exact counts; the last of a process that left or of
-		 * the agent (5 s at most each: a stop signal meanwhile leaves the
-		 * rest unread)
-		 */
-		if (tr->calls && cmd_stop_requested != stops)
+		/* the period's exact counts; the last of a process that left or of the agent */
+		if (tr->calls)
+			tr->calls->cc.stop_base = stops;
+		if (tr->calls && cmd_stop_requested > stops)
 			agent_calls_abandon(tr->calls, tr->target.pid);
-		else if (tr->calls)
+		if (tr->calls)
 			agent_calls_take(tr->calls, &tr->target, final || a->o.once || tr->gone ||
 					 !a->so.count_calls);
 		if (period_batch_add(&b, &taken, &tr->info, tr->target.version,

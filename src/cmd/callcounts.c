@@ -346,14 +346,15 @@ void cmd_calls_finish(struct cmd_calls *c, const struct session *sess)
 {
 	struct strbuf note = STRBUF_INIT;
 	uint64_t end_ns = fw_now_ns();
-	sig_atomic_t stops = c->so.stop ? *c->so.stop : 0;
+	int stops = c->so.stop ? (int)*c->so.stop : 0;
 
 	/*
 	 * Each is asked to stop (5 s at most each); a stop signal that comes
 	 * meanwhile leaves the rest to their deadline, unasked.
 	 */
 	for (size_t i = c->n; i-- > 0;) {
-		if (c->v[i].state == CALLS_COUNTING && c->so.stop && *c->so.stop != stops) {
+		c->v[i].cc.stop_base = stops;
+		if (c->v[i].state == CALLS_COUNTING && c->so.stop && *c->so.stop > stops) {
 			fw_warning("process %d: interrupted: its counting was not read (it removes "
 				   "itself at its deadline)", (int)c->v[i].t.pid);
 			if (!c->failed++) {

@@ -49,8 +49,10 @@ const struct elf_env *cmd_elf_env(void);
 /* Print the permission-denied hints for pid (capability, ptrace_scope, user). */
 void cmd_permission_hints(pid_t pid);
 
-/* Set by SIGINT/SIGTERM/SIGHUP once cmd_install_signals ran: end the capture. */
-/* Stop signals (SIGINT, SIGTERM, SIGHUP) received so far: 0 none. */
+/*
+ * Stop signals (SIGINT, SIGTERM, SIGHUP) received so far, once
+ * cmd_install_signals ran: the first ends the capture; 0 none.
+ */
 extern volatile sig_atomic_t cmd_stop_requested;
 /* Install those handlers (no SA_RESTART, so sleeps end at once); ignore SIGPIPE. */
 void cmd_install_signals(void);

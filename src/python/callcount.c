@@ -41,6 +41,7 @@ void callcount_init(struct callcount *cc, pid_t pid)
 	cc->tmp_fd = cc->dir_fd = -1;
 	cc->keep_tmp_fd = cc->keep_fd = -1;
 	cc->tool_id = -1;
+	cc->stop_base = -1;
 	mem_init_pid(&cc->mem, pid);
 }
 
@@ -88,7 +89,7 @@ static void remove_stale(int tmp_fd, pid_t pid, const char *keep, uid_t target_u
 	snprintf(prefix, sizeof(prefix), "framewalk-cc-%d-", (int)pid);
 	while ((e = readdir(d)) && seen++ < 100000) {
 		const char *until;
-		struct stat st;
+		struct stat st, now;
 		int dfd;
 
 		if (strncmp(e->d_name, prefix, strlen(prefix)))
@@ -106,6 +107,11 @@ static void remove_stale(int tmp_fd, pid_t pid, const char *keep, uid_t target_u
 		dfd = safe_dir_entry(tmp_fd, e->d_name);
 		if (dfd < 0)
 			continue;
+		/* the very directory looked at (not one renamed into its place since) */
+		if (fstat(dfd, &now) || now.st_dev != st.st_dev || now.st_ino != st.st_ino) {
+			close(dfd);
+			continue;
+		}
 		for (size_t i = 0; i < ARRAY_SIZE(placed_files); i++)
 			unlinkat(dfd, placed_files[i], 0);
 		close(dfd);
@@ -158,7 +164,7 @@ static int make_dir(struct callcount *cc, long long until, struct strbuf *why)
 			continue;
 		}
 		if (!writable_by(fd, target_uid)) {
-			err = -EPERM;
+			err = -EACCES;
 			close(fd);
 			continue;
 		}
@@ -182,7 +188,10 @@ static int make_dir(struct callcount *cc, long long until, struct strbuf *why)
 	close(root_fd);
 	if (cc->tmp_fd < 0) {
 		strbuf_addf(why, "cannot make a directory in the target's /tmp, /var/tmp or "
-			    "/dev/shm: %s", strerror(-err));
+			    "/dev/shm: %s", err == -EACCES ? "none is a temporary directory its user "
+			    "may write (world-writable and sticky, or its own)" : strerror(-err));
+		if (err == -ENOSYS)
+			strbuf_addstr(why, " (--count-calls needs Linux 5.6 or later: openat2)");
 		return err;
 	}
 	/* 0755 whatever the umask; checked to be the one just made, ours, no mount over it */
@@ -193,7 +202,9 @@ static int make_dir(struct callcount *cc, long long until, struct strbuf *why)
 			err = fd < 0 ? fd : -EPERM;
 			if (fd >= 0)
 				close(fd);
-			strbuf_addf(why, "cannot set up %s in the target's root", cc->tpath);
+			strbuf_addf(why, "cannot set up %s in the target's root: %s%s", cc->tpath,
+				    strerror(-err), err == -ENOSYS ? " (--count-calls needs Linux "
+				    "5.6 or later: openat2)" : "");
 			return err;
 		}
 		cc->dir_fd = fd;
@@ -315,7 +326,7 @@ static int run_script(struct callcount *cc, const struct py_target *t, const cha
 	struct stat st;
 	char path[512];
 	uint64_t start, taken_ns = 0;
-	sig_atomic_t stops = cc->stop ? *cc->stop : 0;
+	int stops = cc->stop_base >= 0 ? cc->stop_base : cc->stop ? (int)*cc->stop : 0;
 	int ret;
 
 	snprintf(path, sizeof(path), "/proc/%d", (int)cc->pid);
@@ -369,11 +380,12 @@ static int run_script(struct callcount *cc, const struct py_target *t, const cha
 			break;
 		}
 		/*
-		 * A stop, peek or take is given up when a stop signal comes while
-		 * it waits (the first one may have ended the capture: this is
-		 * another): the counting removes itself at its deadline.
+		 * A stop, peek or take is given up when a stop signal comes past
+		 * those its caller allowed (the first one may have ended the
+		 * capture: this is another): the counting removes itself at its
+		 * deadline.
 		 */
-		if (cc->stop && *cc->stop != stops && !keep) {
+		if (cc->stop && *cc->stop > stops && !keep) {
 			if (py_rexec_pending(&cc->mem, &rq) > 0)
 				py_rexec_withdraw(&cc->mem, &rq);
 			strbuf_addstr(why, "interrupted while waiting for the target to run the "
@@ -692,6 +704,14 @@ static void unescape(char *s)
 	*o = 0;
 }
 
+/* A count the script writes: decimal digits only, within a long. 0 or -EINVAL. */
+static int parse_count(const char *s, long *out)
+{
+	if (!*s || s[strspn(s, "0123456789")])
+		return -EINVAL;
+	return parse_long(s, out);
+}
+
 int callcount_parse(struct callcount *cc, char *text, size_t len)
 {
 	size_t alloc = 0, lines = 0;
@@ -707,10 +727,16 @@ int callcount_parse(struct callcount *cc, char *text, size_t len)
 		int nf = 0;
 
 		if (!strncmp(line, "end ", 4)) {
-			char *end;
+			/* "end LINES [MICROSECONDS]" */
+			char *us = strchr(line + 4, ' ');
+			long n, held = 0;
 
-			ended = strtoull(line + 4, &end, 10) == lines;
-			cc->stop_us = strtoull(end, NULL, 10);
+			if (us)
+				*us++ = 0;
+			if (parse_count(line + 4, &n) || (us && parse_count(us, &held)))
+				return -EPROTO;
+			ended = (size_t)n == lines;
+			cc->stop_us = (uint64_t)held;
 			break;
 		}
 		lines++;
@@ -730,9 +756,8 @@ int callcount_parse(struct callcount *cc, char *text, size_t len)
 			cc->fns = xrealloc(cc->fns, alloc * sizeof(*cc->fns));
 		}
 		/* whole non-negative numbers, or the file is not the script's */
-		if (parse_long(f[1], &starts) || starts < 0 || parse_long(f[2], &resumes) ||
-		    resumes < 0 || parse_long(f[3], &firstline) || firstline < 0 ||
-		    firstline > INT_MAX)
+		if (parse_count(f[1], &starts) || parse_count(f[2], &resumes) ||
+		    parse_count(f[3], &firstline) || firstline > INT_MAX)
 			return -EPROTO;
 		unescape(f[4]);
 		unescape(f[5]);

@@ -53,9 +53,14 @@ struct callcount {
 	size_t n;
 	uint64_t start_us, stop_us; /* how long each request held the target's thread */
 	uint64_t peek_us;           /* ... the last peek */
-	/* set (by a signal handler) to give up a start request the target has not
-	 * taken yet (withdrawn, -EINTR); NULL: never */
+	/*
+	 * Stop signals received (counted by a signal handler); NULL: none
+	 * looked at. Any gives up a start request the target has not taken yet
+	 * (withdrawn, -EINTR); a stop, peek or take is given up (-EINTR) once
+	 * more than stop_base came (-1: as many as when that request began).
+	 */
 	volatile sig_atomic_t *stop;
+	int stop_base;
 	/* told each script path the target is asked to run (start, stop; a peek
 	 * runs the same script often: not), for the command to log; NULL: none */
 	void (*announce)(pid_t pid, const char *path, const char *mode);

@@ -272,7 +272,8 @@ int backend_choose(struct sampler_opts *so, pid_t probe_pid, struct strbuf *why,
 	}
 	/* --label: sampler/labels.h; the bpf program does not read a thread's context yet */
 	if (so->labels.n && so->backend != BACKEND_AUTO && !backend_info(so->backend)->labels) {
-		strbuf_addf(why, "--label needs a backend that reads each thread's context as it "
+		strbuf_addf(why, "labels from context variables (--label; the agent's "
+			    "--context-label) need a backend that reads each thread's context as it "
 			    "reads its stack, which %s does not: ", backend_name(so->backend));
 		add_backends(why, BACKENDS_WITH(labels), 1);
 		strbuf_addstr(why, " (or leave --backend out)");
@@ -294,7 +295,8 @@ int backend_choose(struct sampler_opts *so, pid_t probe_pid, struct strbuf *why,
 			    sample_mode_name(so->mode));
 	} else if (so->labels.n && !backend_info(BACKEND_BPF)->labels) {
 		bpf_ok = 0;
-		strbuf_addstr(&bpf_why, "it does not read context variables (--label)");
+		strbuf_addstr(&bpf_why, "it does not read context variables (--label, "
+			      "--context-label)");
 	} else {
 		bpf_ok = !bpf_backend_probe(&bpf_why);
 	}

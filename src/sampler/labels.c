@@ -17,10 +17,15 @@ _Static_assert(LABELS_MAX <= PY_CTXVARS_MAX && LABELS_MAX <= PROFILE_LABELS_MAX,
 
 #define SEEN_SLOTS 2048           /* > 2 * LABEL_VALUES_MAX: the value sets stay half empty */
 
-/* Labels every pprof sample already carries (output/pprof.h), and --label trace's. */
+/*
+ * Labels every pprof sample already carries (output/pprof.h), --label
+ * trace's, the attributes every OTLP sample carries (agent/otlp.c), and
+ * Pyroscope's own series labels (a sample label of that name could move a
+ * sample to another series); names starting "framewalk." or "__" too.
+ */
 static const char *const reserved[] = {
 	"thread_id", "thread_name", "thread_comm", "process_id", "exec_generation",
-	"trace_id", "span_id", "span_name",
+	"trace_id", "span_id", "span_name", "thread.id", "thread.name", "service_name",
 };
 
 struct label_state {
@@ -103,8 +108,10 @@ int label_spec_parse(const char *opt, const char *arg, struct label_spec *out, s
 		return -EINVAL;
 	}
 	memcpy(out->name, arg, nname);
-	for (size_t i = 0; i < ARRAY_SIZE(reserved); i++) {
-		if (!strcmp(out->name, reserved[i])) {
+	for (size_t i = 0; i <= ARRAY_SIZE(reserved); i++) {
+		if (i == ARRAY_SIZE(reserved) ? !strncmp(out->name, "framewalk.", 10) ||
+						!strncmp(out->name, "__", 2) :
+						!strcmp(out->name, reserved[i])) {
 			strbuf_addf(err, "bad --%s '%s': '%s' is a label framewalk gives samples itself",
 				    opt, arg, out->name);
 			return -EINVAL;
@@ -142,7 +149,7 @@ struct labels *labels_new(struct sampler *s, struct strbuf *why)
 	for (size_t i = 0; i < s->opts.labels.n && i < LABELS_MAX; i++) {
 		if (py_contextvars_add(&l->cv, s->opts.labels.l[i].module,
 				       s->opts.labels.l[i].variable) != (int)i) {
-			strbuf_addf(why, "--label %s: cannot be read", s->opts.labels.l[i].name);
+			strbuf_addf(why, "label %s: cannot be read", s->opts.labels.l[i].name);
 			py_objects_release(&l->ob);
 			free(l);
 			return NULL;

@@ -385,7 +385,8 @@ def test_bpf_refused_and_not_picked(interp, workload, tmp_path):
 @pytest.mark.interps("py3.12")
 def test_bad_label_options(interp):
     for bad in ["route", "route=app", "=app:route", "route=app:", "route=:x", "route=1app:x",
-                "thread_id=app:x", "route=app.:x", "ro ute=app:x", "route=app:x.y",
+                "thread_id=app:x", "thread.id=app:x", "framewalk.x=app:x", "__name__=app:x",
+                "service_name=app:x", "route=app.:x", "ro ute=app:x", "route=app:x.y",
                 "route=" + "m" * 40 + ":x"]:
         r = run_fw("record", "--label", bad, "-d", 1, "--", "true")
         assert r.returncode == EXIT_USAGE and "--label" in r.stderr, (bad, r)

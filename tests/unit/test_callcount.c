@@ -173,6 +173,15 @@ static void test_parse(void **state)
 	callcount_release(&cc);
 	assert_int_equal(parse("C\t\t0\t3\t/app/a.py\tf\nend 1\n", &cc), -EPROTO);
 	callcount_release(&cc);
+	assert_int_equal(parse("C\t+1\t0\t3\t/app/a.py\tf\nend 1\n", &cc), -EPROTO);
+	callcount_release(&cc);
+	assert_int_equal(parse("C\t1\t0\t3\t/app/a.py\tf\nend 1abc\n", &cc), -EPROTO);
+	callcount_release(&cc);
+	assert_int_equal(parse("C\t1\t0\t3\t/app/a.py\tf\nend 1 -5\n", &cc), -EPROTO);
+	callcount_release(&cc);
+	assert_int_equal(parse("C\t1\t0\t3\t/app/a.py\tf\nend 1 250\n", &cc), 0);
+	assert_int_equal(cc.stop_us, 250);
+	callcount_release(&cc);
 	/* nothing counted is a valid file */
 	assert_int_equal(parse("end 0\n", &cc), 0);
 	assert_int_equal(cc.n, 0);
