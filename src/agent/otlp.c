@@ -350,31 +350,41 @@ static OtlpValueType *value_type(struct enc *e, const char *type, const char *un
 	return vt;
 }
 
+/*
+ * A Profile of the period b of sample type (type, count): its time, a new
+ * id and the attribute framewalk.mode, room for nattrs attributes in all.
+ */
+static OtlpProfile *profile_new(struct enc *e, const struct period_batch *b, const char *type,
+				size_t nattrs)
+{
+	OtlpProfile *o = arena_new(&e->a, sizeof(*o));
+	uint8_t *id = arena_new(&e->a, 16);
+
+	opentelemetry__proto__profiles__v1development__profile__init(o);
+	o->sample_type = value_type(e, type, "count");
+	o->time_unix_nano = b->from_ns;
+	o->duration_nano = b->until_ns > b->from_ns ? b->until_ns - b->from_ns : 0;
+	encode_random_id(id);
+	o->profile_id.data = id;
+	o->profile_id.len = 16;
+	o->attribute_indices = arena_new(&e->a, nattrs * sizeof(int32_t));
+	o->attribute_indices[o->n_attribute_indices++] = attr_get(e, "framewalk.mode", b->mode, 0, 0);
+	return o;
+}
+
 /* Process p's samples as one Profile. */
 static OtlpProfile *profile_of(struct enc *e, const struct period_batch *b,
 			       const struct period_proc *p)
 {
 	const struct profile *pr = &p->prof;
-	OtlpProfile *o = arena_new(&e->a, sizeof(*o));
+	OtlpProfile *o = profile_new(e, b, "samples", 1);
 	uint32_t *loc_of = xcalloc(pr->nframes ? pr->nframes : 1, sizeof(*loc_of));
 	int32_t (*thread_attrs)[2] = xcalloc(pr->nthreads ? pr->nthreads : 1, sizeof(*thread_attrs));
 	uint32_t *frames = NULL;
 	size_t frames_alloc = 0;
-	uint8_t *id;
 
-	opentelemetry__proto__profiles__v1development__profile__init(o);
-	o->sample_type = value_type(e, "samples", "count");
-	o->period_type = value_type(e, profile_mode_is_cpu(b->mode) ? "cpu" : "wall", "nanoseconds");
+	o->period_type = value_type(e, profile_mode_type(b->mode), "nanoseconds");
 	o->period = b->rate_hz > 0 ? (int64_t)(1e9 / b->rate_hz + 0.5) : 0;
-	o->time_unix_nano = b->from_ns;
-	o->duration_nano = b->until_ns > b->from_ns ? b->until_ns - b->from_ns : 0;
-	id = arena_new(&e->a, 16);
-	encode_random_id(id);
-	o->profile_id.data = id;
-	o->profile_id.len = 16;
-	o->attribute_indices = arena_new(&e->a, sizeof(int32_t));
-	o->attribute_indices[0] = attr_get(e, "framewalk.mode", b->mode, 0, 0);
-	o->n_attribute_indices = 1;
 	o->samples = arena_new(&e->a, (pr->ncounts ? pr->ncounts : 1) * sizeof(*o->samples));
 	for (size_t i = 0; i < pr->ncounts; i++) {
 		const struct pf_count *c = &pr->counts[i];
@@ -432,21 +442,10 @@ static OtlpProfile *calls_profile_of(struct enc *e, const struct period_batch *b
 {
 	const struct profile *pr = &p->prof;
 	OtlpProfile *o;
-	uint8_t *id;
 
 	if (!pr->ncalls)
 		return NULL;
-	o = arena_new(&e->a, sizeof(*o));
-	opentelemetry__proto__profiles__v1development__profile__init(o);
-	o->sample_type = value_type(e, "calls", "count");
-	o->time_unix_nano = b->from_ns;
-	o->duration_nano = b->until_ns > b->from_ns ? b->until_ns - b->from_ns : 0;
-	id = arena_new(&e->a, 16);
-	encode_random_id(id);
-	o->profile_id.data = id;
-	o->profile_id.len = 16;
-	o->attribute_indices = arena_new(&e->a, 2 * sizeof(int32_t));
-	o->attribute_indices[o->n_attribute_indices++] = attr_get(e, "framewalk.mode", b->mode, 0, 0);
+	o = profile_new(e, b, "calls", 2);
 	if (pr->meta.calls_note)
 		o->attribute_indices[o->n_attribute_indices++] =
 			attr_get(e, "framewalk.calls_note", pr->meta.calls_note, 0, 0);

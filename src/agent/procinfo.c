@@ -11,6 +11,7 @@
 #include "elf/elfread.h"
 #include "target/proc.h"
 #include "util/file.h"
+#include "util/utf8.h"
 #include "util/util.h"
 
 #define ENVIRON_MAX (256u << 10)
@@ -200,46 +201,13 @@ void procinfo_service_from_argv(const char *argv, size_t len, char *out, size_t 
 	}
 }
 
-/* Length of the valid UTF-8 sequence at s (at most n bytes), 0 when invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	size_t need;
-	uint32_t cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0) {
-		need = 2;
-		cp = s[0] & 0x1f;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		need = 3;
-		cp = s[0] & 0x0f;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		need = 4;
-		cp = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	if (n < need)
-		return 0;
-	for (size_t k = 1; k < need; k++) {
-		if ((s[k] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[k] & 0x3f);
-	}
-	if ((need == 2 && cp < 0x80) || (need == 3 && cp < 0x800) || (need == 4 && cp < 0x10000) ||
-	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return need;
-}
-
 void procinfo_clean(struct strbuf *out, const char *s, size_t len, size_t max)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t start = out->len, i = 0;
 
 	while (i < len) {
-		size_t n = utf8_len(p + i, len - i);
+		size_t n = utf8_seq(p + i, len - i);
 
 		if (!n || (n == 1 && (p[i] < 0x20 || p[i] == 0x7f))) {
 			i++;

@@ -60,7 +60,7 @@ static void url_escape(struct strbuf *out, const char *s)
 /* The profile type Pyroscope names a profile of this mode. */
 static const char *type_suffix(const struct period_batch *b)
 {
-	return profile_mode_is_cpu(b->mode) ? "cpu" : "wall";
+	return profile_mode_type(b->mode);
 }
 
 void pyroscope_ingest_query(const struct period_batch *b, const struct period_proc *p,
@@ -119,7 +119,8 @@ int pyroscope_push_encode(const struct period_batch *b, struct strbuf *out)
 		/* __name__ first: the profile type (process_cpu: cpu and samples) */
 		types__v1__label_pair__init(&labels[nl]);
 		labels[nl].name = (char *)"__name__";
-		labels[nl].value = (char *)(profile_mode_is_cpu(b->mode) ? "process_cpu" : "wall");
+		labels[nl].value = (char *)(profile_mode_is_cpu(b->mode) ? "process_cpu" :
+					    profile_mode_type(b->mode));
 		label_ptrs[nl] = &labels[nl];
 		nl++;
 		for (size_t k = 0; k < n; k++) {

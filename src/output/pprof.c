@@ -218,8 +218,7 @@ static void write_sample_types(struct pp_writer *w)
 	}
 	w->types[0].type = str_id(w, PPROF_TYPE_SAMPLES);
 	w->types[0].unit = str_id(w, "count");
-	w->types[1].type = str_id(w, profile_mode_is_cpu(m->mode) ? PPROF_TYPE_CPU
-								       : PPROF_TYPE_WALL);
+	w->types[1].type = str_id(w, profile_mode_type(m->mode));
 	w->types[1].unit = str_id(w, "nanoseconds");
 	w->nvalues = w->period ? 2 : 1;
 	if (w->p->ncalls) {

@@ -4,8 +4,8 @@
  * them for other tools.
  *
  * - Sample types: PPROF_TYPE_SAMPLES/count, then, when the sampling rate is
- *   known, PPROF_TYPE_CPU/nanoseconds in cpu mode, else PPROF_TYPE_WALL/
- *   nanoseconds (count x period); the period type is the same, with
+ *   known, cpu/nanoseconds in cpu mode, else wall/nanoseconds (count x
+ *   period; the name is profile_mode_type's); the period type is the same, with
  *   period = 1e9 / rate.
  * - Exact call counts (record --count-calls): one more sample type,
  *   PPROF_TYPE_CALLS/count, last; the default sample type stays the time
@@ -30,8 +30,7 @@
 #define FRAMEWALK_OUTPUT_PPROF_H
 
 #define PPROF_TYPE_SAMPLES "samples"
-#define PPROF_TYPE_WALL "wall"
-#define PPROF_TYPE_CPU "cpu"       /* mode cpu: only on-CPU threads are sampled */
+/* the time's type: profile_mode_type (profile/profile.h), "cpu" or "wall" */
 #define PPROF_TYPE_CALLS "calls"   /* --count-calls: exact entries, unit "count" */
 #define PPROF_LABEL_RESUMES "resumes" /* ... and resumes, a number on those samples */
 

@@ -271,6 +271,11 @@ uint64_t profile_total(const struct profile *p);
  * encoders use for a profile's type (pprof cpu/wall, OTLP, Pyroscope).
  */
 int profile_mode_is_cpu(const char *mode);
+/* The same as the type's name every format gives it: "cpu" or "wall". */
+static inline const char *profile_mode_type(const char *mode)
+{
+	return profile_mode_is_cpu(mode) ? "cpu" : "wall";
+}
 
 /*
  * Is the requested rate usable to turn counts into time? A rate read from a
