@@ -8,16 +8,11 @@
 #include "agent/calls.h"
 #include "util/util.h"
 
-static void announce(pid_t pid, const char *path, const char *mode)
-{
-	fw_note("count-calls: asking process %d to run %s (%s)", (int)pid, path, mode);
-}
-
 void agent_calls_init(struct agent_calls *c, pid_t pid)
 {
 	memset(c, 0, sizeof(*c));
 	callcount_init(&c->cc, pid);
-	c->cc.announce = announce;
+	c->cc.announce = callcount_log_request;
 	profile_init(&c->taken);
 	c->state = AGENT_CALLS_WAITING;
 }
@@ -106,10 +101,7 @@ void agent_calls_take(struct agent_calls *c, const struct py_target *t, int fina
 	} else {
 		struct strbuf note = STRBUF_INIT;
 
-		for (size_t i = 0; i < c->cc.n; i++)
-			profile_add_calls(&c->taken, c->cc.fns[i].name, c->cc.fns[i].file,
-					  c->cc.fns[i].firstline, c->cc.fns[i].starts,
-					  c->cc.fns[i].resumes);
+		callcount_add_counts(&c->cc, &c->taken);
 		strbuf_addf(&note, "exact, sys.monitoring tool %d over the period%s; %zu functions; "
 			    "the target's thread held %.1f ms for this read", c->cc.tool_id,
 			    c->cc.at_exit ? " until the process exited" : "", c->cc.n,
@@ -131,8 +123,7 @@ void agent_calls_abandon(struct agent_calls *c, pid_t pid)
 {
 	if (c->state != AGENT_CALLS_COUNTING)
 		return;
-	fw_warning("process %d: interrupted: its counting was not read (it removes itself at its "
-		   "deadline)", (int)pid);
+	callcount_warn_unread(pid);
 	callcount_release(&c->cc);
 	callcount_init(&c->cc, pid);
 	profile_release(&c->taken);

@@ -28,10 +28,13 @@
 #define ENDED_NS 200000000ull
 #define NEVER_NS (3600ull * 1000000000ull)
 
-/* Every script a target is asked to run, logged with its path. */
-static void announce(pid_t pid, const char *path, const char *mode)
+/* One process counted over the whole capture: how, in the header's words. */
+static void one_counting_note(struct strbuf *note, int tool, size_t fns, uint64_t start_us,
+			      uint64_t stop_us)
 {
-	fw_note("count-calls: asking process %d to run %s (%s)", (int)pid, path, mode);
+	strbuf_addf(note, "exact, sys.monitoring tool %d over the capture; %zu functions; the "
+		    "target's thread held %.1f ms to start, %.1f ms to stop", tool, fns,
+		    start_us / 1e3, stop_us / 1e3);
 }
 
 /* Can t count? 0, -EAGAIN (not yet known: it is starting), else the refusal in why. */
@@ -87,7 +90,7 @@ static int start_one(struct callcount *cc, const struct py_target *t,
 
 	callcount_init(cc, t->pid);
 	cc->stop = so->stop;
-	cc->announce = announce;
+	cc->announce = callcount_log_request;
 	ret = callcount_start(cc, t, deadline, why);
 	if (ret) {
 		callcount_release(cc);
@@ -122,9 +125,7 @@ static int end_one(struct callcount *cc, const struct py_target *t, struct profi
 			   strbuf_str(why));
 		return ret;
 	}
-	for (size_t i = 0; i < cc->n; i++)
-		profile_add_calls(prof, cc->fns[i].name, cc->fns[i].file, cc->fns[i].firstline,
-				  cc->fns[i].starts, cc->fns[i].resumes);
+	callcount_add_counts(cc, prof);
 	return 0;
 }
 
@@ -142,9 +143,7 @@ void cmd_calls_end(struct callcount *cc, const struct py_target *t, struct profi
 	} else {
 		struct strbuf note = STRBUF_INIT;
 
-		strbuf_addf(&note, "exact, sys.monitoring tool %d over the capture; %zu functions; "
-			    "the target's thread held %.1f ms to start, %.1f ms to stop",
-			    cc->tool_id, cc->n, cc->start_us / 1e3, cc->stop_us / 1e3);
+		one_counting_note(&note, cc->tool_id, cc->n, cc->start_us, cc->stop_us);
 		prof->meta.calls_note = strbuf_detach(&note);
 		prof->meta.calls_window_ns = window_ns;
 	}
@@ -355,8 +354,7 @@ void cmd_calls_finish(struct cmd_calls *c, const struct session *sess)
 	for (size_t i = c->n; i-- > 0;) {
 		c->v[i].cc.stop_base = stops;
 		if (c->v[i].state == CALLS_COUNTING && c->so.stop && *c->so.stop > stops) {
-			fw_warning("process %d: interrupted: its counting was not read (it removes "
-				   "itself at its deadline)", (int)c->v[i].t.pid);
+			callcount_warn_unread(c->v[i].t.pid);
 			if (!c->failed++) {
 				c->lost_pid = c->v[i].t.pid;
 				strbuf_addstr(&c->lost, "interrupted: not read");
@@ -369,9 +367,7 @@ void cmd_calls_finish(struct cmd_calls *c, const struct session *sess)
 		}
 	}
 	if (c->counted == 1 && c->seen == 1 && !c->at_exit) {
-		strbuf_addf(&note, "exact, sys.monitoring tool %d over the capture; %zu functions; "
-			    "the target's thread held %.1f ms to start, %.1f ms to stop", c->tool,
-			    c->fns, c->start_us / 1e3, c->stop_us / 1e3);
+		one_counting_note(&note, c->tool, c->fns, c->start_us, c->stop_us);
 	} else if (c->counted) {
 		strbuf_addf(&note, "exact, summed over %zu process%s", c->counted,
 			    c->counted == 1 ? "" : "es");

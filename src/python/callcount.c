@@ -34,6 +34,24 @@ extern const char py_callcount_script[];
 
 static const char *const tmp_dirs[] = { "/tmp", "/var/tmp", "/dev/shm" };
 
+void callcount_log_request(pid_t pid, const char *path, const char *mode)
+{
+	fw_note("count-calls: asking process %d to run %s (%s)", (int)pid, path, mode);
+}
+
+void callcount_add_counts(const struct callcount *cc, struct profile *p)
+{
+	for (size_t i = 0; i < cc->n; i++)
+		profile_add_calls(p, cc->fns[i].name, cc->fns[i].file, cc->fns[i].firstline,
+				  cc->fns[i].starts, cc->fns[i].resumes);
+}
+
+void callcount_warn_unread(pid_t pid)
+{
+	fw_warning("process %d: interrupted: its counting was not read (it removes itself at its "
+		   "deadline)", (int)pid);
+}
+
 void callcount_init(struct callcount *cc, pid_t pid)
 {
 	memset(cc, 0, sizeof(*cc));

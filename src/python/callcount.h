@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "profile/profile.h"
 #include "python/discover.h"
 #include "python/remote_exec.h"
 #include "target/memory.h"
@@ -72,6 +73,15 @@ struct callcount {
  * saying it. Nothing is asked of the target.
  */
 int callcount_check(struct target_mem *m, const struct py_target *t, struct strbuf *why);
+
+/*
+ * What record, top and the agent share of a counting: the log line of each
+ * script a target is asked to run (for cc->announce), the counts added to a
+ * profile, and the warning for a counting left unread (a stop signal).
+ */
+void callcount_log_request(pid_t pid, const char *path, const char *mode);
+void callcount_add_counts(const struct callcount *cc, struct profile *p);
+void callcount_warn_unread(pid_t pid);
 
 /* Ready cc for pid (nothing done in the target). */
 void callcount_init(struct callcount *cc, pid_t pid);
