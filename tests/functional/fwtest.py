@@ -681,3 +681,25 @@ class StructureSpec:
     def matches_any(self, key, frames, waiting=False):
         valid = self.valid_waiting[key] if waiting else self.valid[key]
         return any(chain_matches(c, frames) for c in valid)
+
+
+def agent_periods(pid, out_dir, *args, periods=4, timeout=30):
+    """framewalk agent -p PID --dir OUT_DIR ARGS until OUT_DIR holds PERIODS
+    of pid's profiles (the first may be short: aligned to the clock), then
+    SIGTERM; its exit status and standard error."""
+    ag = subprocess.Popen([framewalk_path(), "agent", "-p", str(pid), "--dir", str(out_dir)] +
+                          [str(a) for a in args],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and len(
+                list(Path(out_dir).glob("*-%d.pb.gz" % pid)) if Path(out_dir).is_dir() else []
+        ) < periods:
+            time.sleep(0.2)
+        ag.send_signal(signal.SIGTERM)
+        err = ag.communicate(timeout=30)[1].decode()
+        return ag.returncode, err
+    finally:
+        ag.kill()
+        ag.wait(timeout=10)
+        ag.stderr.close()

@@ -51,7 +51,8 @@ import uuid
 
 import pytest
 
-from fwtest import INTERP_BY_ID, WORKLOADS, framewalk_path, run_fw, start_workload, wait_ready
+from fwtest import (INTERP_BY_ID, WORKLOADS, agent_periods, framewalk_path, run_fw,
+                    start_workload, wait_ready)
 from test_agent import pb, receiver  # noqa: F401 (fixtures)
 from test_formats import go_pprof
 from viewtest import browser, json_block, run_view  # noqa: F401 (browser: a fixture)
@@ -397,22 +398,9 @@ def test_agent_counts_per_period(interp, tmp_path, pb, receiver):
     try:
         d = tmp_path / "dir"
         otlp = receiver()
-        ag = subprocess.Popen([framewalk_path(), "agent", "-p", str(w.pid), "--count-calls",
-                               "--period", "1", "--dir", str(d), "--otlp", otlp.url + "/",
-                               "-q"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        try:
-            # at least four periods written (the first may be short: aligned to the clock)
-            deadline = time.monotonic() + 30
-            while time.monotonic() < deadline and \
-                    len(list(d.glob("*-%d.pb.gz" % w.pid)) if d.is_dir() else []) < 4:
-                time.sleep(0.2)
-            ag.send_signal(signal.SIGTERM)
-            assert ag.wait(timeout=30) == 0, ag.stderr.read().decode()
-        finally:
-            ag.kill()
-            ag.wait(timeout=10)
-            ag.stderr.close()
+        code, err = agent_periods(w.pid, d, "--count-calls", "--period", 1, "--otlp",
+                                  otlp.url + "/", "-q")
+        assert code == 0, err
         rep = report(w)
         snaps = rep["snaps"]
         names = [s["path"].rsplit("/", 1)[1] for s in snaps]

@@ -42,14 +42,12 @@ import math
 import os
 import re
 import shutil
-import signal
 import subprocess
-import time
 
 import pytest
 
-from fwtest import asan_build, framewalk_path, run_fw
-from test_agent import pb, receiver  # noqa: F401 (fixtures)
+from fwtest import agent_periods, asan_build, run_fw
+from test_agent import Schemas, receiver  # noqa: F401 (receiver: a fixture)
 from test_pyview import ASYNC_INTERPS
 
 SECONDS = 7           # the workload's load
@@ -276,8 +274,14 @@ def test_thread_requests(interp, workload, tmp_path, backend):
     check_capture(pb, served, "%s threads %s" % (interp.id, backend), accuracy(backend))
 
 
+@pytest.fixture(scope="module")
+def schemas(tmp_path_factory):
+    """The OTLP schema's message classes (test_agent.py's)."""
+    return Schemas(tmp_path_factory.mktemp("schemas"))
+
+
 @pytest.mark.interps("py3.12", "sid-py3.15")
-def test_agent_context_labels(interp, workload, tmp_path, pb, receiver):
+def test_agent_context_labels(interp, workload, tmp_path, schemas, receiver):
     """agent --context-label: each period's pprof (--dir, as Pyroscope gets
     it) carries the labels per sample, read back by report --where; OTLP
     carries them as sample attributes (the official schema). The agent's
@@ -287,23 +291,10 @@ def test_agent_context_labels(interp, workload, tmp_path, pb, receiver):
     w = workload(interp, "labels_app.py", "asyncio", str(SECONDS))
     d = tmp_path / "dir"
     otlp = receiver()
-    ag = subprocess.Popen([framewalk_path(), "agent", "-p", str(w.pid), "-r", str(RATE),
-                           "--context-label", "route=__main__:route",
-                           "--context-label", "tenant=__main__:tenant",
-                           "--period", "1", "--dir", str(d), "--otlp", otlp.url + "/"],
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and \
-                len(list(d.glob("*-%d.pb.gz" % w.pid)) if d.is_dir() else []) < 4:
-            time.sleep(0.2)
-        ag.send_signal(signal.SIGTERM)
-        assert ag.wait(timeout=30) == 0
-        err = ag.stderr.read().decode()
-    finally:
-        ag.kill()
-        ag.wait(timeout=10)
-        ag.stderr.close()
+    code, err = agent_periods(w.pid, d, "-r", RATE, "--context-label", "route=__main__:route",
+                              "--context-label", "tenant=__main__:tenant", "--period", 1,
+                              "--otlp", otlp.url + "/")
+    assert code == 0, err
     assert "with the bpf backend" not in err, err
     served_counts(w)
     files = sorted(d.glob("*-%d.pb.gz" % w.pid))
@@ -326,7 +317,7 @@ def test_agent_context_labels(interp, workload, tmp_path, pb, receiver):
     got = {"hot_orders": [0, 0], "hot_users": [0, 0]}
     want = {"hot_orders": "/orders", "hot_users": "/users"}
     for req in otlp.taken():
-        msg = pb.ExportRequest.FromString(req["body"])
+        msg = schemas.ExportRequest.FromString(req["body"])
         dic = msg.dictionary
         st = dic.string_table
         for rp in msg.resource_profiles:
