@@ -9,7 +9,9 @@
  * a few files at a time for /proc and ELF reads, a separate debug file per
  * module that has one (native stacks), and what the backend's row says it
  * holds itself (struct backend_info: bpf's perf event and link per CPU, its
- * program and maps). Per-thread /proc files are kept open
+ * program and maps; its per-thread events, opened when it attaches to
+ * processes, it bounds itself to a quarter of the limit, bpf.c's
+ * attach_task_events). Per-thread /proc files are kept open
  * only within target/taskstat.h's budget and reopened per reading past it.
  */
 #include <dirent.h>

@@ -302,12 +302,14 @@ int module_problem(const struct fw_module *m, pid_t pid, char *buf, size_t size)
 			  m->file->audit.debug_path, why);
 		return 1;
 	}
-	if (err == -EPERM || err == -EACCES)
-		xsnprintf(buf, size, "%s: %s, and the mapped file can be opened only through "
-			  "/proc/%d/map_files, which needs CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE "
-			  "(run framewalk as root)", m->path,
-			  state ? state : "its path does not reach it", (int)pid);
-	else
+	if (err == -EPERM || err == -EACCES) {
+		struct strbuf sb = STRBUF_INIT;
+
+		proc_map_files_refused(&sb, pid);
+		xsnprintf(buf, size, "%s: %s, and the mapped file can be opened only through %s",
+			  m->path, state ? state : "its path does not reach it", strbuf_str(&sb));
+		strbuf_release(&sb);
+	} else
 		xsnprintf(buf, size, "%s: %s", m->path, why);
 	return 1;
 }

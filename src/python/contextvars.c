@@ -400,17 +400,16 @@ static void set_text(struct py_ctxvalue *out, enum py_ctxvalue_kind kind, const 
 static int short_ascii(struct py_contextvars *cv, const uint8_t *buf, struct py_ctxvalue *out)
 {
 	const struct py_offsets *o = cv->ob->r->off;
-	uint32_t state;
+	struct py_str_head h;
 	uint64_t len;
 
 	if (o->unicode_state < 0 || o->unicode_length < 0 || o->unicode_ascii_data <= 0 ||
 	    o->unicode_state + 4 > VALUE_READ || o->unicode_length + 8 > VALUE_READ)
 		return 0;
-	memcpy(&state, buf + o->unicode_state, sizeof(state));
-	len = load_u64(buf, (size_t)o->unicode_length);
-	/* kind 1, compact, ascii: the text follows the PyASCIIObject head */
-	if (((state >> 2) & 7) != 1 || !((state >> 5) & 1) || !((state >> 6) & 1) ||
-	    len > PY_CTXVALUE_CHARS || (uint64_t)o->unicode_ascii_data + len > VALUE_READ)
+	h = py_str_head(o, buf);
+	len = h.len;
+	/* compact ASCII: the text follows the PyASCIIObject head */
+	if (!py_str_compact_ascii(&h) || len > PY_CTXVALUE_CHARS || (uint64_t)o->unicode_ascii_data + len > VALUE_READ)
 		return 0;
 	for (uint64_t i = 0; i < len; i++)
 		if (buf[o->unicode_ascii_data + i] >= 0x80)

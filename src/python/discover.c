@@ -81,13 +81,9 @@ static void explain_unopened(pid_t pid, const struct proc_map *map, int err, str
 	switch (err) {
 	case -EPERM:
 	case -EACCES:
-		strbuf_addf(why, ", which %s; the file it mapped can be opened only through "
-			    "/proc/%d/map_files, which needs CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE "
-			    "(run framewalk as root, or: ", state ? state : "is not reachable by its path",
-			    (int)pid);
-		privilege_grant_fix(why, "cap_checkpoint_restore,cap_sys_ptrace",
-				    "$(command -v framewalk)");
-		strbuf_addch(why, ')');
+		strbuf_addf(why, ", which %s; the file it mapped can be opened only through ",
+			    state ? state : "is not reachable by its path");
+		proc_map_files_refused(why, pid);
 		break;
 	case -EMFILE:
 	case -ENFILE:

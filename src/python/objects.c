@@ -397,13 +397,9 @@ static struct py_key_cache *key_cache(struct py_objects *ob, const char *key)
 /* Does the str object whose first bytes are buf hold exactly key (ASCII)? */
 static int str_equals(const struct py_offsets *o, const uint8_t *buf, const char *key, size_t klen)
 {
-	uint32_t state;
-	uint64_t len;
+	struct py_str_head h = py_str_head(o, buf);
 
-	memcpy(&state, buf + o->unicode_state, sizeof(state));
-	len = load_u64(buf, (size_t)o->unicode_length);
-	/* compact ASCII: kind 1, compact, ascii */
-	if (((state >> 2) & 7) != 1 || !((state >> 5) & 1) || !((state >> 6) & 1) || len != klen)
+	if (!py_str_compact_ascii(&h) || h.len != klen)
 		return 0;
 	return !memcmp(buf + o->unicode_ascii_data, key, klen);
 }

@@ -14,10 +14,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <string.h>
+
 #include "python/discover.h"
 #include "target/memory.h"
 #include "target/pidns.h"
 #include "util/hashidx.h"
+#include "util/util.h"
 
 #define PY_MAX_DEPTH 1024       /* frames per stack */
 #define PY_MAX_THREADS 4096     /* thread states read per process and tick (reader.c) */
@@ -215,5 +218,36 @@ int py_reader_code(struct py_reader *r, uint64_t addr, struct py_code **out);
 
 /* Source line of a code object at an instruction (in that version's units). */
 int py_code_line(struct py_code *c, const struct py_offsets *off, int64_t instr);
+
+/*
+ * A str object's head, from its first bytes buf (which must hold the
+ * unicode_length and unicode_state fields): its length in characters and
+ * PyASCIIObject's state bits (kind 1, 2 or 4 bytes a character; compact:
+ * the text follows the head; ascii: compact ASCII, its text at
+ * unicode_ascii_data).
+ */
+struct py_str_head {
+	uint64_t len;
+	unsigned kind, compact, ascii;
+};
+
+static inline struct py_str_head py_str_head(const struct py_offsets *o, const uint8_t *buf)
+{
+	struct py_str_head h;
+	uint32_t state;
+
+	memcpy(&state, buf + o->unicode_state, sizeof(state));
+	h.len = load_u64(buf, (size_t)o->unicode_length);
+	h.kind = (state >> 2) & 7;
+	h.compact = (state >> 5) & 1;
+	h.ascii = (state >> 6) & 1;
+	return h;
+}
+
+/* Compact ASCII: its len bytes of text at unicode_ascii_data. */
+static inline int py_str_compact_ascii(const struct py_str_head *h)
+{
+	return h->kind == 1 && h->compact && h->ascii;
+}
 
 #endif

@@ -58,9 +58,9 @@ int py_read_unicode(struct py_reader *r, uint64_t addr, size_t cap, char **out)
 	const struct py_offsets *o = r->off;
 	uint8_t head[128];
 	struct strbuf sb = STRBUF_INIT;
-	uint32_t state;
+	struct py_str_head h;
 	uint64_t len;
-	unsigned kind, compact, ascii;
+	unsigned kind, ascii;
 	size_t hdr, nbytes;
 	uint8_t *data;
 	int ret;
@@ -72,12 +72,11 @@ int py_read_unicode(struct py_reader *r, uint64_t addr, size_t cap, char **out)
 	ret = mem_read(r->mem, addr, head, hdr);
 	if (ret)
 		return ret;
-	len = load_u64(head, o->unicode_length);
-	memcpy(&state, head + o->unicode_state, sizeof(state));
-	kind = (state >> 2) & 7;
-	compact = (state >> 5) & 1;
-	ascii = (state >> 6) & 1;
-	if (!compact || (kind != 1 && kind != 2 && kind != 4) || (ascii && kind != 1) ||
+	h = py_str_head(o, head);
+	len = h.len;
+	kind = h.kind;
+	ascii = h.ascii;
+	if (!h.compact || (kind != 1 && kind != 2 && kind != 4) || (ascii && kind != 1) ||
 	    len > (1u << 20))
 		return -EFAULT;
 	if (len > cap)

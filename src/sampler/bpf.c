@@ -131,8 +131,8 @@ static void explain_failure(int err, struct strbuf *why)
 			    "(ulimit -l unlimited)", (unsigned long long)rl.rlim_cur / 1024);
 	else if (err == -EMFILE || err == -ENFILE) {
 		nofile_reached(why);
-		strbuf_addstr(why, " (the bpf backend needs one perf event and one link per CPU "
-			      "besides its maps), or use --backend ptrace");
+		strbuf_addstr(why, " (the bpf backend needs a perf event and a link per thread of "
+			      "its targets, or per CPU, besides its maps), or use --backend ptrace");
 	}
 	/* EACCES from loading is the verifier's refusal, not a missing privilege. */
 	else if (err == -EACCES && geteuid() == 0)

@@ -15,8 +15,10 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "target/privilege.h"
 #include "target/proc.h"
 #include "target/safe_open.h"
+#include "util/strbuf.h"
 #include "util/file.h"
 #include "util/util.h"
 
@@ -551,6 +553,14 @@ int proc_same_mount_ns(pid_t pid)
 	if (stat("/proc/self/ns/mnt", &ours) || stat(path, &theirs))
 		return -errno;
 	return ours.st_dev == theirs.st_dev && ours.st_ino == theirs.st_ino;
+}
+
+void proc_map_files_refused(struct strbuf *why, pid_t pid)
+{
+	strbuf_addf(why, "/proc/%d/map_files, which needs CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE "
+		    "(run framewalk as root, or: ", (int)pid);
+	privilege_grant_fix(why, "cap_checkpoint_restore,cap_sys_ptrace", "$(command -v framewalk)");
+	strbuf_addch(why, ')');
 }
 
 int proc_map_open(pid_t pid, const struct proc_map *map, enum proc_open_via *via)

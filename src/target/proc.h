@@ -155,6 +155,13 @@ int proc_same_mount_ns(pid_t pid);
  * open-file limit, -ENOENT when nothing reaches it. *via may be NULL.
  */
 int proc_map_open(pid_t pid, const struct proc_map *map, enum proc_open_via *via);
+/*
+ * Why proc_map_open's -EPERM: appended to why, "/proc/PID/map_files, which
+ * needs CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE (run framewalk as root, or:
+ * GRANT)", the grant the one privilege_grant_fix gives.
+ */
+struct strbuf;
+void proc_map_files_refused(struct strbuf *why, pid_t pid);
 
 /*
  * Is the mapped file still on disk under its name? 1 yes; 0 no: it was
