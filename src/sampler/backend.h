@@ -181,6 +181,24 @@ void sampler_read_gil(struct sampler *s);
  * nr < 0: not known to be in a system call.
  */
 int sampler_gil_marker(struct sampler *s, uint64_t tstate, int on_cpu, long nr, uint64_t arg0);
+
+/* What a backend read of one thread at one instant says (bpf's record, ptrace's stop). */
+struct thread_instant {
+	uint64_t tstate;            /* its thread state, 0: no Python thread */
+	int on_cpu;                 /* running (or runnable) at that instant */
+	int gil_locked;             /* the GIL's state then ... */
+	uint64_t gil_holder;        /* ... and its holder */
+	long syscall_nr;            /* the system call it was in, -1: none known */
+	uint64_t syscall_arg0;
+};
+/*
+ * The mode's rule on a thread read at one instant, which may differ from
+ * the tick's guess made before it (the holder may have let go since): in
+ * gil mode the holder then is sampled as it is, another only with its
+ * marker (sampler_gil_marker: waiting for the GIL, or running without it).
+ * Returns 1 to record the read, 0 to drop it; *holds: held the GIL then.
+ */
+int sampler_instant_keep(struct sampler *s, const struct thread_instant *in, int *holds);
 /* The thread state running the cyclic collector (it holds the GIL), or 0. */
 uint64_t sampler_gc_thread(struct sampler *s);
 

@@ -586,6 +586,7 @@ static int handle_record(void *ctx, void *data, size_t size)
 	uint64_t now = fw_now_ns();
 	struct sampler *s;
 	size_t depth = 0;
+	struct thread_instant in;
 	int holds, py_ret = -ENOENT;
 
 	if (bpf_record_decode(data, size, &rec))
@@ -603,26 +604,26 @@ static int handle_record(void *ctx, void *data, size_t size)
 	/* cpu mode has no ticks of its own: each cpu-clock sample is one. */
 	if (!h->off_cpu && s->opts.mode == MODE_CPU)
 		s->prof->meta.ticks_taken++;
-	holds = h->tstate && h->gil_locked && h->gil_holder == h->tstate;
+	in.tstate = h->tstate;
+	in.on_cpu = !h->off_cpu;
+	in.gil_locked = h->gil_locked;
+	in.gil_holder = h->gil_holder;
+	in.syscall_nr = h->off_cpu ? h->syscall_nr : -1;
+	in.syscall_arg0 = h->syscall_arg0;
 	s->marker[0] = '\0';
-	/*
-	 * gil mode: the thread holding the GIL at the sample's instant, and
-	 * those waiting for it or running without it, with their marker.
-	 */
-	if (s->opts.mode == MODE_GIL && !holds &&
-	    !sampler_gil_marker(s, h->tstate, !h->off_cpu, h->off_cpu ? h->syscall_nr : -1,
-				h->syscall_arg0))
+	if (!sampler_instant_keep(s, &in, &holds))
 		return 0;
 	if (h->npy)
 		py_ret = bpf_record_python(&s->reader, &s->mem, &rec,
 					   (uint32_t)s->target.offsets.frame_size,
 					   copied_code_id_len(s), s->frames, PY_MAX_DEPTH, &depth);
+	if (!s->opts.native && (!h->tstate || !h->npy))
+		return 0;      /* Python frames only, and no Python code runs in this thread */
+	/* a thread off a CPU in wall mode: the call it waits in, the [wait] leaf */
+	s->wait[0] = '\0';
+	if (h->off_cpu && s->opts.mode == MODE_WALL)
+		wait_label(s, h);
 	if (!s->opts.native) {
-		if (!h->tstate || !h->npy)
-			return 0;      /* no Python code running in this thread */
-		s->wait[0] = '\0';
-		if (h->off_cpu && s->opts.mode == MODE_WALL)
-			wait_label(s, h);
 		if (py_ret || !depth)
 			sampler_record_dropped(s, (pid_t)h->tid, now);
 		else
@@ -634,9 +635,6 @@ static int handle_record(void *ctx, void *data, size_t size)
 	s->ns.npy = depth;
 	s->ns.py_ok = py_ret == 0;
 	s->ns.gc = h->gc_collecting && holds;
-	s->wait[0] = '\0';
-	if (h->off_cpu && s->opts.mode == MODE_WALL)
-		wait_label(s, h);
 	kernel_from_record(br, s, h);
 	native_from_record(br, s, h, rec.stack, now);
 	sampler_record_native(s, (pid_t)h->tid, now);

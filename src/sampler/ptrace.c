@@ -189,6 +189,7 @@ static int read_while_stopped(void *arg)
 static int ptrace_tick(struct sampler *s, uint64_t now)
 {
 	struct ptrace_state *p = s->state;
+	struct thread_instant in;
 	int ret, holds;
 
 	/* The thread list is read live: a copy would predate the stops. */
@@ -236,17 +237,18 @@ static int ptrace_tick(struct sampler *s, uint64_t now)
 			native_sample_clear(&s->ns);
 			continue;
 		}
-		holds = pt && s->ns.gil_locked && s->ns.gil_holder == pt->tstate;
 		/*
-		 * gil mode: the holder chosen at the tick may have let go before
-		 * the stop; a thread running without it may have taken it since.
+		 * the mode's rule at the stop's instant: the holder chosen at the
+		 * tick may have let go before it, and what a thread does without
+		 * the GIL only its stopped registers tell
 		 */
-		if (s->opts.mode == MODE_GIL && holds)
-			s->marker[0] = '\0';
-		/* what the stopped registers say it does without it: the tick's guess can't tell */
-		if (s->opts.mode == MODE_GIL && !holds &&
-		    !sampler_gil_marker(s, pt ? pt->tstate : 0, 1, s->ns.syscall_nr,
-					s->ns.syscall_arg0)) {
+		in.tstate = pt ? pt->tstate : 0;
+		in.on_cpu = 1;
+		in.gil_locked = s->ns.gil_locked;
+		in.gil_holder = s->ns.gil_holder;
+		in.syscall_nr = s->ns.syscall_nr;
+		in.syscall_arg0 = s->ns.syscall_arg0;
+		if (!sampler_instant_keep(s, &in, &holds)) {
 			native_sample_clear(&s->ns);
 			continue;
 		}

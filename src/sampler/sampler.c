@@ -424,6 +424,18 @@ int sampler_gil_marker(struct sampler *s, uint64_t tstate, int on_cpu, long nr, 
 	return s->marker[0] != '\0';
 }
 
+int sampler_instant_keep(struct sampler *s, const struct thread_instant *in, int *holds)
+{
+	*holds = in->tstate && in->gil_locked && in->gil_holder == in->tstate;
+	if (s->opts.mode != MODE_GIL)
+		return 1;
+	if (*holds) {
+		s->marker[0] = '\0';
+		return 1;
+	}
+	return sampler_gil_marker(s, in->tstate, in->on_cpu, in->syscall_nr, in->syscall_arg0);
+}
+
 uint64_t sampler_gc_thread(struct sampler *s)
 {
 	uint64_t holder = 0;
