@@ -122,8 +122,12 @@ FORMAT_EXT = {
 
 THREAD_RE = re.compile(r"^(?P<name>.*) \((?P<tid>\d+)\)$", re.S)
 FRAME_RE = re.compile(r"^(?P<name>.*) \((?P<file>.*):(?P<line>\d+)\)$", re.S)
-# C0 controls but '\n', DEL, and C1 controls (U+0080-U+009F, as decoded text)
-BAD_CONTROL_RE = re.compile("[\x00-\x09\x0b-\x1f\x7f\x80-\x9f]")
+# the bidirectional formatting controls, which reorder what a line shows
+BIDI_CONTROLS = {0x061c, 0x200e, 0x200f} | set(range(0x202a, 0x202f)) | set(range(0x2066, 0x206a))
+# C0 controls but '\n', DEL, C1 controls (U+0080-U+009F, as decoded text) and the
+# bidirectional formatting controls
+BAD_CONTROL_RE = re.compile("[\x00-\x09\x0b-\x1f\x7f\x80-\x9f\u061c\u200e\u200f\u202a-\u202e"
+                             "\u2066-\u2069]")
 
 
 # --------------------------------------------------------------------------
@@ -143,14 +147,15 @@ def fw(*args, timeout=60):
 def expected(s, cap, collapsed):
     """How framewalk must print a target string: cut at cap code points (and
     at a NUL, which ends a C string), lone surrogates as U+FFFD, control
-    characters as '?', and in collapsed output ';' as ':'."""
+    characters and the bidirectional formatting controls as '?', and in
+    collapsed output ';' as ':'."""
     s = s[:cap].split("\x00")[0]
     out = []
     for ch in s:
         o = ord(ch)
         if 0xd800 <= o <= 0xdfff:
             out.append("\ufffd")
-        elif o < 0x20 or o == 0x7f or 0x80 <= o <= 0x9f:
+        elif o < 0x20 or o == 0x7f or 0x80 <= o <= 0x9f or o in BIDI_CONTROLS:
             out.append("?")
         elif collapsed and ch == ";":
             out.append(":")
