@@ -58,6 +58,16 @@ void period_batch_init(struct period_batch *b, uint64_t seq, uint64_t from_ns, u
 	b->nextra = nextra;
 }
 
+int period_cut_now(uint64_t period_ns, uint64_t from_unix, uint64_t now_unix,
+		   uint64_t *end_unix)
+{
+	if (!period_ns || now_unix <= *end_unix + period_ns / 2 ||
+	    *end_unix - from_unix >= 2 * period_ns)
+		return 1;
+	*end_unix = (now_unix / period_ns + 1) * period_ns;
+	return 0;
+}
+
 /* Label set `set` of src (--context-label values) as a set of dst. */
 static uint32_t copy_labels(const struct profile *src, uint32_t set, struct profile *dst)
 {

@@ -76,6 +76,17 @@ int period_batch_add(struct period_batch *b, const struct profile *src, const st
 		     const char *version, const struct profile *calls);
 void period_batch_release(struct period_batch *b);
 
+/*
+ * The loop reached the end of the period [from_unix, *end_unix) at
+ * now_unix (its deadline is kept by the monotonic clock): cut it now (1);
+ * or, when that is more than half a period late (the loop was held up,
+ * or the wall clock stepped forward) and the period was not extended
+ * before, extend it to the next end after now (0, *end_unix moved), so
+ * the next period is not left too short to hold a sample.
+ */
+int period_cut_now(uint64_t period_ns, uint64_t from_unix, uint64_t now_unix,
+		   uint64_t *end_unix);
+
 /* The samples of process pid in src as a profile of its own (dst is initialised here). */
 void period_extract(const struct profile *src, pid_t pid, struct profile *dst);
 

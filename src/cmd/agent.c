@@ -537,6 +537,18 @@ static int agent_pass(void *ctx, uint64_t now, uint64_t *next)
 		count_calls(a, now);
 		now = fw_now_ns();
 	}
+	if (now >= a->period_end_mono && !a->o.once) {
+		uint64_t now_u = unix_now_ns(), end = a->period_end_unix;
+
+		if (!period_cut_now(secs_ns(a->o.period), a->period_from_unix, now_u, &end)) {
+			say(a, "the period that began at %.3f is extended to %.3f: this pass came "
+			    "%.1f s after its end (the loop was held up, or the clock stepped)",
+			    a->period_from_unix / 1e9, end / 1e9,
+			    (now_u - a->period_end_unix) / 1e9);
+			a->period_end_unix = end;
+			a->period_end_mono = now + (end > now_u ? end - now_u : 0);
+		}
+	}
 	if (now >= a->period_end_mono) {
 		cut_period(a, 0);
 		if (a->o.once) {

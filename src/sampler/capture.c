@@ -600,6 +600,9 @@ void session_take_profile(struct session *sess, struct profile *out)
 {
 	struct timespec wall;
 
+	/* what a running backend holds of the time until now goes with this profile */
+	if (sess->ops && sess->ops->drain && sess->backend)
+		sess->ops->drain(sess, fw_now_ns());
 	for (size_t i = 0; i < sess->n; i++) {
 		sampler_finish_meta(sess->targets[i]);
 		sampler_finish_threads(sess->targets[i]);

@@ -28,6 +28,7 @@
 #include <cmocka.h>
 
 #include "agent/http.h"
+#include "agent/period.h"
 #include "agent/procinfo.h"
 #include "agent/sink.h"
 #include "agent/spool.h"
@@ -58,6 +59,35 @@ static void test_start_time(void **state)
 	assert_true(t > 0);
 	assert_int_equal(proc_start_time(0x3fffffff, &t), -ESRCH);
 	strbuf_release(&sb);
+}
+
+/* A period's end reached late: cut, or extended once to the next end after now. */
+static void test_period_cut_now(void **state)
+{
+	const uint64_t s = 1000000000ull, p = 10 * s;
+	uint64_t end;
+
+	(void)state;
+	/* on time, or late by up to half a period: cut now, the end kept */
+	end = 100 * s;
+	assert_int_equal(period_cut_now(p, 90 * s, 100 * s, &end), 1);
+	assert_int_equal(end, 100 * s);
+	assert_int_equal(period_cut_now(p, 90 * s, 105 * s, &end), 1);
+	assert_int_equal(end, 100 * s);
+	/* later: the next end after now, so the next period is whole */
+	assert_int_equal(period_cut_now(p, 90 * s, 109 * s, &end), 0);
+	assert_int_equal(end, 110 * s);
+	end = 100 * s;
+	assert_int_equal(period_cut_now(p, 90 * s, 135 * s, &end), 0);   /* 3.5 periods late */
+	assert_int_equal(end, 140 * s);
+	/* extended already (two periods or more long): cut however late */
+	end = 110 * s;
+	assert_int_equal(period_cut_now(p, 90 * s, 118 * s, &end), 1);
+	assert_int_equal(end, 110 * s);
+	/* a first period aligned to the clock, shorter than one: still extended once */
+	end = 100 * s;
+	assert_int_equal(period_cut_now(p, 97 * s, 108 * s, &end), 0);
+	assert_int_equal(end, 110 * s);
 }
 
 static void test_env_lookup(void **state)
@@ -551,6 +581,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_start_time),
+		cmocka_unit_test(test_period_cut_now),
 		cmocka_unit_test(test_env_lookup),
 		cmocka_unit_test(test_container_id),
 		cmocka_unit_test(test_service_from_argv),
