@@ -370,7 +370,7 @@ def test_bpf_refused_and_not_picked(interp, workload, tmp_path):
     r = run_fw("record", "-p", w.pid, "-d", 1, *LABELS, "-o", tmp_path / "y.pb.gz")
     assert r.returncode == 0, r
     assert "backend bpf" not in r.stderr, r
-    assert "context variables (--label)" in r.stderr or os.geteuid() != 0, r
+    assert "context variables (--label, --context-label)" in r.stderr or os.geteuid() != 0, r
 
 
 @pytest.mark.interps("py3.12")
