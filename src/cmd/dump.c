@@ -12,7 +12,6 @@
 #include "output/format.h"
 #include "python/reader.h"
 #include "python/thread_names.h"
-#include "sampler/ptrace.h"
 #include "target/ptrace.h"
 #include "sampler/sampler.h"
 #include "target/proc.h"
