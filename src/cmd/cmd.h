@@ -114,7 +114,7 @@ const struct cmd_stop_outcome *cmd_stop_outcome(enum sampler_stop reason);
 #define CMD_SO_NONBLOCKING (1u << 12)   /* --nonblocking: --backend vm */
 #define CMD_SO_LABEL (1u << 13)         /* --label NAME=MODULE:VARIABLE */
 #define CMD_SO_COUNT_CALLS (1u << 14)   /* --count-calls (3.14+ remote execution) */
-#define CMD_SO_CONTEXT_LABEL (1u << 15) /* the agent's --label: --context-label NAME=MODULE:VARIABLE */
+#define CMD_SO_CONTEXT_LABEL (1u << 15) /* the agent's --context-label NAME=MODULE:VARIABLE */
 
 /* What a command takes (cmd/sampling.c has each command's, with its reasons). */
 struct cmd_sampling_use {

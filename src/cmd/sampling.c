@@ -393,7 +393,8 @@ static int same_labels(const struct label_specs *a, const struct label_specs *b)
 
 int cmd_sampling_same(const struct sampler_opts *a, const struct sampler_opts *b)
 {
-	return same_labels(&a->labels, &b->labels) && a->rate_hz == b->rate_hz && a->duration_s == b->duration_s && a->mode == b->mode &&
+	return same_labels(&a->labels, &b->labels) && a->rate_hz == b->rate_hz &&
+	       a->duration_s == b->duration_s && a->mode == b->mode &&
 	       a->backend == b->backend && a->native == b->native &&
 	       a->python_only == b->python_only && a->kernel == b->kernel &&
 	       a->native_all == b->native_all && a->async_tasks == b->async_tasks &&

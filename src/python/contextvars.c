@@ -409,7 +409,8 @@ static int short_ascii(struct py_contextvars *cv, const uint8_t *buf, struct py_
 	h = py_str_head(o, buf);
 	len = h.len;
 	/* compact ASCII: the text follows the PyASCIIObject head */
-	if (!py_str_compact_ascii(&h) || len > PY_CTXVALUE_CHARS || (uint64_t)o->unicode_ascii_data + len > VALUE_READ)
+	if (!py_str_compact_ascii(&h) || len > PY_CTXVALUE_CHARS ||
+	    (uint64_t)o->unicode_ascii_data + len > VALUE_READ)
 		return 0;
 	for (uint64_t i = 0; i < len; i++)
 		if (buf[o->unicode_ascii_data + i] >= 0x80)

@@ -28,6 +28,17 @@ static const char *const reserved[] = {
 	"trace_id", "span_id", "span_name", "thread.id", "thread.name", "service_name",
 };
 
+/* Does framewalk, or a consumer of its labels, give NAME a meaning (reserved, framewalk.*, __*)? */
+static int reserved_name(const char *name)
+{
+	if (!strncmp(name, "framewalk.", 10) || !strncmp(name, "__", 2))
+		return 1;
+	for (size_t i = 0; i < ARRAY_SIZE(reserved); i++)
+		if (!strcmp(name, reserved[i]))
+			return 1;
+	return 0;
+}
+
 struct label_state {
 	uint32_t name;                /* profile string id of NAME (0: not interned yet) */
 	uint32_t seen[SEEN_SLOTS];    /* value string ids + 1 kept so far (open addressing) */
@@ -108,14 +119,10 @@ int label_spec_parse(const char *opt, const char *arg, struct label_spec *out, s
 		return -EINVAL;
 	}
 	memcpy(out->name, arg, nname);
-	for (size_t i = 0; i <= ARRAY_SIZE(reserved); i++) {
-		if (i == ARRAY_SIZE(reserved) ? !strncmp(out->name, "framewalk.", 10) ||
-						!strncmp(out->name, "__", 2) :
-						!strcmp(out->name, reserved[i])) {
-			strbuf_addf(err, "bad --%s '%s': '%s' is a label framewalk gives samples itself",
-				    opt, arg, out->name);
-			return -EINVAL;
-		}
+	if (reserved_name(out->name)) {
+		strbuf_addf(err, "bad --%s '%s': '%s' is a label framewalk gives samples itself",
+			    opt, arg, out->name);
+		return -EINVAL;
 	}
 	memcpy(out->module, eq + 1, nmod);
 	memcpy(out->variable, colon + 1, nvar);

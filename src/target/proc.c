@@ -18,8 +18,8 @@
 #include "target/privilege.h"
 #include "target/proc.h"
 #include "target/safe_open.h"
-#include "util/strbuf.h"
 #include "util/file.h"
+#include "util/strbuf.h"
 #include "util/util.h"
 
 #define PROC_FILE_MAX (64u << 20)
