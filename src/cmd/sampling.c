@@ -311,7 +311,8 @@ static const struct sampling_row {
 	{ CMD_SO_BACKEND, 0, "backend", "B", NULL, help_backend, opt_backend, NO_FLAG },
 	{ CMD_SO_LABEL, 0, "label", "NAME=MODULE:VARIABLE", "label each sample NAME with the value "
 	  "the sampled thread (or asyncio task) sees in the contextvars.ContextVar VARIABLE of "
-	  "module MODULE (repeatable, up to 4; docs/LABELS.md)", NULL, opt_label, NO_FLAG },
+	  "module MODULE; --label trace: trace_id, span_id and span_name of OpenTelemetry's "
+	  "current span (repeatable, up to 4; docs/LABELS.md)", NULL, opt_label, NO_FLAG },
 	/* the same where --label names something else (the agent's: one label per profile) */
 	{ CMD_SO_CONTEXT_LABEL, 0, "context-label", "NAME=MODULE:VARIABLE", "label each sample "
 	  "NAME with the value the sampled thread sees in the contextvars.ContextVar VARIABLE of "
@@ -385,7 +386,7 @@ static int same_labels(const struct label_specs *a, const struct label_specs *b)
 	if (a->n != b->n)
 		return 0;
 	for (size_t i = 0; i < a->n; i++)
-		if (strcmp(a->l[i].name, b->l[i].name) || strcmp(a->l[i].module, b->l[i].module) ||
+		if (a->l[i].kind != b->l[i].kind || strcmp(a->l[i].name, b->l[i].name) || strcmp(a->l[i].module, b->l[i].module) ||
 		    strcmp(a->l[i].variable, b->l[i].variable))
 			return 0;
 	return 1;

@@ -77,11 +77,12 @@ static int name_ok(const char *s)
 	return 1;
 }
 
-int py_contextvars_add(struct py_contextvars *cv, const char *module, const char *variable)
+int py_contextvars_add(struct py_contextvars *cv, const char *module, const char *variable,
+		       const char *attr)
 {
 	struct py_ctxvar *v;
 
-	if (!name_ok(module) || !name_ok(variable))
+	if (!name_ok(module) || !name_ok(variable) || (attr && !name_ok(attr)))
 		return -EINVAL;
 	if (cv->nvars == PY_CTXVARS_MAX)
 		return -E2BIG;
@@ -89,6 +90,8 @@ int py_contextvars_add(struct py_contextvars *cv, const char *module, const char
 	memset(v, 0, sizeof(*v));
 	memcpy(v->module, module, strlen(module) + 1);
 	memcpy(v->variable, variable, strlen(variable) + 1);
+	if (attr)
+		memcpy(v->attr, attr, strlen(attr) + 1);
 	return (int)cv->nvars++;
 }
 
@@ -369,6 +372,8 @@ static int var_resolve(struct py_contextvars *cv, struct py_ctxvar *v)
 	v->checked_ns = now;
 	v->var = 0;
 	ret = py_module_attr(cv->ob, v->module, v->variable, &var);
+	if (!ret && v->attr[0])
+		ret = py_obj_attr(cv->ob, var, v->attr, &var);
 	if (!ret)
 		ret = read_words(cv, var, offs, ARRAY_SIZE(offs), w);
 	if (!ret && type_is(cv, w[0], PY_CTX_TYPE_VAR) != 1)
@@ -388,6 +393,7 @@ static void set_text(struct py_ctxvalue *out, enum py_ctxvalue_kind kind, const 
 	size_t n = strnlen(text, sizeof(out->text) - 1);
 
 	out->kind = kind;
+	out->obj = 0;
 	memcpy(out->text, text, n);
 	out->text[n] = '\0';
 	out->len = n;
@@ -677,6 +683,8 @@ static void values_render(struct py_contextvars *cv, size_t nvars, const int *re
 		render(cv, value[i], ret >= 0 && iov[slot[i]].ok ? vbuf[i] : NULL, &out[i]);
 		if (out[i].kind == PY_CTXVALUE_UNREADABLE)
 			cv->stats.unreadable++;
+		else
+			out[i].obj = value[i];
 	}
 }
 

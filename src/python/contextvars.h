@@ -5,8 +5,10 @@
  * the context's variables (ctx_vars, an immutable HAMT as in CPython's
  * Python/hamt.c: bitmap, array and collision nodes) and the variable looked
  * up by identity, with the hash CPython cached in it. The variable is found
- * through sys.modules[MODULE].__dict__[VARIABLE] (python/objects.h) and
- * checked to be a ContextVar; no Python code runs, nothing is called.
+ * through sys.modules[MODULE].__dict__[VARIABLE] (python/objects.h), or
+ * one attribute of that global's (OpenTelemetry's runtime context holds its
+ * variable so: python/otel.h), and checked to be a ContextVar; no Python
+ * code runs, nothing is called.
  *
  * Where a variable's own cache of its value (what ContextVar.get() trusts:
  * the value for thread state id tsid at context version tsver; GIL builds
@@ -59,12 +61,14 @@ struct py_ctxvalue {
 	enum py_ctxvalue_kind kind;
 	size_t len;                   /* bytes of text, without the NUL */
 	char text[PY_CTXVALUE_MAX];   /* NUL-terminated; a str cut at its first NUL */
+	uint64_t obj;                 /* the value object rendered (0: a placeholder) */
 };
 
 /* One variable a label reads. */
 struct py_ctxvar {
 	char module[PY_CTXVAR_NAME_MAX];
 	char variable[PY_CTXVAR_NAME_MAX];
+	char attr[PY_CTXVAR_NAME_MAX];   /* "": VARIABLE is the ContextVar; else VARIABLE.attr is */
 	uint64_t var;                 /* the ContextVar object, 0: not found */
 	uint64_t dflt;                /* its default value, 0: none */
 	int32_t hash;                 /* its hash as the HAMT folds it */
@@ -109,11 +113,13 @@ int py_contextvars_init(struct py_contextvars *cv, struct py_objects *ob);
 void py_contextvars_release(struct py_contextvars *cv);
 
 /*
- * Read variable MODULE:VARIABLE from now on (both ASCII, shorter than
- * PY_CTXVAR_NAME_MAX; the lookup itself is lazy). Its index, or -EINVAL
- * (a name too long or not ASCII), -E2BIG (PY_CTXVARS_MAX variables already).
+ * Read variable MODULE:VARIABLE (attr NULL), or the attribute attr of
+ * that global, from now on (all ASCII, shorter than PY_CTXVAR_NAME_MAX; the
+ * lookup itself is lazy). Its index, or -EINVAL (a name too long or not
+ * ASCII), -E2BIG (PY_CTXVARS_MAX variables already).
  */
-int py_contextvars_add(struct py_contextvars *cv, const char *module, const char *variable);
+int py_contextvars_add(struct py_contextvars *cv, const char *module, const char *variable,
+		       const char *attr);
 
 /*
  * The values of variables 0 .. n-1 (indices from py_contextvars_add) as

@@ -215,21 +215,27 @@ int py_obj_str(struct py_objects *ob, uint64_t obj, size_t cap, char **out)
 	return ret;
 }
 
-int py_obj_long(struct py_objects *ob, uint64_t obj, int64_t *v)
+#define LONG_DIGITS_MAX 5        /* 30-bit digits: up to 150 bits, enough for 128 */
+
+/*
+ * An int's digits (least significant first, each checked to fit the
+ * version's digit width), how many, and its sign. -EFAULT when obj is no
+ * int, -ERANGE when it has more than LONG_DIGITS_MAX digits.
+ */
+static int long_digits(struct py_objects *ob, uint64_t obj, uint32_t *digits, int64_t *ndigits,
+		       int *negative)
 {
 	const struct py_objects_layout *lo = ob->lo;
 	const struct py_type_info *t;
 	uint8_t buf[64];
-	uint32_t digits[3] = { 0 };
-	int64_t ndigits;
-	uint64_t mag = 0;
-	int negative, ret;
+	int64_t nd;
+	int ret;
 
 	ret = py_obj_type(ob, obj, &t);
 	if (ret)
 		return ret;
 	if (!(t->flags & lo->tpflags_long) || lo->long_digits < 0 || lo->long_shift <= 0 ||
-	    (size_t)lo->long_digits + sizeof(digits) > sizeof(buf))
+	    (size_t)lo->long_digits + 4 > sizeof(buf))
 		return -EFAULT;
 	ret = mem_read_uncached(ob->r->mem, obj, buf, (size_t)lo->long_digits + 4);
 	if (ret)
@@ -237,32 +243,71 @@ int py_obj_long(struct py_objects *ob, uint64_t obj, int64_t *v)
 	if (lo->long_tag >= 0) {
 		uint64_t tag = load_u64(buf, (size_t)lo->long_tag);
 
-		ndigits = (int64_t)(tag >> 3);
-		negative = (tag & 3) == 2;
+		nd = (int64_t)(tag >> 3);
+		*negative = (tag & 3) == 2;
 	} else if (lo->long_size >= 0) {
-		ndigits = (int64_t)load_u64(buf, (size_t)lo->long_size);
-		negative = ndigits < 0;
-		if (negative)
-			ndigits = -ndigits;
+		nd = (int64_t)load_u64(buf, (size_t)lo->long_size);
+		*negative = nd < 0;
+		if (*negative)
+			nd = -nd;
 	} else {
 		return -EFAULT;
 	}
-	if (ndigits < 0 || ndigits > 3)
-		return ndigits > 3 ? -ERANGE : -EFAULT;
-	if (ndigits > 1 && mem_read_uncached(ob->r->mem, obj + (uint64_t)lo->long_digits, digits, (size_t)ndigits * 4))
+	if (nd < 0 || nd > LONG_DIGITS_MAX)
+		return nd > LONG_DIGITS_MAX ? -ERANGE : -EFAULT;
+	if (nd > 1 && mem_read_uncached(ob->r->mem, obj + (uint64_t)lo->long_digits, digits, (size_t)nd * 4))
 		return -EFAULT;
-	if (ndigits == 1)
+	if (nd == 1)
 		memcpy(&digits[0], buf + lo->long_digits, 4);
-	for (int64_t i = ndigits; i-- > 0;) {
+	for (int64_t i = 0; i < nd; i++)
 		if (digits[i] >> lo->long_shift)
 			return -EFAULT;
-		if (mag >> (63 - lo->long_shift))
+	*ndigits = nd;
+	return 0;
+}
+
+int py_obj_long(struct py_objects *ob, uint64_t obj, int64_t *v)
+{
+	uint32_t digits[LONG_DIGITS_MAX] = { 0 };
+	int64_t ndigits;
+	uint64_t mag = 0;
+	int negative, ret;
+
+	ret = long_digits(ob, obj, digits, &ndigits, &negative);
+	if (ret)
+		return ret;
+	for (int64_t i = ndigits; i-- > 0;) {
+		if (mag >> (63 - ob->lo->long_shift))
 			return -ERANGE;
-		mag = (mag << lo->long_shift) | digits[i];
+		mag = (mag << ob->lo->long_shift) | digits[i];
 	}
 	if (mag > INT64_MAX)
 		return -ERANGE;
 	*v = negative ? -(int64_t)mag : (int64_t)mag;
+	return 0;
+}
+
+int py_obj_uint128(struct py_objects *ob, uint64_t obj, uint64_t *hi, uint64_t *lo)
+{
+	uint32_t digits[LONG_DIGITS_MAX] = { 0 };
+	unsigned shift = (unsigned)ob->lo->long_shift;
+	uint64_t h = 0, l = 0;
+	int64_t ndigits;
+	int negative, ret;
+
+	ret = long_digits(ob, obj, digits, &ndigits, &negative);
+	if (ret)
+		return ret;
+	if (negative)
+		return -ERANGE;
+	for (int64_t i = ndigits; i-- > 0;) {
+		if (h >> (64 - shift))
+			return -ERANGE;
+		h = (h << shift) | (l >> (64 - shift));
+		l = (l << shift) | digits[i];
+	}
+	*hi = h;
+	*lo = l;
 	return 0;
 }
 
@@ -296,6 +341,15 @@ static int keys_view(struct py_objects *ob, uint64_t keys, uint64_t values, stru
 		unsigned log2 = buf[lo->dk_log2_size], log2_index = buf[lo->dk_log2_index_bytes];
 		unsigned kind = buf[lo->dk_kind];
 
+		/*
+		 * Py_EMPTY_KEYS, every empty dict's (and a dict subclass's,
+		 * Context()): no entries (its index bytes' log 0, or 3 on 3.15)
+		 */
+		if (log2 == 0 && log2_index <= 3 && v->nentries == 0) {
+			memset(v, 0, sizeof(*v));
+			return 0;
+		}
+
 		if (log2 < 3 || log2 > DK_LOG2_MAX || log2_index < log2 || log2_index > log2 + 3 ||
 		    kind > 2)
 			return -EFAULT;
@@ -306,6 +360,11 @@ static int keys_view(struct py_objects *ob, uint64_t keys, uint64_t values, stru
 	} else {
 		int64_t size = (int64_t)load_u64(buf, (size_t)lo->dk_size);
 		unsigned ix;
+
+		if (size == 1 && v->nentries == 0) {      /* Py_EMPTY_KEYS before 3.11 */
+			memset(v, 0, sizeof(*v));
+			return 0;
+		}
 
 		if (size < 8 || size > (1ll << DK_LOG2_MAX) || (size & (size - 1)))
 			return -EFAULT;

@@ -82,6 +82,8 @@ int py_obj_is_none(struct py_objects *ob, uint64_t obj);
 int py_obj_str(struct py_objects *ob, uint64_t obj, size_t cap, char **out);
 /* An int that fits in 64 bits. -EFAULT when it is no int, -ERANGE when too big. */
 int py_obj_long(struct py_objects *ob, uint64_t obj, int64_t *v);
+/* A non-negative int of at most 128 bits (hi:lo). -ERANGE when negative or wider. */
+int py_obj_uint128(struct py_objects *ob, uint64_t obj, uint64_t *hi, uint64_t *lo);
 
 /* d[key] for a str key. 0, -ENOENT when absent, -EFAULT when d is no dict. */
 int py_dict_get(struct py_objects *ob, uint64_t dict, const char *key, uint64_t *value);

@@ -7,12 +7,15 @@
 
 #include "python/contextvars.h"
 #include "python/objects.h"
+#include "python/otel.h"
 #include "sampler/backend.h"
 #include "sampler/labels.h"
 #include "util/util.h"
 
 _Static_assert(LABEL_VAR_MAX == PY_CTXVAR_NAME_MAX, "label_spec names and contextvars.h differ");
-_Static_assert(LABELS_MAX <= PY_CTXVARS_MAX && LABELS_MAX <= PROFILE_LABELS_MAX,
+/* each --label reads one variable; --label trace gives PY_OTEL_FIELDS labels */
+#define LABEL_OUTS_MAX (LABELS_MAX + PY_OTEL_FIELDS - 1)
+_Static_assert(LABELS_MAX <= PY_CTXVARS_MAX && LABEL_OUTS_MAX <= PROFILE_LABELS_MAX,
 	       "more labels than the reader or the profile keep");
 
 #define SEEN_SLOTS 2048           /* > 2 * LABEL_VALUES_MAX: the value sets stay half empty */
@@ -46,14 +49,24 @@ struct label_state {
 	uint32_t other;               /* string id of LABEL_OTHER (0: not interned yet) */
 };
 
+/* One label each sample carries: a variable's value, or a field of the span it holds. */
+struct label_out {
+	const char *name;
+	size_t var;                   /* the variable (index of py_contextvars_add) */
+	int field;                    /* -1: its value; else enum py_otel_field of its span */
+};
+
 struct labels {
 	struct py_objects ob;
 	struct py_contextvars cv;
-	size_t n;
-	struct label_state st[LABELS_MAX];
+	struct py_otel otel;
+	size_t nvars;                 /* variables read: one per --label */
+	size_t n;                     /* labels each sample carries */
+	struct label_out out[LABEL_OUTS_MAX];
+	struct label_state st[LABEL_OUTS_MAX];
 	pid_t tid;                    /* the thread the set below was read for (0: none) */
 	uint32_t set;
-	struct py_ctxvalue v[LABELS_MAX];   /* labels_read_first: the values read */
+	struct py_ctxvalue v[LABEL_OUTS_MAX];   /* labels_read_first: the values read */
 	struct py_ctxvars_stats before;     /* ... the read's counts before it */
 	uint64_t read_ns;                   /* ... and its time */
 };
@@ -91,9 +104,17 @@ int label_spec_parse(const char *opt, const char *arg, struct label_spec *out, s
 	size_t nname, nmod, nvar;
 
 	memset(out, 0, sizeof(*out));
+	if (!strcmp(arg, LABEL_TRACE_ARG)) {
+		/* OpenTelemetry's current span: trace_id, span_id, span_name (python/otel.h) */
+		out->kind = LABEL_TRACE;
+		xsnprintf(out->name, sizeof(out->name), "%s", LABEL_TRACE_ARG);
+		xsnprintf(out->module, sizeof(out->module), "%s", PY_OTEL_MODULE);
+		xsnprintf(out->variable, sizeof(out->variable), "%s", PY_OTEL_VARIABLE);
+		return 0;
+	}
 	if (!eq || !colon) {
-		strbuf_addf(err, "bad --%s '%s': NAME=MODULE:VARIABLE, e.g. route=app.context:route",
-			    opt, arg);
+		strbuf_addf(err, "bad --%s '%s': NAME=MODULE:VARIABLE (e.g. route=app.context:route), "
+			    "or trace (OpenTelemetry's current span)", opt, arg);
 		return -EINVAL;
 	}
 	nname = (size_t)(eq - arg);
@@ -131,8 +152,13 @@ int label_spec_parse(const char *opt, const char *arg, struct label_spec *out, s
 
 void label_specs_describe(const struct label_spec *l, size_t n, struct strbuf *sb)
 {
-	for (size_t i = 0; i < n; i++)
-		strbuf_addf(sb, "%s%s=%s:%s", i ? " " : "", l[i].name, l[i].module, l[i].variable);
+	for (size_t i = 0; i < n; i++) {
+		if (l[i].kind == LABEL_TRACE)
+			strbuf_addf(sb, "%s%s", i ? " " : "", LABEL_TRACE_ARG);
+		else
+			strbuf_addf(sb, "%s%s=%s:%s", i ? " " : "", l[i].name, l[i].module,
+				    l[i].variable);
+	}
 }
 
 struct labels *labels_new(struct sampler *s, struct strbuf *why)
@@ -153,15 +179,23 @@ struct labels *labels_new(struct sampler *s, struct strbuf *why)
 		free(l);
 		return NULL;
 	}
+	py_otel_init(&l->otel, &l->ob);
 	for (size_t i = 0; i < s->opts.labels.n && i < LABELS_MAX; i++) {
-		if (py_contextvars_add(&l->cv, s->opts.labels.l[i].module,
-				       s->opts.labels.l[i].variable) != (int)i) {
-			strbuf_addf(why, "label %s: cannot be read", s->opts.labels.l[i].name);
+		const struct label_spec *sp = &s->opts.labels.l[i];
+		int trace = sp->kind == LABEL_TRACE;
+
+		if (py_contextvars_add(&l->cv, sp->module, sp->variable,
+				       trace ? PY_OTEL_ATTR : NULL) != (int)i) {
+			strbuf_addf(why, "label %s: cannot be read", sp->name);
 			py_objects_release(&l->ob);
 			free(l);
 			return NULL;
 		}
-		l->n++;
+		for (int f = trace ? 0 : -1; f < (trace ? PY_OTEL_FIELDS : 0) && l->n < LABEL_OUTS_MAX;
+		     f++)
+			l->out[l->n++] = (struct label_out){ f < 0 ? sp->name : py_otel_field_names[f],
+							     i, f };
+		l->nvars++;
 	}
 	return l;
 }
@@ -206,6 +240,43 @@ static uint32_t capped_value(struct profile *p, struct label_state *st, uint32_t
 }
 
 /*
+ * The labels' values (out, l->n) from the variables' (v, l->nvars): a
+ * variable's own, or each field of the span it holds (one read per
+ * sample, however many of its fields are labels).
+ */
+static void expand(struct labels *l, const struct py_ctxvalue *v, struct py_ctxvalue *out)
+{
+	struct py_ctxvalue span[PY_OTEL_FIELDS];
+	size_t span_of = SIZE_MAX;
+
+	for (size_t i = 0; i < l->n; i++) {
+		const struct label_out *o = &l->out[i];
+
+		if (o->field < 0) {
+			out[i] = v[o->var];
+			continue;
+		}
+		if (span_of != o->var) {
+			py_otel_span(&l->otel, &v[o->var], span);
+			span_of = o->var;
+			if (v[o->var].kind != PY_CTXVALUE_UNREADABLE &&
+			    span[0].kind == PY_CTXVALUE_UNREADABLE)
+				l->cv.stats.unreadable++;
+		}
+		out[i] = span[o->field];
+	}
+}
+
+/* The labels' values (out) as the thread of thread state tstate sees them now. */
+static void values_of_thread(struct labels *l, uint64_t tstate, struct py_ctxvalue *out)
+{
+	struct py_ctxvalue v[LABELS_MAX];
+
+	py_context_values(&l->cv, tstate, v, l->nvars);
+	expand(l, v, out);
+}
+
+/*
  * The one place a sample's label set is made: the values read (v), each
  * under its label's name, capped per label; the read's cost and what
  * answered it counted in the profile's header (since before, t0).
@@ -215,7 +286,7 @@ static uint32_t label_set(struct sampler *s, const struct py_ctxvalue *v,
 {
 	struct labels *l = s->labels;
 	struct profile_meta *m = &s->prof->meta;
-	struct pf_label set[LABELS_MAX];
+	struct pf_label set[LABEL_OUTS_MAX];
 	uint32_t id;
 
 	for (size_t i = 0; i < l->n; i++) {
@@ -223,7 +294,7 @@ static uint32_t label_set(struct sampler *s, const struct py_ctxvalue *v,
 		uint32_t value;
 
 		if (!st->name)
-			st->name = profile_cstring(s->prof, s->opts.labels.l[i].name);
+			st->name = profile_cstring(s->prof, l->out[i].name);
 		value = profile_string(s->prof, v[i].text, v[i].len);
 		set[i] = (struct pf_label){ st->name, capped_value(s->prof, st, value) };
 	}
@@ -240,14 +311,14 @@ void labels_read(struct sampler *s, pid_t tid, uint64_t tstate)
 {
 	struct labels *l = s->labels;
 	struct py_ctxvars_stats before;
-	struct py_ctxvalue v[LABELS_MAX];
+	struct py_ctxvalue v[LABEL_OUTS_MAX];
 	uint64_t t0;
 
 	if (!l)
 		return;
 	t0 = fw_now_ns();
 	before = l->cv.stats;
-	py_context_values(&l->cv, tstate, v, l->n);
+	values_of_thread(l, tstate, v);
 	l->tid = tid;
 	l->set = label_set(s, v, &before, t0);
 }
@@ -261,7 +332,7 @@ void labels_read_first(struct sampler *s, pid_t tid, uint64_t tstate)
 		return;
 	t0 = fw_now_ns();
 	l->before = l->cv.stats;
-	py_context_values(&l->cv, tstate, l->v, l->n);
+	values_of_thread(l, tstate, l->v);
 	l->tid = tid;
 	l->set = 0;
 	l->read_ns = fw_now_ns() - t0;
@@ -275,7 +346,7 @@ static int same_value(const struct py_ctxvalue *a, const struct py_ctxvalue *b)
 int labels_confirm(struct sampler *s, pid_t tid, uint64_t tstate)
 {
 	struct labels *l = s->labels;
-	struct py_ctxvalue v[LABELS_MAX];
+	struct py_ctxvalue v[LABEL_OUTS_MAX];
 	struct py_ctxvars_stats counted;
 	uint64_t t0;
 	int changed = 0;
@@ -288,7 +359,7 @@ int labels_confirm(struct sampler *s, pid_t tid, uint64_t tstate)
 	counted = l->cv.stats;      /* the set counts what the first read found */
 	mem_live_begin(&s->mem);
 	mem_uncached_begin(&s->mem);
-	py_context_values(&l->cv, tstate, v, l->n);
+	values_of_thread(l, tstate, v);
 	mem_uncached_end(&s->mem);
 	mem_live_end(&s->mem);
 	l->cv.stats = counted;
@@ -308,15 +379,20 @@ uint32_t labels_of_context(struct sampler *s, uint64_t context)
 {
 	struct labels *l = s->labels;
 	struct py_ctxvars_stats before;
-	struct py_ctxvalue v[LABELS_MAX];
+	struct py_ctxvalue v[LABELS_MAX], out[LABEL_OUTS_MAX];
 	uint64_t t0;
 
 	if (!l)
 		return 0;
 	t0 = fw_now_ns();
 	before = l->cv.stats;
-	py_context_values_in(&l->cv, context, v, l->n);
-	return label_set(s, v, &before, t0);
+	py_context_values_in(&l->cv, context, v, l->nvars);
+	mem_live_begin(&s->mem);
+	mem_uncached_begin(&s->mem);
+	expand(l, v, out);
+	mem_uncached_end(&s->mem);
+	mem_live_end(&s->mem);
+	return label_set(s, out, &before, t0);
 }
 
 uint32_t labels_take(struct sampler *s, pid_t tid)

@@ -3,7 +3,9 @@
  * label_spec in sampler.h): each sample of a Python thread carries, per
  * label, the value its thread, or the asyncio task it runs, sees in the
  * contextvars.ContextVar MODULE.VARIABLE at the sample's instant
- * (python/contextvars.h), as the profile label (NAME, value). A backend reads
+ * (python/contextvars.h), as the profile label (NAME, value). --label
+ * trace reads OpenTelemetry's context variable and gives three labels,
+ * its current span's trace_id, span_id and span_name (python/otel.h). A backend reads
  * them where it reads the stack (labels_read: vm right after the stack,
  * ptrace while the thread is stopped); the sample recorded next for that
  * thread takes them (labels_take). A suspended asyncio task's sample
@@ -28,8 +30,8 @@
 #define LABEL_OTHER "<other>"
 
 /*
- * Parse "NAME=MODULE:VARIABLE", the argument of option opt (--label,
- * --context-label), (NAME: letters, digits, '_', '-', '.', not
+ * Parse "NAME=MODULE:VARIABLE" or "trace", the argument of option opt
+ * (--label, --context-label), (NAME: letters, digits, '_', '-', '.', not
  * one of the labels framewalk gives every sample; MODULE a dotted name,
  * VARIABLE a name, both ASCII). 0, or -EINVAL with the reason in err.
  */

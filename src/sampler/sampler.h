@@ -41,7 +41,15 @@ enum sample_mode {
 #define LABEL_NAME_MAX 64         /* bytes of NAME, NUL included */
 #define LABEL_VAR_MAX 40          /* bytes of MODULE or VARIABLE (python/contextvars.h) */
 
+#define LABEL_TRACE_ARG "trace"  /* --label trace: OpenTelemetry's current span */
+
+enum label_kind {
+	LABEL_CONTEXTVAR,         /* NAME=MODULE:VARIABLE: the variable's value */
+	LABEL_TRACE,              /* trace: the labels trace_id, span_id, span_name */
+};
+
 struct label_spec {
+	enum label_kind kind;
 	char name[LABEL_NAME_MAX];
 	char module[LABEL_VAR_MAX];
 	char variable[LABEL_VAR_MAX];

@@ -375,6 +375,8 @@ def start_workload(interp, script, *args, ready=True):
         host_dir.mkdir(parents=True)
         for f in WORKLOADS.glob("*.py"):
             shutil.copy2(str(f), str(host_dir / f.name))
+        # what workloads import beside them (vendor/: OpenTelemetry, for labels_app --otel)
+        shutil.copytree(str(WORKLOADS / "vendor"), str(host_dir / "vendor"))
         target_dir = "/tmp/fw-tests/" + unique
         cleanup = host_dir
     argv = interp.argv("-B", target_dir + "/" + script, *args)

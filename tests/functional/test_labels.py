@@ -383,6 +383,12 @@ def test_bad_label_options(interp):
         assert r.returncode == EXIT_USAGE and "--label" in r.stderr, (bad, r)
     r = run_fw("record", "--label", "a=m:x", "--label", "a=m:y", "-d", 1, "--", "true")
     assert r.returncode == EXIT_USAGE and "twice" in r.stderr, r
+    # trace is a word of its own: no other spelling, once
+    for bad in ["Trace", "trace=", "traces", "span_id=m:x", "span_name=m:x"]:
+        r = run_fw("record", "--label", bad, "-d", 1, "--", "true")
+        assert r.returncode == EXIT_USAGE and "--label" in r.stderr, (bad, r)
+    r = run_fw("record", "--label", "trace", "--label", "trace", "-d", 1, "--", "true")
+    assert r.returncode == EXIT_USAGE and "twice" in r.stderr, r
     r = run_fw("report", "--where", "route", "/dev/null")
     assert r.returncode == EXIT_USAGE and "--where" in r.stderr, r
 
@@ -404,3 +410,116 @@ def test_go_pprof_tagfocus(interp, workload, tmp_path):
                        capture_output=True, text=True, timeout=300, env=env)
     assert r.returncode == 0, r.stderr
     assert "hot_users" in r.stdout and "hot_orders" not in r.stdout, r.stdout
+
+
+# ---- --label trace: OpenTelemetry's current span ------------------------------------
+
+# OpenTelemetry Python 1.45 (vendored: tests/workloads/vendor/README.md) runs on 3.10+.
+OTEL_INTERPS = ("py3.10", "py3.12", "sid-py3.15")
+SPAN_LABELS = ("trace_id", "span_id", "span_name")
+
+
+def served_spans(w, timeout=30):
+    """labels_app.py --otel's SPANS line: {(trace_id, span_id): name}, and its DONE."""
+    out, err = w.proc.communicate(timeout=timeout)
+    spans = done = None
+    for line in out.decode().splitlines():
+        if line.startswith("SPANS "):
+            spans = {(t, s): n for t, s, n in json.loads(line[6:])}
+        elif line.startswith("DONE "):
+            done = json.loads(line[5:])
+    if spans is None or done is None:
+        pytest.fail("labels_app.py --otel printed no SPANS/DONE line: %r %r"
+                    % (out[-500:], err[-2000:]))
+    return spans, done
+
+
+def pprof_samples(schemas, pb):
+    """Each sample of a saved pprof: (its count, its function names, its labels)."""
+    import gzip
+    p = schemas.Profile.FromString(gzip.decompress(pb.read_bytes()))
+    st = p.string_table
+    fn = {f.id: st[f.name] for f in p.function}
+    loc = {l.id: [fn[line.function_id] for line in l.line] for l in p.location}
+    out = []
+    for s in p.sample:
+        names = {n for lid in s.location_id for n in loc[lid]}
+        labels = {st[l.key]: st[l.str] for l in s.label if l.str}
+        if s.value[0]:          # a thread's zero-count sample carries its name alone
+            out.append((s.value[0], names, labels))
+    return out
+
+
+@pytest.mark.interps(*OTEL_INTERPS)
+@pytest.mark.parametrize("kind,backend", [("asyncio", "ptrace"), ("asyncio", "vm"),
+                                          ("threads", "ptrace")])
+def test_trace_spans(interp, workload, tmp_path, schemas, kind, backend):
+    """--label trace: labels_app.py --otel opens an OpenTelemetry SDK span
+    "GET ROUTE" around each request (a /users span the child of a caller's
+    propagated span). Of the samples inside hot_orders >= 99% (vm: its
+    bound) carry span_name "GET /orders" and the trace and span ids of a
+    span the service opened for /orders, inside hot_users "GET /users"
+    likewise: a label from another request's span, a stale or freed context,
+    or ids read wrong (128 bits, W3C hex) shows here. Every sample carries
+    the three labels; a sample outside any span carries <unset> in all three
+    at once; none is <unreadable>. route=__main__:route read beside it
+    agrees."""
+    pb = tmp_path / "trace.pb.gz"
+    w = workload(interp, "labels_app.py", kind, str(SECONDS), "--otel")
+    r = run_fw("record", "-p", w.pid, "-d", CAPTURE, "-r", RATE, "--backend", backend,
+               "--python-only", "--label", "trace", "--label", "route=__main__:route",
+               "-q", "-o", pb, timeout=60)
+    assert r.returncode == 0, r
+    spans, _ = served_spans(w)
+    what = "%s %s %s" % (interp.id, kind, backend)
+    samples = pprof_samples(schemas, pb)
+    total = sum(c for c, _, _ in samples)
+    hot = {"hot_orders": [0, 0], "hot_users": [0, 0]}
+    want = {"hot_orders": "GET /orders", "hot_users": "GET /users"}
+    unset = 0
+    bare = [(c, sorted(names)) for c, names, labels in samples
+            if not all(k in labels for k in SPAN_LABELS)]
+    assert not bare, (what, bare)
+    for c, names, labels in samples:
+        assert "<unreadable>" not in labels.values(), (what, labels)
+        if labels["trace_id"] == "<unset>":
+            assert labels["span_id"] == labels["span_name"] == "<unset>", (what, labels)
+            unset += c
+            continue
+        assert re.fullmatch(r"[0-9a-f]{32}", labels["trace_id"]) and \
+            re.fullmatch(r"[0-9a-f]{16}", labels["span_id"]), (what, labels)
+        for fn in hot:
+            if fn in names:
+                hot[fn][0] += c
+                key = (labels["trace_id"], labels["span_id"])
+                if labels["span_name"] == want[fn] and spans.get(key) == want[fn] and \
+                        labels["route"] == want[fn][4:]:
+                    hot[fn][1] += c
+    # a hot function's samples outside any span count against it
+    for c, names, labels in samples:
+        if labels["trace_id"] == "<unset>":
+            for fn in hot:
+                hot[fn][0] += c if fn in names else 0
+    print("%s: %d samples, %d outside spans; right of hot: %s; %d spans opened"
+          % (what, total, unset, hot, len(spans)))
+    assert hot["hot_orders"][0] >= 60 and hot["hot_users"][0] >= 20, (what, hot)
+    for fn, (n, right) in hot.items():
+        assert right >= accuracy(backend) * n, "%s: %s: %d of %d samples with its span" % (
+            what, fn, right, n)
+    text = report(pb)
+    assert "Labels:    trace route=__main__:route" in text, text[:1500]
+    m = re.search(r"(\d+) unreadable", text)
+    assert m and m.group(1) == "0", text[:1500]
+
+
+@pytest.mark.interps("py3.12")
+def test_trace_without_opentelemetry(interp, workload, tmp_path, schemas):
+    """--label trace on a service that never imported OpenTelemetry: every
+    sample carries the three labels as <no variable>, and the capture is
+    otherwise the same (its route labels right)."""
+    pb = tmp_path / "labels.pb.gz"
+    served = record_labels(workload, interp, "asyncio", "ptrace", pb,
+                           ("--python-only", "--label", "trace"))
+    check_capture(pb, served, "%s asyncio ptrace, --label trace" % interp.id)
+    for c, _, labels in pprof_samples(schemas, pb):
+        assert [labels[k] for k in SPAN_LABELS] == ["<no variable>"] * 3, labels

@@ -391,13 +391,13 @@ static void bitmap_one(int minor)
 	set_thread(&im, ctx, 3);
 
 	reader_init(&rd, &im);
-	idx[0] = py_contextvars_add(&rd.cv, "app", "route");
-	idx[1] = py_contextvars_add(&rd.cv, "app", "count");
-	idx[2] = py_contextvars_add(&rd.cv, "app", "obj");
-	idx[3] = py_contextvars_add(&rd.cv, "app", "evil");
-	idx[4] = py_contextvars_add(&rd.cv, "app", "other");
-	idx[5] = py_contextvars_add(&rd.cv, "app", "nosuch");
-	idx[6] = py_contextvars_add(&rd.cv, "nomodule", "route");
+	idx[0] = py_contextvars_add(&rd.cv, "app", "route", NULL);
+	idx[1] = py_contextvars_add(&rd.cv, "app", "count", NULL);
+	idx[2] = py_contextvars_add(&rd.cv, "app", "obj", NULL);
+	idx[3] = py_contextvars_add(&rd.cv, "app", "evil", NULL);
+	idx[4] = py_contextvars_add(&rd.cv, "app", "other", NULL);
+	idx[5] = py_contextvars_add(&rd.cv, "app", "nosuch", NULL);
+	idx[6] = py_contextvars_add(&rd.cv, "nomodule", "route", NULL);
 	for (int i = 0; i < 7; i++)
 		assert_int_equal(idx[i], i);
 	ASSERT_VALUE(&rd, &im, 0, PY_CTXVALUE_STR, "/orders");
@@ -414,8 +414,8 @@ static void bitmap_one(int minor)
 	gl[4] = vars[4];
 	make_modules(&im, 5, names, gl);
 	reader_init(&rd, &im);
-	py_contextvars_add(&rd.cv, "app", "other");
-	py_contextvars_add(&rd.cv, "app", "route");
+	py_contextvars_add(&rd.cv, "app", "other", NULL);
+	py_contextvars_add(&rd.cv, "app", "route", NULL);
 	ASSERT_VALUE(&rd, &im, 0, PY_CTXVALUE_STR, "fallback");
 	/* no context at all (the thread never entered one): defaults only */
 	set_thread(&im, 0, 0);
@@ -487,7 +487,7 @@ static void array_one(int minor)
 
 	reader_init(&rd, &im);
 	for (int i = 0; i < 5; i++)
-		assert_int_equal(py_contextvars_add(&rd.cv, "app", names[i]), i);
+		assert_int_equal(py_contextvars_add(&rd.cv, "app", names[i], NULL), i);
 	ASSERT_VALUE(&rd, &im, 0, PY_CTXVALUE_STR, "value 0");
 	ASSERT_VALUE(&rd, &im, 1, PY_CTXVALUE_STR, cut);
 	ASSERT_VALUE(&rd, &im, 2, PY_CTXVALUE_STR, "caf\xc3\xa9 19");
@@ -538,7 +538,7 @@ static void collision_one(int minor)
 
 	reader_init(&rd, &im);
 	for (int i = 0; i < 4; i++)
-		assert_int_equal(py_contextvars_add(&rd.cv, "app", names[i]), i);
+		assert_int_equal(py_contextvars_add(&rd.cv, "app", names[i], NULL), i);
 	ASSERT_VALUE(&rd, &im, 0, PY_CTXVALUE_STR, "first");
 	ASSERT_VALUE(&rd, &im, 1, PY_CTXVALUE_STR, "second");
 	ASSERT_VALUE(&rd, &im, 2, PY_CTXVALUE_UNSET, PY_CTXVALUE_TEXT_UNSET);
@@ -583,7 +583,7 @@ static void hostile_one(int minor)
 	gl[0] = var;
 	make_modules(&im, 1, names, gl);
 	reader_init(&rd, &im);
-	assert_int_equal(py_contextvars_add(&rd.cv, "app", "v"), 0);
+	assert_int_equal(py_contextvars_add(&rd.cv, "app", "v", NULL), 0);
 	/* seven levels, what 32 bits of hash give: found */
 	set_thread(&im, make_context(&im, make_hamt(&im, make_path(&im, 7, var, val), 1)), 1);
 	ASSERT_VALUE(&rd, &im, 0, PY_CTXVALUE_STR, "deep");
@@ -670,7 +670,7 @@ static void cache_one(int minor)
 	set_thread(&im, make_context(&im, make_hamt(&im, make_bitmap(&im, 1, bits, &var, &val), 1)),
 		   11);
 	reader_init(&rd, &im);
-	py_contextvars_add(&rd.cv, "app", "route");
+	py_contextvars_add(&rd.cv, "app", "route", NULL);
 	ASSERT_VALUE(&rd, &im, 0, PY_CTXVALUE_STR, "/from-cache");
 	assert_int_equal(rd.cv.stats.cached, 1);
 	put64(&im, im.tstate, im.lo->tstate_context_ver, 12);     /* a context switch since */
@@ -724,8 +724,8 @@ static void context_object_one(int minor)
 		put64(&im, route, im.lo->contextvar_cached_tsver, 11);
 	}
 	reader_init(&rd, &im);
-	assert_int_equal(py_contextvars_add(&rd.cv, "app", "route"), 0);
-	assert_int_equal(py_contextvars_add(&rd.cv, "app", "tenant"), 1);
+	assert_int_equal(py_contextvars_add(&rd.cv, "app", "route", NULL), 0);
+	assert_int_equal(py_contextvars_add(&rd.cv, "app", "tenant", NULL), 1);
 	py_context_values_in(&rd.cv, task_ctx, v, 3);
 	ASSERT_IS(minor, v[0], PY_CTXVALUE_STR, "/task");
 	ASSERT_IS(minor, v[1], PY_CTXVALUE_STR, "none");
@@ -785,8 +785,8 @@ static void mapping_end_one(int minor)
 	(void)bits;
 	set_thread(&im, make_context(&im, make_hamt(&im, node, 2)), 1);
 	reader_init(&rd, &im);
-	py_contextvars_add(&rd.cv, "app", "a");
-	py_contextvars_add(&rd.cv, "app", "b");
+	py_contextvars_add(&rd.cv, "app", "a", NULL);
+	py_contextvars_add(&rd.cv, "app", "b", NULL);
 	ASSERT_VALUE(&rd, &im, 0, PY_CTXVALUE_STR, "end-a");
 	ASSERT_VALUE(&rd, &im, 1, PY_CTXVALUE_STR, "end-b");
 	reader_release(&rd);
@@ -802,10 +802,101 @@ static void mapping_end_one(int minor)
 	put64(&im, arr, im.lo->hamt_array_array + 8 * 20, sub);
 	set_thread(&im, make_context(&im, make_hamt(&im, arr, 2)), 2);
 	reader_init(&rd, &im);
-	py_contextvars_add(&rd.cv, "app", "a");
-	py_contextvars_add(&rd.cv, "app", "b");
+	py_contextvars_add(&rd.cv, "app", "a", NULL);
+	py_contextvars_add(&rd.cv, "app", "b", NULL);
 	ASSERT_VALUE(&rd, &im, 0, PY_CTXVALUE_STR, "end-a");
 	ASSERT_VALUE(&rd, &im, 1, PY_CTXVALUE_STR, "end-b");
+	reader_release(&rd);
+	image_free(&im);
+}
+
+/* An int of n digits (least significant first) in the version's layout; negative: its sign. */
+static uint64_t make_long(struct image *im, const uint32_t *digits, size_t n, int negative)
+{
+	uint64_t a = object(im, 64, im->int_type);
+
+	if (im->lo->long_tag >= 0)
+		put64(im, a, im->lo->long_tag, n ? ((uint64_t)n << 3) | (negative ? 2u : 0u) : 1);
+	else
+		put64(im, a, im->lo->long_size, negative ? (uint64_t)-(int64_t)n : n);
+	for (size_t i = 0; i < n; i++)
+		put32(im, a + 4 * i, im->lo->long_digits, digits[i]);
+	return a;
+}
+
+/* The digits of hi:lo in base 2^shift. */
+static size_t split_digits(uint64_t hi, uint64_t lo, unsigned shift, uint32_t *out)
+{
+	size_t n = 0;
+
+	while (hi || lo) {
+		out[n++] = (uint32_t)(lo & ((1u << shift) - 1));
+		lo = (lo >> shift) | (hi << (64 - shift));
+		hi >>= shift;
+	}
+	return n;
+}
+
+/*
+ * Ints of 64 to 128 bits (OpenTelemetry's span and trace ids: python/otel.h)
+ * and an empty dict (Context(), every empty dict: Py_EMPTY_KEYS) in each
+ * version's layout.
+ */
+static void ints_and_empty_one(int minor)
+{
+	struct image im;
+	struct reader rd;
+	uint32_t d[8];
+	unsigned shift;
+	uint64_t hi, lo, big, neg, wide, i63, i64, empty, k;
+	int64_t v;
+	struct py_kv kv[4];
+	size_t n;
+
+	image_init(&im, minor);
+	shift = (unsigned)im.lo->long_shift;
+	big = make_long(&im, d, split_digits(0x0123456789abcdefull, 0xfedcba9876543210ull, shift, d), 0);
+	neg = make_long(&im, d, split_digits(0, 5, shift, d), 1);
+	{
+		/* 2^128: one bit past */
+		uint32_t w[6] = { 0 };
+		size_t nd = 128 / shift + 1;
+
+		w[nd - 1] = 1u << (128 % shift);
+		wide = make_long(&im, w, nd, 0);
+	}
+	i63 = make_long(&im, d, split_digits(0, (uint64_t)INT64_MAX, shift, d), 0);
+	i64 = make_long(&im, d, split_digits(0, 1ull << 63, shift, d), 0);
+	/* Py_EMPTY_KEYS: log2 size 0 (3.11+; index bytes' log 0, 3 on 3.15), size 1 before */
+	empty = object(&im, 128, im.dict_type);
+	k = alloc(&im, (size_t)im.lo->dk_indices + 16);
+	put64(&im, empty, im.lo->dict_used, 0);
+	put64(&im, empty, im.lo->dict_keys, k);
+	put64(&im, empty, im.lo->dict_values, 0);
+	if (im.lo->dict_model == PY_DICT_LOG2)
+		put(&im, k + (uint64_t)im.lo->dk_log2_index_bytes, &(uint8_t){ minor >= 15 ? 3 : 0 }, 1);
+	else
+		put64(&im, k, im.lo->dk_size, 1);
+	put64(&im, k, im.lo->dk_nentries, 0);
+	reader_init(&rd, &im);
+	assert_int_equal(py_obj_uint128(&rd.ob, big, &hi, &lo), 0);
+	assert_true(hi == 0x0123456789abcdefull && lo == 0xfedcba9876543210ull);
+	assert_int_equal(py_obj_uint128(&rd.ob, neg, &hi, &lo), -ERANGE);
+	assert_int_equal(py_obj_uint128(&rd.ob, wide, &hi, &lo), -ERANGE);
+	assert_int_equal(py_obj_long(&rd.ob, big, &v), -ERANGE);
+	assert_int_equal(py_obj_long(&rd.ob, i63, &v), 0);
+	assert_true(v == INT64_MAX);
+	assert_int_equal(py_obj_long(&rd.ob, i64, &v), -ERANGE);
+	assert_int_equal(py_obj_uint128(&rd.ob, i64, &hi, &lo), 0);
+	assert_true(hi == 0 && lo == 1ull << 63);
+	assert_int_equal(py_obj_long(&rd.ob, neg, &v), 0);
+	assert_true(v == -5);
+	n = 99;
+	assert_int_equal(py_dict_items(&rd.ob, empty, kv, 4, &n), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(py_dict_get(&rd.ob, empty, "x", &hi), -ENOENT);
+	put64(&im, k, im.lo->dk_nentries, 1);     /* no empty dict any more: its keys are torn */
+	assert_int_equal(py_dict_items(&rd.ob, empty, kv, 4, &n), -EFAULT);
 	reader_release(&rd);
 	image_free(&im);
 }
@@ -823,6 +914,7 @@ static void test_hostile(void **state) { (void)state; every_version(hostile_one)
 static void test_variable_cache(void **state) { (void)state; every_version(cache_one); }
 static void test_mapping_end(void **state) { (void)state; every_version(mapping_end_one); }
 static void test_context_object(void **state) { (void)state; every_version(context_object_one); }
+static void test_ints_and_empty_dicts(void **state) { (void)state; every_version(ints_and_empty_one); }
 
 /* The layouts exist for every version, and the names a label may give are checked. */
 static void test_layouts_and_names(void **state)
@@ -842,13 +934,13 @@ static void test_layouts_and_names(void **state)
 	reader_init(&rd, &im);
 	memset(long_name, 'a', sizeof(long_name) - 1);
 	long_name[sizeof(long_name) - 1] = '\0';
-	assert_int_equal(py_contextvars_add(&rd.cv, "app", long_name), -EINVAL);
-	assert_int_equal(py_contextvars_add(&rd.cv, "app", "with space"), -EINVAL);
-	assert_int_equal(py_contextvars_add(&rd.cv, "", "x"), -EINVAL);
-	assert_int_equal(py_contextvars_add(&rd.cv, "app", "caf\xc3\xa9"), -EINVAL);
+	assert_int_equal(py_contextvars_add(&rd.cv, "app", long_name, NULL), -EINVAL);
+	assert_int_equal(py_contextvars_add(&rd.cv, "app", "with space", NULL), -EINVAL);
+	assert_int_equal(py_contextvars_add(&rd.cv, "", "x", NULL), -EINVAL);
+	assert_int_equal(py_contextvars_add(&rd.cv, "app", "caf\xc3\xa9", NULL), -EINVAL);
 	for (int i = 0; i < PY_CTXVARS_MAX; i++)
-		assert_int_equal(py_contextvars_add(&rd.cv, "app", "x"), i);
-	assert_int_equal(py_contextvars_add(&rd.cv, "app", "x"), -E2BIG);
+		assert_int_equal(py_contextvars_add(&rd.cv, "app", "x", NULL), i);
+	assert_int_equal(py_contextvars_add(&rd.cv, "app", "x", NULL), -E2BIG);
 	/* the fold of a 64-bit hash (Python/hamt.c: hamt_hash) */
 	assert_int_equal(py_hamt_hash(5), 5);
 	assert_int_equal(py_hamt_hash((int64_t)0x0000000100000001ll), 0);
@@ -869,6 +961,7 @@ int main(void)
 		cmocka_unit_test(test_variable_cache),
 		cmocka_unit_test(test_mapping_end),
 		cmocka_unit_test(test_context_object),
+		cmocka_unit_test(test_ints_and_empty_dicts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,6 @@
 """A service whose requests set context variables (tests/functional/test_labels.py).
 
-    labels_app.py asyncio|asyncio-wait|asyncio-wait-pytask|threads SECONDS
+    labels_app.py asyncio|asyncio-wait|asyncio-wait-pytask|threads SECONDS [--otel]
     labels_app.py client PORT SECONDS CONNECTIONS
 
 A small line-protocol server on 127.0.0.1: a request is "ROUTE TENANT\\n",
@@ -31,6 +31,14 @@ fewer threads trading the GIL) busy with a fixed mix: connection k's request i i
 connection, whatever its pace, sends the same mix). READY is
 printed once the client's requests are being served; at the end one line
 "DONE {json}": the requests served per "ROUTE TENANT".
+
+--otel: the middleware also opens an OpenTelemetry span per request,
+"GET ROUTE", with the SDK's tracer, as OpenTelemetry's ASGI/WSGI
+middlewares do (the API and SDK as shipped, vendored in vendor/: see
+vendor/README.md); a /users request's span is the child of a caller's
+(its trace id taken from a traceparent the client would have sent, as a
+propagated context gives). Before DONE a line "SPANS {json}": every span
+opened, [trace_id, span_id, name] in W3C's hex.
 """
 import asyncio
 import contextvars
@@ -52,6 +60,32 @@ WAIT = 0.02
 CONNECTIONS = {"asyncio": 4, "asyncio-wait": 4, "asyncio-wait-pytask": 4, "threads": 2}
 served = {}
 served_lock = threading.Lock()
+OTEL = "--otel" in sys.argv[3:]
+spans = []
+if OTEL:
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "vendor"))
+    from opentelemetry import trace
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
+
+    trace.set_tracer_provider(TracerProvider())
+    tracer = trace.get_tracer("labels_app")
+
+
+def request_span(req_route):
+    """The request's span as a context manager (OTEL), its ids kept."""
+    parent = None
+    if req_route == "/users":
+        # a caller's span, as TraceContextTextMapPropagator.extract() gives it
+        caller = SpanContext(int.from_bytes(os.urandom(16), "big") | 1,
+                             int.from_bytes(os.urandom(8), "big") | 1, is_remote=True,
+                             trace_flags=TraceFlags(TraceFlags.SAMPLED))
+        parent = trace.set_span_in_context(NonRecordingSpan(caller))
+    span = tracer.start_span("GET " + req_route, context=parent)
+    c = span.get_span_context()
+    with served_lock:
+        spans.append(["%032x" % c.trace_id, "%016x" % c.span_id, "GET " + req_route])
+    return trace.use_span(span, end_on_exit=True)
 
 
 # one slice of a request's work: the same loop in both, so that either
@@ -112,7 +146,11 @@ async def handler_wait(req_route):
 async def middleware(req_route, req_tenant, call_next):
     route.set(req_route)
     tenant.set(req_tenant)
-    await call_next(req_route)
+    if OTEL:
+        with request_span(req_route):
+            await call_next(req_route)
+    else:
+        await call_next(req_route)
     count(route.get(), tenant.get())
 
 
@@ -154,7 +192,11 @@ async def main_asyncio(seconds, kind):
 def middleware_sync(req_route, req_tenant, call_next):
     route.set(req_route)
     tenant.set(req_tenant)
-    call_next(req_route)
+    if OTEL:
+        with request_span(req_route):
+            call_next(req_route)
+    else:
+        call_next(req_route)
     count(route.get(), tenant.get())
 
 
@@ -228,4 +270,6 @@ if __name__ == "__main__":
         asyncio.run(main_asyncio(float(sys.argv[2]), sys.argv[1]))
     else:
         main_threads(float(sys.argv[2]))
+    if OTEL:
+        print("SPANS " + json.dumps(spans), flush=True)
     print("DONE " + json.dumps(served), flush=True)
