@@ -170,8 +170,9 @@ static int opt_label(const struct opt *o, const char *arg, struct strbuf *err)
 	}
 	if (label_spec_parse(o->long_name, arg, &ls->l[ls->n], err))
 		return -1;
+	/* a label named trace (trace=MODULE:VARIABLE) is no --label trace: both may be given */
 	for (size_t i = 0; i < ls->n; i++) {
-		if (!strcmp(ls->l[i].name, ls->l[ls->n].name)) {
+		if (ls->l[i].kind == ls->l[ls->n].kind && !strcmp(ls->l[i].name, ls->l[ls->n].name)) {
 			strbuf_addf(err, "--%s %s given twice", o->long_name, ls->l[i].name);
 			return -1;
 		}
@@ -316,7 +317,8 @@ static const struct sampling_row {
 	/* the same where --label names something else (the agent's: one label per profile) */
 	{ CMD_SO_CONTEXT_LABEL, 0, "context-label", "NAME=MODULE:VARIABLE", "label each sample "
 	  "NAME with the value the sampled thread sees in the contextvars.ContextVar VARIABLE of "
-	  "module MODULE: record's --label (repeatable, up to 4; docs/LABELS.md)", NULL,
+	  "module MODULE, or trace (OpenTelemetry's current span): record's --label "
+	  "(repeatable, up to 4; docs/LABELS.md)", NULL,
 	  opt_label, NO_FLAG },
 	{ CMD_SO_COUNT_CALLS, 0, "count-calls", NULL, "also count every Python function's "
 	  "calls exactly, inside the target through Python 3.14+'s remote execution and "

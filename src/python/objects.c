@@ -247,6 +247,8 @@ static int long_digits(struct py_objects *ob, uint64_t obj, uint32_t *digits, in
 		*negative = (tag & 3) == 2;
 	} else if (lo->long_size >= 0) {
 		nd = (int64_t)load_u64(buf, (size_t)lo->long_size);
+		if (nd == INT64_MIN)
+			return -EFAULT;                 /* no size; and -nd would overflow */
 		*negative = nd < 0;
 		if (*negative)
 			nd = -nd;
@@ -326,26 +328,31 @@ struct dict_view {
 static int keys_view(struct py_objects *ob, uint64_t keys, uint64_t values, struct dict_view *v)
 {
 	const struct py_objects_layout *lo = ob->lo;
-	uint8_t buf[64];
-	int general = 1;
+	uint8_t buf[72];
+	int general = 1, empty;
 	int ret;
 
 	if (!keys || (keys & 7) || lo->dk_nentries < 0 || lo->dk_indices < 0 ||
-	    (size_t)lo->dk_indices > sizeof(buf))
+	    (size_t)lo->dk_indices + 8 > sizeof(buf))
 		return -EFAULT;
-	ret = mem_read_uncached(ob->r->mem, keys, buf, (size_t)lo->dk_indices);
+	/* the header and the first 8 index bytes (Py_EMPTY_KEYS has exactly 8) */
+	ret = mem_read_uncached(ob->r->mem, keys, buf, (size_t)lo->dk_indices + 8);
 	if (ret)
 		return ret;
 	v->nentries = (int64_t)load_u64(buf, (size_t)lo->dk_nentries);
+	/*
+	 * Py_EMPTY_KEYS, every empty dict's (a dict subclass's too: an
+	 * OpenTelemetry Context()): no entries, every index DKIX_EMPTY (-1), and
+	 * below, its size 1 (before 3.11) or its log 0 with unicode keys and an
+	 * index log of 0 (3.11-3.13) or 3 (3.14+, and Debian's 3.13). Zeroed or
+	 * freed memory is none of these: it stays an error, not an empty dict.
+	 */
+	empty = v->nentries == 0 && load_u64(buf, (size_t)lo->dk_indices) == UINT64_MAX;
 	if (lo->dict_model == PY_DICT_LOG2) {
 		unsigned log2 = buf[lo->dk_log2_size], log2_index = buf[lo->dk_log2_index_bytes];
 		unsigned kind = buf[lo->dk_kind];
 
-		/*
-		 * Py_EMPTY_KEYS, every empty dict's (and a dict subclass's,
-		 * Context()): no entries (its index bytes' log 0, or 3 on 3.15)
-		 */
-		if (log2 == 0 && log2_index <= 3 && v->nentries == 0) {
+		if (empty && log2 == 0 && (log2_index == 0 || log2_index == 3) && kind == 1) {
 			memset(v, 0, sizeof(*v));
 			return 0;
 		}
@@ -361,7 +368,7 @@ static int keys_view(struct py_objects *ob, uint64_t keys, uint64_t values, stru
 		int64_t size = (int64_t)load_u64(buf, (size_t)lo->dk_size);
 		unsigned ix;
 
-		if (size == 1 && v->nentries == 0) {      /* Py_EMPTY_KEYS before 3.11 */
+		if (empty && size == 1) {                /* Py_EMPTY_KEYS before 3.11 */
 			memset(v, 0, sizeof(*v));
 			return 0;
 		}

@@ -106,7 +106,8 @@ void py_otel_span(struct py_otel *ot, const struct py_ctxvalue *ctx,
 	for (size_t i = 0; i < n && !span; i++)
 		if (kv[i].key == key)
 			span = kv[i].value;
-	if (!span) {
+	/* None there is no span either: get_current_span() gives INVALID_SPAN */
+	if (!span || py_obj_is_none(ot->ob, span) == 1) {
 		all_set(out, PY_CTXVALUE_UNSET, PY_CTXVALUE_TEXT_UNSET);
 		return;
 	}

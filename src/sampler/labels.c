@@ -259,9 +259,14 @@ static void expand(struct labels *l, const struct py_ctxvalue *v, struct py_ctxv
 		if (span_of != o->var) {
 			py_otel_span(&l->otel, &v[o->var], span);
 			span_of = o->var;
-			if (v[o->var].kind != PY_CTXVALUE_UNREADABLE &&
-			    span[0].kind == PY_CTXVALUE_UNREADABLE)
-				l->cv.stats.unreadable++;
+			/* unreadable here and not before (the variable's own is counted) */
+			for (int f = 0; f < PY_OTEL_FIELDS; f++) {
+				if (v[o->var].kind != PY_CTXVALUE_UNREADABLE &&
+				    span[f].kind == PY_CTXVALUE_UNREADABLE) {
+					l->cv.stats.unreadable++;
+					break;
+				}
+			}
 		}
 		out[i] = span[o->field];
 	}

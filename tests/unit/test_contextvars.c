@@ -848,7 +848,7 @@ static void ints_and_empty_one(int minor)
 	struct reader rd;
 	uint32_t d[8];
 	unsigned shift;
-	uint64_t hi, lo, big, neg, wide, i63, i64, empty, k;
+	uint64_t hi, lo, big, neg, wide, i63, i64, empty, zeroed, k;
 	int64_t v;
 	struct py_kv kv[4];
 	size_t n;
@@ -867,17 +867,28 @@ static void ints_and_empty_one(int minor)
 	}
 	i63 = make_long(&im, d, split_digits(0, (uint64_t)INT64_MAX, shift, d), 0);
 	i64 = make_long(&im, d, split_digits(0, 1ull << 63, shift, d), 0);
-	/* Py_EMPTY_KEYS: log2 size 0 (3.11+; index bytes' log 0, 3 on 3.15), size 1 before */
+	/*
+	 * Py_EMPTY_KEYS: no entries, 8 index bytes DKIX_EMPTY, and size 1
+	 * (before 3.11) or log2 size 0, unicode keys, index bytes' log 0
+	 * (3.11-3.13) or 3 (3.14+)
+	 */
 	empty = object(&im, 128, im.dict_type);
 	k = alloc(&im, (size_t)im.lo->dk_indices + 16);
 	put64(&im, empty, im.lo->dict_used, 0);
 	put64(&im, empty, im.lo->dict_keys, k);
 	put64(&im, empty, im.lo->dict_values, 0);
-	if (im.lo->dict_model == PY_DICT_LOG2)
-		put(&im, k + (uint64_t)im.lo->dk_log2_index_bytes, &(uint8_t){ minor >= 15 ? 3 : 0 }, 1);
-	else
+	if (im.lo->dict_model == PY_DICT_LOG2) {
+		put(&im, k + (uint64_t)im.lo->dk_log2_index_bytes, &(uint8_t){ minor >= 14 ? 3 : 0 }, 1);
+		put(&im, k + (uint64_t)im.lo->dk_kind, &(uint8_t){ 1 }, 1);
+	} else {
 		put64(&im, k, im.lo->dk_size, 1);
+	}
 	put64(&im, k, im.lo->dk_nentries, 0);
+	put64(&im, k, im.lo->dk_indices, UINT64_MAX);
+	/* the same dict over zeroed keys (freed or fresh memory): no empty dict */
+	zeroed = object(&im, 128, im.dict_type);
+	put64(&im, zeroed, im.lo->dict_keys, alloc(&im, (size_t)im.lo->dk_indices + 16));
+	put64(&im, zeroed, im.lo->dict_values, 0);
 	reader_init(&rd, &im);
 	assert_int_equal(py_obj_uint128(&rd.ob, big, &hi, &lo), 0);
 	assert_true(hi == 0x0123456789abcdefull && lo == 0xfedcba9876543210ull);
@@ -895,6 +906,7 @@ static void ints_and_empty_one(int minor)
 	assert_int_equal(py_dict_items(&rd.ob, empty, kv, 4, &n), 0);
 	assert_int_equal(n, 0);
 	assert_int_equal(py_dict_get(&rd.ob, empty, "x", &hi), -ENOENT);
+	assert_int_equal(py_dict_items(&rd.ob, zeroed, kv, 4, &n), -EFAULT);
 	put64(&im, k, im.lo->dk_nentries, 1);     /* no empty dict any more: its keys are torn */
 	assert_int_equal(py_dict_items(&rd.ob, empty, kv, 4, &n), -EFAULT);
 	reader_release(&rd);

@@ -32,13 +32,15 @@ connection, whatever its pace, sends the same mix). READY is
 printed once the client's requests are being served; at the end one line
 "DONE {json}": the requests served per "ROUTE TENANT".
 
---otel: the middleware also opens an OpenTelemetry span per request,
-"GET ROUTE", with the SDK's tracer, as OpenTelemetry's ASGI/WSGI
-middlewares do (the API and SDK as shipped, vendored in vendor/: see
-vendor/README.md); a /users request's span is the child of a caller's
-(its trace id taken from a traceparent the client would have sent, as a
-propagated context gives). Before DONE a line "SPANS {json}": every span
-opened, [trace_id, span_id, name] in W3C's hex.
+--otel: the middleware also makes an OpenTelemetry span the current one
+for each request (the API and SDK as shipped, vendored in vendor/: see
+vendor/README.md): an /orders request opens its own, "GET /orders", with
+the SDK's tracer, as OpenTelemetry's ASGI/WSGI middlewares do; a /users
+request opens none and runs in its caller's span (the trace and span id a
+traceparent header would carry, as TraceContextTextMapPropagator.extract()
+gives it: a NonRecordingSpan, with no name). Before DONE a line
+"SPANS {json}": every span current in a request, [trace_id, span_id,
+name or null] in W3C's hex.
 """
 import asyncio
 import contextvars
@@ -73,18 +75,20 @@ if OTEL:
 
 
 def request_span(req_route):
-    """The request's span as a context manager (OTEL), its ids kept."""
-    parent = None
+    """The request's current span as a context manager (OTEL), its ids kept."""
     if req_route == "/users":
-        # a caller's span, as TraceContextTextMapPropagator.extract() gives it
-        caller = SpanContext(int.from_bytes(os.urandom(16), "big") | 1,
-                             int.from_bytes(os.urandom(8), "big") | 1, is_remote=True,
-                             trace_flags=TraceFlags(TraceFlags.SAMPLED))
-        parent = trace.set_span_in_context(NonRecordingSpan(caller))
-    span = tracer.start_span("GET " + req_route, context=parent)
+        # the caller's span, as TraceContextTextMapPropagator.extract() gives it
+        span = NonRecordingSpan(SpanContext(int.from_bytes(os.urandom(16), "big") | 1,
+                                            int.from_bytes(os.urandom(8), "big") | 1,
+                                            is_remote=True,
+                                            trace_flags=TraceFlags(TraceFlags.SAMPLED)))
+        name = None
+    else:
+        span = tracer.start_span("GET " + req_route)
+        name = "GET " + req_route
     c = span.get_span_context()
     with served_lock:
-        spans.append(["%032x" % c.trace_id, "%016x" % c.span_id, "GET " + req_route])
+        spans.append(["%032x" % c.trace_id, "%016x" % c.span_id, name])
     return trace.use_span(span, end_on_exit=True)
 
 
