@@ -9,6 +9,10 @@ handful of distinct stacks.
 Modes:
   spin [--seconds S]      burn CPU until killed (or for S seconds).
                           Prints "READY" once the loop runs.
+  units [--unit-ms M] [--seconds S] [--zlib]
+                          ~M ms units of fixed work back to back, each
+                          timestamped ("START END" lines, monotonic); --zlib:
+                          a zlib.compress beside each call chain.
   serve [--round S]       calibrate one fixed unit of work lasting ~S
                           seconds (default 1.0) unprofiled, print
                           "READY <iterations>", then for every line "go" on
@@ -20,6 +24,7 @@ Modes:
 """
 import sys
 import time
+import zlib
 
 DEPTH = 8
 
@@ -44,10 +49,21 @@ def level(d, n):
     return leaf_a(n) + leaf_b(n // 2)
 
 
+ZDATA = bytes(range(256)) * 64
+
+
 def work(iterations, chunk=2000):
     t = 0
     for _ in range(iterations):
         t += level(DEPTH, chunk)
+    return t
+
+
+def work_zlib(iterations, chunk=2000):
+    """work, with a zlib.compress (C, libz) beside each call chain."""
+    t = 0
+    for _ in range(iterations):
+        t += level(DEPTH, chunk) + len(zlib.compress(ZDATA, 6))
     return t
 
 
@@ -58,11 +74,11 @@ def spin(seconds):
         work(50)
 
 
-def calibrate(n, min_seconds):
-    """Double n until work(n) takes at least min_seconds; (n, seconds it took)."""
+def calibrate(n, min_seconds, fn=work):
+    """Double n until fn(n) takes at least min_seconds; (n, seconds it took)."""
     while True:
         t0 = time.perf_counter()
-        work(n)
+        fn(n)
         dt = time.perf_counter() - t0
         if dt >= min_seconds:
             return n, dt
@@ -88,8 +104,8 @@ def serve(round_seconds):
         print("%.6f %.6f" % (t1 - t0, c1 - c0), flush=True)
 
 
-def units(unit_ms, seconds):
-    n, dt = calibrate(1, 0.1)
+def units(unit_ms, seconds, fn=work):
+    n, dt = calibrate(1, 0.1, fn)
     iterations = max(1, int(round(n * unit_ms / 1000.0 / dt)))
     print("READY %d" % iterations, flush=True)
     deadline = time.monotonic() + seconds
@@ -99,7 +115,7 @@ def units(unit_ms, seconds):
         t0 = mono()
         if t0 >= deadline:
             break
-        work(iterations)
+        fn(iterations)
         out.append("%.6f %.6f" % (t0, mono()))
         if len(out) >= 50:
             sys.stdout.write("\n".join(out) + "\n")
@@ -123,9 +139,11 @@ def main():
     elif mode == "serve":
         serve(opt("--round", 1.0))
     elif mode == "units":
-        units(opt("--unit-ms", 20.0), opt("--seconds", 60.0))
+        units(opt("--unit-ms", 20.0), opt("--seconds", 60.0),
+              work_zlib if "--zlib" in args else work)
     else:
-        sys.exit("usage: cpu.py spin [--seconds S] | serve [--round S] | units [--unit-ms M] [--seconds S]")
+        sys.exit("usage: cpu.py spin [--seconds S] | serve [--round S] | "
+                 "units [--unit-ms M] [--seconds S] [--zlib]")
 
 
 if __name__ == "__main__":
