@@ -388,7 +388,7 @@ static int var_resolve(struct py_contextvars *cv, struct py_ctxvar *v)
 	return 0;
 }
 
-static void set_text(struct py_ctxvalue *out, enum py_ctxvalue_kind kind, const char *text)
+void py_ctxvalue_set(struct py_ctxvalue *out, enum py_ctxvalue_kind kind, const char *text)
 {
 	size_t n = strnlen(text, sizeof(out->text) - 1);
 
@@ -448,35 +448,35 @@ static void render(struct py_contextvars *cv, uint64_t obj, const uint8_t *head,
 	else
 		ret = py_obj_type(cv->ob, obj, &t);
 	if (ret) {
-		set_text(out, PY_CTXVALUE_UNREADABLE, PY_CTXVALUE_TEXT_UNREADABLE);
+		py_ctxvalue_set(out, PY_CTXVALUE_UNREADABLE, PY_CTXVALUE_TEXT_UNREADABLE);
 		return;
 	}
 	if ((t->flags & lo->tpflags_unicode) && head && short_ascii(cv, head, out))
 		return;
 	if (t->flags & lo->tpflags_unicode) {
 		if (py_obj_str(cv->ob, obj, PY_CTXVALUE_CHARS, &s))
-			set_text(out, PY_CTXVALUE_UNREADABLE, PY_CTXVALUE_TEXT_UNREADABLE);
+			py_ctxvalue_set(out, PY_CTXVALUE_UNREADABLE, PY_CTXVALUE_TEXT_UNREADABLE);
 		else
-			set_text(out, PY_CTXVALUE_STR, s);
+			py_ctxvalue_set(out, PY_CTXVALUE_STR, s);
 		free(s);
 		return;
 	}
 	if (t->flags & lo->tpflags_long) {
 		ret = py_obj_long(cv->ob, obj, &n);
 		if (ret == -ERANGE) {
-			set_text(out, PY_CTXVALUE_OTHER, "<int>");
+			py_ctxvalue_set(out, PY_CTXVALUE_OTHER, "<int>");
 		} else if (ret) {
-			set_text(out, PY_CTXVALUE_UNREADABLE, PY_CTXVALUE_TEXT_UNREADABLE);
+			py_ctxvalue_set(out, PY_CTXVALUE_UNREADABLE, PY_CTXVALUE_TEXT_UNREADABLE);
 		} else if (!strcmp(t->name, "bool") && !(t->flags & lo->tpflags_heaptype)) {
-			set_text(out, PY_CTXVALUE_INT, n ? "True" : "False");
+			py_ctxvalue_set(out, PY_CTXVALUE_INT, n ? "True" : "False");
 		} else {
 			xsnprintf(num, sizeof(num), "%" PRId64, n);
-			set_text(out, PY_CTXVALUE_INT, num);
+			py_ctxvalue_set(out, PY_CTXVALUE_INT, num);
 		}
 		return;
 	}
 	if (py_obj_is_none(cv->ob, obj) == 1) {
-		set_text(out, PY_CTXVALUE_NONE, "None");
+		py_ctxvalue_set(out, PY_CTXVALUE_NONE, "None");
 		return;
 	}
 	/* tp_name was checked free of control characters; outputs escape the rest */
@@ -659,7 +659,7 @@ static void values_render(struct py_contextvars *cv, size_t nvars, const int *re
 	for (size_t i = 0; i < nvars; i++) {
 		slot[i] = -1;
 		if (resolved[i] == -ENOENT) {
-			set_text(&out[i], PY_CTXVALUE_NO_VARIABLE, PY_CTXVALUE_TEXT_NO_VARIABLE);
+			py_ctxvalue_set(&out[i], PY_CTXVALUE_NO_VARIABLE, PY_CTXVALUE_TEXT_NO_VARIABLE);
 			continue;
 		}
 		if (status[i] == -ENOENT && cv->vars[i].dflt) {
@@ -667,10 +667,10 @@ static void values_render(struct py_contextvars *cv, size_t nvars, const int *re
 			status[i] = 0;
 		}
 		if (status[i] == -ENOENT) {
-			set_text(&out[i], PY_CTXVALUE_UNSET, PY_CTXVALUE_TEXT_UNSET);
+			py_ctxvalue_set(&out[i], PY_CTXVALUE_UNSET, PY_CTXVALUE_TEXT_UNSET);
 		} else if (status[i]) {
 			cv->stats.unreadable++;
-			set_text(&out[i], PY_CTXVALUE_UNREADABLE, PY_CTXVALUE_TEXT_UNREADABLE);
+			py_ctxvalue_set(&out[i], PY_CTXVALUE_UNREADABLE, PY_CTXVALUE_TEXT_UNREADABLE);
 		} else {
 			slot[i] = (int)nio;
 			iov[nio++] = (struct mem_iov){ value[i], vbuf[i], VALUE_READ, 0 };
@@ -695,7 +695,7 @@ static size_t vars_resolve(struct py_contextvars *cv, size_t n, int *resolved,
 	size_t nvars = n < cv->nvars ? n : cv->nvars;
 
 	for (size_t i = nvars; i < n; i++)
-		set_text(&out[i], PY_CTXVALUE_NO_VARIABLE, PY_CTXVALUE_TEXT_NO_VARIABLE);
+		py_ctxvalue_set(&out[i], PY_CTXVALUE_NO_VARIABLE, PY_CTXVALUE_TEXT_NO_VARIABLE);
 	for (size_t i = 0; i < nvars; i++) {
 		cv->stats.lookups++;
 		resolved[i] = var_resolve(cv, &cv->vars[i]);

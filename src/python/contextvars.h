@@ -64,6 +64,9 @@ struct py_ctxvalue {
 	uint64_t obj;                 /* the value object rendered (0: a placeholder) */
 };
 
+/* out = text (cut to fit) of kind, no object: a placeholder, or text made here. */
+void py_ctxvalue_set(struct py_ctxvalue *out, enum py_ctxvalue_kind kind, const char *text);
+
 /* One variable a label reads. */
 struct py_ctxvar {
 	char module[PY_CTXVAR_NAME_MAX];

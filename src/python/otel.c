@@ -25,22 +25,11 @@ void py_otel_init(struct py_otel *ot, struct py_objects *ob)
 	ot->ob = ob;
 }
 
-static void field_set(struct py_ctxvalue *out, enum py_ctxvalue_kind kind, const char *text)
-{
-	size_t n = strnlen(text, sizeof(out->text) - 1);
-
-	out->kind = kind;
-	out->obj = 0;
-	memcpy(out->text, text, n);
-	out->text[n] = '\0';
-	out->len = n;
-}
-
 static void all_set(struct py_ctxvalue out[PY_OTEL_FIELDS], enum py_ctxvalue_kind kind,
 		    const char *text)
 {
 	for (int i = 0; i < PY_OTEL_FIELDS; i++)
-		field_set(&out[i], kind, text);
+		py_ctxvalue_set(&out[i], kind, text);
 }
 
 /* The _SPAN_KEY str, looked up again when due. 0 or -errno. */
@@ -131,11 +120,11 @@ void py_otel_span(struct py_otel *ot, const struct py_ctxvalue *ctx,
 	}
 	ret = py_obj_attr(ot->ob, span, "_name", &name);
 	if (ret == -ENOENT) {
-		field_set(&out[PY_OTEL_SPAN_NAME], PY_CTXVALUE_UNSET, PY_CTXVALUE_TEXT_UNSET);
+		py_ctxvalue_set(&out[PY_OTEL_SPAN_NAME], PY_CTXVALUE_UNSET, PY_CTXVALUE_TEXT_UNSET);
 	} else if (ret || py_obj_str(ot->ob, name, PY_CTXVALUE_CHARS, &s)) {
-		field_set(&out[PY_OTEL_SPAN_NAME], PY_CTXVALUE_UNREADABLE, PY_CTXVALUE_TEXT_UNREADABLE);
+		py_ctxvalue_set(&out[PY_OTEL_SPAN_NAME], PY_CTXVALUE_UNREADABLE, PY_CTXVALUE_TEXT_UNREADABLE);
 	} else {
-		field_set(&out[PY_OTEL_SPAN_NAME], PY_CTXVALUE_STR, s);
+		py_ctxvalue_set(&out[PY_OTEL_SPAN_NAME], PY_CTXVALUE_STR, s);
 		out[PY_OTEL_SPAN_NAME].obj = name;
 	}
 	free(s);

@@ -191,10 +191,10 @@ struct labels *labels_new(struct sampler *s, struct strbuf *why)
 			free(l);
 			return NULL;
 		}
-		for (int f = trace ? 0 : -1; f < (trace ? PY_OTEL_FIELDS : 0) && l->n < LABEL_OUTS_MAX;
-		     f++)
-			l->out[l->n++] = (struct label_out){ f < 0 ? sp->name : py_otel_field_names[f],
-							     i, f };
+		if (!trace && l->n < LABEL_OUTS_MAX)
+			l->out[l->n++] = (struct label_out){ sp->name, i, -1 };
+		for (int f = 0; trace && f < PY_OTEL_FIELDS && l->n < LABEL_OUTS_MAX; f++)
+			l->out[l->n++] = (struct label_out){ py_otel_field_names[f], i, f };
 		l->nvars++;
 	}
 	return l;
