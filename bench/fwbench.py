@@ -226,6 +226,26 @@ def parse_framewalk(text):
     return r
 
 
+_FW_ANY_SAMPLES = re.compile(r"^Samples:\s+(\d+) ", re.M)
+_FW_CPU = re.compile(r"profiler CPU ([\d.]+) s|^Profiler:\s+([\d.]+) s CPU", re.M)
+_FW_BPF = re.compile(r"^BPF:\s+program mean ([\d.]+) us per run over (\d+) runs", re.M)
+
+
+def report_counts(text):
+    """(samples, framewalk's CPU seconds in the capture) from a text report,
+    whatever the backend (bpf's header counts stacks, not ticks, and says its
+    CPU on a "Profiler:" line)."""
+    m = _FW_ANY_SAMPLES.search(text)
+    c = _FW_CPU.search(text)
+    return (int(m.group(1)) if m else 0,
+            float(c.group(1) or c.group(2)) if c else 0.0)
+
+
+def bpf_runs(text):
+    """The report's "BPF:" line as a match: (mean us per run, runs), or None."""
+    return _FW_BPF.search(text)
+
+
 _PEER_CAPT = re.compile(r"Captured ([\d,]+) samples? in ([\d.,]+) seconds")
 _PEER_RATE = re.compile(r"Sample rate: ([\d.,]+) samples/sec")
 _PEER_ERR = re.compile(r"Error rate: ([\d.,]+)")

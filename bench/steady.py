@@ -12,7 +12,6 @@ Prints one line per backend: medians over --reps.
 """
 import argparse
 import os
-import re
 import shutil
 import statistics
 import subprocess
@@ -25,25 +24,14 @@ import fwbench as fb  # noqa: E402
 
 CONFIGS = {"default": [], "python-only": ["--python-only"], "vm": ["--backend", "vm"],
            "ptrace": ["--backend", "ptrace"]}
-BPF_RE = re.compile(r"^BPF:\s+program mean ([\d.]+) us per run over (\d+) runs", re.M)
-SAMPLES_RE = re.compile(r"^Samples:\s+(\d+) ", re.M)
-CPU_RE = re.compile(r"profiler CPU ([\d.]+) s|^Profiler:\s+([\d.]+) s CPU", re.M)
-
-
-def report_counts(text):
-    """(samples, framewalk's CPU seconds in the capture) from a text report."""
-    m = SAMPLES_RE.search(text)
-    c = CPU_RE.search(text)
-    return (int(m.group(1)) if m else 0,
-            float(c.group(1) or c.group(2)) if c else 0.0)
 
 
 def capture(fw, pid, rate, seconds, out, extra):
     subprocess.run([fw, "record", "-q", "-p", str(pid), "-d", str(seconds), "-r", str(rate)] +
                    extra + ["-o", out], check=True, timeout=seconds + 120)
     text = open(out, errors="replace").read()
-    samples, cpu = report_counts(text)
-    m = BPF_RE.search(text)
+    samples, cpu = fb.report_counts(text)
+    m = fb.bpf_runs(text)
     return samples, cpu, m and (float(m.group(1)), int(m.group(2)))
 
 

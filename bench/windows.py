@@ -45,17 +45,6 @@ import fwbench as fb  # noqa: E402
 PROFILERS = ("null", "perf", "perf-g", "fw", "fw-py", "fw-vm", "fw-ptrace")
 FW_ARGS = {"fw": [], "fw-py": ["--python-only"], "fw-vm": ["--backend", "vm"],
            "fw-ptrace": ["--backend", "ptrace"]}
-BPF_RE = re.compile(r"^BPF:\s+program mean ([\d.]+) us per run over (\d+) runs", re.M)
-SAMPLES_RE = re.compile(r"^Samples:\s+(\d+) ", re.M)
-CPU_RE = re.compile(r"profiler CPU ([\d.]+) s|^Profiler:\s+([\d.]+) s CPU", re.M)
-
-
-def report_counts(text):
-    """(samples, framewalk's CPU seconds in the capture) from a text report."""
-    m = SAMPLES_RE.search(text)
-    c = CPU_RE.search(text)
-    return (int(m.group(1)) if m else 0,
-            float(c.group(1) or c.group(2)) if c else 0.0)
 BACKEND_RE = re.compile(r"^Backend:\s+(\S+)", re.M)
 
 
@@ -161,9 +150,9 @@ def main():
                "slowdown": statistics.median(on) / statistics.median(off) if on and off else None,
                "window_ratio_median": statistics.median(ratios) if ratios else None}
         if reports[c]:
-            counts = [report_counts(t) for t in reports[c]]
+            counts = [fb.report_counts(t) for t in reports[c]]
             samples = sum(n for n, _ in counts)
-            bpf = [BPF_RE.search(t) for t in reports[c]]
+            bpf = [fb.bpf_runs(t) for t in reports[c]]
             bpf = [(float(m.group(1)), int(m.group(2))) for m in bpf if m]
             be = BACKEND_RE.search(reports[c][0])
             fw_cpu = sum(cpu for _, cpu in counts)
