@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from fwtest import asan_build, parse_collapsed, run_fw
+from fwtest import parse_collapsed, run_fw
 
 N = 24
 SPAN = 50
@@ -27,8 +27,11 @@ def stack_errors(frames):
         return []
     name, file, line = rest[0]
     if name == "<module>" and file == "<code-churn>" and len(rest) == 1:
-        # a def statement being run: the first line of one of the slots
-        return [] if line % SPAN == 1 and line // SPAN < N else ["module line %d" % line]
+        # a def statement being run: the first line of one of the slots; or
+        # line 0, the module's RESUME before it (CPython 3.11+ gives a
+        # module's first instruction line 0: co_lines() starts (0, 2, 0))
+        ok = line == 0 or (line % SPAN == 1 and line // SPAN < N)
+        return [] if ok else ["module line %d" % line]
     m = CALLER_RE.match(name)
     if not m or file != "<callers>":
         return ["unknown frame %r" % (rest[0],)]
@@ -79,8 +82,10 @@ def test_code_objects_reused(interp, workload, tmp_path, backend):
     # mixes two moments rather than re-read it (src/sampler/vm.c: re-reading
     # biases against short callees), so a chain may tear on any build: a
     # gen_K copied after its caller_K frame was replaced (CI's plain build,
-    # py3.9, 1 of 200, 2026-12-02). Under the sanitizer build ptrace on 3.15
-    # once had 1 of ~200 wrong too (not understood yet: open in issue 21's
-    # note). Every other case must be exact.
-    allowed = 0.02 * total if asan_build() or backend == "vm" else 0
+    # py3.9, 1 of 200, 2026-12-02). Every other case must be exact. (ptrace
+    # on 3.15 had "1 of ~200 wrong" twice: the plain build's, 2026-12-03,
+    # was `<module>:0`, the module's RESUME, whose line CPython itself says
+    # is 0, which stack_errors now takes as right; the sanitizer build's
+    # stack was not kept, and its allowance is gone with the same cause.)
+    allowed = 0.02 * total if backend == "vm" else 0
     assert bad <= allowed, "%d of %d samples wrong: %s" % (bad, total, examples)
