@@ -406,10 +406,18 @@ struct call_row {
 	uint64_t starts, resumes, total;
 };
 
+/*
+ * Counted functions first (the table is about calls: a function sampled
+ * but never called in the window, <module> or start-up's importlib, must
+ * not push one counted out of the --limit rows), each part hottest first.
+ */
 static int cmp_call_row(const void *a, const void *b)
 {
 	const struct call_row *x = a, *y = b;
+	int xc = x->starts + x->resumes > 0, yc = y->starts + y->resumes > 0;
 
+	if (xc != yc)
+		return yc - xc;
 	if (x->total != y->total)
 		return x->total < y->total ? 1 : -1;
 	if (x->starts + x->resumes != y->starts + y->resumes)
@@ -526,6 +534,9 @@ static void print_calls(const struct profile *p, const struct fn_view *v, FILE *
 			strbuf_release(&t);
 		}
 	}
+	if (n > (size_t)o->limit)
+		fprintf(f, "  ... and %zu more functions (--limit shows more)\n",
+			n - (size_t)o->limit);
 	strbuf_release(&sb);
 	free(rows);
 }
