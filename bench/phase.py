@@ -16,9 +16,11 @@ by (time.perf_counter), and a sample at phase < 0.5 lies in first_half.
 
   bench/phase.py FRAMEWALK [--python PATH] [--seconds 3] [--reps 3]
 
-Readers: bpf (cpu mode: perf cpu-clock events, whose period the kernel keeps
-fixed), bpf-wall (wall mode: the capture loop's ticks), ptrace and vm (cpu
-mode, the loop's ticks), perf. Root (the bpf backend, perf on another
+Readers: bpf (cpu mode: perf cpu-clock events on the target's threads,
+whose period the kernel keeps fixed), bpf-percpu (cpu mode with an event
+per CPU, as the agent and --subprocesses sample: the loop restarts them at
+spread moments), bpf-wall (wall mode: the capture loop's ticks), ptrace
+and vm (cpu mode, the loop's ticks), perf. Root (the bpf backend, perf on another
 process). Prints one line per reader and rep, then the medians.
 """
 import argparse
@@ -36,9 +38,12 @@ PERIOD = 0.01
 
 def framewalk_share(framewalk, pid, reader, seconds, tmp):
     backend, _, mode = reader.partition("-")
+    extra = []
+    if mode == "percpu":
+        mode, extra = "cpu", ["--subprocesses"]   # events per CPU, not on the threads
     out = os.path.join(tmp, "fw-%s.collapsed" % reader)
     subprocess.run([framewalk, "record", "-q", "-p", str(pid), "-d", str(seconds), "-r", "100",
-                    "--backend", backend, "--mode", mode or "cpu", "-o", out], check=True,
+                    "--backend", backend, "--mode", mode or "cpu", "-o", out] + extra, check=True,
                    timeout=seconds + 60)
     halves = {"first_half": 0, "second_half": 0}
     with open(out, errors="replace") as f:
@@ -73,7 +78,7 @@ def main():
     ap.add_argument("--seconds", type=float, default=3)
     ap.add_argument("--reps", type=int, default=3)
     a = ap.parse_args()
-    readers = ["bpf", "bpf-wall", "ptrace", "vm"] + (["perf"] if shutil.which("perf") else [])
+    readers = ["bpf", "bpf-percpu", "bpf-wall", "ptrace", "vm"] + (["perf"] if shutil.which("perf") else [])
     shares = {r: [] for r in readers}
     for rep in range(a.reps):
         target = subprocess.Popen([a.python, WORKLOAD, str(len(readers) * (a.seconds + 5) + 10)],
@@ -88,7 +93,7 @@ def main():
                     first, total = framewalk_share(a.framewalk, target.pid, r, a.seconds, tmp)
                 share = 100.0 * first / total if total else float("nan")
                 shares[r].append(share)
-                print("rep %d  %-7s first_half %5.1f%% of %d samples" % (rep + 1, r, share, total),
+                print("rep %d  %-10s first_half %5.1f%% of %d samples" % (rep + 1, r, share, total),
                       flush=True)
         finally:
             target.kill()
@@ -96,7 +101,7 @@ def main():
             shutil.rmtree(tmp, ignore_errors=True)
     print("medians (50% is right):")
     for r in readers:
-        print("  %-7s %5.1f%%" % (r, statistics.median(shares[r])))
+        print("  %-10s %5.1f%%" % (r, statistics.median(shares[r])))
 
 
 if __name__ == "__main__":

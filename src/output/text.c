@@ -255,6 +255,9 @@ static void print_header(const struct profile *p, FILE *f)
 		fprintf(f, "Samples:   %" PRIu64 " on-CPU stacks (cpu-clock at %.0f Hz %s; "
 			"%" PRIu64 " lost to a full ring buffer)\n", m->samples, m->rate_hz,
 			m->events_per_thread ? "of each target thread's CPU time" : "per CPU", m->lost);
+	if (!m->ticks_requested && m->rephases)
+		fprintf(f, "           (its phase drawn again at %" PRIu64 " moments: a periodic "
+			"target is not read in step)\n", m->rephases);
 	if (m->label_specs) {
 		sb.len = 0;
 		escape_append(&sb, m->label_specs, ESCAPE_TERMINAL);

@@ -104,6 +104,7 @@ struct profile_meta {
 	uint64_t samples;        /* stacks recorded (one per thread per tick; cpu_weighted: periods) */
 	int cpu_weighted;        /* cpu mode by ticks: a stack counts the periods of CPU time it stands for */
 	int events_per_thread;   /* bpf: cpu-clock events on the targets' threads, not per CPU */
+	uint64_t rephases;       /* ... per CPU: restarts of their clock (sampler/pacing.h) */
 	uint64_t errors;         /* samples dropped as torn or invalid */
 	uint64_t sample_ns_total;/* time spent taking ticks */
 	uint64_t sample_ns_max;

@@ -49,6 +49,14 @@ struct backend_ops {
 	int (*wait_fd)(struct session *sess);
 	/* Housekeeping about every 100 ms (optional): targets added or exited. */
 	void (*refresh)(struct session *sess, uint64_t now);
+	/*
+	 * Samples paced by a clock of the kernel's, on every CPU's wall time
+	 * (optional): start that clock again now, its next sample period_ns
+	 * from now and every period_ns after (the loop draws the moments:
+	 * pacing.h). 0, or -ENOTSUP when its clock is not restartable so
+	 * (events that count a thread's CPU time): the loop stops asking.
+	 */
+	int (*rephase)(struct session *sess, uint64_t period_ns);
 };
 
 extern const struct backend_ops backend_vm_ops, backend_ptrace_ops, backend_bpf_ops;

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -989,6 +990,25 @@ static int bpf_tick(struct sampler *s, uint64_t now)
 	return 0;
 }
 
+/*
+ * The events per CPU count wall time: restarted with the loop's period at
+ * the loop's moments, their phase against the target's is drawn again.
+ * Events on the targets' threads count each thread's CPU time, whose
+ * countdown a restart would throw away (a thread using less than a period
+ * between two restarts would never be sampled): those are not restarted.
+ */
+static int bpf_rephase(struct session *sess, uint64_t period_ns)
+{
+	struct bpf_run *br = sess->backend;
+
+	if (!br || br->per_task || !br->pfds)
+		return -ENOTSUP;
+	for (int cpu = 0; cpu < br->ncpus; cpu++)
+		if (br->pfds[cpu] > 0 && ioctl(br->pfds[cpu], PERF_EVENT_IOC_PERIOD, &period_ns))
+			return -errno;
+	return 0;
+}
+
 const struct backend_ops backend_bpf_ops = {
 	.tick_modes = 1u << MODE_WALL | 1u << MODE_GIL,
 	.start = bpf_start,
@@ -999,4 +1019,5 @@ const struct backend_ops backend_bpf_ops = {
 	.drain = bpf_drain,
 	.wait_fd = bpf_wait_fd,
 	.refresh = bpf_refresh,
+	.rephase = bpf_rephase,
 };

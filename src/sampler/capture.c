@@ -406,10 +406,16 @@ static void run_loop(struct session *sess)
 	uint64_t end = sess->opts.duration_s > 0 ? start + (uint64_t)(sess->opts.duration_s * 1e9) : 0;
 	uint64_t last_status = 0, hook_next = 0;
 	struct pacing pace;
+	/* samples paced by the kernel's clock: restarted at spread moments (pacing.h) */
+	int rephasing = !ticking && sess->ops->rephase;
+	uint64_t rephase_mean, rephase_period, next_rephase;
 
 	if (!interval)
 		interval = 1;
 	pacing_init(&pace, start);
+	rephase_mean = pacing_rephase_mean(interval);
+	rephase_period = pacing_rephase_period(interval, rephase_mean);
+	next_rephase = start + pacing_gap(&pace, rephase_mean);
 	for (;;) {
 		uint64_t now = fw_now_ns(), deadline;
 
@@ -439,6 +445,13 @@ static void run_loop(struct session *sess)
 				next_tick = t1 + pacing_gap(&pace, interval);
 			now = t1;
 		}
+		if (rephasing && now >= next_rephase) {
+			if (sess->ops->rephase(sess, rephase_period))
+				rephasing = 0;
+			else
+				m->rephases++;
+			next_rephase = now + pacing_gap(&pace, rephase_mean);
+		}
 		if (sess->ops->drain)
 			sess->ops->drain(sess, now);
 		if (now >= next_house) {
@@ -459,6 +472,8 @@ static void run_loop(struct session *sess)
 		deadline = next_house;
 		if (ticking && next_tick < deadline)
 			deadline = next_tick;
+		if (rephasing && next_rephase < deadline)
+			deadline = next_rephase;
 		if (sess->hook && hook_next < deadline)
 			deadline = hook_next;
 		if (end && end < deadline)

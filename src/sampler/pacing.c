@@ -22,3 +22,20 @@ uint64_t pacing_gap(struct pacing *p, uint64_t mean)
 {
 	return mean / 2 + (uint64_t)(pacing_unit(p) * (double)mean);
 }
+
+#define REPHASE_INTERVALS 4
+#define REPHASE_MIN_NS 20000000ull
+
+uint64_t pacing_rephase_mean(uint64_t interval)
+{
+	uint64_t mean = REPHASE_INTERVALS * interval;
+
+	return mean > REPHASE_MIN_NS ? mean : REPHASE_MIN_NS;
+}
+
+uint64_t pacing_rephase_period(uint64_t interval, uint64_t mean)
+{
+	uint64_t period = (uint64_t)((double)interval / (1.0 + (double)interval / (2.0 * (double)mean)));
+
+	return period ? period : 1;
+}

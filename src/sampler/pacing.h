@@ -12,11 +12,19 @@
  * mean interval: the rate holds on average, the phase does not.
  *
  * The bpf backend's cpu-mode samples come from perf cpu-clock events, whose
- * period the kernel keeps fixed: changing it (PERF_EVENT_IOC_PERIOD)
- * restarts the countdown, so a thread using less CPU than a period between
- * two changes would never be sampled, and inherited events cannot be
- * reached. Those stay periodic in each thread's CPU time, as perf's are
- * (docs/BENCHMARKS.md, "A periodic target").
+ * period the kernel keeps fixed. Changing it (PERF_EVENT_IOC_PERIOD)
+ * restarts the countdown from the moment of the change:
+ *  - an event per CPU counts that CPU's wall time: restarted at moments
+ *    drawn as the ticks' gaps are (a few periods apart), its phase against
+ *    the target's is drawn again each time. A restart throws away the part
+ *    of a period gone since the last sample, half a period on average, so
+ *    the restarted clock runs a little faster (pacing_rephase_period) and
+ *    the mean rate holds;
+ *  - an event on a thread counts that thread's CPU time: a restart would
+ *    throw away a thread's progress towards its next sample, and one using
+ *    less CPU than a period between two restarts would never be sampled.
+ *    Those stay periodic in each thread's CPU time, as perf's are
+ *    (docs/BENCHMARKS.md, "A periodic target").
  */
 #ifndef FRAMEWALK_SAMPLER_PACING_H
 #define FRAMEWALK_SAMPLER_PACING_H
@@ -32,5 +40,19 @@ void pacing_init(struct pacing *p, uint64_t seed);
 
 /* The next gap between two samples, uniform in [mean/2, 3*mean/2). */
 uint64_t pacing_gap(struct pacing *p, uint64_t mean);
+
+/*
+ * A kernel clock giving a sample every interval, restarted at spread
+ * moments: the mean gap between two restarts (four intervals, at least
+ * 20 ms: each restart interrupts every CPU once more).
+ */
+uint64_t pacing_rephase_mean(uint64_t interval);
+
+/*
+ * The period the restarted clock runs at: a restart gap of mean R holds
+ * R/period - 1/2 samples on average (the gaps' spread is wider than a
+ * period), R/interval when period = interval / (1 + interval / (2R)).
+ */
+uint64_t pacing_rephase_period(uint64_t interval, uint64_t mean);
 
 #endif

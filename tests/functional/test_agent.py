@@ -209,10 +209,11 @@ def ingest_profiles(pb, requests):
         m = re.fullmatch(r"([^{]+)\.(cpu|wall)\{(.*)\}", q["name"])
         assert m, q["name"]
         labels = dict(kv.split("=", 1) for kv in m.group(3).split(","))
-        _, names, comments = pb.pprof(parts["profile"])
+        prof, names, comments = pb.pprof(parts["profile"])
         out.append({"service": m.group(1), "type": m.group(2), "labels": labels,
                     "from": int(q["from"]), "until": int(q["until"]), "query": q,
                     "headers": r["headers"], "names": names, "comments": comments,
+                    "samples": len(prof.sample),
                     "pprof": parts["profile"]})
     return out
 
@@ -395,7 +396,11 @@ def test_ingest_otlp_and_dir(pb, receiver, worker, agents, tmp_path):
             assert g["headers"]["x-scope-orgid"] == "team-a"
             assert pprof_labels(g["comments"])["service_name"] == service
         # the first and the last (cut by SIGTERM, maybe a few ms long) may miss it
-        assert all("agent_hot" in g["names"] for g in mine[1:-1]), [g["names"] for g in mine]
+        assert all("agent_hot" in g["names"] for g in mine[1:-1]), \
+            "pid %d: %s\nevery process's (from, until, samples): %s\nagent's stderr:\n%s" % (
+                pid, [g["names"] for g in mine],
+                {q: [(g["from"], g["until"], g["samples"]) for g in got
+                     if g["labels"]["pid"] == str(q)] for q in pids}, ag.stderr[-3000:])
         check_contiguous([(g["from"], g["until"]) for g in mine],
                          extended="is extended to" in ag.stderr)
     # only the three chosen processes
