@@ -209,12 +209,12 @@ void procinfo_clean(struct strbuf *out, const char *s, size_t len, size_t max)
 	while (i < len) {
 		size_t n = utf8_seq(p + i, len - i);
 
-		if (!n || (n == 1 && (p[i] < 0x20 || p[i] == 0x7f))) {
+		if (!n) {
 			i++;
 			continue;
 		}
-		if (n == 2 && p[i] == 0xc2 && p[i + 1] < 0xa0) {
-			i += 2;       /* C1 control characters */
+		if (utf8_is_control(p + i, n)) {
+			i += n;       /* C0, DEL, C1, bidirectional formatting */
 			continue;
 		}
 		if (out->len - start + n > max)

@@ -39,6 +39,13 @@ static int is_bidi_control(const unsigned char *s, size_t n)
 	       (s[1] == 0x81 && s[2] >= 0xa6 && s[2] <= 0xa9);          /* U+2066-9 */
 }
 
+int utf8_is_control(const unsigned char *s, size_t n)
+{
+	if (n == 1)
+		return s[0] < 0x20 || s[0] == 0x7f;
+	return (n == 2 && s[0] == 0xc2 && s[1] < 0xa0) || is_bidi_control(s, n);
+}
+
 void escape_append(struct strbuf *sb, const char *str, enum escape_mode mode)
 {
 	const unsigned char *s = (const unsigned char *)str;
@@ -46,7 +53,7 @@ void escape_append(struct strbuf *sb, const char *str, enum escape_mode mode)
 	while (*s) {
 		size_t n;
 
-		if (*s < 0x20 || *s == 0x7f) {
+		if (utf8_is_control(s, 1)) {
 			strbuf_addch(sb, '?');
 			s++;
 			continue;
@@ -62,12 +69,7 @@ void escape_append(struct strbuf *sb, const char *str, enum escape_mode mode)
 			s++;
 			continue;
 		}
-		/*
-		 * C1 controls (U+0080-U+009F) can act as terminal escapes too; the
-		 * bidirectional formatting controls (U+061C, U+200E-U+200F,
-		 * U+202A-U+202E, U+2066-U+2069) reorder what a line shows.
-		 */
-		if ((n == 2 && s[0] == 0xc2 && s[1] < 0xa0) || is_bidi_control(s, n)) {
+		if (utf8_is_control(s, n)) {
 			strbuf_addch(sb, '?');
 			s += n;
 			continue;

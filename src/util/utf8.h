@@ -19,6 +19,14 @@
  */
 size_t utf8_seq(const unsigned char *s, size_t n);
 
+/*
+ * Is the valid n-byte sequence at s a control character no line of text
+ * should carry: C0, DEL, C1 (terminal escapes) or a bidirectional
+ * formatting control (U+061C, U+200E-U+200F, U+202A-U+202E, U+2066-U+2069:
+ * they reorder what a line shows)?
+ */
+int utf8_is_control(const unsigned char *s, size_t n);
+
 enum escape_mode {
 	ESCAPE_TERMINAL = 1,    /* control chars (C0, DEL, C1, bidirectional formatting)
 	                         * -> '?', invalid UTF-8 -> U+FFFD */

@@ -165,6 +165,11 @@ static void test_clean(void **state)
 	(void)state;
 	procinfo_clean(&sb, in, sizeof(in) - 1, 64);
 	assert_string_equal(strbuf_str(&sb), "ab[31mcd\xc3\xa9");
+	/* the bidirectional formatting controls (U+202E, U+2066, U+061C) too:
+	 * the one rule of util/utf8.h, as the terminal's escaping has it */
+	strbuf_reset(&sb);
+	procinfo_clean(&sb, "svc\xe2\x80\xae" "cba\xe2\x81\xa6x\xd8\x9cy", 16, 64);
+	assert_string_equal(strbuf_str(&sb), "svccbaxy");
 	/* cut on a character boundary: the two-byte é does not fit in 5 */
 	strbuf_reset(&sb);
 	procinfo_clean(&sb, "abcd\xc3\xa9", 6, 5);
