@@ -178,12 +178,15 @@ def test_gil_mode_marks_waiting_and_released_threads(interp_id, backend, tmp_pat
         # (A sanitizer build of framewalk takes a CPU from them: one run saw
         # the hasher only waiting. There the shares are not asserted; what
         # does not depend on speed is, on every build: each hasher sample,
-        # whatever its marker, is at the hash line.)
+        # whatever its marker, is at the hash line, or at the loop's jump
+        # back, which 3.12+ puts on the `while True:` line: the hasher holds
+        # the GIL there between two hashes, 2 of 278 samples in a CI
+        # sanitizer run with ptrace.)
         if not asan_build():
             assert released >= 10 and released >= 0.15 * hasher, per.get("hasher")
         assert hasher >= 20, per.get("hasher")
         assert n("hasher", None) <= 0.1 * hasher, per.get("hasher")
-        assert all(leaf == ("hasher", src.line("hash"))
+        assert all(leaf[0] == "hasher" and leaf[1] in src.lines("hash", "hashloop")
                    for m in per.get("hasher", {}).values() for leaf, _ in m), per.get("hasher")
         spin_lines = src.own_lines("spin")
         spinners = [per.get(name, {}) for name in ("spin-a", "spin-b")]

@@ -26,7 +26,7 @@ hashing = threading.Event()
 def hasher():
     data = b"\x5a" * (64 << 20)
     hashing.set()
-    while True:
+    while True:                                          # @hashloop
         hashlib.sha256(data).digest()                    # @hash
 
 
