@@ -22,8 +22,9 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fwbench as fb  # noqa: E402
 
+# per-cpu: bpf's events per CPU (as the agent's), restarted at spread moments (pacing.h)
 CONFIGS = {"default": [], "python-only": ["--python-only"], "vm": ["--backend", "vm"],
-           "ptrace": ["--backend", "ptrace"]}
+           "ptrace": ["--backend", "ptrace"], "per-cpu": ["--subprocesses"]}
 
 
 def capture(fw, pid, rate, seconds, out, extra):
@@ -43,7 +44,8 @@ def main():
     ap.add_argument("--short", type=float, default=2.0)
     ap.add_argument("--long", type=float, default=10.0)
     ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--configs", default=",".join(CONFIGS))
+    ap.add_argument("--configs", default=",".join(CONFIGS),
+                    help="which of %s" % ", ".join(CONFIGS))
     ap.add_argument("--results", default=os.path.join(fb.BENCH, "results"))
     a = ap.parse_args()
     raw = fb.prepare(a)

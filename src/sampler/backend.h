@@ -54,7 +54,8 @@ struct backend_ops {
 	 * (optional): start that clock again now, its next sample period_ns
 	 * from now and every period_ns after (the loop draws the moments:
 	 * pacing.h). 0, or -ENOTSUP when its clock is not restartable so
-	 * (events that count a thread's CPU time): the loop stops asking.
+	 * (events that count a thread's CPU time), or -errno: the loop stops
+	 * asking, and once restarted puts the period back to its interval.
 	 */
 	int (*rephase)(struct session *sess, uint64_t period_ns);
 };

@@ -1001,7 +1001,8 @@ static int bpf_rephase(struct session *sess, uint64_t period_ns)
 {
 	struct bpf_run *br = sess->backend;
 
-	if (!br || br->per_task || !br->pfds)
+	/* wall, gil: the events run faster than the ticks (sample_rate), not restarted */
+	if (!br || br->per_task || !br->pfds || sess->opts.mode != MODE_CPU)
 		return -ENOTSUP;
 	for (int cpu = 0; cpu < br->ncpus; cpu++)
 		if (br->pfds[cpu] > 0 && ioctl(br->pfds[cpu], PERF_EVENT_IOC_PERIOD, &period_ns))

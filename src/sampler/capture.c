@@ -446,10 +446,14 @@ static void run_loop(struct session *sess)
 			now = t1;
 		}
 		if (rephasing && now >= next_rephase) {
-			if (sess->ops->rephase(sess, rephase_period))
-				rephasing = 0;
-			else
+			if (!sess->ops->rephase(sess, rephase_period)) {
 				m->rephases++;
+			} else {
+				/* not restartable, or failed part way: the rate as asked, once */
+				rephasing = 0;
+				if (m->rephases)
+					sess->ops->rephase(sess, interval);
+			}
 			next_rephase = now + pacing_gap(&pace, rephase_mean);
 		}
 		if (sess->ops->drain)
