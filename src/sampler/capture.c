@@ -408,13 +408,12 @@ static void run_loop(struct session *sess)
 	struct pacing pace;
 	/* samples paced by the kernel's clock: restarted at spread moments (pacing.h) */
 	int rephasing = !ticking && sess->ops->rephase;
-	uint64_t rephase_mean, rephase_period, next_rephase;
+	uint64_t rephase_mean, next_rephase;
 
 	if (!interval)
 		interval = 1;
 	pacing_init(&pace, start);
 	rephase_mean = pacing_rephase_mean(interval);
-	rephase_period = pacing_rephase_period(interval, rephase_mean);
 	next_rephase = start + pacing_gap(&pace, rephase_mean);
 	for (;;) {
 		uint64_t now = fw_now_ns(), deadline;
@@ -446,7 +445,8 @@ static void run_loop(struct session *sess)
 			now = t1;
 		}
 		if (rephasing && now >= next_rephase) {
-			if (!sess->ops->rephase(sess, rephase_period)) {
+			if (!sess->ops->rephase(sess, pacing_rephase_period(&pace, interval,
+									   rephase_mean))) {
 				m->rephases++;
 			} else {
 				/* not restartable, or failed part way: the rate as asked, once */

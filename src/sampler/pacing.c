@@ -23,8 +23,10 @@ uint64_t pacing_gap(struct pacing *p, uint64_t mean)
 	return mean / 2 + (uint64_t)(pacing_unit(p) * (double)mean);
 }
 
+#include <math.h>
+
 #define REPHASE_INTERVALS 4
-#define REPHASE_MIN_NS 20000000ull
+#define REPHASE_MIN_NS 200000000ull
 
 uint64_t pacing_rephase_mean(uint64_t interval)
 {
@@ -33,9 +35,11 @@ uint64_t pacing_rephase_mean(uint64_t interval)
 	return mean > REPHASE_MIN_NS ? mean : REPHASE_MIN_NS;
 }
 
-uint64_t pacing_rephase_period(uint64_t interval, uint64_t mean)
+uint64_t pacing_rephase_period(struct pacing *p, uint64_t interval, uint64_t mean)
 {
-	uint64_t period = (uint64_t)((double)interval / (1.0 + (double)interval / (2.0 * (double)mean)));
+	double c = 5.0 * log(11.0 / 9.0) * (double)interval /
+		   (1.0 + (double)interval / (2.0 * (double)mean));
+	uint64_t period = (uint64_t)(c * (0.9 + 0.2 * pacing_unit(p)));
 
 	return period ? period : 1;
 }
