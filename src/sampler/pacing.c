@@ -23,9 +23,8 @@ uint64_t pacing_gap(struct pacing *p, uint64_t mean)
 	return mean / 2 + (uint64_t)(pacing_unit(p) * (double)mean);
 }
 
-#include <math.h>
-
 #define REPHASE_INTERVALS 4
+#define MEAN_INVERSE_U 1.0033534773107558   /* E[1/u], u uniform in [0.9, 1.1): 5 ln(11/9) */
 #define REPHASE_MIN_NS 200000000ull
 
 uint64_t pacing_rephase_mean(uint64_t interval)
@@ -37,7 +36,7 @@ uint64_t pacing_rephase_mean(uint64_t interval)
 
 uint64_t pacing_rephase_period(struct pacing *p, uint64_t interval, uint64_t mean)
 {
-	double c = 5.0 * log(11.0 / 9.0) * (double)interval /
+	double c = MEAN_INVERSE_U * (double)interval /
 		   (1.0 + (double)interval / (2.0 * (double)mean));
 	uint64_t period = (uint64_t)(c * (0.9 + 0.2 * pacing_unit(p)));
 
