@@ -24,7 +24,7 @@ uint64_t pacing_gap(struct pacing *p, uint64_t mean)
 }
 
 #define REPHASE_INTERVALS 4
-#define MEAN_INVERSE_U 1.0033534773107558   /* E[1/u], u uniform in [0.9, 1.1): 5 ln(11/9) */
+#define MEAN_INVERSE_U 1.0033534773107562   /* E[1/u], u uniform in [0.9, 1.1): 5 ln(11/9) */
 #define REPHASE_MIN_NS 200000000ull
 
 uint64_t pacing_rephase_mean(uint64_t interval)
