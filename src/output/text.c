@@ -452,8 +452,9 @@ static int cmp_call_key(const void *a, const void *b)
 
 /*
  * Exact counts beside the samples: each counted function (code objects of
- * one name and file summed) and each sampled Python function, hottest
- * first, with its calls and its sampled time per call.
+ * one name and file summed), then each sampled Python function not
+ * entered in the window, each part hottest first (cmp_call_row), with its
+ * calls and its sampled time per call.
  */
 static void print_calls(const struct profile *p, const struct fn_view *v, FILE *f,
 			const struct output_opts *o)

@@ -55,7 +55,8 @@ struct backend_ops {
 	 * from now and every period_ns after (the loop draws the moments:
 	 * pacing.h). 0, or -ENOTSUP when its clock is not restartable so
 	 * (events that count a thread's CPU time), or -errno: the loop stops
-	 * asking, and once restarted puts the period back to its interval.
+	 * asking, and asks once more with the interval (a failure part way
+	 * leaves no CPU at a drawn period).
 	 */
 	int (*rephase)(struct session *sess, uint64_t period_ns);
 };

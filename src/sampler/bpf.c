@@ -69,6 +69,7 @@ struct bpf_run {
 	 * threads and processes they start), not every CPU */
 	int per_task;
 	double rate;
+	long rate_max;                      /* kernel.perf_event_max_sample_rate */
 	struct task_event *tev;
 	size_t ntev, tev_alloc;
 	pid_t *tasked;                      /* targets whose threads have events */
@@ -818,7 +819,8 @@ static double sample_rate(const struct bpf_run *br, const struct sampler_opts *o
  * back to a backend that ticks from user space); wall mode's faster
  * iterator ticks are held to it.
  */
-static int check_rate(const struct sampler_opts *o, double *rate, struct strbuf *why)
+static int check_rate(const struct sampler_opts *o, double *rate, long *rate_max,
+		      struct strbuf *why)
 {
 	char buf[32];
 	long max;
@@ -829,6 +831,7 @@ static int check_rate(const struct sampler_opts *o, double *rate, struct strbuf 
 		buf[0] = '\0';
 	if (parse_long(buf, &max) || max <= 0)
 		max = 100000;      /* the kernel's default */
+	*rate_max = max;
 	if (o->rate_hz > (double)max) {
 		strbuf_addf(why, "%g Hz is above this kernel's limit for perf events "
 			    "(kernel.perf_event_max_sample_rate = %ld)", o->rate_hz, max);
@@ -877,7 +880,7 @@ static int bpf_start(struct session *sess, struct strbuf *why)
 		goto fail;
 	}
 	rate = sample_rate(br, &sess->opts);     /* once the program says if it iterates */
-	err = check_rate(&sess->opts, &rate, why);
+	err = check_rate(&sess->opts, &rate, &br->rate_max, why);
 	if (err)
 		goto fail;
 	err = attach_events(br, rate, why);
@@ -1004,6 +1007,9 @@ static int bpf_rephase(struct session *sess, uint64_t period_ns)
 	/* wall, gil: the events run faster than the ticks (sample_rate), not restarted */
 	if (!br || br->per_task || !br->pfds || sess->opts.mode != MODE_CPU)
 		return -ENOTSUP;
+	/* a drawn period never runs above the kernel's limit, which check_rate held to */
+	if (br->rate_max > 0 && period_ns < (uint64_t)(1e9 / (double)br->rate_max))
+		period_ns = (uint64_t)(1e9 / (double)br->rate_max);
 	for (int cpu = 0; cpu < br->ncpus; cpu++)
 		if (br->pfds[cpu] > 0 && ioctl(br->pfds[cpu], PERF_EVENT_IOC_PERIOD, &period_ns))
 			return -errno;

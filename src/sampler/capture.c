@@ -414,7 +414,7 @@ static void run_loop(struct session *sess)
 		interval = 1;
 	pacing_init(&pace, start);
 	rephase_mean = pacing_rephase_mean(interval);
-	next_rephase = start + pacing_gap(&pace, rephase_mean);
+	next_rephase = start;     /* the first phase drawn too */
 	for (;;) {
 		uint64_t now = fw_now_ns(), deadline;
 
@@ -451,8 +451,7 @@ static void run_loop(struct session *sess)
 			} else {
 				/* not restartable, or failed part way: the rate as asked, once */
 				rephasing = 0;
-				if (m->rephases)
-					sess->ops->rephase(sess, interval);
+				sess->ops->rephase(sess, interval);
 			}
 			next_rephase = now + pacing_gap(&pace, rephase_mean);
 		}

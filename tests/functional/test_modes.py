@@ -218,7 +218,8 @@ def test_a_periodic_target_is_not_read_in_phase(backend, mode, extra, tmp_path):
     35-65%, is five standard deviations of ~300 samples drawn at random
     phases. bpf in cpu mode with an event per CPU (--subprocesses here; the
     agent's too): the loop restarts the events at spread moments (the
-    phase drawn again; before, 0 and ~300 as well). bpf in cpu mode with
+    phase drawn again; before, 0 and ~300 as well), bound 25-75% (below).
+    bpf in cpu mode with
     events on the target's threads (record -p) is not here: their countdown
     is the thread's CPU time, which a restart would throw away (pacing.h),
     and it reads such a target in phase, as perf does (docs/BENCHMARKS.md,
@@ -233,7 +234,12 @@ def test_a_periodic_target_is_not_read_in_phase(backend, mode, extra, tmp_path):
                 halves[name] += c
         total = sum(halves.values())
         assert total >= 150, col
-        assert 0.35 <= halves["first_half"] / total <= 0.65, halves
+        # per-CPU events: the ~20 samples between two restarts share one
+        # drawn phase and period, so the share spreads wider than for
+        # independent phases (6.6 points in a simulation of the restarts:
+        # 25-75% is over 3.5 of those); 0% and 100% still fail it
+        lo, hi = (0.25, 0.75) if backend == "bpf" and mode == "cpu" else (0.35, 0.65)
+        assert lo <= halves["first_half"] / total <= hi, halves
     finally:
         w.stop()
 
