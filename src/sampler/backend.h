@@ -54,9 +54,9 @@ struct backend_ops {
 	 * (optional): start that clock again now, its next sample period_ns
 	 * from now and every period_ns after (the loop draws the moments:
 	 * pacing.h). 0, or -ENOTSUP when its clock is not restartable so
-	 * (events that count a thread's CPU time), or -errno: the loop stops
-	 * asking, and asks once more with the interval (a failure part way
-	 * leaves no CPU at a drawn period).
+	 * (events that count a thread's CPU time): the loop stops asking; or
+	 * another -errno: the loop stops too, asking once more with the
+	 * interval (a failure part way leaves no CPU at a drawn period).
 	 */
 	int (*rephase)(struct session *sess, uint64_t period_ns);
 };

@@ -1003,13 +1003,15 @@ static int bpf_tick(struct sampler *s, uint64_t now)
 static int bpf_rephase(struct session *sess, uint64_t period_ns)
 {
 	struct bpf_run *br = sess->backend;
+	uint64_t shortest;
 
 	/* wall, gil: the events run faster than the ticks (sample_rate), not restarted */
 	if (!br || br->per_task || !br->pfds || sess->opts.mode != MODE_CPU)
 		return -ENOTSUP;
 	/* a drawn period never runs above the kernel's limit, which check_rate held to */
-	if (br->rate_max > 0 && period_ns < (uint64_t)(1e9 / (double)br->rate_max))
-		period_ns = (uint64_t)(1e9 / (double)br->rate_max);
+	shortest = br->rate_max > 0 ? (uint64_t)(1e9 / (double)br->rate_max) : 0;
+	if (period_ns < shortest)
+		period_ns = shortest;
 	for (int cpu = 0; cpu < br->ncpus; cpu++)
 		if (br->pfds[cpu] > 0 && ioctl(br->pfds[cpu], PERF_EVENT_IOC_PERIOD, &period_ns))
 			return -errno;

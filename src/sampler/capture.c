@@ -445,13 +445,16 @@ static void run_loop(struct session *sess)
 			now = t1;
 		}
 		if (rephasing && now >= next_rephase) {
-			if (!sess->ops->rephase(sess, pacing_rephase_period(&pace, interval,
-									   rephase_mean))) {
+			int ret = sess->ops->rephase(sess, pacing_rephase_period(&pace, interval,
+										 rephase_mean));
+
+			if (!ret) {
 				m->rephases++;
 			} else {
-				/* not restartable, or failed part way: the rate as asked, once */
 				rephasing = 0;
-				sess->ops->rephase(sess, interval);
+				/* failed part way: the rate as asked, once (-ENOTSUP changed nothing) */
+				if (ret != -ENOTSUP)
+					sess->ops->rephase(sess, interval);
 			}
 			next_rephase = now + pacing_gap(&pace, rephase_mean);
 		}

@@ -54,8 +54,8 @@ uint64_t pacing_rephase_mean(uint64_t interval);
  * too: c * u with u uniform in [0.9, 1.1), so that within one restart gap
  * the samples also slide against a target paced at the interval (a whole
  * cycle in 7 to 10 samples at the period farthest from it), while a
- * capture's sample count
- * stays within about 1% of the rate's. A gap of mean R holds
+ * capture's sample count stays within about 1% of the rate's. A gap of
+ * mean R holds
  * R * E[1/(c u)] - 1/2 samples on average (the gaps' spread is wider than
  * a period): R/interval when c = E[1/u] * interval / (1 + interval / (2R)),
  * E[1/u] = 5 ln(11/9).

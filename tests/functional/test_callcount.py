@@ -84,12 +84,17 @@ def report(w, timeout=10.0):
     return json.loads(buf.decode().strip().splitlines()[-1])
 
 
+def calls_lines(text):
+    """The lines of the text report's Calls table, below its heading."""
+    section = text.split("\nCalls (", 1)
+    assert len(section) == 2, "no Calls section:\n" + text[:3000]
+    return section[1].split("\n\n", 1)[0].splitlines()[2:]
+
+
 def calls_rows(text):
     """{qualname: (calls, resumes)} of the text report's Calls section."""
     rows = {}
-    section = text.split("\nCalls (", 1)
-    assert len(section) == 2, "no Calls section:\n" + text[:3000]
-    for line in section[1].split("\n\n", 1)[0].splitlines()[2:]:
+    for line in calls_lines(text):
         if MORE_RE.match(line):
             continue
         m = ROW_RE.match(line)
@@ -349,8 +354,7 @@ def test_counted_rows_before_sampled_ones(interp, tmp_path):
             r = run_fw("record", "--count-calls", "--limit", limit, "-d", 60, "-o", out, "--",
                        *interp.argv("-B", path), timeout=90)
             assert r.returncode == 0, r
-            text = out.read_text()
-            tables.append(text.split("\nCalls (", 1)[1].split("\n\n", 1)[0].splitlines()[2:])
+            tables.append(calls_lines(out.read_text()))
         whole, cut = tables
         rows = [ROW_RE.match(l) for l in whole]
         assert all(rows), whole
