@@ -63,6 +63,26 @@ INTERPS = {
     "sid-py3.15": "sid:python3.15",
 }
 
+# The reference takes its ticks on time: as root it runs at a real-time
+# priority (SCHED_FIFO, chrt). A stopped read in cpu mode counts the CPU
+# time a thread used since its previous tick; a reference that waits for a
+# CPU takes fewer ticks, each standing for more of that time at one
+# instant, and its noise grows. On a 2-core machine with two more busy
+# processes it took 29.5% of its ticks, and two bpf readers (per thread and
+# per CPU: independent clocks) agreed within 1.6-2.3 points while both were
+# 3.8-7.5 from it; at that priority 3.0-3.8 (py3.12, 5 runs each, 2026-12-03).
+def on_time_prefix():
+    """chrt's argv where a real-time priority is given here (root, and no
+    cgroup withholds it), else none."""
+    argv = ["chrt", "-f", "10"]
+    if os.geteuid() != 0 or not shutil.which("chrt"):
+        return []
+    ok = subprocess.run(argv + ["true"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return argv if ok.returncode == 0 else []
+
+
+ON_TIME = on_time_prefix()
+
 # The readers and their rates (coprime, so no two ticks lock).
 READERS = {
     "default": (997, []),
@@ -150,6 +170,7 @@ REPORT_RE = {
     "dropped": re.compile(r"^Errors: +(\d+) dropped samples \(([\d.]+)%\)", re.M),
     "backend": re.compile(r"^Backend: +(\w+)", re.M),
     "lost": re.compile(r"^Samples: +(\d+) .*; (\d+) lost to a full ring buffer", re.M),
+    "ticks": re.compile(r"^Samples: +\d+ stacks from \d+ of \d+ requested ticks \(([\d.]+)%", re.M),
 }
 
 
@@ -165,6 +186,9 @@ def parse_report(text):
     if m:
         kept, lost = int(m.group(1)), int(m.group(2))
         out["lost_pct"] = 100.0 * lost / (kept + lost) if kept + lost else 0.0
+    m = REPORT_RE["ticks"].search(text)
+    if m:
+        out["ticks_pct"] = float(m.group(1))
     return out
 
 
@@ -172,15 +196,16 @@ def run_readers(framewalk, pid, seconds, readers=READERS, workload_name="callsha
                 prefix=None, peers=(), austin=None):
     """Run every reader on pid at once for seconds. readers: {name: (rate,
     args)}; prefix: {name: argv prepended} (e.g. to run one as another
-    user). Returns {reader: {"returncode", "stderr", "leaf", "stack",
+    user; "ref" runs under ON_TIME unless given). Returns {reader: {"returncode", "stderr", "leaf", "stack",
     "samples", "dropped_pct", "backend"}}."""
     tmp = tempfile.mkdtemp(prefix="fw-accuracy-")
     os.chmod(tmp, 0o777)       # a reader may run as another user
     out, procs = {}, {}
+    prefix = dict({"ref": ON_TIME}, **(prefix or {}))
     try:
         for name, (rate, args) in readers.items():
             paths = (os.path.join(tmp, name + ".collapsed"), os.path.join(tmp, name + ".txt"))
-            cmd = list((prefix or {}).get(name, ())) + [
+            cmd = list(prefix.get(name, ())) + [
                 framewalk, "record", "-p", str(pid), "-d", str(seconds), "-r", str(rate), "-q",
                 "-o", paths[0], "-o", paths[1]] + list(args)
             procs[name] = (subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
