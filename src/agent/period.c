@@ -212,6 +212,15 @@ int period_batch_add(struct period_batch *b, const struct profile *src, const st
 	m->start_unix_ns = b->from_ns;
 	m->duration_ns = b->until_ns > b->from_ns ? b->until_ns - b->from_ns : 0;
 	m->labels = labels_text(b, p);
+	/*
+	 * How the whole capture sampled in this period, every process's
+	 * profile alike: samples the ring buffer had no room for (this
+	 * process's may be among them), and the per-CPU clock's restarts.
+	 */
+	m->cpu_weighted = src->meta.cpu_weighted;
+	m->events_per_thread = src->meta.events_per_thread;
+	m->lost = src->meta.lost;
+	m->rephases = src->meta.rephases;
 	if (b->label_specs)
 		m->label_specs = xstrdup(b->label_specs);
 	if (calls) {

@@ -908,6 +908,25 @@ def test_once_period_starts_with_the_sampling(worker):
     assert int(m.group(2)) >= 0.93 * 99 * share, (m.group(0), share)
 
 
+def test_per_process_profile_says_how_it_was_sampled(pb, worker, tmp_path):
+    """A process's pprof carries the capture's facts of its period: the
+    per-CPU clock's restarts (rephases, a periodic target not read in step:
+    at least once in a 1 s period, a mean of 200 ms apart at 49 Hz) and,
+    were there any, samples lost to a full ring buffer. They were dropped:
+    each process's metadata was built afresh."""
+    w = worker(busy=True)
+    out = tmp_path / "out"
+    out.mkdir()
+    r = run_fw("agent", "--once", "-p", w.pid, "--period", 1, "-r", 49, "--dir", out, timeout=30)
+    assert r.returncode == 0, r
+    files = list(out.glob("*-%d.pb.gz" % w.pid))
+    assert len(files) == 1, list(out.iterdir())
+    _, _, comments = pb.pprof(files[0].read_bytes())
+    if comments.get("backend") != "bpf":
+        pytest.skip("the agent chose %s: no per-CPU clock" % comments.get("backend"))
+    assert int(comments.get("rephases", 0)) >= 1, comments
+
+
 def test_mode_labels_follow_the_mode(pb, worker, tmp_path):
     """Each mode the agent takes is named as itself (the mode label, the
     start line) and its profile typed by the one mode rule: cpu time only
