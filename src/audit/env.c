@@ -75,18 +75,6 @@ static int in_bounding_set(const struct audit_env *e, int cap)
 	return cap >= 0 && cap < 64 && (e->cap_bnd >> cap) & 1;
 }
 
-const char *audit_cap_name(int cap)
-{
-	switch (cap) {
-	case AUDIT_CAP_SYS_PTRACE: return "CAP_SYS_PTRACE";
-	case AUDIT_CAP_SYS_ADMIN: return "CAP_SYS_ADMIN";
-	case AUDIT_CAP_SYSLOG: return "CAP_SYSLOG";
-	case AUDIT_CAP_PERFMON: return "CAP_PERFMON";
-	case AUDIT_CAP_BPF: return "CAP_BPF";
-	default: return "?";
-	}
-}
-
 const char *audit_backend_status_name(enum audit_status s)
 {
 	switch (s) {
@@ -449,17 +437,16 @@ static const char *exe_or_default(const struct audit_env *e)
 static void cap_fixes(const struct audit_env *e, struct audit_backend *r, const int *caps,
 		      size_t n, const char *kube_profile)
 {
-	struct strbuf setcap = STRBUF_INIT, docker = STRBUF_INIT, kube = STRBUF_INIT;
+	struct strbuf docker = STRBUF_INIT, kube = STRBUF_INIT;
+	uint64_t setcap = 0;
 	int bounded = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		const char *name = audit_cap_name(caps[i]) + 4;
+		const char *name = privilege_cap_name(caps[i]) + 4;
 
 		if (!in_bounding_set(e, caps[i]))
 			bounded = 1;
-		strbuf_addstr(&setcap, i ? ",cap_" : "cap_");
-		for (const char *p = name; *p; p++)
-			strbuf_addch(&setcap, (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p));
+		setcap |= FW_CAP_BIT(caps[i]);
 		strbuf_addf(&docker, " --cap-add %s", name);
 		strbuf_addf(&kube, "%s\"%s\"", i ? "," : "", name);
 	}
@@ -476,11 +463,10 @@ static void cap_fixes(const struct audit_env *e, struct audit_backend *r, const 
 	if (!bounded) {
 		struct strbuf grant = STRBUF_INIT;
 
-		privilege_grant_fix(&grant, strbuf_str(&setcap), exe_or_default(e));
+		privilege_grant_fix(&grant, setcap, exe_or_default(e));
 		add_fix(r, "%s", strbuf_str(&grant));
 		strbuf_release(&grant);
 	}
-	strbuf_release(&setcap);
 	strbuf_release(&docker);
 	strbuf_release(&kube);
 }
@@ -489,9 +475,9 @@ static void cap_fixes(const struct audit_env *e, struct audit_backend *r, const 
 static void eval_attach(const struct audit_env *e, const struct audit_target *t,
 			struct audit_backend *r, int err, int is_ptrace)
 {
-	static const int ptrace_cap[] = { AUDIT_CAP_SYS_PTRACE };
+	static const int ptrace_cap[] = { FW_CAP_SYS_PTRACE };
 	const char *call = is_ptrace ? "PTRACE_SEIZE" : "process_vm_readv";
-	int cap = audit_has_cap(e, AUDIT_CAP_SYS_PTRACE);
+	int cap = audit_has_cap(e, FW_CAP_SYS_PTRACE);
 	long scope = e->ptrace_scope;
 
 	if (!t) {
@@ -615,20 +601,20 @@ static void eval_bpf(const struct audit_env *e, const struct audit_target *t,
 {
 	int missing[3];
 	size_t nmissing = 0;
-	int modern = e->cap_last == AUDIT_UNSET || e->cap_last >= AUDIT_CAP_BPF;
-	int admin = audit_has_cap(e, AUDIT_CAP_SYS_ADMIN);
+	int modern = e->cap_last == AUDIT_UNSET || e->cap_last >= FW_CAP_BPF;
+	int admin = audit_has_cap(e, FW_CAP_SYS_ADMIN);
 	int maps_denied = t && (t->maps_err == -EACCES || t->maps_err == -EPERM);
 
 	if (modern && !admin) {
-		if (!audit_has_cap(e, AUDIT_CAP_BPF))
-			missing[nmissing++] = AUDIT_CAP_BPF;
-		if (!audit_has_cap(e, AUDIT_CAP_PERFMON))
-			missing[nmissing++] = AUDIT_CAP_PERFMON;
+		if (!audit_has_cap(e, FW_CAP_BPF))
+			missing[nmissing++] = FW_CAP_BPF;
+		if (!audit_has_cap(e, FW_CAP_PERFMON))
+			missing[nmissing++] = FW_CAP_PERFMON;
 	} else if (!admin) {
-		missing[nmissing++] = AUDIT_CAP_SYS_ADMIN;
+		missing[nmissing++] = FW_CAP_SYS_ADMIN;
 	}
-	if (maps_denied && !audit_has_cap(e, AUDIT_CAP_SYS_PTRACE))
-		missing[nmissing++] = AUDIT_CAP_SYS_PTRACE;
+	if (maps_denied && !audit_has_cap(e, FW_CAP_SYS_PTRACE))
+		missing[nmissing++] = FW_CAP_SYS_PTRACE;
 
 	if (!e->bpf_built) {
 		r->status = AUDIT_UNUSABLE;
@@ -653,10 +639,10 @@ static void eval_bpf(const struct audit_env *e, const struct audit_target *t,
 	if (nmissing) {
 		strbuf_addstr(&r->reason, "missing ");
 		for (size_t i = 0; i < nmissing; i++)
-			strbuf_addf(&r->reason, "%s%s", i ? ", " : "", audit_cap_name(missing[i]));
+			strbuf_addf(&r->reason, "%s%s", i ? ", " : "", privilege_cap_name(missing[i]));
 		if (e->bpf_load_err)
 			strbuf_addf(&r->reason, " (BPF_PROG_LOAD: %s)", strerror(-e->bpf_load_err));
-		if (maps_denied && !audit_has_cap(e, AUDIT_CAP_SYS_PTRACE))
+		if (maps_denied && !audit_has_cap(e, FW_CAP_SYS_PTRACE))
 			strbuf_addf(&r->reason, "; CAP_SYS_PTRACE because /proc/%d/maps is refused",
 				    (int)t->pid);
 		if (maps_denied && t->uid_known && t->uid != 0 && t->uid != e->euid)

@@ -19,19 +19,13 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "target/privilege.h"
 #include "util/strbuf.h"
 
 #define AUDIT_UNSET LONG_MIN            /* a sysctl that does not exist here */
 
 enum audit_ns { NS_PID, NS_MNT, NS_USER, NS_NET, NS_CGROUP, NS_IPC, NS_UTS, NS_COUNT };
 extern const char *const audit_ns_names[NS_COUNT];
-
-/* The capabilities check reports, by number (linux/capability.h). */
-#define AUDIT_CAP_SYS_PTRACE 19
-#define AUDIT_CAP_SYS_ADMIN 21
-#define AUDIT_CAP_SYSLOG 34
-#define AUDIT_CAP_PERFMON 38
-#define AUDIT_CAP_BPF 39
 
 struct audit_env {
 	uid_t uid, euid;
@@ -91,7 +85,6 @@ int audit_env_wants_bpf_backend(const struct audit_env *e);
 int audit_target_probe(const struct audit_env *e, pid_t pid, struct audit_target *t);
 
 int audit_has_cap(const struct audit_env *e, int cap);
-const char *audit_cap_name(int cap);
 
 enum audit_status { AUDIT_USABLE, AUDIT_LIMITED, AUDIT_UNUSABLE };
 enum audit_failure {

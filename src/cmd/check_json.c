@@ -145,8 +145,6 @@ static void json_interp(struct json *j, const struct check *c)
 
 static void json_env(struct json *j, const struct check *c)
 {
-	static const int caps[] = { AUDIT_CAP_SYS_PTRACE, AUDIT_CAP_PERFMON, AUDIT_CAP_BPF,
-				    AUDIT_CAP_SYS_ADMIN, AUDIT_CAP_SYSLOG };
 	const struct audit_env *e = &c->f.env;
 
 	json_key(j, "environment");
@@ -156,8 +154,8 @@ static void json_env(struct json *j, const struct check *c)
 	jkey_int(j, "gid", e->gid);
 	json_key(j, "capabilities");
 	json_begin_object(j);
-	for (size_t i = 0; i < ARRAY_SIZE(caps); i++)
-		jkey_bool(j, audit_cap_name(caps[i]), audit_has_cap(e, caps[i]));
+	for (size_t i = 0; i < privilege_ncaps; i++)
+		jkey_bool(j, privilege_caps[i].name, audit_has_cap(e, (int)privilege_caps[i].cap));
 	json_end_object(j);
 	jkey_sysctl(j, "perf_event_paranoid", e->perf_event_paranoid);
 	jkey_sysctl(j, "kptr_restrict", e->kptr_restrict);

@@ -266,17 +266,16 @@ static void print_sysctl(const char *name, long v)
 
 static void print_env(const struct check *c)
 {
-	static const int caps[] = { AUDIT_CAP_SYS_PTRACE, AUDIT_CAP_PERFMON, AUDIT_CAP_BPF,
-				    AUDIT_CAP_SYS_ADMIN };
 	const struct audit_env *e = &c->f.env;
 	const struct audit_target *t = &c->f.target;
 
 	printf("\nPermissions and environment\n");
 	printf("  user: %s (uid %u, gid %u)\n  capabilities:", e->user, (unsigned)e->euid,
 	       (unsigned)e->gid);
-	for (size_t i = 0; i < ARRAY_SIZE(caps); i++)
-		printf(" %s %s%s", audit_cap_name(caps[i]), audit_has_cap(e, caps[i]) ? "yes" : "no",
-		       i + 1 < ARRAY_SIZE(caps) ? "," : "\n");
+	for (size_t i = 0; i < privilege_ncaps; i++)
+		printf(" %s %s%s", privilege_caps[i].name,
+		       audit_has_cap(e, (int)privilege_caps[i].cap) ? "yes" : "no",
+		       i + 1 < privilege_ncaps ? "," : "\n");
 	printf("  ");
 	print_sysctl("kernel.perf_event_paranoid", e->perf_event_paranoid);
 	printf(", ");

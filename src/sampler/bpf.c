@@ -144,7 +144,7 @@ static void explain_failure(int err, struct strbuf *why)
 		/* the same advice as check's (audit/env.c): perf's group-only copy */
 		strbuf_addstr(why, "not allowed to load BPF programs or open perf events: needs "
 			      "CAP_BPF and CAP_PERFMON (or root): ");
-		privilege_grant_fix(why, "cap_bpf,cap_perfmon", "$(command -v framewalk)");
+		privilege_grant_fix(why, FW_CAPS_BPF, "$(command -v framewalk)");
 		strbuf_addstr(why, "; in a container: docker run --cap-add BPF --cap-add PERFMON");
 	}
 	else if (err == -ENOENT || err == -ESRCH)

@@ -16,20 +16,24 @@
 #include "target/privilege.h"
 #include "util/util.h"
 
-#ifndef CAP_PERFMON
-#define CAP_PERFMON 38
-#endif
-#ifndef CAP_BPF
-#define CAP_BPF 39
-#endif
-#ifndef CAP_CHECKPOINT_RESTORE
-#define CAP_CHECKPOINT_RESTORE 40
-#endif
+const struct fw_cap_info privilege_caps[] = {
+	{ FW_CAP_SYS_PTRACE, "CAP_SYS_PTRACE", "other users' processes: ptrace, their memory and maps" },
+	{ FW_CAP_CHECKPOINT_RESTORE, "CAP_CHECKPOINT_RESTORE",
+	  "/proc/PID/map_files: files deleted or replaced since a process mapped them" },
+	{ FW_CAP_BPF, "CAP_BPF", "the bpf backend: its program and maps" },
+	{ FW_CAP_PERFMON, "CAP_PERFMON", "the bpf backend: perf events on other processes" },
+	{ FW_CAP_SYSLOG, "CAP_SYSLOG", "kernel frames' names (/proc/kallsyms)" },
+	{ FW_CAP_SYS_ADMIN, "CAP_SYS_ADMIN", "the bpf backend before Linux 5.8 (never kept)" },
+};
+const size_t privilege_ncaps = sizeof(privilege_caps) / sizeof(privilege_caps[0]);
 
-#define CAP_BIT(c) (1ull << (c))
-/* reading other processes (ptrace, their memory, maps, map_files), bpf, kallsyms */
-#define CAPS_USED (CAP_BIT(CAP_SYS_PTRACE) | CAP_BIT(CAP_BPF) | CAP_BIT(CAP_PERFMON) | \
-		   CAP_BIT(CAP_SYSLOG) | CAP_BIT(CAP_CHECKPOINT_RESTORE))
+const char *privilege_cap_name(int cap)
+{
+	for (size_t i = 0; i < privilege_ncaps; i++)
+		if ((int)privilege_caps[i].cap == cap)
+			return privilege_caps[i].name;
+	return "?";
+}
 
 struct cap_sets {
 	uint64_t effective, permitted, inheritable;
@@ -73,7 +77,7 @@ static uint64_t caps_ambient(void)
 		if (r < 0)
 			break;          /* past the last capability, or no ambient sets */
 		if (r == 1)
-			set |= CAP_BIT(c);
+			set |= FW_CAP_BIT(c);
 	}
 	return set;
 }
@@ -126,7 +130,7 @@ int privilege_drop_unneeded(void)
 			return -errno;
 		prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0);
 	}
-	c.permitted &= CAPS_USED;
+	c.permitted &= FW_CAPS_USED;
 	c.effective = c.permitted;      /* setresuid cleared it; capset raises it back */
 	c.inheritable = 0;
 	return caps_set(&c);
@@ -230,11 +234,23 @@ const char *privilege_refusal_hint(void)
 	       "see docs/CHECK.md, \"Giving framewalk capabilities\"";
 }
 
-void privilege_grant_fix(struct strbuf *out, const char *caps, const char *exe)
+void privilege_grant_fix(struct strbuf *out, uint64_t caps, const char *exe)
 {
 	static const char copy[] = "/usr/local/lib/framewalk/framewalk";
+	int first = 1;
 
 	strbuf_addf(out, "sudo groupadd -f framewalk && sudo install -D -o root -g framewalk "
-		    "-m 0750 %s %s && sudo setcap %s+ep %s, then sudo usermod -aG framewalk "
-		    "USER for each trusted user (docs/CHECK.md)", exe, copy, caps, copy);
+		    "-m 0750 %s %s && sudo setcap ", exe, copy);
+	/* setcap's names: lower case, in the table's order */
+	for (size_t i = 0; i < privilege_ncaps; i++) {
+		if (!(caps & FW_CAP_BIT(privilege_caps[i].cap)))
+			continue;
+		if (!first)
+			strbuf_addch(out, ',');
+		first = 0;
+		for (const char *p = privilege_caps[i].name; *p; p++)
+			strbuf_addch(out, (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p));
+	}
+	strbuf_addf(out, "+ep %s, then sudo usermod -aG framewalk USER for each trusted user "
+		    "(docs/CHECK.md)", copy);
 }

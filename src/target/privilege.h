@@ -10,9 +10,45 @@
 #ifndef FRAMEWALK_TARGET_PRIVILEGE_H
 #define FRAMEWALK_TARGET_PRIVILEGE_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "util/strbuf.h"
+
+/*
+ * The capabilities framewalk knows, by number (linux/capability.h), and
+ * privilege_caps[]: each one's name and what framewalk uses it for. The
+ * drop below, the setcap lines every message prints and check's report
+ * and advice are all made from them.
+ */
+enum fw_cap {
+	FW_CAP_SYS_PTRACE = 19,
+	FW_CAP_SYS_ADMIN = 21,
+	FW_CAP_SYSLOG = 34,
+	FW_CAP_PERFMON = 38,
+	FW_CAP_BPF = 39,
+	FW_CAP_CHECKPOINT_RESTORE = 40,
+};
+#define FW_CAP_BIT(c) (1ull << (c))
+/* ptrace and vm: other users' processes, and /proc/PID/map_files */
+#define FW_CAPS_ATTACH (FW_CAP_BIT(FW_CAP_SYS_PTRACE) | FW_CAP_BIT(FW_CAP_CHECKPOINT_RESTORE))
+/* the bpf backend on kernels 5.8 and later (before: CAP_SYS_ADMIN) */
+#define FW_CAPS_BPF (FW_CAP_BIT(FW_CAP_BPF) | FW_CAP_BIT(FW_CAP_PERFMON))
+/* kernel frames' names (/proc/kallsyms under kernel.kptr_restrict=1) */
+#define FW_CAPS_KERNEL_NAMES FW_CAP_BIT(FW_CAP_SYSLOG)
+/* what an elevated framewalk keeps (privilege_drop_unneeded); never CAP_SYS_ADMIN */
+#define FW_CAPS_USED (FW_CAPS_ATTACH | FW_CAPS_BPF | FW_CAPS_KERNEL_NAMES)
+
+struct fw_cap_info {
+	enum fw_cap cap;
+	const char *name;           /* "CAP_SYS_PTRACE" */
+	const char *use;            /* what framewalk does with it */
+};
+extern const struct fw_cap_info privilege_caps[];
+extern const size_t privilege_ncaps;
+/* "CAP_SYS_PTRACE" for FW_CAP_SYS_PTRACE; "?" for one not in the table. */
+const char *privilege_cap_name(int cap);
 
 /*
  * Does this process hold rights its real user does not have: a set-user-ID
@@ -25,9 +61,8 @@
 int privilege_elevated(void);
 
 /*
- * When elevated: keep only the capabilities profiling uses (CAP_SYS_PTRACE,
- * CAP_BPF, CAP_PERFMON, CAP_SYSLOG, CAP_CHECKPOINT_RESTORE, those of them
- * held), none inheritable; a set-user/group-ID process becomes its real user
+ * When elevated: keep only the capabilities profiling uses (FW_CAPS_USED,
+ * those of them held), none inheritable; a set-user/group-ID process becomes its real user
  * and group first, keeping those. Call before anything reads a file or a
  * process. 0 (also when not elevated) or -errno.
  */
@@ -49,9 +84,9 @@ const char *privilege_refusal_hint(void);
 /*
  * The one way framewalk recommends to give it capabilities (perf's model,
  * docs/CHECK.md): a copy of exe only the members of group framewalk may run,
- * the capabilities on that copy alone. caps: setcap's names, e.g.
- * "cap_sys_ptrace" or "cap_bpf,cap_perfmon". Appends one command line to out.
+ * the capabilities on that copy alone. caps: FW_CAP_BIT()s, e.g.
+ * FW_CAPS_BPF. Appends one command line to out.
  */
-void privilege_grant_fix(struct strbuf *out, const char *caps, const char *exe);
+void privilege_grant_fix(struct strbuf *out, uint64_t caps, const char *exe);
 
 #endif

@@ -559,7 +559,7 @@ void proc_map_files_refused(struct strbuf *why, pid_t pid)
 {
 	strbuf_addf(why, "/proc/%d/map_files, which needs CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE "
 		    "(run framewalk as root, or: ", (int)pid);
-	privilege_grant_fix(why, "cap_checkpoint_restore,cap_sys_ptrace", "$(command -v framewalk)");
+	privilege_grant_fix(why, FW_CAPS_ATTACH, "$(command -v framewalk)");
 	strbuf_addch(why, ')');
 }
 
