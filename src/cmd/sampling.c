@@ -15,6 +15,7 @@
 #include "python/contextvars.h"
 #include "python/excstate.h"
 #include "sampler/labels.h"
+#include "target/privilege.h"
 #include "util/options.h"
 #include "util/strbuf.h"
 #include "util/util.h"
@@ -422,9 +423,13 @@ void cmd_backend_help(struct strbuf *sb)
 	for (size_t i = 0; backend_preferred(i) != BACKEND_AUTO; i++) {
 		const struct backend_info *bi = backend_info(backend_preferred(i));
 
-		strbuf_addf(sb, "%s%s (%s%s%s)", backend_preferred(i + 1) == BACKEND_AUTO ? " or " :
-			    ", ", bi->name, bi->help ? bi->help : bi->reads, bi->needs ? "; " : "",
-			    bi->needs ? bi->needs : "");
+		strbuf_addf(sb, "%s%s (%s", backend_preferred(i + 1) == BACKEND_AUTO ? " or " :
+			    ", ", bi->name, bi->help ? bi->help : bi->reads);
+		if (bi->needs) {
+			strbuf_addstr(sb, "; ");
+			privilege_cap_names(sb, bi->needs, "", " + ", 0);
+		}
+		strbuf_addch(sb, ')');
 	}
 }
 

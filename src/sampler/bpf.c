@@ -142,10 +142,12 @@ static void explain_failure(int err, struct strbuf *why)
 			    "with FRAMEWALK_DEBUG_BPF=1; please report it with the kernel version)");
 	else if (err == -EPERM || err == -EACCES) {
 		/* the same advice as check's (audit/env.c): perf's group-only copy */
-		strbuf_addstr(why, "not allowed to load BPF programs or open perf events: needs "
-			      "CAP_BPF and CAP_PERFMON (or root): ");
+		strbuf_addstr(why, "not allowed to load BPF programs or open perf events: needs ");
+		privilege_cap_names(why, FW_CAPS_BPF, "", " and ", 0);
+		strbuf_addstr(why, " (or root): ");
 		privilege_grant_fix(why, FW_CAPS_BPF, "$(command -v framewalk)");
-		strbuf_addstr(why, "; in a container: docker run --cap-add BPF --cap-add PERFMON");
+		strbuf_addstr(why, "; in a container: docker run ");
+		privilege_cap_names(why, FW_CAPS_BPF, "--cap-add ", " ", 1);
 	}
 	else if (err == -ENOENT || err == -ESRCH)
 		strbuf_addf(why, "the kernel lacks BTF (/sys/kernel/btf/vmlinux) or a needed helper");

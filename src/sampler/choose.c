@@ -16,6 +16,7 @@
 #include "sampler/backend.h"
 #include "sampler/bpf.h"
 #include "sampler/sampler.h"
+#include "target/privilege.h"
 #include "target/proc.h"
 #include "util/util.h"
 
@@ -63,7 +64,7 @@ static const struct backend_info backends[BACKEND_COUNT] = {
 		.name = "bpf",
 		.ops = &backend_bpf_ops,
 		.help = "each running thread read at the sample's instant, nothing stopped",
-		.needs = "CAP_BPF + CAP_PERFMON",
+		.needs = FW_CAPS_BPF,
 		.reads = "at each sample's instant, nothing stopped",
 		.header = {
 			"bpf (perf_event + BPF: Python frames at each sample's instant; never stops "

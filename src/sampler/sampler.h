@@ -114,8 +114,8 @@ struct backend_info {
 	const char *name;           /* "vm", "ptrace", "bpf": --backend's value */
 	const struct backend_ops *ops;
 	const char *help;           /* --backend's help: how it reads (NULL: reads) ... */
-	const char *needs;          /* ... and the privileges it needs beyond the
-	                             * target's own (NULL: none) */
+	uint64_t needs;             /* ... and the capabilities it needs beyond the
+	                             * target's own (FW_CAP_BIT()s, target/privilege.h) */
 	const char *reads;          /* how a capture reads with it, after "backend NAME: "
 	                             * or "going on with NAME, " */
 	const char *caveat;         /* what it gets wrong, said when auto picks it (NULL) */

@@ -234,6 +234,20 @@ const char *privilege_refusal_hint(void)
 	       "see docs/CHECK.md, \"Giving framewalk capabilities\"";
 }
 
+void privilege_cap_names(struct strbuf *out, uint64_t caps, const char *prefix,
+			 const char *between, int short_names)
+{
+	int first = 1;
+
+	for (size_t i = 0; i < privilege_ncaps; i++) {
+		if (!(caps & FW_CAP_BIT(privilege_caps[i].cap)))
+			continue;
+		strbuf_addf(out, "%s%s%s", first ? "" : between, prefix,
+			    privilege_caps[i].name + (short_names ? 4 : 0));
+		first = 0;
+	}
+}
+
 void privilege_grant_fix(struct strbuf *out, uint64_t caps, const char *exe)
 {
 	static const char copy[] = "/usr/local/lib/framewalk/framewalk";

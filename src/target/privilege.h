@@ -49,6 +49,13 @@ extern const struct fw_cap_info privilege_caps[];
 extern const size_t privilege_ncaps;
 /* "CAP_SYS_PTRACE" for FW_CAP_SYS_PTRACE; "?" for one not in the table. */
 const char *privilege_cap_name(int cap);
+/*
+ * The names of caps (FW_CAP_BIT()s), in the table's order, each after
+ * prefix and separated by between; short_names: without "CAP_". So
+ * "CAP_BPF and CAP_PERFMON", or docker's "--cap-add BPF --cap-add PERFMON".
+ */
+void privilege_cap_names(struct strbuf *out, uint64_t caps, const char *prefix,
+			 const char *between, int short_names);
 
 /*
  * Does this process hold rights its real user does not have: a set-user-ID
