@@ -32,8 +32,20 @@
 #include "target/taskstat.h"
 #include "elf/modules.h"
 
+/* What a backend read of one thread at one instant says (bpf's record, ptrace's stop). */
+struct thread_instant {
+	uint64_t tstate;            /* its thread state, 0: no Python thread */
+	int on_cpu;                 /* running (or runnable) at that instant */
+	int gil_locked;             /* the GIL's state then ... */
+	uint64_t gil_holder;        /* ... and its holder */
+	long syscall_nr;            /* the system call it was in, -1: none known */
+	uint64_t syscall_arg0;
+	int collecting;             /* the cyclic collector was running */
+	int handling;               /* sampler_read_at_instant's answer (exception mode) */
+};
+
 struct backend_ops {
-	unsigned tick_modes;             /* 1 << mode: modes in which the loop calls tick */
+	unsigned tick_modes;             /* 1 << mode: modes in which the loop ticks it */
 	/* The whole capture (optional): bpf loads its program here. 0 or -errno + why. */
 	int (*start)(struct session *sess, struct strbuf *why);
 	/* After the loop, when start succeeded: last events, statistics, release. */
@@ -41,7 +53,29 @@ struct backend_ops {
 	/* One target's own state (optional). 0 or -errno. */
 	int (*target_init)(struct sampler *s);
 	void (*target_release)(struct sampler *s);
-	/* Sample every thread of one target now. 0, -ESRCH gone, -EPERM refused. */
+	/*
+	 * A tick, the loop's (sampler_tick): the mode's policy on each thread
+	 * of a target, and what the backend reads. read_instant reads thread
+	 * tid (Python thread state pt, NULL: none), on a CPU, at one instant:
+	 * s->ns, *in, and sampler_read_at_instant at that instant. 0 read;
+	 * -EPERM refused (the target is); -ETIMEDOUT not read in time (counted
+	 * as dropped); another -errno (-ESRCH): the thread went away.
+	 * NULL: the backend's events sample the threads on a CPU (bpf).
+	 */
+	int (*read_instant)(struct sampler *s, pid_t tid, struct py_thread_info *pt,
+			    struct thread_instant *in);
+	/*
+	 * The threads off a CPU read by the backend itself (optional; bpf's
+	 * task iterator): reads_waiting says whether it will this tick (the
+	 * loop then reads none of them and only counts gil mode's ticks), and
+	 * read_waiting does it after the loop.
+	 */
+	int (*reads_waiting)(struct sampler *s);
+	void (*read_waiting)(struct sampler *s);
+	/*
+	 * A tick of the backend's own instead (vm, which reads the
+	 * interpreter's thread states live). 0, -ESRCH gone, -EPERM refused.
+	 */
 	int (*tick)(struct sampler *s, uint64_t now);
 	/* Events that arrive by themselves (optional): handle what is there. */
 	int (*drain)(struct session *sess, uint64_t now);
@@ -62,6 +96,23 @@ struct backend_ops {
 };
 
 extern const struct backend_ops backend_vm_ops, backend_ptrace_ops, backend_bpf_ops;
+
+/*
+ * One tick of target s (the capture loop's, and dump's): ops->tick where
+ * the backend has its own, else every thread under the mode's rules
+ * (sampler_mode_filter, before any read: a read may stop the thread), a
+ * waiting one read without stopping it (sampler_record_waiting; its native
+ * frames only at an instant), a running one by read_instant and kept by
+ * the rule at its instant (sampler_instant_keep). 0, -ESRCH, -EPERM.
+ */
+int sampler_tick(struct sampler *s, const struct backend_ops *ops, uint64_t now);
+/*
+ * What is read of thread tid (thread state tstate) at a read's instant,
+ * while it is stopped: its context (--label) and, in exception mode,
+ * whether it is handling an exception (sets s->marker). Returns that (1),
+ * else 0.
+ */
+int sampler_read_at_instant(struct sampler *s, pid_t tid, uint64_t tstate);
 
 struct thread_name_cache {
 	pid_t tid;
@@ -192,15 +243,6 @@ void sampler_read_gil(struct sampler *s);
  */
 int sampler_gil_marker(struct sampler *s, uint64_t tstate, int on_cpu, long nr, uint64_t arg0);
 
-/* What a backend read of one thread at one instant says (bpf's record, ptrace's stop). */
-struct thread_instant {
-	uint64_t tstate;            /* its thread state, 0: no Python thread */
-	int on_cpu;                 /* running (or runnable) at that instant */
-	int gil_locked;             /* the GIL's state then ... */
-	uint64_t gil_holder;        /* ... and its holder */
-	long syscall_nr;            /* the system call it was in, -1: none known */
-	uint64_t syscall_arg0;
-};
 /*
  * The mode's rule on a thread read at one instant, which may differ from
  * the tick's guess made before it (the holder may have let go since): in

@@ -967,32 +967,19 @@ static int read_waiting(struct bpf_target *bt)
 /*
  * wall and gil modes: the threads that are off a CPU, which no cpu-clock
  * sample sees, are read at each tick by the task iterator (whole stacks,
- * nothing stopped) or, where it did not load, from user space (Python frames).
- * gil mode also counts each thread's ticks holding and waiting for the GIL.
+ * nothing stopped) where it loaded; else the loop reads them from user
+ * space (Python frames: sampler_tick).
  */
-static int bpf_tick(struct sampler *s, uint64_t now)
+static int bpf_reads_waiting(struct sampler *s)
 {
 	struct bpf_target *bt = s->state;
-	int ret;
 
-	if ((ret = sampler_tick_begin(s, now)))
-		return ret;
-	for (size_t i = 0; i < s->ntids && !sampler_stopping(s); i++) {
-		pid_t tid = s->tids[i];
-		struct py_thread_info *pt = sampler_tick_thread(s, i, now);
+	return bt && bt->waiting;
+}
 
-		if (bt->waiting && s->opts.mode != MODE_GIL)
-			continue;
-		if (!sampler_mode_filter(s, tid, pt ? pt->tstate : 0, s->gil_holder, s->wait,
-					 sizeof(s->wait)) || bt->waiting)
-			continue;
-		ret = sampler_record_waiting(s, tid, pt, now);
-		if (ret == -ESRCH || ret == -EPERM)
-			return ret;
-	}
-	if (bt->waiting)
-		read_waiting(bt);
-	return 0;
+static void bpf_read_waiting(struct sampler *s)
+{
+	read_waiting(s->state);
 }
 
 /*
@@ -1026,7 +1013,8 @@ const struct backend_ops backend_bpf_ops = {
 	.stop = bpf_stop,
 	.target_init = bpf_target_init,
 	.target_release = bpf_target_release,
-	.tick = bpf_tick,
+	.reads_waiting = bpf_reads_waiting,
+	.read_waiting = bpf_read_waiting,
 	.drain = bpf_drain,
 	.wait_fd = bpf_wait_fd,
 	.refresh = bpf_refresh,

@@ -267,7 +267,7 @@ static void tick_targets(struct session *sess, uint64_t now)
 
 		if (sess->exited[i])
 			continue;
-		ret = sess->ops->tick(s, now);
+		ret = sampler_tick(s, sess->ops, now);
 		pyview_tick(s, now);
 		if (ret == -EPERM && !sampler_target_exited(s))
 			target_ended(sess, i, SAMPLER_STOP_ERROR);
@@ -398,7 +398,7 @@ static enum sampler_stop all_exited_reason(const struct session *sess)
 static void run_loop(struct session *sess)
 {
 	struct profile_meta *m = &sess->prof->meta;
-	int ticking = (sess->ops->tick && (sess->ops->tick_modes & (1u << sess->opts.mode)));
+	int ticking = (sess->ops->tick_modes & (1u << sess->opts.mode)) != 0;
 	uint64_t interval = (uint64_t)(1e9 / sess->opts.rate_hz);
 	uint64_t start = fw_now_ns(), next_tick = start, next_house = start + housekeep_ns(sess);
 
@@ -584,7 +584,7 @@ int session_sample_once(struct session *sess)
 	int ret = 0;
 
 	for (size_t i = 0; i < sess->n && !ret; i++)
-		ret = sess->ops->tick(sess->targets[i], fw_now_ns());
+		ret = sampler_tick(sess->targets[i], sess->ops, fw_now_ns());
 	for (size_t i = 0; i < sess->n; i++)
 		sampler_finish_meta(sess->targets[i]);
 	return ret;

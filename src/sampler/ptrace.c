@@ -13,9 +13,7 @@
 
 #include "arch/arch.h"
 #include "sampler/backend.h"
-#include "sampler/labels.h"
 #include "sampler/ptrace.h"
-#include "sampler/pyview.h"
 #include "target/proc.h"
 #include "target/ptrace.h"
 #include "unwind/stackcopy.h"
@@ -164,98 +162,40 @@ struct stopped_read {
 	uint64_t tstate;
 };
 
-/*
- * Read while the thread is stopped, of its stack's instant: its context
- * (--label) and, in --mode exception, its exception state again (sets
- * s->marker; what it returns is kept as stopped_read).
- */
+/* What the loop reads at the stop's instant (sampler_read_at_instant). */
 static int read_while_stopped(void *arg)
 {
 	struct stopped_read *e = arg;
 
-	if (e->tstate)
-		labels_read(e->s, e->tid, e->tstate);
-	if (e->s->opts.mode != MODE_EXCEPTION)
-		return 0;
-	return pyview_exception(e->s, e->tstate, e->s->marker, sizeof(e->s->marker));
+	return sampler_read_at_instant(e->s, e->tid, e->tstate);
 }
 
 /*
- * Each thread the mode counts is read at one instant: stopped while it is
- * read if it is on a CPU; one that is off a CPU (wall, gil and exception
- * modes) is not changing its stack and, for Python frames, is read without
- * stopping it.
+ * A thread on a CPU, read while it is stopped: its registers, stack and
+ * Python frames (ptrace_sample_thread), and what the loop reads at that
+ * instant. Which threads, and what is kept, is the loop's (sampler_tick).
  */
-static int ptrace_tick(struct sampler *s, uint64_t now)
+static int ptrace_read_instant(struct sampler *s, pid_t tid, struct py_thread_info *pt,
+			       struct thread_instant *in)
 {
 	struct ptrace_state *p = s->state;
-	struct thread_instant in;
-	int ret, holds;
+	struct stopped_read rd = { s, tid, pt ? pt->tstate : 0 };
+	struct while_stopped stopped = { read_while_stopped, &rd };
+	int ret;
 
-	/* The thread list is read live: a copy would predate the stops. */
-	if ((ret = sampler_tick_begin(s, now)))
+	ret = ptrace_sample_thread(s->target.pid, tid, s->opts.native ? &s->mm : NULL,
+				   &s->reader, pt, s->opts.kernel, p->sr, &stopped, s->opts.stop,
+				   &s->ns);
+	if (ret)
 		return ret;
-	for (size_t i = 0; i < s->ntids && !sampler_stopping(s); i++) {
-		pid_t tid = s->tids[i];
-		struct py_thread_info *pt = sampler_tick_thread(s, i, now);
-		struct stopped_read rd = { s, tid, pt ? pt->tstate : 0 };
-		struct while_stopped stopped = { read_while_stopped, &rd };
-
-		if (!pt && !s->opts.native)
-			continue;      /* Python frames only, and it has none */
-		/* Decided before the stop: stopping a thread changes its state. */
-		if (!sampler_mode_filter(s, tid, pt ? pt->tstate : 0, s->gil_holder, s->wait,
-					 sizeof(s->wait)))
-			continue;
-		/*
-		 * Python frames only: a waiting thread is read without a stop.
-		 * Its native frames need its registers, which only a stop gives
-		 * (the bpf backend reads them in the kernel, nothing stopped).
-		 */
-		if (s->opts.mode != MODE_CPU && !s->opts.native) {
-			ret = sampler_record_waiting(s, tid, pt, now);
-			if (ret == -ESRCH || ret == -EPERM)
-				return ret;
-			if (!ret)
-				continue;
-		}
-		ret = ptrace_sample_thread(s->target.pid, tid, s->opts.native ? &s->mm : NULL,
-					   &s->reader, pt, s->opts.kernel, p->sr,
-					   s->opts.mode == MODE_EXCEPTION || s->labels ? &stopped : NULL,
-					   s->opts.stop, &s->ns);
-		if (ret == -EPERM)
-			return -EPERM;
-		/* could not be stopped in time (asleep in the kernel): skipped, counted */
-		if (ret == -ETIMEDOUT)
-			sampler_record_dropped(s, tid, now);
-		if (ret) {
-			native_sample_clear(&s->ns);
-			continue;      /* the thread exited meanwhile */
-		}
-		/* the handler the check before the stop saw may have ended since */
-		if (s->opts.mode == MODE_EXCEPTION && s->ns.stopped_read != 1) {
-			native_sample_clear(&s->ns);
-			continue;
-		}
-		/*
-		 * the mode's rule at the stop's instant: the holder chosen at the
-		 * tick may have let go before it, and what a thread does without
-		 * the GIL only its stopped registers tell
-		 */
-		in.tstate = pt ? pt->tstate : 0;
-		in.on_cpu = 1;
-		in.gil_locked = s->ns.gil_locked;
-		in.gil_holder = s->ns.gil_holder;
-		in.syscall_nr = s->ns.syscall_nr;
-		in.syscall_arg0 = s->ns.syscall_arg0;
-		if (!sampler_instant_keep(s, &in, &holds)) {
-			native_sample_clear(&s->ns);
-			continue;
-		}
-		s->ns.gc = s->ns.collecting && holds;
-		sampler_record_native(s, tid, now);
-		native_sample_clear(&s->ns);
-	}
+	in->tstate = pt ? pt->tstate : 0;
+	in->on_cpu = 1;
+	in->gil_locked = s->ns.gil_locked;
+	in->gil_holder = s->ns.gil_holder;
+	in->syscall_nr = s->ns.syscall_nr;
+	in->syscall_arg0 = s->ns.syscall_arg0;
+	in->collecting = s->ns.collecting;
+	in->handling = s->ns.stopped_read == 1;
 	return 0;
 }
 
@@ -263,5 +203,5 @@ const struct backend_ops backend_ptrace_ops = {
 	.tick_modes = 1u << MODE_CPU | 1u << MODE_WALL | 1u << MODE_GIL | 1u << MODE_EXCEPTION,
 	.target_init = ptrace_target_init,
 	.target_release = ptrace_target_release,
-	.tick = ptrace_tick,
+	.read_instant = ptrace_read_instant,
 };

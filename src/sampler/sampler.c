@@ -510,6 +510,92 @@ struct py_thread_info *sampler_tick_thread(struct sampler *s, size_t i, uint64_t
 	return sampler_py_thread(s, tid);
 }
 
+int sampler_read_at_instant(struct sampler *s, pid_t tid, uint64_t tstate)
+{
+	if (tstate)
+		labels_read(s, tid, tstate);
+	if (s->opts.mode != MODE_EXCEPTION)
+		return 0;
+	return pyview_exception(s, tstate, s->marker, sizeof(s->marker)) == 1;
+}
+
+/* A thread on a CPU: read at one instant by the backend, kept by the mode's rule then. */
+static int tick_read_instant(struct sampler *s, const struct backend_ops *ops, pid_t tid,
+			     struct py_thread_info *pt, uint64_t now)
+{
+	struct thread_instant in = { 0 };
+	int ret, holds;
+
+	ret = ops->read_instant(s, tid, pt, &in);
+	if (ret == -EPERM) {
+		native_sample_clear(&s->ns);
+		return ret;
+	}
+	/* could not be read in time (a stop not taken: asleep in the kernel): counted */
+	if (ret == -ETIMEDOUT)
+		sampler_record_dropped(s, tid, now);
+	/*
+	 * Not read (the thread exited meanwhile); or the handler the check
+	 * before the read saw had ended by its instant; or, in gil mode, the
+	 * holder chosen at the tick let go before it, or what a thread did
+	 * without the GIL said otherwise at that instant.
+	 */
+	if (ret || (s->opts.mode == MODE_EXCEPTION && !in.handling) ||
+	    !sampler_instant_keep(s, &in, &holds)) {
+		native_sample_clear(&s->ns);
+		return 0;
+	}
+	s->ns.gc = in.collecting && holds;
+	sampler_record_native(s, tid, now);
+	native_sample_clear(&s->ns);
+	return 0;
+}
+
+int sampler_tick(struct sampler *s, const struct backend_ops *ops, uint64_t now)
+{
+	int in_kernel, ret;
+
+	if (ops->tick)
+		return ops->tick(s, now);
+	if ((ret = sampler_tick_begin(s, now)))
+		return ret;
+	in_kernel = ops->reads_waiting && ops->reads_waiting(s);
+	for (size_t i = 0; i < s->ntids && !sampler_stopping(s); i++) {
+		pid_t tid = s->tids[i];
+		struct py_thread_info *pt = sampler_tick_thread(s, i, now);
+
+		if (!pt && !s->opts.native)
+			continue;      /* Python frames only, and it has none */
+		/* the backend reads the waiting threads: gil mode still counts each one's tick */
+		if (in_kernel && s->opts.mode != MODE_GIL)
+			continue;
+		/* Decided before the read: stopping a thread changes its state. */
+		if (!sampler_mode_filter(s, tid, pt ? pt->tstate : 0, s->gil_holder, s->wait,
+					 sizeof(s->wait)) || in_kernel)
+			continue;
+		/*
+		 * A waiting thread is read without a stop: its Python frames,
+		 * and its native ones only where a read at an instant gives its
+		 * registers. A backend without such a read (its events sample
+		 * the running threads) reads only the waiting ones here.
+		 */
+		if (s->opts.mode != MODE_CPU && (!s->opts.native || !ops->read_instant)) {
+			ret = sampler_record_waiting(s, tid, pt, now);
+			if (ret == -ESRCH || ret == -EPERM)
+				return ret;
+			if (!ret || !ops->read_instant)
+				continue;
+		}
+		if (!ops->read_instant)
+			continue;
+		if ((ret = tick_read_instant(s, ops, tid, pt, now)))
+			return ret;
+	}
+	if (in_kernel)
+		ops->read_waiting(s);
+	return 0;
+}
+
 int sampler_read_py_threads(struct sampler *s)
 {
 	int ret = py_reader_threads(&s->reader, s->threads, PY_MAX_THREADS, &s->nthreads);
