@@ -114,10 +114,12 @@ static void audit_one(struct audit_facts *f, struct audit_module *m, const char 
 /*
  * The interpreter's build flags and configuration, from its module (ef,
  * NULL when it could not be opened; module_name only steers the version
- * guess) and prefix.
+ * guess) and prefix. free_threaded: a running process's own answer (its
+ * debug offsets, as discovery read them: what the sampler reads by), -1
+ * for a file's, from its symbols and then its configuration.
  */
 static void interp_details(struct audit_interp *ip, struct elf_file *ef, const char *module_name,
-			   const char *exe_host, const char *stdlib_hint)
+			   const char *exe_host, const char *stdlib_hint, int free_threaded)
 {
 	char bindir[PATH_MAX], prefix[PATH_MAX], stdlib[PATH_MAX + 64], path[PATH_MAX], flags[4];
 	int major = 0, minor = 0;
@@ -135,6 +137,8 @@ static void interp_details(struct audit_interp *ip, struct elf_file *ef, const c
 		}
 		py_module_build(ef, &ip->free_threaded, &ip->debug);
 	}
+	if (free_threaded >= 0)
+		ip->free_threaded = free_threaded;
 	if (stdlib_hint && stdlib_hint[0]) {
 		xsnprintf(stdlib, sizeof(stdlib), "%s", stdlib_hint);
 	} else {
@@ -142,8 +146,7 @@ static void interp_details(struct audit_interp *ip, struct elf_file *ef, const c
 			return;
 		path_dir(exe_host, bindir, sizeof(bindir));
 		path_dir(bindir, prefix, sizeof(prefix));
-		xsnprintf(stdlib, sizeof(stdlib), "%s/lib/python%d.%d%s", prefix, major, minor,
-			  ip->free_threaded == 1 ? "t" : "");
+		py_stdlib_dir(stdlib, sizeof(stdlib), prefix, "lib", major, minor, ip->free_threaded);
 	}
 	xsnprintf(flags, sizeof(flags), "%s%s", ip->free_threaded == 1 ? "t" : "",
 		  ip->debug == 1 ? "d" : "");
@@ -153,7 +156,7 @@ static void interp_details(struct audit_interp *ip, struct elf_file *ef, const c
 	ip->sc_err = sysconfig_load(path, &ip->sc);
 	if (!ip->sc_err) {
 		ip->configured = sysconfig_frame_pointers(ip->sc.cflags, &ip->configured_why);
-		if (ip->sc.gil_disabled >= 0)
+		if (ip->sc.gil_disabled >= 0 && free_threaded < 0)
 			ip->free_threaded = ip->sc.gil_disabled;
 		if (ip->sc.py_debug >= 0)
 			ip->debug = ip->sc.py_debug;
@@ -271,7 +274,7 @@ void audit_gather_process(struct audit_facts *f, pid_t pid)
 		if (!exe_host[0])
 			xsnprintf(exe_host, sizeof(exe_host), "/proc/%d/root%s", (int)pid, t.exe);
 		interp_details(&f->interp, interp_file ? &interp_file->file : ef, t.module, exe_host,
-			       NULL);
+			       NULL, t.offsets.free_threaded);
 		elf_file_close(ef);
 	}
 	modules_release(&mm);
@@ -315,7 +318,7 @@ void audit_gather_install(struct audit_facts *f, const char *python, const char 
 				      elf_file_open(in.libpython[0] ? in.libpython : in.exe);
 
 		interp_details(&f->interp, interp_file ? &interp_file->file : ef,
-			       in.libpython[0] ? in.libpython : in.exe, in.exe, in.stdlib);
+			       in.libpython[0] ? in.libpython : in.exe, in.exe, in.stdlib, -1);
 		elf_file_close(ef);
 		elf_cache_put(f->files, interp_file);
 	}

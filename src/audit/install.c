@@ -432,9 +432,9 @@ int install_open(const char *python, const char *root, struct py_install *out, s
 	}
 	/* The standard library: PREFIX/lib/pythonX.Y (t for free-threaded builds). */
 	for (int k = 0; k < 4 && !out->stdlib[0]; k++) {
-		xsnprintf(dir, sizeof(dir), "%s/%s/python%d.%d%s", out->prefix,
-			  k < 2 ? "lib" : "lib64", out->major, out->minor,
-			  (k % 2) == (out->free_threaded ? 0 : 1) ? "t" : "");
+		/* the build's own name first, then the other */
+		py_stdlib_dir(dir, sizeof(dir), out->prefix, k < 2 ? "lib" : "lib64", out->major,
+			      out->minor, (k % 2) == (out->free_threaded ? 0 : 1));
 		if (is_dir(dir))
 			xsnprintf(out->stdlib, sizeof(out->stdlib), "%s", dir);
 	}

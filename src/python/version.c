@@ -165,3 +165,10 @@ void py_module_build(struct elf_file *ef, int *free_threaded, int *debug)
 	*free_threaded = !elf_file_symbol(ef, "_Py_MergeZeroLocalRefcount", &a, NULL);
 	*debug = !elf_file_symbol(ef, "_Py_NegativeRefcount", &a, NULL);
 }
+
+void py_stdlib_dir(char *out, size_t size, const char *prefix, const char *libdir, int major,
+		   int minor, int free_threaded)
+{
+	xsnprintf(out, size, "%s/%s/python%d.%d%s", prefix, libdir, major, minor,
+		  free_threaded == 1 ? "t" : "");
+}

@@ -41,6 +41,13 @@ int py_module_version(struct elf_file *ef, const char *path, struct py_version *
  */
 void py_module_build(struct elf_file *ef, int *free_threaded, int *debug);
 
+/*
+ * The standard library's directory under prefix: PREFIX/LIBDIR/pythonX.Y,
+ * with a "t" for a free-threaded build (libdir: "lib" or "lib64").
+ */
+void py_stdlib_dir(char *out, size_t size, const char *prefix, const char *libdir, int major,
+		   int minor, int free_threaded);
+
 /* Does framewalk read CPython major.minor (a built-in table or a debug-offsets layout)? */
 int py_version_supported(int major, int minor);
 
