@@ -723,17 +723,17 @@ static void eval_bpf(const struct audit_env *e, const struct audit_target *t,
 }
 
 void audit_backends(const struct audit_env *e, const struct audit_target *t,
-		    struct audit_backend out[AUDIT_NBACKENDS])
+		    struct audit_backend out[BACKEND_COUNT])
 {
-	memset(out, 0, sizeof(*out) * AUDIT_NBACKENDS);
-	eval_attach(e, t, &out[0], t ? t->vm_err : e->vm_err, 0);
-	eval_attach(e, t, &out[1], t ? t->ptrace_err : e->ptrace_err, 1);
-	eval_bpf(e, t, &out[2]);
+	memset(out, 0, sizeof(*out) * BACKEND_COUNT);
+	eval_attach(e, t, &out[BACKEND_VM], t ? t->vm_err : e->vm_err, 0);
+	eval_attach(e, t, &out[BACKEND_PTRACE], t ? t->ptrace_err : e->ptrace_err, 1);
+	eval_bpf(e, t, &out[BACKEND_BPF]);
 }
 
-void audit_backends_release(struct audit_backend out[AUDIT_NBACKENDS])
+void audit_backends_release(struct audit_backend out[BACKEND_COUNT])
 {
-	for (int i = 0; i < AUDIT_NBACKENDS; i++) {
+	for (int i = 0; i < BACKEND_COUNT; i++) {
 		strbuf_release(&out[i].reason);
 		strbuf_release(&out[i].note);
 		for (size_t k = 0; k < out[i].nfixes; k++)

@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "sampler/sampler.h"
 #include "target/privilege.h"
 #include "util/strbuf.h"
 
@@ -95,12 +96,11 @@ enum audit_failure {
 };
 
 #define AUDIT_MAX_FIXES 4
-#define AUDIT_NBACKENDS 3
 
 /*
- * The verdict on one backend. audit_backends fills them in the order of enum
- * backend from BACKEND_VM (sampler/sampler.h): vm, ptrace, bpf; their names
- * and descriptions are the sampler's (backend_info), which the caller reads.
+ * The verdict on one backend, indexed by enum backend (sampler/sampler.h;
+ * BACKEND_AUTO's entry stays empty); their names and descriptions are the
+ * sampler's (backend_info), which the caller reads.
  */
 struct audit_backend {
 	enum audit_status status;
@@ -113,8 +113,8 @@ struct audit_backend {
 
 /* Evaluate every backend, for target t (NULL: this machine in general). */
 void audit_backends(const struct audit_env *e, const struct audit_target *t,
-		    struct audit_backend out[AUDIT_NBACKENDS]);
-void audit_backends_release(struct audit_backend out[AUDIT_NBACKENDS]);
+		    struct audit_backend out[BACKEND_COUNT]);
+void audit_backends_release(struct audit_backend out[BACKEND_COUNT]);
 const char *audit_backend_status_name(enum audit_status s);
 
 #endif

@@ -61,7 +61,7 @@ struct audit_facts {
 	size_t nmods, amods;
 	int maps_err;                   /* reading /proc/PID/maps: 0 or -errno */
 	int modules_truncated;
-	struct audit_backend backends[AUDIT_NBACKENDS];
+	struct audit_backend backends[BACKEND_COUNT];   /* by enum backend */
 };
 
 /* Probe the environment (before any of the below). */

@@ -23,7 +23,7 @@
  */
 void cmd_permission_hints(pid_t pid)
 {
-	struct audit_backend b[AUDIT_NBACKENDS], *vm;
+	struct audit_backend b[BACKEND_COUNT], *vm;
 	struct audit_target t;
 	struct audit_env e;
 
@@ -33,8 +33,8 @@ void cmd_permission_hints(pid_t pid)
 		return;
 	}
 	audit_backends(&e, &t, b);
-	/* vm's verdict (the first, audit/env.h): it reads what every capture needs */
-	vm = &b[0];
+	/* vm's verdict: it reads what every capture needs */
+	vm = &b[BACKEND_VM];
 	if (vm->reason.len)
 		fw_hint("%s", strbuf_str(&vm->reason));
 	for (size_t k = 0; k < vm->nfixes; k++)
