@@ -14,7 +14,7 @@ void agent_calls_init(struct agent_calls *c, pid_t pid)
 	callcount_init(&c->cc, pid);
 	c->cc.announce = callcount_log_request;
 	profile_init(&c->taken);
-	c->state = AGENT_CALLS_WAITING;
+	c->state = CALLCOUNT_WAITING;
 }
 
 void agent_calls_try_start(struct agent_calls *c, const struct py_target *t, double deadline_s,
@@ -23,7 +23,7 @@ void agent_calls_try_start(struct agent_calls *c, const struct py_target *t, dou
 	struct strbuf why = STRBUF_INIT;
 	int ret;
 
-	if (c->state != AGENT_CALLS_WAITING ||
+	if (c->state != CALLCOUNT_WAITING ||
 	    (c->tried_ns && now - c->tried_ns < CALLCOUNT_RETRY_NS))
 		return;
 	c->tried_ns = now;
@@ -40,14 +40,11 @@ void agent_calls_try_start(struct agent_calls *c, const struct py_target *t, dou
 	if (ret) {
 		fw_warning("process %d: counting calls failed: %s; profiling it without counts",
 			   (int)t->pid, strbuf_str(&why));
-		c->state = AGENT_CALLS_OFF;
+		c->state = CALLCOUNT_OFF;
 		free(c->taken.meta.calls_note);
 		c->taken.meta.calls_note = strbuf_detach(&why);
-		/* the files of a start that failed are gone; the counts' memory too */
-		callcount_release(&c->cc);
-		callcount_init(&c->cc, t->pid);
 	} else {
-		c->state = AGENT_CALLS_COUNTING;
+		c->state = CALLCOUNT_COUNTING;
 		c->since_ns = fw_now_ns();
 		c->program = *t;
 	}
@@ -60,7 +57,7 @@ void agent_calls_take(struct agent_calls *c, const struct py_target *t, int fina
 	uint64_t now;
 	int ret;
 
-	if (c->state != AGENT_CALLS_COUNTING) {
+	if (c->state != CALLCOUNT_COUNTING) {
 		/* no counts this period: a refusal's reason stays, said with each period */
 		char *note = c->taken.meta.calls_note;
 
@@ -79,7 +76,7 @@ void agent_calls_take(struct agent_calls *c, const struct py_target *t, int fina
 						   "the last period were lost); it is asked again");
 		callcount_release(&c->cc);
 		callcount_init(&c->cc, t->pid);
-		c->state = final ? AGENT_CALLS_OFF : AGENT_CALLS_WAITING;
+		c->state = final ? CALLCOUNT_OFF : CALLCOUNT_WAITING;
 		c->tried_ns = 0;
 		return;
 	}
@@ -97,7 +94,7 @@ void agent_calls_take(struct agent_calls *c, const struct py_target *t, int fina
 		fw_warning("process %d: reading the call counts failed: %s%s", (int)t->pid,
 			   strbuf_str(&why), final ? "" : "; profiling it without counts");
 		c->taken.meta.calls_note = strbuf_detach(&why);
-		c->state = AGENT_CALLS_OFF;
+		c->state = CALLCOUNT_OFF;
 	} else {
 		struct strbuf note = STRBUF_INIT;
 
@@ -110,10 +107,10 @@ void agent_calls_take(struct agent_calls *c, const struct py_target *t, int fina
 		c->taken.meta.calls_window_ns = now - c->since_ns;
 		c->since_ns = now;
 		if (final || c->cc.at_exit)
-			c->state = AGENT_CALLS_OFF;   /* stopped, or exited: its last counts */
+			c->state = CALLCOUNT_OFF;   /* stopped, or exited: its last counts */
 	}
 	strbuf_release(&why);
-	if (c->state == AGENT_CALLS_OFF) {
+	if (c->state == CALLCOUNT_OFF) {
 		callcount_release(&c->cc);
 		callcount_init(&c->cc, t->pid);
 	}
@@ -121,7 +118,7 @@ void agent_calls_take(struct agent_calls *c, const struct py_target *t, int fina
 
 void agent_calls_abandon(struct agent_calls *c, pid_t pid)
 {
-	if (c->state != AGENT_CALLS_COUNTING)
+	if (c->state != CALLCOUNT_COUNTING)
 		return;
 	callcount_warn_unread(pid);
 	callcount_release(&c->cc);
@@ -130,14 +127,14 @@ void agent_calls_abandon(struct agent_calls *c, pid_t pid)
 	profile_init(&c->taken);
 	c->taken.meta.calls_note = xstrdup("not read: interrupted (the counting removes itself "
 					   "at its deadline)");
-	c->state = AGENT_CALLS_OFF;
+	c->state = CALLCOUNT_OFF;
 }
 
 void agent_calls_release(struct agent_calls *c, const struct py_target *t)
 {
 	struct strbuf why = STRBUF_INIT;
 
-	if (c->state == AGENT_CALLS_COUNTING && callcount_stop(&c->cc, t, &why))
+	if (c->state == CALLCOUNT_COUNTING && callcount_stop(&c->cc, t, &why))
 		fw_warning("process %d: stopping the call counting failed: %s (it removes itself at "
 			   "its deadline)", (int)t->pid, strbuf_str(&why));
 	strbuf_release(&why);

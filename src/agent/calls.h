@@ -16,11 +16,9 @@
 #include "profile/profile.h"
 #include "python/callcount.h"
 
-enum agent_calls_state { AGENT_CALLS_WAITING, AGENT_CALLS_COUNTING, AGENT_CALLS_OFF };
-
 struct agent_calls {
 	struct callcount cc;
-	enum agent_calls_state state;
+	enum callcount_state state;
 	uint64_t since_ns;          /* the counts taken next cover from then (monotonic) */
 	uint64_t tried_ns;          /* the last look at a waiting process */
 	struct py_target program;   /* the program counted (an exec ends it) */

@@ -86,17 +86,10 @@ static double deadline_of(const struct sampler_opts *so)
 static int start_one(struct callcount *cc, const struct py_target *t,
 		     const struct sampler_opts *so, double deadline, struct strbuf *why)
 {
-	int ret;
-
 	callcount_init(cc, t->pid);
 	cc->stop = so->stop;
 	cc->announce = callcount_log_request;
-	ret = callcount_start(cc, t, deadline, why);
-	if (ret) {
-		callcount_release(cc);
-		callcount_init(cc, t->pid);
-	}
-	return ret;
+	return callcount_start(cc, t, deadline, why);
 }
 
 int cmd_calls_begin(struct callcount *cc, const struct py_target *t,
@@ -152,12 +145,10 @@ void cmd_calls_end(struct callcount *cc, const struct py_target *t, struct profi
 }
 
 /* record's counting over every process of its capture */
-enum calls_state { CALLS_WAITING, CALLS_COUNTING, CALLS_NOT };
-
 struct calls_target {
 	struct py_target t;
 	struct callcount cc;
-	enum calls_state state;
+	enum callcount_state state;
 };
 
 struct cmd_calls {
@@ -214,7 +205,7 @@ static void refused(struct cmd_calls *c, struct calls_target *ct, const char *wh
 		c->refused_pid = ct->t.pid;
 		strbuf_addstr(&c->refusal, strbuf_str(why));
 	}
-	ct->state = CALLS_NOT;
+	ct->state = CALLCOUNT_OFF;
 }
 
 /* The session's copy of pid's target: it exec'd if its runtime moved (NULL: not there). */
@@ -282,7 +273,7 @@ void cmd_calls_pass(struct cmd_calls *c, const struct session *sess, uint64_t no
 			memset(&c->v[c->n], 0, sizeof(c->v[c->n]));
 			c->v[c->n].t = *t;
 			callcount_init(&c->v[c->n].cc, t->pid);
-			c->v[c->n].state = CALLS_WAITING;
+			c->v[c->n].state = CALLCOUNT_WAITING;
 			c->n++;
 			c->seen++;
 		}
@@ -295,9 +286,9 @@ void cmd_calls_pass(struct cmd_calls *c, const struct session *sess, uint64_t no
 	if (now - c->ended_ns >= ENDED_NS) {
 		c->ended_ns = now;
 		for (size_t i = c->n; i-- > 0;) {
-			if (c->v[i].state == CALLS_COUNTING && callcount_ended(&c->v[i].cc))
+			if (c->v[i].state == CALLCOUNT_COUNTING && callcount_ended(&c->v[i].cc))
 				end_target(c, i, sess);
-			else if (c->v[i].state != CALLS_COUNTING && !session_has_live(sess, c->v[i].t.pid))
+			else if (c->v[i].state != CALLCOUNT_COUNTING && !session_has_live(sess, c->v[i].t.pid))
 				drop(c, i);
 		}
 	}
@@ -312,7 +303,7 @@ void cmd_calls_pass(struct cmd_calls *c, const struct session *sess, uint64_t no
 		double deadline = deadline_of(&c->so);
 		int ret;
 
-		if (ct->state != CALLS_WAITING)
+		if (ct->state != CALLCOUNT_WAITING)
 			continue;
 		if (c->so.stop && *c->so.stop)
 			break;
@@ -331,7 +322,7 @@ void cmd_calls_pass(struct cmd_calls *c, const struct session *sess, uint64_t no
 			if (ret) {
 				refused(c, ct, "counting calls failed", &why);
 			} else {
-				ct->state = CALLS_COUNTING;
+				ct->state = CALLCOUNT_COUNTING;
 				if (!c->first_ns)
 					c->first_ns = fw_now_ns();
 			}
@@ -353,14 +344,14 @@ void cmd_calls_finish(struct cmd_calls *c, const struct session *sess)
 	 */
 	for (size_t i = c->n; i-- > 0;) {
 		c->v[i].cc.stop_base = stops;
-		if (c->v[i].state == CALLS_COUNTING && c->so.stop && *c->so.stop > stops) {
+		if (c->v[i].state == CALLCOUNT_COUNTING && c->so.stop && *c->so.stop > stops) {
 			callcount_warn_unread(c->v[i].t.pid);
 			if (!c->failed++) {
 				c->lost_pid = c->v[i].t.pid;
 				strbuf_addstr(&c->lost, "interrupted: not read");
 			}
 			drop(c, i);
-		} else if (c->v[i].state == CALLS_COUNTING) {
+		} else if (c->v[i].state == CALLCOUNT_COUNTING) {
 			end_target(c, i, sess);
 		} else {
 			drop(c, i);

@@ -503,8 +503,28 @@ int callcount_check(struct target_mem *m, const struct py_target *t, struct strb
 	return ret;
 }
 
+static int start_request(struct callcount *cc, const struct py_target *t, double deadline_s,
+			 struct strbuf *why);
+
 int callcount_start(struct callcount *cc, const struct py_target *t, double deadline_s,
 		    struct strbuf *why)
+{
+	void (*announce)(pid_t, const char *, const char *) = cc->announce;
+	volatile sig_atomic_t *stop = cc->stop;
+	int ret = start_request(cc, t, deadline_s, why);
+
+	if (ret) {
+		/* the files of a start that failed are gone; cc as new, for another try */
+		callcount_release(cc);
+		callcount_init(cc, t->pid);
+		cc->announce = announce;
+		cc->stop = stop;
+	}
+	return ret;
+}
+
+static int start_request(struct callcount *cc, const struct py_target *t, double deadline_s,
+			 struct strbuf *why)
 {
 	struct strbuf res = STRBUF_INIT;
 	char hex[17];

@@ -28,6 +28,14 @@
 /* how often a starting process is looked at again (callcount_check: ready yet?) */
 #define CALLCOUNT_RETRY_NS 10000000ull
 
+/*
+ * How one process's counting stands, for a command that counts in several
+ * (record's processes, the agent's): its interpreter not running yet (asked
+ * again every CALLCOUNT_RETRY_NS), counting, or off (refused, failed,
+ * ended).
+ */
+enum callcount_state { CALLCOUNT_WAITING, CALLCOUNT_COUNTING, CALLCOUNT_OFF };
+
 struct callcount_fn {
 	char *file, *name;          /* co_filename, co_qualname (UTF-8, as the target gave) */
 	int firstline;
@@ -91,8 +99,10 @@ void callcount_init(struct callcount *cc, pid_t pid);
  * -EOPNOTSUPP), -EBUSY (every sys.monitoring tool id is taken: why names
  * who holds them), -ETIMEDOUT (the target did not run the request within
  * CALLCOUNT_WAIT_NS: blocked in C, or a build without remote debugging;
- * the request is withdrawn), -errno placing the files. The counting
- * removes itself deadline_s seconds after it starts unless stopped first.
+ * the request is withdrawn), -errno placing the files; after a failure cc
+ * is as callcount_init made it (its stop and announce kept), its files
+ * gone. The counting removes itself deadline_s seconds after it starts
+ * unless stopped first.
  */
 int callcount_start(struct callcount *cc, const struct py_target *t, double deadline_s,
 		    struct strbuf *why);
