@@ -67,14 +67,16 @@ struct backend_ops {
 	/*
 	 * The threads off a CPU read by the backend itself (optional; bpf's
 	 * task iterator): reads_waiting says whether it will this tick (the
-	 * loop then reads none of them and only counts gil mode's ticks), and
-	 * read_waiting does it after the loop.
+	 * loop then reads none of them and only counts gil mode's ticks of
+	 * the threads it looks at: Python's under --python-only), and
+	 * read_waiting does it after the loop. Both or neither.
 	 */
 	int (*reads_waiting)(struct sampler *s);
 	void (*read_waiting)(struct sampler *s);
 	/*
 	 * A tick of the backend's own instead (vm, which reads the
 	 * interpreter's thread states live). 0, -ESRCH gone, -EPERM refused.
+	 * A backend with tick_modes has this, read_instant or reads_waiting.
 	 */
 	int (*tick)(struct sampler *s, uint64_t now);
 	/* Events that arrive by themselves (optional): handle what is there. */

@@ -590,7 +590,7 @@ static int handle_record(void *ctx, void *data, size_t size)
 	uint64_t now = fw_now_ns();
 	struct sampler *s;
 	size_t depth = 0;
-	struct thread_instant in;
+	struct thread_instant in = { 0 };
 	int holds, py_ret = -ENOENT;
 
 	if (bpf_record_decode(data, size, &rec))

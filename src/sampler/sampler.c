@@ -559,7 +559,7 @@ int sampler_tick(struct sampler *s, const struct backend_ops *ops, uint64_t now)
 		return ops->tick(s, now);
 	if ((ret = sampler_tick_begin(s, now)))
 		return ret;
-	in_kernel = ops->reads_waiting && ops->reads_waiting(s);
+	in_kernel = ops->reads_waiting && ops->read_waiting && ops->reads_waiting(s);
 	for (size_t i = 0; i < s->ntids && !sampler_stopping(s); i++) {
 		pid_t tid = s->tids[i];
 		struct py_thread_info *pt = sampler_tick_thread(s, i, now);
