@@ -76,6 +76,7 @@ void agent_calls_take(struct agent_calls *c, const struct py_target *t, int fina
 						   "the last period were lost); it is asked again");
 		callcount_release(&c->cc);
 		callcount_init(&c->cc, t->pid);
+		c->cc.announce = callcount_log_request;   /* its next start is logged too */
 		c->state = final ? CALLCOUNT_OFF : CALLCOUNT_WAITING;
 		c->tried_ns = 0;
 		return;

@@ -442,14 +442,14 @@ static void cap_fixes(const struct audit_env *e, struct audit_backend *r, const 
 	int bounded = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		const char *name = privilege_cap_name(caps[i]) + 4;
-
 		if (!in_bounding_set(e, caps[i]))
 			bounded = 1;
 		setcap |= FW_CAP_BIT(caps[i]);
-		strbuf_addf(&docker, " --cap-add %s", name);
-		strbuf_addf(&kube, "%s\"%s\"", i ? "," : "", name);
 	}
+	/* every form in the table's order (setcap's too) */
+	privilege_cap_names(&docker, setcap, " --cap-add ", "", 1);
+	privilege_cap_names(&kube, setcap, "\"", "\",", 1);
+	strbuf_addch(&kube, '"');
 	if (e->in_container || bounded) {
 		add_fix(r, "docker run%s ... (podman: the same flags)", strbuf_str(&docker));
 		if (kube_profile)

@@ -32,7 +32,7 @@ const char *privilege_cap_name(int cap)
 	for (size_t i = 0; i < privilege_ncaps; i++)
 		if ((int)privilege_caps[i].cap == cap)
 			return privilege_caps[i].name;
-	return "?";
+	return "CAP_?";
 }
 
 struct cap_sets {

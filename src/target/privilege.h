@@ -47,7 +47,7 @@ struct fw_cap_info {
 };
 extern const struct fw_cap_info privilege_caps[];
 extern const size_t privilege_ncaps;
-/* "CAP_SYS_PTRACE" for FW_CAP_SYS_PTRACE; "?" for one not in the table. */
+/* "CAP_SYS_PTRACE" for FW_CAP_SYS_PTRACE; "CAP_?" for one not in the table. */
 const char *privilege_cap_name(int cap);
 /*
  * The names of caps (FW_CAP_BIT()s), in the table's order, each after
