@@ -111,7 +111,7 @@ int sampler_tick(struct sampler *s, const struct backend_ops *ops, uint64_t now)
 /*
  * What is read of thread tid (thread state tstate) at a read's instant,
  * while it is stopped: its context (--label) and, in exception mode,
- * whether it is handling an exception (sets s->marker). Returns that (1),
+ * whether it is handling an exception (sets s->tick.marker). Returns that (1),
  * else 0.
  */
 int sampler_read_at_instant(struct sampler *s, pid_t tid, uint64_t tstate);
@@ -139,6 +139,29 @@ struct unwind_break {
 };
 
 /* One target of a session. */
+/* The mode's verdict on the thread being sampled, made per tick and per thread. */
+struct sampler_tick_scratch {
+	uint64_t gil_holder;      /* this tick's GIL holder (gil mode) */
+	struct py_gil_waits gil_waits;  /* where waiters for it sleep (gil mode; 0s: unknown) */
+	char wait[192];           /* [wait] leaf of the thread being sampled */
+	char marker[128];         /* its interpreter-state leaf (<exception T>, <waiting for
+	                           * GIL>, <running without GIL>), '' for none;
+	                           * set by sampler_mode_filter, used by the next record */
+};
+
+/* What the target's process did: the program it runs, its execs and its exit. */
+struct sampler_life {
+	struct proc_program_id program; /* the image sampled; an exec changes it */
+	struct proc_watch watch;  /* exit and exec checks (target/proc.h) */
+	struct proc_program_id watched; /* the image at the last exit check ... */
+	int watched_ret;          /* ... proc_watch_read's answer then ... */
+	uint64_t watched_ns;      /* ... and when (0: no fresh read) */
+	unsigned generation;      /* execs made (the profile's thread labels: "exec N") */
+	uint64_t exec_seen_ns;    /* an exec was noticed then (0: none pending) */
+	int child_status;         /* wait status when the child exited */
+	int child_reaped;
+};
+
 struct sampler {
 	struct py_target target;
 	struct sampler_opts opts;
@@ -167,24 +190,10 @@ struct sampler {
 	struct thread_name_cache *names;
 	size_t nnames, names_alloc;
 	struct hidx names_index;  /* names by tid (sampler_thread_cache) */
-	uint64_t gil_holder;      /* this tick's GIL holder (gil mode) */
-	struct py_gil_waits gil_waits;  /* where waiters for it sleep (gil mode; 0s: unknown) */
-	char wait[192];           /* [wait] leaf of the thread being sampled */
-	char marker[128];         /* its interpreter-state leaf (<exception T>, <waiting for
-	                           * GIL>, <running without GIL>), '' for none;
-	                           * set by sampler_mode_filter, used by the next record */
+	struct sampler_tick_scratch tick;
 	enum sampler_stop stop_reason;
-	/* exec: the executable the target runs, and how many execs it made */
-	struct proc_program_id program; /* the image sampled; an exec changes it */
-	struct proc_watch watch;  /* exit and exec checks (target/proc.h) */
-	struct proc_program_id watched; /* the image at the last exit check ... */
-	int watched_ret;          /* ... proc_watch_read's answer then ... */
-	uint64_t watched_ns;      /* ... and when (0: no fresh read) */
-	unsigned generation;
-	uint64_t exec_seen_ns;    /* an exec was noticed then (0: none pending) */
+	struct sampler_life life;
 	uint64_t last_sample_ns;
-	int child_status;         /* wait status when the child exited */
-	int child_reaped;
 	uint64_t not_ready_ticks; /* ticks before the runtime had a thread */
 	int cpu_weighted;         /* cpu mode, sampled by the loop's ticks (sampler_cpu_weight) */
 	struct pyview *pyview;    /* thread names, asyncio tasks (sampler/pyview.h) */
@@ -226,21 +235,21 @@ uint32_t sampler_thread(struct sampler *s, pid_t tid, uint64_t now);
  * running without it with their marker (sampler_gil_marker), and counts
  * the thread's held/waiting ticks; exception
  * mode samples only a thread (of thread state tstate) raising or handling
- * an exception, and sets s->marker. 1 to sample, 0 to skip.
+ * an exception, and sets s->tick.marker. 1 to sample, 0 to skip.
  */
 int sampler_mode_filter(struct sampler *s, pid_t tid, uint64_t tstate, uint64_t gil_holder,
 			char *wait, size_t size);
 /* The [wait] leaf of thread tid if it is off a CPU, else wait[0] = 0. */
 void sampler_wait_label(struct sampler *s, pid_t tid, char *wait, size_t size);
 
-/* This tick's GIL holder into s->gil_holder (gil mode; 0 when none). */
+/* This tick's GIL holder into s->tick.gil_holder (gil mode; 0 when none). */
 void sampler_read_gil(struct sampler *s);
 /*
  * gil mode, a thread (of thread state tstate) not holding the GIL: is it
  * waiting for it (3.15+ its gil_requested flag; else in system call nr,
  * futex, on an address arg0 in the GIL, blocked or woken and runnable) or
  * running without it (on_cpu: runnable, not in such a call)? Sets
- * s->marker and returns 1 for either; 0 (blocked elsewhere: not sampled).
+ * s->tick.marker and returns 1 for either; 0 (blocked elsewhere: not sampled).
  * nr < 0: not known to be in a system call.
  */
 int sampler_gil_marker(struct sampler *s, uint64_t tstate, int on_cpu, long nr, uint64_t arg0);
@@ -309,7 +318,7 @@ struct thread_name_cache *sampler_thread_cache(struct sampler *s, pid_t tid);
 /*
  * wall and gil modes: record thread tid, which is off a CPU, without
  * stopping it: its Python frames (pt may be NULL) read by
- * sampler_read_waiting, its kernel frames with --kernel, and s->wait. Its
+ * sampler_read_waiting, its kernel frames with --kernel, and s->tick.wait. Its
  * native frames would need its registers and are left out. 0 recorded;
  * -EAGAIN it is on a CPU (or ran meanwhile): read it at one instant instead.
  */

@@ -569,9 +569,9 @@ static void wait_label(struct sampler *s, const struct fw_sample_hdr *h)
 	char label[160];
 
 	if (!taskstat_wait_label(&s->tasks, h->syscall_nr, h->syscall_arg0, label, sizeof(label)))
-		xsnprintf(s->wait, sizeof(s->wait), "[wait] %s", label);
+		xsnprintf(s->tick.wait, sizeof(s->tick.wait), "[wait] %s", label);
 	else
-		xsnprintf(s->wait, sizeof(s->wait), "[wait] %s", "off-cpu");
+		xsnprintf(s->tick.wait, sizeof(s->tick.wait), "[wait] %s", "off-cpu");
 }
 
 static struct sampler *target_of(struct session *sess, pid_t pid)
@@ -614,7 +614,7 @@ static int handle_record(void *ctx, void *data, size_t size)
 	in.gil_holder = h->gil_holder;
 	in.syscall_nr = h->off_cpu ? h->syscall_nr : -1;
 	in.syscall_arg0 = h->syscall_arg0;
-	s->marker[0] = '\0';
+	s->tick.marker[0] = '\0';
 	if (!sampler_instant_keep(s, &in, &holds))
 		return 0;
 	if (h->npy)
@@ -624,7 +624,7 @@ static int handle_record(void *ctx, void *data, size_t size)
 	if (!s->opts.native && (!h->tstate || !h->npy))
 		return 0;      /* Python frames only, and no Python code runs in this thread */
 	/* a thread off a CPU in wall mode: the call it waits in, the [wait] leaf */
-	s->wait[0] = '\0';
+	s->tick.wait[0] = '\0';
 	if (h->off_cpu && s->opts.mode == MODE_WALL)
 		wait_label(s, h);
 	if (!s->opts.native) {
@@ -632,7 +632,7 @@ static int handle_record(void *ctx, void *data, size_t size)
 			sampler_record_dropped(s, (pid_t)h->tid, now);
 		else
 			sampler_record_python(s, (pid_t)h->tid, s->frames, depth,
-					      h->gc_collecting && holds, s->wait, now);
+					      h->gc_collecting && holds, s->tick.wait, now);
 		return 0;
 	}
 	native_sample_clear(&s->ns);

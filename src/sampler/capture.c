@@ -102,7 +102,7 @@ int session_child_reaped(const struct session *sess)
 {
 	for (size_t i = 0; i < sess->n; i++)
 		if (sess->targets[i]->opts.child > 0)
-			return sess->targets[i]->child_reaped;
+			return sess->targets[i]->life.child_reaped;
 	return 0;
 }
 
@@ -309,18 +309,18 @@ static void handle_exec(struct session *sess, size_t i, uint64_t now)
 	char exe[256] = "?";
 	double at = (double)(now - sess->start_ns) / 1e9;
 	double gap_ms = s->last_sample_ns ? (double)(now - s->last_sample_ns) / 1e6 : 0;
-	unsigned generation = s->generation + 1;
+	unsigned generation = s->life.generation + 1;
 	pid_t pid = s->target.pid;
 	int ret;
 
-	if (!s->exec_seen_ns)
-		s->exec_seen_ns = now;
+	if (!s->life.exec_seen_ns)
+		s->life.exec_seen_ns = now;
 	proc_exe(pid, exe, sizeof(exe));
 	mem_init_pid(&mem, pid);
 	ret = py_discover(pid, &mem, &t, &why);
 	mem_release(&mem);
 	/* Right after the exec the loader may not have mapped libpython, or the runtime started. */
-	if (ret && now - s->exec_seen_ns < EXEC_GRACE_NS) {
+	if (ret && now - s->life.exec_seen_ns < EXEC_GRACE_NS) {
 		strbuf_release(&why);
 		return;
 	}
@@ -346,7 +346,7 @@ static void handle_exec(struct session *sess, size_t i, uint64_t now)
 			target_ended(sess, i, SAMPLER_STOP_ERROR);
 			return;
 		}
-		s->generation = generation;
+		s->life.generation = generation;
 		s->last_sample_ns = last;
 	}
 	add_event(sess, "process %d exec'd %s (Python %s) at %.1f s: sampled on as \"(exec %u)\" "

@@ -57,9 +57,9 @@ int sampler_init(struct sampler *s, const struct py_target *t, struct profile *p
 	s->opts = *opts;
 	s->cpu_weighted = opts->mode == MODE_CPU && (ops->tick_modes & 1u << MODE_CPU);
 	prof->meta.cpu_weighted |= s->cpu_weighted;
-	proc_program_id(t->pid, &s->program);
-	if (proc_watch_open(&s->watch, t->pid))
-		s->watch.dirfd = s->watch.statfd = -1;
+	proc_program_id(t->pid, &s->life.program);
+	if (proc_watch_open(&s->life.watch, t->pid))
+		s->life.watch.dirfd = s->life.watch.statfd = -1;
 	mem_init_pid(&s->mem, t->pid);
 	taskstat_init(&s->tasks, t->pid);
 	py_reader_init(&s->reader, &s->mem, &s->target);
@@ -101,7 +101,7 @@ void sampler_release(struct sampler *s, const struct backend_ops *ops)
 	py_reader_release(&s->reader);
 	mem_release(&s->mem);
 	taskstat_release(&s->tasks);
-	proc_watch_close(&s->watch);
+	proc_watch_close(&s->life.watch);
 	if (s->opts.native) {
 		native_sample_clear(&s->ns);
 		symbolizer_release(&s->sym);
@@ -225,8 +225,8 @@ uint32_t sampler_thread(struct sampler *s, pid_t tid, uint64_t now)
 	strbuf_addstr(&label, pyname ? pyname : name);
 	strbuf_addstr(&label, interp);
 	/* After an exec the same thread ids run another program: labelled apart. */
-	if (s->generation)
-		strbuf_addf(&label, " (exec %u)", s->generation);
+	if (s->life.generation)
+		strbuf_addf(&label, " (exec %u)", s->life.generation);
 	if (!c) {
 		s->names = xgrow(s->names, sizeof(*s->names), s->nnames + 1, &s->names_alloc);
 		c = &s->names[s->nnames++];
@@ -239,7 +239,7 @@ uint32_t sampler_thread(struct sampler *s, pid_t tid, uint64_t now)
 	} else if (tid > 0 && !taskstat_cpu_ns(&s->tasks, tid, &cpu)) {
 		c->cpu_last_ns = cpu;
 	}
-	c->thread = profile_thread_gen(s->prof, s->target.pid, tid, s->generation,
+	c->thread = profile_thread_gen(s->prof, s->target.pid, tid, s->life.generation,
 				       strbuf_str(&label));
 	profile_thread_comm(s->prof, c->thread, comm ? name : NULL);
 	xsnprintf(c->interp, sizeof(c->interp), "%s", interp);
@@ -346,10 +346,10 @@ int sampler_mode_filter(struct sampler *s, pid_t tid, uint64_t tstate, uint64_t 
 	int waiting;
 
 	wait[0] = '\0';
-	s->marker[0] = '\0';
+	s->tick.marker[0] = '\0';
 	/* A thread with no Python state handles no exception; an unreadable one is not counted. */
 	if (s->opts.mode == MODE_EXCEPTION &&
-	    (!tstate || pyview_exception(s, tstate, s->marker, sizeof(s->marker)) != 1))
+	    (!tstate || pyview_exception(s, tstate, s->tick.marker, sizeof(s->tick.marker)) != 1))
 		return 0;
 	if (tid <= 0 || taskstat_state_recent(&s->tasks, tid, fw_now_ns(), STATE_MAX_AGE_NS,
 					      &state, NULL, 0))
@@ -381,7 +381,7 @@ int sampler_mode_filter(struct sampler *s, pid_t tid, uint64_t tstate, uint64_t 
 		 * waiter and one running native code alike ("running"). Samples
 		 * are told apart by the registers at their instant (bpf, ptrace).
 		 */
-		waiting = !strcmp(s->marker, GIL_WAITING) ||
+		waiting = !strcmp(s->tick.marker, GIL_WAITING) ||
 			  (!holds && state == 'R' && tstate &&
 			   py_gil_requested(&s->reader, tstate, &flag) == -ENOTSUP);
 		t->gil_ticks++;
@@ -399,11 +399,11 @@ void sampler_read_gil(struct sampler *s)
 
 	if (s->opts.mode != MODE_GIL)
 		return;
-	if (py_reader_gil(&s->reader, &s->gil_holder, &locked) || !locked)
-		s->gil_holder = 0;
+	if (py_reader_gil(&s->reader, &s->tick.gil_holder, &locked) || !locked)
+		s->tick.gil_holder = 0;
 	/* 3.12+ find the GIL through the interpreter, which a new one may replace */
-	if (py_gil_waits(&s->reader, &s->gil_waits))
-		memset(&s->gil_waits, 0, sizeof(s->gil_waits));
+	if (py_gil_waits(&s->reader, &s->tick.gil_waits))
+		memset(&s->tick.gil_waits, 0, sizeof(s->tick.gil_waits));
 }
 
 int sampler_gil_marker(struct sampler *s, uint64_t tstate, int on_cpu, long nr, uint64_t arg0)
@@ -411,17 +411,17 @@ int sampler_gil_marker(struct sampler *s, uint64_t tstate, int on_cpu, long nr, 
 	const char *name = nr >= 0 ? arch_syscall_name(nr) : NULL;
 	int requested = 0;
 
-	s->marker[0] = '\0';
+	s->tick.marker[0] = '\0';
 	if (!tstate)
 		return 0;            /* no Python thread: it never takes the GIL */
 	if (py_gil_requested(&s->reader, tstate, &requested))
 		requested = 0;
-	if (requested || (name && !strcmp(name, "futex") && s->gil_waits.cond &&
-			  py_gil_waits_on(&s->gil_waits, arg0)))
-		xsnprintf(s->marker, sizeof(s->marker), "%s", GIL_WAITING);
+	if (requested || (name && !strcmp(name, "futex") && s->tick.gil_waits.cond &&
+			  py_gil_waits_on(&s->tick.gil_waits, arg0)))
+		xsnprintf(s->tick.marker, sizeof(s->tick.marker), "%s", GIL_WAITING);
 	else if (on_cpu)
-		xsnprintf(s->marker, sizeof(s->marker), "%s", GIL_RELEASED);
-	return s->marker[0] != '\0';
+		xsnprintf(s->tick.marker, sizeof(s->tick.marker), "%s", GIL_RELEASED);
+	return s->tick.marker[0] != '\0';
 }
 
 int sampler_instant_keep(struct sampler *s, const struct thread_instant *in, int *holds)
@@ -430,7 +430,7 @@ int sampler_instant_keep(struct sampler *s, const struct thread_instant *in, int
 	if (s->opts.mode != MODE_GIL)
 		return 1;
 	if (*holds) {
-		s->marker[0] = '\0';
+		s->tick.marker[0] = '\0';
 		return 1;
 	}
 	return sampler_gil_marker(s, in->tstate, in->on_cpu, in->syscall_nr, in->syscall_arg0);
@@ -444,7 +444,7 @@ uint64_t sampler_gc_thread(struct sampler *s)
 	if (py_reader_gc(&s->reader, &collecting) || !collecting)
 		return 0;
 	if (s->opts.mode == MODE_GIL)
-		return s->gil_holder;
+		return s->tick.gil_holder;
 	if (py_reader_gil(&s->reader, &holder, &locked) || !locked)
 		return 0;
 	return holder;
@@ -516,7 +516,7 @@ int sampler_read_at_instant(struct sampler *s, pid_t tid, uint64_t tstate)
 		labels_read(s, tid, tstate);
 	if (s->opts.mode != MODE_EXCEPTION)
 		return 0;
-	return pyview_exception(s, tstate, s->marker, sizeof(s->marker)) == 1;
+	return pyview_exception(s, tstate, s->tick.marker, sizeof(s->tick.marker)) == 1;
 }
 
 /* A thread on a CPU: read at one instant by the backend, kept by the mode's rule then. */
@@ -570,8 +570,8 @@ int sampler_tick(struct sampler *s, const struct backend_ops *ops, uint64_t now)
 		if (in_kernel && s->opts.mode != MODE_GIL)
 			continue;
 		/* Decided before the read: stopping a thread changes its state. */
-		if (!sampler_mode_filter(s, tid, pt ? pt->tstate : 0, s->gil_holder, s->wait,
-					 sizeof(s->wait)) || in_kernel)
+		if (!sampler_mode_filter(s, tid, pt ? pt->tstate : 0, s->tick.gil_holder, s->tick.wait,
+					 sizeof(s->tick.wait)) || in_kernel)
 			continue;
 		/*
 		 * A waiting thread is read without a stop: its Python frames,
@@ -629,19 +629,19 @@ int sampler_record_waiting(struct sampler *s, pid_t tid, struct py_thread_info *
 	int ret;
 
 	if (taskstat_state(&s->tasks, tid, &state) || state == 'R') {
-		s->wait[0] = '\0';      /* on a CPU (or about to be) */
+		s->tick.wait[0] = '\0';      /* on a CPU (or about to be) */
 		return -EAGAIN;
 	}
-	if (!s->wait[0] && sample_mode_waits(s->opts.mode) &&
+	if (!s->tick.wait[0] && sample_mode_waits(s->opts.mode) &&
 	    !taskstat_wait(&s->tasks, tid, label, sizeof(label)))
-		xsnprintf(s->wait, sizeof(s->wait), "[wait] %s", label);
+		xsnprintf(s->tick.wait, sizeof(s->tick.wait), "[wait] %s", label);
 	if (pt && (ret = sampler_read_waiting(s, pt, &depth))) {
-		s->wait[0] = '\0';
+		s->tick.wait[0] = '\0';
 		return ret == -ESRCH || ret == -EPERM ? ret : -EAGAIN;
 	}
 	if (!s->opts.native) {
 		if (depth)
-			sampler_record_python(s, tid, s->frames, depth, 0, s->wait, now);
+			sampler_record_python(s, tid, s->frames, depth, 0, s->tick.wait, now);
 		return 0;
 	}
 	native_sample_clear(ns);
@@ -729,9 +729,9 @@ void sampler_record_python(struct sampler *s, pid_t tid, const struct py_frame_i
 		s->frame_ids[n++] = merge_python_frame(s->prof, &frames[depth - 1 - k]);
 	if (gc)
 		s->frame_ids[n++] = marker_frame(s, "<GC>");
-	if (s->marker[0])
-		s->frame_ids[n++] = marker_frame(s, s->marker);
-	s->marker[0] = '\0';
+	if (s->tick.marker[0])
+		s->frame_ids[n++] = marker_frame(s, s->tick.marker);
+	s->tick.marker[0] = '\0';
 	if (wait && wait[0])
 		s->frame_ids[n++] = marker_frame(s, wait);
 	weight = sampler_cpu_weight(s, tid, now);
@@ -827,7 +827,7 @@ void sampler_record_native(struct sampler *s, pid_t tid, uint64_t now)
 		if (!ns->py_ok)
 			sampler_record_dropped(s, tid, now);
 		else if (ns->npy)
-			sampler_record_python(s, tid, ns->py, ns->npy, ns->gc, s->wait, now);
+			sampler_record_python(s, tid, ns->py, ns->npy, ns->gc, s->tick.wait, now);
 		return;          /* no Python code running in this thread */
 	}
 	/*
@@ -859,15 +859,15 @@ void sampler_record_native(struct sampler *s, pid_t tid, uint64_t now)
 		in.py = pyview_frames(s, tid, in.py, &in.npy);
 	in.kernel = ns->kernel;
 	in.nkernel = ns->nkernel;
-	in.wait = s->wait[0] ? s->wait : NULL;
+	in.wait = s->tick.wait[0] ? s->tick.wait : NULL;
 	in.native_all = s->opts.native_all;
 	in.gc = ns->gc;
-	in.marker = s->marker[0] ? s->marker : NULL;
+	in.marker = s->tick.marker[0] ? s->tick.marker : NULL;
 	depth = merge_stack(s->prof, &in, s->frame_ids, MERGED_MAX, &leftover);
 	depth = pyview_merged(s, tid, s->frame_ids, depth);
 	if (leftover)
 		m->merge_mismatches++;
-	s->marker[0] = '\0';
+	s->tick.marker[0] = '\0';
 	if (depth) {
 		uint64_t weight = sampler_cpu_weight(s, tid, now);
 		uint32_t labels = labels_take(s, tid);
@@ -958,10 +958,10 @@ void sampler_finish_meta(struct sampler *s)
 
 static int child_exited(struct sampler *s)
 {
-	if (s->opts.child > 0 && !s->child_reaped &&
-	    waitpid(s->opts.child, &s->child_status, WNOHANG) == s->opts.child)
-		s->child_reaped = 1;
-	return s->opts.child > 0 && s->child_reaped;
+	if (s->opts.child > 0 && !s->life.child_reaped &&
+	    waitpid(s->opts.child, &s->life.child_status, WNOHANG) == s->opts.child)
+		s->life.child_reaped = 1;
+	return s->opts.child > 0 && s->life.child_reaped;
 }
 
 /* A read of the exit check this recent answers the exec check too. */
@@ -971,40 +971,40 @@ int sampler_exec_changed(struct sampler *s)
 {
 	struct proc_program_id now;
 	char state;
-	int fresh = s->watched_ns && fw_now_ns() - s->watched_ns < WATCH_FRESH_NS;
+	int fresh = s->life.watched_ns && fw_now_ns() - s->life.watched_ns < WATCH_FRESH_NS;
 
-	s->watched_ns = 0;
+	s->life.watched_ns = 0;
 	if (fresh) {
 		/* a live process whose image was read (sampler_target_exited said 0) */
-		if (s->watched_ret)
+		if (s->life.watched_ret)
 			return 0;
-		now = s->watched;
-	} else if (s->watch.statfd >= 0) {
-		if (proc_watch_read(&s->watch, &state, &now) || state == 'Z' || state == 'X')
+		now = s->life.watched;
+	} else if (s->life.watch.statfd >= 0) {
+		if (proc_watch_read(&s->life.watch, &state, &now) || state == 'Z' || state == 'X')
 			return 0;
 	} else if (proc_program_id(s->target.pid, &now)) {
 		/* /proc/PID/exe names the file mapped, even when deleted since. */
 		return 0;
 	}
-	return proc_program_changed(&s->program, &now);
+	return proc_program_changed(&s->life.program, &now);
 }
 
 int sampler_target_exited(struct sampler *s)
 {
 	char state;
 
-	s->watched_ns = 0;
+	s->life.watched_ns = 0;
 	if (child_exited(s))
 		return 1;
-	if (s->watch.statfd >= 0) {
-		int ret = proc_watch_read(&s->watch, &state, &s->watched);
+	if (s->life.watch.statfd >= 0) {
+		int ret = proc_watch_read(&s->life.watch, &state, &s->life.watched);
 
 		if (ret < 0)
 			return 1;
 		if (state == 'Z' || state == 'X')
 			return 1;
-		s->watched_ret = ret;
-		s->watched_ns = fw_now_ns();
+		s->life.watched_ret = ret;
+		s->life.watched_ns = fw_now_ns();
 		return 0;
 	} else if (proc_task_state(s->target.pid, s->target.pid, &state)) {
 		return 1;

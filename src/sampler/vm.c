@@ -171,7 +171,7 @@ static int sample_one_thread(struct sampler *s, struct py_thread_info *t, uint64
 	if (!t->frame)
 		return 0;     /* no Python code running in this thread */
 	if (s->opts.mode != MODE_WALL &&
-	    !sampler_mode_filter(s, t->tid, t->tstate, s->gil_holder, wait, sizeof(wait)))
+	    !sampler_mode_filter(s, t->tid, t->tstate, s->tick.gil_holder, wait, sizeof(wait)))
 		return 0;
 	wait[0] = '\0';
 	/*
