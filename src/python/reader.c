@@ -232,6 +232,115 @@ static int place_live(struct py_reader *r, const struct py_thread_info *t,
 
 
 
+/*
+ * The instruction a frame shows against its code object from the cache: an
+ * instruction past the code's end means the cache is stale (the address
+ * reused by another code object): read again once. 0 (*code the one that
+ * holds it), -ESRCH/-EPERM, or -EFAULT (torn).
+ */
+static int check_code_holds(struct py_reader *r, uint64_t code_addr, int64_t instr,
+			    struct py_code **code, uint64_t now)
+{
+	const struct py_offsets *o = r->off;
+	int ret;
+
+	if (o->instr_model == PY_INSTR_LASTI_BYTES || o->instr_model == PY_INSTR_LASTI_UNITS)
+		return 0;
+	if ((*code)->code_units < 0 || instr <= (*code)->code_units)
+		return 0;
+	if ((*code)->checked_ns) {
+		code_cache_mark_suspect(*code);
+		ret = code_cache_get(r, code_addr, code, now);
+		if (ret)
+			return ret == -ESRCH || ret == -EPERM ? ret : -EFAULT;
+	}
+	if ((*code)->code_units >= 0 && instr > (*code)->code_units)
+		return -EFAULT;
+	return 0;
+}
+
+/*
+ * The caller of a running generator waits on the instruction that resumed
+ * it; a copy of the caller taken a moment after a yield shows the line
+ * after. The instruction seen most often under this generator (a majority
+ * vote; a cached walk does not vote) is the one, and is returned.
+ */
+static int64_t generator_caller_vote(struct py_gen_link *mine, int cached, uint64_t code_addr,
+				     int64_t instr)
+{
+	if (mine->caller_code != code_addr) {
+		mine->caller_code = code_addr;
+		mine->caller_instr = instr;
+		mine->votes = 0;
+	}
+	if (!cached) {
+		if (mine->caller_instr == instr)
+			mine->votes++;
+		else if (mine->votes > 0)
+			mine->votes--;
+		else
+			mine->caller_instr = instr;
+	}
+	return mine->votes >= 2 ? mine->caller_instr : instr;
+}
+
+/* One frame of the chain, read at addr (its copy in buf). */
+static void frame_info_fill(struct py_frame_info *f, const struct py_offsets *o,
+			    const uint8_t *buf, uint64_t addr, struct py_code *code, int64_t instr,
+			    int generator)
+{
+	f->addr = addr;
+	f->instr = instr;
+	f->code = code;
+	f->line = py_code_line(code, o, instr);
+	f->shim = 0;
+	f->generator = generator;
+	if (o->frame_model == PY_FRAMES_OBJECTS)
+		f->entry = 1;
+	else if (o->frame_is_entry != PYOFF_NONE)
+		f->entry = buf[o->frame_is_entry] != 0;
+	else
+		f->entry = 0;
+}
+
+/*
+ * Where a whole chain of n frames must end, and the marks it gets there.
+ * 0, or -EAGAIN: read while it changed.
+ */
+static int chain_end(const struct py_offsets *o, const struct py_thread_info *t,
+		     struct py_frame_info *frames, size_t n)
+{
+	/*
+	 * From 3.11 every thread's chain ends where a C-level eval call began
+	 * (3.11: an is_entry frame; 3.12+: a C-stack shim). A chain that ends
+	 * anywhere else was read while it changed (a generator suspended
+	 * between two reads): reject it rather than report a stack that never was.
+	 */
+	if (n && o->frame_model == PY_FRAMES_INTERP_311 && !frames[n - 1].entry)
+		return -EAGAIN;
+	/*
+	 * 3.11 has no entry frame on the C stack, but the thread's cframe is
+	 * one: a local of the eval call that runs the innermost group. It
+	 * tells that call's native frame from an outer one's (merge.c), where
+	 * native code calls back into Python: while the callback's eval call
+	 * sets up or returns, the chain is still (again) the caller's, and the
+	 * callback's native frame must claim none of it.
+	 */
+	if (o->frame_model == PY_FRAMES_INTERP_311 && t->cframe) {
+		for (size_t k = 0; k < n; k++) {
+			if (frames[k].entry) {
+				frames[k].shim = t->cframe;
+				break;
+			}
+		}
+	}
+	if (n && o->frame_model == PY_FRAMES_INTERP_312 && !frames[n - 1].shim)
+		return -EAGAIN;
+	if (n)
+		frames[n - 1].entry = 1;
+	return 0;
+}
+
 int py_reader_stack(struct py_reader *r, const struct py_thread_info *t,
 		    struct py_frame_info *frames, size_t max, size_t *depth)
 {
@@ -346,96 +455,22 @@ int py_reader_stack(struct py_reader *r, const struct py_thread_info *t,
 			return -EFAULT;
 		}
 		instr = frame_instr(r, buf, code_addr, code);
-		switch (o->instr_model) {
-		case PY_INSTR_LASTI_BYTES:
-		case PY_INSTR_LASTI_UNITS:
-			break;
-		default: {
-			/* An instruction outside the cached code: the cache is stale. */
-			if (code->code_units >= 0 && instr > code->code_units) {
-				if (code->checked_ns) {
-					code_cache_mark_suspect(code);
-					ret = code_cache_get(r, code_addr, &code, now);
-					if (ret)
-						return ret == -ESRCH || ret == -EPERM ? ret : -EFAULT;
-				}
-				if (code->code_units >= 0 && instr > code->code_units)
-					return -EFAULT;
-			}
-			break;
-		}
-		}
+		if ((ret = check_code_holds(r, code_addr, instr, &code, now)))
+			return ret;
 		if (code->internal && !r->keep_internal)
 			continue;
-		/*
-		 * The caller of a running generator waits on the instruction that
-		 * resumed it; a copy of the caller taken a moment after a yield
-		 * shows the line after. The instruction seen most often under this
-		 * generator (a majority vote) is the one, and is used.
-		 */
-		if (mine) {
-			if (mine->caller_code != code_addr) {
-				mine->caller_code = code_addr;
-				mine->caller_instr = instr;
-				mine->votes = 0;
-			}
-			if (!mine_cached) {
-				if (mine->caller_instr == instr)
-					mine->votes++;
-				else if (mine->votes > 0)
-					mine->votes--;
-				else
-					mine->caller_instr = instr;
-			}
-			if (mine->votes >= 2)
-				instr = mine->caller_instr;
-		}
+		/* a running generator's caller: the instruction that resumed it */
+		if (mine)
+			instr = generator_caller_vote(mine, mine_cached, code_addr, instr);
 		if (n >= max) {
 			r->stats.depth_capped++;
 			return -ELOOP;
 		}
-		frames[n].addr = prev_frame;
-		frames[n].instr = instr;
-		frames[n].code = code;
-		frames[n].line = py_code_line(code, o, instr);
-		frames[n].shim = 0;
-		frames[n].generator = owner == OWNER_GENERATOR;
-		if (o->frame_model == PY_FRAMES_OBJECTS)
-			frames[n].entry = 1;
-		else if (o->frame_is_entry != PYOFF_NONE)
-			frames[n].entry = buf[o->frame_is_entry] != 0;
-		else
-			frames[n].entry = 0;
-		n++;
+		frame_info_fill(&frames[n++], o, buf, prev_frame, code, instr,
+				owner == OWNER_GENERATOR);
 	}
-	/*
-	 * From 3.11 every thread's chain ends where a C-level eval call began
-	 * (3.11: an is_entry frame; 3.12+: a C-stack shim). A chain that ends
-	 * anywhere else was read while it changed (a generator suspended
-	 * between two reads): reject it rather than report a stack that never was.
-	 */
-	if (n && o->frame_model == PY_FRAMES_INTERP_311 && !frames[n - 1].entry)
-		return -EAGAIN;
-	/*
-	 * 3.11 has no entry frame on the C stack, but the thread's cframe is
-	 * one: a local of the eval call that runs the innermost group. It
-	 * tells that call's native frame from an outer one's (merge.c), where
-	 * native code calls back into Python: while the callback's eval call
-	 * sets up or returns, the chain is still (again) the caller's, and the
-	 * callback's native frame must claim none of it.
-	 */
-	if (o->frame_model == PY_FRAMES_INTERP_311 && t->cframe) {
-		for (size_t k = 0; k < n; k++) {
-			if (frames[k].entry) {
-				frames[k].shim = t->cframe;
-				break;
-			}
-		}
-	}
-	if (n && o->frame_model == PY_FRAMES_INTERP_312 && !frames[n - 1].shim)
-		return -EAGAIN;
-	if (n)
-		frames[n - 1].entry = 1;
+	if ((ret = chain_end(o, t, frames, n)))
+		return ret;
 	ret = code_cache_confirm(r, frames, n, now);
 	if (ret)
 		return ret;
