@@ -74,9 +74,7 @@ void agent_calls_take(struct agent_calls *c, const struct py_target *t, int fina
 		c->taken.meta.calls_note = xstrdup("not counted: the process exec'd another "
 						   "program, which ended the counting (its calls since "
 						   "the last period were lost); it is asked again");
-		callcount_release(&c->cc);
-		callcount_init(&c->cc, t->pid);
-		c->cc.announce = callcount_log_request;   /* its next start is logged too */
+		callcount_reset(&c->cc);
 		c->state = final ? CALLCOUNT_OFF : CALLCOUNT_WAITING;
 		c->tried_ns = 0;
 		return;
@@ -111,10 +109,8 @@ void agent_calls_take(struct agent_calls *c, const struct py_target *t, int fina
 			c->state = CALLCOUNT_OFF;   /* stopped, or exited: its last counts */
 	}
 	strbuf_release(&why);
-	if (c->state == CALLCOUNT_OFF) {
-		callcount_release(&c->cc);
-		callcount_init(&c->cc, t->pid);
-	}
+	if (c->state == CALLCOUNT_OFF)
+		callcount_reset(&c->cc);
 }
 
 void agent_calls_abandon(struct agent_calls *c, pid_t pid)
@@ -122,8 +118,7 @@ void agent_calls_abandon(struct agent_calls *c, pid_t pid)
 	if (c->state != CALLCOUNT_COUNTING)
 		return;
 	callcount_warn_unread(pid);
-	callcount_release(&c->cc);
-	callcount_init(&c->cc, pid);
+	callcount_reset(&c->cc);
 	profile_release(&c->taken);
 	profile_init(&c->taken);
 	c->taken.meta.calls_note = xstrdup("not read: interrupted (the counting removes itself "

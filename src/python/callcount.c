@@ -503,26 +503,7 @@ int callcount_check(struct target_mem *m, const struct py_target *t, struct strb
 	return ret;
 }
 
-static int start_request(struct callcount *cc, const struct py_target *t, double deadline_s,
-			 struct strbuf *why);
-
-int callcount_start(struct callcount *cc, const struct py_target *t, double deadline_s,
-		    struct strbuf *why)
-{
-	void (*announce)(pid_t, const char *, const char *) = cc->announce;
-	volatile sig_atomic_t *stop = cc->stop;
-	int ret = start_request(cc, t, deadline_s, why);
-
-	if (ret) {
-		/* the files of a start that failed are gone; cc as new, for another try */
-		callcount_release(cc);
-		callcount_init(cc, t->pid);
-		cc->announce = announce;
-		cc->stop = stop;
-	}
-	return ret;
-}
-
+/* callcount_start without the reset after a failure. */
 static int start_request(struct callcount *cc, const struct py_target *t, double deadline_s,
 			 struct strbuf *why)
 {
@@ -571,6 +552,16 @@ static int start_request(struct callcount *cc, const struct py_target *t, double
 		}
 	}
 	strbuf_release(&res);
+	return ret;
+}
+
+int callcount_start(struct callcount *cc, const struct py_target *t, double deadline_s,
+		    struct strbuf *why)
+{
+	int ret = start_request(cc, t, deadline_s, why);
+
+	if (ret)
+		callcount_reset(cc);     /* the files of a start that failed are gone */
 	return ret;
 }
 
@@ -815,4 +806,16 @@ void callcount_release(struct callcount *cc)
 	remove_placed(&cc->keep_fd, &cc->keep_tmp_fd, cc->keep_dirname);
 	free_counts(cc);
 	mem_release(&cc->mem);
+}
+
+void callcount_reset(struct callcount *cc)
+{
+	void (*announce)(pid_t, const char *, const char *) = cc->announce;
+	volatile sig_atomic_t *stop = cc->stop;
+	pid_t pid = cc->pid;
+
+	callcount_release(cc);
+	callcount_init(cc, pid);
+	cc->announce = announce;
+	cc->stop = stop;
 }

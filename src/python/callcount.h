@@ -139,6 +139,12 @@ int callcount_ended(const struct callcount *cc);
 /* Remove every file and the directory placed; free the counts. */
 void callcount_release(struct callcount *cc);
 
+/*
+ * callcount_release, then cc as callcount_init makes it for the same pid,
+ * its stop and announce kept: ready to be asked again.
+ */
+void callcount_reset(struct callcount *cc);
+
 /* Parse a counts file's text into cc (exposed for unit tests). 0 or -EPROTO. */
 int callcount_parse(struct callcount *cc, char *text, size_t len);
 
