@@ -31,10 +31,15 @@ def test_dump_structure(interp, structure):
             problems.append("thread %d named %r, want %r (comm %r)" % (tid, name, want,
                                                                         names[tid]))
         key = spec.key_for(w, tid, names[tid])
-        # off-cpu: a thread waiting for the GIL, possibly between two calls
-        if not spec.matches_any(key, frames, state == "off-cpu"):
-            problems.append("thread %s (%d): stack %s is none of %s"
-                            % (key, tid, fmt_frames(frames), spec.valid[key]))
+        # A dump is one instant, so every true instant is right, the rare
+        # ones too: a caller innermost on its call line (the instructions
+        # around a call), running or waiting for the GIL. The sampling tests
+        # count those as missing a leaf for a running thread (below 1%); a
+        # single read cannot, and did fail CI once that way on py3.10
+        # (fw-nested on-cpu at `return inner(n)`, 2026-12-03).
+        if not spec.matches_any(key, frames, waiting=True):
+            problems.append("thread %s (%d, %s): stack %s is none of %s"
+                            % (key, tid, state, fmt_frames(frames), spec.valid_waiting[key]))
     assert not problems, "\n".join(problems) + "\n" + repr(r)
 
 
