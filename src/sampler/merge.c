@@ -8,7 +8,9 @@
  *           entry is kept; C-library start-up frames directly inside it and
  *           the interpreter's frames fold, except the first interpreter frame
  *           after a frame of another module (where C called into Python:
- *           Py_BytesMain, a thread's start routine, an embedding program);
+ *           Py_BytesMain, a thread's start routine, an embedding program)
+ *           when it has a name (unnamed, it says no more than the Python
+ *           frame after it);
  *   between (two Python frames): the interpreter's frames and its JIT code
  *           fold; other modules (an extension calling back into Python) stay;
  *   inner   (below the innermost Python frame): everything stays (the
@@ -174,10 +176,11 @@ static void classify_frames(const struct merge_input *in, int16_t *claims, uint8
 }
 
 /* Outer segment: does frame i (not the outermost) fold? */
-static int outer_folds(const uint8_t *cls, size_t i, size_t n)
+static int outer_folds(const uint8_t *cls, const struct native_symbol *sym, size_t i, size_t n)
 {
 	if (cls[i] == FC_INTERP)
-		return cls[i + 1] == FC_INTERP;
+		/* Kept where C called into Python, when it has a name to say so. */
+		return cls[i + 1] == FC_INTERP || sym->is_unnamed;
 	if (cls[i] == FC_CRT) {
 		/* Start-up code only: C-library frames up to the entry. */
 		for (size_t k = i + 1; k + 1 < n; k++)
@@ -236,7 +239,7 @@ size_t merge_stack(struct profile *p, const struct merge_input *in, uint32_t *ou
 		else if (cursor < in->npy)
 			fold = cls[i] == FC_INTERP || sym->is_internal;
 		else
-			fold = i + 1 < nn && outer_folds(cls, i, nn);
+			fold = i + 1 < nn && outer_folds(cls, sym, i, nn);
 		if (!fold)
 			n = emit_native(p, sym, out, n, max);
 	}

@@ -245,6 +245,7 @@ static void resolve(struct symbolizer *s, struct sym_entry *e, uint64_t pc)
 	} else {
 		e->owned = strbuf_detach(&sb);
 		e->sym.name = e->owned;
+		e->sym.is_unnamed = 1;
 	}
 	classify(&e->sym);
 }

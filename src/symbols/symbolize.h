@@ -41,6 +41,7 @@ struct native_symbol {
 	int is_thread_entry;        /* _start, __libc_start_main, start_thread, clone */
 	int is_anon;                /* in an anonymous executable mapping that no
 	                             * perf map names (JIT code) */
+	int is_unnamed;             /* no symbol: name is "module+0xoff" or "[anon]+0x.." */
 	const struct native_inline *inl;  /* inlined at the address, innermost first */
 	size_t ninl;
 };

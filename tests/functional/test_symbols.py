@@ -429,6 +429,42 @@ def test_stripped_315_folds_to_module(backend, tmp_path):
     assert restored == sum(c for _, _, _, c in full), full[:3]
 
 
+@pytest.mark.parametrize("backend", sorted(FOLD_BACKENDS))
+def test_stripped_315_threads_read_like_main(backend, tmp_path):
+    """Issue 21 item 12: on Debian's stripped python3.15 a `threading`
+    thread's outer frames fold as the main thread's do, by position and
+    module: its entry (libc's __clone3, unexported: libc.so.6+0x...) and then
+    its first Python frame (structure.py starts its threads with _thread),
+    as the main thread reads _start -> Py_BytesMain -> <module>. Before, the interpreter's unnamed start routine
+    (python3.15+0x...) stayed between them; --native-all still shows it."""
+    interp = INTERP_BY_ID["sid-py3.15"]
+    w = start_workload(interp, "structure.py")
+    try:
+        # wall: the main thread waits, and is sampled too
+        opts = FOLD_BACKENDS[backend] + ("--mode", "wall")
+        folded = sid_record(w, tmp_path / "folded.txt", *opts)
+        full = sid_record(w, tmp_path / "full.txt", *opts, "--native-all")
+    finally:
+        w.stop()
+    seen = {"main": 0, "thread": 0}
+    for name, tid, frames, count in folded:
+        first_py = next((i for i, f in enumerate(frames) if f.kind == "py"), None)
+        if first_py is None:
+            continue
+        outer = [f.name for f in frames[:first_py + 1]]
+        if tid == w.pid:
+            assert outer == ["_start", "Py_BytesMain", "<module>"], (name, outer)
+            seen["main"] += count
+        else:
+            assert first_py == 1 and frames[0].module == "libc.so.6", (name, outer)
+            assert not outer[0].startswith("python3.15+0x"), (name, outer)
+            seen["thread"] += count
+    assert seen["main"] > 0 and seen["thread"] >= 20, seen
+    # The folded frames are still there with --native-all.
+    assert any(f.name.startswith("python3.15+0x") and f.module == "python3.15"
+               for _, tid, frames, _ in full if tid != w.pid for f in frames[:4]), full[:3]
+
+
 def fde_starts(path):
     """The first address of every FDE of the file's .eh_frame, as readelf reads them."""
     out = sh("readelf", "--debug-dump=frames", path)

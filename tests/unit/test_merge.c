@@ -43,6 +43,7 @@ static void native(struct stack *s, const char *name, struct fw_module *m)
 	s->syms[i].name = name;
 	s->syms[i].module = m;
 	s->syms[i].is_anon = m == NULL;
+	s->syms[i].is_unnamed = strstr(name, "+0x") != NULL;
 	s->uw.pcs[i] = 0x1000 + i;
 	s->uw.sps[i] = 0x7000 + 16 * i;
 }
@@ -142,9 +143,14 @@ static void main_thread_stripped(void **state)
 static void thread_entry(void **state)
 {
 	static struct stack s;
+	/*
+	 * The entry stays (the proof the stack is whole) and the interpreter's
+	 * start routine would, by position; unnamed, it says no more than the
+	 * Python frame after it, so it folds: the same shape as the main
+	 * thread's `_start -> Py_BytesMain -> <module>` less the name.
+	 */
 	static const char *const folded[] = {
-		"libc.so.6+0x112f91", "python3.15+0x73b90b", "Thread._bootstrap", "run",
-		"futex_wait", NULL,
+		"libc.so.6+0x112f91", "Thread._bootstrap", "run", "futex_wait", NULL,
 	};
 
 	(void)state;
@@ -156,6 +162,28 @@ static void thread_entry(void **state)
 	native(&s, "python3.15+0x73b90b", &interp);
 	native(&s, "start_thread", &libc);
 	native(&s, "libc.so.6+0x112f91", &libc);
+	python(&s, "run", 0);
+	python(&s, "Thread._bootstrap", 1);
+	check(&s, 0, folded);
+}
+
+/* The same thread where the files have names: the start routine stays. */
+static void thread_entry_named(void **state)
+{
+	static struct stack s;
+	static const char *const folded[] = {
+		"clone3", "pythread_wrapper", "Thread._bootstrap", "run", "futex_wait", NULL,
+	};
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	native(&s, "futex_wait", &libc);
+	eval(&s, "_PyEval_EvalFrameDefault");
+	native(&s, "PyObject_Call", &interp);
+	native(&s, "thread_run", &interp);
+	native(&s, "pythread_wrapper", &interp);
+	native(&s, "start_thread", &libc);
+	native(&s, "clone3", &libc);
 	python(&s, "run", 0);
 	python(&s, "Thread._bootstrap", 1);
 	check(&s, 0, folded);
@@ -281,6 +309,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(main_thread_stripped),
 		cmocka_unit_test(thread_entry),
+		cmocka_unit_test(thread_entry_named),
 		cmocka_unit_test(embedder_and_callback),
 		cmocka_unit_test(jit_frames),
 		cmocka_unit_test(anon_not_jit),
