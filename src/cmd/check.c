@@ -175,8 +175,10 @@ int check_requires(const struct check *c, enum backend b)
 
 enum backend check_default_backend(const struct check *c, int *whole_stacks)
 {
-	enum backend b = backend_auto_pick(check_backend(c, BACKEND_BPF)->status == AUDIT_USABLE,
-					   check_backend(c, BACKEND_PTRACE)->status != AUDIT_UNUSABLE);
+	enum backend b = backend_auto_pick(
+		BACKEND_USABLE(BPF, check_backend(c, BACKEND_BPF)->status == AUDIT_USABLE) |
+		BACKEND_USABLE(PTRACE, check_backend(c, BACKEND_PTRACE)->status != AUDIT_UNUSABLE) |
+		BACKEND_USABLE(VM, 1));
 
 	if (whole_stacks)
 		*whole_stacks = backend_whole_stacks_default(b, MODE_CPU);

@@ -362,7 +362,7 @@ static void print_backends(const struct check *c)
 		/* may read some processes, not others: the next one auto takes does those */
 		if (check_backend(c, d)->status == AUDIT_LIMITED && d != BACKEND_VM)
 			printf(" (for the processes %s may read, above; %s for the others)", bi->name,
-			       backend_name(backend_auto_pick(0, 0)));
+			       backend_name(backend_auto_pick(BACKEND_USABLE(VM, 1))));
 		printf(": %s%s%s\n", bi->by_default, bi->caveat ? "; " : "",
 		       bi->caveat ? bi->caveat : "");
 	}

@@ -11,6 +11,7 @@
 
 #include "output/format.h"
 #include "output/output.h"
+#include "sampler/sampler.h"
 #include "symbols/symbolize.h"
 #include "util/strbuf.h"
 #include "util/util.h"
@@ -216,6 +217,7 @@ static void print_names(const struct profile *p, FILE *f, struct strbuf *sb)
 static void print_header(const struct profile *p, FILE *f)
 {
 	const struct profile_meta *m = &p->meta;
+	const struct backend_info *bi;
 	struct strbuf sb = STRBUF_INIT;
 	double secs = (double)m->duration_ns / 1e9;
 	uint64_t attempts = m->samples + m->errors;
@@ -277,13 +279,11 @@ static void print_header(const struct profile *p, FILE *f)
 			(double)m->bpf_run_ns / (double)m->bpf_run_cnt / 1e3, m->bpf_run_cnt);
 	fprintf(f, "Errors:    %" PRIu64 " dropped samples (%.2f%%)\n", m->errors,
 		pct(m->errors, attempts));
-	/* The reader that never stops the target drops a stack that changed under it. */
+	/* A reader that does not stop the target drops a stack that changed under it. */
+	bi = m->backend ? backend_info_described(m->backend) : NULL;
 	if (m->errors > m->label_changed &&
-	    pct(m->errors - m->label_changed, attempts) >= 1.0 && m->backend &&
-	    !strncmp(m->backend, "vm ", 3))
-		fprintf(f, "           (stacks that kept changing while read without stopping the target:\n"
-			"            threads making calls faster than a copy takes; --backend bpf or\n"
-			"            --backend ptrace --native read them at one instant)\n");
+	    pct(m->errors - m->label_changed, attempts) >= 1.0 && bi && bi->changing_hint)
+		fprintf(f, "           %s\n", bi->changing_hint);
 	if (!m->ticks_requested)
 		fprintf(f, "Profiler:  %.2f s CPU in user space\n", (double)m->profiler_cpu_ns / 1e9);
 	else

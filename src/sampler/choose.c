@@ -12,6 +12,7 @@
  * name, how it reads and what it needs, in the words every command prints.
  */
 #include <errno.h>
+#include <stddef.h>
 
 #include "sampler/backend.h"
 #include "sampler/bpf.h"
@@ -35,6 +36,11 @@ static const struct backend_info backends[BACKEND_COUNT] = {
 			  "(docs/BENCHMARKS.md, \"Accuracy\")",
 		.header = { "vm (process_vm_readv; Python frames; never stops the target)" },
 		.by_default = "Python frames, read without stopping the target",
+		.changing_hint = "(stacks that kept changing while read without stopping the "
+				 "target:\n"
+				 "            threads making calls faster than a copy takes; "
+				 "--backend bpf or\n"
+				 "            --backend ptrace --native read them at one instant)",
 		.labels = 1,
 	},
 	[BACKEND_PTRACE] = {
@@ -91,6 +97,16 @@ const struct backend_info *backend_info(enum backend b)
 	return b > BACKEND_AUTO && b < BACKEND_COUNT ? &backends[b] : NULL;
 }
 
+const struct backend_info *backend_info_described(const char *description)
+{
+	size_t n = strcspn(description, " ");
+
+	for (int b = BACKEND_AUTO + 1; b < BACKEND_COUNT; b++)
+		if (strlen(backends[b].name) == n && !strncmp(description, backends[b].name, n))
+			return &backends[b];
+	return NULL;
+}
+
 enum backend backend_preferred(size_t i)
 {
 	return i < ARRAY_SIZE(auto_order) ? auto_order[i] : BACKEND_AUTO;
@@ -111,7 +127,7 @@ int backend_parse(const char *name, enum backend *out)
 	return -EINVAL;
 }
 
-#define EVERY_BACKEND (1u << BACKEND_VM | 1u << BACKEND_PTRACE | 1u << BACKEND_BPF)
+#define EVERY_BACKEND (((1u << BACKEND_COUNT) - 1u) & ~(1u << BACKEND_AUTO))
 
 /* The modes, by enum sample_mode (struct mode_info). */
 static const struct mode_info modes[] = {
@@ -188,11 +204,18 @@ static void add_backends(struct strbuf *sb, unsigned mask, int auto_order)
 	}
 }
 
-/* The backends whose row in the table sets field (a mask for add_backends). */
-#define BACKENDS_WITH(field) \
-	((backends[BACKEND_VM].field ? 1u << BACKEND_VM : 0) | \
-	 (backends[BACKEND_PTRACE].field ? 1u << BACKEND_PTRACE : 0) | \
-	 (backends[BACKEND_BPF].field ? 1u << BACKEND_BPF : 0))
+/* The backends whose row sets the int at offset off (a mask for add_backends). */
+static unsigned backends_with(size_t off)
+{
+	unsigned mask = 0;
+
+	for (int b = BACKEND_AUTO + 1; b < BACKEND_COUNT; b++)
+		if (*(const int *)((const char *)&backends[b] + off))
+			mask |= 1u << b;
+	return mask;
+}
+
+#define BACKENDS_WITH(field) backends_with(offsetof(struct backend_info, field))
 
 static int ptrace_allowed(pid_t pid)
 {
@@ -223,16 +246,12 @@ int backend_whole_stacks_default(enum backend b, enum sample_mode mode)
 	return bi && (bi->whole_stacks >> mode & 1u);
 }
 
-enum backend backend_auto_pick(int bpf_loads, int ptrace_allowed)
+enum backend backend_auto_pick(unsigned usable)
 {
-	const int usable[BACKEND_COUNT] = {
-		[BACKEND_VM] = 1, [BACKEND_PTRACE] = ptrace_allowed, [BACKEND_BPF] = bpf_loads,
-	};
-
 	for (size_t i = 0; i < ARRAY_SIZE(auto_order); i++)
-		if (usable[auto_order[i]])
+		if (usable >> auto_order[i] & 1u)
 			return auto_order[i];
-	return BACKEND_VM;
+	return auto_order[ARRAY_SIZE(auto_order) - 1];
 }
 
 static void decide_stacks(struct sampler_opts *so, int asked_native)
@@ -302,7 +321,8 @@ int backend_choose(struct sampler_opts *so, pid_t probe_pid, struct strbuf *why,
 		bpf_ok = !bpf_backend_probe(&bpf_why);
 	}
 	err = bpf_ok ? 0 : ptrace_allowed(probe_pid);
-	so->backend = backend_auto_pick(bpf_ok, !err);
+	so->backend = backend_auto_pick(BACKEND_USABLE(BPF, bpf_ok) | BACKEND_USABLE(PTRACE, !err) |
+					BACKEND_USABLE(VM, 1));
 	so->backend_auto = 1;
 	bi = backend_info(so->backend);
 	if (so->backend == BACKEND_BPF) {
@@ -338,7 +358,7 @@ int backend_fall_back(struct sampler_opts *so, pid_t probe_pid, const char *why,
 	if (!so->backend_auto || from != BACKEND_BPF)
 		return -ENOENT;
 	err = ptrace_allowed(probe_pid);
-	so->backend = backend_auto_pick(0, !err);
+	so->backend = backend_auto_pick(BACKEND_USABLE(PTRACE, !err) | BACKEND_USABLE(VM, 1));
 	if (so->backend == BACKEND_VM && so->native && so->stacks_asked) {
 		so->backend = from;
 		return -ENOENT;        /* whole stacks asked for, and nothing else reads them */

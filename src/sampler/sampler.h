@@ -124,6 +124,9 @@ struct backend_info {
 	                             * (NULL: the one before) */
 	const char *by_default;     /* what record and top give with it by default
 	                             * (check's "default:" line) */
+	const char *changing_hint;  /* the report's word when 1% or more of the stacks were
+	                             * dropped for changing while read (NULL: it reads
+	                             * at one instant) */
 	int native;                 /* it can read native frames (--native, --kernel) */
 	int labels;                 /* it reads a thread's context with its stack (--label) */
 	unsigned whole_stacks;      /* 1 << mode: whole stacks unless told otherwise */
@@ -133,6 +136,8 @@ struct backend_info {
 
 /* The row of backend b; NULL for BACKEND_AUTO (not a backend). */
 const struct backend_info *backend_info(enum backend b);
+/* The row named by a profile's backend line ("vm (process_vm_readv; ..."); NULL if none. */
+const struct backend_info *backend_info_described(const char *description);
 /*
  * The i-th backend in the order auto prefers them (backend_auto_pick: bpf,
  * ptrace, vm), BACKEND_AUTO past the last: for lists shown to the user.
@@ -157,8 +162,13 @@ int backend_choose(struct sampler_opts *so, pid_t probe_pid, struct strbuf *why,
 		   struct strbuf *announce);
 /* "auto", "vm", "ptrace" or "bpf". */
 const char *backend_name(enum backend b);
-/* The order auto follows: bpf when its program loads, else ptrace when allowed, else vm. */
-enum backend backend_auto_pick(int bpf_loads, int ptrace_allowed);
+/*
+ * The first backend in auto's order (bpf, ptrace, vm) whose bit (1 << enum
+ * backend) is set in usable; the last of the order when none is.
+ */
+enum backend backend_auto_pick(unsigned usable);
+/* A bit of backend_auto_pick's mask: BACKEND_USABLE(BPF, loads). */
+#define BACKEND_USABLE(name, yes) ((yes) ? 1u << BACKEND_##name : 0u)
 /* Whether a capture on backend b in mode unwinds whole stacks unless told otherwise. */
 int backend_whole_stacks_default(enum backend b, enum sample_mode mode);
 /* "cpu", "wall", "gil", "exception" -> mode. 0 or -EINVAL. */

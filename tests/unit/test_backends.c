@@ -87,7 +87,17 @@ static void test_descriptions(void **state)
 		so.native = cases[i].native;
 		so.kernel = cases[i].kernel;
 		assert_string_equal(backend_description(&so), cases[i].want);
+		/* a saved profile's Backend line finds its row again (the report's hints) */
+		if (cases[i].b != BACKEND_AUTO)
+			assert_ptr_equal(backend_info_described(cases[i].want),
+					 backend_info(cases[i].b));
 	}
+	assert_null(backend_info_described("vmx (something else)"));
+	assert_null(backend_info_described(""));
+	/* only the reader that does not stop drops stacks for changing while read */
+	assert_non_null(backend_info(BACKEND_VM)->changing_hint);
+	assert_null(backend_info(BACKEND_PTRACE)->changing_hint);
+	assert_null(backend_info(BACKEND_BPF)->changing_hint);
 }
 
 static void test_whole_stacks_and_order(void **state)
@@ -100,10 +110,14 @@ static void test_whole_stacks_and_order(void **state)
 		assert_false(backend_whole_stacks_default(BACKEND_VM, (enum sample_mode)m));
 		assert_false(backend_whole_stacks_default(BACKEND_AUTO, (enum sample_mode)m));
 	}
-	assert_int_equal(backend_auto_pick(1, 1), BACKEND_BPF);
-	assert_int_equal(backend_auto_pick(1, 0), BACKEND_BPF);
-	assert_int_equal(backend_auto_pick(0, 1), BACKEND_PTRACE);
-	assert_int_equal(backend_auto_pick(0, 0), BACKEND_VM);
+	assert_int_equal(backend_auto_pick(BACKEND_USABLE(BPF, 1) | BACKEND_USABLE(PTRACE, 1) |
+					   BACKEND_USABLE(VM, 1)), BACKEND_BPF);
+	assert_int_equal(backend_auto_pick(BACKEND_USABLE(BPF, 1) | BACKEND_USABLE(VM, 1)),
+			 BACKEND_BPF);
+	assert_int_equal(backend_auto_pick(BACKEND_USABLE(PTRACE, 1) | BACKEND_USABLE(VM, 1)),
+			 BACKEND_PTRACE);
+	assert_int_equal(backend_auto_pick(BACKEND_USABLE(VM, 1)), BACKEND_VM);
+	assert_int_equal(backend_auto_pick(0), BACKEND_VM);     /* the last resort */
 	/* the order lists show is the order auto picks in */
 	assert_int_equal(backend_preferred(0), BACKEND_BPF);
 	assert_int_equal(backend_preferred(1), BACKEND_PTRACE);
