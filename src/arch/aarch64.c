@@ -56,6 +56,8 @@ const unsigned arch_elf_machine = EM_AARCH64;
 const char *const arch_multiarch = "aarch64-linux-gnu";
 /* bl leaves the return address in x30: the CFA at entry is sp + 0 */
 const int64_t arch_entry_cfa_offset = 0;
+/* TLS variant 1: struct pthread right below TPIDR_EL0 (glibc's THREAD_SELF) */
+const int arch_pthread_below_tp = 1;
 
 /*
  * [x29] = caller's x29, [x29+8] = x30 (the return address). The caller's sp

@@ -56,6 +56,16 @@ extern const unsigned arch_elf_machine;  /* e_machine of its ELF files (EM_X86_6
 extern const char *const arch_multiarch; /* Debian's library directory name, "x86_64-linux-gnu" */
 /* The CFA at a function's entry: the stack pointer plus this (x86-64: the return address). */
 extern const int64_t arch_entry_cfa_offset;
+/*
+ * Where glibc's thread descriptor (struct pthread, what pthread_self() and a
+ * Python thread state's thread_id hold) lies against the thread pointer
+ * (x86-64's fs base, aarch64's TPIDR_EL0): 0 at it (TLS variant 2, x86-64);
+ * 1 right below it (variant 1, aarch64): pthread_self() is the thread
+ * pointer less sizeof(struct pthread), which glibc publishes for debuggers
+ * as _thread_db_sizeof_pthread (ARCH_GLIBC_SIZEOF_PTHREAD).
+ */
+extern const int arch_pthread_below_tp;
+#define ARCH_GLIBC_SIZEOF_PTHREAD "_thread_db_sizeof_pthread"
 
 /*
  * Frame-pointer step: from the frame pointer, where the caller's frame

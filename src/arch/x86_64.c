@@ -23,6 +23,8 @@ const unsigned arch_elf_machine = EM_X86_64;
 const char *const arch_multiarch = "x86_64-linux-gnu";
 /* call pushed the return address: CFA = rsp + 8 */
 const int64_t arch_entry_cfa_offset = 8;
+/* TLS variant 2: the fs base is struct pthread itself (pthread_self()) */
+const int arch_pthread_below_tp = 0;
 
 /* [rbp] = caller's rbp, [rbp+8] = return address, caller's rsp = rbp+16 */
 const struct arch_fp_layout arch_fp = { 0, 8, 16, 1 };

@@ -43,12 +43,11 @@ struct thread_struct {
 #define FW_UREGS_SYSCALL_NR(r) ((r)->syscallno)
 #define FW_UREGS_SYSCALL_ARG0(r) ((r)->orig_x0)
 /*
- * glibc's pthread_t on aarch64 (TLS variant 1) lies sizeof(struct pthread)
- * below the thread pointer, a size that differs between glibc releases and
- * is not known here yet: the thread pointer never equals a thread state's
- * pthread_t, so a new thread's state is found by user space's map refresh
- * instead (docs/AARCH64.md).
+ * The thread pointer (TPIDR_EL0). glibc's pthread_t on aarch64 (TLS variant
+ * 1) lies sizeof(struct pthread) below it, a size that differs between glibc
+ * releases: user space reads it from the target's glibc
+ * (_thread_db_sizeof_pthread) into the target's pthread_below_tp.
  */
-#define FW_TASK_PTHREAD(task) ((task)->thread.uw.tp_value)
+#define FW_TASK_THREAD_POINTER(task) ((task)->thread.uw.tp_value)
 
 #endif

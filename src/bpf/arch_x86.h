@@ -38,7 +38,7 @@ struct thread_struct {
 /* a thread off a CPU: the system call it entered the kernel for (-1: none) */
 #define FW_UREGS_SYSCALL_NR(r) ((__s32)(r)->orig_rax)
 #define FW_UREGS_SYSCALL_ARG0(r) ((r)->rdi)
-/* glibc's pthread_t on x86-64 (TLS variant 2): the thread pointer itself */
-#define FW_TASK_PTHREAD(task) ((task)->thread.fsbase)
+/* the thread pointer (fs base): glibc's pthread_t on x86-64 (TLS variant 2) */
+#define FW_TASK_THREAD_POINTER(task) ((task)->thread.fsbase)
 
 #endif

@@ -17,7 +17,7 @@
 
 /*
  * The architecture's facts (fw_uregs_t, struct thread_struct, FW_COPY_REGS,
- * FW_UREGS_SP, FW_CTX_USER_MODE, FW_UREGS_SYSCALL_*, FW_TASK_PTHREAD) come
+ * FW_UREGS_SP, FW_CTX_USER_MODE, FW_UREGS_SYSCALL_*, FW_TASK_THREAD_POINTER) come
  * from arch_x86.h or arch_arm64.h, which meson.build includes first.
  */
 #ifndef FRAMEWALK_BPF_ARCH_H
@@ -260,7 +260,7 @@ static __always_inline __u64 find_tstate(const struct fw_target_cfg *cfg, __u32 
 				 .id_off = cfg->tstate_thread_id };
 	__u64 *ts = bpf_map_lookup_elem(&tstates, &tid), id = 0;
 
-	w.want = FW_TASK_PTHREAD(self);
+	w.want = FW_TASK_THREAD_POINTER(self) - cfg->pthread_below_tp;
 	if (ts && *ts == FW_NOT_PYTHON)
 		return 0;
 	if (ts && *ts && !read_user(&id, sizeof(id), (void *)(*ts + cfg->tstate_thread_id), task) &&

@@ -75,6 +75,12 @@ struct fw_target_cfg {
 	__u64 threads_head_addr;     /* &interp->threads.head */
 	__s32 tstate_next;
 	__s32 tstate_thread_id;      /* pthread_t */
+	/*
+	 * pthread_t = the thread pointer less this: 0 on x86-64 (the fs base
+	 * is struct pthread), sizeof(struct pthread) on aarch64 (it lies right
+	 * below TPIDR_EL0; arch_pthread_below_tp).
+	 */
+	__u64 pthread_below_tp;
 	/* Interpreter state read at the sample's instant (0: unknown). */
 	__u64 gil_holder_addr;       /* thread state holding the GIL */
 	__u64 gil_locked_addr;       /* int: is it locked */

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "arch/arch.h"
 #include "elf/elfread.h"
 #include "python/discover.h"
 #include "python/version.h"
@@ -23,6 +24,14 @@
 static int is_libpython(const char *path)
 {
 	return !strncmp(path_base(path), "libpython", 9);
+}
+
+/* glibc: libc.so.6, or an old libc-2.NN.so */
+static int is_libc(const char *path)
+{
+	const char *b = path_base(path);
+
+	return !strncmp(b, "libc.so", 7) || (!strncmp(b, "libc-", 5) && b[5] >= '0' && b[5] <= '9');
 }
 
 static int looks_like_python(const char *path)
@@ -62,6 +71,30 @@ static int open_module(pid_t pid, const struct proc_map *map, struct elf_file **
 	*ef = elf_file_open_fd(fd);
 	if (!*ef)
 		return -errno;
+	return 0;
+}
+
+uint64_t py_glibc_sizeof_pthread(pid_t pid, const struct proc_maps *maps,
+				 const struct proc_map *exe_map)
+{
+	/* the C library; else the executable (a static build) */
+	for (size_t k = 0; k <= maps->n; k++) {
+		const struct proc_map *m = k < maps->n ? &maps->maps[k] : exe_map;
+		struct elf_file *ef;
+		uint64_t value, size;
+		uint32_t n = 0;
+		int ok;
+
+		if (!m || m->offset != 0 || (k < maps->n && !is_libc(m->path)) ||
+		    open_module(pid, m, &ef))
+			continue;
+		ok = !elf_file_symbol(ef, ARCH_GLIBC_SIZEOF_PTHREAD, &value, &size) &&
+		     size >= sizeof(n) && !elf_file_read_vaddr(ef, value, &n, sizeof(n));
+		elf_file_close(ef);
+		/* a thread descriptor is a few hundred bytes to a few KiB */
+		if (ok && n >= 256 && n <= 16384)
+			return n;
+	}
 	return 0;
 }
 
@@ -389,6 +422,8 @@ int py_discover(pid_t pid, struct target_mem *mem, struct py_target *t, struct s
 	 */
 	if (found != 1 && unopened)
 		explain_unopened(pid, unopened, open_err, why);
+	if (found == 1 && arch_pthread_below_tp)
+		t->pthread_below_tp = py_glibc_sizeof_pthread(pid, &maps, exe_map);
 	proc_maps_release(&maps);
 	if (found != 1 && too_old && !unopened)
 		return unsupported(t, why);

@@ -21,6 +21,9 @@
 #include "target/memory.h"
 #include "util/strbuf.h"
 
+struct proc_map;
+struct proc_maps;
+
 struct py_target {
 	pid_t pid;
 	char exe[PATH_MAX];             /* the executable, as the target names it */
@@ -33,6 +36,13 @@ struct py_target {
 	int major, minor, micro;
 	char version[32];               /* "3.12.1", or "3.9" when the micro is unknown */
 	struct py_offsets offsets;      /* how to read this interpreter */
+	/*
+	 * pthread_t (a thread state's thread_id) is the thread pointer less
+	 * this: glibc's sizeof(struct pthread) where it lies below the thread
+	 * pointer (arch_pthread_below_tp: aarch64), from the target's C
+	 * library; 0 where it is the thread pointer (x86-64) or unknown.
+	 */
+	uint64_t pthread_below_tp;
 };
 
 /*
@@ -49,6 +59,17 @@ struct py_target {
  * why receives a one-line reason for the non-zero cases.
  */
 int py_discover(pid_t pid, struct target_mem *mem, struct py_target *out, struct strbuf *why);
+
+/*
+ * glibc's sizeof(struct pthread) in process pid (maps: its mappings;
+ * exe_map: its executable's, which holds it when static, or NULL), which
+ * glibc publishes for debuggers (_thread_db_sizeof_pthread): from its C
+ * library's file. 0 when not found. py_discover keeps it as
+ * pthread_below_tp where the architecture puts the descriptor below the
+ * thread pointer.
+ */
+uint64_t py_glibc_sizeof_pthread(pid_t pid, const struct proc_maps *maps,
+				 const struct proc_map *exe_map);
 
 /*
  * py_discover for a caller that only asks "is it Python?" (scans, roots,

@@ -439,6 +439,7 @@ static void target_config(struct sampler *s, int iterator, struct fw_target_cfg 
 	cfg->copy_stack = s->opts.native && needs_stack_copy(&s->mm);
 	cfg->tstate_next = o->tstate_next;
 	cfg->tstate_thread_id = o->tstate_thread_id;
+	cfg->pthread_below_tp = s->target.pthread_below_tp;
 	/* gil mode ticks every thread as wall mode does: which samples are kept (the
 	 * holder's, and those waiting for the GIL or running without it) is decided
 	 * from each sample's registers */
