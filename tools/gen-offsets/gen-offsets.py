@@ -41,7 +41,27 @@ BLOCKS_OUT = os.path.join(REPO, "tests", "unit", "debug_blocks.h")
 
 PYENV_VERSIONS = ["3.8.18", "3.9.18", "3.10.13", "3.11.7", "3.12.1", "3.13.0"]
 SID_MINORS = [13, 14, 15]
+# The header directory of Debian's multiarch pyconfig.h (only x86-64's is
+# installed in the sid root, whatever the target architecture).
 MULTIARCH = "x86_64-linux-gnu"
+ARM64_SYSROOT = os.environ.get("FRAMEWALK_ARM64_SYSROOT", "/var/cache/framewalk/arm64-sysroot")
+# The architectures a table is made for: how the probe is compiled and run
+# for it, and the file written. aarch64: Debian's cross compiler against the
+# arm64 sysroot (scripts/arm64-sysroot.sh; glibc's own types: pthread_mutex_t
+# is 48 bytes there, 40 on x86-64), run under qemu-user. CPython's headers
+# and pyconfig.h are x86-64's: nothing in them that the probed structs use
+# depends on the architecture (LP64 on both; the generator lists every fact
+# that differs between the two, all of them behind glibc's types).
+ARCHES = {
+    "x86_64": {"cc": None, "cflags": [], "run": [], "multiarch": "x86_64-linux-gnu",
+               "out": os.path.join(REPO, "src", "python", "offsets_table.c"),
+               "name": "x86-64"},
+    "aarch64": {"cc": "aarch64-linux-gnu-gcc", "cflags": ["--sysroot=" + ARM64_SYSROOT],
+                "run": ["qemu-aarch64-static", "-L", ARM64_SYSROOT],
+                "multiarch": "aarch64-linux-gnu",
+                "out": os.path.join(REPO, "src", "python", "offsets_table_aarch64.c"),
+                "name": "aarch64"},
+}
 NONE = -1
 FT_SUFFIX = " free-threaded"   # label of an input compiled with Py_GIL_DISABLED
 
@@ -90,9 +110,10 @@ def py_version_string(incdir):
     return "?"
 
 
-def run_probe(cc, incdirs, label, tmp, defines=()):
-    exe = os.path.join(tmp, "probe-" + label.replace(" ", "-"))
-    cmd = [cc, "-std=gnu11", "-O0", "-DPy_BUILD_CORE", "-w"]
+def run_probe(tc, incdirs, label, tmp, defines=()):
+    """tc: the toolchain, {"cc", "cflags", "run", "multiarch"} (ARCHES)."""
+    exe = os.path.join(tmp, "probe-%s-%s" % (tc["multiarch"], label.replace(" ", "-")))
+    cmd = [tc["cc"], "-std=gnu11", "-O0", "-DPy_BUILD_CORE", "-w"] + tc["cflags"]
     cmd += ["-D" + d for d in defines]
     cmd += ["-I" + d for d in incdirs]
     cmd += ["-o", exe, PROBE]
@@ -100,7 +121,7 @@ def run_probe(cc, incdirs, label, tmp, defines=()):
     if r.returncode != 0:
         die("probe for %s failed to compile:\n%s\n%s" %
             (label, " ".join(cmd), r.stderr))
-    out = subprocess.run([exe], capture_output=True, text=True, check=True)
+    out = subprocess.run(tc["run"] + [exe], capture_output=True, text=True, check=True)
     facts = {}
     for line in out.stdout.splitlines():
         key, val, size = line.split()
@@ -108,8 +129,9 @@ def run_probe(cc, incdirs, label, tmp, defines=()):
     return facts
 
 
-def probe_inputs(args, tmp):
-    """Returns {label: (minor, version string, incdir, facts)}."""
+def probe_inputs(args, tmp, tc):
+    """Returns {label: (minor, version string, incdir, facts)} as the
+    toolchain tc compiles them."""
     res = {}
     proot = pyenv_root(args.pyenv_root)
     for v in PYENV_VERSIONS:
@@ -118,7 +140,7 @@ def probe_inputs(args, tmp):
         if not os.path.isfile(os.path.join(inc, "Python.h")):
             die("missing headers for pyenv %s: %s" % (v, inc))
         label = "pyenv " + v
-        facts = run_probe(args.cc, [inc], label, tmp)
+        facts = run_probe(tc, [inc], label, tmp)
         res[label] = (int(mm.split(".")[1]), py_version_string(inc), inc,
                       facts)
     sroot = sid_root(args.sid_root)
@@ -131,20 +153,21 @@ def probe_inputs(args, tmp):
             die("missing Debian headers for %s under %s (is python%s-dev "
                 "installed? set FRAMEWALK_SID_ROOT or --sid-root)" %
                 (mm, sroot, mm))
-        # Debian's pyconfig.h does #include <x86_64-linux-gnu/python3.X/...>.
-        # Give the compiler only that directory through a private shim, so
-        # the host's libc headers are not replaced by the root's.
-        shim = os.path.join(tmp, "shim%d" % minor)
-        os.makedirs(os.path.join(shim, MULTIARCH))
-        os.symlink(arch, os.path.join(shim, MULTIARCH, "python" + mm))
+        # Debian's pyconfig.h does #include <MULTIARCH/python3.X/...>, by the
+        # compiler's architecture. Give the compiler only that directory
+        # (x86-64's, the one installed) through a private shim, so the
+        # compiler's libc headers are not replaced by the root's.
+        shim = os.path.join(tmp, "shim-%s-%d" % (tc["multiarch"], minor))
+        os.makedirs(os.path.join(shim, tc["multiarch"]))
+        os.symlink(arch, os.path.join(shim, tc["multiarch"], "python" + mm))
         ver = py_version_string(inc)
         label = "debian " + ver
-        facts = run_probe(args.cc, [inc, shim], label, tmp)
+        facts = run_probe(tc, [inc, shim], label, tmp)
         res[label] = (minor, ver, inc, facts)
         # The same headers compiled as a free-threaded build's (Debian ships
         # no such build: the layout is what its own headers give it).
         label = "debian " + ver + FT_SUFFIX
-        facts = run_probe(args.cc, [inc, shim], label, tmp,
+        facts = run_probe(tc, [inc, shim], label, tmp,
                           defines=["Py_GIL_DISABLED=1"])
         res[label] = (minor, ver, inc, facts)
     return res
@@ -779,8 +802,8 @@ def emit_layout(minor, src, vals, ft=False):
     return "\n".join(lines)
 
 
-def generate(inputs, measured):
-    parts = [HEADER]
+def generate(inputs, measured, arch="x86_64"):
+    parts = [HEADER.replace("for framewalk (x86-64)", "for framewalk (%s)" % ARCHES[arch]["name"])]
     by_minor = {}
     for label, (minor, ver, inc, facts) in inputs.items():
         # 3.8-3.12 from pyenv; 3.13+ from Debian (3.13 checked equal to pyenv)
@@ -818,7 +841,12 @@ const struct py_offsets *py_offsets_builtin(int minor)
             aio[minor] = (label, m)
     for minor in sorted(aio):
         label, m = aio[minor]
-        parts.append(emit_asyncio(minor, "measured in %s by asyncio_probe.py" % label, m))
+        how = "measured in %s by asyncio_probe.py" % label
+        if arch != "x86_64":
+            # no arm64 interpreter runs here: the C structs of Future and
+            # Task hold pointers, ints and bit fields only, laid out alike
+            how += " on x86-64 (pointers and ints only: the same on %s)" % ARCHES[arch]["name"]
+        parts.append(emit_asyncio(minor, how, m))
     parts.append("""\
 const struct py_asyncio_layout *py_asyncio_layout(int minor)
 {
@@ -923,10 +951,30 @@ struct debug_block {
     return "\n".join(out) + "\n"
 
 
+def arch_differences(host, other, name):
+    """Every fact that differs between the host's probe and another
+    architecture's, grouped by struct: what the note and docs/AARCH64.md
+    say (glibc's pthread types are the expected cause)."""
+    out = []
+    for label in sorted(host):
+        a, b = host[label][3], other[label][3]
+        if set(a) != set(b):
+            die("%s: the probe printed other facts on %s: %s" %
+                (label, name, ", ".join(sorted(set(a) ^ set(b)))))
+        diff = sorted(k for k in a if a[k] != b[k])
+        out.append("%s: %d of %d facts differ on %s%s" %
+                   (label, len(diff), len(a), name,
+                    (": " + ", ".join("%s %d/%d->%d/%d" % ((k,) + a[k] + b[k]) for k in diff))
+                    if diff else ""))
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--out", default=DEFAULT_OUT)
+    ap.add_argument("--out")
+    ap.add_argument("--arch", choices=sorted(ARCHES), default="x86_64",
+                    help="the architecture whose table is written (default x86_64)")
     ap.add_argument("--pyenv-root")
     ap.add_argument("--sid-root")
     ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
@@ -935,20 +983,34 @@ def main():
     ap.add_argument("--verify-live", action="store_true")
     args = ap.parse_args()
 
+    host = dict(ARCHES["x86_64"], cc=args.cc)
+    target = host if args.arch == "x86_64" else ARCHES[args.arch]
+    if args.out is None:
+        args.out = target["out"]
+    if args.arch != "x86_64" and args.verify_live:
+        die("--verify-live runs the interpreters: x86-64 only")
     tmp = tempfile.mkdtemp(prefix="gen-offsets.")
     try:
-        inputs = probe_inputs(args, tmp)
+        # The host's facts: what the interpreters run here are measured
+        # against (asyncio, --verify-live) and what another architecture's
+        # are compared with.
+        inputs = probe_inputs(args, tmp, host)
+        arch_inputs = inputs if target is host else probe_inputs(args, tmp, target)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    if target is not host:
+        for line in arch_differences(inputs, arch_inputs, target["name"]):
+            note(line)
 
     if args.dump:
+        inputs = arch_inputs
         json.dump({l: {"minor": i[0], "version": i[1], "include": i[2],
                        "facts": {k: v[0] for k, v in sorted(i[3].items())}}
                    for l, i in inputs.items()}, sys.stdout, indent=1)
         print()
         return
 
-    for line in check(inputs):
+    for line in check(arch_inputs):
         note(line)
     # free-threaded layouts have no interpreter to run: not measured live
     runnable = {l: i for l, i in inputs.items() if not is_ft(l)}
@@ -956,7 +1018,7 @@ def main():
                               sid_root(args.sid_root))
     for line in check_asyncio(runnable, measured, sid_root(args.sid_root)):
         note(line)
-    text = generate(inputs, measured)
+    text = generate(arch_inputs, measured, args.arch)
 
     if args.verify_live:
         sys.path.insert(0, HERE)
@@ -969,7 +1031,7 @@ def main():
             die("live verification failed")
 
     outputs = [(args.out, text)]
-    if args.out == DEFAULT_OUT:
+    if args.out == DEFAULT_OUT and args.arch == "x86_64":
         outputs.append((BLOCKS_OUT, block_fixture(inputs)))
     for path, content in outputs:
         if args.check:
