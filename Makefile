@@ -11,6 +11,7 @@
 #   make static ARCH=aarch64   build-static-aarch64/framewalk, cross-built (docs/AARCH64.md)
 #   make unit-aarch64  the unit tests cross-built for aarch64, run under qemu-user
 #   make bpf-core-aarch64   the arm64 BPF object against an arm64 kernel's BTF
+#   make check-aarch64 the arm64 suite in an emulated arm64 machine (docs/AARCH64.md)
 #   make deb          build-deb/framewalk_*.deb (dpkg-buildpackage -b -us -uc)
 #   make bench        the side-by-side benchmarks (bench/README.md)
 
@@ -94,6 +95,21 @@ unit-aarch64: aarch64-deps $(UNIT_AARCH64_DIR)/build.ninja
 		$(UNIT_AARCH64_DIR) | python3 -c 'import json, sys; print(" ".join(t["name"] \
 		for t in json.load(sys.stdin) if "framewalk:unit" in t["suite"] and t["name"] not in sys.argv[1:]))' \
 		$(UNIT_AARCH64_QEMU_SKIP))
+
+# The arm64 suite (tests/aarch64/guest_suite.py) in the emulated arm64
+# machine (scripts/aarch64-guest.sh, made once): the static aarch64 binary
+# on Debian unstable's arm64 python3.13-3.15, every backend. GUEST_SUITE_ARGS
+# narrows it (--interps python3.15 --backends bpf).
+AARCH64_SHARE = build-aarch64-share
+.PHONY: check-aarch64
+check-aarch64: aarch64-deps
+	@scripts/deps.sh aarch64-guest
+	$(MAKE) static ARCH=aarch64
+	rm -rf $(AARCH64_SHARE) && mkdir -p $(AARCH64_SHARE)/workloads
+	cp build-static-aarch64/framewalk tests/aarch64/guest_suite.py $(AARCH64_SHARE)/
+	cp tests/workloads/zlib_loop.py tests/workloads/thread_names.py $(AARCH64_SHARE)/workloads/
+	FW_GUEST_SHARE=$(abspath $(AARCH64_SHARE)) scripts/aarch64-guest.sh \
+		python3.13 guest_suite.py $(GUEST_SUITE_ARGS)
 
 # The aarch64 BPF object's CO-RE relocations and pt_regs layout against the
 # BTF of Debian's arm64 kernel (no arm64 machine needed; scripts/arm64-core-check.sh)
@@ -187,4 +203,4 @@ bench: build
 	@bench/run-all.sh $(FRAMEWALK)
 
 clean:
-	rm -rf build build-sanitize build-fuzz build-static build-deb build-static-aarch64 build-aarch64
+	rm -rf build build-sanitize build-fuzz build-static build-deb build-static-aarch64 build-aarch64 build-aarch64-share

@@ -7,6 +7,8 @@
 #   scripts/deps.sh aarch64 what `make static ARCH=aarch64` needs on top (cross
 #                           compiler, qemu-user for the cross-built unit tests,
 #                           mmdebstrap for the arm64 sysroot, scripts/arm64-sysroot.sh)
+#   scripts/deps.sh aarch64-guest   and what `make check-aarch64` needs on top
+#                           (qemu-system-arm and cpio: scripts/aarch64-guest.sh)
 # As root it runs apt-get; otherwise it prints the one command to run.
 set -eu
 
@@ -23,6 +25,8 @@ DEB_PKGS="dpkg-dev debhelper"
 # make static ARCH=aarch64: Debian's cross compiler (no dpkg architecture is
 # added: the arm64 libraries come from a sysroot, scripts/arm64-sysroot.sh)
 AARCH64_PKGS="gcc-aarch64-linux-gnu qemu-user-static mmdebstrap"
+# make check-aarch64 on top: the emulated arm64 machine (scripts/aarch64-guest.sh)
+AARCH64_GUEST_PKGS="qemu-system-arm cpio"
 # make demo: the Debian-unstable root with python3.15 (scripts/sid-root.sh)
 DEMO_PKGS="mmdebstrap"   # debian/control: Rules-Requires-Root: no, so no fakeroot
 TEST_PKGS="libcmocka-dev python3-pytest mmdebstrap binutils util-linux procps"
@@ -55,7 +59,8 @@ test) want="$BUILD_PKGS $TEST_PKGS" ;;
 deb) want="$BUILD_PKGS $DEB_PKGS" ;;
 demo) want="$BUILD_PKGS $DEMO_PKGS" ;;
 aarch64) want="$BUILD_PKGS $AARCH64_PKGS" ;;
-*) echo "usage: $0 build|test|deb|demo|aarch64" >&2; exit 2 ;;
+aarch64-guest) want="$BUILD_PKGS $AARCH64_PKGS $AARCH64_GUEST_PKGS" ;;
+*) echo "usage: $0 build|test|deb|demo|aarch64|aarch64-guest" >&2; exit 2 ;;
 esac
 
 missing=""
