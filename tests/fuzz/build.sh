@@ -27,7 +27,9 @@ fi
 ASAN_OPTIONS=detect_leaks=0 ninja -C "$B" libframewalk-core.a >"$B/fuzz-ninja.log" 2>&1 ||
 	{ cat "$B/fuzz-ninja.log" >&2; exit 1; }
 
-LIBS="$(pkg-config --libs libelf libdw libprotobuf-c zlib) -liberty -lpthread"
+# libbpf where the library has the BPF backend: the backends' table
+# (sampler/choose.c, which the text report reads since 2026-12-03) names it
+LIBS="$(pkg-config --libs libelf libdw libprotobuf-c zlib) $(pkg-config --libs libbpf 2>/dev/null) -liberty -lpthread"
 # what meson.build passes every compile for this architecture (the BPF
 # record's register count, src/bpf/fwprof.h); the fuzz build is x86-64's
 ARCH_DEFS="-DFW_NREGS=17"
