@@ -281,6 +281,12 @@ int cmd_dump(int argc, char **argv)
 		return code;
 	if (so.native) {
 		so.backend = BACKEND_PTRACE;
+		/*
+		 * Every thread's stack once: wall mode. In cpu mode a first tick
+		 * weighs the CPU time since a previous sample, which a dump does
+		 * not have (nothing printed), and skips the sleeping threads.
+		 */
+		so.mode = MODE_WALL;
 		proc_task_comm(pid, pid, comm, sizeof(comm));
 		escape_append(&sb, comm, ESCAPE_TERMINAL);
 		printf("Process %d (%s), Python %s\n", pid, strbuf_str(&sb), t.version);

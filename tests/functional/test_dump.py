@@ -131,3 +131,25 @@ def test_dump_names_threads_as_python_does(interp, workload):
         for want in ("MainThread", "reports", "a-thread-name-longer-than-15-bytes",
                      "rapports-énergie-日本", "fw-raw"):
             assert want in names, (extra, want, names)
+
+
+@pytest.mark.interps("py3.12", "sid-py3.15")
+@pytest.mark.parametrize("script", ["zlib_loop.py", "idle.py"])
+def test_dump_native_prints_every_stack(interp, workload, script):
+    """dump --native prints each thread's merged stack, a running one (Python
+    above zlib) and a sleeping one (its Python frames and the wait). It
+    printed headers only: its one tick was cpu mode's, which weighs the CPU
+    time since a previous sample a dump does not have, and skips sleepers
+    (seen first in the arm64 guest, 2026-12-03)."""
+    w = workload(interp, script)
+    if script == "idle.py":
+        w.wait_asleep(w.pid)
+    r = run_fw("dump", "--native", "-p", w.pid, timeout=60)
+    assert r.returncode == 0, r
+    lines = [l.strip() for l in r.stdout.splitlines()]
+    if script == "zlib_loop.py":
+        at = [i for i, l in enumerate(lines) if l.startswith("compress_report (")]
+        assert at and any("libz" in l for l in lines[at[0] + 1:]), r
+    else:
+        assert any(l.startswith("%s (" % frame_name(interp, "idle_wait")) for l in lines), r
+        assert lines[-1].startswith("[wait] "), r
