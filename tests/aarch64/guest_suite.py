@@ -63,6 +63,22 @@ def fw(*args, timeout=600):
                           timeout=timeout)
 
 
+def run_on(interp, script, *args):
+    """framewalk ARGS -p PID on a fresh workload, stopped afterwards."""
+    w = Workload(interp, script)
+    try:
+        return fw(*args, "-p", w.pid)
+    finally:
+        w.stop()
+
+
+def record_failed(name, r):
+    """Say so and return True when record did not exit 0."""
+    if r.returncode != 0:
+        result(name, False, "record exited %d: %s" % (r.returncode, r.stderr.strip()))
+    return r.returncode != 0
+
+
 def collapsed(path):
     """[(thread label, [frames outermost first], count)]"""
     out = []
@@ -91,15 +107,10 @@ def case_whole_stacks(interp, backend, seconds, tmp):
     """Python calling zlib: the Python frames above libz's in one stack, and
     the stacks whole (down to the thread's entry)."""
     name = "whole_stacks[%s-%s]" % (interp, backend)
-    w = Workload(interp, "zlib_loop.py")
-    try:
-        out, txt = os.path.join(tmp, name + ".collapsed"), os.path.join(tmp, name + ".txt")
-        r = fw("record", "-p", w.pid, "-d", seconds, "--backend", backend, "--native",
-               "-q", "-o", out, "-o", txt)
-    finally:
-        w.stop()
-    if r.returncode != 0:
-        return result(name, False, "record exited %d: %s" % (r.returncode, r.stderr.strip()))
+    out, txt = os.path.join(tmp, name + ".collapsed"), os.path.join(tmp, name + ".txt")
+    if record_failed(name, run_on(interp, "zlib_loop.py", "record", "-d", seconds, "--backend",
+                                  backend, "--native", "-q", "-o", out, "-o", txt)):
+        return
     stacks = collapsed(out)
     total = sum(c for _, _, c in stacks)
     merged = sum(c for _, f, c in stacks if python_above_zlib(f))
@@ -114,15 +125,10 @@ def case_whole_stacks(interp, backend, seconds, tmp):
 
 def case_python_only(interp, backend, seconds, tmp):
     name = "python_frames[%s-%s]" % (interp, backend)
-    w = Workload(interp, "zlib_loop.py")
-    try:
-        out = os.path.join(tmp, name + ".collapsed")
-        r = fw("record", "-p", w.pid, "-d", seconds, "--backend", backend, "--python-only",
-               "-q", "-o", out)
-    finally:
-        w.stop()
-    if r.returncode != 0:
-        return result(name, False, "record exited %d: %s" % (r.returncode, r.stderr.strip()))
+    out = os.path.join(tmp, name + ".collapsed")
+    if record_failed(name, run_on(interp, "zlib_loop.py", "record", "-d", seconds, "--backend",
+                                  backend, "--python-only", "-q", "-o", out)):
+        return
     stacks = collapsed(out)
     total = sum(c for _, _, c in stacks)
     want = re.compile(r"^<module> \(.*zlib_loop\.py:\d+\)$")
@@ -135,11 +141,7 @@ def case_python_only(interp, backend, seconds, tmp):
 
 def case_dump(interp):
     name = "dump[%s]" % interp
-    w = Workload(interp, "zlib_loop.py")
-    try:
-        r = fw("dump", "-p", w.pid, "--native")
-    finally:
-        w.stop()
+    r = run_on(interp, "zlib_loop.py", "dump", "--native")
     ok = r.returncode == 0 and "generate_report" in r.stdout and "libz" in r.stdout
     result(name, ok, "exit %d; %s" % (r.returncode, " | ".join(r.stdout.splitlines()[:12])
                                        if ok else r.stdout[-1500:] + r.stderr[-500:]))
@@ -147,15 +149,10 @@ def case_dump(interp):
 
 def case_thread_names(interp, backend, seconds, tmp):
     name = "thread_names[%s-%s]" % (interp, backend)
-    w = Workload(interp, "thread_names.py")
-    try:
-        out = os.path.join(tmp, name + ".collapsed")
-        r = fw("record", "-p", w.pid, "-d", seconds, "--backend", backend, "--mode", "wall",
-               "-q", "-o", out)
-    finally:
-        w.stop()
-    if r.returncode != 0:
-        return result(name, False, "record exited %d: %s" % (r.returncode, r.stderr.strip()))
+    out = os.path.join(tmp, name + ".collapsed")
+    if record_failed(name, run_on(interp, "thread_names.py", "record", "-d", seconds, "--backend",
+                                  backend, "--mode", "wall", "-q", "-o", out)):
+        return
     labels = {lab.rsplit(" (", 1)[0] for lab, _, _ in collapsed(out)}
     want = {"MainThread", "reports", "a-thread-name-longer-than-15-bytes", "fw-raw"}
     result(name, want <= labels, "labels %s, want %s" % (sorted(labels), sorted(want)))
@@ -163,11 +160,7 @@ def case_thread_names(interp, backend, seconds, tmp):
 
 def case_check(interp):
     name = "check[%s]" % interp
-    w = Workload(interp, "zlib_loop.py")
-    try:
-        r = fw("check", "-p", w.pid)
-    finally:
-        w.stop()
+    r = run_on(interp, "zlib_loop.py", "check")
     ok = r.returncode == 0 and "frame pointer" in r.stdout.lower()
     result(name, ok, "exit %d; %s" % (r.returncode, " | ".join(
         l.strip() for l in r.stdout.splitlines() if "python3" in l or "default" in l)[:600]

@@ -54,7 +54,7 @@ ARM64_SYSROOT = os.environ.get("FRAMEWALK_ARM64_SYSROOT", "/var/cache/framewalk/
 # that differs between the two, all of them behind glibc's types).
 ARCHES = {
     "x86_64": {"cc": None, "cflags": [], "run": [], "multiarch": "x86_64-linux-gnu",
-               "out": os.path.join(REPO, "src", "python", "offsets_table.c"),
+               "out": DEFAULT_OUT,
                "name": "x86-64"},
     "aarch64": {"cc": "aarch64-linux-gnu-gcc", "cflags": ["--sysroot=" + ARM64_SYSROOT],
                 "run": ["qemu-aarch64-static", "-L", ARM64_SYSROOT],
