@@ -91,14 +91,6 @@ struct {
 	__type(value, __u64);
 } stack_ends SEC(".maps");
 
-/* wall and gil modes: threads the tick found on a CPU, to be read by the next sample. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1024);
-	__type(key, __u32);
-	__type(value, __u32);
-} wanted SEC(".maps");
-
 /* Sized by user space from the rate and the number of CPUs. */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -441,12 +433,6 @@ int fwprof_sample(struct bpf_perf_event_data *ctx)
 
 	if (!cfg)
 		return 0;
-	/* wall and gil modes: only a thread the last tick asked for, once. */
-	if (cfg->ticked) {
-		if (!bpf_map_lookup_elem(&wanted, &tid))
-			return 0;
-		bpf_map_delete_elem(&wanted, &tid);
-	}
 	buf = bpf_map_lookup_elem(&scratch, &cpu);
 	if (!buf)
 		return 0;
@@ -474,11 +460,19 @@ const volatile __u32 iter_slot = 0;
 /*
  * One tick of wall and gil modes over a target's threads, run by user
  * space's read() of this iterator (one target per link). A thread on a CPU
- * is marked wanted, for the next cpu-clock sample on its CPU to read it at
- * that instant. A thread that is not on a CPU is not changing its stack, so
- * it is read here, whole, registers from where it entered the kernel, and
- * kept as stable only if it did not run meanwhile (its context switches and
- * on_cpu unchanged).
+ * is the cpu-clock's: its samples count its time on a CPU, in every mode,
+ * at moments the target cannot move. A thread that is not on a CPU is not
+ * changing its stack, so it is read here, whole, registers from where it
+ * entered the kernel, and kept as stable only if it did not run meanwhile
+ * (its context switches and on_cpu unchanged; the count goes with it, for
+ * user space to see that it stayed off a CPU since the tick before).
+ *
+ * (Until 2026-12: the tick marked a thread on a CPU for the next cpu-clock
+ * sample to read. A tick waits on the target: user space's reads and this
+ * iterator's copies take its memory map's lock, which brk and mmap hold.
+ * The marks then came after such calls, and the moments passed meanwhile
+ * were lost: callshapes.py's sorted and fib, just after zlib's brk, read
+ * at half their share in wall and gil modes.)
  */
 SEC("iter.s/task")
 int fwprof_waiting(struct bpf_iter__task *ctx)
@@ -493,7 +487,7 @@ int fwprof_waiting(struct bpf_iter__task *ctx)
 	__u64 size;
 	void *up;
 
-	__u32 tid, one = 1;
+	__u32 tid;
 
 	if (!task)
 		return 0;
@@ -502,12 +496,8 @@ int fwprof_waiting(struct bpf_iter__task *ctx)
 	cfg = bpf_map_lookup_elem(&targets, &tgid);
 	if (!cfg)
 		return 0;
-	if (task->on_cpu) {
-		bpf_map_update_elem(&wanted, &tid, &one, BPF_ANY);
+	if (task->on_cpu)
 		return 0;
-	}
-	/* Asked for at the last tick but it stopped running first: read it now. */
-	bpf_map_delete_elem(&wanted, &tid);
 	buf = bpf_map_lookup_elem(&scratch, &slot);
 	if (!buf)
 		return 0;
@@ -526,6 +516,7 @@ int fwprof_waiting(struct bpf_iter__task *ctx)
 	size = build_record(buf, cfg, &uregs, task, NULL);
 	h->off_cpu = !task->on_cpu && task->nvcsw + task->nivcsw == switches ?
 		     FW_OFFCPU_STABLE : FW_OFFCPU_MOVED;
+	h->switches = switches;
 	/* User space reads the ring buffer after the iteration: no wake-up. */
 	submit(buf, size, BPF_RB_NO_WAKEUP);
 	return 0;

@@ -60,12 +60,7 @@ struct fw_target_cfg {
 	__u32 copy_stack;            /* copy the user stack (a module lacks frame pointers) */
 	__u32 native;                /* read native frames at all (else Python only) */
 	__u32 kernel;                /* read the kernel stack */
-	/*
-	 * wall and gil modes: the tick (the iterator) decides which threads are
-	 * sampled; a thread it finds on a CPU is marked in the wanted map and
-	 * read by the next cpu-clock sample on that CPU, the others at once.
-	 */
-	__u32 ticked;
+	__u32 pad1;
 	/*
 	 * Finding a thread's state the moment it is first seen (user space's
 	 * tid -> thread state map is only refreshed now and then): walk the
@@ -120,6 +115,7 @@ struct fw_sample_hdr {
 	__u64 gil_holder;            /* at the instant (cfg->gil_*_addr) */
 	__u32 gil_locked;
 	__u32 gc_collecting;
+	__u64 switches;              /* off_cpu: its context switches when read */
 	__u64 regs[FW_NREGS];
 	__u64 kstack[FW_KSTACK_MAX];
 	__u64 ustack[FW_USTACK_MAX];

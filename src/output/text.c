@@ -260,6 +260,10 @@ static void print_header(const struct profile *p, FILE *f)
 	if (!m->ticks_requested && m->rephases)
 		fprintf(f, "           (its phase drawn again at %" PRIu64 " moments: a periodic "
 			"target is not read in step)\n", m->rephases);
+	else if (m->rephases)
+		fprintf(f, "           (a ticked thread read at the next sample of a per-CPU cpu-clock,\n"
+			"            its phase drawn again at %" PRIu64 " moments: a periodic target is "
+			"not read in step)\n", m->rephases);
 	if (m->label_specs) {
 		sb.len = 0;
 		escape_append(&sb, m->label_specs, ESCAPE_TERMINAL);

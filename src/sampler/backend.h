@@ -87,9 +87,12 @@ struct backend_ops {
 	void (*refresh)(struct session *sess, uint64_t now);
 	/*
 	 * Samples paced by a clock of the kernel's, on every CPU's wall time
-	 * (optional): start that clock again now, its next sample period_ns
-	 * from now and every period_ns after (the loop draws the moments:
-	 * pacing.h). 0, or -ENOTSUP when its clock is not restartable so
+	 * (optional; in every mode: where the loop ticks, that clock still
+	 * places the reads of the threads it chose): start that clock again
+	 * now, its next sample period_ns from now and every period_ns after
+	 * (the loop draws the moments and period_ns around its own interval:
+	 * pacing.h; a clock that runs k times as fast takes period_ns / k).
+	 * 0, or -ENOTSUP when its clock is not restartable so
 	 * (events that count a thread's CPU time): the loop stops asking; or
 	 * another -errno: the loop stops too, asking once more with the
 	 * interval (a failure part way leaves no CPU at a drawn period).
@@ -130,6 +133,9 @@ struct thread_name_cache {
 	 * part of a period not yet counted */
 	uint64_t weight_cpu_ns, weight_carry_ns;
 	int weight_started;
+	/* read off a CPU at the loop's tick still_seq, with still_switches context
+	 * switches (sampler_still_weight) */
+	uint64_t still_seq, still_switches;
 };
 
 struct unwind_break {
@@ -147,6 +153,8 @@ struct sampler_tick_scratch {
 	char marker[128];         /* its interpreter-state leaf (<exception T>, <waiting for
 	                           * GIL>, <running without GIL>), '' for none;
 	                           * set by sampler_mode_filter, used by the next record */
+	uint64_t weight;          /* the loop's moments the next record stands for (0: one;
+	                           * sampler_still_weight), used by it */
 };
 
 /* What the target's process did: the program it runs, its execs and its exit. */
@@ -314,6 +322,17 @@ int sampler_read_py_threads(struct sampler *s);
 struct py_thread_info *sampler_py_thread(struct sampler *s, pid_t tid);
 /* tid's label cache entry (sampler_thread makes it), or NULL. O(1). */
 struct thread_name_cache *sampler_thread_cache(struct sampler *s, pid_t tid);
+/*
+ * Thread tid was read off a CPU at the loop's tick seq, with switches
+ * context switches: the weight of its record (s->tick.weight). Where a backend's clock
+ * samples the threads on a CPU (bpf), the ticks count only the waiting
+ * ones, and a tick that came late stands for the moments that passed before
+ * it (moments: struct session's tick_moments): a thread read at the tick
+ * before with the same count stayed off a CPU, the same, at each of them.
+ * Else one.
+ */
+uint64_t sampler_still_weight(struct sampler *s, pid_t tid, uint64_t switches, uint64_t seq,
+			      uint64_t moments, uint64_t now);
 
 /*
  * wall and gil modes: record thread tid, which is off a CPU, without

@@ -347,9 +347,11 @@ static void task_events_close(struct bpf_run *br)
  * (thousands of threads: taskstat keeps files per thread too), or for captures
  * whose targets come and go (agent, --subprocesses, whose children would be
  * sampled twice through inherited events), one event per CPU. cpu mode
- * only: in wall and gil modes the tick picks a thread and the next
- * cpu-clock sample on its CPU reads it (sample_rate), which a thread's own
- * clock gives only after it ran a whole period.
+ * only: in wall and gil modes the events stay per CPU, restarted at spread
+ * moments (bpf_rephase), so that a target paced by the clock is not read in
+ * step there (test_modes.py's phase_locked.py, 35-65% in wall mode before);
+ * events on a thread count its CPU time in fixed periods, which cpu mode
+ * accepts as perf does (sampler/pacing.h).
  */
 static size_t count_threads(const struct session *sess);
 
@@ -409,7 +411,7 @@ static int needs_stack_copy(struct module_map *mm)
 	return 0;
 }
 
-static void target_config(struct sampler *s, int iterator, struct fw_target_cfg *cfg)
+static void target_config(struct sampler *s, struct fw_target_cfg *cfg)
 {
 	const struct py_offsets *o = &s->target.offsets;
 
@@ -440,10 +442,6 @@ static void target_config(struct sampler *s, int iterator, struct fw_target_cfg 
 	cfg->tstate_next = o->tstate_next;
 	cfg->tstate_thread_id = o->tstate_thread_id;
 	cfg->pthread_below_tp = s->target.pthread_below_tp;
-	/* gil mode ticks every thread as wall mode does: which samples are kept (the
-	 * holder's, and those waiting for the GIL or running without it) is decided
-	 * from each sample's registers */
-	cfg->ticked = s->opts.mode != MODE_CPU && iterator;
 }
 
 /*
@@ -459,7 +457,7 @@ static void configure_target(struct bpf_run *br, struct sampler *s)
 	int changed = 0;
 
 	if (!bt->configured) {
-		target_config(s, br->iterator, &bt->cfg);
+		target_config(s, &bt->cfg);
 		bt->configured = changed = 1;
 	}
 	if (!bt->interp_known && !py_reader_state_addrs(&s->reader, &holder, &locked, &gc, &head)) {
@@ -593,6 +591,7 @@ static int handle_record(void *ctx, void *data, size_t size)
 	size_t depth = 0;
 	struct thread_instant in = { 0 };
 	int holds, py_ret = -ENOENT;
+	uint64_t weight = 0;
 
 	if (bpf_record_decode(data, size, &rec))
 		return 0;
@@ -603,6 +602,10 @@ static int handle_record(void *ctx, void *data, size_t size)
 	/* A waiting thread that ran while it was copied: the cpu-clock saw it run. */
 	if (h->off_cpu == FW_OFFCPU_MOVED)
 		return 0;
+	/* the threads on a CPU are the clock's: a late tick's waiting ones stand for more */
+	if (h->off_cpu)
+		weight = sampler_still_weight(s, (pid_t)h->tid, h->switches, br->sess->tick_seq,
+					      br->sess->tick_moments, now);
 	for (size_t i = 0; !h->off_cpu && i < br->nwatch; i++)
 		if (br->watch[i].tid == (pid_t)h->tid)
 			br->watch[i].seen = 1;
@@ -628,6 +631,7 @@ static int handle_record(void *ctx, void *data, size_t size)
 	s->tick.wait[0] = '\0';
 	if (h->off_cpu && s->opts.mode == MODE_WALL)
 		wait_label(s, h);
+	s->tick.weight = weight;
 	if (!s->opts.native) {
 		if (py_ret || !depth)
 			sampler_record_dropped(s, (pid_t)h->tid, now);
@@ -767,7 +771,6 @@ static int load_program(struct bpf_run *br, const struct sampler_opts *o, size_t
 		bpf_map__set_max_entries(br->skel->maps.scratch, (uint32_t)br->ncpus + 1);
 		bpf_map__set_max_entries(br->skel->maps.tstates, THREAD_MAP_ENTRIES);
 		bpf_map__set_max_entries(br->skel->maps.stack_ends, THREAD_MAP_ENTRIES);
-		bpf_map__set_max_entries(br->skel->maps.wanted, THREAD_MAP_ENTRIES);
 		bpf_program__set_autoload(br->skel->progs.fwprof_waiting, br->iterator);
 		err = fwprof__load(br->skel);
 		if (!err || !br->iterator)
@@ -799,31 +802,15 @@ static void bpf_run_destroy(struct bpf_run *br)
 }
 
 /*
- * cpu mode: the cpu-clock's rate is the sampling rate. wall and gil modes:
- * the tick chooses the threads, and a wanted thread is read by the next
- * cpu-clock sample on its CPU, which comes within a quarter of a tick.
- */
-static double sample_rate(const struct bpf_run *br, const struct sampler_opts *o)
-{
-	double rate = o->rate_hz;
-
-	if (o->mode != MODE_CPU && br->iterator)
-		rate = rate * 4 > 20000 ? (rate > 20000 ? rate : 20000) : rate * 4;
-	return rate;
-}
-
-/*
  * The events' rate within the kernel's limit for perf events
  * (kernel.perf_event_max_sample_rate, lowered by the kernel itself when its
  * interrupts take too long). The events count CPU time by a period, which
  * the kernel does not check against that limit: a period of a few
  * microseconds on every CPU starves the whole machine, the target and
  * framewalk with it. A rate above the limit is refused (the capture falls
- * back to a backend that ticks from user space); wall mode's faster
- * iterator ticks are held to it.
+ * back to a backend that ticks from user space).
  */
-static int check_rate(const struct sampler_opts *o, double *rate, long *rate_max,
-		      struct strbuf *why)
+static int check_rate(const struct sampler_opts *o, long *rate_max, struct strbuf *why)
 {
 	char buf[32];
 	long max;
@@ -840,15 +827,12 @@ static int check_rate(const struct sampler_opts *o, double *rate, long *rate_max
 			    "(kernel.perf_event_max_sample_rate = %ld)", o->rate_hz, max);
 		return -EINVAL;
 	}
-	if (*rate > (double)max)
-		*rate = (double)max;
 	return 0;
 }
 
 static int bpf_start(struct session *sess, struct strbuf *why)
 {
 	struct bpf_run *br = xcalloc(1, sizeof(*br));
-	double rate;
 	int err;
 
 	br->sess = sess;
@@ -882,11 +866,10 @@ static int bpf_start(struct session *sess, struct strbuf *why)
 		explain_failure(err, why);
 		goto fail;
 	}
-	rate = sample_rate(br, &sess->opts);     /* once the program says if it iterates */
-	err = check_rate(&sess->opts, &rate, &br->rate_max, why);
+	err = check_rate(&sess->opts, &br->rate_max, why);
 	if (err)
 		goto fail;
-	err = attach_events(br, rate, why);
+	err = attach_events(br, sess->opts.rate_hz, why);
 	if (err)
 		goto fail;
 	return 0;
@@ -995,8 +978,7 @@ static int bpf_rephase(struct session *sess, uint64_t period_ns)
 	struct bpf_run *br = sess->backend;
 	uint64_t shortest;
 
-	/* wall, gil: the events run faster than the ticks (sample_rate), not restarted */
-	if (!br || br->per_task || !br->pfds || sess->opts.mode != MODE_CPU)
+	if (!br || br->per_task || !br->pfds)
 		return -ENOTSUP;
 	/* a drawn period never runs above the kernel's limit, which check_rate held to */
 	shortest = br->rate_max > 0 ? (uint64_t)(1e9 / (double)br->rate_max) : 0;

@@ -404,10 +404,13 @@ static void run_loop(struct session *sess)
 
 	sess->start_ns = start;
 	uint64_t end = sess->opts.duration_s > 0 ? start + (uint64_t)(sess->opts.duration_s * 1e9) : 0;
-	uint64_t last_status = 0, hook_next = 0;
+	uint64_t last_status = 0, hook_next = 0, moments = 1;
 	struct pacing pace;
-	/* samples paced by the kernel's clock: restarted at spread moments (pacing.h) */
-	int rephasing = !ticking && sess->ops->rephase;
+	/*
+	 * samples paced by the kernel's clock, or ticked threads read at its
+	 * next sample: restarted at spread moments (pacing.h)
+	 */
+	int rephasing = sess->ops->rephase != NULL;
 	uint64_t rephase_mean, next_rephase;
 
 	if (!interval)
@@ -429,19 +432,30 @@ static void run_loop(struct session *sess)
 		if (ticking && now >= next_tick) {
 			uint64_t t1;
 
+			sess->tick_seq++;
+			sess->tick_moments = moments;
 			tick_targets(sess, now);
 			t1 = fw_now_ns();
 			m->ticks_taken++;
 			m->sample_ns_total += t1 - now;
 			if (t1 - now > m->sample_ns_max)
 				m->sample_ns_max = t1 - now;
-			next_tick += pacing_gap(&pace, interval);
 			/*
-			 * Behind by a whole interval or more: skip the missed ticks, the
-			 * next one a gap from now; less: the next tick at once.
+			 * The moments are drawn on from the last one, never from when a
+			 * tick ended: a tick lasts longer when the target holds what it
+			 * reads (its memory map's lock, in brk or mmap), and a next tick
+			 * a fresh gap after that, or at once, leaves a dead zone or a
+			 * pile-up just after what the target did then (callshapes.py's
+			 * sorted and fib, just after zlib's brk, read at half their
+			 * share). Moments passed meanwhile are skipped, not taken late;
+			 * the next tick stands for them too (a thread that stayed off a
+			 * CPU since this one was the same at each: sess->tick_moments).
 			 */
-			if (next_tick + interval <= t1)
-				next_tick = t1 + pacing_gap(&pace, interval);
+			moments = 0;
+			do {
+				next_tick += pacing_gap(&pace, interval);
+				moments++;
+			} while (next_tick <= t1);
 			now = t1;
 		}
 		if (rephasing && now >= next_rephase) {

@@ -711,6 +711,37 @@ static uint64_t sampler_cpu_weight(struct sampler *s, pid_t tid, uint64_t now)
 	return n;
 }
 
+uint64_t sampler_still_weight(struct sampler *s, pid_t tid, uint64_t switches, uint64_t seq,
+			      uint64_t moments, uint64_t now)
+{
+	struct thread_name_cache *c;
+	uint64_t weight = 1;
+
+	if (tid <= 0)
+		return weight;
+	sampler_thread(s, tid, now);
+	c = sampler_thread_cache(s, tid);
+	if (!c)
+		return weight;
+	if (seq && c->still_seq + 1 == seq && c->still_switches == switches && moments > 1)
+		weight = moments;
+	c->still_seq = seq;
+	c->still_switches = switches;
+	return weight;
+}
+
+/* The weight of the record being made: CPU time by ticks (cpu mode), else what
+ * the backend set for it (sampler_still_weight), else one. */
+static uint64_t sample_weight(struct sampler *s, pid_t tid, uint64_t now)
+{
+	uint64_t w = s->tick.weight;
+
+	s->tick.weight = 0;
+	if (s->cpu_weighted)
+		return sampler_cpu_weight(s, tid, now);
+	return w ? w : 1;
+}
+
 static uint32_t marker_frame(struct sampler *s, const char *text)
 {
 	return profile_frame(s->prof, FRAME_OTHER, profile_cstring(s->prof, text), 0, 0);
@@ -734,7 +765,7 @@ void sampler_record_python(struct sampler *s, pid_t tid, const struct py_frame_i
 	s->tick.marker[0] = '\0';
 	if (wait && wait[0])
 		s->frame_ids[n++] = marker_frame(s, wait);
-	weight = sampler_cpu_weight(s, tid, now);
+	weight = sample_weight(s, tid, now);
 	labels = labels_take(s, tid);
 	if (weight) {
 		profile_add_labeled(s->prof, sampler_thread(s, tid, now),
@@ -746,6 +777,7 @@ void sampler_record_python(struct sampler *s, pid_t tid, const struct py_frame_i
 
 void sampler_record_dropped(struct sampler *s, pid_t tid, uint64_t now)
 {
+	s->tick.weight = 0;
 	labels_take(s, tid);
 	/* A thread that exited while being read is not an error. */
 	if (sampler_thread_gone(s, tid))
@@ -869,7 +901,7 @@ void sampler_record_native(struct sampler *s, pid_t tid, uint64_t now)
 		m->merge_mismatches++;
 	s->tick.marker[0] = '\0';
 	if (depth) {
-		uint64_t weight = sampler_cpu_weight(s, tid, now);
+		uint64_t weight = sample_weight(s, tid, now);
 		uint32_t labels = labels_take(s, tid);
 
 		if (weight) {
