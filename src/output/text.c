@@ -257,13 +257,11 @@ static void print_header(const struct profile *p, FILE *f)
 		fprintf(f, "Samples:   %" PRIu64 " on-CPU stacks (cpu-clock at %.0f Hz %s; "
 			"%" PRIu64 " lost to a full ring buffer)\n", m->samples, m->rate_hz,
 			m->events_per_thread ? "of each target thread's CPU time" : "per CPU", m->lost);
-	if (!m->ticks_requested && m->rephases)
-		fprintf(f, "           (its phase drawn again at %" PRIu64 " moments: a periodic "
-			"target is not read in step)\n", m->rephases);
-	else if (m->rephases)
-		fprintf(f, "           (a ticked thread read at the next sample of a per-CPU cpu-clock,\n"
-			"            its phase drawn again at %" PRIu64 " moments: a periodic target is "
-			"not read in step)\n", m->rephases);
+	if (m->rephases)
+		fprintf(f, "           (%sphase drawn again at %" PRIu64 " moments: a periodic "
+			"target is not read in step)\n",
+			m->ticks_requested ? "threads on a CPU read by a per-CPU cpu-clock, its " :
+			"its ", m->rephases);
 	if (m->label_specs) {
 		sb.len = 0;
 		escape_append(&sb, m->label_specs, ESCAPE_TERMINAL);

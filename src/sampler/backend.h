@@ -88,10 +88,9 @@ struct backend_ops {
 	/*
 	 * Samples paced by a clock of the kernel's, on every CPU's wall time
 	 * (optional; in every mode: where the loop ticks, that clock still
-	 * places the reads of the threads it chose): start that clock again
-	 * now, its next sample period_ns from now and every period_ns after
-	 * (the loop draws the moments and period_ns around its own interval:
-	 * pacing.h; a clock that runs k times as fast takes period_ns / k).
+	 * samples the threads on a CPU): start that clock again now, its next
+	 * sample period_ns from now and every period_ns after (the loop draws
+	 * the moments and period_ns around its own interval: pacing.h).
 	 * 0, or -ENOTSUP when its clock is not restartable so
 	 * (events that count a thread's CPU time): the loop stops asking; or
 	 * another -errno: the loop stops too, asking once more with the

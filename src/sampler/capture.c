@@ -406,10 +406,8 @@ static void run_loop(struct session *sess)
 	uint64_t end = sess->opts.duration_s > 0 ? start + (uint64_t)(sess->opts.duration_s * 1e9) : 0;
 	uint64_t last_status = 0, hook_next = 0, moments = 1;
 	struct pacing pace;
-	/*
-	 * samples paced by the kernel's clock, or ticked threads read at its
-	 * next sample: restarted at spread moments (pacing.h)
-	 */
+	/* samples paced by the kernel's clock (also beside the ticks): restarted at
+	 * spread moments (pacing.h) */
 	int rephasing = sess->ops->rephase != NULL;
 	uint64_t rephase_mean, next_rephase;
 

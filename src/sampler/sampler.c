@@ -682,7 +682,8 @@ int sampler_thread_gone(const struct sampler *s, pid_t tid)
  * periods, the rest carried to its next sample: 0, 1 or more. A thread's
  * first look in the capture starts its count. The bpf backend's cpu-mode
  * samples come from the kernel's CPU clock itself and count 1, as do the
- * other modes (wall time).
+ * other modes (wall time; bpf's waiting threads at a late tick:
+ * sampler_still_weight).
  */
 static uint64_t sampler_cpu_weight(struct sampler *s, pid_t tid, uint64_t now)
 {

@@ -226,12 +226,12 @@ def test_a_periodic_target_is_not_read_in_phase(backend, mode, extra, period, tm
     and it reads such a target in phase, as perf does (docs/BENCHMARKS.md,
     "A periodic target").
 
-    bpf in wall and gil modes: the loop's tick picks a thread and the next
-    sample of a per-CPU cpu-clock at four times the rate reads it, so the
-    reads land on that clock's 2.5 ms lattice at 100 Hz. A target paced at
-    10 ms lands evenly on it by chance; one paced at 2.5 ms was read in one
-    half only (0 and ~300, like callshapes.py's fib read at half its share in
-    gil mode) until those events were restarted at spread moments too."""
+    bpf in wall and gil modes: a thread on a CPU was read by the next sample
+    of a per-CPU cpu-clock at four times the rate after the tick, on that
+    clock's 2.5 ms lattice at 100 Hz, never restarted. A target paced at
+    10 ms landed evenly on it by chance; one paced at 2.5 ms was read in one
+    half only (0 and ~300). Those threads are now the per-CPU clock's, at
+    the rate and restarted at spread moments as in cpu mode (bound 25-75%)."""
     w = start_workload(INTERP_BY_ID["py3.12"], "phase_locked.py", "30", period)
     try:
         col = collapsed(record(w, tmp_path, "--backend", backend, "--mode", mode, *extra,
