@@ -249,6 +249,10 @@ static void print_header(const struct profile *p, FILE *f)
 			m->samples, m->ticks_taken, m->ticks_requested,
 			pct(m->ticks_taken, m->ticks_requested),
 			secs > 0 ? (double)m->ticks_taken / secs : 0);
+	if (m->moments_waited)
+		fprintf(f, "           (%" PRIu64 " of them moments that passed while a read waited on the\n"
+			"            target, its memory map's lock or its stop: the read stands for them)\n",
+			m->moments_waited);
 	if (m->ticks_requested && m->cpu_weighted)
 		fprintf(f, "           (cpu mode: a stack counts once per 1/%.0f s of CPU time its thread\n"
 			"            used since its last sample, not once per tick it was runnable)\n",

@@ -101,7 +101,9 @@ struct profile_meta {
 	double rate_hz;          /* requested */
 	uint64_t ticks_requested;
 	uint64_t ticks_taken;
-	uint64_t samples;        /* stacks recorded (one per thread per tick; cpu_weighted: periods) */
+	uint64_t samples;        /* stacks recorded (one per thread per tick; cpu_weighted: periods;
+	                          * else the tick's moments a read stands for: moments_waited) */
+	uint64_t moments_waited; /* ... those of them that passed while a read waited on the target */
 	int cpu_weighted;        /* cpu mode by ticks: a stack counts the periods of CPU time it stands for */
 	int events_per_thread;   /* bpf: cpu-clock events on the targets' threads, not per CPU */
 	uint64_t rephases;       /* ... per CPU: restarts of their clock (sampler/pacing.h) */

@@ -42,6 +42,7 @@ struct thread_instant {
 	uint64_t syscall_arg0;
 	int collecting;             /* the cyclic collector was running */
 	int handling;               /* sampler_read_at_instant's answer (exception mode) */
+	uint64_t at_ns;             /* when it was read (monotonic; 0: when read_instant returned) */
 };
 
 struct backend_ops {
@@ -203,6 +204,7 @@ struct sampler {
 	uint64_t last_sample_ns;
 	uint64_t not_ready_ticks; /* ticks before the runtime had a thread */
 	int cpu_weighted;         /* cpu mode, sampled by the loop's ticks (sampler_cpu_weight) */
+	struct tick_clock *clock; /* the capture loop's moments (sampler_weigh_read); NULL: none (dump) */
 	struct pyview *pyview;    /* thread names, asyncio tasks (sampler/pyview.h) */
 	struct labels *labels;    /* --label: context variables (sampler/labels.h), NULL none */
 };
@@ -332,6 +334,15 @@ struct thread_name_cache *sampler_thread_cache(struct sampler *s, pid_t tid);
  */
 uint64_t sampler_still_weight(struct sampler *s, pid_t tid, uint64_t switches, uint64_t seq,
 			      uint64_t moments, uint64_t now);
+
+/*
+ * A thread read at t (monotonic) in the loop's tick, recorded next: its
+ * record stands for the tick's moment and those that passed until t
+ * (tick_clock_weight: the read waited on the target meanwhile), in every
+ * mode but cpu mode's CPU-time weight (sampler_cpu_weight). Outside the
+ * loop (dump) one.
+ */
+void sampler_weigh_read(struct sampler *s, uint64_t t);
 
 /*
  * wall and gil modes: record thread tid, which is off a CPU, without

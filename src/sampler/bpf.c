@@ -605,7 +605,7 @@ static int handle_record(void *ctx, void *data, size_t size)
 	/* the threads on a CPU are the clock's: a late tick's waiting ones stand for more */
 	if (h->off_cpu)
 		weight = sampler_still_weight(s, (pid_t)h->tid, h->switches, br->sess->tick_seq,
-					      br->sess->tick_moments, now);
+					      br->sess->clock.tick_moments, now);
 	for (size_t i = 0; !h->off_cpu && i < br->nwatch; i++)
 		if (br->watch[i].tid == (pid_t)h->tid)
 			br->watch[i].seen = 1;

@@ -72,6 +72,7 @@ int session_add(struct session *sess, const struct py_target *t)
 		free(s);
 		return ret;
 	}
+	s->clock = &sess->clock;
 	sess->targets = xgrow(sess->targets, sizeof(*sess->targets), sess->n + 1, &sess->alloc);
 	sess->exited = xrealloc(sess->exited, sess->alloc * sizeof(*sess->exited));
 	sess->targets[sess->n] = s;
@@ -400,12 +401,12 @@ static void run_loop(struct session *sess)
 	struct profile_meta *m = &sess->prof->meta;
 	int ticking = (sess->ops->tick_modes & (1u << sess->opts.mode)) != 0;
 	uint64_t interval = (uint64_t)(1e9 / sess->opts.rate_hz);
-	uint64_t start = fw_now_ns(), next_tick = start, next_house = start + housekeep_ns(sess);
+	uint64_t start = fw_now_ns(), next_house = start + housekeep_ns(sess);
 
 	sess->start_ns = start;
 	uint64_t end = sess->opts.duration_s > 0 ? start + (uint64_t)(sess->opts.duration_s * 1e9) : 0;
-	uint64_t last_status = 0, hook_next = 0, moments = 1;
-	struct pacing pace;
+	uint64_t last_status = 0, hook_next = 0;
+	struct tick_clock *clock = &sess->clock;
 	/* samples paced by the kernel's clock (also beside the ticks): restarted at
 	 * spread moments (pacing.h) */
 	int rephasing = sess->ops->rephase != NULL;
@@ -413,7 +414,7 @@ static void run_loop(struct session *sess)
 
 	if (!interval)
 		interval = 1;
-	pacing_init(&pace, start);
+	tick_clock_init(clock, start, interval);
 	rephase_mean = pacing_rephase_mean(interval);
 	next_rephase = start;     /* the first phase drawn too */
 	for (;;) {
@@ -427,11 +428,11 @@ static void run_loop(struct session *sess)
 			sess->stop_reason = SAMPLER_STOP_DURATION;
 			break;
 		}
-		if (ticking && now >= next_tick) {
+		if (ticking && tick_clock_due(clock, now)) {
 			uint64_t t1;
 
 			sess->tick_seq++;
-			sess->tick_moments = moments;
+			tick_clock_begin(clock, now);
 			tick_targets(sess, now);
 			t1 = fw_now_ns();
 			m->ticks_taken++;
@@ -439,25 +440,17 @@ static void run_loop(struct session *sess)
 			if (t1 - now > m->sample_ns_max)
 				m->sample_ns_max = t1 - now;
 			/*
-			 * The moments are drawn on from the last one, never from when a
-			 * tick ended: a tick lasts longer when the target holds what it
-			 * reads (its memory map's lock, in brk or mmap), and a next tick
-			 * a fresh gap after that, or at once, leaves a dead zone or a
-			 * pile-up just after what the target did then (callshapes.py's
-			 * sorted and fib, just after zlib's brk, read at half their
-			 * share). Moments passed meanwhile are skipped, not taken late;
-			 * the next tick stands for them too (a thread that stayed off a
-			 * CPU since this one was the same at each: sess->tick_moments).
+			 * A tick lasts longer when the target holds what it reads
+			 * (tick_clock): the moments that passed during it were stood
+			 * for by its reads (sampler_weigh_read), or are skipped, not
+			 * taken late; a thread that stayed off a CPU since this tick
+			 * was the same at each (clock->tick_moments, bpf).
 			 */
-			moments = 0;
-			do {
-				next_tick += pacing_gap(&pace, interval);
-				moments++;
-			} while (next_tick <= t1);
+			tick_clock_pass(clock, t1);
 			now = t1;
 		}
 		if (rephasing && now >= next_rephase) {
-			int ret = sess->ops->rephase(sess, pacing_rephase_period(&pace, interval,
+			int ret = sess->ops->rephase(sess, pacing_rephase_period(&clock->pace, interval,
 										 rephase_mean));
 
 			if (!ret) {
@@ -468,7 +461,7 @@ static void run_loop(struct session *sess)
 				if (ret != -ENOTSUP)
 					sess->ops->rephase(sess, interval);
 			}
-			next_rephase = now + pacing_gap(&pace, rephase_mean);
+			next_rephase = now + pacing_gap(&clock->pace, rephase_mean);
 		}
 		if (sess->ops->drain)
 			sess->ops->drain(sess, now);
@@ -488,8 +481,8 @@ static void run_loop(struct session *sess)
 			break;
 		}
 		deadline = next_house;
-		if (ticking && next_tick < deadline)
-			deadline = next_tick;
+		if (ticking && clock->next < deadline)
+			deadline = clock->next;
 		if (rephasing && next_rephase < deadline)
 			deadline = next_rephase;
 		if (sess->hook && hook_next < deadline)

@@ -42,3 +42,37 @@ uint64_t pacing_rephase_period(struct pacing *p, uint64_t interval, uint64_t mea
 
 	return period ? period : 1;
 }
+
+void tick_clock_init(struct tick_clock *c, uint64_t start, uint64_t interval)
+{
+	pacing_init(&c->pace, start);
+	c->interval = interval ? interval : 1;
+	c->next = start;          /* the first tick at once */
+	c->passed = c->tick_first = c->tick_begun = c->tick_moments = 0;
+}
+
+uint64_t tick_clock_pass(struct tick_clock *c, uint64_t t)
+{
+	uint64_t n = 0;
+
+	while (c->next <= t) {
+		c->next += pacing_gap(&c->pace, c->interval);
+		n++;
+	}
+	c->passed += n;
+	return n;
+}
+
+void tick_clock_begin(struct tick_clock *c, uint64_t now)
+{
+	c->tick_first = c->passed;
+	tick_clock_pass(c, now);
+	c->tick_moments = c->passed - c->tick_begun;
+	c->tick_begun = c->passed;
+}
+
+uint64_t tick_clock_weight(struct tick_clock *c, uint64_t t)
+{
+	tick_clock_pass(c, t);
+	return c->passed > c->tick_first ? c->passed - c->tick_first : 1;
+}

@@ -62,4 +62,42 @@ uint64_t pacing_rephase_mean(uint64_t interval);
  */
 uint64_t pacing_rephase_period(struct pacing *p, uint64_t interval, uint64_t mean);
 
+/*
+ * The capture loop's tick moments, drawn with pacing_gap each from the last
+ * one (never from when a tick ended), and counted. A tick takes its moment
+ * late when the loop was busy, and a read in it comes later still when the
+ * target holds what the read needs: its memory map's lock, taken by
+ * process_vm_readv and held by the target in brk or mmap; a stop, which
+ * waits for a system call to return. The moments that pass meanwhile are
+ * not taken late (a tick at once after a long one, or a fresh gap from its
+ * end, reads just after what the target did then: a pile-up or a dead
+ * zone); the read stands for them: its thread was in that state while the
+ * read waited on it (tick_clock_weight).
+ */
+struct tick_clock {
+	struct pacing pace;
+	uint64_t interval;        /* the mean gap */
+	uint64_t next;            /* the next moment */
+	uint64_t passed;          /* moments passed so far */
+	uint64_t tick_first;      /* passed before the tick now taken was due */
+	uint64_t tick_begun;      /* passed when it began */
+	uint64_t tick_moments;    /* moments from when the tick before began to when this one did */
+};
+
+void tick_clock_init(struct tick_clock *c, uint64_t start, uint64_t interval);
+/* Count the moments up to t; next moves past t. How many passed. */
+uint64_t tick_clock_pass(struct tick_clock *c, uint64_t t);
+/* Is a tick due at now? */
+static inline int tick_clock_due(const struct tick_clock *c, uint64_t now)
+{
+	return now >= c->next;
+}
+/* A tick begins at now (due): its moment, and those passed while the loop was busy. */
+void tick_clock_begin(struct tick_clock *c, uint64_t now);
+/*
+ * A thread read at t in the tick now taken: the moments the read stands
+ * for, the tick's own and those passed from it until t.
+ */
+uint64_t tick_clock_weight(struct tick_clock *c, uint64_t t);
+
 #endif

@@ -119,6 +119,7 @@ int ptrace_sample_thread(pid_t pid, pid_t tid, struct module_map *mm, struct py_
 	t1 = fw_now_ns();
 	ptrace_resume_thread(tid, sig);
 	out->stopped_ns = t1 - t0;
+	out->read_ns = t1;
 	if (!ret && mm) {
 		uint64_t end;
 
@@ -196,6 +197,7 @@ static int ptrace_read_instant(struct sampler *s, pid_t tid, struct py_thread_in
 	in->syscall_arg0 = s->ns.syscall_arg0;
 	in->collecting = s->ns.collecting;
 	in->handling = s->ns.stopped_read == 1;
+	in->at_ns = s->ns.read_ns;
 	return 0;
 }
 

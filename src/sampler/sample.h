@@ -30,6 +30,7 @@ struct native_sample {
 	long syscall_nr;                /* the system call it was stopped in, -1 none */
 	uint64_t syscall_arg0;
 	uint64_t stopped_ns;
+	uint64_t read_ns;               /* when the stopped reads ended (monotonic) */
 	int stopped_read;               /* what while_stopped returned (0 when none) */
 };
 

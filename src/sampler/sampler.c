@@ -171,6 +171,7 @@ void native_sample_clear(struct native_sample *ns)
 	ns->gc = 0;
 	ns->unwound = 0;
 	ns->stopped_ns = 0;
+	ns->read_ns = 0;
 	ns->stopped_read = 0;
 	ns->gil_holder = 0;
 	ns->gil_locked = ns->collecting = 0;
@@ -546,6 +547,7 @@ static int tick_read_instant(struct sampler *s, const struct backend_ops *ops, p
 		return 0;
 	}
 	s->ns.gc = in.collecting && holds;
+	sampler_weigh_read(s, in.at_ns ? in.at_ns : fw_now_ns());
 	sampler_record_native(s, tid, now);
 	native_sample_clear(&s->ns);
 	return 0;
@@ -639,6 +641,7 @@ int sampler_record_waiting(struct sampler *s, pid_t tid, struct py_thread_info *
 		s->tick.wait[0] = '\0';
 		return ret == -ESRCH || ret == -EPERM ? ret : -EAGAIN;
 	}
+	sampler_weigh_read(s, fw_now_ns());
 	if (!s->opts.native) {
 		if (depth)
 			sampler_record_python(s, tid, s->frames, depth, 0, s->tick.wait, now);
@@ -731,8 +734,16 @@ uint64_t sampler_still_weight(struct sampler *s, pid_t tid, uint64_t switches, u
 	return weight;
 }
 
+void sampler_weigh_read(struct sampler *s, uint64_t t)
+{
+	if (!s->clock || s->cpu_weighted)
+		return;
+	s->tick.weight = tick_clock_weight(s->clock, t);
+	s->prof->meta.moments_waited += s->tick.weight - 1;
+}
+
 /* The weight of the record being made: CPU time by ticks (cpu mode), else what
- * the backend set for it (sampler_still_weight), else one. */
+ * the backend set for it (sampler_still_weight, sampler_weigh_read), else one. */
 static uint64_t sample_weight(struct sampler *s, pid_t tid, uint64_t now)
 {
 	uint64_t w = s->tick.weight;

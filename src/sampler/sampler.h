@@ -15,6 +15,7 @@
 
 #include "profile/profile.h"
 #include "python/discover.h"
+#include "sampler/pacing.h"
 #include "util/strbuf.h"
 
 enum backend {
@@ -241,12 +242,9 @@ struct session {
 	int *exited;
 	enum sampler_stop stop_reason;
 	uint64_t start_ns;        /* when the loop started (monotonic) */
-	/*
-	 * The loop's ticks: how many so far, and how many of its drawn moments
-	 * the one now taken stands for (1, plus those that passed while the
-	 * loop was busy before it: the one before took long, or a drain did).
-	 */
-	uint64_t tick_seq, tick_moments;
+	/* The loop's ticks: how many so far, and their moments (sampler/pacing.h) */
+	uint64_t tick_seq;
+	struct tick_clock clock;
 	/* --subprocesses: descendants already looked at */
 	struct known_pid *known;
 	size_t nknown, known_alloc;

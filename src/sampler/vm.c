@@ -190,6 +190,7 @@ static int sample_one_thread(struct sampler *s, struct py_thread_info *t, uint64
 	}
 	if (sample_mode_waits(s->opts.mode))
 		wall_wait_leaf(s, t->tid, &s->frames[0], wait, sizeof(wait));
+	sampler_weigh_read(s, fw_now_ns());
 	sampler_record_python(s, t->tid, s->frames, depth,
 			      gc_thread && t->tstate == gc_thread && depth < PY_MAX_DEPTH, wait, now);
 	return 0;

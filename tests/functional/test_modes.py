@@ -253,6 +253,36 @@ def test_a_periodic_target_is_not_read_in_phase(backend, mode, extra, period, tm
         w.stop()
 
 
+@pytest.mark.parametrize("backend", ["ptrace", "vm"])
+def test_a_read_that_waits_on_the_target_stands_for_the_moments_it_waited(backend, tmp_path):
+    """A thread that holds its memory map's lock ~90% of the time
+    (maplock.py: mprotect over a big mapping, then Python, 4 ms each), in
+    wall mode: a reader of its memory waits for the lock, milliseconds per
+    tick, and the moments that pass meanwhile were dropped, so the locked
+    function got 36-39% of the samples where the target's own clock said
+    88-96% (and Python the rest: the reads came just after each lock was let
+    go). Each read now stands for the moments that passed while it waited
+    (sampler/pacing.h, tick_clock): 87-88% measured. Bound: within 10
+    points of the target's own measure."""
+    w = start_workload(INTERP_BY_ID["py3.12"], "maplock.py", "5")
+    try:
+        col = collapsed(record(w, tmp_path, "--backend", backend, "--mode", "wall",
+                               seconds=3, rate=797))
+        shares = {"locked": 0, "python": 0}
+        for _, f, c in col:
+            fn = innermost_python(f)
+            if fn in shares:
+                shares[fn] += c
+        out, _ = w.proc.communicate(timeout=30)
+        truth = float(re.search(rb"TRUTH ([0-9.]+)", out).group(1))
+        total = sum(shares.values())
+        assert total >= 1000, col
+        got = 100.0 * shares["locked"] / total
+        assert abs(got - truth) <= 10, (got, truth, shares)
+    finally:
+        w.stop()
+
+
 @pytest.mark.parametrize("interp_id", ["py3.8", "py3.12", "sid-py3.15"])
 def test_gc_frame_while_the_collector_runs(interp_id, tmp_path):
     w = start_workload(INTERP_BY_ID[interp_id], "gc_churn.py")
