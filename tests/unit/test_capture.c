@@ -269,6 +269,51 @@ static void test_pacing_keeps_the_rate_not_the_phase(void **state)
 	assert_true(pacing_gap(&p, mean) != pacing_gap(&p, mean));
 }
 
+/*
+ * The loop's moments (tick_clock): a tick that begins late, and a read in
+ * it that waits on the target, stand for every moment that passed: over
+ * 20,000 ticks, each read at a delay of up to three intervals with nothing
+ * after it, the reads' weights add up to every moment drawn, each at least
+ * one; the ticks' own counts (tick_moments) too; and a read at once in a
+ * tick on time stands for its moment alone.
+ */
+static void test_tick_clock_reads_stand_for_the_moments_waited(void **state)
+{
+	const uint64_t mean = 1000000;
+	struct tick_clock c;
+	struct pacing delays;
+	uint64_t now = 0, weights = 0, moments = 0;
+
+	(void)state;
+	tick_clock_init(&c, now, mean);
+	pacing_init(&delays, 7);
+	assert_true(tick_clock_due(&c, now));
+	tick_clock_begin(&c, now);
+	assert_int_equal(tick_clock_weight(&c, now), 1);
+	tick_clock_pass(&c, now);
+	weights = 1;
+	moments = c.tick_moments;
+	for (int i = 0; i < 20000; i++) {
+		uint64_t w;
+
+		now = c.next + 2 * pacing_gap(&delays, mean);        /* woke late */
+		assert_true(tick_clock_due(&c, now));
+		tick_clock_begin(&c, now);
+		moments += c.tick_moments;
+		now += pacing_gap(&delays, 2 * mean);                 /* the read waited */
+		w = tick_clock_weight(&c, now);
+		assert_true(w >= 1);
+		weights += w;
+		tick_clock_pass(&c, now);
+	}
+	assert_int_equal(weights, c.passed);
+	assert_int_equal(moments, c.tick_begun);
+	assert_true(weights > 20000 * 2);                 /* most reads stood for more than one */
+	now = c.next;
+	tick_clock_begin(&c, now);
+	assert_int_equal(tick_clock_weight(&c, now), 1);
+}
+
 /* Until the duration: every tick's samples and drops, and nothing else, in the profile (wall mode: one each). */
 static void test_duration_and_counts(void **state)
 {
@@ -460,6 +505,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pacing_keeps_the_rate_not_the_phase),
+		cmocka_unit_test(test_tick_clock_reads_stand_for_the_moments_waited),
 		cmocka_unit_test_setup(test_duration_and_counts, setup),
 		cmocka_unit_test_setup(test_stop_request, setup),
 		cmocka_unit_test_setup(test_hook_ends, setup),
