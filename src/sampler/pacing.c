@@ -55,8 +55,17 @@ uint64_t tick_clock_pass(struct tick_clock *c, uint64_t t)
 {
 	uint64_t n = 0;
 
+	if (!c->interval)
+		return 0;
+	if (t > c->next && t - c->next > TICK_WAIT_MAX_NS) {
+		/* a long gap (framewalk itself was stopped): counted, not drawn */
+		n = (t - c->next) / c->interval;
+		c->next += n * c->interval;
+	}
 	while (c->next <= t) {
-		c->next += pacing_gap(&c->pace, c->interval);
+		uint64_t gap = pacing_gap(&c->pace, c->interval);
+
+		c->next += gap ? gap : 1;
 		n++;
 	}
 	c->passed += n;
@@ -73,6 +82,12 @@ void tick_clock_begin(struct tick_clock *c, uint64_t now)
 
 uint64_t tick_clock_weight(struct tick_clock *c, uint64_t t)
 {
+	uint64_t waited, most;
+
+	if (!c->interval)
+		return 1;
 	tick_clock_pass(c, t);
-	return c->passed > c->tick_first ? c->passed - c->tick_first : 1;
+	waited = c->passed > c->tick_first ? c->passed - c->tick_first - 1 : 0;
+	most = TICK_WAIT_MAX_NS / c->interval;
+	return 1 + (waited < most ? waited : most);
 }

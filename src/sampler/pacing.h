@@ -64,19 +64,24 @@ uint64_t pacing_rephase_period(struct pacing *p, uint64_t interval, uint64_t mea
 
 /*
  * The capture loop's tick moments, drawn with pacing_gap each from the last
- * one (never from when a tick ended), and counted. A tick takes its moment
- * late when the loop was busy, and a read in it comes later still when the
- * target holds what the read needs: its memory map's lock, taken by
- * process_vm_readv and held by the target in brk or mmap; a stop, which
- * waits for a system call to return. The moments that pass meanwhile are
- * not taken late (a tick at once after a long one, or a fresh gap from its
- * end, reads just after what the target did then: a pile-up or a dead
- * zone); the read stands for them: its thread was in that state while the
- * read waited on it (tick_clock_weight).
+ * one (never from when a tick ended), and counted. A read in a tick comes
+ * late when the target holds what the read needs: its memory map's lock,
+ * taken by process_vm_readv and held by the target in brk, mmap or
+ * mprotect; a stop, which waits for a system call to return. The moments
+ * that pass meanwhile are not taken late (a tick at once after a long one,
+ * or a fresh gap from its end, reads just after what the target did then:
+ * a pile-up or a dead zone); the read stands for them: its thread was in
+ * that state while the read waited on it (tick_clock_weight). So does a
+ * tick that began late: what the loop did between ticks waits on the same
+ * lock (the memory maps' refresh reads /proc/PID/maps): without them vm
+ * read maplock.py's mprotect at 68% of its 88%. At most TICK_WAIT_MAX_NS of
+ * moments (framewalk itself stopped, Ctrl-Z: the rest are skipped).
  */
+#define TICK_WAIT_MAX_NS 1000000000ull
+
 struct tick_clock {
 	struct pacing pace;
-	uint64_t interval;        /* the mean gap */
+	uint64_t interval;        /* the mean gap; 0: not running (no capture loop: dump) */
 	uint64_t next;            /* the next moment */
 	uint64_t passed;          /* moments passed so far */
 	uint64_t tick_first;      /* passed before the tick now taken was due */
@@ -84,6 +89,7 @@ struct tick_clock {
 	uint64_t tick_moments;    /* moments from when the tick before began to when this one did */
 };
 
+/* Start the clock at start (its first moment). A clock never started counts nothing. */
 void tick_clock_init(struct tick_clock *c, uint64_t start, uint64_t interval);
 /* Count the moments up to t; next moves past t. How many passed. */
 uint64_t tick_clock_pass(struct tick_clock *c, uint64_t t);
@@ -96,7 +102,8 @@ static inline int tick_clock_due(const struct tick_clock *c, uint64_t now)
 void tick_clock_begin(struct tick_clock *c, uint64_t now);
 /*
  * A thread read at t in the tick now taken: the moments the read stands
- * for, the tick's own and those passed from it until t.
+ * for, the tick's own and those passed since it was due until t (at most
+ * TICK_WAIT_MAX_NS of them). 1 on a clock not running.
  */
 uint64_t tick_clock_weight(struct tick_clock *c, uint64_t t);
 

@@ -270,48 +270,55 @@ static void test_pacing_keeps_the_rate_not_the_phase(void **state)
 }
 
 /*
- * The loop's moments (tick_clock): a tick that begins late, and a read in
- * it that waits on the target, stand for every moment that passed: over
- * 20,000 ticks, each read at a delay of up to three intervals with nothing
- * after it, the reads' weights add up to every moment drawn, each at least
- * one; the ticks' own counts (tick_moments) too; and a read at once in a
- * tick on time stands for its moment alone.
+ * The loop's moments (tick_clock): a read that waits on the target stands
+ * for every moment that passed since its tick was due. Over 20,000 ticks,
+ * some begun late, each read at a delay of up to three intervals with
+ * nothing after it, the reads' weights add up to every moment drawn, each
+ * at least one; a
+ * read at once stands for its tick's moment alone; a read after 3 s for
+ * at most TICK_WAIT_MAX_NS of moments; a clock never started (dump) counts
+ * one and never loops; a gap of an hour (framewalk stopped) is counted at
+ * once.
  */
 static void test_tick_clock_reads_stand_for_the_moments_waited(void **state)
 {
 	const uint64_t mean = 1000000;
-	struct tick_clock c;
+	struct tick_clock c, idle;
 	struct pacing delays;
-	uint64_t now = 0, weights = 0, moments = 0;
+	uint64_t now = 0, weights = 0, late = 0, before;
 
 	(void)state;
+	memset(&idle, 0, sizeof(idle));
+	assert_int_equal(tick_clock_weight(&idle, 3600000000000ull), 1);
+	assert_int_equal(tick_clock_pass(&idle, 3600000000000ull), 0);
 	tick_clock_init(&c, now, mean);
 	pacing_init(&delays, 7);
-	assert_true(tick_clock_due(&c, now));
-	tick_clock_begin(&c, now);
-	assert_int_equal(tick_clock_weight(&c, now), 1);
-	tick_clock_pass(&c, now);
-	weights = 1;
-	moments = c.tick_moments;
 	for (int i = 0; i < 20000; i++) {
 		uint64_t w;
 
-		now = c.next + 2 * pacing_gap(&delays, mean);        /* woke late */
+		now = c.next + (i % 4 ? 0 : 2 * pacing_gap(&delays, mean));  /* some late */
 		assert_true(tick_clock_due(&c, now));
+		before = c.passed;
 		tick_clock_begin(&c, now);
-		moments += c.tick_moments;
-		now += pacing_gap(&delays, 2 * mean);                 /* the read waited */
+		late += c.passed - before - 1;
+		now += pacing_gap(&delays, 2 * mean);                         /* the read waited */
 		w = tick_clock_weight(&c, now);
 		assert_true(w >= 1);
 		weights += w;
 		tick_clock_pass(&c, now);
 	}
 	assert_int_equal(weights, c.passed);
-	assert_int_equal(moments, c.tick_begun);
+	assert_true(late > 1000);
 	assert_true(weights > 20000 * 2);                 /* most reads stood for more than one */
 	now = c.next;
 	tick_clock_begin(&c, now);
 	assert_int_equal(tick_clock_weight(&c, now), 1);
+	now = c.next;
+	tick_clock_begin(&c, now);
+	assert_int_equal(tick_clock_weight(&c, now + 3000000000ull), 1 + TICK_WAIT_MAX_NS / mean);
+	before = c.passed;
+	tick_clock_pass(&c, now + 3600000000000ull);
+	assert_true(c.passed - before >= 3596000 && c.passed - before <= 3598000);   /* 3597 s */
 }
 
 /* Until the duration: every tick's samples and drops, and nothing else, in the profile (wall mode: one each). */
