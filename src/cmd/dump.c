@@ -230,8 +230,8 @@ static int parse_dump_args(int argc, char **argv, struct dump_opts *o)
 		const struct opt_command cmd = {
 			"dump", "usage: framewalk dump [--native [--kernel]] [--nonblocking] -p PID\n",
 			"Print the current stack of every thread of a process once, innermost frame "
-			"last. Each thread is stopped (ptrace) for the moment its stack is read, one "
-			"thread at a time, so every stack is one instant's.\n", NULL, opts, 0,
+			"last. Each thread is stopped (ptrace) for the moment its stack is read, so "
+			"every stack is one instant's.\n", NULL, opts, 0,
 		};
 
 		ret = opts_parse(&cmd, argc, argv, &nargs);

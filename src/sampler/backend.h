@@ -66,6 +66,15 @@ struct backend_ops {
 	int (*read_instant)(struct sampler *s, pid_t tid, struct py_thread_info *pt,
 			    struct thread_instant *in);
 	/*
+	 * A backend that stops a thread to read it (optional; ptrace):
+	 * stop_first stops thread tid, on a CPU, before the tick reads
+	 * anything of its process (0, or -errno: not stopped, read as
+	 * usual); read_instant reads it stopped; tick_done lets go of those
+	 * not read, at the end of the tick. Both or neither.
+	 */
+	int (*stop_first)(struct sampler *s, pid_t tid);
+	void (*tick_done)(struct sampler *s);
+	/*
 	 * The threads off a CPU read by the backend itself (optional; bpf's
 	 * task iterator): reads_waiting says whether it will this tick (the
 	 * loop then reads none of them and only counts gil mode's ticks of

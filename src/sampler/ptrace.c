@@ -5,9 +5,12 @@
  * below sp to where its outermost frame was last seen, in one system call)
  * and its Python frames are read; it is detached before the native walk,
  * which runs over the copy, and names and merging come after that. What is
- * stopped is only the one thread, and only for the reading.
+ * stopped is the threads on a CPU, from the start of a tick, before
+ * anything of their process is read (sampler_tick says why), each until
+ * its own read is done; the others are read without a stop.
  */
 #include <errno.h>
+#include <string.h>
 #include <signal.h>
 #include <sys/uio.h>
 
@@ -65,27 +68,68 @@ void stack_reader_free(struct stack_reader *sr)
 	free(sr);
 }
 
+int ptrace_first_stop(pid_t pid, pid_t tid, int kernel, const volatile sig_atomic_t *stop,
+		      struct first_stop *fs)
+{
+	int ret;
+
+	fs->tid = 0;
+	/* before the stop: ptrace_sample_thread says why */
+	fs->nkernel = kernel ? kernel_stack_read(pid, tid, fs->kernel, KERNEL_MAX_FRAMES) : 0;
+	fs->t0 = fw_now_ns();
+	ret = ptrace_stop_thread(tid, stop, &fs->sig);
+	if (ret) {
+		for (size_t i = 0; i < fs->nkernel; i++)
+			free(fs->kernel[i]);
+		fs->nkernel = 0;
+		return ret;
+	}
+	fs->tid = tid;
+	return 0;
+}
+
+void ptrace_first_let_go(struct first_stop *fs)
+{
+	if (!fs->tid)
+		return;
+	ptrace_resume_thread(fs->tid, fs->sig);
+	for (size_t i = 0; i < fs->nkernel; i++)
+		free(fs->kernel[i]);
+	fs->nkernel = 0;
+	fs->tid = 0;
+}
+
 int ptrace_sample_thread(pid_t pid, pid_t tid, struct module_map *mm, struct py_reader *r,
 			 struct py_thread_info *py_thread, int kernel, struct stack_reader *sr,
 			 const struct while_stopped *also, const volatile sig_atomic_t *stop,
-			 struct native_sample *out)
+			 struct first_stop *first, struct native_sample *out)
 {
 	struct arch_regs regs;
 	uint64_t t0, t1;
 	int sig = 0, ret;
 
 	native_sample_clear(out);
-	/*
-	 * The kernel stack is read before the thread is stopped: stopping it
-	 * interrupts a blocking system call, whose path would be replaced by the
-	 * ptrace stop's own. A thread running user code has no kernel stack.
-	 */
-	if (kernel)
-		out->nkernel = kernel_stack_read(pid, tid, out->kernel, KERNEL_MAX_FRAMES);
-	t0 = fw_now_ns();
-	ret = ptrace_stop_thread(tid, stop, &sig);
-	if (ret)
-		return ret;
+	if (first && first->tid == tid) {
+		/* stopped already, its kernel stack read just before */
+		memcpy(out->kernel, first->kernel, first->nkernel * sizeof(*first->kernel));
+		out->nkernel = first->nkernel;
+		first->nkernel = 0;
+		first->tid = 0;
+		t0 = first->t0;
+		sig = first->sig;
+	} else {
+		/*
+		 * The kernel stack is read before the thread is stopped: stopping it
+		 * interrupts a blocking system call, whose path would be replaced by the
+		 * ptrace stop's own. A thread running user code has no kernel stack.
+		 */
+		if (kernel)
+			out->nkernel = kernel_stack_read(pid, tid, out->kernel, KERNEL_MAX_FRAMES);
+		t0 = fw_now_ns();
+		ret = ptrace_stop_thread(tid, stop, &sig);
+		if (ret)
+			return ret;
+	}
 	/* Everything below runs while the thread is stopped; detach follows. */
 	ret = arch_ptrace_getregs(tid, &regs);
 	if (!ret) {
@@ -134,6 +178,8 @@ int ptrace_sample_thread(pid_t pid, pid_t tid, struct module_map *mm, struct py_
 
 struct ptrace_state {
 	struct stack_reader *sr;
+	struct first_stop *first;  /* this tick's threads stopped first (ptrace_stop_first) */
+	size_t nfirst, first_alloc;
 };
 
 static int ptrace_target_init(struct sampler *s)
@@ -149,8 +195,12 @@ static void ptrace_target_release(struct sampler *s)
 {
 	struct ptrace_state *p = s->state;
 
-	if (p)
+	if (p) {
 		stack_reader_free(p->sr);
+		for (size_t i = 0; i < p->nfirst; i++)
+			ptrace_first_let_go(&p->first[i]);
+		free(p->first);
+	}
 	free(p);
 	s->state = NULL;
 	/* a thread that woke since its last try is not left stopped after the capture */
@@ -172,6 +222,41 @@ static int read_while_stopped(void *arg)
 }
 
 /*
+ * A thread on a CPU, stopped before the tick reads anything of its process
+ * (sampler_tick says why); ptrace_read_instant reads it, ptrace_tick_done
+ * lets go of the rest.
+ */
+static int ptrace_stop_first(struct sampler *s, pid_t tid)
+{
+	struct ptrace_state *p = s->state;
+	int ret;
+
+	p->first = xgrow(p->first, sizeof(*p->first), p->nfirst + 1, &p->first_alloc);
+	ret = ptrace_first_stop(s->target.pid, tid, s->opts.kernel, s->opts.stop,
+				&p->first[p->nfirst]);
+	if (!ret)
+		p->nfirst++;
+	return ret;
+}
+
+static void ptrace_tick_done(struct sampler *s)
+{
+	struct ptrace_state *p = s->state;
+
+	for (size_t i = 0; i < p->nfirst; i++)
+		ptrace_first_let_go(&p->first[i]);
+	p->nfirst = 0;
+}
+
+static struct first_stop *first_stopped(struct ptrace_state *p, pid_t tid)
+{
+	for (size_t i = 0; i < p->nfirst; i++)
+		if (p->first[i].tid == tid)
+			return &p->first[i];
+	return NULL;
+}
+
+/*
  * A thread on a CPU, read while it is stopped: its registers, stack and
  * Python frames (ptrace_sample_thread), and what the loop reads at that
  * instant. Which threads, and what is kept, is the loop's (sampler_tick).
@@ -186,7 +271,7 @@ static int ptrace_read_instant(struct sampler *s, pid_t tid, struct py_thread_in
 
 	ret = ptrace_sample_thread(s->target.pid, tid, s->opts.native ? &s->mm : NULL,
 				   &s->reader, pt, s->opts.kernel, p->sr, &stopped, s->opts.stop,
-				   &s->ns);
+				   first_stopped(p, tid), &s->ns);
 	if (ret)
 		return ret;
 	in->tstate = pt ? pt->tstate : 0;
@@ -206,4 +291,6 @@ const struct backend_ops backend_ptrace_ops = {
 	.target_init = ptrace_target_init,
 	.target_release = ptrace_target_release,
 	.read_instant = ptrace_read_instant,
+	.stop_first = ptrace_stop_first,
+	.tick_done = ptrace_tick_done,
 };

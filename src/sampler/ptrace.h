@@ -32,7 +32,27 @@ struct stack_reader *stack_reader_new(void);
 void stack_reader_free(struct stack_reader *sr);
 
 /*
- * Sample thread tid of pid, stopped while it is read. py_thread is its thread
+ * A thread stopped before anything of its process is read (the backend's
+ * stop_first), with its kernel stack read just before the stop; until
+ * ptrace_sample_thread reads it, or ptrace_first_let_go lets it go.
+ */
+struct first_stop {
+	pid_t tid;                /* 0: read and let go */
+	int sig;                  /* the signal to re-deliver */
+	uint64_t t0;              /* when the stop was asked for */
+	size_t nkernel;
+	char *kernel[KERNEL_MAX_FRAMES];
+};
+
+/* Stop tid of pid into *fs (kernel: its kernel stack first). 0 or ptrace_stop_thread's -errno. */
+int ptrace_first_stop(pid_t pid, pid_t tid, int kernel, const volatile sig_atomic_t *stop,
+		      struct first_stop *fs);
+/* Let it go unread (nothing when it was read). */
+void ptrace_first_let_go(struct first_stop *fs);
+
+/*
+ * Sample thread tid of pid, stopped while it is read: stopped here, or
+ * already by ptrace_first_stop (first, else NULL). py_thread is its thread
  * state (NULL for a thread without Python); mm NULL: Python frames only (no
  * native walk); also, when given, calls also->read while it is stopped.
  * Returns 0, -ESRCH when the thread is gone, -EPERM when ptrace is refused,
@@ -41,6 +61,6 @@ void stack_reader_free(struct stack_reader *sr);
 int ptrace_sample_thread(pid_t pid, pid_t tid, struct module_map *mm, struct py_reader *r,
 			 struct py_thread_info *py_thread, int kernel, struct stack_reader *sr,
 			 const struct while_stopped *also, const volatile sig_atomic_t *stop,
-			 struct native_sample *out);
+			 struct first_stop *first, struct native_sample *out);
 
 #endif

@@ -474,10 +474,9 @@ int sampler_read_waiting(struct sampler *s, struct py_thread_info *t, size_t *de
 	return 0;
 }
 
-int sampler_list_threads(struct sampler *s, uint64_t now)
+/* The target's threads from /proc, listed again every TIDS_REFRESH_NS. 0 or -ESRCH. */
+static int sampler_refresh_tids(struct sampler *s, uint64_t now)
 {
-	int ret;
-
 	if (!s->tids || now - s->tids_ns > TIDS_REFRESH_NS) {
 		free(s->tids);
 		s->tids = NULL;
@@ -486,6 +485,15 @@ int sampler_list_threads(struct sampler *s, uint64_t now)
 			return -ESRCH;
 		s->tids_ns = now;
 	}
+	return 0;
+}
+
+int sampler_list_threads(struct sampler *s, uint64_t now)
+{
+	int ret;
+
+	if (sampler_refresh_tids(s, now))
+		return -ESRCH;
 	ret = sampler_read_py_threads(s);
 	if (ret == -ESRCH || ret == -EPERM)
 		return ret;
@@ -553,12 +561,69 @@ static int tick_read_instant(struct sampler *s, const struct backend_ops *ops, p
 	return 0;
 }
 
+/*
+ * A backend that stops a thread to read it (ptrace) stops the threads on a
+ * CPU before the tick reads anything of their process. A read of its
+ * memory (the thread list, the GIL) waits while the target holds its
+ * memory map's lock (brk, mmap, mprotect), and a thread stopped after that
+ * read was read where the call had led by then, not where it was at the
+ * tick: a stopped reader on another CPU than the target read callshapes.py's
+ * zlib call 3-5 points under bpf and the target's own clock, one on its CPU
+ * (which cannot run until the call returns: a kernel without preemption)
+ * 1.5-2.6 (issue 21). Stopped first, a thread in such a call stops as it
+ * returns, inside it. With --python-only only the threads that were Python
+ * threads at the last look are; their state reads as before the stop
+ * (taskstat_hold) until the tick is done. At most as many as there are
+ * CPUs (no more run at once; "R" is also a thread waiting for a CPU, whose
+ * stop waits for one and would hold the others stopped meanwhile); the
+ * rest are stopped at their own read, as before.
+ */
+static void tick_stop_first(struct sampler *s, const struct backend_ops *ops, uint64_t now)
+{
+	static long cpus;
+	size_t stopped = 0;
+	char state;
+
+	if (!ops->stop_first || sampler_refresh_tids(s, now))
+		return;
+	if (!cpus && (cpus = sysconf(_SC_NPROCESSORS_ONLN)) < 1)
+		cpus = 1;
+	for (size_t i = 0; i < s->ntids && stopped < (size_t)cpus && !sampler_stopping(s); i++) {
+		pid_t tid = s->tids[i];
+
+		if (!s->opts.native && !sampler_py_thread(s, tid))
+			continue;
+		if (taskstat_state(&s->tasks, tid, &state) || state != 'R')
+			continue;
+		if (!ops->stop_first(s, tid)) {
+			taskstat_hold(&s->tasks, tid, state);
+			stopped++;
+		}
+	}
+}
+
+static int tick_threads(struct sampler *s, const struct backend_ops *ops, uint64_t now);
+
 int sampler_tick(struct sampler *s, const struct backend_ops *ops, uint64_t now)
 {
-	int in_kernel, ret;
+	int ret;
 
 	if (ops->tick)
 		return ops->tick(s, now);
+	tick_stop_first(s, ops, now);
+	ret = tick_threads(s, ops, now);
+	if (ops->tick_done) {
+		ops->tick_done(s);
+		taskstat_unhold_all(&s->tasks);
+	}
+	return ret;
+}
+
+/* Every thread under the mode's rules (sampler_tick). */
+static int tick_threads(struct sampler *s, const struct backend_ops *ops, uint64_t now)
+{
+	int in_kernel, ret;
+
 	if ((ret = sampler_tick_begin(s, now)))
 		return ret;
 	in_kernel = ops->reads_waiting && ops->read_waiting && ops->reads_waiting(s);

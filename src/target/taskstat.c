@@ -173,11 +173,27 @@ int taskstat_state(struct taskstat *ts, pid_t tid, char *state)
 {
 	struct task_files *t = task(ts, tid);
 	char buf[512];
-	ssize_t n = read_task_file(ts, tid, "stat", &t->stat_fd, buf, sizeof(buf));
+	ssize_t n;
 
+	if (t->held) {
+		*state = t->held;
+		return 0;
+	}
+	n = read_task_file(ts, tid, "stat", &t->stat_fd, buf, sizeof(buf));
 	if (n < 0)
 		return (int)n;
 	return proc_stat_parse_state(buf, (size_t)n, state);
+}
+
+void taskstat_hold(struct taskstat *ts, pid_t tid, char state)
+{
+	task(ts, tid)->held = state;
+}
+
+void taskstat_unhold_all(struct taskstat *ts)
+{
+	for (size_t i = 0; i < ts->n; i++)
+		ts->tasks[i].held = 0;
 }
 
 int taskstat_state_cpu(struct taskstat *ts, pid_t tid, char *state, int *cpu)

@@ -29,6 +29,7 @@ struct task_files {
 	long last_nr;
 	uint64_t last_arg0;
 	uint64_t last_tick;       /* the tick it was read at */
+	char held;                /* the state it had when the caller stopped it (taskstat_hold), 0 none */
 };
 
 /* Descriptors left to the rest of framewalk before taskstats keep any open. */
@@ -54,6 +55,13 @@ void taskstat_prune(struct taskstat *ts);
 
 /* Scheduler state letter (R running/runnable, S, D, ...). 0 or -errno. */
 int taskstat_state(struct taskstat *ts, pid_t tid, char *state);
+
+/*
+ * The caller stopped thread tid (a ptrace stop, 't' in /proc), which was in
+ * state: its state reads as that until taskstat_unhold_all.
+ */
+void taskstat_hold(struct taskstat *ts, pid_t tid, char state);
+void taskstat_unhold_all(struct taskstat *ts);
 
 /* The state and the CPU the thread last ran on (fresh). 0 or -errno. */
 int taskstat_state_cpu(struct taskstat *ts, pid_t tid, char *state, int *cpu);
