@@ -398,11 +398,15 @@ static void *sender_main(void *arg)
 	struct sinks *s = arg;
 	sigset_t job;
 
-	/* job-control stops go to the sampling thread, which takes them between stops (ptrace.h) */
+	/*
+	 * job-control stops go to the sampling thread, which takes them between
+	 * stops (ptrace.h); so does SIGCHLD, which tells it a thread stopped
+	 */
 	sigemptyset(&job);
 	sigaddset(&job, SIGTSTP);
 	sigaddset(&job, SIGTTIN);
 	sigaddset(&job, SIGTTOU);
+	sigaddset(&job, SIGCHLD);
 	pthread_sigmask(SIG_BLOCK, &job, NULL);
 	pthread_mutex_lock(&s->lock);
 	while (!s->quit) {

@@ -250,8 +250,9 @@ static void print_header(const struct profile *p, FILE *f)
 			pct(m->ticks_taken, m->ticks_requested),
 			secs > 0 ? (double)m->ticks_taken / secs : 0);
 	if (m->moments_waited)
-		fprintf(f, "           (%" PRIu64 " of them moments that passed while a read waited on the\n"
-			"            target, its memory map's lock or its stop: the read stands for them)\n",
+		fprintf(f, "           (%" PRIu64 " of them moments that passed while a tick came late or\n"
+			"            its read waited, on the target's memory map's lock or its stop: the\n"
+			"            read stands for them)\n",
 			m->moments_waited);
 	if (m->ticks_requested && m->cpu_weighted)
 		fprintf(f, "           (cpu mode: a stack counts once per 1/%.0f s of CPU time its thread\n"

@@ -164,6 +164,7 @@ struct sampler_tick_scratch {
 	                           * set by sampler_mode_filter, used by the next record */
 	uint64_t weight;          /* the loop's moments the next record stands for (0: one;
 	                           * sampler_still_weight), used by it */
+	int waited;               /* ... set by sampler_weigh_read (moments_waited) */
 };
 
 /* What the target's process did: the program it runs, its execs and its exit. */

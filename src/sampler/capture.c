@@ -347,6 +347,7 @@ static void handle_exec(struct session *sess, size_t i, uint64_t now)
 			target_ended(sess, i, SAMPLER_STOP_ERROR);
 			return;
 		}
+		s->clock = &sess->clock;
 		s->life.generation = generation;
 		s->last_sample_ns = last;
 	}
@@ -536,6 +537,7 @@ static int start_backend(struct session *sess, struct strbuf *why)
 				so.child = 0;
 			sampler_release(s, sess->ops);
 			err = sampler_init(s, &t, sess->prof, &so, ops_of(o.backend), sess->files);
+			s->clock = &sess->clock;
 			if (err && !ret) {
 				strbuf_addf(why, "process %d cannot be sampled with %s: %s", (int)t.pid,
 					    backend_name(o.backend), strerror(-err));

@@ -89,5 +89,6 @@ uint64_t tick_clock_weight(struct tick_clock *c, uint64_t t)
 	tick_clock_pass(c, t);
 	waited = c->passed > c->tick_first ? c->passed - c->tick_first - 1 : 0;
 	most = TICK_WAIT_MAX_NS / c->interval;
-	return 1 + (waited < most ? waited : most);
+	/* longer: framewalk itself stalled (stopped, Ctrl-Z), not the target */
+	return waited <= most ? 1 + waited : 1;
 }

@@ -74,8 +74,9 @@ uint64_t pacing_rephase_period(struct pacing *p, uint64_t interval, uint64_t mea
  * that state while the read waited on it (tick_clock_weight). So does a
  * tick that began late: what the loop did between ticks waits on the same
  * lock (the memory maps' refresh reads /proc/PID/maps): without them vm
- * read maplock.py's mprotect at 68% of its 88%. At most TICK_WAIT_MAX_NS of
- * moments (framewalk itself stopped, Ctrl-Z: the rest are skipped).
+ * read maplock.py's mprotect at 68% of its 88%. A wait longer than
+ * TICK_WAIT_MAX_NS is taken for framewalk's own (stopped, Ctrl-Z): the read
+ * stands for its moment alone.
  */
 #define TICK_WAIT_MAX_NS 1000000000ull
 
@@ -102,8 +103,8 @@ static inline int tick_clock_due(const struct tick_clock *c, uint64_t now)
 void tick_clock_begin(struct tick_clock *c, uint64_t now);
 /*
  * A thread read at t in the tick now taken: the moments the read stands
- * for, the tick's own and those passed since it was due until t (at most
- * TICK_WAIT_MAX_NS of them). 1 on a clock not running.
+ * for, the tick's own and those passed since it was due until t (1 past
+ * TICK_WAIT_MAX_NS). 1 on a clock not running.
  */
 uint64_t tick_clock_weight(struct tick_clock *c, uint64_t t);
 

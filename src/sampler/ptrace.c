@@ -5,9 +5,11 @@
  * below sp to where its outermost frame was last seen, in one system call)
  * and its Python frames are read; it is detached before the native walk,
  * which runs over the copy, and names and merging come after that. What is
- * stopped is the threads on a CPU, from the start of a tick, before
- * anything of their process is read (sampler_tick says why), each until
- * its own read is done; the others are read without a stop.
+ * stopped is one thread at a time, for its read: the first thread on a CPU
+ * from the start of a tick, before anything of its process is read
+ * (sampler_tick says why), the others when their turn comes; a waiting
+ * thread is read without a stop where its Python frames are all that is
+ * read.
  */
 #include <errno.h>
 #include <string.h>

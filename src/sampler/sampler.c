@@ -372,8 +372,8 @@ int sampler_mode_filter(struct sampler *s, pid_t tid, uint64_t tstate, uint64_t 
 
 		if (!holds) {
 			/* a runnable thread woken in take_gil is still in its futex call */
-			if (taskstat_syscall(&s->tasks, tid, &nr, &arg0))
-				nr = -1;
+			if (taskstat_held(&s->tasks, tid) || taskstat_syscall(&s->tasks, tid, &nr, &arg0))
+				nr = -1;      /* stopped first: its registers tell, at the read */
 			sampled = sampler_gil_marker(s, tstate, state == 'R', nr, arg0);
 		}
 		/*
@@ -535,6 +535,8 @@ static int tick_read_instant(struct sampler *s, const struct backend_ops *ops, p
 	struct thread_instant in = { 0 };
 	int ret, holds;
 
+	s->tick.weight = 0;          /* nothing left from a thread read but not recorded */
+	s->tick.waited = 0;
 	ret = ops->read_instant(s, tid, pt, &in);
 	if (ret == -EPERM) {
 		native_sample_clear(&s->ns);
@@ -562,100 +564,132 @@ static int tick_read_instant(struct sampler *s, const struct backend_ops *ops, p
 }
 
 /*
- * A backend that stops a thread to read it (ptrace) stops the threads on a
- * CPU before the tick reads anything of their process. A read of its
- * memory (the thread list, the GIL) waits while the target holds its
- * memory map's lock (brk, mmap, mprotect), and a thread stopped after that
- * read was read where the call had led by then, not where it was at the
- * tick: a stopped reader on another CPU than the target read callshapes.py's
- * zlib call 3-5 points under bpf and the target's own clock, one on its CPU
- * (which cannot run until the call returns: a kernel without preemption)
- * 1.5-2.6 (issue 21). Stopped first, a thread in such a call stops as it
- * returns, inside it. With --python-only only the threads that were Python
- * threads at the last look are; their state reads as before the stop
- * (taskstat_hold) until the tick is done. At most as many as there are
- * CPUs (no more run at once; "R" is also a thread waiting for a CPU, whose
- * stop waits for one and would hold the others stopped meanwhile); the
- * rest are stopped at their own read, as before.
+ * A backend that stops a thread to read it (ptrace) stops a thread on a CPU
+ * before the tick reads anything of its process. A read of its memory (the
+ * thread list, the GIL) waits while the target holds its memory map's lock
+ * (brk, mmap, mprotect), and a thread stopped after that read was read
+ * where the call had led by then, not where it was at the tick: a stopped
+ * reader on another CPU than the target read callshapes.py's zlib call 3-5
+ * points under bpf and the target's own clock, one on its CPU (which cannot
+ * run until the call returns: a kernel without preemption) 1.5-2.6 (issue
+ * 21). Stopped first, a thread in such a call stops as it returns, inside
+ * it. One thread, the first on a CPU (with --python-only, of those that
+ * were Python threads at the last look), read and let go before any other
+ * is stopped, and nothing is read while it is stopped that takes the
+ * target's exec lock (another seize, /proc's syscall and stack files):
+ * an execve in another thread waits for a thread held stopped to be reaped
+ * while holding that lock, and would wait on framewalk forever. Its state
+ * reads as before the stop (taskstat_hold). Returns its tid, or 0.
  */
-static void tick_stop_first(struct sampler *s, const struct backend_ops *ops, uint64_t now)
+static pid_t tick_stop_first(struct sampler *s, const struct backend_ops *ops, uint64_t now)
 {
-	static long cpus;
-	size_t stopped = 0;
 	char state;
 
 	if (!ops->stop_first || sampler_refresh_tids(s, now))
-		return;
-	if (!cpus && (cpus = sysconf(_SC_NPROCESSORS_ONLN)) < 1)
-		cpus = 1;
-	for (size_t i = 0; i < s->ntids && stopped < (size_t)cpus && !sampler_stopping(s); i++) {
+		return 0;
+	for (size_t i = 0; i < s->ntids; i++) {
 		pid_t tid = s->tids[i];
 
 		if (!s->opts.native && !sampler_py_thread(s, tid))
 			continue;
 		if (taskstat_state(&s->tasks, tid, &state) || state != 'R')
 			continue;
-		if (!ops->stop_first(s, tid)) {
-			taskstat_hold(&s->tasks, tid, state);
-			stopped++;
-		}
+		/* one try: refused or not stopped in time, it is read as any other */
+		if (ops->stop_first(s, tid))
+			return 0;
+		taskstat_hold(&s->tasks, tid, state);
+		return tid;
 	}
+	return 0;
 }
 
-static int tick_threads(struct sampler *s, const struct backend_ops *ops, uint64_t now);
+/* The thread stopped first (tick_stop_first) let go, whether it was read or not. */
+static void tick_let_go_first(struct sampler *s, const struct backend_ops *ops)
+{
+	if (!ops->tick_done)
+		return;
+	ops->tick_done(s);
+	taskstat_unhold_all(&s->tasks);
+}
+
+static int tick_threads(struct sampler *s, const struct backend_ops *ops, uint64_t now,
+			pid_t first);
 
 int sampler_tick(struct sampler *s, const struct backend_ops *ops, uint64_t now)
 {
+	pid_t first;
 	int ret;
 
 	if (ops->tick)
 		return ops->tick(s, now);
-	tick_stop_first(s, ops, now);
-	ret = tick_threads(s, ops, now);
-	if (ops->tick_done) {
-		ops->tick_done(s);
-		taskstat_unhold_all(&s->tasks);
-	}
+	first = tick_stop_first(s, ops, now);
+	ret = tick_threads(s, ops, now, first);
+	tick_let_go_first(s, ops);       /* on every path */
 	return ret;
 }
 
-/* Every thread under the mode's rules (sampler_tick). */
-static int tick_threads(struct sampler *s, const struct backend_ops *ops, uint64_t now)
+/*
+ * Thread s->tids[i] under the mode's rules (sampler_tick). 0 (read, or not
+ * to be), or -ESRCH/-EPERM for the whole target.
+ */
+static int tick_thread(struct sampler *s, const struct backend_ops *ops, size_t i, int in_kernel,
+		       uint64_t now)
+{
+	pid_t tid = s->tids[i];
+	struct py_thread_info *pt = sampler_tick_thread(s, i, now);
+	int ret;
+
+	if (!pt && !s->opts.native)
+		return 0;      /* Python frames only, and it has none */
+	/* the backend reads the waiting threads: gil mode still counts each one's tick */
+	if (in_kernel && s->opts.mode != MODE_GIL)
+		return 0;
+	/* Decided before the read: stopping a thread changes its state. */
+	if (!sampler_mode_filter(s, tid, pt ? pt->tstate : 0, s->tick.gil_holder, s->tick.wait,
+				 sizeof(s->tick.wait)) || in_kernel)
+		return 0;
+	/*
+	 * A waiting thread is read without a stop: its Python frames, and its
+	 * native ones only where a read at an instant gives its registers. A
+	 * backend without such a read (its events sample the running threads)
+	 * reads only the waiting ones here.
+	 */
+	if (s->opts.mode != MODE_CPU && (!s->opts.native || !ops->read_instant)) {
+		ret = sampler_record_waiting(s, tid, pt, now);
+		if (ret == -ESRCH || ret == -EPERM)
+			return ret;
+		if (!ret || !ops->read_instant)
+			return 0;
+	}
+	if (!ops->read_instant)
+		return 0;
+	return tick_read_instant(s, ops, tid, pt, now);
+}
+
+/* Every thread of the target, the one stopped first (first, 0: none) first of all. */
+static int tick_threads(struct sampler *s, const struct backend_ops *ops, uint64_t now,
+			pid_t first)
 {
 	int in_kernel, ret;
 
 	if ((ret = sampler_tick_begin(s, now)))
 		return ret;
 	in_kernel = ops->reads_waiting && ops->read_waiting && ops->reads_waiting(s);
-	for (size_t i = 0; i < s->ntids && !sampler_stopping(s); i++) {
-		pid_t tid = s->tids[i];
-		struct py_thread_info *pt = sampler_tick_thread(s, i, now);
-
-		if (!pt && !s->opts.native)
-			continue;      /* Python frames only, and it has none */
-		/* the backend reads the waiting threads: gil mode still counts each one's tick */
-		if (in_kernel && s->opts.mode != MODE_GIL)
-			continue;
-		/* Decided before the read: stopping a thread changes its state. */
-		if (!sampler_mode_filter(s, tid, pt ? pt->tstate : 0, s->tick.gil_holder, s->tick.wait,
-					 sizeof(s->tick.wait)) || in_kernel)
-			continue;
-		/*
-		 * A waiting thread is read without a stop: its Python frames,
-		 * and its native ones only where a read at an instant gives its
-		 * registers. A backend without such a read (its events sample
-		 * the running threads) reads only the waiting ones here.
-		 */
-		if (s->opts.mode != MODE_CPU && (!s->opts.native || !ops->read_instant)) {
-			ret = sampler_record_waiting(s, tid, pt, now);
-			if (ret == -ESRCH || ret == -EPERM)
-				return ret;
-			if (!ret || !ops->read_instant)
+	if (first) {
+		for (size_t i = 0; i < s->ntids; i++) {
+			if (s->tids[i] != first)
 				continue;
+			ret = tick_thread(s, ops, i, in_kernel, now);
+			break;
 		}
-		if (!ops->read_instant)
+		tick_let_go_first(s, ops);
+		if (ret)
+			return ret;
+	}
+	for (size_t i = 0; i < s->ntids && !sampler_stopping(s); i++) {
+		if (s->tids[i] == first)
 			continue;
-		if ((ret = tick_read_instant(s, ops, tid, pt, now)))
+		if ((ret = tick_thread(s, ops, i, in_kernel, now)))
 			return ret;
 	}
 	if (in_kernel)
@@ -706,12 +740,14 @@ int sampler_record_waiting(struct sampler *s, pid_t tid, struct py_thread_info *
 		s->tick.wait[0] = '\0';
 		return ret == -ESRCH || ret == -EPERM ? ret : -EAGAIN;
 	}
-	sampler_weigh_read(s, fw_now_ns());
 	if (!s->opts.native) {
-		if (depth)
+		if (depth) {
+			sampler_weigh_read(s, fw_now_ns());
 			sampler_record_python(s, tid, s->frames, depth, 0, s->tick.wait, now);
+		}
 		return 0;
 	}
+	sampler_weigh_read(s, fw_now_ns());
 	native_sample_clear(ns);
 	if (s->opts.kernel)
 		ns->nkernel = kernel_stack_read(s->target.pid, tid, ns->kernel, KERNEL_MAX_FRAMES);
@@ -804,7 +840,7 @@ void sampler_weigh_read(struct sampler *s, uint64_t t)
 	if (!s->clock || s->cpu_weighted)
 		return;
 	s->tick.weight = tick_clock_weight(s->clock, t);
-	s->prof->meta.moments_waited += s->tick.weight - 1;
+	s->tick.waited = 1;
 }
 
 /* The weight of the record being made: CPU time by ticks (cpu mode), else what
@@ -816,6 +852,9 @@ static uint64_t sample_weight(struct sampler *s, pid_t tid, uint64_t now)
 	s->tick.weight = 0;
 	if (s->cpu_weighted)
 		return sampler_cpu_weight(s, tid, now);
+	if (s->tick.waited && w > 1)
+		s->prof->meta.moments_waited += w - 1;
+	s->tick.waited = 0;
 	return w ? w : 1;
 }
 
@@ -855,6 +894,7 @@ void sampler_record_python(struct sampler *s, pid_t tid, const struct py_frame_i
 void sampler_record_dropped(struct sampler *s, pid_t tid, uint64_t now)
 {
 	s->tick.weight = 0;
+	s->tick.waited = 0;
 	labels_take(s, tid);
 	/* A thread that exited while being read is not an error. */
 	if (sampler_thread_gone(s, tid))
@@ -937,7 +977,9 @@ void sampler_record_native(struct sampler *s, pid_t tid, uint64_t now)
 			sampler_record_dropped(s, tid, now);
 		else if (ns->npy)
 			sampler_record_python(s, tid, ns->py, ns->npy, ns->gc, s->tick.wait, now);
-		return;          /* no Python code running in this thread */
+		s->tick.weight = 0;       /* no Python code running in this thread: none recorded */
+		s->tick.waited = 0;
+		return;
 	}
 	/*
 	 * The module the chain broke in, named now: symbolizing may re-read the

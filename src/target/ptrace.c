@@ -36,10 +36,12 @@ static size_t nheld;
 /*
  * Job-control stops (Ctrl-Z, a background read or write) are blocked while
  * any target thread is stopped or seized, so framewalk never stops itself
- * holding one: the signal waits until the last is let go, then stops it.
+ * holding one: the signal waits until the last is let go, then stops it
+ * (several are stopped at once: the ptrace backend's stop_first).
  */
 static sigset_t job_blocked;    /* those of them this code blocked */
 static int job_holding;
+static size_t nstopped;         /* stopped by ptrace_stop_thread, not yet resumed */
 
 static void job_signals_hold(void)
 {
@@ -61,7 +63,7 @@ static void job_signals_hold(void)
 
 static void job_signals_release(void)
 {
-	if (!job_holding || nheld)
+	if (!job_holding || nheld || nstopped)
 		return;
 	job_holding = 0;
 	pthread_sigmask(SIG_UNBLOCK, &job_blocked, NULL);
@@ -179,8 +181,8 @@ static void let_go(pid_t tid, int sig)
  * covered more of what it was doing then: the stopped reference read
  * callshapes.py's zlib call 3.7 points under its own clock (issue 21). A
  * SIGCHLD that is not ours is taken too; nothing in framewalk waits for
- * one (children are reaped with waitpid). Without the signal (SIGCHLD
- * ignored: none is sent) it is a poll every STOP_POLL_NS.
+ * one (children are reaped with waitpid). Without the signal (SA_NOCLDSTOP
+ * inherited: none is sent for a stop) it is a poll every STOP_POLL_NS.
  */
 #define STOP_SPINS 8
 #define STOP_POLL_NS 1000000L
@@ -342,10 +344,14 @@ int ptrace_stop_thread(pid_t tid, const volatile sig_atomic_t *stop, int *sig)
 		held_add(tid);  /* it stops when it wakes: let go at the next call */
 	if (ret)
 		job_signals_release();
+	else
+		nstopped++;
 	return ret;
 }
 
 void ptrace_resume_thread(pid_t tid, int sig)
 {
+	if (nstopped)
+		nstopped--;
 	let_go(tid, sig);
 }

@@ -190,6 +190,11 @@ void taskstat_hold(struct taskstat *ts, pid_t tid, char state)
 	task(ts, tid)->held = state;
 }
 
+int taskstat_held(struct taskstat *ts, pid_t tid)
+{
+	return task(ts, tid)->held != 0;
+}
+
 void taskstat_unhold_all(struct taskstat *ts)
 {
 	for (size_t i = 0; i < ts->n; i++)

@@ -62,6 +62,8 @@ int taskstat_state(struct taskstat *ts, pid_t tid, char *state);
  */
 void taskstat_hold(struct taskstat *ts, pid_t tid, char state);
 void taskstat_unhold_all(struct taskstat *ts);
+/* Is tid held (taskstat_hold)? */
+int taskstat_held(struct taskstat *ts, pid_t tid);
 
 /* The state and the CPU the thread last ran on (fresh). 0 or -errno. */
 int taskstat_state_cpu(struct taskstat *ts, pid_t tid, char *state, int *cpu);
