@@ -54,6 +54,16 @@ void session_init(struct session *sess, struct profile *prof, const struct sampl
 	session_init_ops(sess, prof, opts, ops_of(opts->backend));
 }
 
+/* sampler_init for one of the session's targets: its files and its clock are the session's. */
+static int session_sampler_init(struct session *sess, struct sampler *s, const struct py_target *t,
+				const struct sampler_opts *o, const struct backend_ops *ops)
+{
+	int ret = sampler_init(s, t, sess->prof, o, ops, sess->files);
+
+	s->clock = &sess->clock;
+	return ret;
+}
+
 int session_add(struct session *sess, const struct py_target *t)
 {
 	struct sampler *s = xcalloc(1, sizeof(*s));
@@ -66,13 +76,12 @@ int session_add(struct session *sess, const struct py_target *t)
 		sess->files = elf_cache_new();
 		elf_cache_set_env(sess->files, sess->opts.env);
 	}
-	ret = sampler_init(s, t, sess->prof, &o, sess->ops, sess->files);
+	ret = session_sampler_init(sess, s, t, &o, sess->ops);
 	if (ret) {
 		sampler_release(s, sess->ops);
 		free(s);
 		return ret;
 	}
-	s->clock = &sess->clock;
 	sess->targets = xgrow(sess->targets, sizeof(*sess->targets), sess->n + 1, &sess->alloc);
 	sess->exited = xrealloc(sess->exited, sess->alloc * sizeof(*sess->exited));
 	sess->targets[sess->n] = s;
@@ -343,11 +352,10 @@ static void handle_exec(struct session *sess, size_t i, uint64_t now)
 		sampler_finish_threads(s);
 		sampler_finish_meta(s);
 		sampler_release(s, sess->ops);
-		if (sampler_init(s, &t, sess->prof, &o, sess->ops, sess->files)) {
+		if (session_sampler_init(sess, s, &t, &o, sess->ops)) {
 			target_ended(sess, i, SAMPLER_STOP_ERROR);
 			return;
 		}
-		s->clock = &sess->clock;
 		s->life.generation = generation;
 		s->last_sample_ns = last;
 	}
@@ -536,8 +544,7 @@ static int start_backend(struct session *sess, struct strbuf *why)
 			if (so.child != t.pid)
 				so.child = 0;
 			sampler_release(s, sess->ops);
-			err = sampler_init(s, &t, sess->prof, &so, ops_of(o.backend), sess->files);
-			s->clock = &sess->clock;
+			err = session_sampler_init(sess, s, &t, &so, ops_of(o.backend));
 			if (err && !ret) {
 				strbuf_addf(why, "process %d cannot be sampled with %s: %s", (int)t.pid,
 					    backend_name(o.backend), strerror(-err));

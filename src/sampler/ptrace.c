@@ -76,7 +76,11 @@ int ptrace_first_stop(pid_t pid, pid_t tid, int kernel, const volatile sig_atomi
 	int ret;
 
 	fs->tid = 0;
-	/* before the stop: ptrace_sample_thread says why */
+	/*
+	 * The kernel stack is read before the thread is stopped: stopping it
+	 * interrupts a blocking system call, whose path would be replaced by the
+	 * ptrace stop's own. A thread running user code has no kernel stack.
+	 */
 	fs->nkernel = kernel ? kernel_stack_read(pid, tid, fs->kernel, KERNEL_MAX_FRAMES) : 0;
 	fs->t0 = fw_now_ns();
 	ret = ptrace_stop_thread(tid, stop, &fs->sig);
@@ -107,31 +111,23 @@ int ptrace_sample_thread(pid_t pid, pid_t tid, struct module_map *mm, struct py_
 			 struct first_stop *first, struct native_sample *out)
 {
 	struct arch_regs regs;
+	struct first_stop now;
 	uint64_t t0, t1;
-	int sig = 0, ret;
+	int sig, ret;
 
 	native_sample_clear(out);
-	if (first && first->tid == tid) {
-		/* stopped already, its kernel stack read just before */
-		memcpy(out->kernel, first->kernel, first->nkernel * sizeof(*first->kernel));
-		out->nkernel = first->nkernel;
-		first->nkernel = 0;
-		first->tid = 0;
-		t0 = first->t0;
-		sig = first->sig;
-	} else {
-		/*
-		 * The kernel stack is read before the thread is stopped: stopping it
-		 * interrupts a blocking system call, whose path would be replaced by the
-		 * ptrace stop's own. A thread running user code has no kernel stack.
-		 */
-		if (kernel)
-			out->nkernel = kernel_stack_read(pid, tid, out->kernel, KERNEL_MAX_FRAMES);
-		t0 = fw_now_ns();
-		ret = ptrace_stop_thread(tid, stop, &sig);
-		if (ret)
+	/* not stopped first: stopped now, the same way */
+	if (!first || first->tid != tid) {
+		if ((ret = ptrace_first_stop(pid, tid, kernel, stop, &now)))
 			return ret;
+		first = &now;
 	}
+	memcpy(out->kernel, first->kernel, first->nkernel * sizeof(*first->kernel));
+	out->nkernel = first->nkernel;
+	first->nkernel = 0;
+	first->tid = 0;
+	t0 = first->t0;
+	sig = first->sig;
 	/* Everything below runs while the thread is stopped; detach follows. */
 	ret = arch_ptrace_getregs(tid, &regs);
 	if (!ret) {
@@ -180,8 +176,7 @@ int ptrace_sample_thread(pid_t pid, pid_t tid, struct module_map *mm, struct py_
 
 struct ptrace_state {
 	struct stack_reader *sr;
-	struct first_stop *first;  /* this tick's threads stopped first (ptrace_stop_first) */
-	size_t nfirst, first_alloc;
+	struct first_stop first;   /* this tick's thread stopped first (tid 0: none) */
 };
 
 static int ptrace_target_init(struct sampler *s)
@@ -199,9 +194,7 @@ static void ptrace_target_release(struct sampler *s)
 
 	if (p) {
 		stack_reader_free(p->sr);
-		for (size_t i = 0; i < p->nfirst; i++)
-			ptrace_first_let_go(&p->first[i]);
-		free(p->first);
+		ptrace_first_let_go(&p->first);
 	}
 	free(p);
 	s->state = NULL;
@@ -231,31 +224,14 @@ static int read_while_stopped(void *arg)
 static int ptrace_stop_first(struct sampler *s, pid_t tid)
 {
 	struct ptrace_state *p = s->state;
-	int ret;
 
-	p->first = xgrow(p->first, sizeof(*p->first), p->nfirst + 1, &p->first_alloc);
-	ret = ptrace_first_stop(s->target.pid, tid, s->opts.kernel, s->opts.stop,
-				&p->first[p->nfirst]);
-	if (!ret)
-		p->nfirst++;
-	return ret;
+	ptrace_first_let_go(&p->first);
+	return ptrace_first_stop(s->target.pid, tid, s->opts.kernel, s->opts.stop, &p->first);
 }
 
 static void ptrace_tick_done(struct sampler *s)
 {
-	struct ptrace_state *p = s->state;
-
-	for (size_t i = 0; i < p->nfirst; i++)
-		ptrace_first_let_go(&p->first[i]);
-	p->nfirst = 0;
-}
-
-static struct first_stop *first_stopped(struct ptrace_state *p, pid_t tid)
-{
-	for (size_t i = 0; i < p->nfirst; i++)
-		if (p->first[i].tid == tid)
-			return &p->first[i];
-	return NULL;
+	ptrace_first_let_go(&((struct ptrace_state *)s->state)->first);
 }
 
 /*
@@ -273,7 +249,7 @@ static int ptrace_read_instant(struct sampler *s, pid_t tid, struct py_thread_in
 
 	ret = ptrace_sample_thread(s->target.pid, tid, s->opts.native ? &s->mm : NULL,
 				   &s->reader, pt, s->opts.kernel, p->sr, &stopped, s->opts.stop,
-				   first_stopped(p, tid), &s->ns);
+				   &p->first, &s->ns);
 	if (ret)
 		return ret;
 	in->tstate = pt ? pt->tstate : 0;

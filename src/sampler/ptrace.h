@@ -51,8 +51,8 @@ int ptrace_first_stop(pid_t pid, pid_t tid, int kernel, const volatile sig_atomi
 void ptrace_first_let_go(struct first_stop *fs);
 
 /*
- * Sample thread tid of pid, stopped while it is read: stopped here, or
- * already by ptrace_first_stop (first, else NULL). py_thread is its thread
+ * Sample thread tid of pid, stopped while it is read: already, when first
+ * (ptrace_first_stop's, or NULL) is tid's, else here. py_thread is its thread
  * state (NULL for a thread without Python); mm NULL: Python frames only (no
  * native walk); also, when given, calls also->read while it is stopped.
  * Returns 0, -ESRCH when the thread is gone, -EPERM when ptrace is refused,

@@ -535,8 +535,6 @@ static int tick_read_instant(struct sampler *s, const struct backend_ops *ops, p
 	struct thread_instant in = { 0 };
 	int ret, holds;
 
-	s->tick.weight = 0;          /* nothing left from a thread read but not recorded */
-	s->tick.waited = 0;
 	ret = ops->read_instant(s, tid, pt, &in);
 	if (ret == -EPERM) {
 		native_sample_clear(&s->ns);
@@ -603,13 +601,13 @@ static pid_t tick_stop_first(struct sampler *s, const struct backend_ops *ops, u
 	return 0;
 }
 
-/* The thread stopped first (tick_stop_first) let go, whether it was read or not. */
-static void tick_let_go_first(struct sampler *s, const struct backend_ops *ops)
+/* The thread stopped first (tick_stop_first; 0: none) let go, whether it was read or not. */
+static void tick_let_go_first(struct sampler *s, const struct backend_ops *ops, pid_t first)
 {
-	if (!ops->tick_done)
+	if (!first)
 		return;
 	ops->tick_done(s);
-	taskstat_unhold_all(&s->tasks);
+	taskstat_hold(&s->tasks, first, 0);
 }
 
 static int tick_threads(struct sampler *s, const struct backend_ops *ops, uint64_t now,
@@ -624,7 +622,7 @@ int sampler_tick(struct sampler *s, const struct backend_ops *ops, uint64_t now)
 		return ops->tick(s, now);
 	first = tick_stop_first(s, ops, now);
 	ret = tick_threads(s, ops, now, first);
-	tick_let_go_first(s, ops);       /* on every path */
+	tick_let_go_first(s, ops, first);       /* on every path (again: does nothing) */
 	return ret;
 }
 
@@ -639,6 +637,8 @@ static int tick_thread(struct sampler *s, const struct backend_ops *ops, size_t 
 	struct py_thread_info *pt = sampler_tick_thread(s, i, now);
 	int ret;
 
+	s->tick.weight = 0;     /* none left from a thread read before and not recorded */
+	s->tick.waited = 0;
 	if (!pt && !s->opts.native)
 		return 0;      /* Python frames only, and it has none */
 	/* the backend reads the waiting threads: gil mode still counts each one's tick */
@@ -682,7 +682,7 @@ static int tick_threads(struct sampler *s, const struct backend_ops *ops, uint64
 			ret = tick_thread(s, ops, i, in_kernel, now);
 			break;
 		}
-		tick_let_go_first(s, ops);
+		tick_let_go_first(s, ops, first);
 		if (ret)
 			return ret;
 	}
@@ -977,9 +977,7 @@ void sampler_record_native(struct sampler *s, pid_t tid, uint64_t now)
 			sampler_record_dropped(s, tid, now);
 		else if (ns->npy)
 			sampler_record_python(s, tid, ns->py, ns->npy, ns->gc, s->tick.wait, now);
-		s->tick.weight = 0;       /* no Python code running in this thread: none recorded */
-		s->tick.waited = 0;
-		return;
+		return;          /* no Python code running in this thread */
 	}
 	/*
 	 * The module the chain broke in, named now: symbolizing may re-read the

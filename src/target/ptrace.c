@@ -36,8 +36,8 @@ static size_t nheld;
 /*
  * Job-control stops (Ctrl-Z, a background read or write) are blocked while
  * any target thread is stopped or seized, so framewalk never stops itself
- * holding one: the signal waits until the last is let go, then stops it
- * (several are stopped at once: the ptrace backend's stop_first).
+ * holding one: the signal waits until the last is let go (nheld, nstopped:
+ * however many are stopped at once), then stops it.
  */
 static sigset_t job_blocked;    /* those of them this code blocked */
 static int job_holding;

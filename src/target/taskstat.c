@@ -195,12 +195,6 @@ int taskstat_held(struct taskstat *ts, pid_t tid)
 	return task(ts, tid)->held != 0;
 }
 
-void taskstat_unhold_all(struct taskstat *ts)
-{
-	for (size_t i = 0; i < ts->n; i++)
-		ts->tasks[i].held = 0;
-}
-
 int taskstat_state_cpu(struct taskstat *ts, pid_t tid, char *state, int *cpu)
 {
 	struct task_files *t = task(ts, tid);

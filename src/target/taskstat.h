@@ -58,10 +58,9 @@ int taskstat_state(struct taskstat *ts, pid_t tid, char *state);
 
 /*
  * The caller stopped thread tid (a ptrace stop, 't' in /proc), which was in
- * state: its state reads as that until taskstat_unhold_all.
+ * state: its state reads as that until held again with 0.
  */
 void taskstat_hold(struct taskstat *ts, pid_t tid, char state);
-void taskstat_unhold_all(struct taskstat *ts);
 /* Is tid held (taskstat_hold)? */
 int taskstat_held(struct taskstat *ts, pid_t tid);
 
