@@ -118,21 +118,27 @@ static int read_stable_stack(struct py_reader *r, struct py_thread_info *t,
 /*
  * Read t's stack while the thread is stopped. -EPERM when ptrace is refused
  * (the caller falls back to reading it running), -ETIMEDOUT when it did not
- * stop in time (asleep in the kernel), -ESRCH when it is gone.
+ * stop in time (asleep in the kernel), -ESRCH when it is gone. A thread
+ * stopped in the few instructions where its chain is not whole (a
+ * generator yielding: its frame current, its caller link already cleared;
+ * -EAGAIN) is let go and stopped again, at another instant.
  */
 static int read_stopped_stack(struct py_reader *r, struct py_thread_info *t,
 			      struct py_frame_info *frames, size_t *depth)
 {
-	int sig, ret = ptrace_stop_thread((pid_t)t->tid, NULL, &sig);
+	int sig, ret = -EAGAIN;
 
-	if (ret)
-		return ret;
-	ret = py_reader_thread_frame(r, t);
-	if (!ret && t->frame)
-		ret = py_reader_stack(r, t, frames, PY_MAX_DEPTH, depth);
-	else if (!ret)
-		*depth = 0;
-	ptrace_resume_thread((pid_t)t->tid, sig);
+	for (int i = 0; i < DUMP_TRIES * 4 && ret == -EAGAIN; i++) {
+		ret = ptrace_stop_thread((pid_t)t->tid, NULL, &sig);
+		if (ret)
+			return ret;
+		ret = py_reader_thread_frame(r, t);
+		if (!ret && t->frame)
+			ret = py_reader_stack(r, t, frames, PY_MAX_DEPTH, depth);
+		else if (!ret)
+			*depth = 0;
+		ptrace_resume_thread((pid_t)t->tid, sig);
+	}
 	return ret;
 }
 
