@@ -316,6 +316,214 @@ static __always_inline __u32 copy_python(struct fw_sample_buf *buf, const struct
 }
 
 /*
+ * Labels (fwprof.h, struct fw_label_cfg): each variable's value as the
+ * thread sees it at the sample's instant.
+ */
+struct label_walk {
+	struct fw_label_rec *rec;
+	const struct fw_label_cfg *lc;
+	struct task_struct *task;
+	__u64 tstate, root;
+	__u64 ver, id;               /* the thread state's context version and id */
+	int have_ctx, have_root, have_ver;
+};
+
+static __always_inline __u32 popcount32(__u32 x)
+{
+	x = x - ((x >> 1) & 0x55555555);
+	x = (x & 0x33333333) + ((x >> 2) & 0x33333333);
+	x = (x + (x >> 4)) & 0x0f0f0f0f;
+	return (x * 0x01010101) >> 24;
+}
+
+/* The value of variable var (hash) in the HAMT from w->root: FW_LAB_* (and *value). */
+static __always_inline __u32 hamt_find(struct label_walk *w, __u64 var, __u32 hash, __u64 *value,
+					__u64 *node_type, struct task_struct *task)
+{
+	const struct fw_label_cfg *lc = w->lc;
+	__u64 node = w->root, type, words[2 * FW_COLLISION_PAIRS];
+	__u32 shift = 0;
+
+	for (int depth = 0; depth < FW_HAMT_LEVELS; depth++, shift += 5) {
+		if (!node || (node & 7))
+			return FW_LAB_FAULT;
+		if (read_user(&type, sizeof(type), (void *)(node + lc->object_type), task))
+			return FW_LAB_FAULT;
+		if (type && type == lc->type_collision) {
+			__u64 size = 0;
+
+			if (read_user(&size, sizeof(size), (void *)(node + lc->collision_size), task) ||
+			    size < 2 || size > 2 * FW_COLLISION_PAIRS ||
+			    read_user(words, sizeof(words), (void *)(node + lc->collision_array), task))
+				return FW_LAB_FAULT;
+			for (int i = 0; i < FW_COLLISION_PAIRS; i++) {
+				if (2 * i + 1 < size && words[2 * i] == var) {
+					*value = words[2 * i + 1];
+					return FW_LAB_VALUE;
+				}
+			}
+			return FW_LAB_UNSET;
+		}
+		if (shift > 30)
+			return FW_LAB_FAULT;   /* 7 levels use all 32 bits: only collisions below */
+		if (type && type == lc->type_array) {
+			__u64 idx = (hash >> shift) & 0x1f;
+
+			if (read_user(&node, sizeof(node), (void *)(node + lc->array_array + 8 * idx), task))
+				return FW_LAB_FAULT;
+			if (!node)
+				return FW_LAB_UNSET;
+			continue;
+		}
+		/*
+		 * Before user space has learnt the bitmap node's type: assume it
+		 * is this one (a small context's every node is one), and say so
+		 * (*node_type), for user space to check it after the sample.
+		 */
+		if (type && !lc->type_bitmap && (!*node_type || *node_type == type))
+			*node_type = type;
+		if (type && (type == lc->type_bitmap || type == *node_type)) {
+			__u64 bitmap = 0;
+			__u32 bit = 1u << ((hash >> shift) & 0x1f), idx;
+
+			if (read_user(&bitmap, sizeof(bitmap), (void *)(node + lc->bitmap_bitmap), task))
+				return FW_LAB_FAULT;
+			if (!((__u32)bitmap & bit))
+				return FW_LAB_UNSET;
+			idx = popcount32((__u32)bitmap & (bit - 1)) & 0x1f;
+			if (read_user(words, 16, (void *)(node + lc->bitmap_array + 16 * (__u64)idx), task))
+				return FW_LAB_FAULT;
+			if (words[0]) {
+				if (words[0] != var)
+					return FW_LAB_UNSET;
+				*value = words[1];
+				return FW_LAB_VALUE;
+			}
+			node = words[1];   /* no key: the sub-node of the keys sharing these bits */
+			continue;
+		}
+		*node_type = type;
+		return FW_LAB_TYPE;     /* with the bitmap node's known: an array or collision node's */
+	}
+	return FW_LAB_FAULT;
+}
+
+static __always_inline long label_at(__u64 i, struct label_walk *w, struct task_struct *task)
+{
+	const struct fw_label_cfg *lc = w->lc;
+	struct fw_label_val *v;
+	__u64 var, value = 0, node_type = 0;
+	__u32 status;
+
+	if (i >= FW_LABELS_MAX)
+		return 1;
+	v = &w->rec->v[i & (FW_LABELS_MAX - 1)];
+	v->cached = 0;
+	v->value = 0;
+	v->node_type = 0;
+	v->head_ok = 0;
+	var = lc->var[i & (FW_LABELS_MAX - 1)];
+	if (!var) {
+		v->status = FW_LAB_NOVAR;
+		return 0;
+	}
+	if (!w->have_ctx) {
+		v->status = FW_LAB_UNSET;
+		return 0;
+	}
+	status = 0;
+	if (w->have_ver) {
+		/* what ContextVar.get() would answer from the variable's cache */
+		__u64 c[4];
+
+		if (!read_user(c, sizeof(c), (void *)(var + lc->cache_start), task) &&
+		    c[lc->cache_value & 3] && !(c[lc->cache_value & 3] & 7) &&
+		    c[lc->cache_tsid & 3] == w->id && c[lc->cache_tsver & 3] == w->ver) {
+			value = c[lc->cache_value & 3];
+			v->cached = 1;
+			status = FW_LAB_VALUE;
+		}
+	}
+	if (!status)
+		status = w->have_root ? hamt_find(w, var, lc->hash[i & (FW_LABELS_MAX - 1)], &value,
+						  &node_type, task) : FW_LAB_FAULT;
+	if (status == FW_LAB_VALUE && (!value || (value & 7)))
+		status = FW_LAB_FAULT;
+	v->status = status;
+	v->node_type = node_type;
+	if (status == FW_LAB_VALUE) {
+		v->value = value;
+		v->head_ok = !read_user(v->head, FW_LABEL_HEAD, (void *)value, task);
+	}
+	return 0;
+}
+
+static long label_self(__u64 i, void *ctx)
+{
+	return label_at(i, ctx, NULL);
+}
+
+static long label_task(__u64 i, void *ctx)
+{
+	struct label_walk *w = ctx;
+
+	return label_at(i, w, w->task);
+}
+
+/*
+ * Read the labels of the thread of h (its state found by copy_python) into
+ * buf->lab, and send them: 0 sent (or no labels asked, or no Python
+ * thread), -1 the ring buffer is full (the sample is not sent either: a
+ * sample without its labels would read as unlabelled).
+ */
+static __always_inline int send_labels(struct fw_sample_buf *buf, const struct fw_target_cfg *cfg,
+				       struct task_struct *task)
+{
+	const struct fw_label_cfg *lc = &cfg->lab;
+	struct fw_label_rec *rec = &buf->lab;
+	struct label_walk w = { .rec = rec, .lc = lc, .task = task, .tstate = buf->h.tstate };
+	__u64 ctx = 0, hamt = 0, nkeys = 0;
+	__u32 n = lc->nvars;
+
+	if (!n || !w.tstate)
+		return 0;
+	if (n > FW_LABELS_MAX)
+		n = FW_LABELS_MAX;
+	rec->kind = FW_REC_LABELS;
+	rec->pid = buf->h.pid;
+	rec->tid = buf->h.tid;
+	rec->time_ns = buf->h.time_ns;
+	rec->nvals = n;
+	rec->ctx_type = 0;
+	rec->hamt_type = 0;
+	if (!read_user(&ctx, sizeof(ctx), (void *)(w.tstate + lc->tstate_context), task) && ctx) {
+		w.have_ctx = 1;
+		if (lc->cache)
+			w.have_ver = !read_user(&w.ver, sizeof(w.ver),
+						(void *)(w.tstate + lc->tstate_context_ver), task) &&
+				     !read_user(&w.id, sizeof(w.id), (void *)(w.tstate + lc->tstate_id),
+						task);
+		if (!read_user(&rec->ctx_type, sizeof(__u64), (void *)(ctx + lc->object_type), task) &&
+		    !read_user(&hamt, sizeof(hamt), (void *)(ctx + lc->context_vars), task) && hamt &&
+		    !read_user(&rec->hamt_type, sizeof(__u64), (void *)(hamt + lc->object_type), task) &&
+		    !read_user(&w.root, sizeof(w.root), (void *)(hamt + lc->hamt_root), task) &&
+		    !read_user(&nkeys, sizeof(nkeys), (void *)(hamt + lc->hamt_count), task))
+			w.have_root = 1;
+		if (w.have_root && !nkeys)
+			w.root = 0, w.have_root = 0, w.have_ctx = 0;   /* an empty context: nothing set */
+	}
+	if (task)
+		bpf_loop(n, label_task, &w, 0);
+	else
+		bpf_loop(n, label_self, &w, 0);
+	if (bpf_ringbuf_output(&samples, rec, sizeof(*rec), BPF_RB_NO_WAKEUP)) {
+		count(0);
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * Copy the user stack to dst: only [sp - FW_BELOW_SP, end) when user space
  * has learnt where this thread's stack ends (the outermost frame of a
  * complete unwind) — a few KiB, which keeps the copy out of the target's
@@ -427,6 +635,7 @@ int fwprof_sample(struct bpf_perf_event_data *ctx)
 	struct fw_sample_buf *buf;
 	struct fw_sample_hdr *h;
 	fw_uregs_t uregs;
+	__u64 size;
 	void *up;
 
 	__u32 tid = (__u32)pid_tgid;
@@ -450,7 +659,10 @@ int fwprof_sample(struct bpf_perf_event_data *ctx)
 		if (!up || bpf_probe_read_kernel(&uregs, sizeof(uregs), up))
 			return 0;
 	}
-	submit(buf, build_record(buf, cfg, &uregs, NULL, ctx), submit_flags());
+	size = build_record(buf, cfg, &uregs, NULL, ctx);
+	if (size && send_labels(buf, cfg, NULL))
+		return 0;
+	submit(buf, size, submit_flags());
 	return 0;
 }
 
@@ -514,6 +726,8 @@ int fwprof_waiting(struct bpf_iter__task *ctx)
 	h->syscall_nr = FW_UREGS_SYSCALL_NR(&uregs);
 	h->syscall_arg0 = FW_UREGS_SYSCALL_ARG0(&uregs);
 	size = build_record(buf, cfg, &uregs, task, NULL);
+	if (size && send_labels(buf, cfg, task))
+		return 0;
 	h->off_cpu = !task->on_cpu && task->nvcsw + task->nivcsw == switches ?
 		     FW_OFFCPU_STABLE : FW_OFFCPU_MOVED;
 	h->switches = switches;

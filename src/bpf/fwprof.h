@@ -40,6 +40,63 @@
 #define FW_FRAMES_311 2          /* tstate -> cframe -> current_frame */
 #define FW_FRAMES_312 3          /* tstate -> current_frame */
 
+/*
+ * Labels from context variables (--label NAME=MODULE:VARIABLE), read at the
+ * sample's instant: per variable, its own cache where it belongs to the
+ * thread's state and context version (what ContextVar.get() trusts), else a
+ * walk of the thread's context's HAMT (Python/hamt.c's hamt_node_find), and
+ * the head of the value found (a short str's text lies within it). User
+ * space found the variables, learnt the node types, and checks and renders
+ * what the program found (sampler/labels.h, python/contextvars.h).
+ */
+#define FW_LABELS_MAX 4
+#define FW_LABEL_HEAD 160        /* bytes of the value object copied (= PY_CTXVALUE_READ) */
+#define FW_HAMT_LEVELS 8         /* nodes on a lookup path (= PY_HAMT_DEPTH_MAX) */
+#define FW_COLLISION_PAIRS 4     /* pairs of a collision node looked at */
+
+struct fw_label_cfg {
+	__u32 nvars;                 /* variables read (0: no labels) */
+	__u32 cache;                 /* the variables' caches can be used (offsets below) */
+	__s32 tstate_context, tstate_context_ver, tstate_id;
+	__s32 cache_start;           /* a variable's cache: 32 bytes from here, */
+	__u32 cache_value, cache_tsid, cache_tsver;  /* ... these words of them */
+	__s32 object_type;
+	__s32 context_vars, hamt_root, hamt_count;
+	__s32 bitmap_bitmap, bitmap_array, array_array, collision_size, collision_array;
+	__u32 pad0;
+	/* the HAMT node types (static objects; 0: not learnt yet) */
+	__u64 type_bitmap, type_array, type_collision;
+	__u64 var[FW_LABELS_MAX];    /* the ContextVar objects (0: not found) */
+	__u32 hash[FW_LABELS_MAX];   /* their hashes as the HAMT folds them */
+};
+
+#define FW_LAB_VALUE 1           /* value: the object the variable holds */
+#define FW_LAB_UNSET 2           /* not set in the thread's context (or it has none) */
+#define FW_LAB_NOVAR 3           /* no variable known to the program */
+#define FW_LAB_FAULT 4           /* a read failed, or a node was not a node */
+#define FW_LAB_TYPE 5            /* a node of a type not learnt yet (node_type): an array
+				  * or collision node (the bitmap node's is taken on trust) */
+
+struct fw_label_val {
+	__u32 status;                /* FW_LAB_* */
+	__u32 cached;                /* FW_LAB_VALUE from the variable's cache, not a walk */
+	__u64 value;
+	__u64 node_type;             /* FW_LAB_TYPE: the unknown type; else the type taken
+				      * for the bitmap node's before it was learnt (0: none) */
+	__u32 head_ok;               /* head holds FW_LABEL_HEAD bytes at value */
+	__u32 pad0;
+	__u8 head[FW_LABEL_HEAD];
+};
+
+/* Sent just before the sample record of the same thread and time. */
+struct fw_label_rec {
+	__u32 kind;                  /* FW_REC_LABELS */
+	__u32 pid, tid, nvals;
+	__u64 time_ns;
+	__u64 ctx_type, hamt_type;   /* the types of the context and its HAMT as read (0: not) */
+	struct fw_label_val v[FW_LABELS_MAX];
+};
+
 /* Per target process (key: tgid). */
 struct fw_target_cfg {
 	__u32 frame_model;
@@ -80,10 +137,12 @@ struct fw_target_cfg {
 	__u64 gil_holder_addr;       /* thread state holding the GIL */
 	__u64 gil_locked_addr;       /* int: is it locked */
 	__u64 gc_collecting_addr;    /* int: is the collector running */
+	struct fw_label_cfg lab;
 };
 
 #define FW_REC_SMALL 1           /* no stack copy: user pcs from the kernel's fp walk */
 #define FW_REC_FULL 2            /* registers + the top of the user stack */
+#define FW_REC_LABELS 3          /* struct fw_label_rec */
 
 /* off_cpu records (the task iterator): */
 #define FW_OFFCPU_STABLE 1       /* the thread stayed off a CPU across the copy */
@@ -126,6 +185,7 @@ struct fw_sample_buf {
 	struct fw_sample_hdr h;
 	struct fw_py_frame py[FW_MAX_PY_FRAMES];
 	__u8 stack[FW_STACK_COPY];
+	struct fw_label_rec lab;
 };
 
 #define FW_PY_OFFSET sizeof(struct fw_sample_hdr)

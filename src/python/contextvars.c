@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 
 #include "python/contextvars.h"
 #include "util/util.h"
@@ -14,7 +15,7 @@
 #define VAR_RETRY_NS 1000000000ull       /* a variable not found: look again after */
 #define VAR_RECHECK_NS 10000000000ull    /* a variable found: look its name up again after */
 #define WORDS_SPAN_MAX 128
-#define VALUE_READ 160                   /* an object's head and a short str's text, one read */
+#define VALUE_READ PY_CTXVALUE_READ      /* an object's head and a short str's text, one read */
 
 static const char *const type_names[PY_CTX_TYPE_COUNT][2] = {
 	[PY_CTX_TYPE_CONTEXT] = { "_contextvars.Context", "Context" },      /* 3.10+, 3.8/3.9 */
@@ -645,33 +646,41 @@ static void locate(struct py_contextvars *cv, uint64_t tstate, size_t n, const i
 /*
  * Each variable's text (out) from where locate found its value, or from
  * why not: its default where it is not set, a placeholder. The values'
- * heads (and a short str's text) in one system call.
+ * heads (and a short str's text) in one system call, or, where a reader
+ * elsewhere found the value (found: NULL none), as it read them then.
  */
-static void values_render(struct py_contextvars *cv, size_t nvars, const int *resolved,
-			  int *status, uint64_t *value, struct py_ctxvalue *out)
+static void values_render_from(struct py_contextvars *cv, size_t nvars, const int *resolved,
+			       int *status, uint64_t *value, const struct py_ctx_found *found,
+			       struct py_ctxvalue *out)
 {
 	struct mem_iov iov[PY_CTXVARS_MAX];
 	uint8_t vbuf[PY_CTXVARS_MAX][VALUE_READ];
+	const uint8_t *head[PY_CTXVARS_MAX];
 	int slot[PY_CTXVARS_MAX];
 	size_t nio = 0;
 	int ret;
 
 	for (size_t i = 0; i < nvars; i++) {
 		slot[i] = -1;
-		if (resolved[i] == -ENOENT) {
+		head[i] = NULL;
+		if (resolved[i] == -ENOENT || status[i] == -EAGAIN) {
 			py_ctxvalue_set(&out[i], PY_CTXVALUE_NO_VARIABLE, PY_CTXVALUE_TEXT_NO_VARIABLE);
 			continue;
 		}
 		if (status[i] == -ENOENT && cv->vars[i].dflt) {
 			value[i] = cv->vars[i].dflt;   /* not set: what get() gives, its default */
-			status[i] = 0;
+			status[i] = 1;
 		}
 		if (status[i] == -ENOENT) {
 			py_ctxvalue_set(&out[i], PY_CTXVALUE_UNSET, PY_CTXVALUE_TEXT_UNSET);
-		} else if (status[i]) {
+		} else if (status[i] < 0) {
 			cv->stats.unreadable++;
 			py_ctxvalue_set(&out[i], PY_CTXVALUE_UNREADABLE, PY_CTXVALUE_TEXT_UNREADABLE);
+		} else if (!status[i] && found && found[i].head) {
+			head[i] = found[i].head;     /* read with the sample */
+			slot[i] = INT_MAX;
 		} else {
+			status[i] = 0;
 			slot[i] = (int)nio;
 			iov[nio++] = (struct mem_iov){ value[i], vbuf[i], VALUE_READ, 0 };
 		}
@@ -680,12 +689,20 @@ static void values_render(struct py_contextvars *cv, size_t nvars, const int *re
 	for (size_t i = 0; i < nvars; i++) {
 		if (slot[i] < 0)
 			continue;
-		render(cv, value[i], ret >= 0 && iov[slot[i]].ok ? vbuf[i] : NULL, &out[i]);
+		if (slot[i] != INT_MAX)
+			head[i] = ret >= 0 && iov[slot[i]].ok ? vbuf[i] : NULL;
+		render(cv, value[i], head[i], &out[i]);
 		if (out[i].kind == PY_CTXVALUE_UNREADABLE)
 			cv->stats.unreadable++;
 		else
 			out[i].obj = value[i];
 	}
+}
+
+static void values_render(struct py_contextvars *cv, size_t nvars, const int *resolved,
+			  int *status, uint64_t *value, struct py_ctxvalue *out)
+{
+	values_render_from(cv, nvars, resolved, status, value, NULL, out);
 }
 
 /* Variables 0 .. n-1 resolved (resolved[i]: 0, or why not); those past nvars have none. */
@@ -734,4 +751,58 @@ void py_context_values_in(struct py_contextvars *cv, uint64_t ctx, struct py_ctx
 	values_render(cv, nvars, resolved, status, value, out);
 	mem_uncached_end(mem);
 	mem_live_end(mem);
+}
+
+void py_context_values_found(struct py_contextvars *cv, uint64_t ctx_type, uint64_t hamt_type,
+			     const struct py_ctx_found *found, struct py_ctxvalue *out, size_t n)
+{
+	uint64_t value[PY_CTXVARS_MAX];
+	int resolved[PY_CTXVARS_MAX], status[PY_CTXVARS_MAX];
+	size_t nvars = vars_resolve(cv, n, resolved, out);
+	int walk_ok = -1;
+
+	for (size_t i = 0; i < nvars; i++) {
+		const struct py_ctx_found *f = &found[i];
+
+		value[i] = f->value;
+		if (resolved[i]) {
+			status[i] = resolved[i];
+			continue;
+		}
+		/* found now, not known to the reader then: not read */
+		status[i] = f->status == -ESRCH ? -EAGAIN : f->status;
+		if (status[i] == 0 && f->cached) {
+			cv->stats.cached++;
+		} else if (status[i] == 0) {
+			if (walk_ok < 0)
+				walk_ok = !check_type(cv, ctx_type, PY_CTX_TYPE_CONTEXT) &&
+					  !check_type(cv, hamt_type, PY_CTX_TYPE_HAMT);
+			cv->stats.walked++;
+			if (!walk_ok)
+				status[i] = -EFAULT;
+		}
+	}
+	values_render_from(cv, nvars, resolved, status, value, found, out);
+}
+
+void py_contextvars_var(struct py_contextvars *cv, size_t i, uint64_t *var, int32_t *hash)
+{
+	*var = 0;
+	*hash = 0;
+	if (i >= cv->nvars || var_resolve(cv, &cv->vars[i]))
+		return;
+	*var = cv->vars[i].var;
+	*hash = cv->vars[i].hash;
+}
+
+void py_contextvars_node_types(const struct py_contextvars *cv, uint64_t out[3])
+{
+	out[0] = cv->types[PY_CTX_TYPE_BITMAP];
+	out[1] = cv->types[PY_CTX_TYPE_ARRAY];
+	out[2] = cv->types[PY_CTX_TYPE_COLLISION];
+}
+
+int py_contextvars_node_kind(struct py_contextvars *cv, uint64_t type)
+{
+	return node_kind(cv, type);
 }

@@ -148,6 +148,48 @@ void py_context_values(struct py_contextvars *cv, uint64_t tstate, struct py_ctx
 void py_context_values_in(struct py_contextvars *cv, uint64_t ctx, struct py_ctxvalue *out,
 			  size_t n);
 
+/* Bytes of a value object read with it: its head, and a short str's text. */
+#define PY_CTXVALUE_READ 160
+
+/*
+ * What a reader elsewhere found for one variable at a sample's instant (the
+ * bpf program: sampler/bpf.c), the way locate() below finds it: from the
+ * variable's cache or a walk of the thread's context's HAMT.
+ */
+struct py_ctx_found {
+	int status;               /* 0: value; -ENOENT: not set; -ESRCH: no variable known
+				   * to that reader; -EFAULT: unreadable */
+	int cached;               /* 0: value found by a walk (the types below checked) */
+	uint64_t value;
+	const uint8_t *head;      /* PY_CTXVALUE_READ bytes at value, read then; NULL: none */
+};
+
+/*
+ * The values of variables 0 .. n-1 from found[i], each its text or a
+ * placeholder as py_context_values gives them: a value found by a walk
+ * counts only if the context and its HAMT, read with it, were of their
+ * types (ctx_type, hamt_type: their ob_type then); a value is rendered from
+ * its head read then (a str longer than that head holds, a large int: read
+ * now); a variable not set gives its default.
+ */
+void py_context_values_found(struct py_contextvars *cv, uint64_t ctx_type, uint64_t hamt_type,
+			     const struct py_ctx_found *found, struct py_ctxvalue *out, size_t n);
+
+/*
+ * Variable i for a reader elsewhere: its object (0: not found yet) and hash,
+ * looked up again when due (as py_context_values does).
+ */
+void py_contextvars_var(struct py_contextvars *cv, size_t i, uint64_t *var, int32_t *hash);
+
+/* The HAMT node types learnt so far (0: not yet): bitmap, array, collision. */
+void py_contextvars_node_types(const struct py_contextvars *cv, uint64_t out[3]);
+
+/*
+ * Learn type (a node's ob_type) if it is a HAMT node type: its kind
+ * (PY_CTX_TYPE_BITMAP, _ARRAY, _COLLISION), or -EFAULT (no node type).
+ */
+int py_contextvars_node_kind(struct py_contextvars *cv, uint64_t type);
+
 /*
  * The HAMT lookup itself: the value of key (by identity) of hash (folded as
  * the HAMT folds it, py_hamt_hash) in the HAMT object hamt. 0; -ENOENT

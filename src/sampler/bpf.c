@@ -27,6 +27,8 @@
 #include "sampler/backend.h"
 #include "sampler/bpf.h"
 #include "sampler/bpfrec.h"
+#include "python/contextvars.h"
+#include "sampler/labels.h"
 #include "symbols/kallsyms.h"
 #include "target/privilege.h"
 #include "target/proc.h"
@@ -35,6 +37,8 @@
 #include "util/util.h"
 
 #define THREAD_MAP_ENTRIES 16384
+/* label sets waiting for their samples: more than records of other CPUs between the two */
+#define PENDING_LABELS 64
 /* The ring buffer holds about this long of samples between two drains. */
 #define RING_SECONDS 0.1
 #define RING_MIN (256u << 10)
@@ -87,9 +91,21 @@ struct bpf_run {
 struct bpf_target {
 	int configured;
 	int interp_known;                   /* the GIL/collector addresses are in the config */
+	int labels_primed;                  /* each thread's context walked once (node types) */
 	struct fw_target_cfg cfg;
 	struct bpf_link *waiting;           /* the iterator over its threads (wall, gil) */
+	/*
+	 * Label sets from labels records, each for the sample of its thread and
+	 * time that follows it in the ring buffer (other CPUs' records may come
+	 * between the two).
+	 */
+	struct fw_label_rec pending[PENDING_LABELS];
+	size_t npending;
 };
+
+_Static_assert(FW_LABELS_MAX == LABELS_MAX, "the program reads fewer labels than --label takes");
+_Static_assert(FW_LABEL_HEAD == PY_CTXVALUE_READ, "the program copies another value head");
+_Static_assert(FW_HAMT_LEVELS == PY_HAMT_DEPTH_MAX, "the program walks another depth");
 
 int bpf_backend_built(void)
 {
@@ -445,6 +461,87 @@ static void target_config(struct sampler *s, struct fw_target_cfg *cfg)
 }
 
 /*
+ * The labels' part of a target's configuration (fwprof.h, struct
+ * fw_label_cfg): the layout, the variables as last looked up, the node
+ * types learnt. 1 when it changed.
+ */
+static int label_config(struct sampler *s, struct fw_label_cfg *lc)
+{
+	struct py_contextvars *cv = labels_vars(s);
+	struct fw_label_cfg was = *lc;
+	const struct py_objects_layout *lo;
+	int32_t co[3], lo_off = INT32_MAX;
+	uint64_t types[3];
+
+	memset(lc, 0, sizeof(*lc));
+	if (!cv)
+		return memcmp(&was, lc, sizeof(*lc)) != 0;
+	lo = cv->lo;
+	lc->nvars = (uint32_t)(cv->nvars < FW_LABELS_MAX ? cv->nvars : FW_LABELS_MAX);
+	lc->tstate_context = lo->tstate_context;
+	lc->tstate_context_ver = lo->tstate_context_ver;
+	lc->tstate_id = lo->tstate_id;
+	/* a variable's cache, where its three words lie within 32 bytes */
+	co[0] = lo->contextvar_cached;
+	co[1] = lo->contextvar_cached_tsid;
+	co[2] = lo->contextvar_cached_tsver;
+	lc->cache = lo->tstate_context_ver >= 0 && lo->tstate_id >= 0;
+	for (int i = 0; i < 3; i++) {
+		if (co[i] < 0 || (co[i] & 7))
+			lc->cache = 0;
+		else if (co[i] < lo_off)
+			lo_off = co[i];
+	}
+	for (int i = 0; lc->cache && i < 3; i++)
+		if (co[i] - lo_off > 24)
+			lc->cache = 0;
+	if (lc->cache) {
+		lc->cache_start = lo_off;
+		lc->cache_value = (uint32_t)(co[0] - lo_off) / 8;
+		lc->cache_tsid = (uint32_t)(co[1] - lo_off) / 8;
+		lc->cache_tsver = (uint32_t)(co[2] - lo_off) / 8;
+	}
+	lc->object_type = cv->ob->r->off->object_type;
+	lc->context_vars = lo->context_vars;
+	lc->hamt_root = lo->hamt_root;
+	lc->hamt_count = lo->hamt_count;
+	lc->bitmap_bitmap = lo->hamt_bitmap_bitmap;
+	lc->bitmap_array = lo->hamt_bitmap_array;
+	lc->array_array = lo->hamt_array_array;
+	lc->collision_size = lo->hamt_collision_size;
+	lc->collision_array = lo->hamt_collision_array;
+	py_contextvars_node_types(cv, types);
+	lc->type_bitmap = types[0];
+	lc->type_array = types[1];
+	lc->type_collision = types[2];
+	for (uint32_t i = 0; i < lc->nvars; i++) {
+		uint64_t var;
+		int32_t hash;
+
+		py_contextvars_var(cv, i, &var, &hash);
+		lc->var[i] = var;
+		lc->hash[i] = (uint32_t)hash;
+	}
+	return memcmp(&was, lc, sizeof(*lc)) != 0;
+}
+
+/*
+ * Before the first labels: each thread's context walked once from here, so
+ * the HAMT node types are known to the program from its first sample (a
+ * node of a type it does not know yet gives that sample <unreadable>).
+ */
+static void labels_prime(struct sampler *s)
+{
+	struct py_contextvars *cv = labels_vars(s);
+	struct py_ctxvalue v[LABELS_MAX];
+
+	for (size_t i = 0; cv && i < s->nthreads; i++)
+		if (s->threads[i].tstate)
+			py_context_values(cv, s->threads[i].tstate, v, cv->nvars < LABELS_MAX ?
+					  cv->nvars : LABELS_MAX);
+}
+
+/*
  * Tell the program about a target, and about its interpreter's GIL and
  * collector once the interpreter exists (a command framewalk started may
  * not have one yet at the first look).
@@ -467,6 +564,8 @@ static void configure_target(struct bpf_run *br, struct sampler *s)
 		bt->cfg.threads_head_addr = head;
 		bt->interp_known = changed = 1;
 	}
+	if (label_config(s, &bt->cfg.lab))
+		changed = 1;
 	if (changed)
 		bpf_map_update_elem(bpf_map__fd(br->skel->maps.targets), &key, &bt->cfg, BPF_ANY);
 }
@@ -581,6 +680,85 @@ static struct sampler *target_of(struct session *sess, pid_t pid)
 	return NULL;
 }
 
+/*
+ * A labels record (fwprof.h): kept for the sample of the same thread and
+ * time that follows it in the ring buffer (other CPUs' records may come
+ * between the two).
+ */
+static void handle_labels(struct bpf_run *br, const struct fw_label_rec *rec)
+{
+	struct sampler *s = target_of(br->sess, (pid_t)rec->pid);
+	struct bpf_target *bt;
+
+	if (!s || !s->labels)
+		return;
+	bt = s->state;
+	bt->pending[bt->npending++ % PENDING_LABELS] = *rec;
+}
+
+/*
+ * The node types of a labels record: a node of a type the program did
+ * not know (FW_LAB_TYPE) is learnt, the type it took for the bitmap node's
+ * checked (the value stands only if it was: 0, else -EFAULT), and the
+ * program told what was learnt.
+ */
+static int check_node_type(struct bpf_run *br, struct sampler *s, const struct fw_label_val *v)
+{
+	struct bpf_target *bt = s->state;
+	int kind, ret = 0;
+
+	if (!v->node_type)
+		return 0;
+	kind = py_contextvars_node_kind(labels_vars(s), v->node_type);
+	if (v->status != FW_LAB_TYPE && kind != PY_CTX_TYPE_BITMAP)
+		ret = -EFAULT;
+	if (kind >= 0 && label_config(s, &bt->cfg.lab)) {
+		uint32_t key = (uint32_t)s->target.pid;
+
+		bpf_map_update_elem(bpf_map__fd(br->skel->maps.targets), &key, &bt->cfg, BPF_ANY);
+	}
+	return ret;
+}
+
+/*
+ * The label set of the sample of thread tid at time (labels_take gives
+ * it), from the labels record the program sent with it. A thread with no
+ * Python state has none: every variable unreadable but the ones not found
+ * (as ptrace and vm give it).
+ */
+static void labels_of_sample(struct bpf_run *br, struct sampler *s, uint32_t tid, uint64_t time)
+{
+	struct bpf_target *bt = s->state;
+	struct py_ctx_found found[FW_LABELS_MAX];
+	const struct fw_label_rec *rec = NULL;
+
+	for (size_t i = 0; i < PENDING_LABELS && !rec; i++)
+		if (bt->pending[i].tid == tid && bt->pending[i].time_ns == time)
+			rec = &bt->pending[i];
+	memset(found, 0, sizeof(found));
+	for (uint32_t i = 0; i < FW_LABELS_MAX; i++) {
+		const struct fw_label_val *v = rec ? &rec->v[i] : NULL;
+		struct py_ctx_found *f = &found[i];
+
+		f->status = -EFAULT;       /* a read failed, a node type not learnt then */
+		if (!v || i >= rec->nvals || check_node_type(br, s, v))
+			continue;
+		if (v->status == FW_LAB_VALUE) {
+			f->status = 0;
+			f->cached = (int)v->cached;
+			f->value = v->value;
+			f->head = v->head_ok ? v->head : NULL;
+		} else if (v->status == FW_LAB_UNSET) {
+			f->status = -ENOENT;
+		} else if (v->status == FW_LAB_NOVAR) {
+			f->status = -ESRCH;
+		}
+	}
+	labels_found(s, (pid_t)tid, rec ? rec->ctx_type : 0, rec ? rec->hamt_type : 0, found);
+	if (rec)
+		bt->pending[rec - bt->pending].tid = 0;
+}
+
 static int handle_record(void *ctx, void *data, size_t size)
 {
 	struct bpf_run *br = ctx;
@@ -593,6 +771,10 @@ static int handle_record(void *ctx, void *data, size_t size)
 	int holds, py_ret = -ENOENT;
 	uint64_t weight = 0;
 
+	if (size == sizeof(struct fw_label_rec) && *(const uint32_t *)data == FW_REC_LABELS) {
+		handle_labels(br, data);
+		return 0;
+	}
 	if (bpf_record_decode(data, size, &rec))
 		return 0;
 	h = rec.h;
@@ -631,6 +813,8 @@ static int handle_record(void *ctx, void *data, size_t size)
 	s->tick.wait[0] = '\0';
 	if (h->off_cpu && s->opts.mode == MODE_WALL)
 		wait_label(s, h);
+	if (s->labels)
+		labels_of_sample(br, s, h->tid, h->time_ns);
 	s->tick.weight = weight;
 	if (!s->opts.native) {
 		if (py_ret || !depth)
@@ -686,6 +870,11 @@ static void bpf_refresh(struct session *sess, uint64_t now)
 		}
 		configure_target(br, s);
 		refresh_tstates(br, s);
+		if (s->labels && !bt->labels_primed && s->nthreads) {
+			labels_prime(s);
+			bt->labels_primed = 1;
+			configure_target(br, s);
+		}
 		/*
 		 * A target added once the events are open gets its own (a known
 		 * pid, also after an exec, which keeps them, is skipped).

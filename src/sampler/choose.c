@@ -42,6 +42,7 @@ static const struct backend_info backends[BACKEND_COUNT] = {
 				 "--backend bpf or\n"
 				 "            --backend ptrace --native read them at one instant)",
 		.labels = 1,
+		.labels_trace = 1,
 	},
 	[BACKEND_PTRACE] = {
 		.id = BACKEND_PTRACE,
@@ -57,6 +58,7 @@ static const struct backend_info backends[BACKEND_COUNT] = {
 			      "--native), a running thread stopped while it is read",
 		.native = 1,
 		.labels = 1,
+		.labels_trace = 1,
 		/*
 		 * It stops a running thread to read it anyway, and the native copy
 		 * adds little to that stop (docs/BENCHMARKS.md, "Whole stacks by
@@ -80,6 +82,8 @@ static const struct backend_info backends[BACKEND_COUNT] = {
 		},
 		.by_default = "whole stacks, each read at its sample's instant, nothing stopped",
 		.native = 1,
+		/* context variables, read by the program; not OpenTelemetry's span */
+		.labels = 1,
 		.whole_stacks = EVERY_MODE,     /* read in the kernel at the interrupt */
 		.fds_fixed = 12,                /* maps, program, BTF, statistics, ring buffer, epoll */
 		.fds_per_cpu = 2,               /* perf event + link */
@@ -217,6 +221,23 @@ static unsigned backends_with(size_t off)
 
 #define BACKENDS_WITH(field) backends_with(offsetof(struct backend_info, field))
 
+/* Is one of the --label options "trace"? */
+static int labels_want_trace(const struct sampler_opts *so)
+{
+	for (size_t i = 0; i < so->labels.n; i++)
+		if (so->labels.l[i].kind == LABEL_TRACE)
+			return 1;
+	return 0;
+}
+
+/* Does backend b read the labels asked? */
+static int backend_reads_labels(const struct sampler_opts *so, enum backend b)
+{
+	const struct backend_info *bi = backend_info(b);
+
+	return labels_want_trace(so) ? bi->labels_trace : bi->labels;
+}
+
 static int ptrace_allowed(pid_t pid)
 {
 	int err;
@@ -290,12 +311,20 @@ int backend_choose(struct sampler_opts *so, pid_t probe_pid, struct strbuf *why,
 		strbuf_addstr(why, " (or leave --backend out)");
 		return -EINVAL;
 	}
-	/* --label: sampler/labels.h; the bpf program does not read a thread's context yet */
-	if (so->labels.n && so->backend != BACKEND_AUTO && !backend_info(so->backend)->labels) {
-		strbuf_addf(why, "labels from context variables (--label; the agent's "
-			    "--context-label) need a backend that reads each thread's context as it "
-			    "reads its stack, which %s does not: ", backend_name(so->backend));
-		add_backends(why, BACKENDS_WITH(labels), 1);
+	/* --label: sampler/labels.h; --label trace reads three objects past the variable */
+	if (so->labels.n && so->backend != BACKEND_AUTO && !backend_reads_labels(so, so->backend)) {
+		if (labels_want_trace(so)) {
+			strbuf_addf(why, "--label trace (OpenTelemetry's current span) needs a backend "
+				    "that reads the span's objects at the sample's instant, which %s "
+				    "does not: ", backend_name(so->backend));
+			add_backends(why, BACKENDS_WITH(labels_trace), 1);
+		} else {
+			strbuf_addf(why, "labels from context variables (--label; the agent's "
+				    "--context-label) need a backend that reads each thread's context "
+				    "as it reads its stack, which %s does not: ",
+				    backend_name(so->backend));
+			add_backends(why, BACKENDS_WITH(labels), 1);
+		}
 		strbuf_addstr(why, " (or leave --backend out)");
 		return -EINVAL;
 	}
@@ -313,10 +342,9 @@ int backend_choose(struct sampler_opts *so, pid_t probe_pid, struct strbuf *why,
 		bpf_ok = 0;
 		strbuf_addf(&bpf_why, "it %s (--mode %s)", sample_mode_info(so->mode)->why_not,
 			    sample_mode_name(so->mode));
-	} else if (so->labels.n && !backend_info(BACKEND_BPF)->labels) {
+	} else if (so->labels.n && !backend_reads_labels(so, BACKEND_BPF)) {
 		bpf_ok = 0;
-		strbuf_addstr(&bpf_why, "it does not read context variables (--label, "
-			      "--context-label)");
+		strbuf_addstr(&bpf_why, "it does not read OpenTelemetry's span (--label trace)");
 	} else {
 		bpf_ok = !bpf_backend_probe(&bpf_why);
 	}

@@ -400,6 +400,29 @@ uint32_t labels_of_context(struct sampler *s, uint64_t context)
 	return label_set(s, out, &before, t0);
 }
 
+struct py_contextvars *labels_vars(struct sampler *s)
+{
+	return s->labels ? &s->labels->cv : NULL;
+}
+
+void labels_found(struct sampler *s, pid_t tid, uint64_t ctx_type, uint64_t hamt_type,
+		  const struct py_ctx_found *found)
+{
+	struct labels *l = s->labels;
+	struct py_ctxvars_stats before;
+	struct py_ctxvalue v[LABELS_MAX], out[LABEL_OUTS_MAX];
+	uint64_t t0;
+
+	if (!l)
+		return;
+	t0 = fw_now_ns();
+	before = l->cv.stats;
+	py_context_values_found(&l->cv, ctx_type, hamt_type, found, v, l->nvars);
+	expand(l, v, out);
+	l->tid = tid;
+	l->set = label_set(s, out, &before, t0);
+}
+
 uint32_t labels_take(struct sampler *s, pid_t tid)
 {
 	struct labels *l = s->labels;

@@ -7,12 +7,14 @@
  * trace reads OpenTelemetry's context variable and gives three labels,
  * its current span's trace_id, span_id and span_name (python/otel.h). A backend reads
  * them where it reads the stack (labels_read: vm right after the stack,
- * ptrace while the thread is stopped); the sample recorded next for that
+ * ptrace while the thread is stopped, the bpf program in the kernel at the
+ * sample's instant: labels_found); the sample recorded next for that
  * thread takes them (labels_take). A suspended asyncio task's sample
  * (--async, wall mode: sampler/pyview.c) is no thread's instant: its
  * labels are its own context's (labels_of_context), what the task sees
  * once resumed, never the thread's, which runs another task. The bpf
- * program reads no context, so --label refuses it (sampler/choose.c).
+ * program reads context variables but not OpenTelemetry's span (three
+ * objects deep): --label trace takes ptrace or vm (sampler/choose.c).
  *
  * Distinct values per label are capped at LABEL_VALUES_MAX per profile:
  * a value past the cap counts as LABEL_OTHER (meta.label_folded).
@@ -68,6 +70,17 @@ int labels_confirm(struct sampler *s, pid_t tid, uint64_t tstate);
  * now; 0: no labels asked. Same names, values and cap as labels_read's.
  */
 uint32_t labels_of_context(struct sampler *s, uint64_t context);
+/*
+ * For the bpf program, which reads the variables itself at the sample's
+ * instant (sampler/bpf.c): the target's variables' reader (NULL: no labels),
+ * and the label set made from what the program found for thread tid
+ * (found[i] for variable i; ctx_type and hamt_type as python/contextvars.h's
+ * py_context_values_found takes them), which labels_take gives.
+ */
+struct py_contextvars *labels_vars(struct sampler *s);
+struct py_ctx_found;
+void labels_found(struct sampler *s, pid_t tid, uint64_t ctx_type, uint64_t hamt_type,
+		  const struct py_ctx_found *found);
 /* The label set read for tid (profile_labels), for the sample being recorded; 0: none. */
 uint32_t labels_take(struct sampler *s, pid_t tid);
 /* The profile was emptied (session_take_profile): its string ids and the value caps go. */

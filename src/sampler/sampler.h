@@ -130,6 +130,7 @@ struct backend_info {
 	                             * at one instant) */
 	int native;                 /* it can read native frames (--native, --kernel) */
 	int labels;                 /* it reads a thread's context with its stack (--label) */
+	int labels_trace;           /* ... and OpenTelemetry's span through it (--label trace) */
 	unsigned whole_stacks;      /* 1 << mode: whole stacks unless told otherwise */
 	unsigned fds_fixed;         /* descriptors it holds beyond any capture's ... */
 	unsigned fds_per_cpu;       /* ... and per CPU of the machine */

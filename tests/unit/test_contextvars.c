@@ -913,6 +913,90 @@ static void ints_and_empty_one(int minor)
 	image_free(&im);
 }
 
+/*
+ * What another reader found at a sample's instant (the bpf program:
+ * py_context_values_found): a value rendered from the head it copied then,
+ * not from memory now; a value found by a walk kept only if the context
+ * and HAMT types read with it are theirs, one from the variable's cache
+ * whatever they were; not set gives the default or <unset>; a variable
+ * that reader did not know yet, or that is no ContextVar, <no variable>;
+ * a failed read <unreadable>. The variable's object and hash, and the node
+ * types learnt, as that reader is told them.
+ */
+static void found_one(int minor)
+{
+	static const char *const names[] = { "route", "other", "bare" };
+	struct image im;
+	struct reader rd;
+	uint64_t gl[3], now, then, types[3], var;
+	uint8_t head[PY_CTXVALUE_READ];
+	struct py_ctx_found f[4];
+	struct py_ctxvalue v[4];
+	int32_t hash;
+
+	image_init(&im, minor);
+	gl[0] = make_var(&im, 5, 0);
+	gl[1] = make_var(&im, 6, make_str(&im, "fallback"));
+	gl[2] = make_var(&im, 9, 0);
+	make_modules(&im, 3, names, gl);
+	now = make_str(&im, "/now");
+	then = make_str(&im, "/then");
+	memcpy(head, im.obj + (then - OBJ_ADDR), sizeof(head));
+	reader_init(&rd, &im);
+	py_contextvars_add(&rd.cv, "app", "route", NULL);
+	py_contextvars_add(&rd.cv, "app", "other", NULL);
+	py_contextvars_add(&rd.cv, "app", "bare", NULL);
+	py_contextvars_add(&rd.cv, "app", "nosuch", NULL);
+
+	py_contextvars_var(&rd.cv, 0, &var, &hash);
+	assert_true(var == gl[0] && hash == 5);
+	py_contextvars_var(&rd.cv, 3, &var, &hash);
+	assert_true(var == 0 && hash == 0);
+	py_contextvars_node_types(&rd.cv, types);
+	assert_true(!types[0] && !types[1] && !types[2]);
+	assert_int_equal(py_contextvars_node_kind(&rd.cv, im.float_type), -EFAULT);
+	assert_int_equal(py_contextvars_node_kind(&rd.cv, im.bitmap_type), PY_CTX_TYPE_BITMAP);
+	assert_int_equal(py_contextvars_node_kind(&rd.cv, im.collision_type), PY_CTX_TYPE_COLLISION);
+	py_contextvars_node_types(&rd.cv, types);
+	assert_true(types[0] == im.bitmap_type && !types[1] && types[2] == im.collision_type);
+
+	/* found by a walk, the head copied then: its text, not memory's now */
+	memset(f, 0, sizeof(f));
+	f[0] = (struct py_ctx_found){ 0, 0, now, head };
+	f[1] = (struct py_ctx_found){ -ENOENT, 0, 0, NULL };
+	f[2] = (struct py_ctx_found){ -ENOENT, 0, 0, NULL };
+	f[3] = (struct py_ctx_found){ 0, 0, now, head };
+	py_context_values_found(&rd.cv, im.context_type, im.hamt_type, f, v, 4);
+	ASSERT_IS(minor, v[0], PY_CTXVALUE_STR, "/then");
+	ASSERT_IS(minor, v[1], PY_CTXVALUE_STR, "fallback");
+	ASSERT_IS(minor, v[2], PY_CTXVALUE_UNSET, PY_CTXVALUE_TEXT_UNSET);
+	ASSERT_IS(minor, v[3], PY_CTXVALUE_NO_VARIABLE, PY_CTXVALUE_TEXT_NO_VARIABLE);
+	assert_int_equal(rd.cv.stats.walked, 1);
+	/* no head copied: read now */
+	f[0].head = NULL;
+	py_context_values_found(&rd.cv, im.context_type, im.hamt_type, f, v, 1);
+	ASSERT_IS(minor, v[0], PY_CTXVALUE_STR, "/now");
+	/* a walk through a context that was no Context (or its HAMT no HAMT) */
+	f[0].head = head;
+	py_context_values_found(&rd.cv, im.hamt_type, im.hamt_type, f, v, 1);
+	ASSERT_IS(minor, v[0], PY_CTXVALUE_UNREADABLE, PY_CTXVALUE_TEXT_UNREADABLE);
+	py_context_values_found(&rd.cv, im.context_type, im.str_type, f, v, 1);
+	ASSERT_IS(minor, v[0], PY_CTXVALUE_UNREADABLE, PY_CTXVALUE_TEXT_UNREADABLE);
+	/* the variable's own cache: no context read, no types to check */
+	f[0].cached = 1;
+	py_context_values_found(&rd.cv, 0, 0, f, v, 1);
+	ASSERT_IS(minor, v[0], PY_CTXVALUE_STR, "/then");
+	assert_int_equal(rd.cv.stats.cached, 1);
+	/* not known to that reader then; a read that failed there */
+	f[0] = (struct py_ctx_found){ -ESRCH, 0, 0, NULL };
+	f[1] = (struct py_ctx_found){ -EFAULT, 0, 0, NULL };
+	py_context_values_found(&rd.cv, 0, 0, f, v, 2);
+	ASSERT_IS(minor, v[0], PY_CTXVALUE_NO_VARIABLE, PY_CTXVALUE_TEXT_NO_VARIABLE);
+	ASSERT_IS(minor, v[1], PY_CTXVALUE_UNREADABLE, PY_CTXVALUE_TEXT_UNREADABLE);
+	reader_release(&rd);
+	image_free(&im);
+}
+
 static void every_version(void (*fn)(int))
 {
 	for (int minor = 8; minor <= 15; minor++)
@@ -927,6 +1011,7 @@ static void test_variable_cache(void **state) { (void)state; every_version(cache
 static void test_mapping_end(void **state) { (void)state; every_version(mapping_end_one); }
 static void test_context_object(void **state) { (void)state; every_version(context_object_one); }
 static void test_ints_and_empty_dicts(void **state) { (void)state; every_version(ints_and_empty_one); }
+static void test_found_elsewhere(void **state) { (void)state; every_version(found_one); }
 
 /* The layouts exist for every version, and the names a label may give are checked. */
 static void test_layouts_and_names(void **state)
@@ -974,6 +1059,7 @@ int main(void)
 		cmocka_unit_test(test_mapping_end),
 		cmocka_unit_test(test_context_object),
 		cmocka_unit_test(test_ints_and_empty_dicts),
+		cmocka_unit_test(test_found_elsewhere),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
