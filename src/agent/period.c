@@ -8,6 +8,7 @@
 
 #include "agent/period.h"
 #include "output/output.h"
+#include "sampler/sampler.h"
 #include "util/util.h"
 
 size_t period_labels(const struct period_batch *b, const struct period_proc *p,
@@ -182,7 +183,8 @@ static char *labels_text(const struct period_batch *b, const struct period_proc 
 }
 
 int period_batch_add(struct period_batch *b, const struct profile *src, const struct procinfo *info,
-		     const char *version, const struct profile *calls)
+		     const char *version, const struct profile *calls,
+		     const struct label_counts *labels)
 {
 	struct period_proc *p;
 	struct profile_meta *m;
@@ -223,6 +225,16 @@ int period_batch_add(struct period_batch *b, const struct profile *src, const st
 	m->rephases = src->meta.rephases;
 	if (b->label_specs)
 		m->label_specs = xstrdup(b->label_specs);
+	if (labels) {
+		/* this process's, not the capture's (every process's, in src) */
+		m->label_reads = labels->reads;
+		m->label_ns_total = labels->ns_total;
+		m->label_cached = labels->cached;
+		m->label_walked = labels->walked;
+		m->label_unreadable = labels->unreadable;
+		m->label_folded = labels->folded;
+		m->label_changed = labels->changed;
+	}
 	if (calls) {
 		/* --count-calls: the period's exact counts, their note and window */
 		for (size_t i = 0; i < calls->ncalls; i++) {

@@ -17,6 +17,8 @@
 #include "profile/profile.h"
 #include "util/strbuf.h"
 
+struct label_counts;             /* sampler/sampler.h */
+
 /* One process's profile of the period. */
 struct period_proc {
 	struct procinfo info;
@@ -69,11 +71,13 @@ void period_batch_init(struct period_batch *b, uint64_t seq, uint64_t from_ns, u
 /*
  * Add process info (Python version): its samples out of src, the whole
  * period's profile of every process, its exact call counts (agent
- * --count-calls: calls' calls, note and window; NULL: none), and its
- * pprof. 0 or -errno (the pprof could not be written).
+ * --count-calls: calls' calls, note and window; NULL: none), its labels
+ * read in the period (--context-label: the header's label_* counts; NULL:
+ * none), and its pprof. 0 or -errno (the pprof could not be written).
  */
 int period_batch_add(struct period_batch *b, const struct profile *src, const struct procinfo *info,
-		     const char *version, const struct profile *calls);
+		     const char *version, const struct profile *calls,
+		     const struct label_counts *labels);
 void period_batch_release(struct period_batch *b);
 
 /*

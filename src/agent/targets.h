@@ -28,6 +28,7 @@ struct agent_target {
 	int in_session;
 	int gone;
 	struct agent_calls *calls;   /* --count-calls: its counting (agent/calls.h), NULL none */
+	struct label_counts labels_sent;  /* --context-label: its counts up to the last period */
 };
 
 struct agent_examined;           /* a process passed over (targets.c) */

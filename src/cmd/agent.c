@@ -69,6 +69,7 @@ struct agent {
 	int waiting_logged;
 	/* counters */
 	uint64_t periods, profiles, samples;
+	struct label_counts labels;       /* --context-label: every process's, every period's */
 	uint64_t status_cpu_ns, status_mono;
 	uint64_t start_mono;
 };
@@ -300,6 +301,32 @@ static void status_line(struct agent *a, int total)
 	a->status_mono = now;
 }
 
+/*
+ * The labels target tr read in the period ending now (--context-label), its
+ * counts since the last one; NULL when it reads none. A process that left
+ * the session before the period's end is not counted for its last part.
+ */
+static const struct label_counts *period_labels_of(struct agent *a, struct agent_target *tr)
+{
+	static struct label_counts d;
+	struct label_counts now, *was = &tr->labels_sent;
+
+	if (!a->so.labels.n || session_label_counts(&a->sess, tr->target.pid, &now))
+		return NULL;
+	if (now.reads < was->reads)
+		memset(was, 0, sizeof(*was));   /* the capture started anew (a reload) */
+	d = (struct label_counts){ now.reads - was->reads, now.ns_total - was->ns_total,
+				   now.cached - was->cached, now.walked - was->walked,
+				   now.unreadable - was->unreadable, now.folded - was->folded,
+				   now.changed - was->changed };
+	*was = now;
+	a->labels.reads += d.reads;
+	a->labels.unreadable += d.unreadable;
+	a->labels.folded += d.folded;
+	a->labels.changed += d.changed;
+	return &d;
+}
+
 /* The counters in the Prometheus text format, written whole. */
 static void write_metrics(struct agent *a)
 {
@@ -321,6 +348,19 @@ static void write_metrics(struct agent *a)
 		"framewalk_agent_cpu_seconds_total %.3f\n", (double)fw_cpu_ns() / 1e9);
 	fprintf(f, "# TYPE framewalk_agent_rss_bytes gauge\nframewalk_agent_rss_bytes %" PRIu64 "\n",
 		rss_bytes());
+	if (a->so.labels.n) {
+		fprintf(f, "# HELP framewalk_agent_label_reads_total Samples whose --context-label "
+			"values were read.\n# TYPE framewalk_agent_label_reads_total counter\n"
+			"framewalk_agent_label_reads_total %" PRIu64 "\n", a->labels.reads);
+		fprintf(f, "# HELP framewalk_agent_label_values_total Label values given as a "
+			"placeholder: unreadable, or past the distinct-value cap (<other>).\n"
+			"# TYPE framewalk_agent_label_values_total counter\n"
+			"framewalk_agent_label_values_total{as=\"unreadable\"} %" PRIu64 "\n"
+			"framewalk_agent_label_values_total{as=\"other\"} %" PRIu64 "\n",
+			a->labels.unreadable, a->labels.folded);
+		fprintf(f, "# TYPE framewalk_agent_label_changed_total counter\n"
+			"framewalk_agent_label_changed_total %" PRIu64 "\n", a->labels.changed);
+	}
 	for (size_t i = 0; a->sinks && i < sinks_count(a->sinks); i++) {
 		const char *n = sinks_name(a->sinks, i);
 		struct sink_stats st;
@@ -409,7 +449,7 @@ static void cut_period(struct agent *a, int final)
 			agent_calls_take(tr->calls, &tr->target, final || a->o.once || tr->gone ||
 					 !a->so.count_calls);
 		if (period_batch_add(&b, &taken, &tr->info, tr->target.version,
-				     tr->calls ? &tr->calls->taken : NULL))
+				     tr->calls ? &tr->calls->taken : NULL, period_labels_of(a, tr)))
 			fw_warning("cannot write the profile of process %d", (int)tr->info.pid);
 		if (tr->calls && !a->so.count_calls) {
 			/* turned off by a reload: its last counts went out; on again, anew */

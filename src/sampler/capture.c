@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "sampler/backend.h"
+#include "sampler/labels.h"
 #include "sampler/pacing.h"
 #include "sampler/pyview.h"
 #include "target/proc.h"
@@ -96,6 +97,14 @@ int session_has(const struct session *sess, pid_t pid)
 		if (sess->targets[i]->target.pid == pid)
 			return 1;
 	return 0;
+}
+
+int session_label_counts(const struct session *sess, pid_t pid, struct label_counts *out)
+{
+	for (size_t i = 0; i < sess->n; i++)
+		if (sess->targets[i]->target.pid == pid)
+			return labels_counts(sess->targets[i], out);
+	return -ESRCH;
 }
 
 const struct py_target *session_target(const struct session *sess, size_t i)

@@ -69,6 +69,7 @@ struct labels {
 	struct py_ctxvalue v[LABEL_OUTS_MAX];   /* labels_read_first: the values read */
 	struct py_ctxvars_stats before;     /* ... the read's counts before it */
 	uint64_t read_ns;                   /* ... and its time */
+	struct label_counts counts;         /* this target's, as the profile's header counts */
 };
 
 static int name_char(char c, int dotted)
@@ -219,7 +220,8 @@ void labels_profile_reset(struct labels *l)
 }
 
 /* The value's string id, or LABEL_OTHER's once the label has LABEL_VALUES_MAX values. */
-static uint32_t capped_value(struct profile *p, struct label_state *st, uint32_t id)
+static uint32_t capped_value(struct profile *p, struct label_state *st, uint32_t id,
+			     struct label_counts *counts)
 {
 	size_t i = (size_t)hash_mix64(id) & (SEEN_SLOTS - 1);
 
@@ -230,6 +232,7 @@ static uint32_t capped_value(struct profile *p, struct label_state *st, uint32_t
 	}
 	if (st->nseen >= LABEL_VALUES_MAX) {
 		p->meta.label_folded++;
+		counts->folded++;
 		if (!st->other)
 			st->other = profile_cstring(p, LABEL_OTHER);
 		return st->other;
@@ -292,6 +295,7 @@ static uint32_t label_set(struct sampler *s, const struct py_ctxvalue *v,
 	struct labels *l = s->labels;
 	struct profile_meta *m = &s->prof->meta;
 	struct pf_label set[LABEL_OUTS_MAX];
+	struct label_counts c;
 	uint32_t id;
 
 	for (size_t i = 0; i < l->n; i++) {
@@ -301,14 +305,24 @@ static uint32_t label_set(struct sampler *s, const struct py_ctxvalue *v,
 		if (!st->name)
 			st->name = profile_cstring(s->prof, l->out[i].name);
 		value = profile_string(s->prof, v[i].text, v[i].len);
-		set[i] = (struct pf_label){ st->name, capped_value(s->prof, st, value) };
+		set[i] = (struct pf_label){ st->name, capped_value(s->prof, st, value, &l->counts) };
 	}
 	id = profile_labels(s->prof, set, l->n);
-	m->label_reads++;
-	m->label_cached += l->cv.stats.cached - before->cached;
-	m->label_walked += l->cv.stats.walked - before->walked;
-	m->label_unreadable += l->cv.stats.unreadable - before->unreadable;
-	m->label_ns_total += fw_now_ns() - t0;
+	c.reads = 1;
+	c.cached = l->cv.stats.cached - before->cached;
+	c.walked = l->cv.stats.walked - before->walked;
+	c.unreadable = l->cv.stats.unreadable - before->unreadable;
+	c.ns_total = fw_now_ns() - t0;
+	m->label_reads += c.reads;
+	m->label_cached += c.cached;
+	m->label_walked += c.walked;
+	m->label_unreadable += c.unreadable;
+	m->label_ns_total += c.ns_total;
+	l->counts.reads += c.reads;
+	l->counts.cached += c.cached;
+	l->counts.walked += c.walked;
+	l->counts.unreadable += c.unreadable;
+	l->counts.ns_total += c.ns_total;
 	return id;
 }
 
@@ -377,6 +391,7 @@ int labels_confirm(struct sampler *s, pid_t tid, uint64_t tstate)
 	}
 	l->tid = 0;
 	s->prof->meta.label_changed++;
+	l->counts.changed++;
 	return -EAGAIN;
 }
 
@@ -398,6 +413,15 @@ uint32_t labels_of_context(struct sampler *s, uint64_t context)
 	mem_uncached_end(&s->mem);
 	mem_live_end(&s->mem);
 	return label_set(s, out, &before, t0);
+}
+
+int labels_counts(const struct sampler *s, struct label_counts *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!s->labels)
+		return -ESRCH;
+	*out = s->labels->counts;
+	return 0;
 }
 
 struct py_contextvars *labels_vars(struct sampler *s)

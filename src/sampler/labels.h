@@ -83,6 +83,8 @@ void labels_found(struct sampler *s, pid_t tid, uint64_t ctx_type, uint64_t hamt
 		  const struct py_ctx_found *found);
 /* The label set read for tid (profile_labels), for the sample being recorded; 0: none. */
 uint32_t labels_take(struct sampler *s, pid_t tid);
+/* s's counts since it became a target (sampler.h): 0, or -ESRCH when it reads no labels. */
+int labels_counts(const struct sampler *s, struct label_counts *out);
 /* The profile was emptied (session_take_profile): its string ids and the value caps go. */
 void labels_profile_reset(struct labels *l);
 

@@ -275,6 +275,16 @@ void session_follow_root(struct session *sess, pid_t root);
 #define SESSION_CHILD_DEPTH 7
 /* Is pid one of the targets? */
 int session_has(const struct session *sess, pid_t pid);
+/*
+ * One process's --label reads so far, as the profile header counts them for
+ * the whole capture (profile_meta's label_*): the agent's per-process,
+ * per-period counts.
+ */
+struct label_counts {
+	uint64_t reads, ns_total, cached, walked, unreadable, folded, changed;
+};
+/* pid's counts since it became a target: 0, or -ESRCH (not a target, or no labels read). */
+int session_label_counts(const struct session *sess, pid_t pid, struct label_counts *out);
 const struct py_target *session_target(const struct session *sess, size_t i);
 /* The capture: until the duration, a stop request, every target's exit or the hook. */
 int session_run(struct session *sess, const struct capture_hook *hook, struct strbuf *why);

@@ -305,22 +305,41 @@ def test_agent_context_labels(interp, workload, tmp_path, schemas, receiver):
     carries them as sample attributes (the official schema). The agent's
     automatic backend is bpf where it loads, as without labels. Of the
     samples inside hot_orders >= 99% carry route=/orders, inside hot_users
-    route=/users, in the files and in OTLP."""
+    route=/users, in the files and in OTLP. A second service beside it (the
+    threaded one): each period's file counts the labels read for its own
+    process's samples (the header's "read for N samples"), not the
+    capture's, and --metrics-file counts them all."""
     w = workload(interp, "labels_app.py", "asyncio", str(SECONDS))
+    w2 = workload(interp, "labels_app.py", "threads", str(SECONDS))
     d = tmp_path / "dir"
+    prom = tmp_path / "agent.prom"
     otlp = receiver()
-    code, err = agent_periods(w.pid, d, "-r", RATE, "--context-label", "route=__main__:route",
+    code, err = agent_periods(w.pid, d, "-p", w2.pid, "-r", RATE,
+                              "--context-label", "route=__main__:route",
                               "--context-label", "tenant=__main__:tenant", "--period", 1,
-                              "--otlp", otlp.url + "/")
+                              "--otlp", otlp.url + "/", "--metrics-file", prom)
     assert code == 0, err
     assert "bpf" in err or os.geteuid() != 0, err
     served_counts(w)
+    served_counts(w2)
     files = sorted(d.glob("*-%d.pb.gz" % w.pid))
     assert len(files) >= 4, err
+    reads_total = 0
+    for f in sorted(d.glob("*.pb.gz")):
+        text = report(f)
+        assert "Labels:    route=__main__:route tenant=__main__:tenant" in text, f
+        samples = int(re.search(r"^Samples: +(\d+)", text, re.M).group(1))
+        m = re.search(r"read for (\d+) samples", text)
+        reads = int(m.group(1)) if m else 0
+        reads_total += reads
+        # every sample of the process read its labels (a few more read for
+        # samples dropped after); the capture's reads would be both services'
+        assert samples <= reads <= 1.05 * samples + 5, (f.name, samples, reads, text[:800])
+    metric = re.search(r"^framewalk_agent_label_reads_total (\d+)$", prom.read_text(), re.M)
+    assert metric and int(metric.group(1)) >= reads_total, prom.read_text()
     hot = {"hot_orders": 0, "hot_users": 0}
     right = dict(hot)
     for f in files:
-        assert "Labels:    route=__main__:route tenant=__main__:tenant" in report(f), f
         h, _ = hot_samples(report(f, "-f", "collapsed"))
         ro, _ = hot_samples(report(f, "--where", "route=/orders", "-f", "collapsed"))
         ru, _ = hot_samples(report(f, "--where", "route=/users", "-f", "collapsed"))
