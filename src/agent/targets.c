@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -114,10 +115,29 @@ static int start_profiling(struct agent_targets *tg, struct session *sess,
 	return 0;
 }
 
+void agent_target_bank_labels(struct agent_target *tr, const struct session *sess)
+{
+	struct label_counts now, *p = &tr->labels_pending, *s = &tr->labels_sent;
+
+	if (!tr->in_session || session_label_counts(sess, tr->info.pid, &now))
+		return;
+	if (now.reads < s->reads)
+		memset(s, 0, sizeof(*s));       /* not the sampler counted from: all of it is new */
+	p->reads += now.reads - s->reads;
+	p->ns_total += now.ns_total - s->ns_total;
+	p->cached += now.cached - s->cached;
+	p->walked += now.walked - s->walked;
+	p->unreadable += now.unreadable - s->unreadable;
+	p->folded += now.folded - s->folded;
+	p->changed += now.changed - s->changed;
+	memset(s, 0, sizeof(*s));
+}
+
 /* Stop profiling tr (it exited, or is no longer chosen); its last period still goes out. */
 static void stop_profiling(struct agent_targets *tg, struct session *sess, struct agent_target *tr,
 			   const char *why)
 {
+	agent_target_bank_labels(tr, sess);
 	if (tr->in_session)
 		session_remove(sess, tr->info.pid);
 	tr->in_session = 0;

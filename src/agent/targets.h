@@ -28,7 +28,11 @@ struct agent_target {
 	int in_session;
 	int gone;
 	struct agent_calls *calls;   /* --count-calls: its counting (agent/calls.h), NULL none */
-	struct label_counts labels_sent;  /* --context-label: its counts up to the last period */
+	/*
+	 * --context-label: its session's counts up to the last period, and the
+	 * counts of a session it left (a restart, its exit) not reported yet
+	 */
+	struct label_counts labels_sent, labels_pending;
 };
 
 struct agent_examined;           /* a process passed over (targets.c) */
@@ -43,6 +47,12 @@ struct agent_targets {
 
 /* A zeroed struct agent_targets is empty and valid. */
 void agent_targets_release(struct agent_targets *tg);
+
+/*
+ * Keep what tr's sampler counted of its labels since the last period, for
+ * the next one: before its sampler goes (its exit, a new session).
+ */
+void agent_target_bank_labels(struct agent_target *tr, const struct session *sess);
 
 /* How many processes are being profiled (not gone). */
 size_t agent_targets_profiled(const struct agent_targets *tg);

@@ -26,7 +26,9 @@
 
 #include "fwprof.h"
 
-char LICENSE[] SEC("license") = "Dual MIT/GPL";   /* the kernel takes it as GPL-compatible */
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+_Static_assert(sizeof(fw_uregs_t) <= FW_UREGS_WORDS * 8, "fw_sample_buf.uregs is too small");   /* the kernel takes it as GPL-compatible */
 
 /*
  * The few kernel types used, relocated by libbpf against the running
@@ -321,11 +323,13 @@ static __always_inline __u32 copy_python(struct fw_sample_buf *buf, const struct
  */
 struct label_walk {
 	struct fw_label_rec *rec;
+	__u64 *words;                /* buf->lab_words */
 	const struct fw_label_cfg *lc;
 	struct task_struct *task;
 	__u64 tstate, root;
 	__u64 ver, id;               /* the thread state's context version and id */
 	int have_ctx, have_root, have_ver;
+	int ctx_fault;               /* the thread state's context could not be read */
 };
 
 static __always_inline __u32 popcount32(__u32 x)
@@ -341,7 +345,7 @@ static __always_inline __u32 hamt_find(struct label_walk *w, __u64 var, __u32 ha
 					__u64 *node_type, struct task_struct *task)
 {
 	const struct fw_label_cfg *lc = w->lc;
-	__u64 node = w->root, type, words[2 * FW_COLLISION_PAIRS];
+	__u64 node = w->root, type, *words = w->words;
 	__u32 shift = 0;
 
 	for (int depth = 0; depth < FW_HAMT_LEVELS; depth++, shift += 5) {
@@ -354,7 +358,8 @@ static __always_inline __u32 hamt_find(struct label_walk *w, __u64 var, __u32 ha
 
 			if (read_user(&size, sizeof(size), (void *)(node + lc->collision_size), task) ||
 			    size < 2 || size > 2 * FW_COLLISION_PAIRS ||
-			    read_user(words, sizeof(words), (void *)(node + lc->collision_array), task))
+			    read_user(words, 16 * FW_COLLISION_PAIRS, (void *)(node + lc->collision_array),
+				      task))
 				return FW_LAB_FAULT;
 			for (int i = 0; i < FW_COLLISION_PAIRS; i++) {
 				if (2 * i + 1 < size && words[2 * i] == var) {
@@ -427,16 +432,16 @@ static __always_inline long label_at(__u64 i, struct label_walk *w, struct task_
 		v->status = FW_LAB_NOVAR;
 		return 0;
 	}
-	if (!w->have_ctx) {
-		v->status = FW_LAB_UNSET;
+	if (w->ctx_fault || !w->have_ctx) {
+		v->status = w->ctx_fault ? FW_LAB_FAULT : FW_LAB_UNSET;
 		return 0;
 	}
 	status = 0;
 	if (w->have_ver) {
 		/* what ContextVar.get() would answer from the variable's cache */
-		__u64 c[4];
+		__u64 *c = w->words;
 
-		if (!read_user(c, sizeof(c), (void *)(var + lc->cache_start), task) &&
+		if (!read_user(c, 32, (void *)(var + lc->cache_start), task) &&
 		    c[lc->cache_value & 3] && !(c[lc->cache_value & 3] & 7) &&
 		    c[lc->cache_tsid & 3] == w->id && c[lc->cache_tsver & 3] == w->ver) {
 			value = c[lc->cache_value & 3];
@@ -481,7 +486,8 @@ static __always_inline int send_labels(struct fw_sample_buf *buf, const struct f
 {
 	const struct fw_label_cfg *lc = &cfg->lab;
 	struct fw_label_rec *rec = &buf->lab;
-	struct label_walk w = { .rec = rec, .lc = lc, .task = task, .tstate = buf->h.tstate };
+	struct label_walk w = { .rec = rec, .words = buf->lab_words, .lc = lc, .task = task,
+				.tstate = buf->h.tstate };
 	__u64 ctx = 0, hamt = 0, nkeys = 0;
 	__u32 n = lc->nvars;
 
@@ -496,7 +502,9 @@ static __always_inline int send_labels(struct fw_sample_buf *buf, const struct f
 	rec->nvals = n;
 	rec->ctx_type = 0;
 	rec->hamt_type = 0;
-	if (!read_user(&ctx, sizeof(ctx), (void *)(w.tstate + lc->tstate_context), task) && ctx) {
+	if (read_user(&ctx, sizeof(ctx), (void *)(w.tstate + lc->tstate_context), task))
+		w.ctx_fault = 1;
+	else if (ctx) {
 		w.have_ctx = 1;
 		if (lc->cache)
 			w.have_ver = !read_user(&w.ver, sizeof(w.ver),
@@ -634,7 +642,7 @@ int fwprof_sample(struct bpf_perf_event_data *ctx)
 	struct fw_target_cfg *cfg = bpf_map_lookup_elem(&targets, &tgid);
 	struct fw_sample_buf *buf;
 	struct fw_sample_hdr *h;
-	fw_uregs_t uregs;
+	fw_uregs_t *uregs;
 	__u64 size;
 	void *up;
 
@@ -645,6 +653,7 @@ int fwprof_sample(struct bpf_perf_event_data *ctx)
 	buf = bpf_map_lookup_elem(&scratch, &cpu);
 	if (!buf)
 		return 0;
+	uregs = (fw_uregs_t *)buf->uregs;
 	h = &buf->h;
 	h->pid = tgid;
 	h->tid = tid;
@@ -656,10 +665,10 @@ int fwprof_sample(struct bpf_perf_event_data *ctx)
 	h->syscall_arg0 = 0;
 	if (cfg->native) {
 		up = (void *)bpf_task_pt_regs(bpf_get_current_task_btf());
-		if (!up || bpf_probe_read_kernel(&uregs, sizeof(uregs), up))
+		if (!up || bpf_probe_read_kernel(uregs, sizeof(*uregs), up))
 			return 0;
 	}
-	size = build_record(buf, cfg, &uregs, NULL, ctx);
+	size = build_record(buf, cfg, uregs, NULL, ctx);
 	if (size && send_labels(buf, cfg, NULL))
 		return 0;
 	submit(buf, size, submit_flags());
@@ -693,7 +702,7 @@ int fwprof_waiting(struct bpf_iter__task *ctx)
 	struct fw_target_cfg *cfg;
 	struct fw_sample_buf *buf;
 	struct fw_sample_hdr *h;
-	fw_uregs_t uregs;
+	fw_uregs_t *uregs;
 	__u32 tgid, slot = iter_slot;
 	unsigned long switches;
 	__u64 size;
@@ -713,8 +722,9 @@ int fwprof_waiting(struct bpf_iter__task *ctx)
 	buf = bpf_map_lookup_elem(&scratch, &slot);
 	if (!buf)
 		return 0;
+	uregs = (fw_uregs_t *)buf->uregs;
 	up = (void *)bpf_task_pt_regs(task);
-	if (!up || bpf_probe_read_kernel(&uregs, sizeof(uregs), up))
+	if (!up || bpf_probe_read_kernel(uregs, sizeof(*uregs), up))
 		return 0;
 	switches = task->nvcsw + task->nivcsw;
 	h = &buf->h;
@@ -723,9 +733,9 @@ int fwprof_waiting(struct bpf_iter__task *ctx)
 	h->cpu = (__u32)-1;
 	h->time_ns = bpf_ktime_get_ns();
 	h->user_mode = 0;
-	h->syscall_nr = FW_UREGS_SYSCALL_NR(&uregs);
-	h->syscall_arg0 = FW_UREGS_SYSCALL_ARG0(&uregs);
-	size = build_record(buf, cfg, &uregs, task, NULL);
+	h->syscall_nr = FW_UREGS_SYSCALL_NR(uregs);
+	h->syscall_arg0 = FW_UREGS_SYSCALL_ARG0(uregs);
+	size = build_record(buf, cfg, uregs, task, NULL);
 	if (size && send_labels(buf, cfg, task))
 		return 0;
 	h->off_cpu = !task->on_cpu && task->nvcsw + task->nivcsw == switches ?

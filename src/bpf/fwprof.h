@@ -33,6 +33,8 @@
 #error "FW_NREGS comes from meson.build"
 #endif
 
+#define FW_UREGS_WORDS 48        /* >= sizeof(fw_uregs_t) / 8 on every architecture */
+
 /* tstates map value for a thread with no Python state (never a pointer: odd). */
 #define FW_NOT_PYTHON 1ULL
 
@@ -186,6 +188,14 @@ struct fw_sample_buf {
 	struct fw_py_frame py[FW_MAX_PY_FRAMES];
 	__u8 stack[FW_STACK_COPY];
 	struct fw_label_rec lab;
+	/*
+	 * Here, not on the BPF stack (512 bytes, shared with the bpf_loop
+	 * callbacks: the iterator did not load with them on it, 2026-12-04):
+	 * the label walk's words read, and the user registers (fw_uregs_t of
+	 * the BPF program's architecture: arm64's struct is 272 bytes).
+	 */
+	__u64 lab_words[2 * FW_COLLISION_PAIRS];
+	__u64 uregs[FW_UREGS_WORDS];
 };
 
 #define FW_PY_OFFSET sizeof(struct fw_sample_hdr)

@@ -302,24 +302,24 @@ static void status_line(struct agent *a, int total)
 }
 
 /*
- * The labels target tr read in the period ending now (--context-label), its
- * counts since the last one; NULL when it reads none. A process that left
- * the session before the period's end is not counted for its last part.
+ * The labels target tr read in the period ending now (--context-label): its
+ * sampler's counts since the last period, and what a sampler it had before
+ * (a restarted session) or just lost (it exited) counted since; NULL when
+ * no labels are asked.
  */
 static const struct label_counts *period_labels_of(struct agent *a, struct agent_target *tr)
 {
 	static struct label_counts d;
-	struct label_counts now, *was = &tr->labels_sent;
+	struct label_counts *was = &tr->labels_sent;
 
-	if (!a->so.labels.n || session_label_counts(&a->sess, tr->target.pid, &now))
+	if (!a->so.labels.n)
 		return NULL;
-	if (now.reads < was->reads)
-		memset(was, 0, sizeof(*was));   /* the capture started anew (a reload) */
-	d = (struct label_counts){ now.reads - was->reads, now.ns_total - was->ns_total,
-				   now.cached - was->cached, now.walked - was->walked,
-				   now.unreadable - was->unreadable, now.folded - was->folded,
-				   now.changed - was->changed };
-	*was = now;
+	agent_target_bank_labels(tr, &a->sess);
+	d = tr->labels_pending;
+	memset(&tr->labels_pending, 0, sizeof(tr->labels_pending));
+	/* banked: the sampler's counts so far are reported; later ones from here */
+	if (tr->in_session)
+		session_label_counts(&a->sess, tr->info.pid, was);
 	a->labels.reads += d.reads;
 	a->labels.unreadable += d.unreadable;
 	a->labels.folded += d.folded;
@@ -636,6 +636,8 @@ static int choose_sampling(struct agent *a, pid_t probe)
 /* A new session with the current options, over every process being profiled. */
 static void restart_session(struct agent *a)
 {
+	for (size_t i = 0; i < a->targets.n; i++)
+		agent_target_bank_labels(&a->targets.t[i], &a->sess);
 	session_release(&a->sess);
 	session_init(&a->sess, &a->prof, &a->so);
 	agent_targets_resume(&a->targets, &a->sess);

@@ -150,8 +150,12 @@ static int read_thread_stack(struct py_reader *r, struct py_thread_info *t,
 
 	if (*may_stop && t->tid > 0) {
 		ret = read_stopped_stack(r, t, frames, depth);
-		/* asleep in the kernel: its stack is not changing, read it running */
-		if (ret == -ETIMEDOUT)
+		/*
+		 * asleep in the kernel: its stack is not changing, read it
+		 * running; never caught with its chain whole: read it running
+		 * until two reads agree
+		 */
+		if (ret == -ETIMEDOUT || ret == -EAGAIN)
 			return read_stable_stack(r, t, frames, depth);
 		if (ret != -EPERM)
 			return ret;
@@ -328,5 +332,7 @@ int cmd_dump(int argc, char **argv)
 	free(frames);
 	py_reader_release(&r);
 	strbuf_release(&sb);
+	/* a thread that did not stop in time is still seized: let it go */
+	ptrace_release_held(PTRACE_STOP_WAIT_NS);
 	return ret && ret != -EAGAIN ? FW_EXIT_FAILURE : FW_EXIT_OK;
 }

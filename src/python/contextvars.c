@@ -687,11 +687,25 @@ static void values_render_from(struct py_contextvars *cv, size_t nvars, const in
 	}
 	ret = nio ? read_pieces(cv, iov, nio, MEM_ORDER_LATE) : 0;
 	for (size_t i = 0; i < nvars; i++) {
+		struct target_mem *mem = cv->ob->r->mem;
+
 		if (slot[i] < 0)
 			continue;
-		if (slot[i] != INT_MAX)
+		if (slot[i] != INT_MAX) {
 			head[i] = ret >= 0 && iov[slot[i]].ok ? vbuf[i] : NULL;
-		render(cv, value[i], head[i], &out[i]);
+			render(cv, value[i], head[i], &out[i]);
+		} else {
+			/*
+			 * Read then: every read of the value within its copy is
+			 * served from it (an int's digits, a short str's text of
+			 * any kind); only a str longer than that is read now.
+			 */
+			mem_overlay_begin(mem);
+			mem_overlay_add(mem, value[i], head[i], VALUE_READ);
+			mem_overlay_activate(mem);
+			render(cv, value[i], head[i], &out[i]);
+			mem_overlay_end(mem);
+		}
 		if (out[i].kind == PY_CTXVALUE_UNREADABLE)
 			cv->stats.unreadable++;
 		else
@@ -773,11 +787,19 @@ void py_context_values_found(struct py_contextvars *cv, uint64_t ctx_type, uint6
 		status[i] = f->status == -ESRCH ? -EAGAIN : f->status;
 		if (status[i] == 0 && f->cached) {
 			cv->stats.cached++;
-		} else if (status[i] == 0) {
+			continue;
+		}
+		/*
+		 * A value, or none, found in the context: right only if the
+		 * context and its HAMT were theirs (no context at all: ctx_type 0,
+		 * nothing set). As locate() checks them before it walks.
+		 */
+		if (status[i] == 0 || (status[i] == -ENOENT && ctx_type)) {
 			if (walk_ok < 0)
 				walk_ok = !check_type(cv, ctx_type, PY_CTX_TYPE_CONTEXT) &&
 					  !check_type(cv, hamt_type, PY_CTX_TYPE_HAMT);
-			cv->stats.walked++;
+			if (status[i] == 0)
+				cv->stats.walked++;
 			if (!walk_ok)
 				status[i] = -EFAULT;
 		}

@@ -914,7 +914,8 @@ static void bpf_target_release(struct sampler *s)
 static size_t ring_size(const struct sampler_opts *o, int ncpus, size_t nthreads)
 {
 	double per_record = sizeof(struct fw_sample_hdr) + 24.0 * sizeof(struct fw_py_frame) +
-			    (o->native ? 8192.0 : 0);
+			    (o->native ? 8192.0 : 0) +
+			    (o->labels.n ? (double)sizeof(struct fw_label_rec) : 0);   /* sent before it */
 	double want = o->rate_hz * ncpus * RING_SECONDS * per_record;
 	size_t size = RING_MIN;
 

@@ -972,6 +972,24 @@ static void found_one(int minor)
 	ASSERT_IS(minor, v[2], PY_CTXVALUE_UNSET, PY_CTXVALUE_TEXT_UNSET);
 	ASSERT_IS(minor, v[3], PY_CTXVALUE_NO_VARIABLE, PY_CTXVALUE_TEXT_NO_VARIABLE);
 	assert_int_equal(rd.cv.stats.walked, 1);
+	/* an int is rendered from its copy too, not from memory now */
+	{
+		uint64_t inow = make_int(&im, 42), ithen = make_int(&im, 7);
+		uint8_t ihead[PY_CTXVALUE_READ];
+
+		memcpy(ihead, im.obj + (ithen - OBJ_ADDR), sizeof(ihead));
+		f[0] = (struct py_ctx_found){ 0, 1, inow, ihead };
+		py_context_values_found(&rd.cv, 0, 0, f, v, 1);
+		ASSERT_IS(minor, v[0], PY_CTXVALUE_INT, "7");
+		f[0] = (struct py_ctx_found){ 0, 0, now, head };
+	}
+	/* not set in a context that was no Context: unreadable, not the default */
+	f[1] = (struct py_ctx_found){ -ENOENT, 0, 0, NULL };
+	py_context_values_found(&rd.cv, im.hamt_type, im.hamt_type, f, v, 2);
+	ASSERT_IS(minor, v[1], PY_CTXVALUE_UNREADABLE, PY_CTXVALUE_TEXT_UNREADABLE);
+	/* no context at all (ctx_type 0): its default */
+	py_context_values_found(&rd.cv, 0, 0, f, v, 2);
+	ASSERT_IS(minor, v[1], PY_CTXVALUE_STR, "fallback");
 	/* no head copied: read now */
 	f[0].head = NULL;
 	py_context_values_found(&rd.cv, im.context_type, im.hamt_type, f, v, 1);
@@ -986,7 +1004,7 @@ static void found_one(int minor)
 	f[0].cached = 1;
 	py_context_values_found(&rd.cv, 0, 0, f, v, 1);
 	ASSERT_IS(minor, v[0], PY_CTXVALUE_STR, "/then");
-	assert_int_equal(rd.cv.stats.cached, 1);
+	assert_int_equal(rd.cv.stats.cached, 2);     /* the int's, and this one */
 	/* not known to that reader then; a read that failed there */
 	f[0] = (struct py_ctx_found){ -ESRCH, 0, 0, NULL };
 	f[1] = (struct py_ctx_found){ -EFAULT, 0, 0, NULL };
