@@ -13,6 +13,7 @@
 #include <linux/bpf.h>
 #include <linux/bpf_perf_event.h>
 #include <linux/ptrace.h>
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 
 /*
@@ -42,6 +43,23 @@ struct task_struct {
 	unsigned long nvcsw, nivcsw;
 	struct thread_struct thread;
 } __attribute__((preserve_access_index));
+
+/*
+ * Is the task on a CPU? task_struct.on_cpu is an int on the x86-64 kernels
+ * tried and of another size on Debian's arm64 7.2 (a plain load's CO-RE
+ * relocation refused it there: the iterator did not load, 2026-12-04): read
+ * with the size the running kernel's BTF gives.
+ */
+static __always_inline int task_on_cpu(struct task_struct *task)
+{
+	__u32 size = bpf_core_field_size(task->on_cpu);
+	__u64 v = 0;
+
+	if (size > sizeof(v))
+		size = sizeof(v);
+	bpf_core_read(&v, size, &task->on_cpu);
+	return v != 0;
+}
 
 struct bpf_iter_meta {
 	void *seq;
@@ -625,9 +643,15 @@ static __always_inline __u64 build_record(struct fw_sample_buf *buf, const struc
 
 static __always_inline void submit(struct fw_sample_buf *buf, __u64 size, __u64 flags)
 {
-	if (!size || size > sizeof(struct fw_sample_buf))
+	/*
+	 * Two checks the compiler may not fold into one (size - 1 > max - 1:
+	 * the verifier then lost the bound on arm64's build of the iterator).
+	 */
+	if (!size)
 		return;
 	barrier_var(size);
+	if (size > sizeof(struct fw_sample_buf))
+		return;
 	if (bpf_ringbuf_output(&samples, buf, size, flags))
 		count(0);
 	else
@@ -717,7 +741,7 @@ int fwprof_waiting(struct bpf_iter__task *ctx)
 	cfg = bpf_map_lookup_elem(&targets, &tgid);
 	if (!cfg)
 		return 0;
-	if (task->on_cpu)
+	if (task_on_cpu(task))
 		return 0;
 	buf = bpf_map_lookup_elem(&scratch, &slot);
 	if (!buf)
@@ -738,7 +762,7 @@ int fwprof_waiting(struct bpf_iter__task *ctx)
 	size = build_record(buf, cfg, uregs, task, NULL);
 	if (size && send_labels(buf, cfg, task))
 		return 0;
-	h->off_cpu = !task->on_cpu && task->nvcsw + task->nivcsw == switches ?
+	h->off_cpu = !task_on_cpu(task) && task->nvcsw + task->nivcsw == switches ?
 		     FW_OFFCPU_STABLE : FW_OFFCPU_MOVED;
 	h->switches = switches;
 	/* User space reads the ring buffer after the iteration: no wake-up. */

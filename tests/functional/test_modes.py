@@ -2,6 +2,7 @@
 the per-thread time summary from kernel accounting, GIL shares, following
 subprocesses, many threads, and the sampling rate's fidelity."""
 import os
+import json
 import re
 import signal
 import time
@@ -262,23 +263,46 @@ def test_a_read_that_waits_on_the_target_stands_for_the_moments_it_waited(backen
     function got 36-39% of the samples where the target's own clock said
     88-96% (and Python the rest: the reads came just after each lock was let
     go). Each read now stands for the moments that passed while it waited
-    (sampler/pacing.h, tick_clock): 87-88% measured. Bound: within 10
-    points of the target's own measure."""
+    (sampler/pacing.h, tick_clock). Bound: within 10 points of the
+    target's own measure over the capture's window. (Counted by the
+    innermost function, python()'s samples in its generator expression
+    were left out, which read 83-87% for a true 70-77% once mprotect got
+    faster, 2026-12-04; counted by the function on the stack: ptrace 71.9
+    for 71.3, vm 69.9 for 69.6.)"""
     w = start_workload(INTERP_BY_ID["py3.12"], "maplock.py", "5")
     try:
+        t0 = time.monotonic()
         col = collapsed(record(w, tmp_path, "--backend", backend, "--mode", "wall",
                                seconds=3, rate=797))
+        t1 = time.monotonic()
         shares = {"locked": 0, "python": 0}
         for _, f, c in col:
-            fn = innermost_python(f)
-            if fn in shares:
-                shares[fn] += c
+            # python()'s time is mostly in its generator expression: the
+            # function on the stack, not only the innermost one
+            names = {func(x) for x in f if is_python_frame(x)}
+            for fn in shares:
+                if fn in names:
+                    shares[fn] += c
         out, _ = w.proc.communicate(timeout=30)
-        truth = float(re.search(rb"TRUTH ([0-9.]+)", out).group(1))
+        whole = float(re.search(rb"TRUTH ([0-9.]+)", out).group(1))
+        cycles = json.loads(re.search(rb"CYCLES (.*)", out).group(1))
+        # The target's own measure over the capture's window (its 3 s end
+        # as record returns; the 0.3 s before them its start-up): a reader
+        # slows mprotect down (it takes the lock too), so the share while
+        # sampled is not the whole run's (2026-12-04: 70-77% over the run,
+        # 83-87% sampled, on a machine where the run gave 88-96% before).
+        lo, hi = t1 - 3.0, t1
+        locked = python = 0.0
+        for a, b, c in cycles:
+            locked += max(0.0, min(b, hi) - max(a, lo))
+            python += max(0.0, min(c, hi) - max(b, lo))
+        truth = 100.0 * locked / (locked + python)
         total = sum(shares.values())
         assert total >= 1000, col
         got = 100.0 * shares["locked"] / total
-        assert abs(got - truth) <= 10, (got, truth, shares)
+        print("%s: locked %.1f%% sampled, %.1f%% in the window, %.1f%% over the run (%.2f s)"
+              % (backend, got, truth, whole, t1 - t0))
+        assert abs(got - truth) <= 10, (got, truth, whole, shares)
     finally:
         w.stop()
 

@@ -3,11 +3,14 @@ a populated 128 MB mapping, back and forth, for 4 ms (the lock held for
 writing while the kernel walks its page tables, milliseconds each call),
 then 4 ms of plain Python, in turn. A reader of its memory (process_vm_readv,
 a ptrace read) waits on that lock. At the end it prints its own measure:
-"TRUTH <percent of the time in locked()>".
+"TRUTH <percent of the time in locked()>", then "CYCLES [[start, end of
+locked, end of python], ...]" (time.monotonic(), the host's CLOCK_MONOTONIC)
+for a measure over a capture's own window.
 
     python maplock.py SECONDS
 """
 import ctypes
+import json
 import mmap
 import sys
 import time
@@ -39,6 +42,7 @@ def python():
 def main():
     end = time.monotonic() + float(sys.argv[1])
     in_locked = in_python = 0.0
+    cycles = []
     print("READY", flush=True)
     while time.monotonic() < end:
         a = time.monotonic()
@@ -48,7 +52,10 @@ def main():
         c = time.monotonic()
         in_locked += b - a
         in_python += c - b
+        cycles.append((a, b, c))
     print("TRUTH %.2f" % (100.0 * in_locked / (in_locked + in_python)), flush=True)
+    # each cycle's start, end of locked(), end of python() (CLOCK_MONOTONIC)
+    print("CYCLES " + json.dumps(cycles), flush=True)
 
 
 main()
