@@ -334,3 +334,32 @@ def test_bpf_events_per_cpu_when_targets_come_and_go(tmp_path):
         w.stop()
     _, per, _ = bpf_header(txt.read_text())
     assert per == "per CPU", per
+
+
+@pytest.mark.parametrize("interp_id", ["py3.8", "py3.12", "sid-py3.15"])
+def test_bpf_waiting_threads_read_whole_in_the_kernel(interp_id, tmp_path):
+    """bpf in wall mode reads a thread off a CPU by its task iterator, in the
+    kernel: its whole stack, native frames down to the call it waits in. When
+    the iterator does not load, the loader goes on without it and such
+    threads get their Python frames alone, from user space: the labels'
+    first version did that (the BPF stack over 512 bytes with the walk's
+    callback), and on arm64 it had never loaded (docs/AARCH64.md)."""
+    if os.geteuid() != 0:
+        pytest.skip("the bpf backend needs root here")
+    w = start_workload(INTERP_BY_ID[interp_id], "busy_sleep.py")
+    try:
+        out = tmp_path / "w.collapsed"
+        r = run_fw("record", "-p", w.pid, "--backend", "bpf", "--mode", "wall", "-d", 1.5,
+                   "-q", "-f", "collapsed", "-o", out, timeout=60)
+        assert r.returncode == 0, r
+        lines = collapsed_lines(out.read_text())
+        sleeping = [(f, c) for _, f, c in lines if any(x.startswith("sleeper ") for x in f)]
+        assert sum(c for _, c in sleeping) >= 20, lines
+        whole = sum(c for f, c in sleeping
+                    if f[-1].startswith("[wait] ") and len(f) >= 2 and
+                    not f[-2].split(" (")[0].endswith(">") and "(" in f[-2] and
+                    ".py:" not in f[-2])
+        # the frame under [wait] is native (libc's sleep call), not Python's
+        assert whole >= 0.9 * sum(c for _, c in sleeping), sleeping[:3]
+    finally:
+        w.stop()
