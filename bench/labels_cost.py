@@ -18,7 +18,6 @@ import argparse
 import os
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 import threading
@@ -87,8 +86,7 @@ def main():
         target.wait()
 
     def med(n, key):
-        xs = [r[key] for r in rows[n] if r[key] is not None]
-        return statistics.median(xs) if xs else None
+        return fb.median(r[key] for r in rows[n])
 
     lines = ["--label's cost at %d Hz (%s, labels_app.py asyncio; medians of %d captures of %gs)"
              % (a.rate, os.path.basename(a.python), a.reps, a.seconds), "",

@@ -225,16 +225,9 @@ int period_batch_add(struct period_batch *b, const struct profile *src, const st
 	m->rephases = src->meta.rephases;
 	if (b->label_specs)
 		m->label_specs = xstrdup(b->label_specs);
-	if (labels) {
-		/* this process's, not the capture's (every process's, in src) */
-		m->label_reads = labels->reads;
-		m->label_ns_total = labels->ns_total;
-		m->label_cached = labels->cached;
-		m->label_walked = labels->walked;
-		m->label_unreadable = labels->unreadable;
-		m->label_folded = labels->folded;
-		m->label_changed = labels->changed;
-	}
+	/* this process's, not the capture's (every process's, in src); none counted yet in p */
+	if (labels)
+		label_counts_add_to_meta(m, labels);
 	if (calls) {
 		/* --count-calls: the period's exact counts, their note and window */
 		for (size_t i = 0; i < calls->ncalls; i++) {

@@ -117,19 +117,13 @@ static int start_profiling(struct agent_targets *tg, struct session *sess,
 
 void agent_target_bank_labels(struct agent_target *tr, const struct session *sess)
 {
-	struct label_counts now, *p = &tr->labels_pending, *s = &tr->labels_sent;
+	struct label_counts now, *s = &tr->labels_sent;
 
 	if (!tr->in_session || session_label_counts(sess, tr->info.pid, &now))
 		return;
 	if (now.reads < s->reads)
 		memset(s, 0, sizeof(*s));       /* not the sampler counted from: all of it is new */
-	p->reads += now.reads - s->reads;
-	p->ns_total += now.ns_total - s->ns_total;
-	p->cached += now.cached - s->cached;
-	p->walked += now.walked - s->walked;
-	p->unreadable += now.unreadable - s->unreadable;
-	p->folded += now.folded - s->folded;
-	p->changed += now.changed - s->changed;
+	label_counts_add_since(&tr->labels_pending, &now, s);
 	memset(s, 0, sizeof(*s));
 }
 

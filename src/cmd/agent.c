@@ -320,10 +320,7 @@ static const struct label_counts *period_labels_of(struct agent *a, struct agent
 	/* banked: the sampler's counts so far are reported; later ones from here */
 	if (tr->in_session)
 		session_label_counts(&a->sess, tr->info.pid, was);
-	a->labels.reads += d.reads;
-	a->labels.unreadable += d.unreadable;
-	a->labels.folded += d.folded;
-	a->labels.changed += d.changed;
+	label_counts_add(&a->labels, &d);
 	return &d;
 }
 

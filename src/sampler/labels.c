@@ -219,9 +219,54 @@ void labels_profile_reset(struct labels *l)
 	l->set = 0;
 }
 
+void label_counts_add(struct label_counts *to, const struct label_counts *add)
+{
+	to->reads += add->reads;
+	to->ns_total += add->ns_total;
+	to->cached += add->cached;
+	to->walked += add->walked;
+	to->unreadable += add->unreadable;
+	to->folded += add->folded;
+	to->changed += add->changed;
+}
+
+void label_counts_add_since(struct label_counts *to, const struct label_counts *now,
+			    const struct label_counts *then)
+{
+	struct label_counts d = {
+		now->reads - then->reads, now->ns_total - then->ns_total,
+		now->cached - then->cached, now->walked - then->walked,
+		now->unreadable - then->unreadable, now->folded - then->folded,
+		now->changed - then->changed,
+	};
+
+	label_counts_add(to, &d);
+}
+
+void label_counts_add_to_meta(struct profile_meta *m, const struct label_counts *c)
+{
+	m->label_reads += c->reads;
+	m->label_ns_total += c->ns_total;
+	m->label_cached += c->cached;
+	m->label_walked += c->walked;
+	m->label_unreadable += c->unreadable;
+	m->label_folded += c->folded;
+	m->label_changed += c->changed;
+}
+
+/*
+ * Both ledgers of a target's label reads: the profile's header (the
+ * capture's, every target's) and the target's own (labels_counts).
+ */
+static void count(struct sampler *s, const struct label_counts *c)
+{
+	label_counts_add_to_meta(&s->prof->meta, c);
+	label_counts_add(&s->labels->counts, c);
+}
+
 /* The value's string id, or LABEL_OTHER's once the label has LABEL_VALUES_MAX values. */
 static uint32_t capped_value(struct profile *p, struct label_state *st, uint32_t id,
-			     struct label_counts *counts)
+			     uint64_t *folded)
 {
 	size_t i = (size_t)hash_mix64(id) & (SEEN_SLOTS - 1);
 
@@ -231,8 +276,7 @@ static uint32_t capped_value(struct profile *p, struct label_state *st, uint32_t
 		i = (i + 1) & (SEEN_SLOTS - 1);
 	}
 	if (st->nseen >= LABEL_VALUES_MAX) {
-		p->meta.label_folded++;
-		counts->folded++;
+		(*folded)++;
 		if (!st->other)
 			st->other = profile_cstring(p, LABEL_OTHER);
 		return st->other;
@@ -293,9 +337,8 @@ static uint32_t label_set(struct sampler *s, const struct py_ctxvalue *v,
 			  const struct py_ctxvars_stats *before, uint64_t t0)
 {
 	struct labels *l = s->labels;
-	struct profile_meta *m = &s->prof->meta;
 	struct pf_label set[LABEL_OUTS_MAX];
-	struct label_counts c;
+	struct label_counts c = { .reads = 1 };
 	uint32_t id;
 
 	for (size_t i = 0; i < l->n; i++) {
@@ -305,24 +348,14 @@ static uint32_t label_set(struct sampler *s, const struct py_ctxvalue *v,
 		if (!st->name)
 			st->name = profile_cstring(s->prof, l->out[i].name);
 		value = profile_string(s->prof, v[i].text, v[i].len);
-		set[i] = (struct pf_label){ st->name, capped_value(s->prof, st, value, &l->counts) };
+		set[i] = (struct pf_label){ st->name, capped_value(s->prof, st, value, &c.folded) };
 	}
 	id = profile_labels(s->prof, set, l->n);
-	c.reads = 1;
 	c.cached = l->cv.stats.cached - before->cached;
 	c.walked = l->cv.stats.walked - before->walked;
 	c.unreadable = l->cv.stats.unreadable - before->unreadable;
 	c.ns_total = fw_now_ns() - t0;
-	m->label_reads += c.reads;
-	m->label_cached += c.cached;
-	m->label_walked += c.walked;
-	m->label_unreadable += c.unreadable;
-	m->label_ns_total += c.ns_total;
-	l->counts.reads += c.reads;
-	l->counts.cached += c.cached;
-	l->counts.walked += c.walked;
-	l->counts.unreadable += c.unreadable;
-	l->counts.ns_total += c.ns_total;
+	count(s, &c);
 	return id;
 }
 
@@ -390,8 +423,7 @@ int labels_confirm(struct sampler *s, pid_t tid, uint64_t tstate)
 		return 0;
 	}
 	l->tid = 0;
-	s->prof->meta.label_changed++;
-	l->counts.changed++;
+	count(s, &(struct label_counts){ .changed = 1 });
 	return -EAGAIN;
 }
 
