@@ -68,6 +68,7 @@ const int arch_pthread_below_tp = 1;
  * unwinder prefers the CFI step where there is CFI (caller_sp_exact 0).
  */
 const struct arch_fp_layout arch_fp = { 0, 8, 16, 0 };
+const size_t arch_prologue_window = 64;
 
 /*
  * Without a known mask: every bit from the 48-bit virtual address size up

@@ -92,6 +92,15 @@ extern const struct arch_fp_layout arch_fp;
  * (elf/fpaudit.h). The bytes are untrusted; nothing past len is read.
  */
 int arch_prologue_sets_fp(const uint8_t *code, size_t len, size_t window);
+/*
+ * The window fpaudit looks in: how far into a function the compiler may
+ * schedule its frame-pointer setup. x86-64: 32 bytes (its matcher scans
+ * bytes, not instructions: a longer window misfires inside operands).
+ * aarch64: 64, 16 instructions, each decoded: gcc allocates a large frame
+ * before it stores the record and schedules work in between (the 9th
+ * instruction in tests/unit/fixtures/a64_funcs.c's fw_outer).
+ */
+extern const size_t arch_prologue_window;
 
 /* Is DWARF register n preserved across calls by the ABI? */
 int arch_reg_callee_saved(int n);

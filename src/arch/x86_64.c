@@ -28,6 +28,7 @@ const int arch_pthread_below_tp = 0;
 
 /* [rbp] = caller's rbp, [rbp+8] = return address, caller's rsp = rbp+16 */
 const struct arch_fp_layout arch_fp = { 0, 8, 16, 1 };
+const size_t arch_prologue_window = 32;
 
 static const uint8_t endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
 static const uint8_t push_rbp = 0x55;

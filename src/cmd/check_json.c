@@ -87,6 +87,12 @@ static void json_module(struct json *j, const struct audit_module *m)
 		for (size_t k = 0; k < m->r.nexamples; k++)
 			json_string(j, m->r.examples[k]);
 		json_end_array(j);
+		json_key(j, "branch_protection");
+		json_begin_array(j);
+		for (unsigned bit = 1; bit <= FPA_BP_SHSTK; bit <<= 1)
+			if (m->r.branch_protection & bit)
+				json_string(j, fpa_branch_protection_name(bit));
+		json_end_array(j);
 		jkey_str(j, "unwind_tables", m->r.cfi_section);
 		jkey_int(j, "fdes", (int64_t)m->r.fdes);
 		jkey_str(j, "unwind", m->r.analysed ? fpa_unwind_name(fpa_unwind_of(&m->r)) : "unknown");

@@ -42,6 +42,14 @@ static const char *disk_note(const struct audit_module *m)
 	       "now); framewalk reads the file the process mapped";
 }
 
+/* ", PAC, BTI": the branch protection the file's note records (fpaudit.h). */
+static void protection_cell(const struct audit_module *m, struct strbuf *sb)
+{
+	for (unsigned bit = 1; bit <= FPA_BP_SHSTK; bit <<= 1)
+		if (m->r.branch_protection & bit)
+			strbuf_addf(sb, ", %s", fpa_branch_protection_name(bit));
+}
+
 static void fp_cell(const struct audit_module *m, struct strbuf *sb)
 {
 	if (m->err) {
@@ -59,12 +67,12 @@ static void fp_cell(const struct audit_module *m, struct strbuf *sb)
 	if (m->r.verdict == FPA_YES || m->r.verdict == FPA_NA) {
 		if (!m->r.cfi_section)
 			strbuf_addstr(sb, ", no unwind tables");
-		return;
-	}
-	if (fpa_unwind_of(&m->r) == FPA_UNWIND_DWARF)
+	} else if (fpa_unwind_of(&m->r) == FPA_UNWIND_DWARF) {
 		strbuf_addstr(sb, ", unwind tables present");
-	else
+	} else {
 		strbuf_addstr(sb, ", no unwind tables: cannot unwind");
+	}
+	protection_cell(m, sb);
 }
 
 static void symbols_cell(const struct audit_module *m, struct strbuf *sb)

@@ -52,11 +52,12 @@ struct module {
 	Dwarf_CFI *cfi;
 	Dwarf *dwarf;                   /* owner of cfi for .debug_frame */
 	int cfi_from_elf;               /* cfi must be released with dwarf_cfi_end */
+	unsigned machine;               /* e_machine */
 };
 
 int fpa_prologue_match(const uint8_t *code, size_t len)
 {
-	return arch_prologue_sets_fp(code, len, FPA_PROLOGUE_WINDOW);
+	return arch_prologue_sets_fp(code, len, arch_prologue_window);
 }
 
 enum fpa_verdict fpa_verdict_of(size_t with_fp, size_t without_fp)
@@ -223,6 +224,66 @@ static void add_symbols(struct module *m, Elf_Scn *scn, const GElf_Shdr *shdr)
 	}
 }
 
+/* The GNU property note's feature words (NT_GNU_PROPERTY_TYPE_0) */
+#define GNU_PROPERTY_AARCH64_FEATURE_1_AND_ 0xc0000000u   /* BTI 1, PAC 2 */
+#define GNU_PROPERTY_X86_FEATURE_1_AND_ 0xc0000002u       /* IBT 1, SHSTK 2 */
+#define NT_GNU_PROPERTY_TYPE_0_ 5
+
+/*
+ * The branch protection every object of the file was built with, from
+ * .note.gnu.property (the linker keeps a feature only where all its inputs
+ * had it). The note is untrusted: each property is bounds-checked.
+ */
+static void read_properties(Elf_Scn *scn, unsigned machine, struct fpa_result *out)
+{
+	uint32_t want = machine == EM_AARCH64 ? GNU_PROPERTY_AARCH64_FEATURE_1_AND_ :
+			machine == EM_X86_64 ? GNU_PROPERTY_X86_FEATURE_1_AND_ : 0;
+	Elf_Data *data = elf_getdata(scn, NULL);
+	GElf_Nhdr nh;
+	size_t off = 0, name_off, desc_off, next;
+
+	if (!want || !data || !data->d_buf)
+		return;
+	while ((next = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+		const uint8_t *d = (const uint8_t *)data->d_buf + desc_off;
+		size_t at = 0;
+
+		off = next;
+		if (nh.n_type != NT_GNU_PROPERTY_TYPE_0_ || nh.n_namesz != 4 ||
+		    memcmp((const char *)data->d_buf + name_off, "GNU", 4))
+			continue;
+		while (at + 8 <= nh.n_descsz) {
+			uint32_t type, size, bits;
+
+			memcpy(&type, d + at, 4);
+			memcpy(&size, d + at + 4, 4);
+			if (size > nh.n_descsz - at - 8)
+				break;
+			if (type == want && size >= 4) {
+				memcpy(&bits, d + at + 8, 4);
+				if (machine == EM_AARCH64)
+					out->branch_protection |= (bits & 1 ? FPA_BP_BTI : 0) |
+								  (bits & 2 ? FPA_BP_PAC : 0);
+				else
+					out->branch_protection |= (bits & 1 ? FPA_BP_IBT : 0) |
+								  (bits & 2 ? FPA_BP_SHSTK : 0);
+			}
+			at += 8 + (((size_t)size + 7) & ~(size_t)7);   /* 8-aligned in ELF64 */
+		}
+	}
+}
+
+const char *fpa_branch_protection_name(unsigned bit)
+{
+	switch (bit) {
+	case FPA_BP_PAC: return "PAC";
+	case FPA_BP_BTI: return "BTI";
+	case FPA_BP_IBT: return "IBT";
+	case FPA_BP_SHSTK: return "SHSTK";
+	default: return NULL;
+	}
+}
+
 /* Walk the section headers once: code, symbol tables, notes, debug sections. */
 static int scan_sections(struct module *m, struct fpa_result *out, Elf_Scn **cfi_scn)
 {
@@ -248,7 +309,10 @@ static int scan_sections(struct module *m, struct fpa_result *out, Elf_Scn **cfi
 			dynsym = scn;
 			dynsym_shdr = shdr;
 		} else if (shdr.sh_type == SHT_NOTE || shdr.sh_type == SHT_NOBITS) {
-			continue;       /* the build-id: elfread_build_id, after the walk */
+			/* the build-id: elfread_build_id, after the walk */
+			if (shdr.sh_type == SHT_NOTE && !strcmp(name, ".note.gnu.property"))
+				read_properties(scn, m->machine, out);
+			continue;
 		} else if (!strcmp(name, ".eh_frame") && shdr.sh_size > 4) {
 			eh = scn;
 		} else if (!strcmp(name, ".debug_frame") && shdr.sh_size > 4) {
@@ -719,6 +783,7 @@ int fpa_audit_elf(Elf *elf, const char *target_path, const char *root,
 		ret = -ENOEXEC;
 		goto out;
 	}
+	m.machine = eh.e_machine;
 	ret = scan_sections(&m, out, &cfi_scn);
 	if (ret)
 		goto out;

@@ -83,7 +83,21 @@ struct fpa_result {
 	const char *debug_via;          /* "embedded", "build-id", "debuglink",
 					   "debuginfod cache" or NULL */
 	char debug_path[PATH_MAX];      /* the separate debug file found */
+	/*
+	 * Branch protection (.note.gnu.property: what every object of the file
+	 * was built with), FPA_BP_*. PAC: return addresses saved on the stack
+	 * are signed, and the unwinder strips the code (arch_strip_ra); IBT,
+	 * SHSTK: x86-64's CET (SHSTK: a shadow stack may be kept).
+	 */
+	unsigned branch_protection;
 };
+
+#define FPA_BP_PAC 1u               /* aarch64 pointer authentication of return addresses */
+#define FPA_BP_BTI 2u               /* aarch64 branch target identification */
+#define FPA_BP_IBT 4u               /* x86-64 indirect branch tracking */
+#define FPA_BP_SHSTK 8u             /* x86-64 shadow stack */
+/* "PAC", "BTI", "IBT", "SHSTK" for one FPA_BP_ bit; NULL for another value. */
+const char *fpa_branch_protection_name(unsigned bit);
 
 /*
  * Audit an ELF file opened for reading (libelf). target_path is the name
@@ -100,13 +114,13 @@ int fpa_audit_elf(struct Elf *elf, const char *target_path, const char *root,
 
 /*
  * Does code (len bytes at a function's start) set up a frame pointer, within
- * FPA_PROLOGUE_WINDOW bytes (the compiler may schedule other instructions in
- * the prologue at -O2)? The pattern is the architecture's
- * (arch_prologue_sets_fp; x86-64: an optional endbr64, push %rbp, then
- * mov %rsp,%rbp with no other push or sub from rsp before it). Used where a
- * function has no CFI.
+ * the architecture's window (arch_prologue_window: the compiler may schedule
+ * other instructions in the prologue at -O2)? The pattern is the
+ * architecture's (arch_prologue_sets_fp; x86-64: an optional endbr64, push
+ * %rbp, then mov %rsp,%rbp with no other push or sub from rsp before it;
+ * aarch64: the frame record's stp of x29, x30, then x29 set to it). Used
+ * where a function has no CFI.
  */
-#define FPA_PROLOGUE_WINDOW 32
 int fpa_prologue_match(const uint8_t *code, size_t len);
 
 /* The module verdict for these counts (see the rule above). */

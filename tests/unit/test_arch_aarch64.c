@@ -348,6 +348,10 @@ static void test_prologue_real(void **state)
 	 */
 	assert_false(arch_prologue_sets_fp(a64_outer_code, sizeof(a64_outer_code), 32));
 	assert_true(arch_prologue_sets_fp(a64_outer_code, sizeof(a64_outer_code), 64));
+	/* ... and fpaudit looks within aarch64's window (it looked in 32 bytes before) */
+	assert_true(fpa_prologue_match(a64_outer_code, sizeof(a64_outer_code)));
+	assert_true(fpa_prologue_match(a64_mid_code, sizeof(a64_mid_code)));
+	assert_false(fpa_prologue_match(a64_leaf_code, sizeof(a64_leaf_code)));
 }
 
 static void test_prologue_crafted(void **state)
@@ -408,6 +412,21 @@ static void test_fp_verdict(void **state)
 	assert_int_equal(verdict_of(A64_FIXTURE_NOFP), FPA_NO);
 }
 
+/* -mbranch-protection=standard: the property note says PAC and BTI (check notes them). */
+static void test_branch_protection(void **state)
+{
+	struct elf_cache *c = elf_cache_new();
+	struct elf_info *f;
+	int loaded;
+
+	(void)state;
+	f = elf_cache_open_path(c, A64_FIXTURE, A64_FIXTURE, "", &loaded);
+	assert_non_null(f);
+	assert_int_equal(f->audit.branch_protection, FPA_BP_PAC | FPA_BP_BTI);
+	elf_cache_put(c, f);
+	elf_cache_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -419,6 +438,7 @@ int main(void)
 		cmocka_unit_test(test_prologue_real),
 		cmocka_unit_test(test_prologue_crafted),
 		cmocka_unit_test(test_fp_verdict),
+		cmocka_unit_test(test_branch_protection),
 	};
 
 	return cmocka_run_group_tests(tests, setup_module, teardown_module);

@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <fcntl.h>
+#include <libelf.h>
 
 #include "arch/arch.h"
 #include "elf/fpaudit.h"
@@ -252,6 +254,39 @@ static void test_verdicts(void **state)
 	assert_string_equal(fpa_verdict_name(FPA_PARTLY), "partly");
 }
 
+#ifdef CET_LIB
+/* The audit of the library at path (fpa_audit_elf over libelf). */
+static void audit_file(const char *path, struct fpa_result *r)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf;
+
+	assert_true(fd >= 0);
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	assert_non_null(elf);
+	assert_int_equal(fpa_audit_elf(elf, path, "", NULL, r), 0);
+	elf_end(elf);
+	close(fd);
+}
+
+/* CET's features from the property note (-fcf-protection=full), none without it. */
+static void test_branch_protection_x86(void **state)
+{
+	struct fpa_result *r = malloc(sizeof(*r));
+
+	(void)state;
+	assert_non_null(r);
+	audit_file(CET_LIB, r);
+	assert_int_equal(r->branch_protection, FPA_BP_IBT | FPA_BP_SHSTK);
+	audit_file(NOCET_LIB, r);
+	assert_int_equal(r->branch_protection, 0);
+	assert_string_equal(fpa_branch_protection_name(FPA_BP_SHSTK), "SHSTK");
+	assert_null(fpa_branch_protection_name(3));
+	free(r);
+}
+#endif
+
 static void test_resolve_in_root(void **state)
 {
 	char root[] = "/tmp/fw-audit-root-XXXXXX", path[4096], out[4096];
@@ -294,6 +329,9 @@ int main(void)
 		cmocka_unit_test(test_cflags_rule),
 		cmocka_unit_test(test_prologue),
 		cmocka_unit_test(test_verdicts),
+#ifdef CET_LIB
+		cmocka_unit_test(test_branch_protection_x86),
+#endif
 		cmocka_unit_test(test_resolve_in_root),
 	};
 
