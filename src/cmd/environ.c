@@ -3,8 +3,9 @@
  * is handed the facts instead of reading them (style.md: library code
  * leaves the environment to cmd/): where debug files come from
  * (DEBUGINFOD_URLS, libdebuginfod's cache, FRAMEWALK_DEBUGINFOD_TIMEOUT)
- * the frame-pointer trace (FRAMEWALK_DEBUG_FP) and libbpf's warnings
- * (FRAMEWALK_DEBUG_BPF). The sampling commands
+ * the frame-pointer trace (FRAMEWALK_DEBUG_FP), libbpf's warnings
+ * (FRAMEWALK_DEBUG_BPF) and bpf without its task iterator
+ * (FRAMEWALK_BPF_NO_ITERATOR, as a kernel that refuses it). The sampling commands
  * pass it in struct sampler_opts (cmd_sampling_defaults), check to its
  * files (elf_cache_set_env).
  */
@@ -58,6 +59,7 @@ const struct elf_env *cmd_elf_env(void)
 		env.debug.budget_s = debuginfod_budget();
 		env.trace_fp = getenv("FRAMEWALK_DEBUG_FP") != NULL;
 		env.debug_bpf = getenv("FRAMEWALK_DEBUG_BPF") != NULL;
+		env.bpf_no_iterator = getenv("FRAMEWALK_BPF_NO_ITERATOR") != NULL;
 		bpf_backend_set_debug(env.debug_bpf);
 		read = 1;
 	}

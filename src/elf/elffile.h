@@ -97,6 +97,8 @@ struct elf_env {
 	struct debuginfo_env debug;
 	int trace_fp;
 	int debug_bpf;           /* FRAMEWALK_DEBUG_BPF: libbpf's warnings on stderr */
+	int bpf_no_iterator;     /* FRAMEWALK_BPF_NO_ITERATOR: bpf loads without its task
+	                          * iterator, as on a kernel that refuses it */
 };
 
 struct elf_cache *elf_cache_new(void);

@@ -221,11 +221,13 @@ struct sampler {
 
 /*
  * Set up one target for the backend (ops->target_init included); its modules
- * share per-file data through files (NULL: its own). 0 or -errno.
+ * share per-file data through files (NULL: its own). 0 or -errno. What was
+ * asked for and cannot be read in it is added to without ("task stacks
+ * (why), labels (why)"), for the session to tell.
  */
 int sampler_init(struct sampler *s, const struct py_target *t, struct profile *prof,
 		 const struct sampler_opts *opts, const struct backend_ops *ops,
-		 struct elf_cache *files);
+		 struct elf_cache *files, struct strbuf *without);
 void sampler_release(struct sampler *s, const struct backend_ops *ops);
 /* After the capture: each thread's kernel accounting, the unwind summary. */
 void sampler_finish_threads(struct sampler *s);

@@ -29,6 +29,7 @@
 #include "sampler/bpfrec.h"
 #include "python/contextvars.h"
 #include "sampler/labels.h"
+#include "elf/elffile.h"
 #include "symbols/kallsyms.h"
 #include "target/privilege.h"
 #include "target/proc.h"
@@ -82,6 +83,7 @@ struct bpf_run {
 	size_t nwatch, watch_alloc;
 	int stats_fd;
 	int iterator;                       /* the waiting-thread iterator loaded */
+	int iterator_err;                   /* ... or why the kernel refused it (-errno; 0: not asked) */
 	struct session *sess;
 	struct kallsyms ksyms;
 	struct stack_ends ends;             /* what the program is told in stack_ends */
@@ -94,6 +96,7 @@ struct bpf_target {
 	int labels_primed;                  /* each thread's context walked once (node types) */
 	struct fw_target_cfg cfg;
 	struct bpf_link *waiting;           /* the iterator over its threads (wall, gil) */
+	int waiting_said;                   /* its attach failed and the session was told */
 	/*
 	 * Label sets from labels records, each for the sample of its thread and
 	 * time that follows it in the ring buffer (other CPUs' records may come
@@ -835,17 +838,28 @@ static int handle_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-/* The task iterator over one process's threads. NULL on failure. */
-static struct bpf_link *attach_waiting(struct bpf_run *br, pid_t pid)
+/*
+ * The task iterator over target s's threads. Where the kernel refuses it,
+ * the loop reads that target's waiting threads from user space (retried at
+ * each refresh), and the session is told once.
+ */
+static void attach_waiting(struct bpf_run *br, struct sampler *s)
 {
+	struct bpf_target *bt = s->state;
 	union bpf_iter_link_info linfo;
 	LIBBPF_OPTS(bpf_iter_attach_opts, opts);
 
 	memset(&linfo, 0, sizeof(linfo));
-	linfo.task.pid = (uint32_t)pid;
+	linfo.task.pid = (uint32_t)s->target.pid;
 	opts.link_info = &linfo;
 	opts.link_info_len = sizeof(linfo);
-	return bpf_program__attach_iter(br->skel->progs.fwprof_waiting, &opts);
+	bt->waiting = bpf_program__attach_iter(br->skel->progs.fwprof_waiting, &opts);
+	if (!bt->waiting && !bt->waiting_said) {
+		session_fallback_note(br->sess, "process %d: the kernel refused bpf's task iterator "
+				      "(%s): its threads off a CPU are read from user space, "
+				      "Python frames only", (int)s->target.pid, strerror(errno));
+		bt->waiting_said = 1;
+	}
 }
 
 /* Targets: configure the new ones, forget the exited ones, refresh thread states. */
@@ -882,7 +896,7 @@ static void bpf_refresh(struct session *sess, uint64_t now)
 		if (br->per_task && br->ntasked)
 			task_events_open(br, s);
 		if (br->iterator && !bt->waiting)
-			bt->waiting = attach_waiting(br, s->target.pid);
+			attach_waiting(br, s);
 	}
 	if (br->per_task)
 		task_watch_check(br);
@@ -945,8 +959,9 @@ static size_t count_threads(const struct session *sess)
 
 /*
  * Size the maps, then load: with the waiting-thread iterator in wall and gil
- * modes; where the kernel refuses it, without (the waiting threads are then
- * read from user space, Python frames only).
+ * modes; where the kernel refuses it (iterator_err), without (the waiting
+ * threads are then read from user space, Python frames only).
+ * FRAMEWALK_BPF_NO_ITERATOR acts as such a kernel.
  */
 static int load_program(struct bpf_run *br, const struct sampler_opts *o, size_t nthreads)
 {
@@ -954,6 +969,11 @@ static int load_program(struct bpf_run *br, const struct sampler_opts *o, size_t
 	int err;
 
 	br->iterator = o->mode != MODE_CPU;
+	br->iterator_err = 0;
+	if (br->iterator && o->env && o->env->bpf_no_iterator) {
+		br->iterator = 0;
+		br->iterator_err = -EOPNOTSUPP;
+	}
 	for (;;) {
 		br->skel->rodata->wake_bytes = ring / 4;
 		br->skel->rodata->iter_slot = (uint32_t)br->ncpus;
@@ -970,6 +990,7 @@ static int load_program(struct bpf_run *br, const struct sampler_opts *o, size_t
 		if (!br->skel)
 			return -errno;
 		br->iterator = 0;
+		br->iterator_err = err;
 	}
 }
 
@@ -1062,6 +1083,14 @@ static int bpf_start(struct session *sess, struct strbuf *why)
 	err = attach_events(br, sess->opts.rate_hz, why);
 	if (err)
 		goto fail;
+	if (br->iterator_err == -EOPNOTSUPP && sess->opts.env && sess->opts.env->bpf_no_iterator)
+		session_fallback_note(sess, "bpf's task iterator is not loaded "
+				      "(FRAMEWALK_BPF_NO_ITERATOR): threads off a CPU are read "
+				      "from user space, Python frames only");
+	else if (br->iterator_err)
+		session_fallback_note(sess, "the kernel refused bpf's task iterator (%s): threads "
+				      "off a CPU are read from user space, Python frames only",
+				      strerror(-br->iterator_err));
 	return 0;
 fail:
 	sess->backend = NULL;

@@ -55,13 +55,21 @@ void session_init(struct session *sess, struct profile *prof, const struct sampl
 	session_init_ops(sess, prof, opts, ops_of(opts->backend));
 }
 
-/* sampler_init for one of the session's targets: its files and its clock are the session's. */
+/*
+ * sampler_init for one of the session's targets: its files and its clock
+ * are the session's; what it is sampled without is said once.
+ */
 static int session_sampler_init(struct session *sess, struct sampler *s, const struct py_target *t,
 				const struct sampler_opts *o, const struct backend_ops *ops)
 {
-	int ret = sampler_init(s, t, sess->prof, o, ops, sess->files);
+	struct strbuf without = STRBUF_INIT;
+	int ret = sampler_init(s, t, sess->prof, o, ops, sess->files, &without);
 
 	s->clock = &sess->clock;
+	if (!ret && without.len)
+		session_fallback_note(sess, "process %d: sampled without %s", (int)t->pid,
+				      strbuf_str(&without));
+	strbuf_release(&without);
 	return ret;
 }
 
@@ -309,6 +317,19 @@ static void add_event(struct session *sess, const char *fmt, ...)
 	va_end(ap);
 	free(m->events);
 	m->events = strbuf_detach(&sb);
+}
+
+void session_fallback_note(struct session *sess, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	fw_warning("%s", strbuf_str(&sb));
+	add_event(sess, "%s", strbuf_str(&sb));
+	strbuf_release(&sb);
 }
 
 /*

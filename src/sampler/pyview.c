@@ -65,17 +65,16 @@ struct pyview {
 	size_t ids_max;
 };
 
-struct pyview *pyview_new(struct sampler *s)
+struct pyview *pyview_new(struct sampler *s, struct strbuf *no_tasks)
 {
 	struct pyview *v = xcalloc(1, sizeof(*v));
-	struct strbuf why = STRBUF_INIT;
 
 	v->s = s;
 	v->have_objects = py_objects_init(&v->ob, &s->reader) == 0;
 	if (v->have_objects)
 		py_thread_names_init(&v->names, &v->ob);
 	if (s->opts.async_tasks && v->have_objects &&
-	    py_async_init(&v->async, &s->reader, &v->ob, &why) == 0) {
+	    py_async_init(&v->async, &s->reader, &v->ob, no_tasks) == 0) {
 		v->have_async = 1;
 		v->async.native_merge = s->opts.native;
 		/* What the sampler records at most (its frame ids hold that many). */
@@ -83,12 +82,9 @@ struct pyview *pyview_new(struct sampler *s)
 		v->out = xcalloc(v->out_max, sizeof(*v->out));
 		v->ids_max = BASE_MAX + PY_ASYNC_CHAIN_MAX * (PY_ASYNC_PARENTS_MAX + 1) + 64;
 		v->ids = xcalloc(v->ids_max, sizeof(*v->ids));
-	} else if (s->opts.async_tasks) {
-		/* The command checked the first targets; a later one (a child) is only told. */
-		fw_warning("process %d: %s: sampling it without task stacks", (int)s->target.pid,
-			why.len ? strbuf_str(&why) : "its objects cannot be read");
+	} else if (s->opts.async_tasks && !no_tasks->len) {
+		strbuf_addstr(no_tasks, "its objects cannot be read");
 	}
-	strbuf_release(&why);
 	return v;
 }
 

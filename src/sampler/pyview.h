@@ -19,8 +19,13 @@
 struct sampler;
 struct pyview;
 
-/* The view of one target (never NULL; what cannot work there stays off). */
-struct pyview *pyview_new(struct sampler *s);
+/*
+ * The view of one target (never NULL; what cannot work there stays off):
+ * with --async where task stacks cannot be read, why in no_tasks (the
+ * session tells the user).
+ */
+struct strbuf;
+struct pyview *pyview_new(struct sampler *s, struct strbuf *no_tasks);
 void pyview_free(struct pyview *v);
 
 /* Python's name for thread tid, or NULL (not a threading thread, unreadable). */

@@ -47,8 +47,9 @@
 
 int sampler_init(struct sampler *s, const struct py_target *t, struct profile *prof,
 		 const struct sampler_opts *opts, const struct backend_ops *ops,
-		 struct elf_cache *files)
+		 struct elf_cache *files, struct strbuf *without)
 {
+	struct strbuf why = STRBUF_INIT;
 	int ret = 0;
 
 	memset(s, 0, sizeof(*s));
@@ -64,17 +65,18 @@ int sampler_init(struct sampler *s, const struct py_target *t, struct profile *p
 	taskstat_init(&s->tasks, t->pid);
 	py_reader_init(&s->reader, &s->mem, &s->target);
 	s->reader.keep_internal = opts->native_all;
-	s->pyview = pyview_new(s);
+	/* The command checked the first targets; a later one (a child) is only told. */
+	s->pyview = pyview_new(s, &why);
+	if (why.len)
+		strbuf_addf(without, "task stacks (%s)", strbuf_str(&why));
 	if (opts->labels.n) {
-		struct strbuf why = STRBUF_INIT;
-
+		strbuf_reset(&why);
 		s->labels = labels_new(s, &why);
-		/* The command checked the first targets; a later one (a child) is only told. */
 		if (!s->labels)
-			fw_warning("process %d: %s: sampling it without labels", (int)t->pid,
-				   strbuf_str(&why));
-		strbuf_release(&why);
+			strbuf_addf(without, "%slabels (%s)", without->len ? ", " : "",
+				    strbuf_str(&why));
 	}
+	strbuf_release(&why);
 	s->threads = xcalloc(PY_MAX_THREADS, sizeof(*s->threads));
 	s->frames = xcalloc(PY_MAX_DEPTH, sizeof(*s->frames));
 	s->frame_ids = xcalloc(MERGED_MAX, sizeof(*s->frame_ids));

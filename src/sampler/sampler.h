@@ -17,6 +17,7 @@
 #include "python/discover.h"
 #include "sampler/pacing.h"
 #include "util/strbuf.h"
+#include "util/util.h"
 
 enum backend {
 	BACKEND_AUTO = 0,         /* backend_choose picks one */
@@ -314,6 +315,15 @@ int session_remove(struct session *sess, pid_t pid);
 void session_take_profile(struct session *sess, struct profile *out);
 /* One sample of every thread of every target (dump). 0 or -errno (-EPERM: refused). */
 int session_sample_once(struct session *sess);
+/*
+ * Part of what was asked that the capture goes on without: a backend's
+ * part that another read stands in for (bpf's task iterator refused: the
+ * loop reads the waiting threads), a target's task stacks or labels
+ * (session_add). A warning on stderr, once per call, and a line of the
+ * profile's events, so the report says so too: the one place the library
+ * tells the user of a capture's shortfalls.
+ */
+void session_fallback_note(struct session *sess, const char *fmt, ...) PRINTF_LIKE(2, 3);
 /* "vm", "ptrace" or "bpf". */
 const char *session_backend_name(const struct session *sess);
 /* The started child (opts.child) has been reaped by the capture. */

@@ -352,6 +352,7 @@ def test_bpf_waiting_threads_read_whole_in_the_kernel(interp_id, tmp_path):
         r = run_fw("record", "-p", w.pid, "--backend", "bpf", "--mode", "wall", "-d", 1.5,
                    "-q", "-f", "collapsed", "-o", out, timeout=60)
         assert r.returncode == 0, r
+        assert "task iterator" not in r.stderr, r  # it loaded: nothing to say
         lines = collapsed_lines(out.read_text())
         sleeping = [(f, c) for _, f, c in lines if any(x.startswith("sleeper ") for x in f)]
         assert sum(c for _, c in sleeping) >= 20, lines
@@ -361,5 +362,33 @@ def test_bpf_waiting_threads_read_whole_in_the_kernel(interp_id, tmp_path):
                     ".py:" not in f[-2])
         # the frame under [wait] is native (libc's sleep call), not Python's
         assert whole >= 0.9 * sum(c for _, c in sleeping), sleeping[:3]
+    finally:
+        w.stop()
+
+
+def test_bpf_without_its_iterator_says_so(tmp_path):
+    """Where the kernel refuses bpf's task iterator (FRAMEWALK_BPF_NO_ITERATOR
+    acts as such a kernel), the capture goes on with the waiting threads read
+    from user space, Python frames only, and says so: once on stderr and in
+    the report's events. It said nothing before (a profile whose waiting
+    threads had lost their native frames, with no word of why). One
+    interpreter: the fallback is the loader's, the same for every one."""
+    if os.geteuid() != 0:
+        pytest.skip("the bpf backend needs root here")
+    w = start_workload(INTERP_BY_ID["py3.12"], "busy_sleep.py")
+    try:
+        out = tmp_path / "w.txt"
+        r = run_fw("record", "-p", w.pid, "--backend", "bpf", "--mode", "wall", "-d", 1.5,
+                   "-q", "-f", "text", "-o", out, timeout=60,
+                   prefix=("env", "FRAMEWALK_BPF_NO_ITERATOR=1"))
+        assert r.returncode == 0, r
+        said = [ln for ln in r.stderr.splitlines() if "task iterator" in ln]
+        assert len(said) == 1 and said[0].startswith("framewalk: warning: "), r.stderr
+        assert "Python frames only" in said[0], said
+        report = out.read_text()
+        events = [ln for ln in report.splitlines() if ln.startswith("Events:")]
+        assert events and "task iterator is not loaded" in events[0], report[:1500]
+        # the waiting thread is still sampled, from user space
+        assert "sleeper" in report, report[:3000]
     finally:
         w.stop()

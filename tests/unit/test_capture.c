@@ -37,6 +37,7 @@ struct script {
 	int eperm_at;           /* from this tick, -EPERM (the target refuses) */
 	int hook_stop_at;       /* the hook ends the capture at its Nth pass (0: never) */
 	int start_err;          /* start answers this (0: it starts) */
+	int async_tasks;        /* the capture asks for asyncio task stacks (--async) */
 	int ticks, drops, inits, releases, starts, drains, stops, hook_passes;
 	volatile sig_atomic_t stop;
 };
@@ -183,6 +184,7 @@ static void capture_child(struct run *r, const struct backend_ops *ops, enum sam
 	/* a capture the policy should end otherwise still ends (and fails its checks) */
 	so.duration_s = duration_s > 0 ? duration_s : SAFETY_S;
 	so.stop = &sc.stop;
+	so.async_tasks = sc.async_tasks;
 	memset(&t, 0, sizeof(t));
 	t.pid = r->child;
 	profile_init(&r->prof);
@@ -512,6 +514,30 @@ static void test_start_fails(void **state)
 	finish(&r);
 }
 
+/*
+ * What a target is sampled without is told by the session, once, on stderr
+ * and in the profile's events: --async on a target whose objects cannot be
+ * read (the child is no Python process) is sampled without task stacks.
+ * The view that found it printed it itself before, and the report said
+ * nothing.
+ */
+static void test_shortfall_is_told(void **state)
+{
+	struct run r;
+	char want[96];
+
+	(void)state;
+	sc.samples_per_tick = 1;
+	sc.async_tasks = 1;
+	capture(&r, &fake_ops, MODE_WALL, 0.05, 0);
+	assert_int_equal(r.ret, 0);
+	assert_non_null(r.prof.meta.events);
+	snprintf(want, sizeof(want), "process %d: sampled without task stacks (", (int)r.child);
+	assert_non_null(strstr(r.prof.meta.events, want));
+	assert_true(r.prof.meta.samples > 0);
+	finish(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -525,6 +551,7 @@ int main(void)
 		cmocka_unit_test_setup(test_cpu_mode_counts_cpu_time, setup),
 		cmocka_unit_test_setup(test_no_ticks_outside_tick_modes, setup),
 		cmocka_unit_test_setup(test_start_fails, setup),
+		cmocka_unit_test_setup(test_shortfall_is_told, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
