@@ -854,7 +854,8 @@ static void attach_waiting(struct bpf_run *br, struct sampler *s)
 	opts.link_info = &linfo;
 	opts.link_info_len = sizeof(linfo);
 	bt->waiting = bpf_program__attach_iter(br->skel->progs.fwprof_waiting, &opts);
-	if (!bt->waiting && !bt->waiting_said) {
+	/* a target that exited meanwhile has nothing to read, and nothing to say */
+	if (!bt->waiting && !bt->waiting_said && errno != ESRCH) {
 		session_fallback_note(br->sess, "process %d: the kernel refused bpf's task iterator "
 				      "(%s): its threads off a CPU are read from user space, "
 				      "Python frames only", (int)s->target.pid, strerror(errno));
