@@ -84,6 +84,7 @@ struct bpf_run {
 	int stats_fd;
 	int iterator;                       /* the waiting-thread iterator loaded */
 	int iterator_err;                   /* ... or why the kernel refused it (-errno; 0: not asked) */
+	int started;                        /* bpf_start succeeded: shortfalls may be said */
 	struct session *sess;
 	struct kallsyms ksyms;
 	struct stack_ends ends;             /* what the program is told in stack_ends */
@@ -96,7 +97,8 @@ struct bpf_target {
 	int labels_primed;                  /* each thread's context walked once (node types) */
 	struct fw_target_cfg cfg;
 	struct bpf_link *waiting;           /* the iterator over its threads (wall, gil) */
-	int waiting_said;                   /* its attach failed and the session was told */
+	int waiting_err;                    /* its attach failed (errno; 0: it did not) ... */
+	int waiting_said;                   /* ... and the session was told */
 	/*
 	 * Label sets from labels records, each for the sample of its thread and
 	 * time that follows it in the ring buffer (other CPUs' records may come
@@ -838,9 +840,23 @@ static int handle_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/* Tell the session, once, that target s's iterator was refused (once the backend runs). */
+static void say_waiting_refused(struct bpf_run *br, struct sampler *s)
+{
+	struct bpf_target *bt = s->state;
+
+	if (!br->started || !bt->waiting_err || bt->waiting_said)
+		return;
+	session_fallback_note(br->sess, "process %d: the kernel refused bpf's task iterator (%s): "
+			      "its threads off a CPU are read from user space, Python frames only",
+			      (int)s->target.pid, strerror(bt->waiting_err));
+	bt->waiting_said = 1;
+}
+
 /*
- * The task iterator over target s's threads. Where the kernel refuses it,
- * the loop reads that target's waiting threads from user space (retried at
+ * The task iterator over target s's threads. Where the kernel refuses it
+ * (before 6.1 it has no pid filter, and the attach fails), the loop reads
+ * that target's waiting threads from user space (the attach retried at
  * each refresh), and the session is told once.
  */
 static void attach_waiting(struct bpf_run *br, struct sampler *s)
@@ -854,12 +870,9 @@ static void attach_waiting(struct bpf_run *br, struct sampler *s)
 	opts.link_info = &linfo;
 	opts.link_info_len = sizeof(linfo);
 	bt->waiting = bpf_program__attach_iter(br->skel->progs.fwprof_waiting, &opts);
-	/* a target that exited meanwhile has nothing to read, and nothing to say */
-	if (!bt->waiting && !bt->waiting_said && errno != ESRCH) {
-		session_fallback_note(br->sess, "process %d: the kernel refused bpf's task iterator "
-				      "(%s): its threads off a CPU are read from user space, "
-				      "Python frames only", (int)s->target.pid, strerror(errno));
-		bt->waiting_said = 1;
+	if (!bt->waiting) {
+		bt->waiting_err = errno ? errno : EINVAL;
+		say_waiting_refused(br, s);
 	}
 }
 
@@ -1084,6 +1097,10 @@ static int bpf_start(struct session *sess, struct strbuf *why)
 	err = attach_events(br, sess->opts.rate_hz, why);
 	if (err)
 		goto fail;
+	/* Running: what it runs without is said now (not for a start that then failed). */
+	br->started = 1;
+	for (size_t i = 0; i < sess->n; i++)
+		say_waiting_refused(br, sess->targets[i]);
 	if (br->iterator_err == -EOPNOTSUPP && sess->opts.env && sess->opts.env->bpf_no_iterator)
 		session_fallback_note(sess, "bpf's task iterator is not loaded "
 				      "(FRAMEWALK_BPF_NO_ITERATOR): threads off a CPU are read "

@@ -57,16 +57,17 @@ void session_init(struct session *sess, struct profile *prof, const struct sampl
 
 /*
  * sampler_init for one of the session's targets: its files and its clock
- * are the session's; what it is sampled without is said once.
+ * are the session's; what it is sampled without is said (tell: not when
+ * the same target is made again for a fallback backend, already told).
  */
 static int session_sampler_init(struct session *sess, struct sampler *s, const struct py_target *t,
-				const struct sampler_opts *o, const struct backend_ops *ops)
+				const struct sampler_opts *o, const struct backend_ops *ops, int tell)
 {
 	struct strbuf without = STRBUF_INIT;
 	int ret = sampler_init(s, t, sess->prof, o, ops, sess->files, &without);
 
 	s->clock = &sess->clock;
-	if (!ret && without.len)
+	if (!ret && without.len && tell)
 		session_fallback_note(sess, "process %d: sampled without %s", (int)t->pid,
 				      strbuf_str(&without));
 	strbuf_release(&without);
@@ -85,7 +86,7 @@ int session_add(struct session *sess, const struct py_target *t)
 		sess->files = elf_cache_new();
 		elf_cache_set_env(sess->files, sess->opts.env);
 	}
-	ret = session_sampler_init(sess, s, t, &o, sess->ops);
+	ret = session_sampler_init(sess, s, t, &o, sess->ops, 1);
 	if (ret) {
 		sampler_release(s, sess->ops);
 		free(s);
@@ -382,7 +383,7 @@ static void handle_exec(struct session *sess, size_t i, uint64_t now)
 		sampler_finish_threads(s);
 		sampler_finish_meta(s);
 		sampler_release(s, sess->ops);
-		if (session_sampler_init(sess, s, &t, &o, sess->ops)) {
+		if (session_sampler_init(sess, s, &t, &o, sess->ops, 1)) {
 			target_ended(sess, i, SAMPLER_STOP_ERROR);
 			return;
 		}
@@ -574,7 +575,7 @@ static int start_backend(struct session *sess, struct strbuf *why)
 			if (so.child != t.pid)
 				so.child = 0;
 			sampler_release(s, sess->ops);
-			err = session_sampler_init(sess, s, &t, &so, ops_of(o.backend));
+			err = session_sampler_init(sess, s, &t, &so, ops_of(o.backend), 0);
 			if (err && !ret) {
 				strbuf_addf(why, "process %d cannot be sampled with %s: %s", (int)t.pid,
 					    backend_name(o.backend), strerror(-err));
