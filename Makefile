@@ -13,6 +13,7 @@
 #   make bpf-core-aarch64   the arm64 BPF object against an arm64 kernel's BTF
 #   make check-aarch64 the arm64 suite in an emulated arm64 machine (docs/AARCH64.md)
 #   make deb          build-deb/framewalk_*.deb (dpkg-buildpackage -b -us -uc)
+#   make deb ARCH=aarch64   build-deb-aarch64/framewalk_*_arm64.deb, the static arm64 binary
 #   make bench        the side-by-side benchmarks (bench/README.md)
 
 PREFIX ?= /usr/local
@@ -107,7 +108,9 @@ check-aarch64: aarch64-deps
 	$(MAKE) static ARCH=aarch64
 	rm -rf $(AARCH64_SHARE) && mkdir -p $(AARCH64_SHARE)/workloads
 	cp build-static-aarch64/framewalk tests/aarch64/guest_suite.py $(AARCH64_SHARE)/
-	cp tests/workloads/zlib_loop.py tests/workloads/thread_names.py $(AARCH64_SHARE)/workloads/
+	cp tests/workloads/zlib_loop.py tests/workloads/thread_names.py tests/workloads/asyncio_tasks.py \
+		tests/workloads/gil_contention.py tests/workloads/exceptions.py \
+		tests/workloads/callshapes.py $(AARCH64_SHARE)/workloads/
 	FW_GUEST_SHARE=$(abspath $(AARCH64_SHARE)) scripts/aarch64-guest.sh \
 		python3.13 guest_suite.py $(GUEST_SUITE_ARGS)
 
@@ -124,12 +127,21 @@ bpf-core-aarch64:
 # (`dpkg-buildpackage -b -us -uc` in the source tree works too: ../*.deb.)
 DEB_DIR = build-deb
 
+# ARCH=aarch64: the package of the static arm64 binary (no library
+# dependencies), assembled and checked by scripts/deb-static.sh in
+# build-deb-aarch64/ (docs/AARCH64.md).
+ifneq ($(filter aarch64 arm64,$(ARCH)),)
+deb: static
+	@scripts/deps.sh deb
+	scripts/deb-static.sh arm64 $(STATIC_DIR) build-deb-aarch64
+else
 deb:
 	@scripts/deps.sh deb
 	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/framewalk
 	git archive HEAD | tar -x -C $(DEB_DIR)/framewalk
 	cd $(DEB_DIR)/framewalk && dpkg-buildpackage -b -us -uc
 	@ls $(DEB_DIR)/*.deb
+endif
 
 demo: build
 	@scripts/deps.sh demo
@@ -203,4 +215,4 @@ bench: build
 	@bench/run-all.sh $(FRAMEWALK)
 
 clean:
-	rm -rf build build-sanitize build-fuzz build-static build-deb build-static-aarch64 build-aarch64 build-aarch64-share
+	rm -rf build build-sanitize build-fuzz build-static build-deb build-deb-aarch64 build-static-aarch64 build-aarch64 build-aarch64-share

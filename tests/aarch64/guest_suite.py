@@ -167,11 +167,116 @@ def case_check(interp):
         if ok else r.stdout[-1500:] + r.stderr[-500:]))
 
 
+def case_async(interp, backend, seconds, tmp):
+    """--async in wall mode: the tasks of asyncio_tasks.py as [task] frames,
+    the spinning ones with their coroutine chain, the parked ones too."""
+    name = "async[%s-%s]" % (interp, backend)
+    out = os.path.join(tmp, name + ".collapsed")
+    if record_failed(name, run_on(interp, "asyncio_tasks.py", "record", "-d", seconds,
+                                  "--backend", backend, "--async", "--mode", "wall",
+                                  "--python-only", "-q", "-o", out)):
+        return
+    stacks = collapsed(out)
+    tasks = {}
+    for _, f, c in stacks:
+        for x in f:
+            if x.startswith("[task] "):
+                tasks[x[7:]] = tasks.get(x[7:], 0) + c
+    spin = sum(c for _, f, c in stacks
+               if "[task] cpu-1" in f and any(x.startswith("cpu_inner (") for x in f))
+    want = {"cpu-1", "cpu-2", "sleepy", "queue-eater"}
+    ok = want <= set(tasks) and spin > 0
+    result(name, ok, "tasks %s; cpu-1 through cpu_inner in %d samples" % (
+        sorted(tasks.items()), spin))
+
+
+def case_gil(interp, backend, seconds, tmp):
+    """--mode gil: two threads spinning for the GIL, each holding it about
+    half its ticks (the report's per-thread GIL line)."""
+    name = "gil[%s-%s]" % (interp, backend)
+    txt = os.path.join(tmp, name + ".txt")
+    if record_failed(name, run_on(interp, "gil_contention.py", "record", "-d", seconds,
+                                  "--backend", backend, "--mode", "gil", "--python-only",
+                                  "-q", "-o", txt)):
+        return
+    text = open(txt, encoding="utf-8").read()
+    rows = re.findall(r"^      GIL: held (\d+)%, waiting (\d+)% of (\d+) ticks", text, re.M)
+    busy = [(int(h), int(w)) for h, w, _ in rows if int(h) > 10]
+    ok = len(busy) == 2 and all(abs(h - 50) <= 20 and abs(w - 50) <= 20 for h, w in busy)
+    result(name, ok, "held/waiting per spinning thread: %s" % busy)
+
+
+def case_exception(interp, backend, seconds, tmp):
+    """--mode exception: only the threads handling an exception, each sample
+    ending in <exception TYPE>; the thread working outside a handler never."""
+    name = "exception[%s-%s]" % (interp, backend)
+    out = os.path.join(tmp, name + ".collapsed")
+    if record_failed(name, run_on(interp, "exceptions.py", "record", "-d", seconds,
+                                  "--backend", backend, "--mode", "exception",
+                                  "--python-only", "-q", "-o", out)):
+        return
+    stacks = collapsed(out)
+    total = sum(c for _, _, c in stacks)
+    marked = sum(c for _, f, c in stacks if any(x.startswith("<exception ") for x in f))
+    calm = sum(c for t, _, c in stacks if t.startswith("calm "))
+    types = sorted({x for _, f, _ in stacks for x in f if x.startswith("<exception ")})
+    ok = total >= 10 and marked == total and calm == 0 and "<exception Retry>" in types
+    result(name, ok, "%d samples, %d ending in an exception (%s), %d of the calm thread" % (
+        total, marked, ", ".join(types), calm))
+
+
+def leaf_shares(stacks):
+    leaves = {}
+    for _, f, c in stacks:
+        py = [x for x in f if re.search(r"\.py:\d+\)$", x)]
+        if py:
+            leaf = py[-1].split(" (")[0]
+            leaves[leaf] = leaves.get(leaf, 0) + c
+    total = sum(leaves.values())
+    return {k: v / total for k, v in leaves.items()} if total else {}, total
+
+
+def case_accuracy(interp, seconds, tmp):
+    """The default (bpf) against a stopped read (ptrace) of the same process
+    at the same time, at coprime rates (../shared/notes/accuracy.md): the
+    distribution of the innermost Python function within 5 points."""
+    name = "accuracy[%s]" % interp
+    w = Workload(interp, "callshapes.py")
+    try:
+        outs = {k: os.path.join(tmp, "%s-%s.collapsed" % (name, k)) for k in ("bpf", "ref")}
+        procs = {
+            "bpf": subprocess.Popen([FW, "record", "-p", str(w.pid), "-d", str(seconds),
+                                     "-r", "97", "--backend", "bpf", "--python-only", "-q",
+                                     "-o", outs["bpf"]], stderr=subprocess.PIPE, text=True),
+            "ref": subprocess.Popen([FW, "record", "-p", str(w.pid), "-d", str(seconds),
+                                     "-r", "89", "--backend", "ptrace", "--python-only", "-q",
+                                     "-o", outs["ref"]], stderr=subprocess.PIPE, text=True),
+        }
+        errs = {k: p.communicate(timeout=600)[1] for k, p in procs.items()}
+    finally:
+        w.stop()
+    for k, p in procs.items():
+        if p.returncode != 0:
+            result(name, False, "%s exited %d: %s" % (k, p.returncode, errs[k].strip()))
+            return
+    (a, na), (b, nb) = leaf_shares(collapsed(outs["bpf"])), leaf_shares(collapsed(outs["ref"]))
+    points = 50 * sum(abs(a.get(k, 0) - b.get(k, 0)) for k in set(a) | set(b))
+    top = sorted(b, key=lambda k: -b[k])[:5]
+    ok = na >= 200 and nb >= 200 and points <= 5.0
+    result(name, ok, "leaf distributions %.1f points apart (bpf %d, ptrace %d samples); "
+           "ptrace's top: %s; bpf's: %s" % (
+               points, na, nb, ", ".join("%s %.1f%%" % (k, 100 * b[k]) for k in top),
+               ", ".join("%s %.1f%%" % (k, 100 * a.get(k, 0)) for k in top)))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--interps", default="python3.13,python3.14,python3.15")
     ap.add_argument("--backends", default="bpf,ptrace,vm")
     ap.add_argument("--seconds", default="3")
+    ap.add_argument("--accuracy-seconds", default="20")
+    ap.add_argument("--cases", default="",
+                    help="only the cases whose name starts with one of these (comma-separated)")
     args = ap.parse_args()
     tmp = "/tmp/fw-suite"
     os.makedirs(tmp, exist_ok=True)
@@ -188,9 +293,22 @@ def main():
                           lambda b=b: case_python_only(interp, b, args.seconds, tmp)))
             cases.append(("thread_names[%s-%s]" % (interp, b),
                           lambda b=b: case_thread_names(interp, b, args.seconds, tmp)))
+            cases.append(("async[%s-%s]" % (interp, b),
+                          lambda b=b: case_async(interp, b, args.seconds, tmp)))
+            cases.append(("gil[%s-%s]" % (interp, b),
+                          lambda b=b: case_gil(interp, b, args.seconds, tmp)))
+            if b != "bpf":      # exception mode: vm and ptrace (README)
+                cases.append(("exception[%s-%s]" % (interp, b),
+                              lambda b=b: case_exception(interp, b, args.seconds, tmp)))
+        if "bpf" in backends and "ptrace" in backends:
+            cases.append(("accuracy[%s]" % interp,
+                          lambda: case_accuracy(interp, args.accuracy_seconds, tmp)))
         cases += [("dump[%s]" % interp, lambda: case_dump(interp)),
                   ("check[%s]" % interp, lambda: case_check(interp))]
+        only = [x for x in args.cases.split(",") if x]
         for name, c in cases:
+            if only and not any(name.startswith(x) for x in only):
+                continue
             try:
                 c()
             except Exception as e:    # one broken case does not hide the others
