@@ -110,7 +110,7 @@ check-aarch64: aarch64-deps
 	cp build-static-aarch64/framewalk tests/aarch64/guest_suite.py $(AARCH64_SHARE)/
 	cp tests/workloads/zlib_loop.py tests/workloads/thread_names.py tests/workloads/asyncio_tasks.py \
 		tests/workloads/gil_contention.py tests/workloads/exceptions.py \
-		tests/workloads/callshapes.py $(AARCH64_SHARE)/workloads/
+		tests/workloads/callshapes.py tests/workloads/busy_sleep.py $(AARCH64_SHARE)/workloads/
 	FW_GUEST_SHARE=$(abspath $(AARCH64_SHARE)) scripts/aarch64-guest.sh \
 		python3.13 guest_suite.py $(GUEST_SUITE_ARGS)
 

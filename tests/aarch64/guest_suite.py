@@ -225,6 +225,26 @@ def case_exception(interp, backend, seconds, tmp):
         total, marked, ", ".join(types), calm))
 
 
+def case_kernel(interp, backend, seconds, tmp):
+    """--native --kernel in wall mode: the sleeping thread of busy_sleep.py
+    waits in the kernel's nanosleep, named from /proc/kallsyms (frames that
+    end in " [k]")."""
+    name = "kernel[%s-%s]" % (interp, backend)
+    out = os.path.join(tmp, name + ".collapsed")
+    if record_failed(name, run_on(interp, "busy_sleep.py", "record", "-d", seconds,
+                                  "--backend", backend, "--native", "--kernel", "--mode",
+                                  "wall", "-q", "-o", out)):
+        return
+    stacks = collapsed(out)
+    sleeping = [(f, c) for _, f, c in stacks if any(x.startswith("sleeper (") for x in f)]
+    total = sum(c for _, c in sleeping)
+    named = sum(c for f, c in sleeping
+                if any(x.endswith(" [k]") and ("sleep" in x or "schedule" in x) for x in f))
+    ok = total >= 5 and named >= 0.8 * total
+    result(name, ok, "%d samples of the sleeper, %d with a named kernel sleep%s" % (
+        total, named, "" if ok else "; top: %s" % sorted(sleeping, key=lambda s: -s[1])[:2]))
+
+
 def leaf_shares(stacks):
     leaves = {}
     for _, f, c in stacks:
@@ -297,6 +317,9 @@ def main():
                           lambda b=b: case_async(interp, b, args.seconds, tmp)))
             cases.append(("gil[%s-%s]" % (interp, b),
                           lambda b=b: case_gil(interp, b, args.seconds, tmp)))
+            if b != "vm":
+                cases.append(("kernel[%s-%s]" % (interp, b),
+                              lambda b=b: case_kernel(interp, b, args.seconds, tmp)))
             if b != "bpf":      # exception mode: vm and ptrace (README)
                 cases.append(("exception[%s-%s]" % (interp, b),
                               lambda b=b: case_exception(interp, b, args.seconds, tmp)))
