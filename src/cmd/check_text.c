@@ -59,6 +59,7 @@ static void fp_cell(const struct audit_module *m, struct strbuf *sb)
 	}
 	if (!m->r.analysed) {
 		strbuf_addf(sb, "unknown (not %s)", arch_name);
+		protection_cell(m, sb);
 		return;
 	}
 	strbuf_addstr(sb, fpa_verdict_name(m->r.verdict));

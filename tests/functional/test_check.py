@@ -178,6 +178,10 @@ def ext_builds():
                             str(EXT_SRC)], check=True, timeout=60)
         shutil.copy(d / "fwext_O2fp.so", d / "stripped_O2fp.so")
         subprocess.run(["strip", str(d / "stripped_O2fp.so")], check=True, timeout=30)
+        # CET's property note survives only where every object had it: no start files
+        subprocess.run(["gcc", "-shared", "-fPIC", "-O2", "-fcf-protection=full", "-nostartfiles",
+                        "-I%s" % include, "-DFWEXT_NAME=fwext_cet", "-o", str(d / "cet.so"),
+                        str(EXT_SRC)], check=True, timeout=60)
         for name in ("O2", "O2fp"):
             subprocess.run(["objcopy", "--remove-section", ".eh_frame", "--remove-section",
                             ".eh_frame_hdr", str(d / ("fwext_%s.so" % name)),
@@ -204,6 +208,26 @@ def test_extension_variants(ext_builds):
             assert m["unwind"] == "dwarf" and "unwind tables present" in row, row
         else:
             assert m["unwind"] == "frame-pointers", m
+
+
+def test_branch_protection(ext_builds):
+    """check notes the branch protection a file's .note.gnu.property records:
+    x86-64's IBT and SHSTK for an extension built with -fcf-protection=full,
+    nothing for one without; PAC and BTI for the arm64 object built with
+    -mbranch-protection=standard (its frame pointers unknown here, another
+    architecture's code), in the text and in the JSON."""
+    a64 = REPO / "tests" / "unit" / "fixtures" / "a64_funcs.so"
+    files = [str(ext_builds / "cet.so"), str(ext_builds / "fwext_O2fp.so"), str(a64)]
+    r = check(*files)
+    assert r.returncode == 0, r
+    _, doc = check_json(*files)
+    assert module(doc, "cet.so")["branch_protection"] == ["IBT", "SHSTK"], module(doc, "cet.so")
+    assert module(doc, "fwext_O2fp.so")["branch_protection"] == [], module(doc, "fwext_O2fp.so")
+    assert module(doc, "a64_funcs.so")["branch_protection"] == ["PAC", "BTI"], \
+        module(doc, "a64_funcs.so")
+    assert re.search(r"\s(yes|no|partly) \(\d+%\).*, IBT, SHSTK", module_line(r.stdout, "cet.so"))
+    assert "IBT" not in module_line(r.stdout, "fwext_O2fp.so")
+    assert re.search(r"unknown \(not x86-64\), PAC, BTI", module_line(r.stdout, "a64_funcs.so"))
 
 
 def test_extension_stripped(ext_builds):
