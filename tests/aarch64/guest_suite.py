@@ -63,9 +63,9 @@ def fw(*args, timeout=600):
                           timeout=timeout)
 
 
-def run_on(interp, script, *args):
+def run_on(interp, script, *args, ready_timeout=300):
     """framewalk ARGS -p PID on a fresh workload, stopped afterwards."""
-    w = Workload(interp, script)
+    w = Workload(interp, script, ready_timeout)
     try:
         return fw(*args, "-p", w.pid)
     finally:
@@ -172,9 +172,10 @@ def case_async(interp, backend, seconds, tmp):
     the spinning ones with their coroutine chain, the parked ones too."""
     name = "async[%s-%s]" % (interp, backend)
     out = os.path.join(tmp, name + ".collapsed")
+    # every task started before READY: a minute or more under emulation
     if record_failed(name, run_on(interp, "asyncio_tasks.py", "record", "-d", seconds,
                                   "--backend", backend, "--async", "--mode", "wall",
-                                  "--python-only", "-q", "-o", out)):
+                                  "--python-only", "-q", "-o", out, ready_timeout=900)):
         return
     stacks = collapsed(out)
     tasks = {}
@@ -304,6 +305,17 @@ def main():
     print("kernel: %s" % os.uname().release, flush=True)
     backends = args.backends.split(",")
     for interp in args.interps.split(","):
+        # The guest's root is unpacked, not installed: no .pyc files. An
+        # import compiles its modules (and writes them to the RAM root) at
+        # the emulated speed, minutes for asyncio's: done once here, before
+        # any workload has to be READY in time.
+        t0 = time.monotonic()
+        warm = subprocess.run([interp, "-c", "import asyncio, concurrent.futures, functools, "
+                               "socket, threading, zlib"], capture_output=True, text=True,
+                              timeout=1800)
+        print("%s: the standard library's modules compiled in %.0f s%s" % (
+            interp, time.monotonic() - t0, "" if warm.returncode == 0 else
+            " (failed: %s)" % warm.stderr.strip()[-300:]), flush=True)
         cases = []
         for b in backends:
             if b != "vm":
