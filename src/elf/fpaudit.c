@@ -224,10 +224,17 @@ static void add_symbols(struct module *m, Elf_Scn *scn, const GElf_Shdr *shdr)
 	}
 }
 
-/* The GNU property note's feature words (NT_GNU_PROPERTY_TYPE_0) */
-#define GNU_PROPERTY_AARCH64_FEATURE_1_AND_ 0xc0000000u   /* BTI 1, PAC 2 */
-#define GNU_PROPERTY_X86_FEATURE_1_AND_ 0xc0000002u       /* IBT 1, SHSTK 2 */
 #define NT_GNU_PROPERTY_TYPE_0_ 5
+
+/* Per machine: the property holding its feature word, and what its bits 0 and 1 mean. */
+static const struct {
+	unsigned machine;
+	uint32_t type;
+	unsigned bit0, bit1;
+} feature_words[] = {
+	{ EM_AARCH64, 0xc0000000u, FPA_BP_BTI, FPA_BP_PAC },    /* ..._AARCH64_FEATURE_1_AND */
+	{ EM_X86_64, 0xc0000002u, FPA_BP_IBT, FPA_BP_SHSTK },   /* ..._X86_FEATURE_1_AND */
+};
 
 /*
  * The branch protection every object of the file was built with, from
@@ -236,13 +243,14 @@ static void add_symbols(struct module *m, Elf_Scn *scn, const GElf_Shdr *shdr)
  */
 static void read_properties(Elf_Scn *scn, unsigned machine, struct fpa_result *out)
 {
-	uint32_t want = machine == EM_AARCH64 ? GNU_PROPERTY_AARCH64_FEATURE_1_AND_ :
-			machine == EM_X86_64 ? GNU_PROPERTY_X86_FEATURE_1_AND_ : 0;
 	Elf_Data *data = elf_getdata(scn, NULL);
 	GElf_Nhdr nh;
-	size_t off = 0, name_off, desc_off, next;
+	size_t off = 0, name_off, desc_off, next, w = 0;
 
-	if (!want || !data || !data->d_buf)
+	while (w < sizeof(feature_words) / sizeof(feature_words[0]) &&
+	       feature_words[w].machine != machine)
+		w++;
+	if (w == sizeof(feature_words) / sizeof(feature_words[0]) || !data || !data->d_buf)
 		return;
 	while ((next = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
 		const uint8_t *d = (const uint8_t *)data->d_buf + desc_off;
@@ -259,14 +267,10 @@ static void read_properties(Elf_Scn *scn, unsigned machine, struct fpa_result *o
 			memcpy(&size, d + at + 4, 4);
 			if (size > nh.n_descsz - at - 8)
 				break;
-			if (type == want && size >= 4) {
+			if (type == feature_words[w].type && size >= 4) {
 				memcpy(&bits, d + at + 8, 4);
-				if (machine == EM_AARCH64)
-					out->branch_protection |= (bits & 1 ? FPA_BP_BTI : 0) |
-								  (bits & 2 ? FPA_BP_PAC : 0);
-				else
-					out->branch_protection |= (bits & 1 ? FPA_BP_IBT : 0) |
-								  (bits & 2 ? FPA_BP_SHSTK : 0);
+				out->branch_protection |= (bits & 1 ? feature_words[w].bit0 : 0) |
+							  (bits & 2 ? feature_words[w].bit1 : 0);
 			}
 			at += 8 + (((size_t)size + 7) & ~(size_t)7);   /* 8-aligned in ELF64 */
 		}
