@@ -96,6 +96,17 @@ def collapsed(path):
     return out
 
 
+def record_stacks(name, interp, script, tmp, backend, seconds, *args):
+    """record --backend BACKEND -d SECONDS ARGS of a fresh workload to
+    collapsed stacks: [(thread, frames, count)], or None when record failed
+    (the case's result already given)."""
+    out = os.path.join(tmp, name + ".collapsed")
+    if record_failed(name, run_on(interp, script, "record", "-d", seconds, "--backend", backend,
+                                  *args, "-q", "-o", out)):
+        return None
+    return collapsed(out)
+
+
 def report_percent(text, label):
     m = re.search(r"^%s:\s+([\d.]+)%% of (\d+)" % label, text, re.M)
     return (float(m.group(1)), int(m.group(2))) if m else (None, 0)
@@ -131,11 +142,9 @@ def case_whole_stacks(interp, backend, seconds, tmp):
 
 def case_python_only(interp, backend, seconds, tmp):
     name = "python_frames[%s-%s]" % (interp, backend)
-    out = os.path.join(tmp, name + ".collapsed")
-    if record_failed(name, run_on(interp, "zlib_loop.py", "record", "-d", seconds, "--backend",
-                                  backend, "--python-only", "-q", "-o", out)):
+    stacks = record_stacks(name, interp, "zlib_loop.py", tmp, backend, seconds, "--python-only")
+    if stacks is None:
         return
-    stacks = collapsed(out)
     total = sum(c for _, _, c in stacks)
     want = re.compile(r"^<module> \(.*zlib_loop\.py:\d+\)$")
     good = sum(c for _, f, c in stacks if f and want.match(f[0]) and len(f) >= 2
@@ -155,11 +164,10 @@ def case_dump(interp):
 
 def case_thread_names(interp, backend, seconds, tmp):
     name = "thread_names[%s-%s]" % (interp, backend)
-    out = os.path.join(tmp, name + ".collapsed")
-    if record_failed(name, run_on(interp, "thread_names.py", "record", "-d", seconds, "--backend",
-                                  backend, "--mode", "wall", "-q", "-o", out)):
+    stacks = record_stacks(name, interp, "thread_names.py", tmp, backend, seconds, "--mode", "wall")
+    if stacks is None:
         return
-    labels = {lab.rsplit(" (", 1)[0] for lab, _, _ in collapsed(out)}
+    labels = {lab.rsplit(" (", 1)[0] for lab, _, _ in stacks}
     want = {"MainThread", "reports", "a-thread-name-longer-than-15-bytes", "fw-raw"}
     result(name, want <= labels, "labels %s, want %s" % (sorted(labels), sorted(want)))
 
@@ -177,12 +185,10 @@ def case_async(interp, backend, seconds, tmp):
     """--async in wall mode: the tasks of asyncio_tasks.py as [task] frames,
     the spinning ones with their coroutine chain, the parked ones too."""
     name = "async[%s-%s]" % (interp, backend)
-    out = os.path.join(tmp, name + ".collapsed")
-    if record_failed(name, run_on(interp, "asyncio_tasks.py", "record", "-d", seconds,
-                                  "--backend", backend, "--async", "--mode", "wall",
-                                  "--python-only", "-q", "-o", out)):
+    stacks = record_stacks(name, interp, "asyncio_tasks.py", tmp, backend, seconds, "--async",
+                           "--mode", "wall", "--python-only")
+    if stacks is None:
         return
-    stacks = collapsed(out)
     tasks = {}
     for _, f, c in stacks:
         for x in f:
@@ -216,12 +222,10 @@ def case_exception(interp, backend, seconds, tmp):
     """--mode exception: only the threads handling an exception, each sample
     ending in <exception TYPE>; the thread working outside a handler never."""
     name = "exception[%s-%s]" % (interp, backend)
-    out = os.path.join(tmp, name + ".collapsed")
-    if record_failed(name, run_on(interp, "exceptions.py", "record", "-d", seconds,
-                                  "--backend", backend, "--mode", "exception",
-                                  "--python-only", "-q", "-o", out)):
+    stacks = record_stacks(name, interp, "exceptions.py", tmp, backend, seconds, "--mode",
+                           "exception", "--python-only")
+    if stacks is None:
         return
-    stacks = collapsed(out)
     total = sum(c for _, _, c in stacks)
     marked = sum(c for _, f, c in stacks if any(x.startswith("<exception ") for x in f))
     calm = sum(c for t, _, c in stacks if t.startswith("calm "))
@@ -236,12 +240,10 @@ def case_kernel(interp, backend, seconds, tmp):
     waits in the kernel's nanosleep, named from /proc/kallsyms (frames that
     end in " [k]")."""
     name = "kernel[%s-%s]" % (interp, backend)
-    out = os.path.join(tmp, name + ".collapsed")
-    if record_failed(name, run_on(interp, "busy_sleep.py", "record", "-d", seconds,
-                                  "--backend", backend, "--native", "--kernel", "--mode",
-                                  "wall", "-q", "-o", out)):
+    stacks = record_stacks(name, interp, "busy_sleep.py", tmp, backend, seconds, "--native",
+                           "--kernel", "--mode", "wall")
+    if stacks is None:
         return
-    stacks = collapsed(out)
     sleeping = [(f, c) for _, f, c in stacks if any(x.startswith("sleeper (") for x in f)]
     total = sum(c for _, c in sleeping)
     named = sum(c for f, c in sleeping
