@@ -1100,7 +1100,7 @@ int py_async_still_waiting(struct py_async *a, const struct py_async_waiting_tas
 	return yf == t->awaits;
 }
 
-int py_async_waiting(struct py_async *a, uint64_t loop, uint64_t tstate, uint64_t running,
+int py_async_waiting(struct py_async *a, uint64_t loop, uint64_t tstate,
 		     py_async_task_fn fn, void *arg)
 {
 	struct py_frame_info *frames, chain[PY_ASYNC_CHAIN_MAX];
@@ -1115,9 +1115,11 @@ int py_async_waiting(struct py_async *a, uint64_t loop, uint64_t tstate, uint64_
 		return ret;
 	}
 	/*
-	 * The task running now (the loop has moved on since its last sample)
-	 * is no waiting one: its chain is changing as it is read. Skipped like
-	 * the one the sample saw running.
+	 * The task running now (the loop may have moved on since its last
+	 * sample) is no waiting one: its chain is changing as it is read. It,
+	 * and one found running or resumed as it is read (the loop moves on
+	 * while the tasks are read), is given without frames, for the caller
+	 * to keep what it knew.
 	 */
 	nnow = running_candidates(a, tstate, now, ARRAY_SIZE(now));
 	frames = xcalloc(max, sizeof(*frames));
@@ -1126,12 +1128,10 @@ int py_async_waiting(struct py_async *a, uint64_t loop, uint64_t tstate, uint64_
 		size_t nchain = 0, n = 0;
 		uint64_t awaited, outer = 0;
 		const struct py_code *name;
-		int runs = tasks[i] == running;
+		int runs = 0;
 
 		for (size_t k = 0; k < nnow; k++)
 			runs |= tasks[i] == now[k];
-		if (runs)
-			continue;
 		if (read_task(a, tasks[i], &t)) {
 			a->stats.bad_tasks++;
 			continue;
@@ -1139,11 +1139,13 @@ int py_async_waiting(struct py_async *a, uint64_t loop, uint64_t tstate, uint64_
 		if (!t.pending || (loop && t.loop != loop))
 			continue;
 		coro_remember(a, t.coro, t.addr);
-		if (coro_suspended(a, t.coro) != 1)
-			continue;   /* running (another thread's loop), or just finishing */
-		ret = await_chain(a, t.coro, chain, ARRAY_SIZE(chain), &nchain, &awaited, &outer);
-		if (ret == -EBUSY)
-			continue;   /* resumed since the loop's last sample: the running task */
+		ret = runs ? -EBUSY : coro_suspended(a, t.coro) != 1 ? -EBUSY :
+			await_chain(a, t.coro, chain, ARRAY_SIZE(chain), &nchain, &awaited, &outer);
+		if (ret == -EBUSY) {
+			fn(arg, &(struct py_async_waiting_task){ .task = t.addr, .context = t.context,
+								 .coro = t.coro });
+			continue;
+		}
 		if (ret || !nchain) {
 			a->stats.bad_tasks++;
 			continue;

@@ -151,13 +151,15 @@ struct py_async_waiting_task {
 
 /*
  * Every suspended task of loop (run by the thread with state tstate, 0:
- * unknown), but the running one: fn is called with each task, its frames
- * innermost first: "[await] WHAT", its await chain, "[task] NAME", the
- * chains and names of the tasks awaiting it. Returns the number of tasks
+ * unknown): fn is called with each task, its frames innermost first:
+ * "[await] WHAT", its await chain, "[task] NAME", the chains and names of
+ * the tasks awaiting it. A task running as it is read (the loop moves on
+ * meanwhile) is given too, with no frames (n 0): its chain is moving,
+ * there is no wait of it to read. Returns the number of suspended tasks
  * given to fn, or -errno.
  */
 typedef void (*py_async_task_fn)(void *arg, const struct py_async_waiting_task *t);
-int py_async_waiting(struct py_async *a, uint64_t loop, uint64_t tstate, uint64_t running,
+int py_async_waiting(struct py_async *a, uint64_t loop, uint64_t tstate,
 		     py_async_task_fn fn, void *arg);
 
 /*

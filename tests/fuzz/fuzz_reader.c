@@ -174,7 +174,7 @@ static void own_view(struct py_reader *r, struct target_mem *m, size_t depth)
 		for (size_t j = 0; j < nout; j++)
 			check_code(out[j].code);
 		for (size_t i = 0; i < READER_NREGIONS; i++)
-			py_async_waiting(&a, READER_REGION(i) + 64, threads[0].tstate, 0,
+			py_async_waiting(&a, READER_REGION(i) + 64, threads[0].tstate,
 					 task_frames, NULL);
 		py_async_release(&a);
 	}
