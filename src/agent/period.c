@@ -227,7 +227,7 @@ int period_batch_add(struct period_batch *b, const struct profile *src, const st
 		m->label_specs = xstrdup(b->label_specs);
 	/* this process's, not the capture's (every process's, in src); none counted yet in p */
 	if (labels)
-		label_counts_add_to_meta(m, labels);
+		label_counts_add(&m->label_counts, labels);
 	if (calls) {
 		/* --count-calls: the period's exact counts, their note and window */
 		for (size_t i = 0; i < calls->ncalls; i++) {

@@ -17,7 +17,7 @@
 #include "profile/profile.h"
 #include "util/strbuf.h"
 
-struct label_counts;             /* sampler/sampler.h */
+struct label_counts;             /* profile/profile.h */
 
 /* One process's profile of the period. */
 struct period_proc {

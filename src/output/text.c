@@ -217,6 +217,7 @@ static void print_names(const struct profile *p, FILE *f, struct strbuf *sb)
 static void print_header(const struct profile *p, FILE *f)
 {
 	const struct profile_meta *m = &p->meta;
+	const struct label_counts *lc = &m->label_counts;
 	const struct backend_info *bi;
 	struct strbuf sb = STRBUF_INIT;
 	double secs = (double)m->duration_ns / 1e9;
@@ -271,15 +272,15 @@ static void print_header(const struct profile *p, FILE *f)
 		sb.len = 0;
 		escape_append(&sb, m->label_specs, ESCAPE_TERMINAL);
 		fprintf(f, "Labels:    %s\n", strbuf_str(&sb));
-		if (m->label_reads)
+		if (lc->reads)
 			fprintf(f, "           read for %" PRIu64 " samples, mean %.1f us each; values: "
 				"%" PRIu64 " from the variable's cache, %" PRIu64 " by walking the "
 				"context, %" PRIu64 " unreadable, %" PRIu64 " past the cap\n",
-				m->label_reads, (double)m->label_ns_total / (double)m->label_reads / 1e3,
-				m->label_cached, m->label_walked, m->label_unreadable, m->label_folded);
-		if (m->label_changed)
+				lc->reads, (double)lc->ns_total / (double)lc->reads / 1e3,
+				lc->cached, lc->walked, lc->unreadable, lc->folded);
+		if (lc->changed)
 			fprintf(f, "           %" PRIu64 " samples dropped: their labels changed while "
-				"the stack was read (a request ended mid-read)\n", m->label_changed);
+				"the stack was read (a request ended mid-read)\n", lc->changed);
 	}
 	if (m->bpf_run_cnt)
 		fprintf(f, "BPF:       program mean %.1f us per run over %" PRIu64 " runs\n",
@@ -288,8 +289,7 @@ static void print_header(const struct profile *p, FILE *f)
 		pct(m->errors, attempts));
 	/* A reader that does not stop the target drops a stack that changed under it. */
 	bi = m->backend ? backend_info_described(m->backend) : NULL;
-	if (m->errors > m->label_changed &&
-	    pct(m->errors - m->label_changed, attempts) >= 1.0 && bi && bi->changing_hint)
+	if (m->errors > lc->changed && pct(m->errors - lc->changed, attempts) >= 1.0 && bi && bi->changing_hint)
 		fprintf(f, "           %s\n", bi->changing_hint);
 	if (!m->ticks_requested)
 		fprintf(f, "Profiler:  %.2f s CPU in user space\n", (double)m->profiler_cpu_ns / 1e9);

@@ -91,6 +91,23 @@ struct pf_calls {
 	uint64_t starts, resumes;
 };
 
+/*
+ * --label reads (sampler/labels.h): the whole capture's in the profile
+ * header, one process's and one period's in the agent.
+ */
+struct label_counts {
+	uint64_t reads;             /* label sets read: a thread's sample, a suspended
+	                             * task's read (--async wall: its samples until
+	                             * the next read share it) */
+	uint64_t ns_total;          /* time spent reading them */
+	uint64_t cached;            /* values taken from the variable's own cache */
+	uint64_t walked;            /* values found walking the context's HAMT */
+	uint64_t unreadable;        /* values given as <unreadable> */
+	uint64_t folded;            /* values past the distinct-value cap (<other>) */
+	uint64_t changed;           /* samples dropped: labels changed while the stack was
+	                             * read (vm, which does not stop the thread) */
+};
+
 struct profile_meta {
 	pid_t pid;
 	char *target;            /* command line of the target */
@@ -142,16 +159,7 @@ struct profile_meta {
 	/* --count-calls: how the counts were taken, or why there are none (NULL: not asked) */
 	char *calls_note;
 	uint64_t calls_window_ns;    /* the counting window (0: unknown) */
-	uint64_t label_reads;        /* label sets read: a thread's sample, a suspended
-	                              * task's read (--async wall: its samples until
-	                              * the next read share it) */
-	uint64_t label_ns_total;     /* time spent reading them */
-	uint64_t label_cached;       /* values taken from the variable's own cache */
-	uint64_t label_walked;       /* values found walking the context's HAMT */
-	uint64_t label_unreadable;   /* values given as <unreadable> */
-	uint64_t label_folded;       /* values past the distinct-value cap (<other>) */
-	uint64_t label_changed;      /* samples dropped: labels changed while the stack was
-	                              * read (vm, which does not stop the thread) */
+	struct label_counts label_counts;  /* their reads (the header's label_* keys) */
 	/* bpf backend */
 	uint64_t lost;               /* samples the ring buffer had no room for */
 	uint64_t bpf_run_ns, bpf_run_cnt;  /* program run time (kernel statistics) */

@@ -243,24 +243,13 @@ void label_counts_add_since(struct label_counts *to, const struct label_counts *
 	label_counts_add(to, &d);
 }
 
-void label_counts_add_to_meta(struct profile_meta *m, const struct label_counts *c)
-{
-	m->label_reads += c->reads;
-	m->label_ns_total += c->ns_total;
-	m->label_cached += c->cached;
-	m->label_walked += c->walked;
-	m->label_unreadable += c->unreadable;
-	m->label_folded += c->folded;
-	m->label_changed += c->changed;
-}
-
 /*
  * Both ledgers of a target's label reads: the profile's header (the
  * capture's, every target's) and the target's own (labels_counts).
  */
 static void count(struct sampler *s, const struct label_counts *c)
 {
-	label_counts_add_to_meta(&s->prof->meta, c);
+	label_counts_add(&s->prof->meta.label_counts, c);
 	label_counts_add(&s->labels->counts, c);
 }
 

@@ -17,7 +17,7 @@
  * objects deep): --label trace takes ptrace or vm (sampler/choose.c).
  *
  * Distinct values per label are capped at LABEL_VALUES_MAX per profile:
- * a value past the cap counts as LABEL_OTHER (meta.label_folded).
+ * a value past the cap counts as LABEL_OTHER (meta.label_counts.folded).
  */
 #ifndef FRAMEWALK_SAMPLER_LABELS_H
 #define FRAMEWALK_SAMPLER_LABELS_H
@@ -60,7 +60,7 @@ void labels_read(struct sampler *s, pid_t tid, uint64_t tstate);
  * the same: the label set is made then (labels_take gives it); -EAGAIN
  * when they changed in between (a request ended while the stack was read,
  * which is then of either): the sample is dropped and counted
- * (meta.label_changed), and no set is made.
+ * (meta.label_counts.changed), and no set is made.
  */
 void labels_read_first(struct sampler *s, pid_t tid, uint64_t tstate);
 int labels_confirm(struct sampler *s, pid_t tid, uint64_t tstate);

@@ -277,21 +277,15 @@ void session_follow_root(struct session *sess, pid_t root);
 /* Is pid one of the targets? */
 int session_has(const struct session *sess, pid_t pid);
 /*
- * One process's --label reads so far, as the profile header counts them for
- * the whole capture (profile_meta's label_*): the agent's per-process,
- * per-period counts.
+ * pid's --label reads since it became a target (profile/profile.h's struct
+ * label_counts: the agent's per-process, per-period counts): 0, or -ESRCH
+ * (not a target, or no labels read).
  */
-struct label_counts {
-	uint64_t reads, ns_total, cached, walked, unreadable, folded, changed;
-};
-/* pid's counts since it became a target: 0, or -ESRCH (not a target, or no labels read). */
 int session_label_counts(const struct session *sess, pid_t pid, struct label_counts *out);
 /* to += add, every count; to += now - then (then: an earlier reading of the same counts). */
 void label_counts_add(struct label_counts *to, const struct label_counts *add);
 void label_counts_add_since(struct label_counts *to, const struct label_counts *now,
 			    const struct label_counts *then);
-/* The profile header's label_* counts += c. */
-void label_counts_add_to_meta(struct profile_meta *m, const struct label_counts *c);
 const struct py_target *session_target(const struct session *sess, size_t i);
 /* The capture: until the duration, a stop request, every target's exit or the hook. */
 int session_run(struct session *sess, const struct capture_hook *hook, struct strbuf *why);
