@@ -56,6 +56,8 @@ const unsigned arch_elf_machine = EM_AARCH64;
 const char *const arch_multiarch = "aarch64-linux-gnu";
 /* bl leaves the return address in x30: the CFA at entry is sp + 0 */
 const int64_t arch_entry_cfa_offset = 0;
+const int arch_reg_ra = 30;
+const uint64_t arch_plt_header_size = 32;
 /* TLS variant 1: struct pthread right below TPIDR_EL0 (glibc's THREAD_SELF) */
 const int arch_pthread_below_tp = 1;
 

@@ -57,6 +57,19 @@ extern const char *const arch_multiarch; /* Debian's library directory name, "x8
 /* The CFA at a function's entry: the stack pointer plus this (x86-64: the return address). */
 extern const int64_t arch_entry_cfa_offset;
 /*
+ * The register a call leaves the return address in (aarch64: x30, the link
+ * register), or -1: on the stack at the CFA - 8 (x86-64). With the entry
+ * CFA, the state a function has before it does anything: what a PLT stub,
+ * which jumps and keeps no frame, has throughout.
+ */
+extern const int arch_reg_ra;
+/*
+ * The size of .plt's header (PLT0, the lazy binder's trampoline), which
+ * pushes onto the stack, unlike the stubs after it: aarch64 32 bytes (stp
+ * x16, x30, [sp, #-16]!), x86-64 16 (push).
+ */
+extern const uint64_t arch_plt_header_size;
+/*
  * Where glibc's thread descriptor (struct pthread, what pthread_self() and a
  * Python thread state's thread_id hold) lies against the thread pointer
  * (x86-64's fs base, aarch64's TPIDR_EL0): 0 at it (TLS variant 2, x86-64);

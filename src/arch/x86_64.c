@@ -23,6 +23,8 @@ const unsigned arch_elf_machine = EM_X86_64;
 const char *const arch_multiarch = "x86_64-linux-gnu";
 /* call pushed the return address: CFA = rsp + 8 */
 const int64_t arch_entry_cfa_offset = 8;
+const int arch_reg_ra = -1;
+const uint64_t arch_plt_header_size = 16;
 /* TLS variant 2: the fs base is struct pthread itself (pthread_self()) */
 const int arch_pthread_below_tp = 0;
 

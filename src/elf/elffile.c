@@ -494,11 +494,51 @@ struct elf_info *elf_cache_open_path(struct elf_cache *c, const char *host_path,
 				root, NULL, 0, loaded);
 }
 
+/* The file's executable sections named .plt* or .iplt, .plt's header left out. */
+static void find_plt(struct elf_info *f)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	f->nplt = 0;
+	if (!f->file.elf || elf_getshdrstrndx(f->file.elf, &shstrndx))
+		return;
+	while ((scn = elf_nextscn(f->file.elf, scn)) && f->nplt < ELF_PLT_RANGES) {
+		GElf_Shdr shdr;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &shdr) || !(shdr.sh_flags & SHF_EXECINSTR) ||
+		    shdr.sh_type != SHT_PROGBITS || !shdr.sh_size ||
+		    shdr.sh_addr + shdr.sh_size < shdr.sh_addr)
+			continue;
+		name = elf_strptr(f->file.elf, shstrndx, shdr.sh_name);
+		if (!name || (strncmp(name, ".plt", 4) && strcmp(name, ".iplt")))
+			continue;
+		if (!strcmp(name, ".plt")) {
+			if (shdr.sh_size <= arch_plt_header_size)
+				continue;
+			shdr.sh_addr += arch_plt_header_size;
+			shdr.sh_size -= arch_plt_header_size;
+		}
+		f->plt[f->nplt++] = (struct elf_range){ shdr.sh_addr, shdr.sh_addr + shdr.sh_size };
+	}
+}
+
+int elf_info_in_plt(struct elf_info *f, uint64_t vaddr)
+{
+	elf_info_load_cfi(f);
+	for (int i = 0; i < f->nplt; i++)
+		if (vaddr >= f->plt[i].start && vaddr < f->plt[i].end)
+			return 1;
+	return 0;
+}
+
 void elf_info_load_cfi(struct elf_info *f)
 {
 	if (f->cfi_loaded)
 		return;
 	f->cfi_loaded = 1;
+	find_plt(f);
 	f->eh_cfi = dwfl_module_eh_cfi(f->mod, &f->eh_bias);
 	/* .debug_frame may live in a separate debug file: only when needed. */
 	if (!f->eh_cfi)

@@ -48,6 +48,12 @@ struct elf_id {
 	uint64_t dev, ino;
 };
 
+/* A file's PLT sections: .plt, .plt.sec, .plt.got, .iplt */
+#define ELF_PLT_RANGES 4
+struct elf_range {
+	uint64_t start, end;        /* file vaddrs, end exclusive */
+};
+
 struct elf_info {
 	/* read-only for users */
 	char build_id[41];          /* lower-case hex (first 20 bytes), "" when none */
@@ -63,6 +69,8 @@ struct elf_info {
 	int debug_err;              /* -errno: its separate debug file exists but did not open */
 	enum fpa_verdict fp;        /* the unwinder's per-module choice (FPA_UNKNOWN: none) */
 	int fp_percent;
+	struct elf_range plt[ELF_PLT_RANGES];   /* after elf_info_load_cfi */
+	int nplt;
 
 	/* private */
 	int refs;
@@ -142,8 +150,17 @@ struct elf_info *elf_cache_open_path(struct elf_cache *c, const char *host_path,
 /* Drop a reference; the last one releases the file. */
 void elf_cache_put(struct elf_cache *c, struct elf_info *f);
 
-/* Load the unwind tables (.eh_frame, else .debug_frame); idempotent. */
+/*
+ * Load the unwind tables (.eh_frame, else .debug_frame) and find the PLT
+ * sections; idempotent.
+ */
 void elf_info_load_cfi(struct elf_info *f);
+/*
+ * Is a file address in its PLT? A stub there jumps on to its function and
+ * keeps no frame: where no CFI covers it (aarch64's linkers write none for
+ * it), the state at a function's entry holds (arch.h: arch_reg_ra).
+ */
+int elf_info_in_plt(struct elf_info *f, uint64_t vaddr);
 
 /*
  * Load the symbols and the debug info's address index (ELF_LOAD_SYMBOLS),

@@ -279,6 +279,11 @@ Dwarf_Frame *module_cfi_frame(struct fw_module *m, uint64_t pc)
 	return m->file ? elf_info_cfi_frame(m->file, pc - m->bias) : NULL;
 }
 
+int module_in_plt(struct fw_module *m, uint64_t pc)
+{
+	return m->file && elf_info_in_plt(m->file, pc - m->bias);
+}
+
 int module_problem(const struct fw_module *m, pid_t pid, char *buf, size_t size)
 {
 	const char *state = m->replaced ? "replaced on disk since the process started" :

@@ -123,6 +123,8 @@ enum fpa_verdict module_fp_verdict(const struct fw_module *m);
 
 /* The CFI row at pc (a target address) in m's file, or NULL (see elf_info_cfi_frame). */
 Dwarf_Frame *module_cfi_frame(struct fw_module *m, uint64_t pc);
+/* Is pc (a target address) in a PLT stub of m's file? (elf_info_in_plt) */
+int module_in_plt(struct fw_module *m, uint64_t pc);
 
 /*
  * What framewalk could not read of a module: its file, or its separate debug

@@ -250,6 +250,39 @@ static int fp_step(struct arch_regs *regs, unwind_read_fn read, void *ctx)
 }
 
 /*
+ * The step out of a function that has done nothing yet (arch.h:
+ * arch_reg_ra, arch_entry_cfa_offset): the return address in the link
+ * register or at the stack pointer, the caller's sp the entry CFA, the
+ * callee-saved registers untouched. A PLT stub is in that state
+ * throughout, and has no CFI on aarch64. 0, or -errno.
+ */
+static int entry_step(struct arch_regs *regs, unwind_read_fn read, void *ctx)
+{
+	struct arch_regs caller;
+	uint64_t sp, ra;
+
+	if (!arch_reg_valid(regs, arch_reg_sp))
+		return -EINVAL;
+	sp = regs->r[arch_reg_sp];
+	if (arch_reg_ra >= 0) {
+		if (!arch_reg_valid(regs, arch_reg_ra))
+			return -EINVAL;
+		ra = regs->r[arch_reg_ra];
+	} else if (read(ctx, sp, &ra)) {
+		return -EFAULT;
+	}
+	memset(&caller, 0, sizeof(caller));
+	caller.pac_mask = regs->pac_mask;
+	for (int reg = 0; reg < arch_nregs; reg++)
+		if (arch_reg_callee_saved(reg) && arch_reg_valid(regs, reg))
+			arch_reg_set(&caller, reg, regs->r[reg]);
+	arch_reg_set(&caller, arch_reg_ip, arch_strip_ra(ra, regs->pac_mask));
+	arch_reg_set(&caller, arch_reg_sp, sp + (uint64_t)arch_entry_cfa_offset);
+	*regs = caller;
+	return 0;
+}
+
+/*
  * Take the frame-pointer step for a caller's frame in m? Where the module
  * keeps frame pointers and the step gives the caller's sp exactly (not on
  * aarch64, where the CFI step does it; arch.h).
@@ -287,6 +320,14 @@ int unwind_stack(struct module_map *mm, const struct arch_regs *initial,
 		/* Callers' pcs are return addresses: look up the call instruction. */
 		if (m && (first || !fp_first_choice(m))) {
 			ret = cfi_step(m, exact ? pc : pc - 1, &regs, read, ctx, &sig);
+			/*
+			 * Interrupted in a PLT stub without CFI: it keeps no frame
+			 * (not the frame pointer's step: that skips its caller).
+			 */
+			if (ret == -ENOENT && exact && module_in_plt(m, pc)) {
+				ret = entry_step(&regs, read, ctx);
+				sig = 0;
+			}
 			if (ret == 0) {
 				out->cfi_steps++;
 				out->steps[out->n < UNWIND_MAX ? out->n : UNWIND_MAX - 1] = UNWIND_STEP_CFI;

@@ -427,6 +427,64 @@ static void test_branch_protection(void **state)
 	elf_cache_free(c);
 }
 
+/*
+ * A sample in a PLT stub (fixtures/a64_plt.so: fw_caller -> fw_ext@plt),
+ * which has no CFI: the return address is still in x30 and the sp is the
+ * caller's (the entry state). The frame-pointer step would read
+ * fw_caller's record and skip fw_caller (CI's arm64 guest: 1-5% of a
+ * C extension's samples incomplete, "pc outside any module"). In .plt's
+ * header (PLT0, which pushes x16 and x30) the rule does not hold: not
+ * taken there.
+ */
+static void test_plt_stub(void **state)
+{
+	static char plt_path[] = A64_FIXTURE_PLT;
+	struct elf_cache *c = elf_cache_new();
+	struct fw_module pm = { 0 };
+	struct module_map pmm = { 0 };
+	uint64_t sp_c;
+	struct arch_regs r;
+	int loaded;
+
+	(void)state;
+	pm.file = elf_cache_open_path(c, A64_FIXTURE_PLT, A64_FIXTURE_PLT, "", &loaded);
+	assert_non_null(pm.file);
+	pm.start = pm.base = pm.bias = BIAS;
+	pm.end = BIAS + 0x10000;
+	pm.path = pm.host_path = plt_path;
+	pm.name = "a64_plt.so";
+	pmm.mods = &pm;
+	pmm.n = pmm.alloc = 1;
+	assert_false(elf_info_in_plt(pm.file, 0x2a0));     /* PLT0 */
+	assert_false(elf_info_in_plt(pm.file, 0x2bc));
+	assert_true(elf_info_in_plt(pm.file, 0x2c0));      /* fw_ext@plt */
+	assert_true(elf_info_in_plt(pm.file, 0x2cc));
+	assert_false(elf_info_in_plt(pm.file, 0x2d0));     /* fw_caller */
+
+	/* fw_caller's record (paciasp; stp x29, x30, [sp, #-16]!; mov x29, sp) at sp_c */
+	memset(&stack, 0, sizeof(stack));
+	stack.base = 0xfffff7ff0000ull;
+	sp_c = stack.base + 0x1000;
+	record(sp_c, 0, PAC(CALLER_RA));
+	/* in fw_ext@plt (br x17 ahead): bl at 0x2e0 left 0x2e4 in x30 */
+	regs_at(&r, BIAS + 0x2c8, sp_c, sp_c, BIAS + 0x2e4, MASK_VA48);
+	assert_int_equal(unwind_stack(&pmm, &r, fake_read, &stack, &out), 0);
+	assert_int_equal(out.end, UNWIND_END_COMPLETE);
+	assert_int_equal(out.n, 3);
+	assert_int_equal(out.pcs[1], BIAS + 0x2e4);         /* fw_caller after its call */
+	assert_int_equal(out.sps[1], sp_c);
+	assert_int_equal(out.steps[1], UNWIND_STEP_CFI);
+	assert_int_equal(out.pcs[2], CALLER_RA);            /* from fw_caller's CFI */
+	assert_int_equal(out.sps[2], sp_c + 16);
+	/* in PLT0 (after its stp): no entry rule, the frame pointer's step */
+	regs_at(&r, BIAS + 0x2a8, sp_c - 16, sp_c, BIAS + 0x2e4, MASK_VA48);
+	assert_int_equal(unwind_stack(&pmm, &r, fake_read, &stack, &out), 0);
+	assert_true(out.n >= 2);
+	assert_int_equal(out.steps[1], UNWIND_STEP_FP);
+	elf_cache_put(c, pm.file);
+	elf_cache_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -439,6 +497,7 @@ int main(void)
 		cmocka_unit_test(test_prologue_crafted),
 		cmocka_unit_test(test_fp_verdict),
 		cmocka_unit_test(test_branch_protection),
+		cmocka_unit_test(test_plt_stub),
 	};
 
 	return cmocka_run_group_tests(tests, setup_module, teardown_module);
