@@ -99,8 +99,9 @@ unit-aarch64: aarch64-deps $(UNIT_AARCH64_DIR)/build.ninja
 
 # The arm64 suite (tests/aarch64/guest_suite.py) in the emulated arm64
 # machine (scripts/aarch64-guest.sh, made once): the static aarch64 binary
-# on Debian unstable's arm64 python3.13-3.15, every backend. GUEST_SUITE_ARGS
-# narrows it (--interps python3.15 --backends bpf).
+# on Debian unstable's arm64 python3.13-3.15, every backend, and a C
+# extension built without frame pointers (scripts/arm64-pydev.sh: its
+# headers). GUEST_SUITE_ARGS narrows it (--interps python3.15 --backends bpf).
 AARCH64_SHARE = build-aarch64-share
 .PHONY: check-aarch64
 check-aarch64: aarch64-deps
@@ -110,7 +111,11 @@ check-aarch64: aarch64-deps
 	cp build-static-aarch64/framewalk tests/aarch64/guest_suite.py $(AARCH64_SHARE)/
 	cp tests/workloads/zlib_loop.py tests/workloads/thread_names.py tests/workloads/asyncio_tasks.py \
 		tests/workloads/gil_contention.py tests/workloads/exceptions.py \
-		tests/workloads/callshapes.py tests/workloads/busy_sleep.py $(AARCH64_SHARE)/workloads/
+		tests/workloads/callshapes.py tests/workloads/busy_sleep.py \
+		tests/aarch64/nofp_ext.py $(AARCH64_SHARE)/workloads/
+	# the test extension without frame pointers, for the guest's python3.15
+	inc=$$(scripts/arm64-pydev.sh) && aarch64-linux-gnu-gcc -O2 -fomit-frame-pointer -fPIC \
+		-shared -I$$inc/python3.15 -I$$inc tests/ext/fwext.c -o $(AARCH64_SHARE)/workloads/fwext.so
 	FW_GUEST_SHARE=$(abspath $(AARCH64_SHARE)) scripts/aarch64-guest.sh \
 		python3.13 guest_suite.py $(GUEST_SUITE_ARGS)
 

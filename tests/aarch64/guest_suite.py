@@ -141,6 +141,48 @@ def case_whole_stacks(interp, backend, seconds, tmp):
                                stacks, key=lambda s: -s[2])[:3]))
 
 
+STAGE = re.compile(r"^stage(\d+) \(fwext\.so")
+
+
+def ext_stages(frames):
+    """The stage numbers of fwext's frames below ext_loop (nofp_ext.py),
+    outermost first; None when ext_loop is not above them."""
+    for i, x in enumerate(frames):
+        if x.startswith("ext_loop (") and "nofp_ext.py:" in x:
+            return [int(m.group(1)) for m in map(STAGE.match, frames[i + 1:]) if m]
+    return None
+
+
+def case_nofp_ext(interp, backend, seconds, tmp):
+    """Python over a C extension built without frame pointers (fwext.so,
+    make check-aarch64): its frames keep no record, so only their CFI
+    (libdw's aarch64 backend; the bpf backend's copied stack) leads from
+    them to Python's. ext_loop above stage0, 1, ... k in order, and the
+    stacks whole."""
+    name = "nofp_ext[%s-%s]" % (interp, backend)
+    out, txt = os.path.join(tmp, name + ".collapsed"), os.path.join(tmp, name + ".txt")
+    if record_failed(name, run_on(interp, "nofp_ext.py", "record", "-d", seconds, "--backend",
+                                  backend, "--native", "-q", "-o", out, "-o", txt)):
+        return
+    stacks = collapsed(out)
+    total = sum(c for _, _, c in stacks)
+    in_ext = [(f, c) for _, f, c in stacks if any(STAGE.match(y) for y in f)]
+    n_ext = sum(c for _, c in in_ext)
+    under = [(ext_stages(f), c) for f, c in in_ext]
+    merged = sum(c for st, c in under if st)
+    ordered = sum(c for st, c in under if st and st == list(range(len(st))))
+    report = open(txt, encoding="utf-8").read()
+    complete, nstacks = report_percent(report, "Unwinding")
+    breaks = re.search(r"^Breaks:\s+(.*)$", report, re.M)
+    ok = (total >= 10 and n_ext >= 0.8 * total and merged >= 0.95 * n_ext and
+          ordered >= 0.95 * n_ext and complete is not None and complete >= 95)
+    result(name, ok, "%d samples, %d in fwext's stages, %d of them under ext_loop, %d with "
+           "stage0..k all there in order; unwinding %s%% of %d complete%s%s" % (
+               total, n_ext, merged, ordered, complete, nstacks,
+               " (breaks: %s)" % breaks.group(1)[:300] if breaks else "",
+               "" if ok else "; top stacks: %s" % sorted(stacks, key=lambda s: -s[2])[:3]))
+
+
 def case_python_only(interp, backend, seconds, tmp):
     name = "python_frames[%s-%s]" % (interp, backend)
     stacks = record_stacks(name, interp, "zlib_loop.py", tmp, backend, seconds, "--python-only")
@@ -356,6 +398,10 @@ def main():
                           lambda b=b: case_async(interp, b, args.seconds, tmp)))
             cases.append(("gil[%s-%s]" % (interp, b),
                           lambda b=b: case_gil(interp, b, args.seconds, tmp)))
+            if b != "vm" and interp == "python3.15" and os.path.exists(
+                    os.path.join(WORK, "fwext.so")):     # built for 3.15's headers
+                cases.append(("nofp_ext[%s-%s]" % (interp, b),
+                              lambda b=b: case_nofp_ext(interp, b, args.seconds, tmp)))
             if b != "vm":
                 cases.append(("kernel[%s-%s]" % (interp, b),
                               lambda b=b: case_kernel(interp, b, args.seconds, tmp)))
