@@ -97,14 +97,16 @@ def collapsed(path):
     return out
 
 
-def record_stacks(name, interp, script, tmp, backend, seconds, *args):
+def record_stacks(name, interp, script, tmp, backend, seconds, *args, report=False):
     """record --backend BACKEND -d SECONDS ARGS of a fresh workload to
     collapsed stacks: [(thread, frames, count)], or None when record failed
-    (the case's result already given)."""
-    out = os.path.join(tmp, name + ".collapsed")
+    (the case's result already given). report: (stacks, the text report)."""
+    out, txt = os.path.join(tmp, name + ".collapsed"), os.path.join(tmp, name + ".txt")
     if record_failed(name, run_on(interp, script, "record", "-d", seconds, "--backend", backend,
-                                  *args, "-q", "-o", out)):
+                                  *args, "-q", "-o", out, *(("-o", txt) if report else ()))):
         return None
+    if report:
+        return collapsed(out), open(txt, encoding="utf-8").read()
     return collapsed(out)
 
 
@@ -125,14 +127,13 @@ def case_whole_stacks(interp, backend, seconds, tmp):
     """Python calling zlib: the Python frames above libz's in one stack, and
     the stacks whole (down to the thread's entry)."""
     name = "whole_stacks[%s-%s]" % (interp, backend)
-    out, txt = os.path.join(tmp, name + ".collapsed"), os.path.join(tmp, name + ".txt")
-    if record_failed(name, run_on(interp, "zlib_loop.py", "record", "-d", seconds, "--backend",
-                                  backend, "--native", "-q", "-o", out, "-o", txt)):
+    got = record_stacks(name, interp, "zlib_loop.py", tmp, backend, seconds, "--native",
+                        report=True)
+    if got is None:
         return
-    stacks = collapsed(out)
+    stacks, report = got
     total = sum(c for _, _, c in stacks)
     merged = sum(c for _, f, c in stacks if python_above_zlib(f))
-    report = open(txt, encoding="utf-8").read()
     complete, nstacks = report_percent(report, "Unwinding")
     ok = total >= 10 and merged >= 0.8 * total and complete is not None and complete >= 95
     result(name, ok, "%d samples, %d with compress_report above libz; unwinding %s%% of %d "
@@ -160,18 +161,17 @@ def case_nofp_ext(interp, backend, seconds, tmp):
     them to Python's. ext_loop above stage0, 1, ... k in order, and the
     stacks whole."""
     name = "nofp_ext[%s-%s]" % (interp, backend)
-    out, txt = os.path.join(tmp, name + ".collapsed"), os.path.join(tmp, name + ".txt")
-    if record_failed(name, run_on(interp, "nofp_ext.py", "record", "-d", seconds, "--backend",
-                                  backend, "--native", "-q", "-o", out, "-o", txt)):
+    got = record_stacks(name, interp, "nofp_ext.py", tmp, backend, seconds, "--native",
+                        report=True)
+    if got is None:
         return
-    stacks = collapsed(out)
+    stacks, report = got
     total = sum(c for _, _, c in stacks)
     in_ext = [(f, c) for _, f, c in stacks if any(STAGE.match(y) for y in f)]
     n_ext = sum(c for _, c in in_ext)
     under = [(ext_stages(f), c) for f, c in in_ext]
     merged = sum(c for st, c in under if st)
     ordered = sum(c for st, c in under if st and st == list(range(len(st))))
-    report = open(txt, encoding="utf-8").read()
     complete, nstacks = report_percent(report, "Unwinding")
     breaks = re.search(r"^Breaks:\s+(.*)$", report, re.M)
     ok = (total >= 10 and n_ext >= 0.8 * total and merged >= 0.95 * n_ext and
