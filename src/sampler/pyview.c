@@ -38,7 +38,8 @@
 
 /* A suspended task as the last read saw it. */
 struct waiting_entry {
-	uint64_t task, coro;
+	uint64_t task, coro, context;
+	const struct py_code *name;   /* its "[task] NAME" (interned: compared by address) */
 	uint32_t stack;               /* its profile node */
 	uint32_t labels;              /* its label set (0: none) */
 	uint64_t read_ns;             /* when its chain was read (a later read found it running) */
@@ -286,6 +287,26 @@ static struct waiting_entry *waiting_add(struct waiting_set *w)
  * read's interval (CI: a busy task of three seen waiting 5 times in 2 s
  * instead of ~130).
  */
+/*
+ * Keep what an earlier read saw of a task that runs at this one: the same
+ * task (address, coroutine, context and name: a finished task's memory
+ * goes to the next one made alike, and only its name tells them apart),
+ * read under WAITING_KEEP_NS ago.
+ */
+static void keep_earlier(struct pyview *v, struct loop_thread *l,
+			 const struct py_async_waiting_task *t)
+{
+	for (size_t k = 0; k < l->now.n; k++) {
+		const struct waiting_entry *e = &l->now.e[k];
+
+		if (e->task == t->task && e->coro == t->coro && e->context == t->context &&
+		    e->name == t->name && v->cur_ns - e->read_ns < WAITING_KEEP_NS) {
+			*waiting_add(&l->next) = *e;
+			return;
+		}
+	}
+}
+
 static void waiting_task(void *arg, const struct py_async_waiting_task *t)
 {
 	struct pyview *v = arg;
@@ -294,15 +315,7 @@ static void waiting_task(void *arg, const struct py_async_waiting_task *t)
 	uint32_t labels;
 
 	if (!t->n) {
-		for (size_t k = 0; k < l->now.n; k++) {
-			const struct waiting_entry *e = &l->now.e[k];
-
-			if (e->task == t->task && e->coro == t->coro &&
-			    v->cur_ns - e->read_ns < WAITING_KEEP_NS) {
-				*waiting_add(&l->next) = *e;
-				break;
-			}
-		}
+		keep_earlier(v, l, t);
 		return;
 	}
 	labels = labels_of_context(v->s, t->context);
@@ -313,17 +326,20 @@ static void waiting_task(void *arg, const struct py_async_waiting_task *t)
 	 * unchanged (a task that finished meanwhile had its context freed:
 	 * CPython recycles it with no variables, read as "<unreadable>";
 	 * 3.12 vm, a task in 30-60 of 2000-2500 samples of a run). Else it is
-	 * no waiting task any more, skipped as one that resumed while its
-	 * chain was read is.
+	 * no waiting task any more: like one that resumed while its chain was
+	 * read, it keeps what an earlier read saw of it.
 	 */
-	if (labels && py_async_still_waiting(&v->async, t) != 1)
+	if (labels && py_async_still_waiting(&v->async, t) != 1) {
+		keep_earlier(v, l, t);
 		return;
+	}
 	memcpy(v->ids, l->base, l->nbase * sizeof(*v->ids));
 	depth = l->nbase;
 	for (size_t k = t->n; k-- > 0 && depth < v->ids_max;)
 		v->ids[depth++] = merge_python_frame(v->s->prof, &t->frames[k]);
 	*waiting_add(&l->next) = (struct waiting_entry){
-		.task = t->task, .coro = t->coro, .labels = labels, .read_ns = v->cur_ns,
+		.task = t->task, .coro = t->coro, .context = t->context, .name = t->name,
+		.labels = labels, .read_ns = v->cur_ns,
 		.stack = profile_stack(v->s->prof, v->ids, depth) };
 }
 
@@ -385,8 +401,8 @@ void pyview_tick(struct sampler *s, uint64_t now)
 		for (size_t k = 0; k < l->now.n; k++) {
 			const struct waiting_entry *e = &l->now.e[k];
 
-			/* the task this tick's sample saw running counts there */
-			if (e->task == l->running)
+			/* the task this tick's own sample saw running counts there */
+			if (l->seen_ns >= now && e->task == l->running)
 				continue;
 			profile_add_labeled(s->prof, thread, e->stack, e->labels, 1);
 			s->prof->meta.samples++;

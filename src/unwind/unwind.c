@@ -323,10 +323,18 @@ int unwind_stack(struct module_map *mm, const struct arch_regs *initial,
 			/*
 			 * Interrupted in a PLT stub without CFI: it keeps no frame
 			 * (not the frame pointer's step: that skips its caller).
+			 * Taken where it leads into a module: an x86-64 lazy-binding
+			 * entry past its push holds the relocation's index there.
 			 */
 			if (ret == -ENOENT && exact && module_in_plt(m, pc)) {
-				ret = entry_step(&regs, read, ctx);
-				sig = 0;
+				struct arch_regs at_entry = regs;
+
+				if (!entry_step(&at_entry, read, ctx) &&
+				    modules_find(mm, at_entry.r[arch_reg_ip])) {
+					regs = at_entry;
+					ret = 0;
+					sig = 0;
+				}
 			}
 			if (ret == 0) {
 				out->cfi_steps++;
