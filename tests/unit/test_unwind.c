@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 #include <ucontext.h>
@@ -18,6 +19,8 @@
 
 #include <cmocka.h>
 
+#include "elf/elffile.h"
+#include "elf/modules.h"
 #include "symbols/symbolize.h"
 #include "unwind/unwind.h"
 
@@ -240,6 +243,69 @@ static void test_cfi_self(void **state)
 }
 #endif
 
+#if defined(__x86_64__) && defined(PLT_LIB)
+/*
+ * A sample in a PLT stub that no CFI covers (fixtures/plt.c, linked
+ * without the linker's PLT unwind info): the return address is at sp, the
+ * caller's sp is sp + 8 (the entry state), not the frame pointer's step.
+ * The caller is a file-less module at 0x400000; a word at sp that leads
+ * into no module (a lazy entry's pushed relocation index) is not taken.
+ */
+static void test_plt_stub_x86(void **state)
+{
+	static char path[] = PLT_LIB;
+	struct elf_cache *c = elf_cache_new();
+	struct fw_module mods[2] = { { 0 }, { 0 } };
+	struct module_map mm = { 0 };
+	static struct fake_stack s;
+	struct unwind_result *out = calloc(1, sizeof(*out));
+	struct arch_regs r;
+	uint64_t bias = 0x7f0000000000ull, sp, stub;
+	int loaded;
+
+	(void)state;
+	assert_non_null(out);
+	mods[1].file = elf_cache_open_path(c, PLT_LIB, PLT_LIB, "", &loaded);
+	assert_non_null(mods[1].file);
+	elf_info_load_cfi(mods[1].file);
+	assert_true(mods[1].file->nplt >= 1);
+	stub = mods[1].file->plt[0].start;
+	assert_true(elf_info_in_plt(mods[1].file, stub));
+	assert_null(elf_info_cfi_frame(mods[1].file, stub));   /* the premise: no CFI there */
+	mods[1].start = mods[1].base = mods[1].bias = bias;
+	mods[1].end = bias + 0x10000;
+	mods[1].path = mods[1].host_path = path;
+	mods[1].name = "libfwplt.so";
+	mods[0].start = mods[0].base = 0x400000;
+	mods[0].end = 0x500000;
+	mods[0].name = "caller";
+	mm.mods = mods;
+	mm.n = mm.alloc = 2;
+
+	memset(&s, 0, sizeof(s));
+	s.base = 0x7ffff0000000ull;
+	sp = s.base + 0x100;
+	s.w[(sp - s.base) / 8] = 0x401234;
+	memset(&r, 0, sizeof(r));
+	arch_reg_set(&r, arch_reg_ip, bias + stub);
+	arch_reg_set(&r, arch_reg_sp, sp);
+	arch_reg_set(&r, arch_reg_fp, 0);
+	assert_int_equal(unwind_stack(&mm, &r, fake_read, &s, out), 0);
+	assert_int_equal(out->n, 2);
+	assert_int_equal(out->pcs[1], 0x401234);
+	assert_int_equal(out->sps[1], sp + 8);
+	assert_int_equal(out->end, UNWIND_END_COMPLETE);
+	/* a relocation index at sp: leads into no module, not taken */
+	s.w[(sp - s.base) / 8] = 3;
+	assert_int_equal(unwind_stack(&mm, &r, fake_read, &s, out), 0);
+	for (size_t i = 1; i < out->n; i++)
+		assert_int_not_equal(out->pcs[i], 3);
+	free(out);
+	elf_cache_put(c, mods[1].file);
+	elf_cache_free(c);
+}
+#endif
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -248,6 +314,9 @@ int main(void)
 		cmocka_unit_test(test_fp_depth_cap),
 #if defined(__x86_64__)
 		cmocka_unit_test(test_cfi_self),
+#endif
+#if defined(__x86_64__) && defined(PLT_LIB)
+		cmocka_unit_test(test_plt_stub_x86),
 #endif
 	};
 
