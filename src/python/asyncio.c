@@ -1162,14 +1162,13 @@ int py_async_waiting(struct py_async *a, uint64_t loop, uint64_t tstate,
 		coro_remember(a, t.coro, t.addr);
 		ret = runs ? -EBUSY : coro_suspended(a, t.coro) != 1 ? -EBUSY :
 			await_chain(a, t.coro, chain, ARRAY_SIZE(chain), &nchain, &awaited, &outer);
-		if (ret == -EBUSY) {
+		/* its chain unreadable as it is read (it was resumed, or torn): as one running */
+		if (ret || !nchain) {
+			if (ret != -EBUSY)
+				a->stats.bad_tasks++;
 			fn(arg, &(struct py_async_waiting_task){ .task = t.addr, .context = t.context,
 								 .coro = t.coro,
 								 .name = task_label(a, &t) });
-			continue;
-		}
-		if (ret || !nchain) {
-			a->stats.bad_tasks++;
 			continue;
 		}
 		put_label(&frames[n++], parked_label(a, &t, &chain[nchain - 1]));

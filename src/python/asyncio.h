@@ -154,9 +154,9 @@ struct py_async_waiting_task {
  * unknown): fn is called with each task, its frames innermost first:
  * "[await] WHAT", its await chain, "[task] NAME", the chains and names of
  * the tasks awaiting it. A task running as it is read (the loop moves on
- * meanwhile) is given too, with no frames (n 0; its task, context,
- * coroutine and name): its chain is moving, there is no wait of it to
- * read. Each task once. Returns the number of suspended tasks given to fn,
+ * meanwhile), or whose chain cannot be read whole, is given too, with no
+ * frames (n 0; its task, context, coroutine and name): there is no wait
+ * of it to read now. Each task once. Returns the number of suspended tasks given to fn,
  * or -errno.
  */
 typedef void (*py_async_task_fn)(void *arg, const struct py_async_waiting_task *t);

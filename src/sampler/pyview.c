@@ -401,8 +401,14 @@ void pyview_tick(struct sampler *s, uint64_t now)
 		for (size_t k = 0; k < l->now.n; k++) {
 			const struct waiting_entry *e = &l->now.e[k];
 
-			/* the task this tick's own sample saw running counts there */
-			if (l->seen_ns >= now && e->task == l->running)
+			/*
+			 * The task the loop thread's latest sample saw running
+			 * counts there. That sample may come after the tick
+			 * (bpf's ring is read as it fills): one of the last two
+			 * ticks' is taken, an older one (its samples failing)
+			 * says nothing of now.
+			 */
+			if (e->task == l->running && l->seen_ns + 2 * interval >= now)
 				continue;
 			profile_add_labeled(s->prof, thread, e->stack, e->labels, 1);
 			s->prof->meta.samples++;
