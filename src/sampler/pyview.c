@@ -9,9 +9,9 @@
  * memory reads in proportion to its tasks: the set and their stacks are
  * read again when the last read is older than half a tick and than twenty
  * times what that read took (under 5% of the time spent reading), and the
- * stacks of the last read count in between, but for the task the tick's
- * sample saw running (waiting_task: a task running at a read keeps an
- * earlier one's stack).
+ * stacks of the last read count in between, but for the task the loop
+ * thread's latest sample saw running (waiting_task: a task running at a
+ * read, or not read whole, keeps an earlier one's stack).
  *
  * With --label, a suspended task's sample carries its own context's labels
  * (sampler/labels.h: labels_of_context), read with its stack: what the
