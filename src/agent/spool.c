@@ -84,13 +84,6 @@ static void append(struct spool *q, uint64_t seq, uint64_t size, char *meta, str
 	q->bytes += size;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* Queue the requests already in the directory, oldest first. */
 static int scan_dir(struct spool *q, struct strbuf *err)
 {

@@ -1100,13 +1100,6 @@ int py_async_still_waiting(struct py_async *a, const struct py_async_waiting_tas
 	return yf == t->awaits;
 }
 
-static int cmp_u64(const void *x, const void *y)
-{
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-
-	return a < b ? -1 : a > b;
-}
-
 int py_async_waiting(struct py_async *a, uint64_t loop, uint64_t tstate,
 		     py_async_task_fn fn, void *arg)
 {
@@ -1126,15 +1119,7 @@ int py_async_waiting(struct py_async *a, uint64_t loop, uint64_t tstate,
 	 * node moved, two lists holding one task on 3.14), and a task given
 	 * twice would count twice a tick.
 	 */
-	sort_array(tasks, ntasks, sizeof(*tasks), cmp_u64);
-	{
-		size_t kept = 0;
-
-		for (size_t i = 0; i < ntasks; i++)
-			if (!kept || tasks[i] != tasks[kept - 1])
-				tasks[kept++] = tasks[i];
-		ntasks = kept;
-	}
+	ntasks = sort_unique_u64(tasks, ntasks);
 	/*
 	 * The task running now (the loop may have moved on since its last
 	 * sample) is no waiting one: its chain is changing as it is read. It,

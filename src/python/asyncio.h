@@ -156,8 +156,8 @@ struct py_async_waiting_task {
  * the tasks awaiting it. A task running as it is read (the loop moves on
  * meanwhile), or whose chain cannot be read whole, is given too, with no
  * frames (n 0; its task, context, coroutine and name): there is no wait
- * of it to read now. Each task once. Returns the number of suspended tasks given to fn,
- * or -errno.
+ * of it to read now. Each task once. Returns the number of suspended
+ * tasks given to fn, or -errno.
  */
 typedef void (*py_async_task_fn)(void *arg, const struct py_async_waiting_task *t);
 int py_async_waiting(struct py_async *a, uint64_t loop, uint64_t tstate,

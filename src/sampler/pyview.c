@@ -278,16 +278,6 @@ static struct waiting_entry *waiting_add(struct waiting_set *w)
 }
 
 /*
- * One task of a read. A suspended one (frames innermost first): under the
- * loop's callers, as a profile stack, with the labels of its own context.
- * One running as it is read (no frames) keeps what an earlier read saw of
- * it, for up to a second: a task that takes turns with others (each
- * awaiting sleep(0), or woken in turn) is suspended at the sampled
- * instants it does not run, and dropping it would lose those for a whole
- * read's interval (CI: a busy task of three seen waiting 5 times in 2 s
- * instead of ~130).
- */
-/*
  * Keep what an earlier read saw of a task that runs at this one: the same
  * task (address, coroutine, context and name: a finished task's memory
  * goes to the next one made alike, and only its name tells them apart),
@@ -307,6 +297,16 @@ static void keep_earlier(struct pyview *v, struct loop_thread *l,
 	}
 }
 
+/*
+ * One task of a read. A suspended one (frames innermost first): under the
+ * loop's callers, as a profile stack, with the labels of its own context.
+ * One running as it is read, or not read whole (no frames), keeps what an
+ * earlier read saw of it (keep_earlier): a task that takes turns with
+ * others (each awaiting sleep(0), or woken in turn) is suspended at the
+ * sampled instants it does not run, and dropping it would lose those for a
+ * whole read's interval (CI: a busy task of three seen waiting 5 times in
+ * 2 s instead of ~130).
+ */
 static void waiting_task(void *arg, const struct py_async_waiting_task *t)
 {
 	struct pyview *v = arg;

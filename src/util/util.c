@@ -187,3 +187,21 @@ int parse_long(const char *s, long *out)
 	*out = v;
 	return 0;
 }
+
+int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+size_t sort_unique_u64(uint64_t *v, size_t n)
+{
+	size_t kept = 0;
+
+	sort_array(v, n, sizeof(*v), cmp_u64);
+	for (size_t i = 0; i < n; i++)
+		if (!kept || v[i] != v[kept - 1])
+			v[kept++] = v[i];
+	return kept;
+}

@@ -68,6 +68,10 @@ static inline void sort_array(void *base, size_t n, size_t size, int (*cmp)(cons
 	if (n > 1)
 		qsort(base, n, size, cmp);
 }
+/* qsort's comparison of two uint64_t */
+int cmp_u64(const void *a, const void *b);
+/* Sort n words and keep each value once, in place; returns how many are kept. */
+size_t sort_unique_u64(uint64_t *v, size_t n);
 static inline void sort_array_r(void *base, size_t n, size_t size,
 				int (*cmp)(const void *, const void *, void *), void *arg)
 {
