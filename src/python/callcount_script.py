@@ -60,18 +60,31 @@ def _framewalk_callcount(P):
         count = itertools.count
         sset, rset = starts.setdefault, resumes.setdefault
 
-        # next() of an itertools.count: one C call, atomic under the GIL
+        # An itertools.count advanced by a loop that breaks at once: no call
+        # after the count. The interpreter takes a request (ours, a signal's,
+        # a thread switch) only at a function's start, a loop's back edge or
+        # a call's return, so none comes between the count and the counted
+        # function's body: a stop or take in a callback is taken at its
+        # start, before the count. (With next() one was taken at its
+        # return: a call counted in one window whose body ran in the next.)
+        # The count object's own step is one C call, atomic under the GIL;
+        # and a loop costs less than next()'s call, and allocates less
+        # than `+= 1` on an int.
         def on_start(code, offset):
             try:
-                next(starts[code])
+                for _ in starts[code]:
+                    break
             except KeyError:
-                next(sset(code, count()))
+                for _ in sset(code, count()):
+                    break
 
         def on_resume(code, offset):
             try:
-                next(resumes[code])
+                for _ in resumes[code]:
+                    break
             except KeyError:
-                next(rset(code, count()))
+                for _ in rset(code, count()):
+                    break
 
         pid = os.getpid()
         lock = _thread.allocate_lock()
@@ -200,6 +213,23 @@ def _framewalk_callcount(P):
             lines.append('end %d %d\n' % (len(lines), (time.perf_counter() - t0) * 1e6))
             return ''.join(lines)
 
+        # The frame this request interrupted, if it stands on a RESUME that
+        # checks for requests (a call's start, after a yield): (code, is a
+        # start), else None. RESUME is a lambda's first instruction; the low
+        # two bits of its argument say where it stands (0 a start, 1 after
+        # a yield; 2 and 3, after a yield from or an await, check nothing).
+        def waiting_event():
+            try:
+                fr = sys._getframe(3)
+            except ValueError:
+                return None
+            code, at = fr.f_code, fr.f_lasti
+            raw = code.co_code
+            if at < 0 or at + 1 >= len(raw) or raw[at] != (lambda: 0).__code__.co_code[0]:
+                return None
+            where = raw[at + 1] & 3
+            return (code, where == 0) if where < 2 else None
+
         # the handle later requests find the counts by: a callback for an event
         # this tool never enables, so taking it and putting it back loses no count
         def handle(*args):
@@ -220,6 +250,14 @@ def _framewalk_callcount(P):
             M.register_callback(tid, E.PY_RESUME, on_resume)
             M.register_callback(tid, E.EXCEPTION_HANDLED, handle)
             M.set_events(tid, E.PY_START | E.PY_RESUME)
+            # This request was taken at a function's first instruction (or a
+            # generator's after a yield) before the counting was on: that
+            # call's event is past, its body still to run. It is counted
+            # here: the call is in the counting's window.
+            pending = waiting_event()
+            if pending is not None:
+                for _ in (sset if pending[1] else rset)(pending[0], count()):
+                    break
             atexit.register(at_exit)
             os.register_at_fork(after_in_child=in_child)
         except BaseException as e:

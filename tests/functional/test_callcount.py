@@ -424,17 +424,20 @@ def otlp_calls_of(pb, requests, pid, file):
     return out
 
 
-@pytest.mark.interps("sid-py3.14")
-def test_agent_counts_per_period(interp, tmp_path, pb, receiver):
+@pytest.mark.interps("sid-py3.14", "sid-py3.15")
+@pytest.mark.parametrize("ticks", ["sleep", "busy"])
+def test_agent_counts_per_period(interp, tmp_path, pb, receiver, ticks):
     """agent --count-calls: each period's profile carries the calls made in
     that period exactly (the target's own counters at the start request,
     each period's take and the last period's stop), in --dir's pprof files
     and in OTLP (a second Profile of the process, sample type calls/count,
-    read with the official schema); nothing left after."""
-    # not "busy": its ticks sleep, so a request is taken as the sleep returns,
-    # not inside f or rec between the call's PY_START and its own counter's
-    # increment (there the target's counters lag the event by one)
-    w = start_workload(interp, "callcount.py")
+    read with the official schema); nothing left after.
+    "busy" ticks never sleep, so each request is taken wherever the thread
+    is: at a function's first instruction before its PY_START, or inside
+    the counting callback (once cut the count after its increment: a
+    period's call whose body ran in the next; and a start taken at f's
+    first instruction missed that call)."""
+    w = start_workload(interp, "callcount.py", *(["busy"] if ticks == "busy" else []))
     try:
         d = tmp_path / "dir"
         otlp = receiver()
