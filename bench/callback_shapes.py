@@ -6,8 +6,9 @@ sys.monitoring PY_START/PY_RESUME callback over 10**6 calls of an empty
 function and 10**6 resumes of a generator, median of 5 rounds against the
 same loops uncounted. Shapes: next() of an itertools.count (a call after
 the count: the interpreter can take a request there), `d[code] += 1` (no
-call; allocates an int), and the count advanced by `for _ in c: break`
-(no call: what the script uses).
+call; allocates an int), the count advanced by `for _ in c: break` in a
+dict (a code's first event still calls setdefault), and the same in a C
+defaultdict(itertools.count) (no call at all: what the script uses).
 Run with a 3.14+ interpreter: python3.14 bench/callback_shapes.py
 """
 import sys, time, itertools
@@ -71,14 +72,25 @@ def mk_for():
             for _ in rs(code, count()):
                 break
     return on_start, on_resume
-res = {'base': [], 'next': [], 'add': [], 'for': []}
+def mk_dd():
+    import _collections
+    s, r = _collections.defaultdict(itertools.count), _collections.defaultdict(itertools.count)
+    def on_start(code, off):
+        for _ in s[code]:
+            break
+    def on_resume(code, off):
+        for _ in r[code]:
+            break
+    return on_start, on_resume
+res = {'base': [], 'next': [], 'add': [], 'for': [], 'dd': []}
 for rep in range(5):
     res['base'].append(base())
     res['next'].append(run('next', *mk_next()))
     res['add'].append(run('add', *mk_add()))
     res['for'].append(run('for', *mk_for()))
+    res['dd'].append(run('dd', *mk_dd()))
 import statistics
 b = [statistics.median(x[i] for x in res['base']) for i in (0, 1)]
-for k in ('next', 'add', 'for'):
+for k in ('next', 'add', 'for', 'dd'):
     m = [statistics.median(x[i] for x in res[k]) for i in (0, 1)]
     print(sys.version.split()[0], k, "f: +%.0f ns/call  gen: +%.0f ns/resume" % ((m[0]-b[0])*1e3, (m[1]-b[1])*1e3))

@@ -16,7 +16,7 @@
 def _framewalk_callcount(P):
     # C modules only (posix, not os): the script may run while the target
     # imports a Python module (at start-up, os itself), half made then
-    import sys, posix as os, time, _thread, itertools, atexit
+    import sys, posix as os, time, _thread, itertools, atexit, _collections
     t0 = time.perf_counter()  # the thread's pause for this request, reported
     M = sys.monitoring
     E = M.events
@@ -56,35 +56,30 @@ def _framewalk_callcount(P):
         if tid is None:
             put('status', 'busy ' + ' '.join('%d=%s' % (i, esc(M.get_tool(i)).replace(' ', '_')) for i in range(6)) + '\n')
             return
-        starts, resumes = {}, {}
+        # Per code object, an itertools.count, made on a code's first event
+        # by the defaultdict itself (C: its factory is the count type, so no
+        # Python runs between the lookup and the insert) and advanced by a
+        # loop that breaks at once: no call after the count. CPython takes a
+        # request (ours, a signal's, a thread switch) only at a function's
+        # start, a loop's back edge or a call's return, so none comes
+        # between the count and the counted function's body: a stop or take
+        # in a callback is taken at its start, before the count, and the
+        # call counts in the window its body runs in. (next() had one at its
+        # return; a setdefault(code, count()) for a code's first event, two
+        # before its step, which a take could land between.) Each count is
+        # one C step, atomic under the GIL. A loop costs no more than
+        # next()'s call and allocates less than `+= 1` on an int.
         count = itertools.count
-        sset, rset = starts.setdefault, resumes.setdefault
+        counts = _collections.defaultdict
+        starts, resumes = counts(count), counts(count)
 
-        # An itertools.count advanced by a loop that breaks at once: no call
-        # after the count. The interpreter takes a request (ours, a signal's,
-        # a thread switch) only at a function's start, a loop's back edge or
-        # a call's return, so none comes between the count and the counted
-        # function's body: a stop or take in a callback is taken at its
-        # start, before the count. (With next() one was taken at its
-        # return: a call counted in one window whose body ran in the next.)
-        # The count object's own step is one C call, atomic under the GIL;
-        # and a loop costs less than next()'s call, and allocates less
-        # than `+= 1` on an int.
         def on_start(code, offset):
-            try:
-                for _ in starts[code]:
-                    break
-            except KeyError:
-                for _ in sset(code, count()):
-                    break
+            for _ in starts[code]:
+                break
 
         def on_resume(code, offset):
-            try:
-                for _ in resumes[code]:
-                    break
-            except KeyError:
-                for _ in rset(code, count()):
-                    break
+            for _ in resumes[code]:
+                break
 
         pid = os.getpid()
         lock = _thread.allocate_lock()
@@ -192,10 +187,10 @@ def _framewalk_callcount(P):
         # old ones returned; the rebinding is straight-line code, no thread
         # switch within it
         def take():
-            nonlocal starts, resumes, sset, rset
-            ns, nr = {}, {}
+            nonlocal starts, resumes
+            ns, nr = counts(count), counts(count)
             s, r = starts, resumes
-            starts, resumes, sset, rset = ns, nr, ns.setdefault, nr.setdefault
+            starts, resumes = ns, nr
             return s, r
 
         def report(own, t0, taken=None):
@@ -213,22 +208,40 @@ def _framewalk_callcount(P):
             lines.append('end %d %d\n' % (len(lines), (time.perf_counter() - t0) * 1e6))
             return ''.join(lines)
 
-        # The frame this request interrupted, if it stands on a RESUME that
-        # checks for requests (a call's start, after a yield): (code, is a
-        # start), else None. RESUME is a lambda's first instruction; the low
-        # two bits of its argument say where it stands (0 a start, 1 after
-        # a yield; 2 and 3, after a yield from or an await, check nothing).
-        def waiting_event():
-            try:
-                fr = sys._getframe(3)
-            except ValueError:
-                return None
-            code, at = fr.f_code, fr.f_lasti
-            raw = code.co_code
-            if at < 0 or at + 1 >= len(raw) or raw[at] != (lambda: 0).__code__.co_code[0]:
-                return None
-            where = raw[at + 1] & 3
-            return (code, where == 0) if where < 2 else None
+        # Calls whose event the counting will never see though their body
+        # runs after this start: a frame standing on a RESUME that checks for
+        # requests (a call's start; after a yield), in the check (this
+        # thread's, taking this request; another thread's, handing the GIL
+        # over; or one below a signal handler the check runs). CPython
+        # decides a RESUME's event before its check, so with no one
+        # watching then, that call's PY_START or PY_RESUME never comes. A
+        # RESUME already instrumented (another tool, sys.setprofile,
+        # sys.settrace) fires its event after the check, to this tool too:
+        # not counted here. Read before this tool's events are on (they
+        # instrument running code). RESUME is a lambda's first instruction
+        # and INSTRUMENTED_RESUME what a local PY_START makes of it; the low
+        # two bits of RESUME's argument say where it stands (0 a start, 1
+        # after a yield; 2 and 3, after a yield from or an await, check
+        # nothing). Returns [(code, is a start)].
+        def missed_events(here):
+            probe = (lambda: 0).__code__
+            resume = probe.co_code[0]
+            M.set_local_events(tid, probe, E.PY_START)
+            instrumented = probe._co_code_adaptive[0]
+            M.set_local_events(tid, probe, 0)
+            me = _thread.get_ident()
+            out = []
+            for ident, fr in sys._current_frames().items():
+                if ident == me:
+                    fr = here
+                while fr is not None:
+                    code, at = fr.f_code, fr.f_lasti
+                    raw = code.co_code
+                    if 0 <= at < len(raw) - 1 and raw[at] == resume and raw[at + 1] & 3 < 2 and \
+                            code._co_code_adaptive[at] != instrumented:
+                        out.append((code, raw[at + 1] & 3 == 0))
+                    fr = fr.f_back
+            return out
 
         # the handle later requests find the counts by: a callback for an event
         # this tool never enables, so taking it and putting it back loses no count
@@ -249,14 +262,14 @@ def _framewalk_callcount(P):
             M.register_callback(tid, E.PY_START, on_start)
             M.register_callback(tid, E.PY_RESUME, on_resume)
             M.register_callback(tid, E.EXCEPTION_HANDLED, handle)
+            try:
+                # this script's caller's caller: the frame the request interrupted
+                missed = missed_events(sys._getframe(2))
+            except Exception:
+                missed = []  # a build without these attributes: counted from the events only
             M.set_events(tid, E.PY_START | E.PY_RESUME)
-            # This request was taken at a function's first instruction (or a
-            # generator's after a yield) before the counting was on: that
-            # call's event is past, its body still to run. It is counted
-            # here: the call is in the counting's window.
-            pending = waiting_event()
-            if pending is not None:
-                for _ in (sset if pending[1] else rset)(pending[0], count()):
+            for code, start in missed:
+                for _ in (starts if start else resumes)[code]:
                     break
             atexit.register(at_exit)
             os.register_at_fork(after_in_child=in_child)
