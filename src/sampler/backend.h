@@ -23,6 +23,8 @@
 #include <sys/types.h>
 
 #include "python/gilstate.h"
+#include "python/objects.h"
+#include "python/thread_names.h"
 #include "python/reader.h"
 #include "sampler/sample.h"
 #include "sampler/sampler.h"
@@ -186,6 +188,11 @@ struct sampler {
 	struct profile *prof;
 	struct target_mem mem;
 	struct py_reader reader;
+	/* its Python objects (types, dicts), one cache shared by thread names,
+	 * exception mode, task stacks and labels; have_objects 0: unreadable */
+	struct py_objects objects;
+	int have_objects;
+	struct py_thread_names py_names; /* threading's names (sampler/threads.c) */
 	struct taskstat tasks;
 	void *state;              /* the backend's own, per target */
 	/* native frames (opts.native): modules, names, the sample being built */
@@ -215,7 +222,7 @@ struct sampler {
 	uint64_t not_ready_ticks; /* ticks before the runtime had a thread */
 	int cpu_weighted;         /* cpu mode, sampled by the loop's ticks (sampler_cpu_weight) */
 	struct tick_clock *clock; /* the capture loop's moments (sampler_weigh_read); NULL: none (dump) */
-	struct pyview *pyview;    /* thread names, asyncio tasks (sampler/pyview.h) */
+	struct pyview *pyview;    /* exception mode, asyncio tasks (sampler/pyview.h) */
 	struct labels *labels;    /* --label: context variables (sampler/labels.h), NULL none */
 };
 
@@ -229,8 +236,7 @@ int sampler_init(struct sampler *s, const struct py_target *t, struct profile *p
 		 const struct sampler_opts *opts, const struct backend_ops *ops,
 		 struct elf_cache *files, struct strbuf *without);
 void sampler_release(struct sampler *s, const struct backend_ops *ops);
-/* After the capture: each thread's kernel accounting, the unwind summary. */
-void sampler_finish_threads(struct sampler *s);
+/* After the capture: the unwind summary. */
 void sampler_finish_meta(struct sampler *s);
 /*
  * The profile s records into was emptied (session_take_profile): forget
@@ -240,14 +246,46 @@ void sampler_finish_meta(struct sampler *s);
  */
 void sampler_profile_reset(struct sampler *s);
 
+/* ---- the target's threads (sampler/threads.c) ---- */
+
+/*
+ * The profile's thread for tid: its label (Python's name where it has one,
+ * else the kernel's; its interpreter; "exec N" after an exec), made once
+ * and looked at again now and then (a name set later, a tid reused).
+ */
+uint32_t sampler_thread(struct sampler *s, pid_t tid, uint64_t now);
+/* tid's label cache entry (sampler_thread makes it), or NULL. O(1). */
+struct thread_name_cache *sampler_thread_cache(struct sampler *s, pid_t tid);
+/*
+ * After the capture: threads still labelled with the kernel's name are
+ * named again, and each thread's CPU and wall time (kernel accounting)
+ * goes into the profile.
+ */
+void sampler_finish_threads(struct sampler *s);
+/*
+ * The profile was emptied (sampler_profile_reset): the labels' profile
+ * ids go, each thread's accounting starts again from now, and the
+ * threads that exited are dropped.
+ */
+void sampler_threads_reset(struct sampler *s);
+/*
+ * The interpreter's thread states into s->threads / s->nthreads, the one
+ * list every backend keeps (sampler_py_thread reads it: thread names, the
+ * task view, the GIL and exception markers); none after a failed read.
+ * 0 or py_reader_threads' -errno.
+ */
+int sampler_read_py_threads(struct sampler *s);
+/* The thread state of tid among s->threads, or NULL (not a Python thread). O(1). */
+struct py_thread_info *sampler_py_thread(struct sampler *s, pid_t tid);
+/* Is the thread still alive? (A thread that exited while read is not an error.) */
+int sampler_thread_gone(const struct sampler *s, pid_t tid);
+
 /* The loop asked to stop (a signal arrived)? */
 static inline int sampler_stopping(const struct sampler *s)
 {
 	return s->opts.stop && *s->opts.stop;
 }
 
-/* Profile label for a thread: reads and caches its name from /proc. */
-uint32_t sampler_thread(struct sampler *s, pid_t tid, uint64_t now);
 
 /*
  * Decide whether thread tid is sampled this tick under the mode, and the
@@ -325,17 +363,6 @@ int sampler_list_threads(struct sampler *s, uint64_t now);
 int sampler_tick_begin(struct sampler *s, uint64_t now);
 struct py_thread_info *sampler_tick_thread(struct sampler *s, size_t i, uint64_t now);
 /*
- * The interpreter's thread states into s->threads / s->nthreads, the one
- * list every backend keeps (sampler_py_thread reads it: thread names, the
- * task view, the GIL and exception markers); none after a failed read.
- * 0 or py_reader_threads' -errno.
- */
-int sampler_read_py_threads(struct sampler *s);
-/* The thread state of tid among s->threads, or NULL (not a Python thread). O(1). */
-struct py_thread_info *sampler_py_thread(struct sampler *s, pid_t tid);
-/* tid's label cache entry (sampler_thread makes it), or NULL. O(1). */
-struct thread_name_cache *sampler_thread_cache(struct sampler *s, pid_t tid);
-/*
  * Thread tid was read off a CPU at the loop's tick seq, with switches
  * context switches: the weight of its record (s->tick.weight). Where a backend's clock
  * samples the threads on a CPU (bpf), the ticks count only the waiting
@@ -364,9 +391,6 @@ void sampler_weigh_read(struct sampler *s, uint64_t t);
  * -EAGAIN it is on a CPU (or ran meanwhile): read it at one instant instead.
  */
 int sampler_record_waiting(struct sampler *s, pid_t tid, struct py_thread_info *pt, uint64_t now);
-
-/* Is the thread still alive? (A thread that exited while read is not an error.) */
-int sampler_thread_gone(const struct sampler *s, pid_t tid);
 
 /* Has the target exited (a zombie, gone, or our reaped child)? */
 int sampler_target_exited(struct sampler *s);

@@ -57,7 +57,6 @@ struct label_out {
 };
 
 struct labels {
-	struct py_objects ob;
 	struct py_contextvars cv;
 	struct py_otel otel;
 	size_t nvars;                 /* variables read: one per --label */
@@ -172,15 +171,13 @@ struct labels *labels_new(struct sampler *s, struct strbuf *why)
 	if (py_contextvars_supported(&s->target.offsets, s->target.version, why))
 		return NULL;
 	l = xcalloc(1, sizeof(*l));
-	ret = py_objects_init(&l->ob, &s->reader);
-	if (!ret)
-		ret = py_contextvars_init(&l->cv, &l->ob);
+	ret = s->have_objects ? py_contextvars_init(&l->cv, &s->objects) : -ENOTSUP;
 	if (ret) {
 		strbuf_addf(why, "Python %s: its context variables cannot be read", s->target.version);
 		free(l);
 		return NULL;
 	}
-	py_otel_init(&l->otel, &l->ob);
+	py_otel_init(&l->otel, &s->objects);
 	for (size_t i = 0; i < s->opts.labels.n && i < LABELS_MAX; i++) {
 		const struct label_spec *sp = &s->opts.labels.l[i];
 		int trace = sp->kind == LABEL_TRACE;
@@ -188,7 +185,7 @@ struct labels *labels_new(struct sampler *s, struct strbuf *why)
 		if (py_contextvars_add(&l->cv, sp->module, sp->variable,
 				       trace ? PY_OTEL_ATTR : NULL) != (int)i) {
 			strbuf_addf(why, "label %s: cannot be read", sp->name);
-			py_objects_release(&l->ob);
+			py_contextvars_release(&l->cv);
 			free(l);
 			return NULL;
 		}
@@ -206,7 +203,6 @@ void labels_free(struct labels *l)
 	if (!l)
 		return;
 	py_contextvars_release(&l->cv);
-	py_objects_release(&l->ob);
 	free(l);
 }
 

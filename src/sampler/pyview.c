@@ -23,7 +23,6 @@
 #include "python/asyncio.h"
 #include "python/excstate.h"
 #include "python/objects.h"
-#include "python/thread_names.h"
 #include "sampler/backend.h"
 #include "sampler/labels.h"
 #include "sampler/merge.h"
@@ -62,9 +61,6 @@ struct loop_thread {
 };
 
 struct pyview {
-	struct py_objects ob;
-	int have_objects;
-	struct py_thread_names names;
 	struct py_async async;
 	int have_async;
 	struct py_frame_info *out;    /* the task view of one sample */
@@ -93,11 +89,8 @@ struct pyview *pyview_new(struct sampler *s, struct strbuf *no_tasks)
 	struct pyview *v = xcalloc(1, sizeof(*v));
 
 	v->s = s;
-	v->have_objects = py_objects_init(&v->ob, &s->reader) == 0;
-	if (v->have_objects)
-		py_thread_names_init(&v->names, &v->ob);
-	if (s->opts.async_tasks && v->have_objects &&
-	    py_async_init(&v->async, &s->reader, &v->ob, no_tasks) == 0) {
+	if (s->opts.async_tasks && s->have_objects &&
+	    py_async_init(&v->async, &s->reader, &s->objects, no_tasks) == 0) {
 		v->have_async = 1;
 		v->async.native_merge = s->opts.native;
 		/* What the sampler records at most (its frame ids hold that many). */
@@ -119,48 +112,22 @@ void pyview_free(struct pyview *v)
 		loop_thread_release(&v->loops[i]);
 	if (v->have_async)
 		py_async_release(&v->async);
-	if (v->have_objects) {
-		py_thread_names_release(&v->names);
-		py_objects_release(&v->ob);
-	}
 	free(v->out);
 	free(v->ids);
 	free(v);
 }
 
-const char *pyview_thread_name(struct sampler *s, pid_t tid, uint64_t now)
-{
-	struct pyview *v = s->pyview;
-
-	if (!v || !v->have_objects || tid <= 0)
-		return NULL;
-	return py_thread_name(&v->names, tid, now);
-}
-
-int pyview_thread_names_reread(struct sampler *s, uint64_t now)
-{
-	struct pyview *v = s->pyview;
-	int ret = -ENOTSUP;
-
-	if (!v || !v->have_objects)
-		return ret;
-	for (int i = 0; i < 3 && ret && ret != -ENOENT && ret != -ESRCH; i++)
-		ret = py_thread_names_read(&v->names, now);
-	return ret;
-}
-
 int pyview_exception(struct sampler *s, uint64_t tstate, char *marker, size_t size)
 {
-	struct pyview *v = s->pyview;
 	uint64_t exc;
 	int is_type, ret;
 
-	if (!v || !v->have_objects)
+	if (!s->have_objects)
 		return -ENOTSUP;
-	ret = py_exc_current(&v->ob, tstate, &exc, &is_type);
+	ret = py_exc_current(&s->objects, tstate, &exc, &is_type);
 	if (ret || !exc)
 		return ret;
-	xsnprintf(marker, size, "<exception %s>", py_exc_type_name(&v->ob, exc, is_type));
+	xsnprintf(marker, size, "<exception %s>", py_exc_type_name(&s->objects, exc, is_type));
 	return 1;
 }
 

@@ -1,7 +1,6 @@
 /*
  * Python's own view in the sampler: the hooks sampler.c and capture.c call
- * to label threads with Python's names (python/thread_names.h), to tell a thread
- * handling an exception (python/excstate.h), to turn a loop
+ * to tell a thread handling an exception (python/excstate.h), to turn a loop
  * thread's frames into its running task's chain and record the suspended
  * tasks of wall mode (--async, python/asyncio.h). The readers live in
  * python/; this file only feeds them the sampler's frames and turns what
@@ -27,15 +26,6 @@ struct pyview;
 struct strbuf;
 struct pyview *pyview_new(struct sampler *s, struct strbuf *no_tasks);
 void pyview_free(struct pyview *v);
-
-/* Python's name for thread tid, or NULL (not a threading thread, unreadable). */
-const char *pyview_thread_name(struct sampler *s, pid_t tid, uint64_t now);
-/*
- * Read threading's names again now (the capture's end: threads still
- * unnamed), up to three times while a read fails (the table changed under
- * it). 0 or -errno (-ENOTSUP: names cannot be read here).
- */
-int pyview_thread_names_reread(struct sampler *s, uint64_t now);
 
 /*
  * --mode exception: is the thread of tstate raising or handling an
