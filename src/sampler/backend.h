@@ -147,6 +147,8 @@ struct thread_name_cache {
 	/* read off a CPU at the loop's tick still_seq, with still_switches context
 	 * switches (sampler_still_weight) */
 	uint64_t still_seq, still_switches;
+	/* bpf: when the kernel's clock last sampled it on a CPU (0: never) */
+	uint64_t oncpu_ns;
 };
 
 struct unwind_break {

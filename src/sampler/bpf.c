@@ -764,6 +764,35 @@ static void labels_of_sample(struct bpf_run *br, struct sampler *s, uint32_t tid
 		bt->pending[rec - bt->pending].tid = 0;
 }
 
+/*
+ * One sample of a thread per tick's interval, from one of the two sources:
+ * the kernel's clock samples the threads on a CPU, the tick reads the ones
+ * off a CPU. A thread the clock sampled within the last interval is not
+ * read off a CPU again: else one whose CPU the tick itself took for a
+ * moment (framewalk's own thread preempting it) counted twice, once by
+ * each (a busy thread of a 10 s wall capture at 100 Hz: 1,065 samples,
+ * 1,232 with a second core busy, for 1,000 ticks; a stopped read counts
+ * it 1,000). A thread waiting for a CPU longer than that is still read: the
+ * clock does not see it. 1: count this record, 0: not.
+ */
+static int counted_once(struct sampler *s, const struct fw_sample_hdr *h, uint64_t now)
+{
+	struct thread_name_cache *c = sampler_thread_cache(s, (pid_t)h->tid);
+	uint64_t interval = s->opts.rate_hz > 0 ? (uint64_t)(1e9 / s->opts.rate_hz) : 0;
+
+	if (!c) {
+		sampler_thread(s, (pid_t)h->tid, now);
+		c = sampler_thread_cache(s, (pid_t)h->tid);
+		if (!c)
+			return 1;
+	}
+	if (!h->off_cpu) {
+		c->oncpu_ns = h->time_ns;
+		return 1;
+	}
+	return !(c->oncpu_ns && h->time_ns >= c->oncpu_ns && h->time_ns - c->oncpu_ns < interval);
+}
+
 static int handle_record(void *ctx, void *data, size_t size)
 {
 	struct bpf_run *br = ctx;
@@ -786,8 +815,18 @@ static int handle_record(void *ctx, void *data, size_t size)
 	s = target_of(br->sess, (pid_t)h->pid);
 	if (!s)
 		return 0;
+	/*
+	 * The capture is the loop's span: the events run from the backend's
+	 * start, before the loop, until bpf_stop, after it (a late stop drew
+	 * 27 samples more than a 10 s wall capture's 1,000 ticks of a busy
+	 * thread); what they took outside that span is not in the capture.
+	 */
+	if (h->time_ns < br->sess->start_ns || (br->sess->end_ns && h->time_ns > br->sess->end_ns))
+		return 0;
 	/* A waiting thread that ran while it was copied: the cpu-clock saw it run. */
 	if (h->off_cpu == FW_OFFCPU_MOVED)
+		return 0;
+	if (!counted_once(s, h, now))
 		return 0;
 	/* the threads on a CPU are the clock's: a late tick's waiting ones stand for more */
 	if (h->off_cpu)

@@ -444,6 +444,7 @@ static void run_loop(struct session *sess)
 	uint64_t start = fw_now_ns(), next_house = start + housekeep_ns(sess);
 
 	sess->start_ns = start;
+	sess->end_ns = 0;
 	uint64_t end = sess->opts.duration_s > 0 ? start + (uint64_t)(sess->opts.duration_s * 1e9) : 0;
 	uint64_t last_status = 0, hook_next = 0;
 	struct tick_clock *clock = &sess->clock;
@@ -531,7 +532,8 @@ static void run_loop(struct session *sess)
 			deadline = end;
 		wait_until(sess, deadline);
 	}
-	m->duration_ns = fw_now_ns() - start;
+	sess->end_ns = fw_now_ns();
+	m->duration_ns = sess->end_ns - start;
 	if (ticking) {
 		m->ticks_requested = (uint64_t)((double)m->duration_ns / 1e9 * sess->opts.rate_hz + 0.5);
 		if (m->ticks_requested < m->ticks_taken)
