@@ -975,12 +975,16 @@ def test_many_periods_rss_flat(pb, receiver, worker, agents, tmp_path):
     """A day is 5760 periods of 15 s; here 0.1 s periods (the shortest
     allowed) stand in for them: 450 periods in about 45 s, each encoded
     for an OTLP receiver and a rotated directory. Past a warm-up of 250
-    periods the agent's anonymous RSS does not grow: at most 1 MiB more
-    after 200 more periods (a leak of one profile per period would be
-    several). The warm-up covers the symbol caches' filling to their
-    bounds: one run grew 992 kB between periods 150 and 200, 192 kB to
-    period 350, then nothing to 550; a CI run with a 50-period warm-up
-    saw 1120 kB.
+    periods the agent's anonymous RSS does not grow with the periods: at
+    most 2 MiB more after 200 more periods, at most 1 MiB over the last 100
+    (a leak of one profile per period would be several MiB in each). The
+    warm-up covers the symbol caches' filling to their bounds: one run grew
+    992 kB between periods 150 and 200, 192 kB to period 350, then nothing
+    to 550; a CI run with a 50-period warm-up saw 1120 kB. What comes after
+    comes in one-off steps (a table's growth, not a period's leak): on
+    another VM +280 kB at period 304 and +704 kB at 325, then nothing to
+    450; two whole-suite runs there +1064 and +1068 kB over the 200 (the
+    bound was 1 MiB over the 200).
     Under ASan its quarantine is turned off so freed memory is reused.
     Whole stacks (the default): the native symbol caches are bounded (per
     file and per process, emptied when full: src/elf/addrinfo.h,
@@ -998,15 +1002,22 @@ def test_many_periods_rss_flat(pb, receiver, worker, agents, tmp_path):
     base = rss_kb(ag.proc.pid)
     top = [base]
 
+    at_350 = []
+
     def done():
-        top[0] = max(top[0], rss_kb(ag.proc.pid))
-        return periods() >= 450
+        rss, n = rss_kb(ag.proc.pid), periods()
+        top[0] = max(top[0], rss)
+        if n >= 350 and not at_350:
+            at_350.append(rss)
+        return n >= 450
     wait_for(done, 90, "450 periods", ag)
     sent = metrics(prom).get(("framewalk_agent_sent_total", "otlp"), 0)
     assert ag.stop() == 0, ag.stderr
     assert "whole stacks" in ag.stderr, ag.stderr
     assert sent >= 270, "only %d OTLP requests for 450 periods" % sent
-    assert top[0] - base <= 1024, "RSS grew from %d kB to %d kB over 200 periods" % (base, top[0])
+    assert top[0] - base <= 2048, "RSS grew from %d kB to %d kB over 200 periods" % (base, top[0])
+    assert at_350 and top[0] - at_350[0] <= 1024, \
+        "RSS grew from %d kB to %d kB over the last 100 periods" % (at_350[0], top[0])
 
 
 def test_narrow_privileges(worker, tmp_path):
