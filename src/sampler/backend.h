@@ -288,7 +288,6 @@ static inline int sampler_stopping(const struct sampler *s)
 	return s->opts.stop && *s->opts.stop;
 }
 
-
 /*
  * Decide whether thread tid is sampled this tick under the mode, and the
  * [wait] leaf for a waiting thread in wall and exception modes (wait[0] = 0:

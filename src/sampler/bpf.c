@@ -778,7 +778,7 @@ static void labels_of_sample(struct bpf_run *br, struct sampler *s, uint32_t tid
 static int counted_once(struct sampler *s, const struct fw_sample_hdr *h, uint64_t now)
 {
 	struct thread_name_cache *c = sampler_thread_cache(s, (pid_t)h->tid);
-	uint64_t interval = s->opts.rate_hz > 0 ? (uint64_t)(1e9 / s->opts.rate_hz) : 0;
+	uint64_t interval = s->clock ? s->clock->interval : 0;     /* the loop's tick */
 
 	if (!c) {
 		sampler_thread(s, (pid_t)h->tid, now);
