@@ -271,11 +271,7 @@ int arch_ptrace_getregs(pid_t tid, struct arch_regs *regs)
 /* ---- system calls (the generic table, asm-generic/unistd.h) ------------- */
 
 /* The system calls a thread is commonly found waiting in. */
-static const struct {
-	long nr;
-	const char *name;
-	int fd_arg;
-} syscalls[] = {
+const struct arch_syscall arch_syscalls[] = {
 	{ 22, "epoll_pwait", 1 }, { 25, "fcntl", 1 }, { 56, "openat", 0 }, { 63, "read", 1 },
 	{ 64, "write", 1 }, { 65, "readv", 1 }, { 66, "writev", 1 }, { 67, "pread64", 1 },
 	{ 68, "pwrite64", 1 }, { 69, "preadv", 1 }, { 72, "pselect6", 0 }, { 73, "ppoll", 0 },
@@ -288,23 +284,9 @@ static const struct {
 	{ 426, "io_uring_enter", 1 }, { 441, "epoll_pwait2", 1 }, { 449, "futex_waitv", 0 },
 };
 
-const char *arch_syscall_name(long nr)
-{
-	for (size_t i = 0; i < sizeof(syscalls) / sizeof(syscalls[0]); i++)
-		if (syscalls[i].nr == nr)
-			return syscalls[i].name;
-	return NULL;
-}
+const size_t arch_syscall_count = sizeof(arch_syscalls) / sizeof(arch_syscalls[0]);
 
 int arch_syscall_is_restart(long nr)
 {
 	return nr == 128;
-}
-
-int arch_syscall_fd_arg(long nr)
-{
-	for (size_t i = 0; i < sizeof(syscalls) / sizeof(syscalls[0]); i++)
-		if (syscalls[i].nr == nr)
-			return syscalls[i].fd_arg;
-	return 0;
 }

@@ -118,6 +118,19 @@ extern const size_t arch_prologue_window;
 /* Is DWARF register n preserved across calls by the ABI? */
 int arch_reg_callee_saved(int n);
 
+/*
+ * The system calls a thread is commonly found waiting in, by this
+ * architecture's numbers (its file's table); the lookups below are
+ * src/arch/syscalls.c's, one for every architecture.
+ */
+struct arch_syscall {
+	long nr;
+	const char *name;
+	int fd_arg;                /* its first argument is a file descriptor */
+};
+extern const struct arch_syscall arch_syscalls[];
+extern const size_t arch_syscall_count;
+
 /* Name of a system call number, or NULL. */
 const char *arch_syscall_name(long nr);
 /* Does the system call take a file descriptor as its first argument? */

@@ -127,11 +127,7 @@ uint64_t arch_strip_ra(uint64_t ra, uint64_t pac_mask)
 }
 
 /* The system calls a thread is commonly found waiting in. */
-static const struct {
-	long nr;
-	const char *name;
-	int fd_arg;
-} syscalls[] = {
+const struct arch_syscall arch_syscalls[] = {
 	{ 0, "read", 1 }, { 1, "write", 1 }, { 7, "poll", 0 }, { 17, "pread64", 1 },
 	{ 18, "pwrite64", 1 }, { 19, "readv", 1 }, { 20, "writev", 1 }, { 23, "select", 0 },
 	{ 34, "pause", 0 }, { 35, "nanosleep", 0 }, { 42, "connect", 1 }, { 43, "accept", 1 },
@@ -146,23 +142,9 @@ static const struct {
 	{ 441, "epoll_pwait2", 1 }, { 449, "futex_waitv", 0 },
 };
 
-const char *arch_syscall_name(long nr)
-{
-	for (size_t i = 0; i < sizeof(syscalls) / sizeof(syscalls[0]); i++)
-		if (syscalls[i].nr == nr)
-			return syscalls[i].name;
-	return NULL;
-}
+const size_t arch_syscall_count = sizeof(arch_syscalls) / sizeof(arch_syscalls[0]);
 
 int arch_syscall_is_restart(long nr)
 {
 	return nr == 219;
-}
-
-int arch_syscall_fd_arg(long nr)
-{
-	for (size_t i = 0; i < sizeof(syscalls) / sizeof(syscalls[0]); i++)
-		if (syscalls[i].nr == nr)
-			return syscalls[i].fd_arg;
-	return 0;
 }

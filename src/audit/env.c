@@ -471,7 +471,10 @@ static void cap_fixes(const struct audit_env *e, struct audit_backend *r, const 
 	strbuf_release(&kube);
 }
 
-/* vm and ptrace need the same access to the target; err is the probe's result. */
+/*
+ * Reading the target's memory (ACCESS_READ_MEMORY) or tracing it
+ * (ACCESS_TRACE) takes the same permission; err is the probe's result.
+ */
 static void eval_attach(const struct audit_env *e, const struct audit_target *t,
 			struct audit_backend *r, int err, int is_ptrace)
 {
@@ -726,9 +729,19 @@ void audit_backends(const struct audit_env *e, const struct audit_target *t,
 		    struct audit_backend out[BACKEND_COUNT])
 {
 	memset(out, 0, sizeof(*out) * BACKEND_COUNT);
-	eval_attach(e, t, &out[BACKEND_VM], t ? t->vm_err : e->vm_err, 0);
-	eval_attach(e, t, &out[BACKEND_PTRACE], t ? t->ptrace_err : e->ptrace_err, 1);
-	eval_bpf(e, t, &out[BACKEND_BPF]);
+	for (int b = BACKEND_AUTO + 1; b < BACKEND_COUNT; b++) {
+		switch (backend_info((enum backend)b)->access) {
+		case ACCESS_READ_MEMORY:
+			eval_attach(e, t, &out[b], t ? t->vm_err : e->vm_err, 0);
+			break;
+		case ACCESS_TRACE:
+			eval_attach(e, t, &out[b], t ? t->ptrace_err : e->ptrace_err, 1);
+			break;
+		case ACCESS_BPF:
+			eval_bpf(e, t, &out[b]);
+			break;
+		}
+	}
 }
 
 void audit_backends_release(struct audit_backend out[BACKEND_COUNT])

@@ -29,6 +29,7 @@ static const struct backend_info backends[BACKEND_COUNT] = {
 		.id = BACKEND_VM,
 		.name = "vm",
 		.ops = &backend_vm_ops,
+		.access = ACCESS_READ_MEMORY,
 		.help = "never stops the target; Python frames only; under-counts short calls "
 			"on call-heavy code",
 		.reads = "reading without stopping the target",
@@ -48,6 +49,7 @@ static const struct backend_info backends[BACKEND_COUNT] = {
 		.id = BACKEND_PTRACE,
 		.name = "ptrace",
 		.ops = &backend_ptrace_ops,
+		.access = ACCESS_TRACE,
 		.reads = "a running thread is stopped while it is read",
 		.header = {
 			"ptrace (Python frames; stops a running thread while reading it)",
@@ -71,6 +73,7 @@ static const struct backend_info backends[BACKEND_COUNT] = {
 		.id = BACKEND_BPF,
 		.name = "bpf",
 		.ops = &backend_bpf_ops,
+		.access = ACCESS_BPF,
 		.help = "each running thread read at the sample's instant, nothing stopped",
 		.needs = FW_CAPS_BPF,
 		.reads = "at each sample's instant, nothing stopped",

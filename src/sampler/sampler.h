@@ -111,10 +111,22 @@ struct elf_env;
  * it needs reads its row, so a new backend is a row here and its own file.
  * The texts are clauses the callers put in their sentences.
  */
+/*
+ * How a backend reaches a target: what `check` judges (src/audit/env.c
+ * judges each mechanism once; a backend that reads by one already there
+ * needs nothing of its own).
+ */
+enum backend_access {
+	ACCESS_READ_MEMORY,       /* process_vm_readv */
+	ACCESS_TRACE,             /* PTRACE_SEIZE, and process_vm_readv */
+	ACCESS_BPF,               /* bpf() and perf_event_open() */
+};
+
 struct backend_info {
 	enum backend id;
 	const char *name;           /* "vm", "ptrace", "bpf": --backend's value */
 	const struct backend_ops *ops;
+	enum backend_access access; /* how it reaches a target (check's verdict) */
 	const char *help;           /* --backend's help: how it reads (NULL: reads) ... */
 	uint64_t needs;             /* ... and the capabilities it needs beyond the
 	                             * target's own (FW_CAP_BIT()s, target/privilege.h) */

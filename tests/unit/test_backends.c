@@ -4,7 +4,8 @@
  * the report's Backend line and the announcements in the words they had
  * before the table, the whole-stacks default and auto's order, the refusals
  * that need no probe, and the descriptor needs (src/cmd/limits.c) and the
- * name lists of help and errors (src/cmd/sampling.c).
+ * name lists of help and errors (src/cmd/sampling.c), and check's verdict
+ * on each backend, its access mechanism's (src/audit/env.c).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -17,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "audit/env.h"
 #include "cmd/cmd.h"
 #include "sampler/backend.h"
 #include "sampler/sampler.h"
@@ -225,6 +227,50 @@ static void test_name_lists(void **state)
 	strbuf_release(&sb);
 }
 
+/*
+ * check judges a backend by how it reaches a target (its row's access):
+ * a machine whose memory reads are refused, whose tracing works for
+ * framewalk's own children only, and without the BPF backend built.
+ */
+static void test_verdict_by_access(void **state)
+{
+	struct audit_backend out[BACKEND_COUNT];
+	struct audit_env e;
+	int seen[3] = { 0 };
+
+	(void)state;
+	memset(&e, 0, sizeof(e));
+	e.vm_err = -EPERM;
+	e.ptrace_scope = 1;
+	e.cap_last = 40;
+	xsnprintf(e.user, sizeof(e.user), "someone");
+	audit_backends(&e, NULL, out);
+	for (int b = BACKEND_VM; b < BACKEND_COUNT; b++) {
+		const struct audit_backend *r = &out[b];
+
+		switch (backend_info((enum backend)b)->access) {
+		case ACCESS_READ_MEMORY:
+			assert_int_equal(r->status, AUDIT_UNUSABLE);
+			assert_non_null(strstr(strbuf_str(&r->reason), "process_vm_readv"));
+			seen[0] = 1;
+			break;
+		case ACCESS_TRACE:
+			assert_int_equal(r->status, AUDIT_LIMITED);
+			assert_non_null(strstr(strbuf_str(&r->reason), "that framewalk starts itself"));
+			seen[1] = 1;
+			break;
+		case ACCESS_BPF:
+			assert_int_equal(r->status, AUDIT_UNUSABLE);
+			assert_int_equal(r->failure, AUDIT_NO_FEATURE);
+			seen[2] = 1;
+			break;
+		}
+	}
+	/* each mechanism is some backend's: a judged one no row uses is dead */
+	assert_true(seen[0] && seen[1] && seen[2]);
+	audit_backends_release(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -235,6 +281,7 @@ int main(void)
 		cmocka_unit_test(test_fall_back),
 		cmocka_unit_test(test_fd_need),
 		cmocka_unit_test(test_name_lists),
+		cmocka_unit_test(test_verdict_by_access),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
