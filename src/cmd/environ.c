@@ -47,6 +47,15 @@ static int debuginfod_cache(char *buf, size_t size)
 	return -1;
 }
 
+/* The ELF and debug-file layers' words, said as every command says things. */
+static void say(int warning, const char *text)
+{
+	if (warning)
+		fw_warning("%s", text);
+	else
+		fw_note("%s", text);
+}
+
 const struct elf_env *cmd_elf_env(void)
 {
 	static struct elf_env env;
@@ -57,6 +66,7 @@ const struct elf_env *cmd_elf_env(void)
 		env.debug.urls = getenv("DEBUGINFOD_URLS");
 		env.debug.cache_dir = debuginfod_cache(cache, sizeof(cache)) ? NULL : cache;
 		env.debug.budget_s = debuginfod_budget();
+		env.debug.say = say;
 		env.trace_fp = getenv("FRAMEWALK_DEBUG_FP") != NULL;
 		env.debug_bpf = getenv("FRAMEWALK_DEBUG_BPF") != NULL;
 		env.bpf_no_iterator = getenv("FRAMEWALK_BPF_NO_ITERATOR") != NULL;

@@ -296,7 +296,8 @@ static void decide_fp(struct elf_info *f)
 	f->fp = fpa_verdict_of((size_t)yes, (size_t)(total - yes));
 out:
 	if (f->env && f->env->trace_fp)
-		fw_note("%s: frame pointers in %d%% of its functions", f->name, f->fp_percent);
+		debuginfo_say(debug_env(f), 0, "%s: frame pointers in %d%% of its functions",
+			      f->name, f->fp_percent);
 }
 
 /* Report the file to its own libdwfl session and take the Elf back from it. */

@@ -12,6 +12,8 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -23,6 +25,19 @@
 #include "util/util.h"
 
 static const struct debuginfo_env no_env;
+
+void debuginfo_say(const struct debuginfo_env *env, int warning, const char *fmt, ...)
+{
+	char text[1024];
+	va_list ap;
+
+	if (!env || !env->say)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	env->say(warning, text);
+}
 
 void debuginfo_init_root(struct debuginfo *d, const char *root, const struct debuginfo_env *env)
 {
@@ -325,8 +340,8 @@ static int on_progress(void *arg, long done, long total)
 		return 1;
 	/* A line once a file is actually coming (not for "not here" or no answer). */
 	if (!d->announced && total > 0) {
-		fw_note("fetching debug info for %s (build-id %.12s...) from debuginfod...",
-			d->cur_name, d->cur_id);
+		debuginfo_say(d->env, 0, "fetching debug info for %s (build-id %.12s...) from "
+			      "debuginfod...", d->cur_name, d->cur_id);
 		d->announced = 1;
 	}
 	return 0;
@@ -336,12 +351,14 @@ static void give_up(struct debuginfo *d, int err)
 {
 	d->gave_up = 1;
 	if (err == -ECANCELED)
-		fw_warning("debuginfod: no answer from %s within %.1f s; continuing with local "
-			   "debug info (FRAMEWALK_DEBUGINFOD_TIMEOUT sets the time, --no-debuginfod "
-			   "skips the servers)", d->env->urls, (double)d->budget_ns / 1e9);
+		debuginfo_say(d->env, 1, "debuginfod: no answer from %s within %.1f s; continuing "
+			      "with local debug info (FRAMEWALK_DEBUGINFOD_TIMEOUT sets the time, "
+			      "--no-debuginfod skips the servers)", d->env->urls,
+			      (double)d->budget_ns / 1e9);
 	else
-		fw_warning("debuginfod: cannot reach %s (%s); continuing with local debug info "
-			   "(--no-debuginfod skips the servers)", d->env->urls, strerror(-err));
+		debuginfo_say(d->env, 1, "debuginfod: cannot reach %s (%s); continuing with local "
+			      "debug info (--no-debuginfod skips the servers)", d->env->urls,
+			      strerror(-err));
 }
 
 /* Ask the servers for one build-id; records the file. 0 or -errno. */
@@ -363,8 +380,8 @@ static int fetch(struct debuginfo *d, const char *name, const unsigned char *bid
 		if (!d->client) {
 			d->servers = 0;
 			if (errno == ENOENT)
-				fw_warning("DEBUGINFOD_URLS is set but %s; no server is asked",
-					   dbgd_missing());
+				debuginfo_say(d->env, 1, "DEBUGINFOD_URLS is set but %s; no server "
+					      "is asked", dbgd_missing());
 			return -ENOSYS;
 		}
 	}

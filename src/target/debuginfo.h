@@ -29,6 +29,8 @@
 /* The whole server phase of a capture, unless the environment says (budget_s). */
 #define DEBUGINFO_BUDGET_S 5.0
 
+#include "util/util.h"
+
 struct dbgd;
 
 /*
@@ -40,7 +42,18 @@ struct debuginfo_env {
 	const char *urls;           /* DEBUGINFOD_URLS; NULL or blank: no server */
 	const char *cache_dir;      /* libdebuginfod's cache directory; NULL: none known */
 	double budget_s;            /* FRAMEWALK_DEBUGINFOD_TIMEOUT; 0: DEBUGINFO_BUDGET_S */
+	/*
+	 * What this layer has to say while it works (a file coming from a
+	 * server, a server given up; the ELF layer's frame-pointer trace), said
+	 * as the command layer says things; NULL: nothing is said (what
+	 * happened stays in struct debuginfo: gave_up, asked, fetched).
+	 */
+	void (*say)(int warning, const char *text);
 };
+
+/* Say text through env's say (printf-like; nothing when env or say is NULL). */
+void debuginfo_say(const struct debuginfo_env *env, int warning, const char *fmt, ...)
+	PRINTF_LIKE(3, 4);
 
 struct debuginfo_hit {
 	char build_id[81];          /* lower-case hex */
