@@ -84,12 +84,8 @@ static struct audit_module *add_module(struct audit_facts *f, const char *name, 
 	return m;
 }
 
-/*
- * Open and audit the file at m->host_path (installations and files given by
- * name); keep: where to hold on to the file (its reference), or NULL.
- */
-static void audit_one(struct audit_facts *f, struct audit_module *m, const char *root,
-		      struct elf_info **keep)
+/* Open and audit the file at m->host_path (installations and files given by name). */
+static void audit_one(struct audit_facts *f, struct audit_module *m, const char *root)
 {
 	struct elf_info *file;
 	int loaded;
@@ -105,20 +101,17 @@ static void audit_one(struct audit_facts *f, struct audit_module *m, const char 
 	}
 	m->err = file->audit_err;
 	m->r = file->audit;
-	if (keep && !*keep)
-		*keep = file;
-	else
-		elf_cache_put(f->files, file);
+	elf_cache_put(f->files, file);
 }
 
 /*
- * The interpreter's build flags and configuration, from its module (ef,
- * NULL when it could not be opened; module_name only steers the version
- * guess) and prefix. free_threaded: a running process's own answer (its
- * debug offsets, as discovery read them: what the sampler reads by), -1
- * for a file's, from its symbols and then its configuration.
+ * The interpreter's build flags and configuration, from what its module's
+ * file says (ff: python/filefacts.h, NULL when it could not be read) and
+ * prefix. free_threaded: a running process's own answer (its debug
+ * offsets, as discovery read them: what the sampler reads by), -1 for a
+ * file's, from its symbols and then its configuration.
  */
-static void interp_details(struct audit_interp *ip, struct elf_file *ef, const char *module_name,
+static void interp_details(struct audit_interp *ip, const struct py_file_facts *ff,
 			   const char *exe_host, const char *stdlib_hint, int free_threaded)
 {
 	char bindir[PATH_MAX], prefix[PATH_MAX], stdlib[PATH_MAX + 64], path[PATH_MAX], flags[4];
@@ -126,16 +119,15 @@ static void interp_details(struct audit_interp *ip, struct elf_file *ef, const c
 
 	ip->free_threaded = ip->debug = -1;
 	ip->sc_err = -ENOENT;
-	if (ef) {
-		struct py_version v;
-
-		if (!py_module_version(ef, module_name, &v)) {
-			major = v.major;
-			minor = v.minor;
-			if (!ip->version[0] || strlen(v.text) > strlen(ip->version))
-				xsnprintf(ip->version, sizeof(ip->version), "%s", v.text);
-		}
-		py_module_build(ef, &ip->free_threaded, &ip->debug);
+	if (ff && ff->version_ok) {
+		major = ff->version.major;
+		minor = ff->version.minor;
+		if (!ip->version[0] || strlen(ff->version.text) > strlen(ip->version))
+			xsnprintf(ip->version, sizeof(ip->version), "%s", ff->version.text);
+	}
+	if (ff) {
+		ip->free_threaded = ff->free_threaded;
+		ip->debug = ff->debug;
 	}
 	if (free_threaded >= 0)
 		ip->free_threaded = free_threaded;
@@ -187,30 +179,11 @@ static void front_module(struct audit_facts *f, const char *role)
 	}
 }
 
-/* The interpreter module, opened through its mapping (it may be deleted or replaced). */
-static struct elf_file *open_interp_module(pid_t pid, const struct py_target *t)
-{
-	struct proc_maps maps;
-	const struct proc_map *base;
-	struct elf_file *ef = NULL;
-	int fd;
-
-	if (proc_maps_read(pid, &maps))
-		return NULL;
-	base = proc_maps_find_base_id(&maps, t->module_dev, t->module_ino);
-	fd = base ? proc_map_open(pid, base, NULL) : -ENOENT;
-	if (fd >= 0)
-		ef = elf_file_open_fd(fd);
-	proc_maps_release(&maps);
-	return ef;
-}
-
 void audit_gather_process(struct audit_facts *f, pid_t pid)
 {
 	struct target_mem mem;
 	struct py_target t;
 	struct module_map mm;
-	struct elf_info *interp_file = NULL;
 	char exe_host[PATH_MAX + 64] = "";
 	int ret;
 
@@ -254,28 +227,22 @@ void audit_gather_process(struct audit_facts *f, pid_t pid)
 			cm->err = m->file->audit_err;
 			cm->r = m->file->audit;
 		}
-		if (!strcmp(role, "interpreter")) {
+		if (!strcmp(role, "interpreter"))
 			f->interp.mod = (int)(f->nmods - 1);
-			interp_file = m->file;
-		}
 		if (!f->discover_err && !strcmp(m->path, t.exe))
 			xsnprintf(exe_host, sizeof(exe_host), "%s", m->host_path);
 	}
 	front_module(f, "executable");
 	front_module(f, "interpreter");
 	if (!f->discover_err) {
-		/* the file the unwinder's layer holds already, else opened again */
-		struct elf_file *ef = interp_file ? NULL : open_interp_module(pid, &t);
-
 		f->interp.present = 1;
 		xsnprintf(f->interp.version, sizeof(f->interp.version), "%s", t.version);
 		xsnprintf(f->interp.module, sizeof(f->interp.module), "%s", t.module);
 		f->interp.shared = t.shared;
 		if (!exe_host[0])
 			xsnprintf(exe_host, sizeof(exe_host), "/proc/%d/root%s", (int)pid, t.exe);
-		interp_details(&f->interp, interp_file ? &interp_file->file : ef, t.module, exe_host,
-			       NULL, t.offsets.free_threaded);
-		elf_file_close(ef);
+		/* what discovery read of the module's file (python/filefacts.h) */
+		interp_details(&f->interp, &t.module_facts, exe_host, NULL, t.offsets.free_threaded);
 	}
 	modules_release(&mm);
 }
@@ -284,7 +251,6 @@ void audit_gather_install(struct audit_facts *f, const char *python, const char 
 			  const char *site)
 {
 	struct install_list list = { 0 };
-	struct elf_info *interp_file = NULL;
 	struct py_install in;
 	const char *root;
 	int ret;
@@ -305,23 +271,15 @@ void audit_gather_install(struct audit_facts *f, const char *python, const char 
 		struct audit_module *cm = add_module(f, im->name, im->host_path,
 						     install_role_name(im->role), im->needed_by);
 
-		audit_one(f, cm, root, im->role == ROLE_INTERPRETER ? &interp_file : NULL);
+		audit_one(f, cm, root);
 		if (im->role == ROLE_INTERPRETER) {
 			f->interp.mod = (int)(f->nmods - 1);
 			xsnprintf(f->interp.module, sizeof(f->interp.module), "%s", im->name);
 		}
 	}
 	f->interp.shared = in.libpython[0] != 0;
-	{
-		/* the interpreter's file as audited above (the same path), else opened again */
-		struct elf_file *ef = interp_file ? NULL :
-				      elf_file_open(in.libpython[0] ? in.libpython : in.exe);
-
-		interp_details(&f->interp, interp_file ? &interp_file->file : ef,
-			       in.libpython[0] ? in.libpython : in.exe, in.exe, in.stdlib, -1);
-		elf_file_close(ef);
-		elf_cache_put(f->files, interp_file);
-	}
+	/* what install_open read of the interpreter's file */
+	interp_details(&f->interp, &in.file, in.exe, in.stdlib, -1);
 	install_list_release(&list);
 	install_release(&in);
 }
@@ -341,7 +299,7 @@ void audit_gather_files(struct audit_facts *f, char *const *files, int n)
 			cm->err = -EISDIR;
 		} else {
 			cm = add_module(f, real, real, "module", NULL);
-			audit_one(f, cm, "", NULL);
+			audit_one(f, cm, "");
 		}
 		cm->given = files[i];
 	}

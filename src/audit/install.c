@@ -362,9 +362,7 @@ int install_open(const char *python, const char *root, struct py_install *out, s
 	char abs[PATH_MAX], found[PATH_MAX], bindir[PATH_MAX], dir[PATH_MAX + 64];
 	struct elf_file *ef;
 	struct dyninfo d;
-	struct py_version v;
 	const char *interp;
-	int ret;
 
 	memset(out, 0, sizeof(*out));
 	if (!realpath(python, abs)) {
@@ -416,16 +414,17 @@ int install_open(const char *python, const char *root, struct py_install *out, s
 		strbuf_addf(why, "%s is not a CPython interpreter (no _PyRuntime, no libpython)", python);
 		return -ESRCH;
 	}
-	ret = py_module_version(ef, interp, &v);
-	py_module_build(ef, &out->free_threaded, &out->debug);
+	py_file_facts_read(ef, interp, &out->file);
 	elf_file_close(ef);
-	if (ret) {
+	out->free_threaded = out->file.free_threaded;
+	out->debug = out->file.debug;
+	if (!out->file.version_ok) {
 		strbuf_addf(why, "cannot tell the Python version of %s", interp);
 		return -ESRCH;
 	}
-	out->major = v.major;
-	out->minor = v.minor;
-	xsnprintf(out->version, sizeof(out->version), "%s", v.text);
+	out->major = out->file.version.major;
+	out->minor = out->file.version.minor;
+	xsnprintf(out->version, sizeof(out->version), "%s", out->file.version.text);
 	if (!py_version_supported(out->major, out->minor)) {
 		py_unsupported_why(why, out->version);
 		return -ENOTSUP;

@@ -13,6 +13,7 @@
 #include <limits.h>
 #include <stddef.h>
 
+#include "python/filefacts.h"
 #include "util/strbuf.h"
 
 struct elf_file;
@@ -29,6 +30,7 @@ struct py_install {
 	int major, minor;
 	char version[32];               /* "3.15.0a3", "3.12.1", "3.9" */
 	int free_threaded, debug;       /* from the binary: 1, 0 */
+	struct py_file_facts file;      /* what the interpreter's file says (all of the above) */
 	char *libdirs[INSTALL_MAX_DIRS]; /* ld.so search directories inside root */
 	size_t nlibdirs;
 };

@@ -13,6 +13,7 @@
 #include "arch/arch.h"
 #include "elf/elfread.h"
 #include "python/discover.h"
+#include "python/filefacts.h"
 #include "python/version.h"
 #include "target/privilege.h"
 #include "target/proc.h"
@@ -21,22 +22,12 @@
 
 #define DEBUG_COOKIE "xdebugpy"
 
-static int is_libpython(const char *path)
-{
-	return !strncmp(path_base(path), "libpython", 9);
-}
-
 /* glibc: libc.so.6, or an old libc-2.NN.so */
 static int is_libc(const char *path)
 {
 	const char *b = path_base(path);
 
 	return !strncmp(b, "libc.so", 7) || (!strncmp(b, "libc-", 5) && b[5] >= '0' && b[5] <= '9');
-}
-
-static int looks_like_python(const char *path)
-{
-	return is_libpython(path) || !strncmp(path_base(path), "python", 6);
 }
 
 static void set_version(struct py_target *t, int major, int minor, int micro)
@@ -48,17 +39,6 @@ static void set_version(struct py_target *t, int major, int minor, int micro)
 		xsnprintf(t->version, sizeof(t->version), "%d.%d.%d", major, minor, micro);
 	else
 		xsnprintf(t->version, sizeof(t->version), "%d.%d", major, minor);
-}
-
-/* The version of an ELF module (python/version.h); major 0 when unknown. */
-/* Where _PyRuntime is in the file: the .PyRuntime section, or the symbol. */
-static int runtime_vaddr(struct elf_file *ef, uint64_t *vaddr)
-{
-	uint64_t size;
-
-	if (!elf_file_section(ef, ".PyRuntime", vaddr, &size) && size)
-		return 0;
-	return elf_file_symbol(ef, "_PyRuntime", vaddr, NULL);
 }
 
 /* Open a mapped module through the mapping itself (deleted and replaced files too). */
@@ -204,92 +184,18 @@ static int use_builtin_offsets(struct py_target *t, struct strbuf *why)
 	return 0;
 }
 
-/*
- * What a file says of the runtime, read once per file: the agent discovers
- * many processes of one interpreter, and its libpython (or executable) is
- * parsed for the first only. Kept by the file's identity (device, inode,
- * size, modification time: a deleted file's inode may come back as another
- * file) and the path it was read under (a version may come from the name);
- * the oldest of FACTS_MAX entries makes room.
- */
-struct module_facts {
-	uint64_t dev, ino, size;
-	int64_t mtime_ns;
-	char *path;
-	int has_runtime;            /* runtime_vaddr and the load delta were found */
-	uint64_t vaddr, delta;
-	int has_code_type;
-	uint64_t code_type;
-	int version_ok;             /* py_module_version answered */
-	struct py_version version;
-};
-
-#define FACTS_MAX 32
-static struct module_facts facts[FACTS_MAX];
-static size_t facts_next;
-
-/* 1 when the file is a Python's (worth keeping), 0 not. */
-static int read_facts(struct elf_file *ef, const char *path, struct module_facts *f)
+/* The facts of the file a mapping maps (python/filefacts.h). */
+static int module_facts(pid_t pid, const struct proc_map *map, struct py_file_facts *out)
 {
-	f->has_runtime = !runtime_vaddr(ef, &f->vaddr) && !elf_file_load_delta(ef, &f->delta);
-	/* only a Python's version is asked for: the scan is dear on a large binary */
-	if (!f->has_runtime && !looks_like_python(path))
-		return 0;
-	f->has_code_type = !elf_file_symbol(ef, "PyCode_Type", &f->code_type, NULL);
-	f->version_ok = !py_module_version(ef, path, &f->version);
-	return 1;
-}
-
-/* The facts of the file a mapping maps: from the table, or read (and kept). */
-static int module_facts(pid_t pid, const struct proc_map *map, struct module_facts *out)
-{
-	struct elf_file *ef;
-	struct stat st;
-	int fd = proc_map_open(pid, map, NULL), have_st, python;
+	int fd = proc_map_open(pid, map, NULL), python;
 
 	if (fd < 0)
 		return fd;
-	have_st = !fstat(fd, &st);
-	if (have_st) {
-		for (size_t i = 0; i < FACTS_MAX; i++) {
-			const struct module_facts *f = &facts[i];
-
-			if (f->path && f->dev == (uint64_t)st.st_dev && f->ino == (uint64_t)st.st_ino &&
-			    f->size == (uint64_t)st.st_size &&
-			    f->mtime_ns == (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec &&
-			    !strcmp(f->path, map->path)) {
-				close(fd);
-				*out = *f;
-				return 0;
-			}
-		}
-	}
-	ef = elf_file_open_fd(fd);     /* takes fd */
-	if (!ef)
-		return -errno;
-	memset(out, 0, sizeof(*out));
-	python = read_facts(ef, map->path, out);
-	elf_file_close(ef);
-	/* the table keeps Pythons' files only: other programs would push them out */
-	if (!have_st || !python)
-		return 0;
-	{
-		struct module_facts *slot = &facts[facts_next++ % FACTS_MAX];
-
-		free(slot->path);
-		*slot = *out;
-		slot->dev = (uint64_t)st.st_dev;
-		slot->ino = (uint64_t)st.st_ino;
-		slot->size = (uint64_t)st.st_size;
-		slot->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-		slot->path = xstrdup(map->path);
-		out->path = NULL;
-	}
-	return 0;
+	return py_file_facts(fd, map->path, out, &python);
 }
 
 /* The file's version into t (major 0: it gave none). */
-static void module_version(const struct module_facts *f, struct py_target *t)
+static void module_version(const struct py_file_facts *f, struct py_target *t)
 {
 	if (f->version_ok)
 		set_version(t, f->version.major, f->version.minor, f->version.micro);
@@ -305,7 +211,7 @@ static void module_version(const struct module_facts *f, struct py_target *t)
 static int try_module(struct py_target *t, const struct proc_map *base, int *open_err)
 {
 	const char *path = base->path;
-	struct module_facts f;
+	struct py_file_facts f;
 	int ret;
 
 	ret = module_facts(t->pid, base, &f);
@@ -315,17 +221,18 @@ static int try_module(struct py_target *t, const struct proc_map *base, int *ope
 	}
 	if (!f.has_runtime) {
 		/* A python without _PyRuntime is too old (<= 3.6) or not CPython. */
-		if (!looks_like_python(path) || py_version_from_name(path, &t->major, &t->minor))
+		if (!py_path_looks_like_python(path) || py_version_from_name(path, &t->major, &t->minor))
 			return 0;
 		module_version(&f, t);
 		return 2;
 	}
 	module_version(&f, t);
-	t->module_bias = base->start - f.delta;
-	t->runtime_addr = f.vaddr + t->module_bias;
+	t->module_facts = f;
+	t->module_bias = base->start - f.load_delta;
+	t->runtime_addr = f.runtime_vaddr + t->module_bias;
 	if (f.has_code_type)
 		t->code_type_addr = f.code_type + t->module_bias;
-	t->shared = is_libpython(path);
+	t->shared = py_path_is_libpython(path);
 	t->module_dev = base->dev;
 	t->module_ino = base->inode;
 	xsnprintf(t->module, sizeof(t->module), "%s", path);
@@ -402,14 +309,14 @@ int py_discover(pid_t pid, struct target_mem *mem, struct py_target *t, struct s
 		const struct proc_map *m = &maps.maps[i];
 		int err = 0;
 
-		if (m->offset != 0 || !is_libpython(m->path) || m == exe_map ||
+		if (m->offset != 0 || !py_path_is_libpython(m->path) || m == exe_map ||
 		    (exe_map && m->inode == exe_map->inode && m->dev == exe_map->dev))
 			continue;
 		found = try_module(t, m, &err);
 		too_old |= found == 2;
 		if (found == 3) {
 			/* A libpython is what a shared build runs on: its failure is the one to tell. */
-			if (!unopened || !is_libpython(unopened->path)) {
+			if (!unopened || !py_path_is_libpython(unopened->path)) {
 				unopened = m;
 				open_err = err;
 			}
@@ -471,7 +378,7 @@ int py_find_section(pid_t pid, const char *name, uint64_t *addr, uint64_t *size)
 		uint64_t vaddr, sz, delta;
 
 		if (m->offset != 0 || !m->path[0] ||
-		    (!looks_like_python(m->path) && strncmp(base, "_asyncio", 8)))
+		    (!py_path_looks_like_python(m->path) && strncmp(base, "_asyncio", 8)))
 			continue;
 		/* A module is mapped several times; its first mapping only. */
 		if (proc_maps_find_base(&maps, m->path) != m || open_module(pid, m, &ef))

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "python/filefacts.h"
 #include "python/offsets.h"
 #include "python/version.h"
 #include "target/memory.h"
@@ -35,6 +36,7 @@ struct py_target {
 	uint64_t code_type_addr;        /* &PyCode_Type in the target, 0 if unknown */
 	int major, minor, micro;
 	char version[32];               /* "3.12.1", or "3.9" when the micro is unknown */
+	struct py_file_facts module_facts; /* what module's file says (python/filefacts.h) */
 	struct py_offsets offsets;      /* how to read this interpreter */
 	/*
 	 * pthread_t (a thread state's thread_id) is the thread pointer less
