@@ -383,7 +383,7 @@ static OtlpProfile *profile_of(struct enc *e, const struct period_batch *b,
 	uint32_t *frames = NULL;
 	size_t frames_alloc = 0;
 
-	o->period_type = value_type(e, profile_mode_type(b->mode), "nanoseconds");
+	o->period_type = value_type(e, profile_mode_type(b->mode), PROFILE_TIME_UNIT);
 	o->period = b->rate_hz > 0 ? (int64_t)(1e9 / b->rate_hz + 0.5) : 0;
 	o->samples = arena_new(&e->a, (pr->ncounts ? pr->ncounts : 1) * sizeof(*o->samples));
 	for (size_t i = 0; i < pr->ncounts; i++) {

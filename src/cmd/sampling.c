@@ -20,9 +20,6 @@
 #include "util/strbuf.h"
 #include "util/util.h"
 
-#define NMODES (MODE_EXCEPTION + 1)
-#define EVERY_MODE ((1u << NMODES) - 1)
-
 /* ---- who takes what ------------------------------------------------------- */
 
 #define CAPTURE_OPTS (CMD_SO_DURATION | CMD_SO_RATE | CMD_SO_MODE | CMD_SO_ASYNC | \
@@ -90,9 +87,9 @@ static void add_modes(struct strbuf *sb, unsigned mask, const char *last)
 {
 	int n = 0, k = 0;
 
-	for (int m = 0; m < NMODES; m++)
+	for (int m = 0; m < MODE_COUNT; m++)
 		n += (mask >> m) & 1;
-	for (int m = 0; m < NMODES; m++) {
+	for (int m = 0; m < MODE_COUNT; m++) {
 		if (!((mask >> m) & 1))
 			continue;
 		strbuf_addf(sb, "%s%s", k == 0 ? "" : k + 1 == n ? last : ", ",
@@ -217,9 +214,9 @@ static void help_mode(struct strbuf *sb, const struct cmd_sampling_use *use)
 {
 	int n = 0, k = 0;
 
-	for (int m = 0; m < NMODES; m++)
+	for (int m = 0; m < MODE_COUNT; m++)
 		n += (use->modes >> m) & 1;
-	for (int m = 0; m < NMODES; m++) {
+	for (int m = 0; m < MODE_COUNT; m++) {
 		if (!((use->modes >> m) & 1))
 			continue;
 		strbuf_addf(sb, "%s%s (%s%s)", k == 0 ? "" : k + 1 == n ? " or " : ", ",

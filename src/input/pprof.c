@@ -517,7 +517,7 @@ static int convert(const PbProfile *pb, struct profile *p, struct strbuf *err)
 		p->meta.duration_ns = (uint64_t)pb->duration_nanos;
 	if (!p->meta.rate_hz && pb->period > 0 && pb->period_type) {
 		const char *unit = str_at(pb, pb->period_type->unit);
-		if (unit && !strcmp(unit, "nanoseconds"))
+		if (unit && !strcmp(unit, PROFILE_TIME_UNIT))
 			p->meta.rate_hz = 1e9 / (double)pb->period;
 	}
 	ret = build_locations(&r);

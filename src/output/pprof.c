@@ -219,7 +219,7 @@ static void write_sample_types(struct pp_writer *w)
 	w->types[0].type = str_id(w, PPROF_TYPE_SAMPLES);
 	w->types[0].unit = str_id(w, "count");
 	w->types[1].type = str_id(w, profile_mode_type(m->mode));
-	w->types[1].unit = str_id(w, "nanoseconds");
+	w->types[1].unit = str_id(w, PROFILE_TIME_UNIT);
 	w->nvalues = w->period ? 2 : 1;
 	if (w->p->ncalls) {
 		/* calls last, the default staying what it was (the last type before) */
@@ -343,9 +343,9 @@ static void write_thread_records(struct pp_writer *w)
 		s = sample_begin(w, &first);
 		thread_labels(w, w->labels, &w->nlabels, t);
 		label_num(w, w->labels, &w->nlabels, PPROF_LABEL_THREAD_CPU_NS, t->cpu_ns,
-			  "nanoseconds");
+			  PROFILE_TIME_UNIT);
 		label_num(w, w->labels, &w->nlabels, PPROF_LABEL_THREAD_WALL_NS, t->wall_ns,
-			  "nanoseconds");
+			  PROFILE_TIME_UNIT);
 		if (t->dropped)
 			label_num(w, w->labels, &w->nlabels, PPROF_LABEL_DROPPED, t->dropped, "count");
 		if (t->gil_ticks) {

@@ -143,7 +143,7 @@ static void write_thread_profile(struct ss_writer *w, size_t first, size_t end)
 	strbuf_addf(&name, "%s (%d)", profile_str(p, th->name), (int)th->tid);
 	json_string(&w->j, strbuf_str(&name));
 	json_key(&w->j, "unit");
-	json_string(&w->j, w->period ? "nanoseconds" : "none");
+	json_string(&w->j, w->period ? PROFILE_TIME_UNIT : "none");
 	json_key(&w->j, "startValue");
 	json_uint(&w->j, 0);
 	json_key(&w->j, "endValue");

@@ -287,6 +287,8 @@ static inline const char *profile_mode_type(const char *mode)
 {
 	return profile_mode_is_cpu(mode) ? "cpu" : "wall";
 }
+/* The unit every format gives that time (and a thread's CPU and wall time) in. */
+#define PROFILE_TIME_UNIT "nanoseconds"
 
 /*
  * Is the requested rate usable to turn counts into time? A rate read from a

@@ -21,8 +21,6 @@
 #include "target/proc.h"
 #include "util/util.h"
 
-#define EVERY_MODE (1u << MODE_CPU | 1u << MODE_WALL | 1u << MODE_GIL | 1u << MODE_EXCEPTION)
-
 /* The backends, by enum backend (sampler.h says what each field is for). */
 static const struct backend_info backends[BACKEND_COUNT] = {
 	[BACKEND_VM] = {
@@ -137,7 +135,7 @@ int backend_parse(const char *name, enum backend *out)
 #define EVERY_BACKEND (((1u << BACKEND_COUNT) - 1u) & ~(1u << BACKEND_AUTO))
 
 /* The modes, by enum sample_mode (struct mode_info). */
-static const struct mode_info modes[] = {
+static const struct mode_info modes[MODE_COUNT] = {
 	[MODE_CPU] = {
 		.id = MODE_CPU, .name = "cpu", .samples = "threads on a CPU",
 		.backends = EVERY_BACKEND,
@@ -146,6 +144,7 @@ static const struct mode_info modes[] = {
 		.id = MODE_WALL, .name = "wall",
 		.samples = "every thread; a waiting one ends in a [wait] frame naming its system call",
 		.backends = EVERY_BACKEND,
+		.waits = 1,
 	},
 	[MODE_GIL] = {
 		.id = MODE_GIL, .name = "gil",
@@ -160,8 +159,14 @@ static const struct mode_info modes[] = {
 		/* the bpf program does not read the exception state at its instant */
 		.backends = 1u << BACKEND_VM | 1u << BACKEND_PTRACE,
 		.why_not = "does not read exception state",
+		.waits = 1,
 	},
 };
+
+int sample_mode_waits(enum sample_mode mode)
+{
+	return sample_mode_info(mode)->waits;
+}
 
 const struct mode_info *sample_mode_info(enum sample_mode mode)
 {

@@ -265,7 +265,7 @@ static int ptrace_read_instant(struct sampler *s, pid_t tid, struct py_thread_in
 }
 
 const struct backend_ops backend_ptrace_ops = {
-	.tick_modes = 1u << MODE_CPU | 1u << MODE_WALL | 1u << MODE_GIL | 1u << MODE_EXCEPTION,
+	.tick_modes = EVERY_MODE,
 	.target_init = ptrace_target_init,
 	.target_release = ptrace_target_release,
 	.read_instant = ptrace_read_instant,

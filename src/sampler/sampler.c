@@ -180,14 +180,15 @@ int sampler_mode_filter(struct sampler *s, pid_t tid, uint64_t tstate, uint64_t 
 	if (tid <= 0 || taskstat_state_recent(&s->tasks, tid, fw_now_ns(), STATE_MAX_AGE_NS,
 					      &state, NULL, 0))
 		return s->opts.mode != MODE_GIL || (gil_holder && tstate == gil_holder);
-	switch (s->opts.mode) {
-	case MODE_CPU:
-		return state == 'R';
-	case MODE_WALL:
-	case MODE_EXCEPTION:
+	/* every thread, a waiting one with its [wait] leaf (wall, exception) */
+	if (sample_mode_waits(s->opts.mode)) {
 		if (state != 'R')
 			sampler_wait_label(s, tid, wait, size);
 		return 1;
+	}
+	switch (s->opts.mode) {
+	case MODE_CPU:
+		return state == 'R';
 	case MODE_GIL: {
 		uint32_t thread = sampler_thread(s, tid, fw_now_ns());   /* may move the table */
 		struct pf_thread *t = &s->prof->threads[thread];
@@ -215,8 +216,9 @@ int sampler_mode_filter(struct sampler *s, pid_t tid, uint64_t tstate, uint64_t 
 		t->gil_waiting += waiting;
 		return sampled;
 	}
+	default:
+		return 1;
 	}
-	return 1;
 }
 
 void sampler_read_gil(struct sampler *s)

@@ -32,7 +32,11 @@ enum sample_mode {
 	MODE_WALL,                /* every thread; waiting ones get a [wait] leaf */
 	MODE_GIL,                 /* the thread holding the GIL only */
 	MODE_EXCEPTION,           /* threads raising or handling an exception (as wall) */
+	MODE_COUNT
 };
+
+/* 1 << mode for every mode */
+#define EVERY_MODE ((1u << MODE_COUNT) - 1u)
 
 /*
  * --label NAME=MODULE:VARIABLE: each sample carries label NAME, the value of
@@ -211,17 +215,15 @@ struct mode_info {
 	const char *samples;        /* what it samples, for --mode's help */
 	unsigned backends;          /* 1 << enum backend: the backends that take it */
 	const char *why_not;        /* why the others do not, after "it " (NULL: all do) */
+	int waits;                  /* it samples waiting threads too, each with a [wait] leaf */
 };
 
 /* The row of mode m (a valid mode). */
 const struct mode_info *sample_mode_info(enum sample_mode mode);
 /* The mode's name, as sample_mode_parse takes it. */
 const char *sample_mode_name(enum sample_mode mode);
-/* Does the mode sample waiting threads, with their [wait] leaf (wall, exception)? */
-static inline int sample_mode_waits(enum sample_mode mode)
-{
-	return mode == MODE_WALL || mode == MODE_EXCEPTION;
-}
+/* Does the mode sample waiting threads, with their [wait] leaf (its row's waits)? */
+int sample_mode_waits(enum sample_mode mode);
 /* "vm" / "ptrace" / "bpf" -> backend; "auto" -> BACKEND_AUTO. 0 or -EINVAL. */
 int backend_parse(const char *name, enum backend *out);
 /* One line describing the chosen backend, for the report's header. */

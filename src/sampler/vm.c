@@ -230,7 +230,7 @@ out:
 }
 
 const struct backend_ops backend_vm_ops = {
-	.tick_modes = 1u << MODE_CPU | 1u << MODE_WALL | 1u << MODE_GIL | 1u << MODE_EXCEPTION,
+	.tick_modes = EVERY_MODE,
 	.target_init = vm_target_init,
 	.target_release = vm_target_release,
 	.tick = vm_tick,

@@ -117,8 +117,6 @@ static void fake_stop(struct session *sess)
 	sc.stops++;
 }
 
-#define EVERY_MODE (1u << MODE_CPU | 1u << MODE_WALL | 1u << MODE_GIL | 1u << MODE_EXCEPTION)
-
 static const struct backend_ops fake_ops = {
 	.tick_modes = EVERY_MODE,
 	.start = fake_start,
