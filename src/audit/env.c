@@ -429,6 +429,16 @@ static const char *exe_or_default(const struct audit_env *e)
 	return e->self_exe[0] ? e->self_exe : "$(command -v framewalk)";
 }
 
+/* "docker run --cap-add X ... after": caps (FW_CAP_BIT()s) in the table's order. */
+static void docker_fix(struct audit_backend *r, uint64_t caps, const char *after)
+{
+	struct strbuf flags = STRBUF_INIT;
+
+	privilege_cap_names(&flags, caps, " --cap-add ", "", 1);
+	add_fix(r, "docker run%s ... %s", strbuf_str(&flags), after);
+	strbuf_release(&flags);
+}
+
 /*
  * The narrowest way to get caps (names without CAP_, lower-case for setcap):
  * inside a container whose bounding set lacks one, only the container's
@@ -437,7 +447,7 @@ static const char *exe_or_default(const struct audit_env *e)
 static void cap_fixes(const struct audit_env *e, struct audit_backend *r, const int *caps,
 		      size_t n, const char *kube_profile)
 {
-	struct strbuf docker = STRBUF_INIT, kube = STRBUF_INIT;
+	struct strbuf kube = STRBUF_INIT;
 	uint64_t setcap = 0;
 	int bounded = 0;
 
@@ -447,11 +457,10 @@ static void cap_fixes(const struct audit_env *e, struct audit_backend *r, const 
 		setcap |= FW_CAP_BIT(caps[i]);
 	}
 	/* every form in the table's order (setcap's too) */
-	privilege_cap_names(&docker, setcap, " --cap-add ", "", 1);
 	privilege_cap_names(&kube, setcap, "\"", "\",", 1);
 	strbuf_addch(&kube, '"');
 	if (e->in_container || bounded) {
-		add_fix(r, "docker run%s ... (podman: the same flags)", strbuf_str(&docker));
+		docker_fix(r, setcap, "(podman: the same flags)");
 		if (kube_profile)
 			add_fix(r, "kubectl debug -it POD --image=IMAGE --target=CONTAINER --profile=%s",
 				kube_profile);
@@ -467,8 +476,14 @@ static void cap_fixes(const struct audit_env *e, struct audit_backend *r, const 
 		add_fix(r, "%s", strbuf_str(&grant));
 		strbuf_release(&grant);
 	}
-	strbuf_release(&docker);
 	strbuf_release(&kube);
+}
+
+/* Docker's default seccomp profile lets ptrace and process_vm_readv through with the capability. */
+static void seccomp_trace_fix(struct audit_backend *r)
+{
+	docker_fix(r, FW_CAP_BIT(FW_CAP_SYS_PTRACE), "(Docker's default seccomp profile allows "
+		   "ptrace and process_vm_readv with it)");
 }
 
 /*
@@ -500,8 +515,7 @@ static void eval_attach(const struct audit_env *e, const struct audit_target *t,
 			} else if (e->seccomp == 2) {
 				strbuf_addf(&r->reason, "a seccomp filter refuses %s (%s)", call,
 					    strerror(-err));
-				add_fix(r, "docker run --cap-add SYS_PTRACE ... (Docker's default seccomp "
-					"profile allows ptrace and process_vm_readv with it)");
+				seccomp_trace_fix(r);
 				add_fix(r, "docker run --security-opt seccomp=PROFILE.json with a "
 					"profile that allows %s", call);
 			} else {
@@ -583,8 +597,7 @@ static void eval_attach(const struct audit_env *e, const struct audit_target *t,
 	}
 	if (e->seccomp == 2) {
 		strbuf_addf(&r->reason, "a seccomp filter refuses %s (%s)", call, strerror(-err));
-		add_fix(r, "docker run --cap-add SYS_PTRACE ... (Docker's default seccomp profile "
-			"allows ptrace and process_vm_readv with it)");
+		seccomp_trace_fix(r);
 		return;
 	}
 	if (t->ns_same[NS_USER] == 0) {
@@ -662,9 +675,9 @@ static void eval_bpf(const struct audit_env *e, const struct audit_target *t,
 		if (e->seccomp == 2) {
 			strbuf_addf(&r->reason, "a seccomp filter refuses bpf() (%s)",
 				    strerror(-e->bpf_load_err));
-			add_fix(r, "docker run --cap-add BPF --cap-add PERFMON ... (Docker 20.10+ allows "
-				"bpf() and perf_event_open() with them), or --security-opt "
-				"seccomp=PROFILE.json allowing bpf and perf_event_open");
+			docker_fix(r, FW_CAPS_BPF, "(Docker 20.10+ allows bpf() and perf_event_open() "
+				   "with them), or --security-opt seccomp=PROFILE.json allowing bpf "
+				   "and perf_event_open");
 		} else {
 			r->failure = e->bpf_load_err == -ENOSYS || e->bpf_load_err == -EINVAL ?
 				     AUDIT_NO_FEATURE : AUDIT_NO_PERMISSION;
@@ -683,8 +696,8 @@ static void eval_bpf(const struct audit_env *e, const struct audit_target *t,
 			    "(kernel.perf_event_paranoid=%ld)", strerror(-e->perf_open_err),
 			    e->perf_event_paranoid);
 		if (r->failure == AUDIT_NO_PERMISSION && e->seccomp == 2)
-			add_fix(r, "docker run --cap-add PERFMON ... or a seccomp profile allowing "
-				"perf_event_open");
+			docker_fix(r, FW_CAP_BIT(FW_CAP_PERFMON), "or a seccomp profile allowing "
+				   "perf_event_open");
 		else if (r->failure == AUDIT_NO_PERMISSION)
 			add_fix(r, "sudo sysctl -w kernel.perf_event_paranoid=-1");
 		return;

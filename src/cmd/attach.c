@@ -201,17 +201,17 @@ int cmd_choose_backend(const char *cmd, struct sampler_opts *so, pid_t probe_pid
 const struct cmd_stop_outcome *cmd_stop_outcome(enum sampler_stop reason)
 {
 	static const struct cmd_stop_outcome table[] = {
-		[SAMPLER_STOP_DURATION] = { "duration reached", NULL, FW_EXIT_OK },
-		[SAMPLER_STOP_SIGNAL] = { "interrupted", NULL, FW_EXIT_OK },
-		[SAMPLER_STOP_TARGET_EXIT] = { "target exited", NULL, FW_EXIT_OK },
+		[SAMPLER_STOP_DURATION] = { "duration reached", NULL, FW_EXIT_OK, 1, 0 },
+		[SAMPLER_STOP_SIGNAL] = { "interrupted", NULL, FW_EXIT_OK, 1, 0 },
+		[SAMPLER_STOP_TARGET_EXIT] = { "target exited", NULL, FW_EXIT_OK, 1, 1 },
 		[SAMPLER_STOP_ERROR] = { "access lost",
 			"lost access to a target during the capture (ptrace or memory reads refused)",
-			FW_EXIT_PERMISSION },
-		[SAMPLER_STOP_HOOK] = { "stopped", NULL, FW_EXIT_OK },
+			FW_EXIT_PERMISSION, 0, 0 },
+		[SAMPLER_STOP_HOOK] = { "stopped", NULL, FW_EXIT_OK, 0, 0 },
 		[SAMPLER_STOP_EXEC] = { "target exec'd a program that is not Python", NULL,
-			FW_EXIT_OK },
+			FW_EXIT_OK, 1, 1 },
 	};
-	static const struct cmd_stop_outcome other = { "stopped", NULL, FW_EXIT_OK };
+	static const struct cmd_stop_outcome other = { "stopped", NULL, FW_EXIT_OK, 0, 0 };
 
 	return (size_t)reason < ARRAY_SIZE(table) && table[reason].text ? &table[reason] : &other;
 }

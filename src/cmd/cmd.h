@@ -83,6 +83,9 @@ struct cmd_stop_outcome {
 	const char *text;           /* "interrupted", ... */
 	const char *error;          /* NULL, or the error to print */
 	int code;                   /* FW_EXIT_OK, or the exit code of error */
+	int complete;               /* it ended by itself or as asked (the time, a signal, the
+	                             * target's end): what it read last stands (top's last table) */
+	int by_target;              /* the target ended it (exit, exec): said naming the process */
 };
 const struct cmd_stop_outcome *cmd_stop_outcome(enum sampler_stop reason);
 

@@ -68,15 +68,9 @@ static void say_needer(struct strbuf *who, struct strbuf *where, const struct sa
 	if (bi && bi->fds_per_cpu) {
 		strbuf_addf(who, "the %s backend", bi->name);
 		strbuf_addstr(where, " on this machine's CPUs");
-		for (size_t i = 0; backend_preferred(i) != BACKEND_AUTO; i++) {
-			const struct backend_info *next = backend_info(backend_preferred(i));
-
-			if (!next->fds_per_cpu && next->native) {
-				strbuf_addf(where, " (or use --backend %s, which needs fewer)",
-					    next->name);
-				break;
-			}
-		}
+		if (backend_fewer_descriptors() != BACKEND_AUTO)
+			strbuf_addf(where, " (or use --backend %s, which needs fewer)",
+				    backend_name(backend_fewer_descriptors()));
 	} else {
 		strbuf_addstr(who, bi && bi->native ? "a native capture" : "a capture");
 	}

@@ -642,6 +642,7 @@ int cmd_top(int argc, char **argv)
 	struct session sess;
 	struct capture_hook hook;
 	struct strbuf why = STRBUF_INIT;
+	const struct cmd_stop_outcome *outcome;
 	int ret, start_err, code = FW_EXIT_OK;
 
 	memset(&tp, 0, sizeof(tp));
@@ -703,10 +704,8 @@ int cmd_top(int argc, char **argv)
 	 * counting whose reads failed is still asked to stop (its deadline otherwise) */
 	if (so.count_calls)
 		cmd_calls_end(&tp.cc, &target, &tp.prof, 0);
-	if (!tp.curses && (sess.stop_reason == SAMPLER_STOP_TARGET_EXIT ||
-			   sess.stop_reason == SAMPLER_STOP_EXEC ||
-			   sess.stop_reason == SAMPLER_STOP_SIGNAL ||
-			   sess.stop_reason == SAMPLER_STOP_DURATION)) {
+	outcome = cmd_stop_outcome(sess.stop_reason);
+	if (!tp.curses && outcome->complete) {
 		/* a last table with what came since the previous one */
 		compute(&tp);
 		if (tp.window_samples)
@@ -714,12 +713,11 @@ int cmd_top(int argc, char **argv)
 	}
 	if (start_err) {
 		code = cmd_backend_failed(session_backend_name(&sess), start_err, &why);
-	} else if (cmd_stop_outcome(sess.stop_reason)->error) {
-		fw_error("%s", cmd_stop_outcome(sess.stop_reason)->error);
-		code = cmd_stop_outcome(sess.stop_reason)->code;
-	} else if (sess.stop_reason == SAMPLER_STOP_TARGET_EXIT ||
-		   sess.stop_reason == SAMPLER_STOP_EXEC) {
-		fw_note("process %d: %s", (int)tp.o.pid, cmd_stop_outcome(sess.stop_reason)->text);
+	} else if (outcome->error) {
+		fw_error("%s", outcome->error);
+		code = outcome->code;
+	} else if (outcome->by_target) {
+		fw_note("process %d: %s", (int)tp.o.pid, outcome->text);
 	}
 out:
 	session_release(&sess);

@@ -155,7 +155,10 @@ static void explain_failure(int err, struct strbuf *why)
 	else if (err == -EMFILE || err == -ENFILE) {
 		nofile_reached(why);
 		strbuf_addstr(why, " (the bpf backend needs a perf event and a link per thread of "
-			      "its targets, or per CPU, besides its maps), or use --backend ptrace");
+			      "its targets, or per CPU, besides its maps)");
+		if (backend_fewer_descriptors() != BACKEND_AUTO)
+			strbuf_addf(why, ", or use --backend %s",
+				    backend_name(backend_fewer_descriptors()));
 	}
 	/* EACCES from loading is the verifier's refusal, not a missing privilege. */
 	else if (err == -EACCES && geteuid() == 0)

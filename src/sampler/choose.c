@@ -117,6 +117,17 @@ enum backend backend_preferred(size_t i)
 	return i < ARRAY_SIZE(auto_order) ? auto_order[i] : BACKEND_AUTO;
 }
 
+enum backend backend_fewer_descriptors(void)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(auto_order); i++) {
+		const struct backend_info *bi = &backends[auto_order[i]];
+
+		if (!bi->fds_per_cpu && bi->native)
+			return bi->id;
+	}
+	return BACKEND_AUTO;
+}
+
 int backend_parse(const char *name, enum backend *out)
 {
 	if (!strcmp(name, "auto")) {

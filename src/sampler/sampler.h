@@ -162,6 +162,12 @@ const struct backend_info *backend_info_described(const char *description);
  * ptrace, vm), BACKEND_AUTO past the last: for lists shown to the user.
  */
 enum backend backend_preferred(size_t i);
+/*
+ * The first backend in auto's order that reads native frames and holds no
+ * descriptors per CPU (what to use when the open-file limit is reached);
+ * BACKEND_AUTO: none.
+ */
+enum backend backend_fewer_descriptors(void);
 /* How auto chooses, for --backend's help ("bpf where its program loads, ..."). */
 extern const char backend_auto_rule[];
 

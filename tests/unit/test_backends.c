@@ -22,6 +22,7 @@
 #include "cmd/cmd.h"
 #include "sampler/backend.h"
 #include "sampler/sampler.h"
+#include "target/privilege.h"
 
 static void test_rows(void **state)
 {
@@ -271,6 +272,53 @@ static void test_verdict_by_access(void **state)
 	audit_backends_release(out);
 }
 
+/* Whether any of r's fixes holds text. */
+static int has_fix(const struct audit_backend *r, const char *text)
+{
+	for (size_t i = 0; i < r->nfixes; i++)
+		if (strstr(r->fixes[i], text))
+			return 1;
+	return 0;
+}
+
+/*
+ * The container advice names the capabilities from privilege.c's table:
+ * a seccomp filter refusing the reads, and one refusing bpf() where
+ * framewalk has every capability it asks for.
+ */
+static void test_container_fixes(void **state)
+{
+	struct audit_backend out[BACKEND_COUNT];
+	struct audit_env e;
+
+	(void)state;
+	memset(&e, 0, sizeof(e));
+	e.vm_err = e.ptrace_err = -EPERM;
+	e.seccomp = 2;
+	e.in_container = 1;
+	e.cap_last = 40;
+	e.cap_bnd = ~0ull;
+	e.bpf_built = 1;
+	e.btf = e.sysfs = 1;
+	e.bpf_load_err = -EPERM;
+	e.cap_eff = FW_CAP_BIT(FW_CAP_BPF) | FW_CAP_BIT(FW_CAP_PERFMON);
+	audit_backends(&e, NULL, out);
+	for (int b = BACKEND_VM; b < BACKEND_COUNT; b++) {
+		switch (backend_info((enum backend)b)->access) {
+		case ACCESS_READ_MEMORY:
+		case ACCESS_TRACE:
+			assert_true(has_fix(&out[b], "docker run --cap-add SYS_PTRACE ... (Docker's "
+					    "default seccomp profile"));
+			break;
+		case ACCESS_BPF:
+			assert_true(has_fix(&out[b], "docker run --cap-add BPF --cap-add PERFMON ... "
+					    "(Docker 20.10+"));
+			break;
+		}
+	}
+	audit_backends_release(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -282,6 +330,7 @@ int main(void)
 		cmocka_unit_test(test_fd_need),
 		cmocka_unit_test(test_name_lists),
 		cmocka_unit_test(test_verdict_by_access),
+		cmocka_unit_test(test_container_fixes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
