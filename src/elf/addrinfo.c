@@ -11,6 +11,8 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <gelf.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "elf/addrinfo.h"
 #include "elf/cython.h"
@@ -397,6 +399,48 @@ void elf_info_addr(struct elf_info *f, uint64_t vaddr, struct elf_addr_info *out
 	c->e[c->n].vaddr = vaddr;
 	c->e[c->n].info = *out;
 	hidx_insert(&c->index, h, (uint32_t)c->n++, entry_hash, c);
+}
+
+/*
+ * Loading read much of the file once (the audit's walk over its code, the
+ * symbol table for the index, the debug info's address index): give those
+ * pages back to the kernel, file-backed as they are, so they stop counting
+ * in our RSS; what the lookups need later faults in again. MADV_PAGEOUT
+ * leaves alone pages another process maps (the targets' libpython) and
+ * never drops data: a page libelf changed in place stays (no swap) or is
+ * swapped.
+ */
+static void give_back(struct elf_info *f, Dwarf *dw)
+{
+	Elf *debug = dw ? dwarf_getelf(dw) : NULL;
+	size_t size = 0;
+	char *raw = debug && debug != f->file.elf ? elf_rawfile(debug, &size) : NULL;
+	long page = sysconf(_SC_PAGESIZE);
+
+	madvise(f->file.image, f->file.size, MADV_PAGEOUT);
+	/* a separate debug file libdwfl mapped whole (not one read into memory) */
+	if (raw && page > 0 && !((uintptr_t)raw % (uintptr_t)page))
+		madvise(raw, size, MADV_PAGEOUT);
+}
+
+void elf_info_load_symbols(struct elf_info *f, struct debuginfo *debug)
+{
+	Dwarf *dw;
+	Dwarf_Addr low, bias;
+
+	if (f->symbols_loaded)
+		return;
+	f->symbols_loaded = 1;
+	f->debug = debug;
+	dwfl_module_getsymtab(f->mod);
+	elf_info_addr_prepare(f);
+	dw = dwfl_module_getdwarf(f->mod, &bias);
+	if (dw) {
+		dwfl_module_info(f->mod, NULL, &low, NULL, NULL, NULL, NULL, NULL);
+		dwfl_module_getsrc(f->mod, low);
+	}
+	f->debug = NULL;
+	give_back(f, dw);
 }
 
 void elf_info_addr_prepare(struct elf_info *f)

@@ -78,6 +78,13 @@ struct elf_inline {
  */
 size_t elf_info_inlines(struct elf_info *f, uint64_t vaddr, struct elf_inline *out, size_t max);
 
+/*
+ * Load the symbols and the debug info's address index (ELF_LOAD_SYMBOLS,
+ * the file's loading; a lookup in a file loaded without does it first),
+ * debug files found through debug (NULL: local files only); idempotent.
+ */
+void elf_info_load_symbols(struct elf_info *f, struct debuginfo *debug);
+
 /* Build the symbol index now (elf_info_load_symbols does); idempotent. */
 void elf_info_addr_prepare(struct elf_info *f);
 

@@ -387,48 +387,6 @@ static int prepare(struct elf_info *f, struct debuginfo *debug, unsigned flags)
 	return 0;
 }
 
-/*
- * Loading read much of the file once (the audit's walk over its code, the
- * symbol table for the index, the debug info's address index): give those
- * pages back to the kernel, file-backed as they are, so they stop counting
- * in our RSS; what the lookups need later faults in again. MADV_PAGEOUT
- * leaves alone pages another process maps (the targets' libpython) and
- * never drops data: a page libelf changed in place stays (no swap) or is
- * swapped.
- */
-static void give_back(struct elf_info *f, Dwarf *dw)
-{
-	Elf *debug = dw ? dwarf_getelf(dw) : NULL;
-	size_t size = 0;
-	char *raw = debug && debug != f->file.elf ? elf_rawfile(debug, &size) : NULL;
-	long page = sysconf(_SC_PAGESIZE);
-
-	madvise(f->file.image, f->file.size, MADV_PAGEOUT);
-	/* a separate debug file libdwfl mapped whole (not one read into memory) */
-	if (raw && page > 0 && !((uintptr_t)raw % (uintptr_t)page))
-		madvise(raw, size, MADV_PAGEOUT);
-}
-
-void elf_info_load_symbols(struct elf_info *f, struct debuginfo *debug)
-{
-	Dwarf *dw;
-	Dwarf_Addr low, bias;
-
-	if (f->symbols_loaded)
-		return;
-	f->symbols_loaded = 1;
-	f->debug = debug;
-	dwfl_module_getsymtab(f->mod);
-	elf_info_addr_prepare(f);
-	dw = dwfl_module_getdwarf(f->mod, &bias);
-	if (dw) {
-		dwfl_module_info(f->mod, NULL, &low, NULL, NULL, NULL, NULL, NULL);
-		dwfl_module_getsrc(f->mod, low);
-	}
-	f->debug = NULL;
-	give_back(f, dw);
-}
-
 struct elf_info *elf_cache_add_fd(struct elf_cache *c, int fd, uint64_t dev, uint64_t ino,
 				  const char *path, const char *host_path, const char *root,
 				  struct debuginfo *debug, unsigned flags, int *loaded)

@@ -163,12 +163,6 @@ void elf_info_load_cfi(struct elf_info *f);
 int elf_info_in_plt(struct elf_info *f, uint64_t vaddr);
 
 /*
- * Load the symbols and the debug info's address index (ELF_LOAD_SYMBOLS),
- * debug files found through debug (NULL: local files only); idempotent.
- */
-void elf_info_load_symbols(struct elf_info *f, struct debuginfo *debug);
-
-/*
  * The CFI row for a file address (.eh_frame first, then .debug_frame), or
  * NULL. Rows are cached per file; the frame belongs to the cache and stays
  * valid until the next lookup in this file.

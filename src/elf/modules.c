@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <gelf.h>
 
+#include "elf/addrinfo.h"
 #include "elf/modules.h"
 #include "target/proc.h"
 #include "util/file.h"
