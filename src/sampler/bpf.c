@@ -856,9 +856,9 @@ static int handle_record(void *ctx, void *data, size_t size)
 					   copied_code_id_len(s), s->frames, PY_MAX_DEPTH, &depth);
 	if (!s->opts.native && (!h->tstate || !h->npy))
 		return 0;      /* Python frames only, and no Python code runs in this thread */
-	/* a thread off a CPU in wall mode: the call it waits in, the [wait] leaf */
+	/* a thread off a CPU in a mode that samples waiting ones: the call it waits in */
 	s->tick.wait[0] = '\0';
-	if (h->off_cpu && s->opts.mode == MODE_WALL)
+	if (h->off_cpu && sample_mode_waits(s->opts.mode))
 		wait_label(s, h);
 	if (s->labels)
 		labels_of_sample(br, s, h->tid, h->time_ns);
