@@ -184,6 +184,34 @@ struct sampler_life {
 	int child_reaped;
 };
 
+/*
+ * A target's threads: the kernel's (sampler_list_threads), the
+ * interpreter's thread states, and each one's label and time
+ * (sampler/threads.c).
+ */
+struct sampler_threads {
+	pid_t *tids;
+	size_t ntids;
+	uint64_t tids_ns;         /* when tids was listed */
+	struct py_thread_info *py; /* the Python thread states ... */
+	size_t npy;
+	struct hidx py_index;     /* ... by tid (sampler_py_thread) */
+	struct thread_name_cache *names;
+	size_t nnames, names_alloc;
+	struct hidx names_index;  /* names by tid (sampler_thread_cache) */
+};
+
+/* A target's native frames (opts.native): modules, names, the sample being built. */
+struct sampler_native {
+	struct module_map mm;
+	struct symbolizer sym;
+	struct native_sample ns;
+	struct native_symbol *syms;
+	uint64_t modules_ns;
+	struct unwind_break *breaks;
+	size_t nbreaks, breaks_alloc;
+};
+
 struct sampler {
 	struct py_target target;
 	struct sampler_opts opts;
@@ -197,26 +225,11 @@ struct sampler {
 	struct py_thread_names py_names; /* threading's names (sampler/threads.c) */
 	struct taskstat tasks;
 	void *state;              /* the backend's own, per target */
-	/* native frames (opts.native): modules, names, the sample being built */
-	struct module_map mm;
-	struct symbolizer sym;
-	struct native_sample ns;
-	struct native_symbol *syms;
-	uint64_t modules_ns;
-	struct unwind_break *breaks;
-	size_t nbreaks, breaks_alloc;
-	/* the target's threads (sampler_list_threads) and per-tick scratch */
-	pid_t *tids;
-	size_t ntids;
-	uint64_t tids_ns;
-	size_t nthreads;          /* Python thread states in threads */
-	struct py_thread_info *threads;
-	struct hidx threads_index; /* threads by tid (sampler_py_thread) */
+	struct sampler_native native; /* native frames (opts.native) */
+	struct sampler_threads threads;
+	/* per-read scratch: a thread's frames and their profile ids */
 	struct py_frame_info *frames;
 	uint32_t *frame_ids;
-	struct thread_name_cache *names;
-	size_t nnames, names_alloc;
-	struct hidx names_index;  /* names by tid (sampler_thread_cache) */
 	struct sampler_tick_scratch tick;
 	enum sampler_stop stop_reason;
 	struct sampler_life life;
@@ -271,7 +284,7 @@ void sampler_finish_threads(struct sampler *s);
  */
 void sampler_threads_reset(struct sampler *s);
 /*
- * The interpreter's thread states into s->threads / s->nthreads, the one
+ * The interpreter's thread states into s->threads.py / .npy, the one
  * list every backend keeps (sampler_py_thread reads it: thread names, the
  * task view, the GIL and exception markers); none after a failed read.
  * 0 or py_reader_threads' -errno.
@@ -349,7 +362,7 @@ int sampler_refresh_modules(struct sampler *s, uint64_t now);
 int sampler_read_waiting(struct sampler *s, struct py_thread_info *t, size_t *depth);
 
 /*
- * Every thread of the target (s->tids, re-listed every 200 ms) and the
+ * Every thread of the target (s->threads.tids, re-listed every 200 ms) and the
  * interpreter's thread states (s->threads, read now). 0, or -ESRCH/-EPERM
  * when the target is gone or unreadable.
  */
@@ -357,8 +370,8 @@ int sampler_list_threads(struct sampler *s, uint64_t now);
 /*
  * The start of a tick that looks at every thread (ptrace, bpf's waiting
  * ones): the lists above, the GIL holder (gil mode), the per-thread files of
- * threads gone closed. 0 or -ESRCH/-EPERM. Then, for each i < s->ntids while
- * !sampler_stopping(s), sampler_tick_thread labels thread s->tids[i] for
+ * threads gone closed. 0 or -ESRCH/-EPERM. Then, for each i < s->threads.ntids while
+ * !sampler_stopping(s), sampler_tick_thread labels thread s->threads.tids[i] for
  * the profile and returns its Python thread state (NULL: none).
  */
 int sampler_tick_begin(struct sampler *s, uint64_t now);

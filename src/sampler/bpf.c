@@ -462,7 +462,7 @@ static void target_config(struct sampler *s, struct fw_target_cfg *cfg)
 	}
 	cfg->native = (uint32_t)s->opts.native;
 	cfg->kernel = (uint32_t)s->opts.kernel;
-	cfg->copy_stack = s->opts.native && needs_stack_copy(&s->mm);
+	cfg->copy_stack = s->opts.native && needs_stack_copy(&s->native.mm);
 	cfg->tstate_next = o->tstate_next;
 	cfg->tstate_thread_id = o->tstate_thread_id;
 	cfg->pthread_below_tp = s->target.pthread_below_tp;
@@ -543,9 +543,9 @@ static void labels_prime(struct sampler *s)
 	struct py_contextvars *cv = labels_vars(s);
 	struct py_ctxvalue v[LABELS_MAX];
 
-	for (size_t i = 0; cv && i < s->nthreads; i++)
-		if (s->threads[i].tstate)
-			py_context_values(cv, s->threads[i].tstate, v, cv->nvars < LABELS_MAX ?
+	for (size_t i = 0; cv && i < s->threads.npy; i++)
+		if (s->threads.py[i].tstate)
+			py_context_values(cv, s->threads.py[i].tstate, v, cv->nvars < LABELS_MAX ?
 					  cv->nvars : LABELS_MAX);
 }
 
@@ -590,9 +590,9 @@ static void refresh_tstates(struct bpf_run *br, struct sampler *s)
 
 	if (sampler_read_py_threads(s))
 		return;
-	for (size_t i = 0; i < s->nthreads; i++) {
-		uint32_t tid = (uint32_t)s->threads[i].tid;
-		uint64_t ts = s->threads[i].tstate;
+	for (size_t i = 0; i < s->threads.npy; i++) {
+		uint32_t tid = (uint32_t)s->threads.py[i].tid;
+		uint64_t ts = s->threads.py[i].tstate;
 
 		if (tid)
 			bpf_map_update_elem(fd, &tid, &ts, BPF_ANY);
@@ -633,7 +633,7 @@ static uint32_t copied_code_id_len(struct sampler *s)
 
 static void kernel_from_record(struct bpf_run *br, struct sampler *s, const struct fw_sample_hdr *h)
 {
-	struct native_sample *ns = &s->ns;
+	struct native_sample *ns = &s->native.ns;
 	size_t n = bpf_record_nkernel(h);
 
 	for (size_t i = 0; s->opts.kernel && i < n && ns->nkernel < KERNEL_MAX_FRAMES; i++) {
@@ -646,7 +646,7 @@ static void kernel_from_record(struct bpf_run *br, struct sampler *s, const stru
 static void native_from_record(struct bpf_run *br, struct sampler *s, const struct fw_sample_hdr *h,
 			       const uint8_t *stack, uint64_t now)
 {
-	struct native_sample *ns = &s->ns;
+	struct native_sample *ns = &s->native.ns;
 	struct arch_regs regs;
 	struct stack_copy sc;
 
@@ -659,11 +659,11 @@ static void native_from_record(struct bpf_run *br, struct sampler *s, const stru
 	for (int i = 0; i < FW_NREGS && i < ARCH_NREGS; i++)
 		arch_reg_set(&regs, i, h->regs[i]);
 	stack_copy_init(&sc, stack, h->stack_base, h->stack_bytes, FW_STACK_COPY);
-	unwind_stack(&s->mm, &regs, stack_copy_read, &sc, &ns->uw);
+	unwind_stack(&s->native.mm, &regs, stack_copy_read, &sc, &ns->uw);
 	/* A library loaded since the modules were read: once more with it. */
 	if (ns->uw.end == UNWIND_END_NO_MODULE && sampler_refresh_modules(s, now)) {
 		stack_copy_init(&sc, stack, h->stack_base, h->stack_bytes, FW_STACK_COPY);
-		unwind_stack(&s->mm, &regs, stack_copy_read, &sc, &ns->uw);
+		unwind_stack(&s->native.mm, &regs, stack_copy_read, &sc, &ns->uw);
 	}
 	ns->unwound = 1;
 	learn_stack_end(br, h->tid, &sc, &ns->uw);
@@ -871,14 +871,14 @@ static int handle_record(void *ctx, void *data, size_t size)
 					      h->gc_collecting && holds, s->tick.wait, now);
 		return 0;
 	}
-	native_sample_clear(&s->ns);
-	s->ns.npy = depth;
-	s->ns.py_ok = py_ret == 0;
-	s->ns.gc = h->gc_collecting && holds;
+	native_sample_clear(&s->native.ns);
+	s->native.ns.npy = depth;
+	s->native.ns.py_ok = py_ret == 0;
+	s->native.ns.gc = h->gc_collecting && holds;
 	kernel_from_record(br, s, h);
 	native_from_record(br, s, h, rec.stack, now);
 	sampler_record_native(s, (pid_t)h->tid, now);
-	native_sample_clear(&s->ns);
+	native_sample_clear(&s->native.ns);
 	return 0;
 }
 
@@ -940,7 +940,7 @@ static void bpf_refresh(struct session *sess, uint64_t now)
 		}
 		configure_target(br, s);
 		refresh_tstates(br, s);
-		if (s->labels && !bt->labels_primed && s->nthreads) {
+		if (s->labels && !bt->labels_primed && s->threads.npy) {
 			labels_prime(s);
 			bt->labels_primed = 1;
 			configure_target(br, s);

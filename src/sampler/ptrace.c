@@ -247,20 +247,20 @@ static int ptrace_read_instant(struct sampler *s, pid_t tid, struct py_thread_in
 	struct while_stopped stopped = { read_while_stopped, &rd };
 	int ret;
 
-	ret = ptrace_sample_thread(s->target.pid, tid, s->opts.native ? &s->mm : NULL,
+	ret = ptrace_sample_thread(s->target.pid, tid, s->opts.native ? &s->native.mm : NULL,
 				   &s->reader, pt, s->opts.kernel, p->sr, &stopped, s->opts.stop,
-				   &p->first, &s->ns);
+				   &p->first, &s->native.ns);
 	if (ret)
 		return ret;
 	in->tstate = pt ? pt->tstate : 0;
 	in->on_cpu = 1;
-	in->gil_locked = s->ns.gil_locked;
-	in->gil_holder = s->ns.gil_holder;
-	in->syscall_nr = s->ns.syscall_nr;
-	in->syscall_arg0 = s->ns.syscall_arg0;
-	in->collecting = s->ns.collecting;
-	in->handling = s->ns.stopped_read == 1;
-	in->at_ns = s->ns.read_ns;
+	in->gil_locked = s->native.ns.gil_locked;
+	in->gil_holder = s->native.ns.gil_holder;
+	in->syscall_nr = s->native.ns.syscall_nr;
+	in->syscall_arg0 = s->native.ns.syscall_arg0;
+	in->collecting = s->native.ns.collecting;
+	in->handling = s->native.ns.stopped_read == 1;
+	in->at_ns = s->native.ns.read_ns;
 	return 0;
 }
 

@@ -68,17 +68,17 @@ int sampler_init(struct sampler *s, const struct py_target *t, struct profile *p
 				    strbuf_str(&why));
 	}
 	strbuf_release(&why);
-	s->threads = xcalloc(PY_MAX_THREADS, sizeof(*s->threads));
+	s->threads.py = xcalloc(PY_MAX_THREADS, sizeof(*s->threads.py));
 	s->frames = xcalloc(PY_MAX_DEPTH, sizeof(*s->frames));
 	s->frame_ids = xcalloc(MERGED_MAX, sizeof(*s->frame_ids));
-	s->ns.py = s->frames;
+	s->native.ns.py = s->frames;
 	if (s->opts.native) {
-		modules_load(&s->mm, t->pid, files,
+		modules_load(&s->native.mm, t->pid, files,
 			     s->opts.no_debuginfod ? MODULES_NO_DEBUGINFOD : 0, s->opts.stop);
-		symbolizer_init(&s->sym, &s->mm);
-		s->sym.no_inline = s->opts.no_inline;
-		s->syms = xcalloc(UNWIND_MAX, sizeof(*s->syms));
-		s->modules_ns = fw_now_ns();
+		symbolizer_init(&s->native.sym, &s->native.mm);
+		s->native.sym.no_inline = s->opts.no_inline;
+		s->native.syms = xcalloc(UNWIND_MAX, sizeof(*s->native.syms));
+		s->native.modules_ns = fw_now_ns();
 	}
 	if (ops->target_init)
 		ret = ops->target_init(s);
@@ -100,19 +100,19 @@ void sampler_release(struct sampler *s, const struct backend_ops *ops)
 	taskstat_release(&s->tasks);
 	proc_watch_close(&s->life.watch);
 	if (s->opts.native) {
-		native_sample_clear(&s->ns);
-		symbolizer_release(&s->sym);
-		modules_release(&s->mm);
-		free(s->syms);
+		native_sample_clear(&s->native.ns);
+		symbolizer_release(&s->native.sym);
+		modules_release(&s->native.mm);
+		free(s->native.syms);
 	}
-	for (size_t i = 0; i < s->nbreaks; i++)
-		free(s->breaks[i].module);
-	free(s->breaks);
-	free(s->names);
-	hidx_release(&s->names_index);
-	free(s->tids);
-	free(s->threads);
-	hidx_release(&s->threads_index);
+	for (size_t i = 0; i < s->native.nbreaks; i++)
+		free(s->native.breaks[i].module);
+	free(s->native.breaks);
+	free(s->threads.names);
+	hidx_release(&s->threads.names_index);
+	free(s->threads.tids);
+	free(s->threads.py);
+	hidx_release(&s->threads.py_index);
 	free(s->frames);
 	free(s->frame_ids);
 	memset(s, 0, sizeof(*s));
@@ -147,10 +147,10 @@ void sampler_profile_reset(struct sampler *s)
 			s->reader.codes[i]->user_file = 0;
 		}
 	}
-	for (size_t i = 0; i < s->nbreaks; i++)
-		free(s->breaks[i].module);
-	s->nbreaks = 0;
-	memset(&s->sym.stats, 0, sizeof(s->sym.stats));
+	for (size_t i = 0; i < s->native.nbreaks; i++)
+		free(s->native.breaks[i].module);
+	s->native.nbreaks = 0;
+	memset(&s->native.sym.stats, 0, sizeof(s->native.sym.stats));
 	labels_profile_reset(s->labels);
 	pyview_profile_reset(s);
 }
@@ -304,13 +304,13 @@ int sampler_read_waiting(struct sampler *s, struct py_thread_info *t, size_t *de
 /* The target's threads from /proc, listed again every TIDS_REFRESH_NS. 0 or -ESRCH. */
 static int sampler_refresh_tids(struct sampler *s, uint64_t now)
 {
-	if (!s->tids || now - s->tids_ns > TIDS_REFRESH_NS) {
-		free(s->tids);
-		s->tids = NULL;
-		s->ntids = 0;
-		if (proc_tasks(s->target.pid, &s->tids, &s->ntids))
+	if (!s->threads.tids || now - s->threads.tids_ns > TIDS_REFRESH_NS) {
+		free(s->threads.tids);
+		s->threads.tids = NULL;
+		s->threads.ntids = 0;
+		if (proc_tasks(s->target.pid, &s->threads.tids, &s->threads.ntids))
 			return -ESRCH;
-		s->tids_ns = now;
+		s->threads.tids_ns = now;
 	}
 	return 0;
 }
@@ -340,7 +340,7 @@ int sampler_tick_begin(struct sampler *s, uint64_t now)
 
 struct py_thread_info *sampler_tick_thread(struct sampler *s, size_t i, uint64_t now)
 {
-	pid_t tid = s->tids[i];
+	pid_t tid = s->threads.tids[i];
 
 	sampler_thread(s, tid, now);
 	return sampler_py_thread(s, tid);
@@ -364,7 +364,7 @@ static int tick_read_instant(struct sampler *s, const struct backend_ops *ops, p
 
 	ret = ops->read_instant(s, tid, pt, &in);
 	if (ret == -EPERM) {
-		native_sample_clear(&s->ns);
+		native_sample_clear(&s->native.ns);
 		return ret;
 	}
 	/* could not be read in time (a stop not taken: asleep in the kernel): counted */
@@ -378,13 +378,13 @@ static int tick_read_instant(struct sampler *s, const struct backend_ops *ops, p
 	 */
 	if (ret || (s->opts.mode == MODE_EXCEPTION && !in.handling) ||
 	    !sampler_instant_keep(s, &in, &holds)) {
-		native_sample_clear(&s->ns);
+		native_sample_clear(&s->native.ns);
 		return 0;
 	}
-	s->ns.gc = in.collecting && holds;
+	s->native.ns.gc = in.collecting && holds;
 	sampler_weigh_read(s, in.at_ns ? in.at_ns : fw_now_ns());
 	sampler_record_native(s, tid, now);
-	native_sample_clear(&s->ns);
+	native_sample_clear(&s->native.ns);
 	return 0;
 }
 
@@ -412,8 +412,8 @@ static pid_t tick_stop_first(struct sampler *s, const struct backend_ops *ops, u
 
 	if (!ops->stop_first || sampler_refresh_tids(s, now))
 		return 0;
-	for (size_t i = 0; i < s->ntids; i++) {
-		pid_t tid = s->tids[i];
+	for (size_t i = 0; i < s->threads.ntids; i++) {
+		pid_t tid = s->threads.tids[i];
 
 		if (!s->opts.native && !sampler_py_thread(s, tid))
 			continue;
@@ -454,13 +454,13 @@ int sampler_tick(struct sampler *s, const struct backend_ops *ops, uint64_t now)
 }
 
 /*
- * Thread s->tids[i] under the mode's rules (sampler_tick). 0 (read, or not
+ * Thread s->threads.tids[i] under the mode's rules (sampler_tick). 0 (read, or not
  * to be), or -ESRCH/-EPERM for the whole target.
  */
 static int tick_thread(struct sampler *s, const struct backend_ops *ops, size_t i, int in_kernel,
 		       uint64_t now)
 {
-	pid_t tid = s->tids[i];
+	pid_t tid = s->threads.tids[i];
 	struct py_thread_info *pt = sampler_tick_thread(s, i, now);
 	int ret;
 
@@ -503,8 +503,8 @@ static int tick_threads(struct sampler *s, const struct backend_ops *ops, uint64
 		return ret;
 	in_kernel = ops->reads_waiting && ops->read_waiting && ops->reads_waiting(s);
 	if (first) {
-		for (size_t i = 0; i < s->ntids; i++) {
-			if (s->tids[i] != first)
+		for (size_t i = 0; i < s->threads.ntids; i++) {
+			if (s->threads.tids[i] != first)
 				continue;
 			ret = tick_thread(s, ops, i, in_kernel, now);
 			break;
@@ -513,8 +513,8 @@ static int tick_threads(struct sampler *s, const struct backend_ops *ops, uint64
 		if (ret)
 			return ret;
 	}
-	for (size_t i = 0; i < s->ntids && !sampler_stopping(s); i++) {
-		if (s->tids[i] == first)
+	for (size_t i = 0; i < s->threads.ntids && !sampler_stopping(s); i++) {
+		if (s->threads.tids[i] == first)
 			continue;
 		if ((ret = tick_thread(s, ops, i, in_kernel, now)))
 			return ret;
@@ -526,7 +526,7 @@ static int tick_threads(struct sampler *s, const struct backend_ops *ops, uint64
 
 int sampler_record_waiting(struct sampler *s, pid_t tid, struct py_thread_info *pt, uint64_t now)
 {
-	struct native_sample *ns = &s->ns;
+	struct native_sample *ns = &s->native.ns;
 	char state, label[160];
 	size_t depth = 0;
 	int ret;
@@ -708,17 +708,18 @@ void sampler_record_dropped(struct sampler *s, pid_t tid, uint64_t now)
 /* module: where the chain broke, "" for an anonymous mapping (copied before any refresh) */
 static void count_break(struct sampler *s, const struct unwind_result *uw, const char *module)
 {
-	for (size_t i = 0; i < s->nbreaks; i++) {
-		if (s->breaks[i].reason == uw->end && !strcmp(s->breaks[i].module, module)) {
-			s->breaks[i].count++;
+	for (size_t i = 0; i < s->native.nbreaks; i++) {
+		if (s->native.breaks[i].reason == uw->end && !strcmp(s->native.breaks[i].module, module)) {
+			s->native.breaks[i].count++;
 			return;
 		}
 	}
-	s->breaks = xgrow(s->breaks, sizeof(*s->breaks), s->nbreaks + 1, &s->breaks_alloc);
-	s->breaks[s->nbreaks].module = xstrdup(module);
-	s->breaks[s->nbreaks].reason = uw->end;
-	s->breaks[s->nbreaks].count = 1;
-	s->nbreaks++;
+	s->native.breaks = xgrow(s->native.breaks, sizeof(*s->native.breaks),
+				 s->native.nbreaks + 1, &s->native.breaks_alloc);
+	s->native.breaks[s->native.nbreaks].module = xstrdup(module);
+	s->native.breaks[s->native.nbreaks].reason = uw->end;
+	s->native.breaks[s->native.nbreaks].count = 1;
+	s->native.nbreaks++;
 }
 
 /*
@@ -728,33 +729,33 @@ static void count_break(struct sampler *s, const struct unwind_result *uw, const
  */
 int sampler_refresh_modules(struct sampler *s, uint64_t now)
 {
-	if (now - s->modules_ns < MODULES_CHECK_NS)
+	if (now - s->native.modules_ns < MODULES_CHECK_NS)
 		return 0;
-	s->modules_ns = now;
-	if (!modules_changed(&s->mm))
+	s->native.modules_ns = now;
+	if (!modules_changed(&s->native.mm))
 		return 0;
-	symbolizer_reset(&s->sym);
-	modules_refresh(&s->mm);
+	symbolizer_reset(&s->native.sym);
+	modules_refresh(&s->native.mm);
 	return 1;
 }
 
 /* Symbolize the native frames; reload the module map if a pc is in none. */
 static void symbolize_native(struct sampler *s, uint64_t now)
 {
-	struct unwind_result *uw = &s->ns.uw;
+	struct unwind_result *uw = &s->native.ns.uw;
 
-	if (now - s->modules_ns >= MODULES_RECHECK_NS)
+	if (now - s->native.modules_ns >= MODULES_RECHECK_NS)
 		sampler_refresh_modules(s, now);
 	for (size_t i = 0; i < uw->n; i++)
-		if (!modules_find_range(&s->mm, uw->pcs[i]) && sampler_refresh_modules(s, now))
+		if (!modules_find_range(&s->native.mm, uw->pcs[i]) && sampler_refresh_modules(s, now))
 			break;
-	symbolize_stack(&s->sym, uw->pcs, uw->signal_frame, uw->n, s->syms);
+	symbolize_stack(&s->native.sym, uw->pcs, uw->signal_frame, uw->n, s->native.syms);
 }
 
 void sampler_record_native(struct sampler *s, pid_t tid, uint64_t now)
 {
 	struct profile_meta *m = &s->prof->meta;
-	struct native_sample *ns = &s->ns;
+	struct native_sample *ns = &s->native.ns;
 	struct merge_input in;
 	size_t depth, leftover;
 	char end_module[256];
@@ -782,7 +783,7 @@ void sampler_record_native(struct sampler *s, pid_t tid, uint64_t now)
 	symbolize_native(s, now);
 	if (ns->unwound) {
 		complete = ns->uw.end == UNWIND_END_COMPLETE ||
-			   (ns->uw.n && s->syms[ns->uw.n - 1].is_thread_entry);
+			   (ns->uw.n && s->native.syms[ns->uw.n - 1].is_thread_entry);
 		m->native_stacks++;
 		if (complete)
 			m->native_complete++;
@@ -793,7 +794,7 @@ void sampler_record_native(struct sampler *s, pid_t tid, uint64_t now)
 	}
 	memset(&in, 0, sizeof(in));
 	in.native = ns->unwound ? &ns->uw : NULL;
-	in.syms = s->syms;
+	in.syms = s->native.syms;
 	in.py = ns->py_ok ? ns->py : NULL;
 	in.npy = ns->py_ok ? ns->npy : 0;
 	if (in.py)
@@ -837,24 +838,24 @@ static void modules_meta(struct sampler *s)
 	struct strbuf sb = STRBUF_INIT;
 	char why[PATH_MAX + 256];
 
-	m->modules_loaded += s->mm.stats.loaded;
-	m->modules_reused += s->mm.stats.reused;
-	m->modules_refreshes += s->mm.stats.refreshes;
+	m->modules_loaded += s->native.mm.stats.loaded;
+	m->modules_reused += s->native.mm.stats.reused;
+	m->modules_refreshes += s->native.mm.stats.refreshes;
 	/* what this profile's frames cost: counted from its start (sampler_profile_reset) */
-	m->symbol_lookups += s->sym.stats.lookups;
-	m->symbols_resolved += s->sym.stats.resolved;
-	m->symbols_evicted += s->sym.stats.evicted;
+	m->symbol_lookups += s->native.sym.stats.lookups;
+	m->symbols_resolved += s->native.sym.stats.resolved;
+	m->symbols_evicted += s->native.sym.stats.evicted;
 	/* caps: the most any one target met */
-	if (s->mm.stats.capped > m->modules_capped)
-		m->modules_capped = s->mm.stats.capped;
-	for (size_t i = 0, capped = 0; i < s->mm.n; i++) {
-		if (s->mm.mods[i].file)
-			capped += s->mm.mods[i].file->symbols_capped;
+	if (s->native.mm.stats.capped > m->modules_capped)
+		m->modules_capped = s->native.mm.stats.capped;
+	for (size_t i = 0, capped = 0; i < s->native.mm.n; i++) {
+		if (s->native.mm.mods[i].file)
+			capped += s->native.mm.mods[i].file->symbols_capped;
 		if (capped > m->symbols_capped)
 			m->symbols_capped = capped;
 	}
-	for (size_t i = 0; i < s->mm.n; i++) {
-		if (!module_problem(&s->mm.mods[i], s->target.pid, why, sizeof(why)))
+	for (size_t i = 0; i < s->native.mm.n; i++) {
+		if (!module_problem(&s->native.mm.mods[i], s->target.pid, why, sizeof(why)))
 			continue;
 		strbuf_addf(&sb, "%s%s", sb.len || m->modules_unreadable ? "; " : "", why);
 	}
@@ -882,15 +883,15 @@ void sampler_finish_meta(struct sampler *s)
 		if (s->reader.stats.threads_listed_most > m->py_threads_listed)
 			m->py_threads_listed = s->reader.stats.threads_listed_most;
 	}
-	if (!s->nbreaks)
+	if (!s->native.nbreaks)
 		return;
-	sort_array(s->breaks, s->nbreaks, sizeof(*s->breaks), cmp_break);
+	sort_array(s->native.breaks, s->native.nbreaks, sizeof(*s->native.breaks), cmp_break);
 	if (old)
 		strbuf_addf(&sb, "%s; ", old);
-	for (size_t i = 0; i < s->nbreaks && i < 8; i++)
+	for (size_t i = 0; i < s->native.nbreaks && i < 8; i++)
 		strbuf_addf(&sb, "%s%s: %s (%llu)", i ? "; " : "",
-			    s->breaks[i].module[0] ? s->breaks[i].module : "[no module]",
-			    unwind_end_text(s->breaks[i].reason), (unsigned long long)s->breaks[i].count);
+			    s->native.breaks[i].module[0] ? s->native.breaks[i].module : "[no module]",
+			    unwind_end_text(s->native.breaks[i].reason), (unsigned long long)s->native.breaks[i].count);
 	free(old);
 	s->prof->meta.unwind_breaks = strbuf_detach(&sb);
 }

@@ -39,29 +39,30 @@ static uint64_t tid_hash(pid_t tid)
 
 static uint64_t name_hash(const void *owner, uint32_t id)
 {
-	return tid_hash(((const struct sampler *)owner)->names[id].tid);
+	return tid_hash(((const struct sampler *)owner)->threads.names[id].tid);
 }
 
 static uint64_t py_thread_hash(const void *owner, uint32_t id)
 {
-	return tid_hash(((const struct sampler *)owner)->threads[id].tid);
+	return tid_hash(((const struct sampler *)owner)->threads.py[id].tid);
 }
 
 struct thread_name_cache *sampler_thread_cache(struct sampler *s, pid_t tid)
 {
-	size_t pos = hidx_start(&s->names_index, tid_hash(tid));
+	size_t pos = hidx_start(&s->threads.names_index, tid_hash(tid));
 
-	for (uint32_t id; (id = hidx_next(&s->names_index, &pos)) != HIDX_NONE;)
-		if (s->names[id].tid == tid)
-			return &s->names[id];
+	for (uint32_t id; (id = hidx_next(&s->threads.names_index, &pos)) != HIDX_NONE;)
+		if (s->threads.names[id].tid == tid)
+			return &s->threads.names[id];
 	return NULL;
 }
 
 static void names_reindex(struct sampler *s)
 {
-	hidx_clear(&s->names_index);
-	for (size_t i = 0; i < s->nnames; i++)
-		hidx_insert(&s->names_index, tid_hash(s->names[i].tid), (uint32_t)i, name_hash, s);
+	hidx_clear(&s->threads.names_index);
+	for (size_t i = 0; i < s->threads.nnames; i++)
+		hidx_insert(&s->threads.names_index, tid_hash(s->threads.names[i].tid), (uint32_t)i,
+			    name_hash, s);
 }
 
 /* Python's name for thread tid (threading's), or NULL (none, unreadable). */
@@ -137,11 +138,13 @@ uint32_t sampler_thread(struct sampler *s, pid_t tid, uint64_t now)
 	if (s->life.generation)
 		strbuf_addf(&label, " (exec %u)", s->life.generation);
 	if (!c) {
-		s->names = xgrow(s->names, sizeof(*s->names), s->nnames + 1, &s->names_alloc);
-		c = &s->names[s->nnames++];
+		s->threads.names = xgrow(s->threads.names, sizeof(*s->threads.names),
+					 s->threads.nnames + 1, &s->threads.names_alloc);
+		c = &s->threads.names[s->threads.nnames++];
 		memset(c, 0, sizeof(*c));
 		c->tid = tid;
-		hidx_insert(&s->names_index, tid_hash(tid), (uint32_t)(s->nnames - 1), name_hash, s);
+		hidx_insert(&s->threads.names_index, tid_hash(tid), (uint32_t)(s->threads.nnames - 1),
+			    name_hash, s);
 		c->seen_first_ns = c->seen_last_ns = now;
 		if (tid > 0 && !taskstat_cpu_ns(&s->tasks, tid, &cpu))
 			c->cpu_first_ns = c->cpu_last_ns = cpu;
@@ -168,8 +171,8 @@ static void name_unnamed_threads(struct sampler *s, uint64_t now)
 {
 	int reread = 0;
 
-	for (size_t i = 0; i < s->nnames; i++) {
-		struct thread_name_cache *c = &s->names[i];
+	for (size_t i = 0; i < s->threads.nnames; i++) {
+		struct thread_name_cache *c = &s->threads.names[i];
 
 		if (c->thread == THREAD_NONE || c->python_named || c->tid <= 0)
 			continue;
@@ -190,8 +193,8 @@ void sampler_finish_threads(struct sampler *s)
 
 	name_unnamed_threads(s, now);
 
-	for (size_t i = 0; i < s->nnames; i++) {
-		struct thread_name_cache *c = &s->names[i];
+	for (size_t i = 0; i < s->threads.nnames; i++) {
+		struct thread_name_cache *c = &s->threads.names[i];
 		struct pf_thread *t;
 
 		if (c->thread == THREAD_NONE)
@@ -210,8 +213,8 @@ void sampler_threads_reset(struct sampler *s)
 {
 	size_t kept = 0;
 
-	for (size_t i = 0; i < s->nnames; i++) {
-		struct thread_name_cache c = s->names[i];
+	for (size_t i = 0; i < s->threads.nnames; i++) {
+		struct thread_name_cache c = s->threads.names[i];
 
 		if (sampler_thread_gone(s, c.tid))
 			continue;
@@ -219,34 +222,34 @@ void sampler_threads_reset(struct sampler *s)
 		c.refreshed_ns = 0;
 		c.cpu_first_ns = c.cpu_last_ns;
 		c.seen_first_ns = c.seen_last_ns;
-		s->names[kept++] = c;
+		s->threads.names[kept++] = c;
 	}
-	s->nnames = kept;
+	s->threads.nnames = kept;
 	names_reindex(s);
 }
 
 int sampler_read_py_threads(struct sampler *s)
 {
-	int ret = py_reader_threads(&s->reader, s->threads, PY_MAX_THREADS, &s->nthreads);
+	int ret = py_reader_threads(&s->reader, s->threads.py, PY_MAX_THREADS, &s->threads.npy);
 
 	if (ret)
-		s->nthreads = 0;
+		s->threads.npy = 0;
 	/* a tid listed twice (its first state kept by the reader) finds the first */
-	hidx_clear(&s->threads_index);
-	for (size_t k = 0; k < s->nthreads; k++)
-		if (!sampler_py_thread(s, s->threads[k].tid))
-			hidx_insert(&s->threads_index, tid_hash(s->threads[k].tid), (uint32_t)k,
+	hidx_clear(&s->threads.py_index);
+	for (size_t k = 0; k < s->threads.npy; k++)
+		if (!sampler_py_thread(s, s->threads.py[k].tid))
+			hidx_insert(&s->threads.py_index, tid_hash(s->threads.py[k].tid), (uint32_t)k,
 				    py_thread_hash, s);
 	return ret;
 }
 
 struct py_thread_info *sampler_py_thread(struct sampler *s, pid_t tid)
 {
-	size_t pos = hidx_start(&s->threads_index, tid_hash(tid));
+	size_t pos = hidx_start(&s->threads.py_index, tid_hash(tid));
 
-	for (uint32_t id; (id = hidx_next(&s->threads_index, &pos)) != HIDX_NONE;)
-		if (s->threads[id].tid == tid)
-			return &s->threads[id];
+	for (uint32_t id; (id = hidx_next(&s->threads.py_index, &pos)) != HIDX_NONE;)
+		if (s->threads.py[id].tid == tid)
+			return &s->threads.py[id];
 	return NULL;
 }
 

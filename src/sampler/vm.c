@@ -124,7 +124,7 @@ static void follow_target(struct sampler *s, struct vm_state *v, uint64_t now)
  */
 static pid_t running_thread(struct sampler *s, size_t nthreads)
 {
-	return nthreads == 1 ? s->threads[0].tid : -1;
+	return nthreads == 1 ? s->threads.py[0].tid : -1;
 }
 
 static int is_gone(int ret)
@@ -221,9 +221,9 @@ static int vm_tick(struct sampler *s, uint64_t now)
 	}
 	sampler_read_gil(s);
 	gc_thread = sampler_gc_thread(s);
-	for (size_t i = 0; i < s->nthreads && !ret; i++)
-		ret = sample_one_thread(s, &s->threads[i], now, gc_thread);
-	v->follow = running_thread(s, s->nthreads);
+	for (size_t i = 0; i < s->threads.npy && !ret; i++)
+		ret = sample_one_thread(s, &s->threads.py[i], now, gc_thread);
+	v->follow = running_thread(s, s->threads.npy);
 out:
 	mem_tick_end(&s->mem);
 	return ret;
