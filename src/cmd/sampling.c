@@ -156,7 +156,6 @@ static int opt_nonblocking(const struct opt *o, const char *arg, struct strbuf *
 	return 0;
 }
 
-/* --kernel and --native-all ask for native frames too */
 /* --label NAME=MODULE:VARIABLE, repeatable (sampler/labels.h) */
 static int opt_label(const struct opt *o, const char *arg, struct strbuf *err)
 {
@@ -179,6 +178,7 @@ static int opt_label(const struct opt *o, const char *arg, struct strbuf *err)
 	return 0;
 }
 
+/* --kernel and --native-all ask for native frames too */
 static int opt_kernel(const struct opt *o, const char *arg, struct strbuf *err)
 {
 	(void)arg;

@@ -43,12 +43,7 @@ static int parse_u64(const char *s, size_t n, uint64_t *out)
 	return 0;
 }
 
-/*
- * Split "name (inner)" at the " (" that opens the final parenthesised group,
- * matching parentheses from the end so a path like "/a (copy)/b.py" stays
- * whole. Returns 0 when the element has no such group.
- */
-/* A thread named "NAME (exec N)" runs after its process's Nth exec (sampler.c). */
+/* A thread named "NAME (exec N)" runs after its process's Nth exec (sampler/threads.c). */
 static unsigned exec_generation(struct span name)
 {
 	static const char tag[] = " (exec ";
@@ -66,6 +61,11 @@ static unsigned exec_generation(struct span name)
 	return (unsigned)n;
 }
 
+/*
+ * Split "name (inner)" at the " (" that opens the final parenthesised group,
+ * matching parentheses from the end so a path like "/a (copy)/b.py" stays
+ * whole. Returns 0 when the element has no such group.
+ */
 static int split_paren(struct span e, struct span *name, struct span *inner)
 {
 	int depth = 0;

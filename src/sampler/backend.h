@@ -157,7 +157,6 @@ struct unwind_break {
 	uint64_t count;
 };
 
-/* One target of a session. */
 /* The mode's verdict on the thread being sampled, made per tick and per thread. */
 struct sampler_tick_scratch {
 	uint64_t gil_holder;      /* this tick's GIL holder (gil mode) */
@@ -212,6 +211,7 @@ struct sampler_native {
 	size_t nbreaks, breaks_alloc;
 };
 
+/* One target of a session. */
 struct sampler {
 	struct py_target target;
 	struct sampler_opts opts;

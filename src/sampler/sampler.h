@@ -110,12 +110,6 @@ struct backend_ops;           /* how it samples (sampler/backend.h) */
 struct elf_env;
 
 /*
- * What is known about a backend, at one place (the table in choose.c):
- * everything that names a backend, describes it to the user, or sizes what
- * it needs reads its row, so a new backend is a row here and its own file.
- * The texts are clauses the callers put in their sentences.
- */
-/*
  * How a backend reaches a target: what `check` judges (src/audit/env.c
  * judges each mechanism once; a backend that reads by one already there
  * needs nothing of its own).
@@ -126,6 +120,12 @@ enum backend_access {
 	ACCESS_BPF,               /* bpf() and perf_event_open() */
 };
 
+/*
+ * What is known about a backend, at one place (the table in choose.c):
+ * everything that names a backend, describes it to the user, or sizes what
+ * it needs reads its row, so a new backend is a row here and its own file.
+ * The texts are clauses the callers put in their sentences.
+ */
 struct backend_info {
 	enum backend id;
 	const char *name;           /* "vm", "ptrace", "bpf": --backend's value */
