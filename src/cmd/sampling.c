@@ -447,8 +447,12 @@ int cmd_check_views(const char *verb, const struct py_target *t, const struct sa
 		fw_hint("%s it with --mode cpu or wall", verb);
 		code = FW_EXIT_UNSUPPORTED;
 	} else if (so->mode == MODE_EXCEPTION && py_exc_supported(&t->offsets, t->version, &why)) {
+		struct strbuf others = STRBUF_INIT;
+
+		add_modes(&others, EVERY_MODE & ~(1u << MODE_EXCEPTION), " or ");
 		fw_error("process %d: %s", (int)t->pid, strbuf_str(&why));
-		fw_hint("%s it in another mode (--mode cpu, wall or gil)", verb);
+		fw_hint("%s it in another mode (--mode %s)", verb, strbuf_str(&others));
+		strbuf_release(&others);
 		code = FW_EXIT_UNSUPPORTED;
 	} else if (so->labels.n && py_contextvars_supported(&t->offsets, t->version, &why)) {
 		fw_error("process %d: %s", (int)t->pid, strbuf_str(&why));
