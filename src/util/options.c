@@ -100,9 +100,7 @@ int parse_size(const char *s, uint64_t *bytes)
 
 int usage_verror(const char *cmd, const char *fmt, va_list ap)
 {
-	fputs("framewalk: error: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	fw_verror(fmt, ap);
 	fw_hint("see framewalk %s --help", cmd);
 	return FW_EXIT_USAGE;
 }

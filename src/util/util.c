@@ -100,6 +100,11 @@ void fw_error(const char *fmt, ...)
 	va_end(ap);
 }
 
+void fw_verror(const char *fmt, va_list ap)
+{
+	vreport("framewalk: error: ", fmt, ap);
+}
+
 void fw_warning(const char *fmt, ...)
 {
 	va_list ap;

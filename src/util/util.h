@@ -85,6 +85,7 @@ static inline void sort_array_r(void *base, size_t n, size_t size,
  * paths and names.
  */
 void fw_error(const char *fmt, ...) PRINTF_LIKE(1, 2);
+void fw_verror(const char *fmt, va_list ap);
 void fw_warning(const char *fmt, ...) PRINTF_LIKE(1, 2);
 /* "framewalk: ...": a note, no prefix */
 void fw_note(const char *fmt, ...) PRINTF_LIKE(1, 2);

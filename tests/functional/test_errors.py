@@ -55,6 +55,14 @@ def test_unknown_option():
     assert_error(r, 2)
 
 
+def test_usage_error_escapes_its_argument():
+    """A usage error quotes the argument it refuses made safe for a terminal,
+    as every other message (an escape sequence in it is not sent raw)."""
+    r = run_fw("record", "-p", "12\x1b]0;owned\x07\x1b[31m", timeout=20)
+    assert_error(r, 2, r"process id")
+    assert "\x1b" not in r.stderr and "\x07" not in r.stderr, repr(r.stderr)
+
+
 # -- 3: no such process ---------------------------------------------------------
 
 def test_no_such_process():
