@@ -171,8 +171,9 @@ static void capture_child(struct run *r, const struct backend_ops *ops, enum sam
 	assert_true(r->child >= 0);
 	if (r->child == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);   /* gone with the test, whatever fails */
-		for (volatile unsigned long n = 0; spin; n++)
-			;
+		if (spin)
+			for (volatile unsigned long n = 0;; n++)
+				;
 		for (;;)
 			pause();
 	}
