@@ -30,7 +30,6 @@ import shutil
 import statistics
 import subprocess
 import sys
-import threading
 import time
 
 sys.dont_write_bytecode = True
@@ -126,13 +125,8 @@ def main():
     # a row per build and config, named by the build's index when there are several
     names = [(i, n) for n in a.configs.split(",") for i in range(len(fws))]
     seconds = (a.seconds + 5) * a.reps * len(names) + 30
-    path = fb.stage("cpu.py")
-    target = subprocess.Popen(["chroot", fb.ROOT, fb.PY, path, "units", "--zlib", "--seconds",
-                               str(seconds)], stdout=subprocess.PIPE, text=True)
-    if not target.stdout.readline().startswith("READY"):
-        target.kill()
-        raise SystemExit("the units target did not start")
-    threading.Thread(target=lambda: [None for _ in target.stdout], daemon=True).start()
+    target = fb.units_target(seconds)
+    fb.drain(target)
     rows = {k: {"windows": {}, "runs_per_sample": [], "report_us": []} for k in names}
     try:
         for rep in range(a.reps):

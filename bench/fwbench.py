@@ -15,6 +15,7 @@ import signal
 import statistics
 import subprocess
 import sys
+import threading
 import time
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
@@ -98,6 +99,27 @@ def stage(script):
     os.makedirs(d, exist_ok=True)
     shutil.copy(os.path.join(BENCH, "targets", script), d)
     return ROOT_TMP + "/" + script
+
+
+def units_target(seconds, *extra):
+    """bench/targets/cpu.py units --zlib (extra: more of its options) under
+    python3.15 in the root for SECONDS, once it said READY: the Popen, its
+    unit lines on .stdout (read them: a full pipe would stop it)."""
+    path = stage("cpu.py")
+    target = subprocess.Popen(["chroot", ROOT, PY, path, "units", "--zlib"] +
+                              [str(x) for x in extra] + ["--seconds", str(seconds)],
+                              stdout=subprocess.PIPE, text=True)
+    ready = target.stdout.readline().split()
+    if not ready or ready[0] != "READY":
+        target.kill()
+        target.wait()
+        raise SystemExit("the units target did not start")
+    return target
+
+
+def drain(proc):
+    """Read and drop proc's output in a thread, so that it never blocks on a full pipe."""
+    threading.Thread(target=lambda: [None for _ in proc.stdout], daemon=True).start()
 
 
 class Target:

@@ -16,7 +16,6 @@ import shutil
 import statistics
 import subprocess
 import sys
-import threading
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -53,14 +52,8 @@ def main():
     shutil.copy(a.framewalk, fw)
     names = a.configs.split(",")
     seconds = (a.short + a.long + 3) * a.reps * len(names) + 30
-    path = fb.stage("cpu.py")
-    target = subprocess.Popen(["chroot", fb.ROOT, fb.PY, path, "units", "--zlib", "--seconds",
-                               str(seconds)], stdout=subprocess.PIPE, text=True)
-    if not target.stdout.readline().startswith("READY"):
-        target.kill()
-        raise SystemExit("the units target did not start")
-    # drain its output (a unit line every ~20 ms): a full pipe would stop it
-    threading.Thread(target=lambda: [None for _ in target.stdout], daemon=True).start()
+    target = fb.units_target(seconds)
+    fb.drain(target)           # a unit line every ~20 ms
     rows = {n: [] for n in names}
     try:
         for rep in range(a.reps):

@@ -89,14 +89,7 @@ def main():
     rates = [int(r) for r in a.rates.split(",")]
     configs = [(k, r) for r in rates for k in kinds]
     total = len(configs) * a.cycles * 2 * (a.window + 0.3) + 30
-    path = fb.stage("cpu.py")
-    target = subprocess.Popen(["chroot", fb.ROOT, fb.PY, path, "units", "--zlib", "--unit-ms",
-                               str(a.unit_ms), "--seconds", str(total)],
-                              stdout=subprocess.PIPE, text=True)
-    ready = target.stdout.readline().split()
-    if not ready or ready[0] != "READY":
-        target.kill()
-        raise SystemExit("the units target did not start")
+    target = fb.units_target(total, "--unit-ms", a.unit_ms)
     # read its units as they come: a full pipe would stop the target
     lines = []
     reader = threading.Thread(target=lambda: lines.extend(target.stdout), daemon=True)
