@@ -13,7 +13,6 @@
 #include <gelf.h>
 #include <limits.h>
 #include <stdarg.h>
-#include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -28,15 +27,16 @@ static const struct debuginfo_env no_env;
 
 void debuginfo_say(const struct debuginfo_env *env, int warning, const char *fmt, ...)
 {
-	char text[1024];
+	struct strbuf text = STRBUF_INIT;
 	va_list ap;
 
 	if (!env || !env->say)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
+	strbuf_vaddf(&text, fmt, ap);
 	va_end(ap);
-	env->say(warning, text);
+	env->say(warning, strbuf_str(&text));
+	strbuf_release(&text);
 }
 
 void debuginfo_init_root(struct debuginfo *d, const char *root, const struct debuginfo_env *env)
