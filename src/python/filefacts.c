@@ -100,6 +100,8 @@ int py_file_facts(int fd, const char *path, struct py_file_facts *out, int *pyth
 	struct stat st;
 	int have_st = !fstat(fd, &st);
 
+	memset(out, 0, sizeof(*out));
+	*python = 0;
 	if (have_st && (k = find_kept(&st, path))) {
 		close(fd);
 		*out = k->facts;
@@ -109,7 +111,6 @@ int py_file_facts(int fd, const char *path, struct py_file_facts *out, int *pyth
 	ef = elf_file_open_fd(fd);     /* takes fd */
 	if (!ef)
 		return -errno;
-	memset(out, 0, sizeof(*out));
 	read_runtime(ef, out);
 	/* the table keeps Pythons' files only: other programs would push them out */
 	*python = out->has_runtime || py_path_looks_like_python(path);

@@ -39,7 +39,7 @@ void py_file_facts_read(struct elf_file *ef, const char *path, struct py_file_fa
  * deleted file's inode may come back as another file) and path, read when
  * not kept. Only a Python's file (its runtime, or its name) is read whole
  * and kept: another file's answer is has_runtime 0 and nothing else
- * (*python 0). 0, or -errno (not an ELF file: -ENOEXEC).
+ * (*python 0). 0, or -errno (not an ELF file: -ENOEXEC), *out zeroed and *python 0.
  */
 int py_file_facts(int fd, const char *path, struct py_file_facts *out, int *python);
 

@@ -60,7 +60,7 @@ struct backend_ops {
 	 * A tick, the loop's (sampler_tick): the mode's policy on each thread
 	 * of a target, and what the backend reads. read_instant reads thread
 	 * tid (Python thread state pt, NULL: none), on a CPU, at one instant:
-	 * s->ns, *in, and sampler_read_at_instant at that instant. 0 read;
+	 * s->native.ns, *in, and sampler_read_at_instant at that instant. 0 read;
 	 * -EPERM refused (the target is); -ETIMEDOUT not read in time (counted
 	 * as dropped); another -errno (-ESRCH): the thread went away.
 	 * NULL: the backend's events sample the threads on a CPU (bpf).
@@ -348,7 +348,7 @@ void sampler_record_python(struct sampler *s, pid_t tid, const struct py_frame_i
 /* A sample of thread tid that could not be read (torn or invalid): counted. */
 void sampler_record_dropped(struct sampler *s, pid_t tid, uint64_t now);
 
-/* Symbolize, merge and count the native sample in s->ns for thread tid. */
+/* Symbolize, merge and count the native sample in s->native.ns for thread tid. */
 void sampler_record_native(struct sampler *s, pid_t tid, uint64_t now);
 /* Reload the module map if the target's executable mappings changed (rate-limited). 1 reloaded. */
 int sampler_refresh_modules(struct sampler *s, uint64_t now);
@@ -363,7 +363,7 @@ int sampler_read_waiting(struct sampler *s, struct py_thread_info *t, size_t *de
 
 /*
  * Every thread of the target (s->threads.tids, re-listed every 200 ms) and the
- * interpreter's thread states (s->threads, read now). 0, or -ESRCH/-EPERM
+ * interpreter's thread states (s->threads.py, read now). 0, or -ESRCH/-EPERM
  * when the target is gone or unreadable.
  */
 int sampler_list_threads(struct sampler *s, uint64_t now);
