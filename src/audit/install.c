@@ -416,8 +416,6 @@ int install_open(const char *python, const char *root, struct py_install *out, s
 	}
 	py_file_facts_read(ef, interp, &out->file);
 	elf_file_close(ef);
-	out->free_threaded = out->file.free_threaded;
-	out->debug = out->file.debug;
 	if (!out->file.version_ok) {
 		strbuf_addf(why, "cannot tell the Python version of %s", interp);
 		return -ESRCH;
@@ -433,7 +431,7 @@ int install_open(const char *python, const char *root, struct py_install *out, s
 	for (int k = 0; k < 4 && !out->stdlib[0]; k++) {
 		/* the build's own name first, then the other */
 		py_stdlib_dir(dir, sizeof(dir), out->prefix, k < 2 ? "lib" : "lib64", out->major,
-			      out->minor, (k % 2) == (out->free_threaded ? 0 : 1));
+			      out->minor, (k % 2) == (out->file.free_threaded ? 0 : 1));
 		if (is_dir(dir))
 			xsnprintf(out->stdlib, sizeof(out->stdlib), "%s", dir);
 	}

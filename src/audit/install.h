@@ -29,8 +29,8 @@ struct py_install {
 	char stdlib[PATH_MAX];          /* host path of lib/pythonX.Y[t], "" unknown */
 	int major, minor;
 	char version[32];               /* "3.15.0a3", "3.12.1", "3.9" */
-	int free_threaded, debug;       /* from the binary: 1, 0 */
-	struct py_file_facts file;      /* what the interpreter's file says (all of the above) */
+	struct py_file_facts file;      /* what the interpreter's file says: the version above,
+	                                 * its build (free-threaded, debug) */
 	char *libdirs[INSTALL_MAX_DIRS]; /* ld.so search directories inside root */
 	size_t nlibdirs;
 };
