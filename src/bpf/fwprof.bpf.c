@@ -148,21 +148,51 @@ static __always_inline void copy_regs(struct fw_sample_hdr *h, const fw_uregs_t 
 	FW_COPY_REGS(h, r);
 }
 
+/*
+ * A word of size (4 or 8) at addr of the interpreter's state: from the span
+ * read at once when it lies there (span 1), else read alone.
+ */
+static __always_inline void interp_word(struct fw_sample_buf *buf, const struct fw_target_cfg *cfg,
+					void *out, __u32 size, __u64 addr, int span, struct task_struct *task)
+{
+	__u64 at = addr - cfg->interp_span_addr;
+
+	if (!addr)
+		return;
+	if (!span || addr < cfg->interp_span_addr || at + size > cfg->interp_span_len || (at & (size - 1))) {
+		read_user(out, size, (void *)addr, task);
+		return;
+	}
+	barrier_var(at);
+	if (size == 8)
+		*(__u64 *)out = *(__u64 *)(buf->interp_span + (at & (FW_INTERP_SPAN - 8)));
+	else
+		*(__u32 *)out = *(__u32 *)(buf->interp_span + (at & (FW_INTERP_SPAN - 4)));
+}
+
 /* The GIL holder and the collector's flag, read at the sample's instant. */
-static __always_inline void copy_interp_state(struct fw_sample_hdr *h, const struct fw_target_cfg *cfg,
+static __always_inline void copy_interp_state(struct fw_sample_buf *buf, const struct fw_target_cfg *cfg,
 					      struct task_struct *task)
 {
+	struct fw_sample_hdr *h = &buf->h;
+	__u64 len = cfg->interp_span_len;      /* 64-bit: the verifier keeps its bound */
+	int span = 0;
+
 	h->gil_holder = 0;
 	h->gil_locked = 0;
 	h->gc_collecting = 0;
-	if (cfg->gil_holder_addr)
-		read_user(&h->gil_holder, sizeof(h->gil_holder), (void *)cfg->gil_holder_addr, task);
-	if (cfg->gil_locked_addr)
-		read_user(&h->gil_locked, sizeof(h->gil_locked), (void *)cfg->gil_locked_addr, task);
-	if (cfg->gc_collecting_addr)
-		read_user(&h->gc_collecting, sizeof(h->gc_collecting),
-			  (void *)cfg->gc_collecting_addr, task);
+	/* two checks the compiler may not fold into one (submit) */
+	if (len) {
+		barrier_var(len);
+		if (len <= FW_INTERP_SPAN)
+			span = !read_user(buf->interp_span, len, (void *)cfg->interp_span_addr, task);
+	}
+	interp_word(buf, cfg, &h->gil_holder, 8, cfg->gil_holder_addr, span, task);
+	interp_word(buf, cfg, &h->gil_locked, 4, cfg->gil_locked_addr, span, task);
+	interp_word(buf, cfg, &h->gc_collecting, 4, cfg->gc_collecting_addr, span, task);
 }
+
+#define FW_SEEN_CODES 4          /* code objects remembered per sample (a power of two) */
 
 struct py_walk {
 	struct fw_sample_buf *buf;
@@ -173,7 +203,43 @@ struct py_walk {
 	__s32 code_off, id_start;
 	__u32 id_len;
 	__u64 code_mask;
+	__u64 win_base, win_len;     /* buf->py_window holds win_len bytes from win_base */
+	__u64 seen[FW_SEEN_CODES];   /* codes whose words this sample copied (a ring) */
+	__u32 nseen;
 };
+
+/*
+ * Did this sample copy code's words already (a recursion, a function on the
+ * stack twice)? At one instant an address holds one object, so the frame's
+ * identity is the copy already in the record (user space's overlay serves
+ * every frame at that address from it).
+ */
+static __always_inline int code_seen(const struct py_walk *w, __u64 code)
+{
+	for (int k = 0; k < FW_SEEN_CODES; k++)
+		if (w->seen[k] == code)
+			return 1;
+	return 0;
+}
+
+/*
+ * A frame lying within the window read: its FW_FRAME_COPY bytes from the
+ * copy (loads, no helper call). 0 when it does not lie there.
+ */
+static __always_inline int frame_from_window(struct py_walk *w, __u64 *dst)
+{
+	__u64 off = w->frame - w->win_base, *src;
+
+	if (w->frame < w->win_base || off + w->size > w->win_len || (off & 7))
+		return 0;
+	/* bounded where it is used, past the compiler (copy_frame_at's id_len) */
+	barrier_var(off);
+	off &= FW_PY_WINDOW - 1;
+	src = (__u64 *)(w->buf->py_window + off);
+	for (int k = 0; k < FW_FRAME_COPY / 8; k++)
+		dst[k] = src[k];
+	return 1;
+}
 
 /* One frame of the walk, read from the thread's memory (task) or the current one's. */
 static __always_inline long copy_frame_at(__u64 i, struct py_walk *w, struct task_struct *task)
@@ -185,7 +251,7 @@ static __always_inline long copy_frame_at(__u64 i, struct py_walk *w, struct tas
 		return 1;
 	f = &w->buf->py[i & (FW_MAX_PY_FRAMES - 1)];
 	f->addr = w->frame;
-	if (read_user(f->data, size, (void *)w->frame, task))
+	if (!frame_from_window(w, (__u64 *)f->data) && read_user(f->data, size, (void *)w->frame, task))
 		return 1;
 	/* Counted in the map value, not on the stack: the verifier then need not
 	 * follow every count as its own path. */
@@ -201,8 +267,10 @@ static __always_inline long copy_frame_at(__u64 i, struct py_walk *w, struct tas
 		 * compiler, which would drop a mask it knows to be idle */
 		barrier_var(id_len);
 		id_len &= FW_CODE_ID_COPY - 1;
-		if (code && !read_user(f->code_id, id_len, (void *)at, task))
+		if (code && !code_seen(w, code) && !read_user(f->code_id, id_len, (void *)at, task)) {
 			f->code_id_addr = at;
+			w->seen[w->nseen++ & (FW_SEEN_CODES - 1)] = code;
+		}
 	}
 	return 0;
 }
@@ -260,12 +328,40 @@ static long thread_at_task(__u64 i, void *ctx)
 }
 
 /*
+ * A word of thread state ts at offset off: from the span of it read at
+ * once (cfg->tstate_span_*; read on the first word asked of ts), else read
+ * alone. 0, or the read's error.
+ */
+static __always_inline long read_tstate_word(struct fw_sample_buf *buf, const struct fw_target_cfg *cfg,
+					     __u64 ts, __s32 off, __u64 *out, struct task_struct *task)
+{
+	__u32 len = cfg->tstate_span_len;
+	__s64 at = (__s64)off - cfg->tstate_span_start;
+	long err;
+
+	if (!len || len > FW_TSTATE_SPAN || at < 0 || at + 8 > len)
+		return read_user(out, sizeof(*out), (void *)(ts + off), task);
+	if (buf->tstate_span_at != ts) {
+		barrier_var(len);
+		if (len > FW_TSTATE_SPAN)
+			return -1;
+		err = read_user(buf->tstate_span, len, (void *)(ts + cfg->tstate_span_start), task);
+		if (err)
+			return err;
+		buf->tstate_span_at = ts;
+	}
+	barrier_var(at);
+	*out = *(__u64 *)(buf->tstate_span + (at & (FW_TSTATE_SPAN - 8)));
+	return 0;
+}
+
+/*
  * The thread's state: user space's map entry when it still belongs to this
  * thread (a tid can be reused), else found in the interpreter's list, and
  * remembered. 0: not a Python thread (or the list is not known yet).
  */
-static __always_inline __u64 find_tstate(const struct fw_target_cfg *cfg, __u32 tid,
-					 struct task_struct *task)
+static __always_inline __u64 find_tstate(struct fw_sample_buf *buf, const struct fw_target_cfg *cfg,
+					 __u32 tid, struct task_struct *task)
 {
 	struct task_struct *self = task ? task : bpf_get_current_task_btf();
 	struct thread_walk w = { .task = task, .next_off = cfg->tstate_next,
@@ -275,9 +371,10 @@ static __always_inline __u64 find_tstate(const struct fw_target_cfg *cfg, __u32 
 	w.want = FW_TASK_THREAD_POINTER(self) - cfg->pthread_below_tp;
 	if (ts && *ts == FW_NOT_PYTHON)
 		return 0;
-	if (ts && *ts && !read_user(&id, sizeof(id), (void *)(*ts + cfg->tstate_thread_id), task) &&
+	if (ts && *ts && !read_tstate_word(buf, cfg, *ts, cfg->tstate_thread_id, &id, task) &&
 	    id == w.want)
 		return *ts;
+	buf->tstate_span_at = 0;
 	if (!cfg->threads_head_addr ||
 	    read_user(&w.ts, sizeof(w.ts), (void *)cfg->threads_head_addr, task))
 		return 0;
@@ -291,23 +388,43 @@ static __always_inline __u64 find_tstate(const struct fw_target_cfg *cfg, __u32 
 	return w.found;
 }
 
+/*
+ * cfg->py_window: the bytes from the current frame's end down to
+ * FW_PY_WINDOW below it, or to the data stack chunk holding it (chunk,
+ * mapped whole), where its callers lie. Nothing read (win_len 0): each
+ * frame is then read alone.
+ */
+static __always_inline void read_window(struct py_walk *w, __u64 chunk, struct task_struct *task)
+{
+	__u64 end = (w->frame + w->size + 7) & ~7ULL, len;
+
+	w->win_base = end > chunk + FW_PY_WINDOW ? end - FW_PY_WINDOW : chunk;
+	len = end - w->win_base;
+	barrier_var(len);
+	if (len == 0 || len > FW_PY_WINDOW)
+		return;
+	if (!read_user(w->buf->py_window, len, (void *)w->win_base, task))
+		w->win_len = len;
+}
+
 /* Copy the thread's Python frames into buf->py; returns how many. */
 static __always_inline __u32 copy_python(struct fw_sample_buf *buf, const struct fw_target_cfg *cfg,
 					 struct task_struct *task)
 {
 	struct fw_sample_hdr *h = &buf->h;
 	struct py_walk w = { .buf = buf, .task = task };
-	__u64 ts;
+	__u64 ts, chunk = 0, top = 0;
 
 	h->tstate = 0;
 	h->cframe = 0;
 	h->py_truncated = 0;
 	h->npy = 0;
-	ts = find_tstate(cfg, h->tid, task);
+	buf->tstate_span_at = 0;
+	ts = find_tstate(buf, cfg, h->tid, task);
 	if (!ts)
 		return 0;
 	h->tstate = ts;
-	if (read_user(&w.frame, sizeof(w.frame), (void *)(ts + cfg->tstate_frame), task))
+	if (read_tstate_word(buf, cfg, ts, cfg->tstate_frame, &w.frame, task))
 		return 0;
 	if (cfg->frame_model == FW_FRAMES_311 && w.frame) {
 		h->cframe = w.frame;
@@ -327,6 +444,12 @@ static __always_inline __u32 copy_python(struct fw_sample_buf *buf, const struct
 		w.size = FW_FRAME_COPY;
 	if (w.size < 8 || w.prev_off < 0 || w.prev_off > FW_FRAME_COPY - 8)
 		return 0;
+	w.win_len = 0;
+	if (cfg->py_window && w.frame && cfg->tstate_datastack >= 0 &&
+	    !read_tstate_word(buf, cfg, ts, cfg->tstate_datastack, &chunk, task) &&
+	    !read_tstate_word(buf, cfg, ts, cfg->tstate_datastack + 8, &top, task) &&
+	    chunk && chunk <= w.frame && w.frame < top)
+		read_window(&w, chunk, task);
 	if (task)
 		bpf_loop(FW_MAX_PY_FRAMES, copy_frame_task, &w, 0);
 	else
@@ -609,7 +732,7 @@ static __always_inline __u64 build_record(struct fw_sample_buf *buf, const struc
 	h->stack_bytes = 0;
 	h->stack_base = 0;
 	h->kind = FW_REC_SMALL;
-	copy_interp_state(h, cfg, task);
+	copy_interp_state(buf, cfg, task);
 	npy = copy_python(buf, cfg, task);
 	if (npy > FW_MAX_PY_FRAMES)
 		npy = FW_MAX_PY_FRAMES;

@@ -23,6 +23,9 @@
 #define FW_KSTACK_MAX 64
 #define FW_USTACK_MAX 127
 #define FW_MAX_THREAD_WALK 512   /* thread states looked at to find one thread's */
+#define FW_PY_WINDOW 4096        /* bytes below the current frame read at once (3.11+) */
+#define FW_TSTATE_SPAN 512       /* bytes of a thread state read at once */
+#define FW_INTERP_SPAN 512       /* bytes around the GIL and collector words read at once */
 
 /*
  * Registers in a record, in DWARF order (x86-64 17: rax rdx rcx rbx rsi rdi
@@ -119,6 +122,22 @@ struct fw_target_cfg {
 	__u32 copy_stack;            /* copy the user stack (a module lacks frame pointers) */
 	__u32 native;                /* read native frames at all (else Python only) */
 	__u32 kernel;                /* read the kernel stack */
+	/*
+	 * The frames of 3.11+ lie one above another in the thread's data
+	 * stack: read FW_PY_WINDOW bytes ending at the current frame at once
+	 * and take each frame found in them from that copy, not a read each
+	 * (0: a read per frame), from no lower than the data stack's chunk
+	 * holding it (tstate_datastack: its chunk, then its top; -1 unknown).
+	 */
+	__u32 py_window;
+	__s32 tstate_datastack;
+	/*
+	 * The thread state's words the program uses (its thread id, frame and
+	 * data stack) lie within tstate_span_len (<= FW_TSTATE_SPAN) bytes
+	 * from tstate_span_start: one read (0: a read each).
+	 */
+	__s32 tstate_span_start;
+	__u32 tstate_span_len;
 	__u32 pad1;
 	/*
 	 * Finding a thread's state the moment it is first seen (user space's
@@ -139,6 +158,11 @@ struct fw_target_cfg {
 	__u64 gil_holder_addr;       /* thread state holding the GIL */
 	__u64 gil_locked_addr;       /* int: is it locked */
 	__u64 gc_collecting_addr;    /* int: is the collector running */
+	/* the words above that lie within interp_span_len (<= FW_INTERP_SPAN) bytes
+	 * from interp_span_addr: one read (0: a read each) */
+	__u64 interp_span_addr;
+	__u32 interp_span_len;
+	__u32 pad2;
 	struct fw_label_cfg lab;
 };
 
@@ -196,6 +220,11 @@ struct fw_sample_buf {
 	 */
 	__u64 lab_words[2 * FW_COLLISION_PAIRS];
 	__u64 uregs[FW_UREGS_WORDS];
+	__u8 interp_span[FW_INTERP_SPAN];   /* cfg->interp_span_len bytes, this sample's */
+	__u64 tstate_span_at;               /* the thread state read into tstate_span (0: none) */
+	__u8 tstate_span[FW_TSTATE_SPAN];   /* cfg->tstate_span_len bytes of it, this sample's */
+	/* cfg->py_window's copy (a frame's FW_FRAME_COPY bytes past its end are read from it) */
+	__u8 py_window[FW_PY_WINDOW + FW_FRAME_COPY];
 };
 
 #define FW_PY_OFFSET sizeof(struct fw_sample_hdr)

@@ -435,6 +435,33 @@ static int needs_stack_copy(struct module_map *mm)
 	return 0;
 }
 
+/*
+ * The span of a thread state holding every word the program reads of it
+ * (its thread id, frame, data stack chunk and top), when one
+ * FW_TSTATE_SPAN read holds them.
+ */
+static void tstate_span(const struct py_offsets *o, struct fw_target_cfg *cfg)
+{
+	int32_t words[] = { o->tstate_thread_id, o->tstate_frame, cfg->tstate_datastack,
+			    cfg->tstate_datastack >= 0 ? cfg->tstate_datastack + 8 : -1 };
+	int32_t lo = INT32_MAX, hi = -1;
+
+	cfg->tstate_span_start = 0;
+	cfg->tstate_span_len = 0;
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		if (words[i] < 0 && i < 2)
+			return;
+		if (words[i] < 0)
+			continue;
+		lo = words[i] < lo ? words[i] : lo;
+		hi = words[i] > hi ? words[i] : hi;
+	}
+	if (hi + 8 - lo > FW_TSTATE_SPAN)
+		return;
+	cfg->tstate_span_start = lo;
+	cfg->tstate_span_len = (uint32_t)(hi + 8 - lo);
+}
+
 static void target_config(struct sampler *s, struct fw_target_cfg *cfg)
 {
 	const struct py_offsets *o = &s->target.offsets;
@@ -460,6 +487,10 @@ static void target_config(struct sampler *s, struct fw_target_cfg *cfg)
 				~(uint64_t)o->frame_code_tagged : ~0ull;
 		}
 	}
+	/* 3.11+ frames sit in a data stack: read the window below the current one at once */
+	cfg->py_window = cfg->frame_model != FW_FRAMES_OBJECTS && o->tstate_datastack_chunk >= 0;
+	cfg->tstate_datastack = cfg->py_window ? o->tstate_datastack_chunk : -1;
+	tstate_span(o, cfg);
 	cfg->native = (uint32_t)s->opts.native;
 	cfg->kernel = (uint32_t)s->opts.kernel;
 	cfg->copy_stack = s->opts.native && needs_stack_copy(&s->native.mm);
@@ -550,6 +581,35 @@ static void labels_prime(struct sampler *s)
 }
 
 /*
+ * The span holding the GIL's and the collector's words (fw_target_cfg), when
+ * one FW_INTERP_SPAN read holds them all.
+ */
+static void interp_span(struct fw_target_cfg *cfg)
+{
+	const uint64_t words[] = { cfg->gil_holder_addr, cfg->gil_locked_addr, cfg->gc_collecting_addr };
+	const uint64_t sizes[] = { 8, 4, 4 };
+
+	cfg->interp_span_addr = 0;
+	cfg->interp_span_len = 0;
+	/* all three, else the GIL's two (the collector's word read alone) */
+	for (size_t n = ARRAY_SIZE(words); n >= 2; n--) {
+		uint64_t lo = UINT64_MAX, hi = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			if (!words[i])
+				continue;
+			lo = words[i] < lo ? words[i] : lo;
+			hi = words[i] + sizes[i] > hi ? words[i] + sizes[i] : hi;
+		}
+		if (hi > lo && hi - lo <= FW_INTERP_SPAN) {
+			cfg->interp_span_addr = lo;
+			cfg->interp_span_len = (uint32_t)(hi - lo);
+			return;
+		}
+	}
+}
+
+/*
  * Tell the program about a target, and about its interpreter's GIL and
  * collector once the interpreter exists (a command framewalk started may
  * not have one yet at the first look).
@@ -570,6 +630,7 @@ static void configure_target(struct bpf_run *br, struct sampler *s)
 		bt->cfg.gil_locked_addr = locked;
 		bt->cfg.gc_collecting_addr = gc;
 		bt->cfg.threads_head_addr = head;
+		interp_span(&bt->cfg);
 		bt->interp_known = changed = 1;
 	}
 	if (label_config(s, &bt->cfg.lab))
