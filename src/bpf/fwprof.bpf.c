@@ -203,6 +203,7 @@ struct py_walk {
 	__s32 code_off, id_start;
 	__u32 id_len;
 	__u64 code_mask;
+	__u32 stride, data_len;      /* a frame's bytes in the record (struct fw_py_frame) */
 	__u64 win_base, win_len;     /* buf->py_window holds win_len bytes from win_base */
 	__u64 seen[FW_SEEN_CODES];   /* codes whose words this sample copied (a ring) */
 	__u32 nseen;
@@ -223,8 +224,8 @@ static __always_inline int code_seen(const struct py_walk *w, __u64 code)
 }
 
 /*
- * A frame lying within the window read: its FW_FRAME_COPY bytes from the
- * copy (loads, no helper call). 0 when it does not lie there.
+ * A frame lying within the window read: its data_len bytes from the copy
+ * (loads, no helper call). 0 when it does not lie there.
  */
 static __always_inline int frame_from_window(struct py_walk *w, __u64 *dst)
 {
@@ -236,38 +237,50 @@ static __always_inline int frame_from_window(struct py_walk *w, __u64 *dst)
 	barrier_var(off);
 	off &= FW_PY_WINDOW - 1;
 	src = (__u64 *)(w->buf->py_window + off);
+	/* whole: the record's next bytes are written after (slack past the last: FW_BODY_MAX) */
 	for (int k = 0; k < FW_FRAME_COPY / 8; k++)
 		dst[k] = src[k];
 	return 1;
 }
 
-/* One frame of the walk, read from the thread's memory (task) or the current one's. */
+/*
+ * One frame of the walk, read from the thread's memory (task) or the
+ * current one's, into the record's frame i (struct fw_py_frame).
+ */
 static __always_inline long copy_frame_at(__u64 i, struct py_walk *w, struct task_struct *task)
 {
 	struct fw_py_frame *f;
 	__u32 size = w->size, id_len = w->id_len;
+	__u64 stride = w->stride, data_len = w->data_len;
+	__u8 *data;
 
 	if (!w->frame || i >= FW_MAX_PY_FRAMES || size > FW_FRAME_COPY || !size)
 		return 1;
-	f = &w->buf->py[i & (FW_MAX_PY_FRAMES - 1)];
+	/* masks the verifier can see (copy_python keeps them at most FW_PY_SLOT_MAX, FW_FRAME_COPY) */
+	barrier_var(stride);
+	barrier_var(data_len);
+	stride &= 511;
+	data_len &= 2 * FW_FRAME_COPY - 1;
+	f = (struct fw_py_frame *)(w->buf->body + (i & (FW_MAX_PY_FRAMES - 1)) * stride);
+	data = (__u8 *)(f + 1);
 	f->addr = w->frame;
-	if (!frame_from_window(w, (__u64 *)f->data) && read_user(f->data, size, (void *)w->frame, task))
+	if (!frame_from_window(w, (__u64 *)data) && read_user(data, size, (void *)w->frame, task))
 		return 1;
 	/* Counted in the map value, not on the stack: the verifier then need not
 	 * follow every count as its own path. */
 	w->buf->h.npy++;
-	w->frame = *(__u64 *)(f->data + (w->prev_off & (FW_FRAME_COPY - 8)));
+	w->frame = *(__u64 *)(data + (w->prev_off & (FW_FRAME_COPY - 8)));
 	/* The words saying which code the frame runs, at the same instant. */
 	f->code_id_addr = 0;
 	if (id_len && id_len < FW_CODE_ID_COPY) {
-		__u64 code = *(__u64 *)(f->data + (w->code_off & (FW_FRAME_COPY - 8))) & w->code_mask;
+		__u64 code = *(__u64 *)(data + (w->code_off & (FW_FRAME_COPY - 8))) & w->code_mask;
 		__u64 at = code + (__u64)(__s64)w->id_start;
 
 		/* bounded where it is used (a spilled bound is lost), past the
 		 * compiler, which would drop a mask it knows to be idle */
 		barrier_var(id_len);
 		id_len &= FW_CODE_ID_COPY - 1;
-		if (code && !code_seen(w, code) && !read_user(f->code_id, id_len, (void *)at, task)) {
+		if (code && !code_seen(w, code) && !read_user(data + data_len, id_len, (void *)at, task)) {
 			f->code_id_addr = at;
 			w->seen[w->nseen++ & (FW_SEEN_CODES - 1)] = code;
 		}
@@ -419,6 +432,8 @@ static __always_inline __u32 copy_python(struct fw_sample_buf *buf, const struct
 	h->cframe = 0;
 	h->py_truncated = 0;
 	h->npy = 0;
+	h->py_stride = 0;
+	h->py_data_len = 0;
 	buf->tstate_span_at = 0;
 	ts = find_tstate(buf, cfg, h->tid, task);
 	if (!ts)
@@ -444,6 +459,10 @@ static __always_inline __u32 copy_python(struct fw_sample_buf *buf, const struct
 		w.size = FW_FRAME_COPY;
 	if (w.size < 8 || w.prev_off < 0 || w.prev_off > FW_FRAME_COPY - 8)
 		return 0;
+	w.data_len = (w.size + 7) & ~7U;
+	w.stride = sizeof(struct fw_py_frame) + w.data_len + ((w.id_len + 7) & ~7U);
+	h->py_data_len = w.data_len;
+	h->py_stride = w.stride;
 	w.win_len = 0;
 	if (cfg->py_window && w.frame && cfg->tstate_datastack >= 0 &&
 	    !read_tstate_word(buf, cfg, ts, cfg->tstate_datastack, &chunk, task) &&
@@ -725,7 +744,8 @@ static __always_inline __u64 build_record(struct fw_sample_buf *buf, const struc
 {
 	struct fw_sample_hdr *h = &buf->h;
 	__u32 npy;
-	__u64 off, size;      /* 64-bit: the verifier keeps their bounds */
+	__s64 got;
+	__u64 off, stride;    /* 64-bit: the verifier keeps their bounds */
 
 	h->kstack_bytes = 0;
 	h->ustack_bytes = 0;
@@ -737,31 +757,40 @@ static __always_inline __u64 build_record(struct fw_sample_buf *buf, const struc
 	if (npy > FW_MAX_PY_FRAMES)
 		npy = FW_MAX_PY_FRAMES;
 	h->npy = npy;
-	off = FW_PY_OFFSET + npy * sizeof(struct fw_py_frame);
+	stride = h->py_stride;
+	if (stride > FW_PY_SLOT_MAX)
+		return 0;
+	/* the body's offsets, each checked against what the body holds */
+	off = npy * stride;
+	barrier_var(off);
+	if (off > FW_MAX_PY_FRAMES * FW_PY_SLOT_MAX)
+		return 0;
 	if (cfg->native) {
 		copy_regs(h, uregs);
+		got = 0;
 		if (cfg->kernel && task)
-			h->kstack_bytes = bpf_get_task_stack(task, h->kstack, sizeof(h->kstack), 0);
+			got = bpf_get_task_stack(task, buf->body + off, 8 * FW_KSTACK_MAX, 0);
 		else if (cfg->kernel && !h->user_mode)
-			h->kstack_bytes = bpf_get_stack(perf_ctx, h->kstack, sizeof(h->kstack), 0);
+			got = bpf_get_stack(perf_ctx, buf->body + off, 8 * FW_KSTACK_MAX, 0);
+		h->kstack_bytes = (__s32)got;
+		off += FW_PCS_ADVANCE(got);
+		if (off > FW_MAX_PY_FRAMES * FW_PY_SLOT_MAX + 8 * FW_KSTACK_MAX)
+			return 0;
 		if (cfg->copy_stack || task) {
-			/* off <= FW_PY_OFFSET + 128 frames: the copy fits the scratch record. */
-			if (off > FW_PY_OFFSET + FW_MAX_PY_FRAMES * sizeof(struct fw_py_frame))
-				return 0;
 			h->kind = FW_REC_FULL;
-			h->stack_bytes = copy_user_stack(h, (__u8 *)buf + off, FW_UREGS_SP(uregs), task);
+			h->stack_bytes = copy_user_stack(h, buf->body + off, FW_UREGS_SP(uregs), task);
 		} else {
 			/*
 			 * Every module keeps frame pointers: the kernel's walk is
 			 * enough (through code without them it follows garbage for
 			 * up to FW_USTACK_MAX steps, the costliest part of a sample).
 			 */
-			h->ustack_bytes = bpf_get_stack(perf_ctx, h->ustack, sizeof(h->ustack),
-							BPF_F_USER_STACK);
+			got = bpf_get_stack(perf_ctx, buf->body + off, 8 * FW_USTACK_MAX, BPF_F_USER_STACK);
+			h->ustack_bytes = (__s32)got;
+			off += FW_PCS_ADVANCE(got);
 		}
 	}
-	size = off + (__u64)h->stack_bytes;
-	return size <= sizeof(struct fw_sample_buf) ? size : 0;
+	return FW_PY_OFFSET + off + (__u64)h->stack_bytes;
 }
 
 static __always_inline void submit(struct fw_sample_buf *buf, __u64 size, __u64 flags)

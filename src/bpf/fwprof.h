@@ -5,8 +5,9 @@
  * fixed-size types only, so both compilers agree on the layout.
  *
  * A record is variable-sized: the header, then npy Python frame copies
- * (struct fw_py_frame each), then stack_bytes of user stack; its length is
- * what the program wrote, so a record holds only what it needs.
+ * (struct fw_py_frame each, py_stride bytes), the kernel's and the user
+ * pcs when taken, then stack_bytes of user stack; its length is what the
+ * program wrote, so a record holds only what it needs.
  */
 #ifndef FRAMEWALK_BPF_FWPROF_H
 #define FRAMEWALK_BPF_FWPROF_H
@@ -174,12 +175,18 @@ struct fw_target_cfg {
 #define FW_OFFCPU_STABLE 1       /* the thread stayed off a CPU across the copy */
 #define FW_OFFCPU_MOVED 2        /* it ran meanwhile: the copy may mix two moments */
 
+/*
+ * A copied Python frame in a record, hdr.py_stride bytes: this head, then
+ * hdr.py_data_len bytes of the frame (its frame_size, whole words, at most
+ * FW_FRAME_COPY), then the rest of the stride for the words of its code
+ * object (code_id_len of them; junk when code_id_addr is 0).
+ */
 struct fw_py_frame {
 	__u64 addr;
-	__u8 data[FW_FRAME_COPY];
-	__u64 code_id_addr;          /* where code_id was copied from; 0: not copied */
-	__u8 code_id[FW_CODE_ID_COPY];
+	__u64 code_id_addr;          /* where the code words were copied from; 0: not copied */
 };
+
+#define FW_PY_SLOT_MAX (sizeof(struct fw_py_frame) + FW_FRAME_COPY + FW_CODE_ID_COPY)
 
 struct fw_sample_hdr {
 	__u32 kind;                  /* FW_REC_* */
@@ -189,6 +196,7 @@ struct fw_sample_hdr {
 	__u64 cframe;                /* FW_FRAMES_311: tstate's cframe at the instant, else 0 */
 	__u32 npy;                   /* Python frames copied after the header */
 	__u32 py_truncated;          /* the chain went on past FW_MAX_PY_FRAMES */
+	__u32 py_stride, py_data_len;   /* struct fw_py_frame */
 	__s32 kstack_bytes;          /* bpf_get_stack results (bytes, or -errno) */
 	__s32 ustack_bytes;
 	__u32 stack_bytes;           /* user stack bytes after the Python frames */
@@ -202,15 +210,29 @@ struct fw_sample_hdr {
 	__u32 gc_collecting;
 	__u64 switches;              /* off_cpu: its context switches when read */
 	__u64 regs[FW_NREGS];
-	__u64 kstack[FW_KSTACK_MAX];
-	__u64 ustack[FW_USTACK_MAX];
 };
+
+/*
+ * After the header, as much as a record needs of: npy frames (py_stride
+ * bytes each), the kernel's pcs (kstack_bytes when positive), the user pcs
+ * of the kernel's frame-pointer walk (ustack_bytes when positive), the user
+ * stack (stack_bytes). FW_FRAME_COPY of slack past the most: a frame's copy
+ * from the window is whole words up to FW_FRAME_COPY.
+ */
+#define FW_BODY_MAX (FW_MAX_PY_FRAMES * FW_PY_SLOT_MAX + 8 * (FW_KSTACK_MAX + FW_USTACK_MAX) + \
+		     FW_STACK_COPY + FW_FRAME_COPY)
+
+/*
+ * The bytes a part of pcs takes in the body after bpf_get_stack's result
+ * (bytes, or -errno): as a mask, which the verifier follows (a result is
+ * never more than the 8 * FW_USTACK_MAX asked for).
+ */
+#define FW_PCS_ADVANCE(got) ((got) > 0 ? (__u64)(got) & 0x3f8 : 0)
 
 /* The program's scratch space for one record (one per CPU). */
 struct fw_sample_buf {
 	struct fw_sample_hdr h;
-	struct fw_py_frame py[FW_MAX_PY_FRAMES];
-	__u8 stack[FW_STACK_COPY];
+	__u8 body[FW_BODY_MAX];
 	struct fw_label_rec lab;
 	/*
 	 * Here, not on the BPF stack (512 bytes, shared with the bpf_loop

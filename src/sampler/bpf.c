@@ -692,27 +692,29 @@ static uint32_t copied_code_id_len(struct sampler *s)
 	return bt->cfg.code_id_len;
 }
 
-static void kernel_from_record(struct bpf_run *br, struct sampler *s, const struct fw_sample_hdr *h)
+static void kernel_from_record(struct bpf_run *br, struct sampler *s, const struct bpf_record *rec)
 {
 	struct native_sample *ns = &s->native.ns;
-	size_t n = bpf_record_nkernel(h);
 
-	for (size_t i = 0; s->opts.kernel && i < n && ns->nkernel < KERNEL_MAX_FRAMES; i++) {
+	for (size_t i = 0; s->opts.kernel && i < rec->nkernel && ns->nkernel < KERNEL_MAX_FRAMES; i++) {
 		if (!br->ksyms.loaded)
 			kallsyms_load(&br->ksyms);
-		ns->kernel[ns->nkernel++] = xstrdup(kallsyms_lookup(&br->ksyms, h->kstack[i]));
+		ns->kernel[ns->nkernel++] = xstrdup(kallsyms_lookup(&br->ksyms,
+								    bpf_record_kernel_pc(rec, i)));
 	}
 }
 
-static void native_from_record(struct bpf_run *br, struct sampler *s, const struct fw_sample_hdr *h,
-			       const uint8_t *stack, uint64_t now)
+static void native_from_record(struct bpf_run *br, struct sampler *s, const struct bpf_record *rec,
+			       uint64_t now)
 {
+	const struct fw_sample_hdr *h = rec->h;
+	const uint8_t *stack = rec->stack;
 	struct native_sample *ns = &s->native.ns;
 	struct arch_regs regs;
 	struct stack_copy sc;
 
 	if (h->kind != FW_REC_FULL) {
-		bpf_record_fp_walk(h, &ns->uw);
+		bpf_record_fp_walk(rec, &ns->uw);
 		ns->unwound = 1;
 		return;
 	}
@@ -936,8 +938,8 @@ static int handle_record(void *ctx, void *data, size_t size)
 	s->native.ns.npy = depth;
 	s->native.ns.py_ok = py_ret == 0;
 	s->native.ns.gc = h->gc_collecting && holds;
-	kernel_from_record(br, s, h);
-	native_from_record(br, s, h, rec.stack, now);
+	kernel_from_record(br, s, &rec);
+	native_from_record(br, s, &rec, now);
 	sampler_record_native(s, (pid_t)h->tid, now);
 	native_sample_clear(&s->native.ns);
 	return 0;
@@ -1044,7 +1046,7 @@ static void bpf_target_release(struct sampler *s)
  */
 static size_t ring_size(const struct sampler_opts *o, int ncpus, size_t nthreads)
 {
-	double per_record = sizeof(struct fw_sample_hdr) + 24.0 * sizeof(struct fw_py_frame) +
+	double per_record = sizeof(struct fw_sample_hdr) + 24.0 * FW_PY_SLOT_MAX +
 			    (o->native ? 8192.0 : 0) +
 			    (o->labels.n ? (double)sizeof(struct fw_label_rec) : 0);   /* sent before it */
 	double want = o->rate_hz * ncpus * RING_SECONDS * per_record;

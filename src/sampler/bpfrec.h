@@ -20,12 +20,16 @@
 
 /*
  * The parts of one record, pointing into its bytes: the header, npy copied
- * Python frames (h->npy, at most FW_MAX_PY_FRAMES) and stack_bytes of user
- * stack (h->stack_bytes, at most FW_STACK_COPY), all inside the record.
+ * Python frames (h->npy, at most FW_MAX_PY_FRAMES, py_stride bytes each),
+ * the kernel's pcs, the user pcs of the kernel's frame-pointer walk and
+ * stack_bytes of user stack (h->stack_bytes, at most FW_STACK_COPY), all
+ * inside the record.
  */
 struct bpf_record {
 	const struct fw_sample_hdr *h;
-	const struct fw_py_frame *py;
+	const uint8_t *py;
+	const uint8_t *kstack, *ustack;   /* nkernel, nuser pcs (8 bytes each, unaligned) */
+	size_t nkernel, nuser;
 	const uint8_t *stack;
 };
 
@@ -48,11 +52,11 @@ int bpf_record_python(struct py_reader *r, struct target_mem *mem, const struct 
 
 /*
  * User pcs of a record without a stack copy (FW_REC_SMALL), from the
- * kernel's frame-pointer walk (ustack_bytes of ustack), as an unwind result.
+ * kernel's frame-pointer walk, as an unwind result.
  */
-void bpf_record_fp_walk(const struct fw_sample_hdr *h, struct unwind_result *uw);
+void bpf_record_fp_walk(const struct bpf_record *rec, struct unwind_result *uw);
 
-/* How many kernel pcs the record holds (kstack_bytes of kstack). */
-size_t bpf_record_nkernel(const struct fw_sample_hdr *h);
+/* The record's i-th kernel pc (i < rec->nkernel). */
+uint64_t bpf_record_kernel_pc(const struct bpf_record *rec, size_t i);
 
 #endif

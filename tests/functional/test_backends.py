@@ -392,3 +392,47 @@ def test_bpf_without_its_iterator_says_so(tmp_path):
         assert "sleeper" in report, report[:3000]
     finally:
         w.stop()
+
+
+def _deep_frames_chain():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("deep_frames", REPO / "tests/workloads/deep_frames.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.chain()
+
+
+@pytest.mark.parametrize("interp_id", ["py3.11", "py3.12", "sid-py3.15", "py3.8"])
+@pytest.mark.parametrize("mode", ["--python-only", "--native"])
+def test_bpf_frames_across_window_chunks_and_codes(interp_id, mode, tmp_path):
+    """The program reads 3.11+'s frames below the current one in one read of
+    the data stack (at most 4 KiB, no lower than the chunk holding the
+    current frame) and each code object's identity once a sample (issue 25):
+    a stack whose frames run past the window and over several data-stack
+    chunks, with more distinct code objects than it remembers per sample
+    and a generator's frame (outside the data stack), must come out whole
+    and in order in every sample taken in its leaf."""
+    want = _deep_frames_chain()
+    w = start_workload(INTERP_BY_ID[interp_id], "deep_frames.py")
+    try:
+        col = tmp_path / "out.collapsed"
+        r = run_fw("record", "-p", w.pid, "-d", "3", "-r", "300", "-q", "--backend", "bpf", mode,
+                   "-f", "collapsed", "-o", col, timeout=60)
+        assert r.returncode == 0, r
+        text = col.read_text()
+    finally:
+        w.stop()
+    whole = in_leaf = 0
+    wrong = []
+    for _, frames, count in collapsed_lines(text):
+        py = [f.split(" (")[0] for f in frames if re.search(r"\(.*\.py:\d+\)$", f)]
+        if not py or py[-1] != "spin":
+            continue
+        in_leaf += count
+        if py == want:
+            whole += count
+        else:
+            wrong.append((count, py))
+    assert in_leaf >= 300, text[:3000]
+    assert whole >= 0.99 * in_leaf, "%d of %d samples in spin have the whole chain; e.g. %s" % (
+        whole, in_leaf, sorted(wrong, reverse=True)[:2])

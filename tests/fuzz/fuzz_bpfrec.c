@@ -95,18 +95,23 @@ static uint32_t code_id_len(const struct py_offsets *o)
 static void poison_unwritten(const struct bpf_record *rec, uint32_t frame_size, uint32_t id_len,
 			     int on)
 {
-	uint32_t copied = frame_size < FW_FRAME_COPY ? frame_size : FW_FRAME_COPY;
+	const struct fw_sample_hdr *h = rec->h;
+	uint32_t copied = frame_size < h->py_data_len ? frame_size : h->py_data_len;
+	uint32_t room = h->npy ? h->py_stride - (uint32_t)sizeof(struct fw_py_frame) : 0;
 
-	for (uint32_t i = 0; i < rec->h->npy; i++) {
-		const struct fw_py_frame *f = &rec->py[i];
-		uint32_t id = f->code_id_addr ? id_len : 0;
+	for (uint32_t i = 0; i < h->npy; i++) {
+		uint8_t *slot = (uint8_t *)rec->py + (size_t)i * h->py_stride;
+		uint8_t *data = slot + sizeof(struct fw_py_frame);
+		struct fw_py_frame f;
+		uint32_t id;
 
+		memcpy(&f, slot, sizeof(f));
+		id = f.code_id_addr && id_len <= room - h->py_data_len ? id_len : 0;
 		if (on) {
-			ASAN_POISON_MEMORY_REGION(f->data + copied, FW_FRAME_COPY - copied);
-			ASAN_POISON_MEMORY_REGION(f->code_id + id, FW_CODE_ID_COPY - id);
+			ASAN_POISON_MEMORY_REGION(data + copied, h->py_data_len - copied);
+			ASAN_POISON_MEMORY_REGION(data + h->py_data_len + id, room - h->py_data_len - id);
 		} else {
-			ASAN_UNPOISON_MEMORY_REGION(f->data, FW_FRAME_COPY);
-			ASAN_UNPOISON_MEMORY_REGION(f->code_id, FW_CODE_ID_COPY);
+			ASAN_UNPOISON_MEMORY_REGION(data, room);
 		}
 	}
 }
@@ -145,25 +150,32 @@ static void check_python(const struct bpf_record *rec, const struct mem_region *
 	mem_release(&mem);
 }
 
+/* The bytes a part of pcs takes in a record (fwprof.h's rule, restated). */
+static size_t pcs_part(int32_t got)
+{
+	return got > 0 ? (size_t)got & 0x3f8 : 0;
+}
+
 static void check_native(const struct bpf_record *rec)
 {
 	const struct fw_sample_hdr *h = rec->h;
-	size_t want = h->ustack_bytes > 0 ? (size_t)h->ustack_bytes / 8 : 0;
+	size_t want = pcs_part(h->ustack_bytes) / 8;
 	uint64_t base = h->stack_base, len = h->stack_bytes;
 	uint64_t probes[8];
 	struct stack_copy sc;
 
-	if (want > FW_USTACK_MAX)
-		want = FW_USTACK_MAX;
-	bpf_record_fp_walk(h, &uw);
+	bpf_record_fp_walk(rec, &uw);
+	CHECK(rec->nuser == want && want <= FW_USTACK_MAX);
 	CHECK(uw.n == want && uw.end == UNWIND_END_COMPLETE);
 	CHECK(uw.fp_steps == (uw.n ? uw.n - 1 : 0) && !uw.cfi_steps);
 	for (size_t i = 0; i < uw.n; i++)
-		CHECK(uw.pcs[i] == h->ustack[i] && uw.signal_frame[i] == (i == 0));
-	CHECK(bpf_record_nkernel(h) <= FW_KSTACK_MAX);
-	CHECK(bpf_record_nkernel(h) == (h->kstack_bytes > 0 ?
-		(size_t)h->kstack_bytes / 8 < FW_KSTACK_MAX ? (size_t)h->kstack_bytes / 8 :
-		FW_KSTACK_MAX : 0));
+		CHECK(!memcmp(&uw.pcs[i], rec->ustack + 8 * i, 8) && uw.signal_frame[i] == (i == 0));
+	CHECK(rec->nkernel == pcs_part(h->kstack_bytes) / 8 && rec->nkernel <= FW_KSTACK_MAX);
+	for (size_t i = 0; i < rec->nkernel; i++) {
+		uint64_t pc = bpf_record_kernel_pc(rec, i);
+
+		CHECK(!memcmp(&pc, rec->kstack + 8 * i, 8));
+	}
 
 	/* the copy as the unwinder reads it: around its ends and the stack pointer */
 	stack_copy_init(&sc, rec->stack, base, len, FW_STACK_COPY);
@@ -215,10 +227,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* accepted exactly when the parts fit */
 	if (len >= sizeof(struct fw_sample_hdr)) {
 		const struct fw_sample_hdr *h = (const void *)buf;
+		int frames_ok = !h->npy || (h->py_stride <= FW_PY_SLOT_MAX &&
+					    h->py_data_len <= FW_FRAME_COPY &&
+					    h->py_stride >= sizeof(struct fw_py_frame) + h->py_data_len);
 
-		need = FW_PY_OFFSET + (size_t)h->npy * sizeof(struct fw_py_frame) + h->stack_bytes;
-		CHECK(ok == (h->npy <= FW_MAX_PY_FRAMES && h->stack_bytes <= FW_STACK_COPY &&
-			     need <= len));
+		need = FW_PY_OFFSET + (size_t)h->npy * h->py_stride + pcs_part(h->kstack_bytes) +
+		       pcs_part(h->ustack_bytes) + h->stack_bytes;
+		CHECK(ok == (h->npy <= FW_MAX_PY_FRAMES && h->stack_bytes <= FW_STACK_COPY && frames_ok &&
+			     pcs_part(h->kstack_bytes) <= 8 * FW_KSTACK_MAX &&
+			     pcs_part(h->ustack_bytes) <= 8 * FW_USTACK_MAX && need <= len));
 	} else {
 		CHECK(!ok);
 	}
@@ -227,8 +244,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	CHECK(rec.h == (const void *)buf && rec.h->npy <= FW_MAX_PY_FRAMES);
-	CHECK((const uint8_t *)rec.py == buf + FW_PY_OFFSET);
-	CHECK(rec.stack == (const uint8_t *)(rec.py + rec.h->npy));
+	CHECK(rec.py == buf + FW_PY_OFFSET);
+	CHECK(rec.kstack == rec.py + (size_t)rec.h->npy * rec.h->py_stride);
+	CHECK(rec.ustack == rec.kstack + 8 * rec.nkernel);
+	CHECK(rec.stack == rec.ustack + 8 * rec.nuser);
 	CHECK(rec.stack + rec.h->stack_bytes <= buf + len);
 
 	check_native(&rec);

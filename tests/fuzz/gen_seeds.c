@@ -544,12 +544,13 @@ static void bpfrec_seed(const char *dir, const char *name, int minor, const stru
 {
 	static struct {
 		struct fw_sample_hdr h;
-		struct fw_py_frame py[8];
-		uint8_t stack[512];
+		uint8_t body[8 * FW_PY_SLOT_MAX + 5 * 8 + 512];
 	} rec;
 	uint64_t frame = READER_REGION(R_FRAME), mask = ~0ull;
+	uint64_t ustack[] = { 0x7f0012345678ull, 0x55d0c0a01234ull, 0x7f0012340000ull };
+	uint64_t kstack[] = { 0xffffffff81000000ull, 0xffffffff81234567ull };
 	uint8_t head[5] = { (uint8_t)(minor - 8), 0x01, 0, 0, 0 };
-	size_t id_len, size;
+	size_t id_len, size, off = 0, data_len;
 	int32_t id_start;
 	FILE *f;
 
@@ -560,6 +561,11 @@ static void bpfrec_seed(const char *dir, const char *name, int minor, const stru
 		id_len = 0;
 	if (o->frame_code_tagged != PYOFF_NONE)
 		mask = ~(uint64_t)o->frame_code_tagged;
+	/* as the program lays a frame out (fwprof.h, struct fw_py_frame) */
+	data_len = ((size_t)o->frame_size < FW_FRAME_COPY ? (size_t)o->frame_size : FW_FRAME_COPY);
+	data_len = (data_len + 7) & ~(size_t)7;
+	rec.h.py_data_len = (uint32_t)data_len;
+	rec.h.py_stride = (uint32_t)(sizeof(struct fw_py_frame) + data_len + ((id_len + 7) & ~(size_t)7));
 	rec.h.kind = full ? FW_REC_FULL : FW_REC_SMALL;
 	rec.h.pid = 4242;
 	rec.h.tid = 4242;
@@ -569,28 +575,32 @@ static void bpfrec_seed(const char *dir, const char *name, int minor, const stru
 	rec.h.user_mode = 1;
 	rec.h.syscall_nr = -1;
 	while (frame && rec.h.npy < 8) {
-		struct fw_py_frame *p = &rec.py[rec.h.npy++];
+		uint8_t *slot = rec.body + off;
+		struct fw_py_frame p = { .addr = frame };
 		uint64_t code;
 
-		p->addr = frame;
-		image_copy(im, frame, p->data, (size_t)o->frame_size);
+		image_copy(im, frame, slot + sizeof(p), data_len);
 		code = image_u64(im, frame + (uint64_t)o->frame_code) & mask;
 		if (id_len && code) {
-			p->code_id_addr = code + (uint64_t)(int64_t)id_start;
-			image_copy(im, p->code_id_addr, p->code_id, id_len);
+			p.code_id_addr = code + (uint64_t)(int64_t)id_start;
+			image_copy(im, p.code_id_addr, slot + sizeof(p) + data_len, id_len);
 		}
+		memcpy(slot, &p, sizeof(p));
 		frame = image_u64(im, frame + (uint64_t)o->frame_previous);
+		rec.h.npy++;
+		off += rec.h.py_stride;
 	}
-	rec.h.ustack_bytes = 3 * 8;
-	rec.h.ustack[0] = 0x7f0012345678ull;
-	rec.h.ustack[1] = 0x55d0c0a01234ull;
-	rec.h.ustack[2] = 0x7f0012340000ull;
-	rec.h.kstack_bytes = 2 * 8;
-	rec.h.kstack[0] = 0xffffffff81000000ull;
-	rec.h.kstack[1] = 0xffffffff81234567ull;
-	size = FW_PY_OFFSET + rec.h.npy * sizeof(struct fw_py_frame);
+	rec.h.kstack_bytes = (int32_t)sizeof(kstack);
+	memcpy(rec.body + off, kstack, sizeof(kstack));
+	off += sizeof(kstack);
+	if (!full) {
+		rec.h.ustack_bytes = (int32_t)sizeof(ustack);
+		memcpy(rec.body + off, ustack, sizeof(ustack));
+		off += sizeof(ustack);
+	}
+	size = FW_PY_OFFSET + off;
 	if (full) {
-		uint8_t *stack = (uint8_t *)&rec.py[rec.h.npy];
+		uint8_t *stack = rec.body + off;
 		uint64_t sp = 0x7ffd00001100ull, words[] = { 0x7ffd00001180ull, 0x7f0012345678ull };
 
 		rec.h.stack_base = sp - FW_BELOW_SP;
