@@ -192,8 +192,6 @@ static __always_inline void copy_interp_state(struct fw_sample_buf *buf, const s
 	interp_word(buf, cfg, &h->gc_collecting, 4, cfg->gc_collecting_addr, span, task);
 }
 
-#define FW_SEEN_CODES 4          /* code objects remembered per sample (a power of two) */
-
 struct py_walk {
 	struct fw_sample_buf *buf;
 	struct task_struct *task;
@@ -205,8 +203,6 @@ struct py_walk {
 	__u64 code_mask;
 	__u32 stride, data_len;      /* a frame's bytes in the record (struct fw_py_frame) */
 	__u64 win_base, win_len;     /* buf->py_window holds win_len bytes from win_base */
-	__u64 seen[FW_SEEN_CODES];   /* codes whose words this sample copied (a ring) */
-	__u32 nseen;
 };
 
 /*
@@ -215,10 +211,10 @@ struct py_walk {
  * identity is the copy already in the record (user space's overlay serves
  * every frame at that address from it).
  */
-static __always_inline int code_seen(const struct py_walk *w, __u64 code)
+static __always_inline int code_seen(const struct fw_sample_buf *buf, __u64 code)
 {
 	for (int k = 0; k < FW_SEEN_CODES; k++)
-		if (w->seen[k] == code)
+		if (buf->seen_codes[k] == code)
 			return 1;
 	return 0;
 }
@@ -280,9 +276,12 @@ static __always_inline long copy_frame_at(__u64 i, struct py_walk *w, struct tas
 		 * compiler, which would drop a mask it knows to be idle */
 		barrier_var(id_len);
 		id_len &= FW_CODE_ID_COPY - 1;
-		if (code && !code_seen(w, code) && !read_user(data + data_len, id_len, (void *)at, task)) {
+		if (code && !code_seen(w->buf, code) &&
+		    !read_user(data + data_len, id_len, (void *)at, task)) {
 			f->code_id_addr = at;
-			w->seen[w->nseen++ & (FW_SEEN_CODES - 1)] = code;
+			/* in the map value, not on the stack: the verifier need not
+			 * follow the count (as h.npy) */
+			w->buf->seen_codes[w->buf->nseen++ & (FW_SEEN_CODES - 1)] = code;
 		}
 	}
 	return 0;
@@ -435,6 +434,9 @@ static __always_inline __u32 copy_python(struct fw_sample_buf *buf, const struct
 	h->py_stride = 0;
 	h->py_data_len = 0;
 	buf->tstate_span_at = 0;
+	for (int k = 0; k < FW_SEEN_CODES; k++)
+		buf->seen_codes[k] = 0;
+	buf->nseen = 0;
 	ts = find_tstate(buf, cfg, h->tid, task);
 	if (!ts)
 		return 0;
@@ -844,9 +846,11 @@ int fwprof_sample(struct bpf_perf_event_data *ctx)
 		if (!up || bpf_probe_read_kernel(uregs, sizeof(*uregs), up))
 			return 0;
 	}
-	size = build_record(buf, cfg, uregs, NULL, ctx);
-	if (size && send_labels(buf, cfg, NULL))
+	/* the size through the map value across the label walk (fwprof_waiting) */
+	buf->rec_size = build_record(buf, cfg, uregs, NULL, ctx);
+	if (buf->rec_size && send_labels(buf, cfg, NULL))
 		return 0;
+	size = buf->rec_size;
 	submit(buf, size, submit_flags());
 	return 0;
 }
@@ -911,9 +915,16 @@ int fwprof_waiting(struct bpf_iter__task *ctx)
 	h->user_mode = 0;
 	h->syscall_nr = FW_UREGS_SYSCALL_NR(uregs);
 	h->syscall_arg0 = FW_UREGS_SYSCALL_ARG0(uregs);
-	size = build_record(buf, cfg, uregs, task, NULL);
-	if (size && send_labels(buf, cfg, task))
+	/*
+	 * The size goes through the map value across the label walk: the
+	 * verifier checks the walk once for every state that reaches it, and
+	 * a size it knows (a constant per way the stack copy ended) made each
+	 * way a state of its own (0.54 s to load the iterator, 0.05 s so).
+	 */
+	buf->rec_size = build_record(buf, cfg, uregs, task, NULL);
+	if (buf->rec_size && send_labels(buf, cfg, task))
 		return 0;
+	size = buf->rec_size;
 	h->off_cpu = !task_on_cpu(task) && task->nvcsw + task->nivcsw == switches ?
 		     FW_OFFCPU_STABLE : FW_OFFCPU_MOVED;
 	h->switches = switches;

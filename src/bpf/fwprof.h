@@ -26,6 +26,7 @@
 #define FW_MAX_THREAD_WALK 512   /* thread states looked at to find one thread's */
 #define FW_PY_WINDOW 4096        /* bytes below the current frame read at once (3.11+) */
 #define FW_TSTATE_SPAN 512       /* bytes of a thread state read at once */
+#define FW_SEEN_CODES 4          /* code objects remembered per sample (a power of two) */
 #define FW_INTERP_SPAN 512       /* bytes around the GIL and collector words read at once */
 
 /*
@@ -243,6 +244,9 @@ struct fw_sample_buf {
 	__u64 lab_words[2 * FW_COLLISION_PAIRS];
 	__u64 uregs[FW_UREGS_WORDS];
 	__u8 interp_span[FW_INTERP_SPAN];   /* cfg->interp_span_len bytes, this sample's */
+	__u64 rec_size;                     /* the record's size, while its labels are read */
+	__u64 seen_codes[FW_SEEN_CODES];    /* codes whose words this sample copied (a ring) */
+	__u64 nseen;
 	__u64 tstate_span_at;               /* the thread state read into tstate_span (0: none) */
 	__u8 tstate_span[FW_TSTATE_SPAN];   /* cfg->tstate_span_len bytes of it, this sample's */
 	/* cfg->py_window's copy (a frame's FW_FRAME_COPY bytes past its end are read from it) */
