@@ -1096,6 +1096,7 @@ static int load_program(struct bpf_run *br, const struct sampler_opts *o, size_t
 	for (;;) {
 		br->skel->rodata->wake_bytes = ring / 4;
 		br->skel->rodata->iter_slot = (uint32_t)br->ncpus;
+		br->skel->rodata->read_labels = o->labels.n != 0;
 		bpf_map__set_max_entries(br->skel->maps.samples, (uint32_t)ring);
 		bpf_map__set_max_entries(br->skel->maps.scratch, (uint32_t)br->ncpus + 1);
 		bpf_map__set_max_entries(br->skel->maps.tstates, THREAD_MAP_ENTRIES);
