@@ -436,30 +436,52 @@ static int needs_stack_copy(struct module_map *mm)
 }
 
 /*
+ * The bytes from the lowest of n words (at[i], size[i] bytes each) to the
+ * end of the highest, for the program to read them at once: 0 and *start,
+ * *len when that is at most max bytes, else -1.
+ */
+static int words_span(const uint64_t *at, const uint64_t *size, size_t n, uint64_t max,
+		      uint64_t *start, uint32_t *len)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		lo = at[i] < lo ? at[i] : lo;
+		hi = at[i] + size[i] > hi ? at[i] + size[i] : hi;
+	}
+	if (!n || hi - lo > max)
+		return -1;
+	*start = lo;
+	*len = (uint32_t)(hi - lo);
+	return 0;
+}
+
+/*
  * The span of a thread state holding every word the program reads of it
  * (its thread id, frame, data stack chunk and top), when one
  * FW_TSTATE_SPAN read holds them.
  */
 static void tstate_span(const struct py_offsets *o, struct fw_target_cfg *cfg)
 {
-	int32_t words[] = { o->tstate_thread_id, o->tstate_frame, cfg->tstate_datastack,
-			    cfg->tstate_datastack >= 0 ? cfg->tstate_datastack + 8 : -1 };
-	int32_t lo = INT32_MAX, hi = -1;
+	const uint64_t size[] = { 8, 8, 8, 8 };
+	uint64_t at[4], start;
+	uint32_t len;
+	size_t n = 0;
 
 	cfg->tstate_span_start = 0;
 	cfg->tstate_span_len = 0;
-	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
-		if (words[i] < 0 && i < 2)
-			return;
-		if (words[i] < 0)
-			continue;
-		lo = words[i] < lo ? words[i] : lo;
-		hi = words[i] > hi ? words[i] : hi;
-	}
-	if (hi + 8 - lo > FW_TSTATE_SPAN)
+	if (o->tstate_thread_id < 0 || o->tstate_frame < 0)
 		return;
-	cfg->tstate_span_start = lo;
-	cfg->tstate_span_len = (uint32_t)(hi + 8 - lo);
+	at[n++] = (uint64_t)o->tstate_thread_id;
+	at[n++] = (uint64_t)o->tstate_frame;
+	if (cfg->tstate_datastack >= 0) {
+		at[n++] = (uint64_t)cfg->tstate_datastack;
+		at[n++] = (uint64_t)cfg->tstate_datastack + 8;
+	}
+	if (words_span(at, size, n, FW_TSTATE_SPAN, &start, &len))
+		return;
+	cfg->tstate_span_start = (int32_t)start;
+	cfg->tstate_span_len = len;
 }
 
 static void target_config(struct sampler *s, struct fw_target_cfg *cfg)
@@ -582,7 +604,7 @@ static void labels_prime(struct sampler *s)
 
 /*
  * The span holding the GIL's and the collector's words (fw_target_cfg), when
- * one FW_INTERP_SPAN read holds them all.
+ * one FW_INTERP_SPAN read holds them.
  */
 static void interp_span(struct fw_target_cfg *cfg)
 {
@@ -593,17 +615,18 @@ static void interp_span(struct fw_target_cfg *cfg)
 	cfg->interp_span_len = 0;
 	/* all three, else the GIL's two (the collector's word read alone) */
 	for (size_t n = ARRAY_SIZE(words); n >= 2; n--) {
-		uint64_t lo = UINT64_MAX, hi = 0;
+		uint64_t at[ARRAY_SIZE(words)], size[ARRAY_SIZE(words)], start;
+		uint32_t len;
+		size_t k = 0;
 
-		for (size_t i = 0; i < n; i++) {
-			if (!words[i])
-				continue;
-			lo = words[i] < lo ? words[i] : lo;
-			hi = words[i] + sizes[i] > hi ? words[i] + sizes[i] : hi;
-		}
-		if (hi > lo && hi - lo <= FW_INTERP_SPAN) {
-			cfg->interp_span_addr = lo;
-			cfg->interp_span_len = (uint32_t)(hi - lo);
+		for (size_t i = 0; i < n; i++)
+			if (words[i]) {
+				at[k] = words[i];
+				size[k++] = sizes[i];
+			}
+		if (!words_span(at, size, k, FW_INTERP_SPAN, &start, &len)) {
+			cfg->interp_span_addr = start;
+			cfg->interp_span_len = len;
 			return;
 		}
 	}

@@ -41,7 +41,7 @@ int bpf_record_decode(const void *data, size_t size, struct bpf_record *rec);
 
 /*
  * Replay the Python walk of thread h->tid over the record's frames: each
- * frame's frame_size bytes (no more than the program copies: FW_FRAME_COPY)
+ * frame's frame_size bytes (no more than the program copied: py_data_len)
  * and code_id_len bytes of its code object serve the reader's reads
  * (mem's overlay) while it walks from the first. r reads through mem. 0 or
  * -errno as py_reader_stack; -ENOENT when the record holds no frame.
