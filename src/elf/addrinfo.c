@@ -43,13 +43,39 @@ struct elf_symidx {
 struct addr_entry {
 	uint64_t vaddr;
 	struct elf_addr_info info;
+	struct elf_inline *inl;     /* the functions inlined there (elf_info_inlines), owned */
+	uint8_t ninl;
+	uint8_t inl_known;          /* inl/ninl were worked out */
 };
 
 struct elf_addr_cache {
 	struct addr_entry *e;
 	size_t n, alloc;
 	struct hidx index;
+	/* the debug info's compile units as the inline lookup indexed them: kept
+	 * while the file is (not emptied with the answers) */
+	struct cu_index *cus;
+	size_t ncus, cus_alloc;
+	size_t cu_ranges;           /* their ranges, all units: at most ELF_INLINE_RANGES_MAX */
 };
+
+/* One pc range of a compile unit's top-level entry (a function, mostly). */
+struct die_range {
+	uint64_t low, high;         /* [low, high), the unit's addresses */
+	uint64_t max_high;          /* the largest high at or before this one (sorted by low) */
+	uint32_t order;             /* the entry's place among the unit's: the first wins */
+	Dwarf_Die die;
+};
+
+struct cu_index {
+	void *cu;                   /* the unit's DIE's address in the debug data: its key */
+	struct die_range *r;
+	size_t n;
+	int complete;               /* every top-level entry is in r (else search the unit) */
+};
+
+/* Top-level pc ranges kept per file for the inline lookup, at most (a libxul has ~1M). */
+#define ELF_INLINE_RANGES_MAX (1u << 20)
 
 static int bind_rank(const GElf_Sym *s)
 {
@@ -325,34 +351,146 @@ static const char *attr_string(Dwarf_Die *die, unsigned name)
 	return dwarf_attr_integrate(die, name, &a) ? dwarf_formstring(&a) : NULL;
 }
 
-size_t elf_info_inlines(struct elf_info *f, uint64_t vaddr, struct elf_inline *out, size_t max)
+static int cmp_range(const void *a, const void *b)
+{
+	const struct die_range *x = a, *y = b;
+
+	if (x->low != y->low)
+		return x->low < y->low ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* A unit's top-level entries with pc ranges, sorted (built once, on its first lookup). */
+static struct cu_index *cu_index_of(struct elf_addr_cache *c, Dwarf_Die *cu)
+{
+	struct cu_index *x = NULL;
+	Dwarf_Die child;
+	size_t alloc = 0;
+	uint32_t order = 0;
+
+	for (size_t i = 0; i < c->ncus; i++)
+		if (c->cus[i].cu == cu->addr)
+			return &c->cus[i];
+	c->cus = xgrow(c->cus, sizeof(*c->cus), c->ncus + 1, &c->cus_alloc);
+	x = &c->cus[c->ncus++];
+	memset(x, 0, sizeof(*x));
+	x->cu = cu->addr;
+	x->complete = 1;
+	if (dwarf_child(cu, &child))
+		return x;
+	do {
+		Dwarf_Addr base, low, high;
+		ptrdiff_t off = 0;
+
+		order++;
+		while ((off = dwarf_ranges(&child, off, &base, &low, &high)) > 0) {
+			if (low >= high)
+				continue;
+			if (c->cu_ranges >= ELF_INLINE_RANGES_MAX) {
+				x->complete = 0;
+				break;
+			}
+			x->r = xgrow(x->r, sizeof(*x->r), x->n + 1, &alloc);
+			x->r[x->n++] = (struct die_range){ .low = low, .high = high,
+							   .order = order, .die = child };
+			c->cu_ranges++;
+		}
+	} while (x->complete && !dwarf_siblingof(&child, &child));
+	sort_array(x->r, x->n, sizeof(*x->r), cmp_range);
+	for (size_t i = 0; i < x->n; i++)
+		x->r[i].max_high = i && x->r[i - 1].max_high > x->r[i].high ? x->r[i - 1].max_high :
+			x->r[i].high;
+	return x;
+}
+
+/*
+ * The unit's top-level entry holding pc (the first in the unit's order, as
+ * a walk of the unit finds it), from its index, or by walking the unit
+ * when the index is not whole. 0, or -1 when none holds it.
+ */
+static int top_entry(struct cu_index *x, Dwarf_Die *cu, uint64_t pc, Dwarf_Die *out)
+{
+	const struct die_range *best = NULL;
+	size_t lo = 0, hi = x->n;
+
+	if (!x->complete) {
+		if (dwarf_child(cu, out))
+			return -1;
+		do {
+			if (dwarf_haspc(out, pc) > 0)
+				return 0;
+		} while (!dwarf_siblingof(out, out));
+		return -1;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (x->r[mid].low <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i-- > 0 && x->r[i].max_high > pc;)
+		if (pc < x->r[i].high && (!best || x->r[i].order < best->order))
+			best = &x->r[i];
+	if (!best)
+		return -1;
+	*out = best->die;
+	return 0;
+}
+
+/*
+ * The functions inlined at vaddr, innermost first, without the answers'
+ * cache: the concrete chain of entries holding the address, from the
+ * unit's top-level function down (each level, its first child holding the
+ * address), its inlined-subroutine entries read innermost first. (libdw's
+ * dwarf_getscopes names only the innermost inlined function and then the
+ * scopes of its abstract definition: a function inlined into an inlined
+ * function lost its caller; it also searched the whole unit each time.)
+ */
+static size_t read_inlines(struct elf_info *f, uint64_t vaddr, struct elf_inline *out, size_t max)
 {
 	Dwarf_Addr bias;
-	Dwarf_Die *cu, *scopes = NULL;
+	Dwarf_Die *cu, chain[ELF_INLINE_DEPTH_MAX];
 	Dwarf_Files *files = NULL;
-	size_t nfiles = 0, k = 0;
-	int n;
+	size_t nfiles = 0, depth = 0, k = 0;
+	uint64_t pc;
 
 	if (!f->mod || !(cu = dwfl_module_addrdie(f->mod, vaddr, &bias)))
 		return 0;
-	n = dwarf_getscopes(cu, vaddr - bias, &scopes);
-	if (n > 0 && dwarf_getsrcfiles(cu, &files, &nfiles))
+	if (!f->addrs)
+		f->addrs = xcalloc(1, sizeof(*f->addrs));
+	pc = vaddr - bias;
+	if (top_entry(cu_index_of(f->addrs, cu), cu, pc, &chain[0]))
+		return 0;
+	for (depth = 1; depth < ELF_INLINE_DEPTH_MAX; depth++) {
+		Dwarf_Die *d = &chain[depth];
+
+		if (dwarf_child(&chain[depth - 1], d))
+			break;
+		while (dwarf_haspc(d, pc) <= 0)
+			if (dwarf_siblingof(d, d))
+				goto innermost;
+	}
+innermost:
+	if (dwarf_getsrcfiles(cu, &files, &nfiles))
 		files = NULL;
-	for (int i = 0; i < n && k < max; i++) {
+	for (size_t i = depth; i-- > 0 && k < max;) {
 		Dwarf_Attribute a;
 		Dwarf_Word w;
 		const char *file;
+		Dwarf_Die *d = &chain[i];
 
-		if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
+		if (dwarf_tag(d) != DW_TAG_inlined_subroutine)
 			continue;
-		out[k].name = attr_string(&scopes[i], DW_AT_name);
-		out[k].linkage = attr_string(&scopes[i], DW_AT_linkage_name);
+		out[k].name = attr_string(d, DW_AT_name);
+		out[k].linkage = attr_string(d, DW_AT_linkage_name);
 		if (!out[k].linkage)
-			out[k].linkage = attr_string(&scopes[i], DW_AT_MIPS_linkage_name);
-		out[k].call_line = dwarf_attr(&scopes[i], DW_AT_call_line, &a) &&
+			out[k].linkage = attr_string(d, DW_AT_MIPS_linkage_name);
+		out[k].call_line = dwarf_attr(d, DW_AT_call_line, &a) &&
 				   !dwarf_formudata(&a, &w) && w <= INT32_MAX ? (int)w : 0;
 		out[k].call_file = NULL;
-		if (files && dwarf_attr(&scopes[i], DW_AT_call_file, &a) && !dwarf_formudata(&a, &w) &&
+		if (files && dwarf_attr(d, DW_AT_call_file, &a) && !dwarf_formudata(&a, &w) &&
 		    w < nfiles && (file = dwarf_filesrc(files, w, NULL, NULL))) {
 			const char *base = strrchr(file, '/');
 
@@ -361,7 +499,6 @@ size_t elf_info_inlines(struct elf_info *f, uint64_t vaddr, struct elf_inline *o
 		if (out[k].name || out[k].linkage)
 			k++;
 	}
-	free(scopes);
 	return k;
 }
 
@@ -370,35 +507,74 @@ static uint64_t entry_hash(const void *owner, uint32_t id)
 	return hash_mix64(((const struct elf_addr_cache *)owner)->e[id].vaddr);
 }
 
+static struct addr_entry *cache_find(struct elf_addr_cache *c, uint64_t vaddr)
+{
+	size_t pos = hidx_start(&c->index, hash_mix64(vaddr));
+	uint32_t id;
+
+	while ((id = hidx_next(&c->index, &pos)) != HIDX_NONE)
+		if (c->e[id].vaddr == vaddr)
+			return &c->e[id];
+	return NULL;
+}
+
+/* Empty the cache, keeping its storage (its entries' inline lists are freed). */
+static void cache_empty(struct elf_addr_cache *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		free(c->e[i].inl);
+	c->n = 0;
+	hidx_release(&c->index);
+}
+
+size_t elf_info_inlines(struct elf_info *f, uint64_t vaddr, struct elf_inline *out, size_t max)
+{
+	struct addr_entry *e = f->addrs ? cache_find(f->addrs, vaddr) : NULL;
+	struct elf_inline found[ELF_INLINE_MAX];
+	size_t n;
+
+	if (!e || !e->inl_known) {
+		n = read_inlines(f, vaddr, found, ELF_INLINE_MAX);
+		if (!e) {
+			n = n < max ? n : max;
+			memcpy(out, found, n * sizeof(*out));
+			return n;
+		}
+		e->inl = n ? memcpy(xmalloc(n * sizeof(*found)), found, n * sizeof(*found)) : NULL;
+		e->ninl = (uint8_t)n;
+		e->inl_known = 1;
+	}
+	n = e->ninl < max ? e->ninl : max;
+	if (n)
+		memcpy(out, e->inl, n * sizeof(*out));
+	return n;
+}
+
 void elf_info_addr(struct elf_info *f, uint64_t vaddr, struct elf_addr_info *out,
 		   struct elf_addr_cost *cost)
 {
 	struct elf_addr_cache *c = f->addrs;
-	uint64_t h = hash_mix64(vaddr);
-	size_t pos;
-	uint32_t id;
+	struct addr_entry *e;
 
 	if (!c)
 		c = f->addrs = xcalloc(1, sizeof(*c));
-	pos = hidx_start(&c->index, h);
-	while ((id = hidx_next(&c->index, &pos)) != HIDX_NONE) {
-		if (c->e[id].vaddr == vaddr) {
-			*out = c->e[id].info;
-			return;
-		}
+	e = cache_find(c, vaddr);
+	if (e) {
+		*out = e->info;
+		return;
 	}
 	resolve(f, vaddr, out);
 	cost->resolved++;
 	if (c->n >= ELF_ADDR_CACHE_MAX) {
 		/* Full: start again (the strings are not the cache's, nothing dangles). */
 		cost->evicted += c->n;
-		c->n = 0;
-		hidx_release(&c->index);
+		cache_empty(c);
 	}
 	c->e = xgrow(c->e, sizeof(*c->e), c->n + 1, &c->alloc);
+	memset(&c->e[c->n], 0, sizeof(c->e[c->n]));
 	c->e[c->n].vaddr = vaddr;
 	c->e[c->n].info = *out;
-	hidx_insert(&c->index, h, (uint32_t)c->n++, entry_hash, c);
+	hidx_insert(&c->index, hash_mix64(vaddr), (uint32_t)c->n++, entry_hash, c);
 }
 
 /*
@@ -454,8 +630,11 @@ void elf_info_addr_release(struct elf_info *f)
 	index_free(f->symidx);
 	f->symidx = NULL;
 	if (f->addrs) {
+		cache_empty(f->addrs);
+		for (size_t i = 0; i < f->addrs->ncus; i++)
+			free(f->addrs->cus[i].r);
+		free(f->addrs->cus);
 		free(f->addrs->e);
-		hidx_release(&f->addrs->index);
 		free(f->addrs);
 		f->addrs = NULL;
 	}

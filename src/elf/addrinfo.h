@@ -10,7 +10,8 @@
  * - answers are kept in a cache by file address, bounded by
  *   ELF_ADDR_CACHE_MAX entries per file (when full it is emptied and starts
  *   again, the entries counted as evicted), so N processes of one
- *   interpreter look each hot address up in libdw once.
+ *   interpreter look each hot address up in libdw once; the functions
+ *   inlined at an address (elf_info_inlines) are kept in its entry.
  *
  * The strings handed out (symbol, source) live as long as the file: they
  * point into its symbol table, its line tables or the index's own copies,
@@ -69,10 +70,13 @@ struct elf_inline {
 
 /* Inline frames per address, at most. */
 #define ELF_INLINE_MAX 16
+/* Debug-info entries from a unit's top-level function down to an address, at most. */
+#define ELF_INLINE_DEPTH_MAX 64
 
 /*
  * The functions inlined at file address vaddr of f, innermost first: up to
- * max of them (0 without debug info, or none inlined there). Each one's
+ * max of them (0 without debug info, or none inlined there); kept in the
+ * cache's entry for vaddr when elf_info_addr made one. Each one's
  * call_file:call_line is where its caller (the next one, and after the last
  * the function of the symbol) calls it.
  */

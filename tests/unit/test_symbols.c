@@ -21,6 +21,7 @@
 
 #include "elf/addrinfo.h"
 #include "elf/demangle.h"
+#include "elf/elffile.h"
 #include "symbols/symbolize.h"
 #include "unwind/unwind.h"
 
@@ -282,6 +283,73 @@ static void test_symbolizer_bounded(void **state)
 	modules_release(&mm);
 }
 
+/* The line of fixture source INLINES_SRC that holds "@mark". */
+static int marked_line(const char *mark)
+{
+	FILE *fp = fopen(INLINES_SRC, "r");
+	char buf[512];
+	int line = 0, found = 0;
+
+	assert_non_null(fp);
+	while (!found && fgets(buf, sizeof(buf), fp)) {
+		line++;
+		found = strstr(buf, mark) != NULL;
+	}
+	fclose(fp);
+	assert_true(found);
+	return line;
+}
+
+/*
+ * A function inlined into an inlined function (inner into mid into
+ * fw_nested_work, fixtures/inlines.c at -O2): every address of the
+ * function whose line is inner's body names both inlined functions,
+ * innermost first, each with the line that calls it. libdw's
+ * dwarf_getscopes, used before, named inner alone (mid lost, and its call
+ * line given to fw_nested_work).
+ */
+static void test_nested_inlines(void **state)
+{
+	int body = marked_line("@inner_body"), call_inner = marked_line("@call_inner");
+	int call_mid = marked_line("@call_mid"), loaded;
+	struct elf_cache *c = elf_cache_new();
+	struct elf_info *f = elf_cache_open_path(c, INLINES_LIB, INLINES_LIB, "", &loaded);
+	struct elf_addr_cost cost = { 0, 0 };
+	size_t in_body = 0, in_work = 0;
+
+	(void)state;
+	assert_non_null(f);
+	elf_info_load_symbols(f, NULL);
+	/* every address of the first 64 KiB: the library's code is there */
+	for (uint64_t vaddr = 0; vaddr < 0x10000; vaddr++) {
+		struct elf_addr_info ai;
+		struct elf_inline inl[ELF_INLINE_MAX];
+		size_t n;
+
+		elf_info_addr(f, vaddr, &ai, &cost);
+		if (!ai.symbol || strcmp(ai.symbol, "fw_nested_work"))
+			continue;
+		in_work++;
+		n = elf_info_inlines(f, vaddr, inl, ELF_INLINE_MAX);
+		if (ai.line != body)
+			continue;
+		in_body++;
+		assert_int_equal(n, 2);
+		assert_string_equal(inl[0].name, "inner");
+		assert_int_equal(inl[0].call_line, call_inner);
+		assert_string_equal(inl[0].call_file, "inlines.c");
+		assert_string_equal(inl[1].name, "mid");
+		assert_int_equal(inl[1].call_line, call_mid);
+		/* asked again: the same, from the file's cache */
+		assert_int_equal(elf_info_inlines(f, vaddr, inl, ELF_INLINE_MAX), 2);
+		assert_string_equal(inl[1].name, "mid");
+	}
+	assert_true(in_work > 8);
+	assert_true(in_body >= 1);
+	elf_cache_put(c, f);
+	elf_cache_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -289,6 +357,7 @@ int main(void)
 		cmocka_unit_test(test_file_cache_shared_and_bounded),
 		cmocka_unit_test(test_symbolizer_bounded),
 		cmocka_unit_test(test_load_stops_on_request),
+		cmocka_unit_test(test_nested_inlines),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
