@@ -136,7 +136,9 @@ struct thread_name_cache {
 	int python_named;         /* labelled with Python's name (else the kernel's) */
 	uint64_t refreshed_ns;
 	uint64_t cpu_first_ns, cpu_last_ns;   /* CPU time at first and last look */
-	uint64_t seen_first_ns, seen_last_ns;
+	uint64_t seen_first_ns, seen_last_ns; /* this period's first and last sighting */
+	uint64_t born_ns;         /* first seen by this sampler, kept across periods: how
+	                           * young it is for its naming (threads.c) */
 	uint64_t leaf_addr;       /* innermost Python frame and instruction last tick */
 	int64_t leaf_instr;
 	char interp[32];          /* the interpreter label the name was made with */

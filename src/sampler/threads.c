@@ -21,7 +21,10 @@
  * A thread labelled without Python's name (a thread just started: threading
  * sets its native id as it starts) is looked at again this often during its
  * first NAME_YOUNG_NS, so a short capture does not keep the kernel's name
- * for a thread Python names a moment later.
+ * for a thread Python names a moment later. Young from when this sampler
+ * first saw it, not from each period's start: an agent's long-lived thread
+ * that Python never names (threading not imported) was read for ten times a
+ * second for the first 3 s of every period, most of the agent's reads.
  */
 #define NAME_UNNAMED_REFRESH_NS 100000000ull
 #define NAME_YOUNG_NS 3000000000ull
@@ -109,7 +112,7 @@ uint32_t sampler_thread(struct sampler *s, pid_t tid, uint64_t now)
 	else
 		py_reader_interp_label(&s->reader, pt, interp, sizeof(interp));
 	if (c) {
-		uint64_t every = !c->python_named && now - c->seen_first_ns < NAME_YOUNG_NS ?
+		uint64_t every = !c->python_named && now - c->born_ns < NAME_YOUNG_NS ?
 				 NAME_UNNAMED_REFRESH_NS : NAME_REFRESH_NS;
 
 		c->seen_last_ns = now;
@@ -119,7 +122,7 @@ uint32_t sampler_thread(struct sampler *s, pid_t tid, uint64_t now)
 		/* CPU time going backwards: the kernel reused the tid for a new thread. */
 		if (tid > 0 && !taskstat_cpu_ns(&s->tasks, tid, &cpu) && cpu < c->cpu_last_ns) {
 			c->cpu_first_ns = c->cpu_last_ns = cpu;
-			c->seen_first_ns = now;
+			c->seen_first_ns = c->born_ns = now;
 		}
 	}
 	comm = tid > 0 && !proc_task_comm(s->target.pid, tid, name, sizeof(name));
@@ -145,7 +148,7 @@ uint32_t sampler_thread(struct sampler *s, pid_t tid, uint64_t now)
 		c->tid = tid;
 		hidx_insert(&s->threads.names_index, tid_hash(tid), (uint32_t)(s->threads.nnames - 1),
 			    name_hash, s);
-		c->seen_first_ns = c->seen_last_ns = now;
+		c->seen_first_ns = c->seen_last_ns = c->born_ns = now;
 		if (tid > 0 && !taskstat_cpu_ns(&s->tasks, tid, &cpu))
 			c->cpu_first_ns = c->cpu_last_ns = cpu;
 	} else if (tid > 0 && !taskstat_cpu_ns(&s->tasks, tid, &cpu)) {
