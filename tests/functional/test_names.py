@@ -342,3 +342,32 @@ def test_inline_frames(built, tmp_path):
     assert sum(c for _, c in hits) >= 50, plain[:5]
     for frames, count in hits:
         assert not [f for f in frames if f.name.endswith("[inlined]")], frames
+
+
+def test_nested_inline_frames(built, tmp_path):
+    """A function inlined into an inlined one (fwinl.c: inner into outer
+    into fwinl_nested, -O2): both are frames, in order, each at the line
+    its caller calls it from, under the function that holds them."""
+    w = start_workload(DEBIAN_PY, "native_names.py", "ctypes", built / "libfwinl.so",
+                       "fwinl_nested")
+    try:
+        samples = record(w, tmp_path)
+    finally:
+        w.stop()
+    src = EXT / "fwinl.c"
+    body, call_inner, call_outer = (marked_line(src, t) for t in
+                                    ("inner_body", "call_inner", "call_outer"))
+    hits = in_module(samples, ("libfwinl.so", "fwinl.c"))
+    total = sum(c for _, c in hits)
+    assert total >= 50, samples[:5]
+    nested = 0
+    for frames, count in hits:
+        names = [(f.name, f.file, f.line) for f in frames]
+        at = [i for i, (name, file, line) in enumerate(names)
+              if name == "inner [inlined]" and file == "fwinl.c" and line == body]
+        if at:
+            assert names[at[0] - 2:at[0]] == [("fwinl_nested", "fwinl.c", call_outer),
+                                              ("outer [inlined]", "fwinl.c", call_inner)], names
+            nested += count
+    # inner's line is most of the loop (its counter and compare aside)
+    assert nested >= 0.5 * total, (nested, total, hits[:3])
