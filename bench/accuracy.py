@@ -28,7 +28,7 @@ the noise floor of the comparison at these sample counts.
 
     bench/accuracy.py build/framewalk [--interps all|py3.12,sid-py3.15,...]
                       [--seconds 15] [--reps 3] [--json out.json]
-                      [--austin /path/to/austin] [--peers]
+                      [--austin /path/to/austin] [--peers] [--vm-cpu target|any]
 
 Also used by tests/functional/test_reference.py (the same functions, shorter).
 """
@@ -295,6 +295,8 @@ def main():
     ap.add_argument("--austin", help="Austin's binary: measure it too (pyenv 3.8-3.12)")
     ap.add_argument("--peers", action="store_true",
                     help="measure 3.15's own sampler too (on sid-py3.15; mounts proc in the root)")
+    ap.add_argument("--vm-cpu", choices=("target", "any"),
+                    help="the vm reader's --vm-cpu (default: its own default, target)")
     a = ap.parse_args()
     fw = os.path.abspath(a.framewalk)
     names = list(INTERPS) if a.interps == "all" else a.interps.split(",")
@@ -312,6 +314,8 @@ def main():
 
 def run(a, fw, names):
     readers = dict(READERS, default=(a.default_rate, READERS["default"][1]))
+    if a.vm_cpu:
+        readers["vm"] = (READERS["vm"][0], READERS["vm"][1] + ["--vm-cpu", a.vm_cpu])
     table = {}
     for name in names:
         rows = []

@@ -16,6 +16,7 @@ always goes first), each asked for 1,000,000 Hz for --seconds. Per capture:
 Writes results/rate.json and results/rate.txt; raw outputs in results/raw/.
 
   bench/rate.py FRAMEWALK [--seconds 10] [--reps 3] [--rate 1000000]
+                [--fw-args '--backend vm --vm-cpu any']
 """
 import argparse
 import os
@@ -26,10 +27,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fwbench as fb  # noqa: E402
 
 
-def one_capture(kind, framewalk, target, rate, seconds, raw, tag):
+def one_capture(kind, framewalk, target, rate, seconds, raw, tag, fw_args=()):
     if kind == "framewalk":
         out_txt = os.path.join(raw, "rate-%s.txt" % tag)
-        cmd = fb.framewalk_cmd(framewalk, target.pid, rate, seconds, out_txt)
+        cmd = fb.framewalk_cmd(framewalk, target.pid, rate, seconds, out_txt) + list(fw_args)
         log_path = os.path.join(raw, "rate-%s.log" % tag)
     else:
         in_root = "%s/rate-%s.collapsed" % (fb.ROOT_TMP, tag)
@@ -131,6 +132,8 @@ def main():
                     help="a capture during which other jobs used more CPUs than this is not counted")
     ap.add_argument("--retries", type=int, default=1, help="re-runs of a capture not counted as busy")
     ap.add_argument("--results", default=os.path.join(fb.BENCH, "results"))
+    ap.add_argument("--fw-args", default="",
+                    help="more framewalk options, space-separated (e.g. '--backend vm')")
     a = ap.parse_args()
     raw = fb.prepare(a)
     caps = []
@@ -162,7 +165,8 @@ def run_captures(a, raw, caps):
                 fb.wait_quiet([target.pid], a.quiet_wait)
                 tag = "%s-%d%s" % (kind, n // 2 + 1, "" if not attempt else "-retry%d" % attempt)
                 fb.log("rate: %s capture %d/%d" % (kind, n + 1, len(order)))
-                c = one_capture(kind, a.framewalk, target, a.rate, a.seconds, raw, tag)
+                c = one_capture(kind, a.framewalk, target, a.rate, a.seconds, raw, tag,
+                                a.fw_args.split())
                 load = c.get("other_load_cpus")
                 c["busy"] = load is not None and load > a.busy
                 caps.append(c)

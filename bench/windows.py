@@ -18,7 +18,8 @@ Profilers (--profilers, comma-separated; default all):
   perf-g      perf record -F RATE -g -p PID (frame-pointer call graph)
   fw          framewalk record (its default: bpf as root, whole stacks)
   fw-py       framewalk record --python-only
-  fw-vm       framewalk record --backend vm
+  fw-vm       framewalk record --backend vm (read from the target's CPU)
+  fw-vm-any   framewalk record --backend vm --vm-cpu any (from anywhere)
   fw-ptrace   framewalk record --backend ptrace
 Each at every rate in --rates (default 100,1000). From framewalk's report:
 the BPF program's mean run time and runs per sample, and framewalk's own
@@ -42,8 +43,9 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fwbench as fb  # noqa: E402
 
-PROFILERS = ("null", "perf", "perf-g", "fw", "fw-py", "fw-vm", "fw-ptrace")
+PROFILERS = ("null", "perf", "perf-g", "fw", "fw-py", "fw-vm", "fw-vm-any", "fw-ptrace")
 FW_ARGS = {"fw": [], "fw-py": ["--python-only"], "fw-vm": ["--backend", "vm"],
+           "fw-vm-any": ["--backend", "vm", "--vm-cpu", "any"],
            "fw-ptrace": ["--backend", "ptrace"]}
 BACKEND_RE = re.compile(r"^Backend:\s+(\S+)", re.M)
 

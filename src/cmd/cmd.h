@@ -118,6 +118,7 @@ const struct cmd_stop_outcome *cmd_stop_outcome(enum sampler_stop reason);
 #define CMD_SO_LABEL (1u << 13)         /* --label NAME=MODULE:VARIABLE */
 #define CMD_SO_COUNT_CALLS (1u << 14)   /* --count-calls (3.14+ remote execution) */
 #define CMD_SO_CONTEXT_LABEL (1u << 15) /* the agent's --context-label NAME=MODULE:VARIABLE */
+#define CMD_SO_VM_CPU (1u << 16)        /* --vm-cpu target|any: where vm reads from */
 
 /* What a command takes (cmd/sampling.c has each command's, with its reasons). */
 struct cmd_sampling_use {
@@ -130,7 +131,7 @@ struct cmd_sampling_use {
 extern const struct cmd_sampling_use cmd_sampling_record, cmd_sampling_top, cmd_sampling_dump,
 	cmd_sampling_agent;
 
-#define CMD_SAMPLING_MAX 16
+#define CMD_SAMPLING_MAX 17
 
 /* The options made for one use, their values going to so; not to be copied. */
 struct cmd_sampling_opts {

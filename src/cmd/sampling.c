@@ -24,7 +24,7 @@
 
 #define CAPTURE_OPTS (CMD_SO_DURATION | CMD_SO_RATE | CMD_SO_MODE | CMD_SO_ASYNC | \
 		      CMD_SO_PYTHON_ONLY | CMD_SO_NATIVE | CMD_SO_NO_INLINE | \
-		      CMD_SO_NO_DEBUGINFOD | CMD_SO_BACKEND | CMD_SO_NONBLOCKING)
+		      CMD_SO_NO_DEBUGINFOD | CMD_SO_BACKEND | CMD_SO_NONBLOCKING | CMD_SO_VM_CPU)
 
 /* everything */
 const struct cmd_sampling_use cmd_sampling_record = {
@@ -153,6 +153,19 @@ static int opt_nonblocking(const struct opt *o, const char *arg, struct strbuf *
 	(void)arg;
 	(void)err;
 	so_of(o)->backend = BACKEND_VM;
+	return 0;
+}
+
+static int opt_vm_cpu(const struct opt *o, const char *arg, struct strbuf *err)
+{
+	if (!strcmp(arg, "target"))
+		so_of(o)->vm_cpu = VM_CPU_TARGET;
+	else if (!strcmp(arg, "any"))
+		so_of(o)->vm_cpu = VM_CPU_ANY;
+	else {
+		strbuf_addf(err, "unknown --%s: '%s' (target or any)", o->long_name, arg);
+		return -1;
+	}
 	return 0;
 }
 
@@ -326,6 +339,11 @@ static const struct sampling_row {
 	  FLAG(count_calls) },
 	{ CMD_SO_NONBLOCKING, 0, "nonblocking", NULL, "the same as --backend vm (never stops the "
 	  "target)", NULL, opt_nonblocking, NO_FLAG },
+	{ CMD_SO_VM_CPU, 0, "vm-cpu", "WHERE", "with --backend vm, where a single-threaded target "
+	  "is read from: target (default), the CPU it runs on, so a read sees one moment and the "
+	  "target waits its microseconds; any, wherever framewalk runs, so the target never "
+	  "waits and short calls are under-counted (docs/BENCHMARKS.md)", NULL, opt_vm_cpu,
+	  NO_FLAG },
 };
 
 _Static_assert(ARRAY_SIZE(rows) <= CMD_SAMPLING_MAX, "CMD_SAMPLING_MAX holds every row");
@@ -400,7 +418,8 @@ int cmd_sampling_same(const struct sampler_opts *a, const struct sampler_opts *b
 	       a->python_only == b->python_only && a->kernel == b->kernel &&
 	       a->native_all == b->native_all && a->async_tasks == b->async_tasks &&
 	       a->subprocesses == b->subprocesses && a->no_inline == b->no_inline &&
-	       a->no_debuginfod == b->no_debuginfod && a->count_calls == b->count_calls;
+	       a->no_debuginfod == b->no_debuginfod && a->count_calls == b->count_calls &&
+	       a->vm_cpu == b->vm_cpu;
 }
 
 /* ---- the backends' names ---------------------------------------------------- */

@@ -315,6 +315,11 @@ int backend_choose(struct sampler_opts *so, pid_t probe_pid, struct strbuf *why,
 			      "--native-all: choose one view");
 		return -EINVAL;
 	}
+	if (so->vm_cpu != VM_CPU_UNSET && so->backend != BACKEND_VM) {
+		strbuf_addstr(why, "--vm-cpu says where the vm backend reads from: give it with "
+			      "--backend vm (or --nonblocking)");
+		return -EINVAL;
+	}
 	asked_native = so->native;
 	if (so->backend != BACKEND_AUTO && !backend_info(so->backend)->native && so->native) {
 		strbuf_addstr(why, "--native and --kernel need a backend that sees native stacks: ");

@@ -66,6 +66,19 @@ struct label_specs {
 	size_t n;                 /* --label options given */
 };
 
+/*
+ * --vm-cpu: where the vm backend reads a single-threaded target from. On its
+ * CPU (the default), the scheduler keeps the target off that CPU for the
+ * microseconds of each copy: one moment is copied, and the target waits
+ * those microseconds. From anywhere, it never waits, and a copy may mix
+ * moments of a stack that changes under it (docs/BENCHMARKS.md, issue 25).
+ */
+enum vm_cpu {
+	VM_CPU_UNSET,             /* not given: the target's */
+	VM_CPU_TARGET,
+	VM_CPU_ANY,
+};
+
 struct sampler_opts {
 	enum backend backend;
 	enum sample_mode mode;
@@ -76,6 +89,7 @@ struct sampler_opts {
 	int async_tasks;          /* --async: asyncio task stacks (sampler/pyview.h) */
 	int no_debuginfod;        /* ask no debuginfod server for debug files */
 	int no_inline;            /* no frames for inlined functions (symbols/symbolize.h) */
+	enum vm_cpu vm_cpu;       /* --vm-cpu: where vm reads a single-threaded target from */
 	int announce;             /* say on stderr which backend was chosen, and why */
 	int subprocesses;         /* follow children created during the capture */
 	int count_calls;          /* --count-calls: exact counts beside the samples

@@ -100,6 +100,8 @@ static void follow_target(struct sampler *s, struct vm_state *v, uint64_t now)
 			affinity.other_ns = now;
 		affinity.last_ticked = s->target.pid;
 	}
+	if (s->opts.vm_cpu == VM_CPU_ANY)
+		return;         /* --vm-cpu any: wherever the scheduler puts this process */
 	if (v->follow < 0 || (affinity.other_ns && now - affinity.other_ns < ALONE_NS)) {
 		/* Threads were started, or other targets: run where the scheduler likes. */
 		affinity_restore();

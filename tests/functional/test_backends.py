@@ -223,6 +223,68 @@ def test_vm_several_targets_leave_the_affinity_alone(tmp_path):
             w.stop()
 
 
+@pytest.mark.parametrize("where", ["target", "any"])
+def test_vm_cpu_setting(where, tmp_path):
+    """--vm-cpu target (the default) follows a lone single-threaded target
+    onto its CPU; --vm-cpu any never moves framewalk: its affinity stays
+    the whole machine the whole capture. Both profile the target."""
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("needs two CPUs")
+    w = start_workload(INTERP_BY_ID["py3.12"], "zlib_loop.py")
+    try:
+        everyone = set(os.sched_getaffinity(0))
+        out = tmp_path / "o.collapsed"
+        fw = subprocess.Popen([framewalk_path(), "record", "-q", "--backend", "vm",
+                               "--vm-cpu", where, "-p", str(w.pid), "-d", "3", "-o", str(out)],
+                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE)
+        seen = []
+        try:
+            time.sleep(0.5)
+            while fw.poll() is None and len(seen) < 100:
+                try:
+                    seen.append(frozenset(os.sched_getaffinity(fw.pid)))
+                except OSError:
+                    break
+                time.sleep(0.02)
+            fw.wait(timeout=30)
+        finally:
+            if fw.poll() is None:
+                fw.kill()
+                fw.wait()
+        err = fw.stderr.read().decode("utf-8", "replace")
+        fw.stderr.close()
+        assert fw.returncode == 0, err
+        assert len(seen) >= 20, seen
+        pinned = [s for s in seen if s != everyone]
+        if where == "any":
+            assert not pinned, "%d of %d looks found framewalk pinned" % (len(pinned), len(seen))
+        else:
+            # the target runs all the time: framewalk is on its CPU most looks
+            assert len(pinned) >= len(seen) // 2, (len(pinned), len(seen))
+            assert all(len(s) == 1 for s in pinned), pinned
+        assert "compress_report" in out.read_text()
+    finally:
+        w.stop()
+
+
+def test_vm_cpu_needs_vm(tmp_path):
+    """--vm-cpu with another backend, or a value it does not know: one
+    clear error, usage's exit code, nothing written."""
+    w = start_workload(INTERP_BY_ID["py3.12"], "zlib_loop.py")
+    try:
+        out = tmp_path / "o.txt"
+        for argv, says in ((["--backend", "ptrace", "--vm-cpu", "any"], "give it with --backend vm"),
+                           (["--vm-cpu", "any"], "give it with --backend vm"),
+                           (["--backend", "vm", "--vm-cpu", "elsewhere"],
+                            "unknown --vm-cpu: 'elsewhere' (target or any)")):
+            r = run_fw("record", *argv, "-p", w.pid, "-d", 1, "-o", out)
+            assert r.returncode == 2 and says in r.stderr, (argv, r)
+            assert not out.exists()
+    finally:
+        w.stop()
+
+
 def _python_then_zlib(names):
     """compress_report under generate_report, and a zlib frame under it."""
     if "generate_report" not in names or "compress_report" not in names:
