@@ -177,6 +177,32 @@ def test_several_pids_are_labeled(tmp_path):
         w2.stop()
 
 
+def affinity_looks(args):
+    """Run framewalk record -q ARGS; its CPU affinity, looked at every 20 ms
+    after the first 0.5 s (at least 20 looks): a list of frozensets."""
+    fw = subprocess.Popen([framewalk_path(), "record", "-q"] + args, stdin=subprocess.DEVNULL,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    seen = []
+    try:
+        time.sleep(0.5)
+        while fw.poll() is None and len(seen) < 100:
+            try:
+                seen.append(frozenset(os.sched_getaffinity(fw.pid)))
+            except OSError:
+                break
+            time.sleep(0.02)
+        fw.wait(timeout=30)
+    finally:
+        if fw.poll() is None:
+            fw.kill()
+            fw.wait()
+    err = fw.stderr.read().decode("utf-8", "replace")
+    fw.stderr.close()
+    assert fw.returncode == 0, err
+    assert len(seen) >= 20, seen
+    return seen
+
+
 def test_vm_several_targets_leave_the_affinity_alone(tmp_path):
     """vm follows a lone single-threaded target onto its CPU (src/sampler/vm.c);
     with two targets it must not: the one profiler thread was repinned by
@@ -192,29 +218,8 @@ def test_vm_several_targets_leave_the_affinity_alone(tmp_path):
             for tid in os.listdir("/proc/%d/task" % w.pid):
                 os.sched_setaffinity(int(tid), {cpu})
         everyone = set(os.sched_getaffinity(0))
-        fw = subprocess.Popen([framewalk_path(), "record", "-q", "--backend", "vm",
-                               "-p", str(ws[0].pid), "-p", str(ws[1].pid), "-d", "3",
-                               "-o", str(tmp_path / "o.collapsed")],
-                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE)
-        seen = []
-        try:
-            time.sleep(0.5)
-            while fw.poll() is None and len(seen) < 100:
-                try:
-                    seen.append(frozenset(os.sched_getaffinity(fw.pid)))
-                except OSError:
-                    break
-                time.sleep(0.02)
-            fw.wait(timeout=30)
-        finally:
-            if fw.poll() is None:
-                fw.kill()
-                fw.wait()
-        err = fw.stderr.read().decode("utf-8", "replace")
-        fw.stderr.close()
-        assert fw.returncode == 0, err
-        assert len(seen) >= 20, seen
+        seen = affinity_looks(["--backend", "vm", "-p", str(ws[0].pid), "-p", str(ws[1].pid),
+                               "-d", "3", "-o", str(tmp_path / "o.collapsed")])
         pinned = [s for s in seen if s != everyone]
         assert not pinned, "%d of %d looks found framewalk pinned: %s" % (
             len(pinned), len(seen), sorted(map(sorted, set(pinned))))
@@ -234,28 +239,8 @@ def test_vm_cpu_setting(where, tmp_path):
     try:
         everyone = set(os.sched_getaffinity(0))
         out = tmp_path / "o.collapsed"
-        fw = subprocess.Popen([framewalk_path(), "record", "-q", "--backend", "vm",
-                               "--vm-cpu", where, "-p", str(w.pid), "-d", "3", "-o", str(out)],
-                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE)
-        seen = []
-        try:
-            time.sleep(0.5)
-            while fw.poll() is None and len(seen) < 100:
-                try:
-                    seen.append(frozenset(os.sched_getaffinity(fw.pid)))
-                except OSError:
-                    break
-                time.sleep(0.02)
-            fw.wait(timeout=30)
-        finally:
-            if fw.poll() is None:
-                fw.kill()
-                fw.wait()
-        err = fw.stderr.read().decode("utf-8", "replace")
-        fw.stderr.close()
-        assert fw.returncode == 0, err
-        assert len(seen) >= 20, seen
+        seen = affinity_looks(["--backend", "vm", "--vm-cpu", where, "-p", str(w.pid),
+                               "-d", "3", "-o", str(out)])
         pinned = [s for s in seen if s != everyone]
         if where == "any":
             assert not pinned, "%d of %d looks found framewalk pinned" % (len(pinned), len(seen))

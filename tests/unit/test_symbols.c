@@ -301,17 +301,17 @@ static int marked_line(const char *mark)
 }
 
 /*
- * A function inlined into an inlined function (inner into mid into
- * fw_nested_work, fixtures/inlines.c at -O2): every address of the
- * function whose line is inner's body names both inlined functions,
- * innermost first, each with the line that calls it. libdw's
- * dwarf_getscopes, used before, named inner alone (mid lost, and its call
- * line given to fw_nested_work).
+ * A function inlined into an inlined function (inner into outer into
+ * fwinl_nested, tests/ext/fwinl.c at -O2): every address of the function
+ * whose line is inner's body names both inlined functions, innermost
+ * first, each with the line that calls it. libdw's dwarf_getscopes, used
+ * before, named inner alone (outer lost, and its call line given to
+ * fwinl_nested).
  */
 static void test_nested_inlines(void **state)
 {
 	int body = marked_line("@inner_body"), call_inner = marked_line("@call_inner");
-	int call_mid = marked_line("@call_mid"), loaded;
+	int call_outer = marked_line("@call_outer"), loaded;
 	struct elf_cache *c = elf_cache_new();
 	struct elf_info *f = elf_cache_open_path(c, INLINES_LIB, INLINES_LIB, "", &loaded);
 	struct elf_addr_cost cost = { 0, 0 };
@@ -327,7 +327,7 @@ static void test_nested_inlines(void **state)
 		size_t n;
 
 		elf_info_addr(f, vaddr, &ai, &cost);
-		if (!ai.symbol || strcmp(ai.symbol, "fw_nested_work"))
+		if (!ai.symbol || strcmp(ai.symbol, "fwinl_nested"))
 			continue;
 		in_work++;
 		n = elf_info_inlines(f, vaddr, inl, ELF_INLINE_MAX);
@@ -337,12 +337,12 @@ static void test_nested_inlines(void **state)
 		assert_int_equal(n, 2);
 		assert_string_equal(inl[0].name, "inner");
 		assert_int_equal(inl[0].call_line, call_inner);
-		assert_string_equal(inl[0].call_file, "inlines.c");
-		assert_string_equal(inl[1].name, "mid");
-		assert_int_equal(inl[1].call_line, call_mid);
+		assert_string_equal(inl[0].call_file, "fwinl.c");
+		assert_string_equal(inl[1].name, "outer");
+		assert_int_equal(inl[1].call_line, call_outer);
 		/* asked again: the same, from the file's cache */
 		assert_int_equal(elf_info_inlines(f, vaddr, inl, ELF_INLINE_MAX), 2);
-		assert_string_equal(inl[1].name, "mid");
+		assert_string_equal(inl[1].name, "outer");
 	}
 	assert_true(in_work > 8);
 	assert_true(in_body >= 1);
