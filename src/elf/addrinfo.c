@@ -351,6 +351,14 @@ static const char *attr_string(Dwarf_Die *die, unsigned name)
 	return dwarf_attr_integrate(die, name, &a) ? dwarf_formstring(&a) : NULL;
 }
 
+/* The file's answer cache, made on first use. */
+static struct elf_addr_cache *addr_cache(struct elf_info *f)
+{
+	if (!f->addrs)
+		f->addrs = xcalloc(1, sizeof(*f->addrs));
+	return f->addrs;
+}
+
 static int cmp_range(const void *a, const void *b)
 {
 	const struct die_range *x = a, *y = b;
@@ -396,6 +404,12 @@ static struct cu_index *cu_index_of(struct elf_addr_cache *c, Dwarf_Die *cu)
 			c->cu_ranges++;
 		}
 	} while (x->complete && !dwarf_siblingof(&child, &child));
+	if (!x->complete) {
+		/* the unit is walked instead (top_entry): its ranges would go unused */
+		free(x->r);
+		x->r = NULL;
+		x->n = 0;
+	}
 	sort_array(x->r, x->n, sizeof(*x->r), cmp_range);
 	for (size_t i = 0; i < x->n; i++)
 		x->r[i].max_high = i && x->r[i - 1].max_high > x->r[i].high ? x->r[i - 1].max_high :
@@ -458,10 +472,8 @@ static size_t read_inlines(struct elf_info *f, uint64_t vaddr, struct elf_inline
 
 	if (!f->mod || !(cu = dwfl_module_addrdie(f->mod, vaddr, &bias)))
 		return 0;
-	if (!f->addrs)
-		f->addrs = xcalloc(1, sizeof(*f->addrs));
 	pc = vaddr - bias;
-	if (top_entry(cu_index_of(f->addrs, cu), cu, pc, &chain[0]))
+	if (top_entry(cu_index_of(addr_cache(f), cu), cu, pc, &chain[0]))
 		return 0;
 	for (depth = 1; depth < ELF_INLINE_DEPTH_MAX; depth++) {
 		Dwarf_Die *d = &chain[depth];
@@ -533,13 +545,10 @@ size_t elf_info_inlines(struct elf_info *f, uint64_t vaddr, struct elf_inline *o
 	struct elf_inline found[ELF_INLINE_MAX];
 	size_t n;
 
-	if (!e || !e->inl_known) {
+	if (!e)
+		return read_inlines(f, vaddr, out, max);
+	if (!e->inl_known) {
 		n = read_inlines(f, vaddr, found, ELF_INLINE_MAX);
-		if (!e) {
-			n = n < max ? n : max;
-			memcpy(out, found, n * sizeof(*out));
-			return n;
-		}
 		e->inl = n ? memcpy(xmalloc(n * sizeof(*found)), found, n * sizeof(*found)) : NULL;
 		e->ninl = (uint8_t)n;
 		e->inl_known = 1;
@@ -553,12 +562,9 @@ size_t elf_info_inlines(struct elf_info *f, uint64_t vaddr, struct elf_inline *o
 void elf_info_addr(struct elf_info *f, uint64_t vaddr, struct elf_addr_info *out,
 		   struct elf_addr_cost *cost)
 {
-	struct elf_addr_cache *c = f->addrs;
-	struct addr_entry *e;
+	struct elf_addr_cache *c = addr_cache(f);
+	struct addr_entry *e = cache_find(c, vaddr);
 
-	if (!c)
-		c = f->addrs = xcalloc(1, sizeof(*c));
-	e = cache_find(c, vaddr);
 	if (e) {
 		*out = e->info;
 		return;

@@ -254,10 +254,10 @@ static int stop_requested(const struct session *sess)
 }
 
 /*
- * A wait shorter than this is spun, not slept: a sleep arms a timer and
- * switches twice, which on this 2-vCPU VM took ~15 us of CPU per tick
- * (70% of the loop's CPU at the highest rates, perf, 2026-12-05), longer
- * than the wait itself. Only the highest rates wait this little between
+ * A wait shorter than this, with no descriptor to watch, is spun, not
+ * slept: a sleep arms a timer and switches twice, which on this 2-vCPU VM
+ * took ~15 us of CPU per tick (70% of the loop's CPU at the highest rates,
+ * perf, 2026-12-05), longer than the wait itself. Only the highest rates wait this little between
  * ticks (at 10 kHz a gap is 50-150 us).
  */
 #define SPIN_BELOW_NS 20000ull
@@ -272,16 +272,14 @@ static void wait_until(struct session *sess, uint64_t deadline)
 
 	if (deadline <= now)
 		return;
-	if (deadline - now < SPIN_BELOW_NS && bfd < 0 && !(sess->hook && sess->hook->fd >= 0)) {
-		while (fw_now_ns() < deadline && !stop_requested(sess))
-			;
-		return;
-	}
 	if (bfd >= 0)
 		fds[nfds++] = (struct pollfd){ bfd, POLLIN, 0 };
 	if (sess->hook && sess->hook->fd >= 0)
 		fds[nfds++] = (struct pollfd){ sess->hook->fd, POLLIN, 0 };
-	if (nfds) {
+	if (!nfds && deadline - now < SPIN_BELOW_NS) {
+		while (fw_now_ns() < deadline && !stop_requested(sess))
+			;
+	} else if (nfds) {
 		struct timespec ts = { (time_t)((deadline - now) / 1000000000ull),
 				       (long)((deadline - now) % 1000000000ull) };
 		ppoll(fds, nfds, &ts, NULL);
