@@ -16,6 +16,10 @@ Profilers (--profilers, comma-separated; default all):
   null        sleep WINDOW
   perf        perf record -F RATE -p PID (no call graph)
   perf-g      perf record -F RATE -g -p PID (frame-pointer call graph)
+  perf-dwarf  perf record -F RATE --call-graph dwarf,8192 -p PID (the kernel's
+              copy of 8 KiB of user stack and the registers per sample: what
+              an unprivileged user may open on their own process where
+              perf_event_paranoid <= 2)
   fw          framewalk record (its default: bpf as root, whole stacks)
   fw-py       framewalk record --python-only
   fw-vm       framewalk record --backend vm (read from the target's CPU)
@@ -27,6 +31,10 @@ CPU per sample (its "profiler CPU" / samples: start-up and output
 included).
 
   bench/windows.py FRAMEWALK [--rates 100,1000] [--cycles 10] [--window 2]
+                   [--base OLD_FRAMEWALK]
+With --base, each framewalk profiler asked is also run from that build
+("base:fw-ptrace" and so on), in the same cycles: a change measured in one
+run against the build before it.
 Writes results/windows.{json,txt}. Run as root on an otherwise idle machine.
 """
 import argparse
@@ -43,18 +51,20 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fwbench as fb  # noqa: E402
 
-PROFILERS = ("null", "perf", "perf-g", "fw", "fw-py", "fw-vm", "fw-vm-any", "fw-ptrace")
+PROFILERS = ("null", "perf", "perf-g", "perf-dwarf", "fw", "fw-py", "fw-vm", "fw-vm-any", "fw-ptrace")
 FW_ARGS = {"fw": [], "fw-py": ["--python-only"], "fw-vm": ["--backend", "vm"],
            "fw-vm-any": ["--backend", "vm", "--vm-cpu", "any"],
            "fw-ptrace": ["--backend", "ptrace"]}
 BACKEND_RE = re.compile(r"^Backend:\s+(\S+)", re.M)
 
 
-def command(kind, framewalk, pid, rate, window, out):
+def command(kind, framewalk, pid, rate, window, out, base=None):
+    if kind.startswith("base:"):
+        return command(kind[5:], base, pid, rate, window, out)
     if kind == "null":
         return ["sleep", str(window)]
     if kind.startswith("perf"):
-        g = ["-g"] if kind == "perf-g" else []
+        g = {"perf-g": ["-g"], "perf-dwarf": ["--call-graph", "dwarf,8192"]}.get(kind, [])
         return ["timeout", "-s", "INT", str(window), "perf", "record", "-q", "-F", str(rate)] + \
             g + ["-p", str(pid), "-o", out]
     return [framewalk, "record", "-q", "-p", str(pid), "-d", str(window), "-r", str(rate)] + \
@@ -78,6 +88,7 @@ def main():
     ap.add_argument("--unit-ms", type=float, default=20.0)
     ap.add_argument("--results", default=os.path.join(fb.BENCH, "results"))
     ap.add_argument("--name", default="windows")
+    ap.add_argument("--base", help="an older framewalk build to run beside FRAMEWALK")
     a = ap.parse_args()
     fb.ensure_root()
     kinds = a.profilers.split(",")
@@ -88,6 +99,11 @@ def main():
         raise SystemExit("perf is not installed (Debian: linux-perf)")
     fw = os.path.join(fb.prepare(a), "framewalk")
     shutil.copy(a.framewalk, fw)          # rebuilding mid-run mixes no builds
+    base = None
+    if a.base:
+        base = fw + "-base"
+        shutil.copy(a.base, base)
+        kinds += ["base:" + k for k in kinds if k.startswith("fw")]
     rates = [int(r) for r in a.rates.split(",")]
     configs = [(k, r) for r in rates for k in kinds]
     total = len(configs) * a.cycles * 2 * (a.window + 0.3) + 30
@@ -104,10 +120,10 @@ def main():
         for cycle in range(a.cycles):
             for c in configs:
                 kind, rate = c
-                out = os.path.join(raw, "%s-%s-%d-%d.%s" % (a.name, kind, rate, cycle,
-                                                            "txt" if kind.startswith("fw") else "data"))
+                out = os.path.join(raw, "%s-%s-%d-%d.%s" % (a.name, kind.replace(":", "-"), rate, cycle,
+                                                            "txt" if "fw" in kind else "data"))
                 t0 = time.monotonic()
-                p = subprocess.Popen(command(kind, fw, target.pid, rate, a.window, out),
+                p = subprocess.Popen(command(kind, fw, target.pid, rate, a.window, out, base),
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
                 err = p.communicate(timeout=a.window + 60)[1]
                 t1 = time.monotonic()
@@ -115,7 +131,7 @@ def main():
                     raise SystemExit("%s failed (%d): %s" % (kind, p.returncode, err[-1500:]))
                 time.sleep(a.window)
                 windows[c].append((t0, t1, time.monotonic()))
-                if kind.startswith("fw") and os.path.exists(out):
+                if "fw" in kind and os.path.exists(out):
                     reports[c].append(open(out, errors="replace").read())
                 fb.log("cycle %d %s@%d: %.2f s on" % (cycle + 1, kind, rate, t1 - t0))
         time.sleep(1.5)         # the target writes its units 50 at a time: the last ones out
@@ -162,11 +178,11 @@ def main():
     lines = ["Target slowdown, profilers attached in turn for %g s windows, %d cycles "
              "(python3.15, cpu.py units --zlib, ~%g ms units; first %g s of each window left out)"
              % (a.window, a.cycles, a.unit_ms, a.margin), "",
-             "%-10s %6s %9s %13s %10s %12s %12s %14s" % (
+             "%-14s %6s %9s %13s %10s %12s %12s %14s" % (
                  "profiler", "rate", "slowdown", "per-window", "units on", "BPF us/run",
                  "runs/sample", "fw CPU us/smp")]
     for r in res["rows"]:
-        lines.append("%-10s %6d %9s %13s %10d %12s %12s %14s" % (
+        lines.append("%-14s %6d %9s %13s %10d %12s %12s %14s" % (
             r["profiler"], r["rate"], fb.fmt(r["slowdown"], "x{:.3f}"),
             fb.fmt(r["window_ratio_median"], "x{:.3f}"), r["units_on"],
             fb.fmt(r.get("bpf_us_per_run"), "{:.2f}"), fb.fmt(r.get("bpf_runs_per_sample"), "{:.2f}"),

@@ -225,12 +225,24 @@ static int ptrace_stop_first(struct sampler *s, pid_t tid)
 {
 	struct ptrace_state *p = s->state;
 
+	int ret;
+
 	ptrace_first_let_go(&p->first);
-	return ptrace_first_stop(s->target.pid, tid, s->opts.kernel, s->opts.stop, &p->first);
+	ret = ptrace_first_stop(s->target.pid, tid, s->opts.kernel, s->opts.stop, &p->first);
+	/*
+	 * Stopped: what the last tick read of the process (its thread list, the
+	 * GIL, this thread's frames and their code) is copied again in one
+	 * system call, and this tick's reads are served from that copy, taken
+	 * at the stop's instant, instead of one call each while it waits.
+	 */
+	if (!ret)
+		mem_tick_begin(&s->mem);
+	return ret;
 }
 
 static void ptrace_tick_done(struct sampler *s)
 {
+	mem_tick_end(&s->mem);
 	ptrace_first_let_go(&((struct ptrace_state *)s->state)->first);
 }
 
@@ -250,6 +262,7 @@ static int ptrace_read_instant(struct sampler *s, pid_t tid, struct py_thread_in
 	ret = ptrace_sample_thread(s->target.pid, tid, s->opts.native ? &s->native.mm : NULL,
 				   &s->reader, pt, s->opts.kernel, p->sr, &stopped, s->opts.stop,
 				   &p->first, &s->native.ns);
+	mem_tick_end(&s->mem);      /* let go: its copy no longer stands for it */
 	if (ret)
 		return ret;
 	in->tstate = pt ? pt->tstate : 0;
