@@ -385,13 +385,13 @@ static __always_inline __u64 find_tstate(struct fw_sample_buf *buf, const struct
 	struct task_struct *self = task ? task : bpf_get_current_task_btf();
 	struct thread_walk w = { .task = task, .next_off = cfg->tstate_next,
 				 .id_off = cfg->tstate_thread_id };
-	__u64 *ts = bpf_map_lookup_elem(&tstates, &tid), id = 0;
+	__u64 *ts = bpf_map_lookup_elem(&tstates, &tid), id = 0, now = bpf_ktime_get_ns();
 
 	w.want = FW_TASK_THREAD_POINTER(self) - cfg->pthread_below_tp;
-	if (ts && *ts == FW_NOT_PYTHON)
+	if (ts && (*ts & FW_NOT_PYTHON) && now - (*ts & ~FW_NOT_PYTHON) < FW_NOT_PYTHON_RECHECK_NS)
 		return 0;
-	if (ts && *ts && !read_tstate_word(buf, cfg, *ts, cfg->tstate_thread_id, &id, task) &&
-	    id == w.want)
+	if (ts && *ts && !(*ts & FW_NOT_PYTHON) &&
+	    !read_tstate_word(buf, cfg, *ts, cfg->tstate_thread_id, &id, task) && id == w.want)
 		return *ts;
 	buf->tstate_span_at = 0;
 	if (!cfg->threads_head_addr ||
@@ -401,8 +401,8 @@ static __always_inline __u64 find_tstate(struct fw_sample_buf *buf, const struct
 		bpf_loop(FW_MAX_THREAD_WALK, thread_at_task, &w, 0);
 	else
 		bpf_loop(FW_MAX_THREAD_WALK, thread_at_self, &w, 0);
-	/* Not found: a native thread, until user space's next refresh says otherwise. */
-	id = w.found ? w.found : FW_NOT_PYTHON;
+	/* Not found: a native thread, until user space says otherwise or a second passed. */
+	id = w.found ? w.found : now | FW_NOT_PYTHON;
 	bpf_map_update_elem(&tstates, &tid, &id, BPF_ANY);
 	return w.found;
 }

@@ -40,8 +40,15 @@
 
 #define FW_UREGS_WORDS 48        /* >= sizeof(fw_uregs_t) / 8 on every architecture */
 
-/* tstates map value for a thread with no Python state (never a pointer: odd). */
+/*
+ * tstates map value for a thread found with no Python state: the kernel's
+ * clock when it was looked for, with this bit (never a pointer: odd). The
+ * program looks for it again FW_NOT_PYTHON_RECHECK_NS later (a thread
+ * sampled before its Python state named it is found then), so user space
+ * need not rewrite the map often (src/sampler/bpf.c, refresh_tstates).
+ */
 #define FW_NOT_PYTHON 1ULL
+#define FW_NOT_PYTHON_RECHECK_NS 1000000000ULL
 
 #define FW_FRAMES_OBJECTS 1      /* <= 3.10 */
 #define FW_FRAMES_311 2          /* tstate -> cframe -> current_frame */

@@ -180,7 +180,7 @@ static void print_thread(struct py_reader *r, struct py_thread_info *t,
 
 	/* Python's name for the thread where it has one (as record labels it), else the kernel's */
 	if (t->tid > 0 && names)
-		pyname = py_thread_name(names, (pid_t)t->tid, fw_now_ns());
+		pyname = py_thread_name(names, (pid_t)t->tid, 1, fw_now_ns());
 	if (t->tid > 0 && !pyname)
 		proc_task_comm(r->target->pid, t->tid, name, sizeof(name));
 	py_reader_interp_label(r, t, interp, sizeof(interp));

@@ -68,6 +68,8 @@ int py_thread_names_read(struct py_thread_names *tn, uint64_t now)
 	size_t n = 0;
 	int ret;
 
+	uint64_t digest;
+
 	tn->read_ns = now;
 	tn->reads++;
 	ret = py_module_attr(tn->ob, "threading", "_active", &active);
@@ -91,6 +93,14 @@ int py_thread_names_read(struct py_thread_names *tn, uint64_t now)
 		}
 	}
 	free(items);
+	/* the same table as the last read (or the same failure): wait longer */
+	digest = hash_mix64((uint64_t)(int64_t)ret);
+	for (size_t i = 0; i < tn->n && !ret; i++)
+		digest = hash_mix64(digest ^ hash_mix64((uint64_t)(uint32_t)tn->names[i].tid) ^
+				    hash_bytes(tn->names[i].name, strlen(tn->names[i].name)));
+	tn->every = look_again_after(tn->every, tn->reads > 1 && digest == tn->digest,
+				     PY_THREAD_NAMES_REFRESH_NS, PY_THREAD_NAMES_STABLE_NS);
+	tn->digest = digest;
 	/*
 	 * Stamped when it ended: a read of thousands of threads can take longer
 	 * than PY_THREAD_NAMES_MISS_NS, and stamped at its start every lookup
@@ -120,17 +130,18 @@ static const char *lookup(const struct py_thread_names *tn, pid_t tid)
 	return found;
 }
 
-const char *py_thread_name(struct py_thread_names *tn, pid_t tid, uint64_t now)
+const char *py_thread_name(struct py_thread_names *tn, pid_t tid, int young, uint64_t now)
 {
 	const char *name;
 
 	if (!tn->ob)
 		return NULL;
-	if (!tn->read_ns || (now > tn->read_ns && now - tn->read_ns >= PY_THREAD_NAMES_REFRESH_NS))
+	if (!tn->read_ns || (now > tn->read_ns &&
+			     now - tn->read_ns >= (tn->every ? tn->every : PY_THREAD_NAMES_REFRESH_NS)))
 		py_thread_names_read(tn, now);
 	name = lookup(tn, tid);
 	/* A thread started since the last read: once more, not more than every 100 ms. */
-	if (!name && now > tn->read_ns && now - tn->read_ns >= PY_THREAD_NAMES_MISS_NS) {
+	if (!name && young && now > tn->read_ns && now - tn->read_ns >= PY_THREAD_NAMES_MISS_NS) {
 		py_thread_names_read(tn, now);
 		name = lookup(tn, tid);
 	}

@@ -15,9 +15,14 @@
  * thread started with _thread.start_new_thread has a name only once it
  * called threading.current_thread() (a "Dummy-N" thread).
  *
- * The table is re-read at most once a second, and when a thread not in it
- * is asked for (at most every 100 ms). Every read is bounded: at most
- * PY_THREAD_NAMES_MAX threads, names cut at PY_THREAD_NAME_MAX bytes.
+ * The table is re-read once a second while it changes, and less often
+ * while reads find it as it was (each such read doubles the wait, up to
+ * PY_THREAD_NAMES_STABLE_NS; any change brings it back to a second); and
+ * when a young thread not in it is asked for (at most every 100 ms). An
+ * agent's long-lived processes read it every 8 s instead of every second
+ * (threading's table is most of what an agent reads of its targets: issue
+ * 25). Every read is bounded: at most PY_THREAD_NAMES_MAX threads, names
+ * cut at PY_THREAD_NAME_MAX bytes.
  */
 #ifndef FRAMEWALK_PYTHON_THREAD_NAMES_H
 #define FRAMEWALK_PYTHON_THREAD_NAMES_H
@@ -34,6 +39,7 @@
 #define PY_THREAD_NAME_MAX 256          /* code points of a name kept */
 #define PY_THREAD_NAMES_REFRESH_NS 1000000000ull
 #define PY_THREAD_NAMES_MISS_NS 100000000ull
+#define PY_THREAD_NAMES_STABLE_NS 8000000000ull
 
 struct py_thread_name {
 	pid_t tid;
@@ -46,6 +52,8 @@ struct py_thread_names {
 	size_t n, alloc;
 	struct hidx index;              /* names by tid */
 	uint64_t read_ns;               /* when the last read ended (0: never) */
+	uint64_t every;                 /* before the next periodic read (0: a second) */
+	uint64_t digest;                /* of the last read's table and result */
 	int last_error;                 /* of the last read: 0 or -errno */
 	uint64_t reads, failures;       /* table reads, and those that failed */
 };
@@ -55,9 +63,12 @@ void py_thread_names_release(struct py_thread_names *tn);
 
 /*
  * Python's name of thread tid (valid until the next call), or NULL: not a
- * thread threading knows, or the table cannot be read (tn->last_error).
+ * thread threading knows, or the table cannot be read (tn->last_error). A
+ * young thread (just started: threading names it a moment later) that the
+ * table lacks has the table read again; another waits for the next
+ * periodic read.
  */
-const char *py_thread_name(struct py_thread_names *tn, pid_t tid, uint64_t now);
+const char *py_thread_name(struct py_thread_names *tn, pid_t tid, int young, uint64_t now);
 
 /* Re-read the table now. 0 or -errno (-ENOENT: threading not imported). */
 int py_thread_names_read(struct py_thread_names *tn, uint64_t now);

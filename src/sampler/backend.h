@@ -135,6 +135,8 @@ struct thread_name_cache {
 	uint32_t thread;          /* profile thread index */
 	int python_named;         /* labelled with Python's name (else the kernel's) */
 	uint64_t refreshed_ns;
+	uint64_t label_every;     /* before the label is made again (threads.c; 0: a second), */
+	uint64_t label_hash;      /* and what it was made of last time */
 	uint64_t cpu_first_ns, cpu_last_ns;   /* CPU time at first and last look */
 	uint64_t seen_first_ns, seen_last_ns; /* this period's first and last sighting */
 	uint64_t born_ns;         /* first seen by this sampler, kept across periods: how
@@ -209,6 +211,7 @@ struct sampler_native {
 	struct native_sample ns;
 	struct native_symbol *syms;
 	uint64_t modules_ns;
+	uint64_t modules_every;   /* before the mappings are looked at again (0: a second) */
 	struct unwind_break *breaks;
 	size_t nbreaks, breaks_alloc;
 };

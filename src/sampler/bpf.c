@@ -106,6 +106,8 @@ struct bpf_target {
 	 */
 	struct fw_label_rec pending[PENDING_LABELS];
 	size_t npending;
+	/* the interpreter's thread list, read again after tstates_every (refresh_tstates) */
+	uint64_t tstates_ns, tstates_every, tstates_digest;
 };
 
 _Static_assert(FW_LABELS_MAX == LABELS_MAX, "the program reads fewer labels than --label takes");
@@ -667,20 +669,54 @@ static void configure_target(struct bpf_run *br, struct sampler *s)
  * keep them as the target's thread list (sampler_py_thread): in cpu mode
  * no tick lists them, and the task view reads 3.14+'s running task through
  * the thread's state.
+ *
+ * The program finds a thread's state itself when the map has none for it
+ * (and looks again a second after finding none: FW_NOT_PYTHON), so the
+ * list is read at every pass only while it changes; while it reads the
+ * same, each read doubles the wait, up to TSTATES_STABLE_NS. A sample
+ * whose thread state the list lacks (a thread started since) brings the
+ * next read to the next pass (tstates_seen). An agent read each of its
+ * processes' lists every second, a third of its reads of them (issue 25).
  */
-static void refresh_tstates(struct bpf_run *br, struct sampler *s)
-{
-	int fd = bpf_map__fd(br->skel->maps.tstates);
+#define TSTATES_STABLE_NS 8000000000ull
+#define TSTATES_FIRST_WAIT_NS 100000000ull
 
-	if (sampler_read_py_threads(s))
+static void refresh_tstates(struct bpf_run *br, struct sampler *s, uint64_t now)
+{
+	struct bpf_target *bt = s->state;
+	int fd = bpf_map__fd(br->skel->maps.tstates);
+	uint64_t digest = 0;
+
+	if (bt->tstates_ns && now - bt->tstates_ns < bt->tstates_every)
 		return;
+	bt->tstates_ns = now;
+	if (sampler_read_py_threads(s)) {
+		bt->tstates_every = 0;
+		return;
+	}
 	for (size_t i = 0; i < s->threads.npy; i++) {
 		uint32_t tid = (uint32_t)s->threads.py[i].tid;
 		uint64_t ts = s->threads.py[i].tstate;
 
+		digest = hash_mix64(digest ^ hash_mix64(((uint64_t)tid << 32) ^ ts));
 		if (tid)
 			bpf_map_update_elem(fd, &tid, &ts, BPF_ANY);
 	}
+	bt->tstates_every = look_again_after(bt->tstates_every, digest == bt->tstates_digest,
+					     TSTATES_FIRST_WAIT_NS, TSTATES_STABLE_NS);
+	bt->tstates_digest = digest;
+}
+
+/* A sample's thread state: one the list lacks is read at the next pass. */
+static void tstates_seen(struct sampler *s, pid_t tid, uint64_t tstate)
+{
+	struct py_thread_info *pt;
+
+	if (!tstate)
+		return;
+	pt = sampler_py_thread(s, tid);
+	if (!pt || pt->tstate != tstate)
+		((struct bpf_target *)s->state)->tstates_every = 0;
 }
 
 /* The program's copies start where the unwinder's other copies do. */
@@ -927,6 +963,7 @@ static int handle_record(void *ctx, void *data, size_t size)
 	/* cpu mode has no ticks of its own: each cpu-clock sample is one. */
 	if (!h->off_cpu && s->opts.mode == MODE_CPU)
 		s->prof->meta.ticks_taken++;
+	tstates_seen(s, (pid_t)h->tid, h->tstate);
 	in.tstate = h->tstate;
 	in.on_cpu = !h->off_cpu;
 	in.gil_locked = h->gil_locked;
@@ -1010,7 +1047,6 @@ static void bpf_refresh(struct session *sess, uint64_t now)
 	struct bpf_run *br = sess->backend;
 	int fd = bpf_map__fd(br->skel->maps.targets);
 
-	(void)now;
 	for (size_t i = 0; i < sess->n; i++) {
 		struct sampler *s = sess->targets[i];
 		struct bpf_target *bt = s->state;
@@ -1025,7 +1061,7 @@ static void bpf_refresh(struct session *sess, uint64_t now)
 			continue;
 		}
 		configure_target(br, s);
-		refresh_tstates(br, s);
+		refresh_tstates(br, s, now);
 		if (s->labels && !bt->labels_primed && s->threads.npy) {
 			labels_prime(s);
 			bt->labels_primed = 1;

@@ -19,8 +19,14 @@
 
 #define MERGED_MAX (UNWIND_MAX + PY_MAX_DEPTH + KERNEL_MAX_FRAMES)
 #define MODULES_CHECK_NS 100000000ull
-/* A library loaded where an unloaded one was leaves no pc unknown: look anyway. */
+/*
+ * A library loaded where an unloaded one was leaves no pc unknown: look
+ * anyway, after a second, and after twice as long each time the mappings
+ * are found as they were, up to MODULES_STABLE_NS (an agent re-read each
+ * process's maps every second: issue 25).
+ */
 #define MODULES_RECHECK_NS 1000000000ull
+#define MODULES_STABLE_NS 8000000000ull
 /*
  * A thread's scheduler state is read afresh for every sample: threads that
  * share the GIL change state every few milliseconds, and a state kept for
@@ -729,10 +735,15 @@ static void count_break(struct sampler *s, const struct unwind_result *uw, const
  */
 int sampler_refresh_modules(struct sampler *s, uint64_t now)
 {
+	int changed;
+
 	if (now - s->native.modules_ns < MODULES_CHECK_NS)
 		return 0;
 	s->native.modules_ns = now;
-	if (!modules_changed(&s->native.mm))
+	changed = modules_changed(&s->native.mm);
+	s->native.modules_every = look_again_after(s->native.modules_every, !changed,
+						   MODULES_RECHECK_NS, MODULES_STABLE_NS);
+	if (!changed)
 		return 0;
 	symbolizer_reset(&s->native.sym);
 	modules_refresh(&s->native.mm);
@@ -744,7 +755,8 @@ static void symbolize_native(struct sampler *s, uint64_t now)
 {
 	struct unwind_result *uw = &s->native.ns.uw;
 
-	if (now - s->native.modules_ns >= MODULES_RECHECK_NS)
+	if (now - s->native.modules_ns >= (s->native.modules_every ? s->native.modules_every :
+					     MODULES_RECHECK_NS))
 		sampler_refresh_modules(s, now);
 	for (size_t i = 0; i < uw->n; i++)
 		if (!modules_find_range(&s->native.mm, uw->pcs[i]) && sampler_refresh_modules(s, now))

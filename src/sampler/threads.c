@@ -28,6 +28,14 @@
  */
 #define NAME_UNNAMED_REFRESH_NS 100000000ull
 #define NAME_YOUNG_NS 3000000000ull
+/*
+ * Otherwise a label is made again once a second while it changes, and less
+ * often while it comes out the same (each such look doubles the wait, up to
+ * NAME_STABLE_NS): a look reads the kernel's name and CPU time from /proc
+ * and threading's table, and an agent's long-lived threads were looked at
+ * every second, most of its reads of its targets (issue 25).
+ */
+#define NAME_STABLE_NS 8000000000ull
 
 /*
  * Threads by tid: a hash index over the label caches (names) and over this
@@ -68,12 +76,17 @@ static void names_reindex(struct sampler *s)
 			    name_hash, s);
 }
 
+static int young(const struct thread_name_cache *c, uint64_t now)
+{
+	return !c || now - c->born_ns < NAME_YOUNG_NS;
+}
+
 /* Python's name for thread tid (threading's), or NULL (none, unreadable). */
-static const char *python_name(struct sampler *s, pid_t tid, uint64_t now)
+static const char *python_name(struct sampler *s, pid_t tid, int young, uint64_t now)
 {
 	if (!s->have_objects || tid <= 0)
 		return NULL;
-	return py_thread_name(&s->py_names, tid, now);
+	return py_thread_name(&s->py_names, tid, young, now);
 }
 
 /*
@@ -98,6 +111,7 @@ uint32_t sampler_thread(struct sampler *s, pid_t tid, uint64_t now)
 	struct thread_name_cache *c = sampler_thread_cache(s, tid);
 	struct py_thread_info *pt;
 	struct strbuf label = STRBUF_INIT;
+	uint64_t label_hash;
 	const char *pyname;
 	uint64_t cpu;
 	int comm;
@@ -112,8 +126,8 @@ uint32_t sampler_thread(struct sampler *s, pid_t tid, uint64_t now)
 	else
 		py_reader_interp_label(&s->reader, pt, interp, sizeof(interp));
 	if (c) {
-		uint64_t every = !c->python_named && now - c->born_ns < NAME_YOUNG_NS ?
-				 NAME_UNNAMED_REFRESH_NS : NAME_REFRESH_NS;
+		uint64_t every = !c->python_named && young(c, now) ? NAME_UNNAMED_REFRESH_NS :
+				 c->label_every ? c->label_every : NAME_REFRESH_NS;
 
 		c->seen_last_ns = now;
 		if (c->thread != THREAD_NONE && now - c->refreshed_ns < every &&
@@ -129,7 +143,7 @@ uint32_t sampler_thread(struct sampler *s, pid_t tid, uint64_t now)
 	if (!comm)
 		xsnprintf(name, sizeof(name), "%s", tid > 0 ? "?" : "unknown");
 	/* Python's name for the thread where it has one; the kernel's beside it */
-	pyname = python_name(s, tid, now);
+	pyname = python_name(s, tid, young(c, now), now);
 	/* a thread (or process) gone reads no name: the one it had stays */
 	if (!pyname && !comm && c && c->thread != THREAD_NONE) {
 		c->refreshed_ns = now;
@@ -158,17 +172,26 @@ uint32_t sampler_thread(struct sampler *s, pid_t tid, uint64_t now)
 				       strbuf_str(&label));
 	profile_thread_comm(s->prof, c->thread, comm ? name : NULL);
 	xsnprintf(c->interp, sizeof(c->interp), "%s", interp);
-	strbuf_release(&label);
 	c->python_named = pyname != NULL;
 	c->refreshed_ns = now;
+	/* the same label as last time (also across a period's reset): wait longer */
+	label_hash = hash_bytes(strbuf_str(&label), label.len) ^
+		     hash_mix64(hash_bytes(name, strlen(name)));
+	c->label_every = look_again_after(c->label_every, label_hash == c->label_hash,
+					  NAME_REFRESH_NS, NAME_STABLE_NS);
+	c->label_hash = label_hash;
+	strbuf_release(&label);
 	return c->thread;
 }
 
 /*
- * Threads still labelled with the kernel's name (started in the last moments,
- * or since the last look on a loaded machine): threading's names are read
- * once more and they are labelled again. A thread's label is its profile
- * entry's, so every sample of it takes the name.
+ * Young threads still labelled with the kernel's name (started in the last
+ * moments, or since the last look on a loaded machine): threading's names
+ * are read once more and they are labelled again. A thread's label is its
+ * profile entry's, so every sample of it takes the name. An older one
+ * unnamed (threading not imported, a thread it does not know) waits for
+ * its next look: read again at each period's end, the table was most of an
+ * agent's reads.
  */
 static void name_unnamed_threads(struct sampler *s, uint64_t now)
 {
@@ -177,7 +200,7 @@ static void name_unnamed_threads(struct sampler *s, uint64_t now)
 	for (size_t i = 0; i < s->threads.nnames; i++) {
 		struct thread_name_cache *c = &s->threads.names[i];
 
-		if (c->thread == THREAD_NONE || c->python_named || c->tid <= 0)
+		if (c->thread == THREAD_NONE || c->python_named || c->tid <= 0 || !young(c, now))
 			continue;
 		uint64_t seen = c->seen_last_ns;    /* a look, not a sighting */
 

@@ -118,4 +118,17 @@ int parse_long(const char *s, long *out);
 
 #include "util/banned.h"
 
+/*
+ * The wait before the next periodic look at something that seldom changes
+ * (a thread list, thread names, the mappings): 0 after a look that found it
+ * changed (the caller's own interval then), else twice the last wait, at
+ * least first and at most most. One rule for every such look.
+ */
+static inline uint64_t look_again_after(uint64_t every, int unchanged, uint64_t first, uint64_t most)
+{
+	if (!unchanged)
+		return 0;
+	return every < first / 2 ? first : every > most / 2 ? most : every * 2;
+}
+
 #endif

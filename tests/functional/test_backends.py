@@ -400,6 +400,52 @@ def test_bpf_events_on_the_targets_threads_only(interp_id, tmp_path):
     assert funcs.get("late_spin", 0) >= 50 and funcs.get("later_spin", 0) >= 50, funcs
 
 
+@pytest.mark.parametrize("interp_id", ["py3.12", "sid-py3.15"])
+def test_bpf_steady_target_read_less_new_threads_still_found(interp_id, tmp_path):
+    """What seldom changes is looked at less while it stays the same
+    (look_again_after, src/util/util.h): the interpreter's thread list that
+    fills the program's map, threading's names, each thread's label and the
+    mappings are looked at again a second later, then after twice as long
+    each time, up to 8 s. The build before read the list every 100 ms and
+    names and labels every second: ~30 reads a second of a steady one-thread
+    target at 97 Hz (issue 25, an agent's reads of its processes). Threads
+    started after seconds of nothing changing, when user space looks only
+    every few seconds, are still read whole and named at once: the program
+    finds a thread its map lacks itself, and a sample of it brings the next
+    look forward."""
+    if not shutil.which("strace"):
+        pytest.skip("strace is not installed")
+    w = start_workload(INTERP_BY_ID[interp_id], "late_thread.py", "40", "7")
+    t_ready = time.time()
+    try:
+        out, trace = tmp_path / "t.collapsed", tmp_path / "strace.txt"
+        r = subprocess.run(["strace", "-ttt", "-e", "trace=process_vm_readv", "-o", str(trace),
+                            framewalk_path(), "record", "-p", str(w.pid), "-d", "20", "-r", "97",
+                            "-q", "--python-only", "-o", str(out)],
+                           capture_output=True, text=True, timeout=90)
+        assert r.returncode == 0, r.stderr
+    finally:
+        w.stop()
+    stamps = [float(l.split()[0]) for l in trace.read_text().splitlines()
+              if "process_vm_readv(" in l]
+    # the steady stretch: from 2 s after the capture began until the late thread
+    steady = [t for t in stamps if t_ready + 3.0 <= t < t_ready + 6.5]
+    assert len(steady) <= 3.5 * 4, "%d reads of the target in 3.5 steady seconds" % len(steady)
+    threads = {}
+    for thread, frames, count in collapsed_lines(out.read_text()):
+        for name in ("late_spin", "later_spin"):
+            if any(f.split(" (")[0] == name for f in frames):
+                threads.setdefault(name, {}).setdefault(thread.split(" (")[0], 0)
+                threads[name][thread.split(" (")[0]] += count
+    # "late" starts at 7 s, sleeps 7 s, starts "later" and spins: from 14 s
+    # to 20 s three threads share the GIL, ~2 s of CPU each at 97 Hz, about
+    # 200 samples each; half of that is asked
+    assert sum(threads.get("late_spin", {}).values()) >= 100, threads
+    assert sum(threads.get("later_spin", {}).values()) >= 100, threads
+    assert set(threads["late_spin"]) == {"late"}, threads
+    assert set(threads["later_spin"]) == {"later"}, threads
+
+
 def test_bpf_events_per_cpu_when_targets_come_and_go(tmp_path):
     """--subprocesses adds the targets' children as they start: those would
     be sampled twice through the events their parents' threads pass on, so

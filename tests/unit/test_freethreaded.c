@@ -12,6 +12,7 @@
  * names) and a thread's exception state. The GIL builds' blocks run
  * through the same tests as a control.
  */
+#include <inttypes.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -597,6 +598,35 @@ static uint64_t make_thread(struct objs *o, uint64_t thread_type, const char *na
 }
 
 /*
+ * threading's table read again a second after a read, then twice as long
+ * after each read that found it unchanged, up to 8 s; a thread not in it
+ * has it read again only while young.
+ */
+static void names_read_less_while_unchanged(struct py_objects *ob)
+{
+	static const struct { double at; int young; pid_t tid; uint64_t reads; } steps[] = {
+		{ 0, 0, 101, 1 }, { 0.5, 0, 101, 1 }, { 1, 0, 101, 2 }, { 1.9, 0, 101, 2 },
+		{ 2, 0, 101, 3 }, { 3.5, 0, 101, 3 }, { 4, 0, 101, 4 }, { 8, 0, 101, 5 },
+		{ 16, 0, 101, 6 }, { 23, 0, 101, 6 }, { 24, 0, 101, 7 },
+		{ 24.5, 0, 999, 7 }, { 24.6, 1, 999, 8 }, { 24.65, 1, 999, 8 },
+	};
+	/* ahead of the clock: a read is stamped when it ends, if that is later */
+	uint64_t t0 = fw_now_ns() + 1000000000000ull;
+	struct py_thread_names tn;
+
+	py_thread_names_init(&tn, ob);
+	for (size_t i = 0; i < ARRAY_SIZE(steps); i++) {
+		const char *name = py_thread_name(&tn, steps[i].tid, steps[i].young,
+						  t0 + (uint64_t)(steps[i].at * 1e9));
+
+		if (tn.reads != steps[i].reads || (steps[i].tid == 101) != (name != NULL))
+			fail_msg("at %.2f s: %" PRIu64 " reads (want %" PRIu64 "), name %s", steps[i].at,
+				 tn.reads, steps[i].reads, name ? name : "(none)");
+	}
+	py_thread_names_release(&tn);
+}
+
+/*
  * Python's names of the threads (threading._active through sys.modules, a
  * Thread's managed dict), and the exception a thread is handling.
  */
@@ -660,8 +690,9 @@ static void objects_one(const struct debug_block *db)
 	if (ret)
 		fail_msg("%s: thread names: %d", db->source, ret);
 	assert_int_equal(tn.n, 2);
-	assert_string_equal(py_thread_name(&tn, 101, 1), "MainThread");
-	assert_string_equal(py_thread_name(&tn, 102, 1), long_name);
+	assert_string_equal(py_thread_name(&tn, 101, 1, 1), "MainThread");
+	assert_string_equal(py_thread_name(&tn, 102, 1, 1), long_name);
+	names_read_less_while_unchanged(&ob);
 	ret = py_exc_current(&ob, at(R_TSTATE, 0), &exc, &is_type);
 	if (ret || !exc)
 		fail_msg("%s: exception state: %d", db->source, ret);
