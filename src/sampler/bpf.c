@@ -707,15 +707,17 @@ static void refresh_tstates(struct bpf_run *br, struct sampler *s, uint64_t now)
 	bt->tstates_digest = digest;
 }
 
-/* A sample's thread state: one the list lacks is read at the next pass. */
+/*
+ * A sample's thread state: one the list lacks, or none for a thread the
+ * list has (the program took it for a native thread: its walk of the
+ * interpreter's list stops at FW_MAX_THREAD_WALK states), is read and
+ * written to the map at the next pass.
+ */
 static void tstates_seen(struct sampler *s, pid_t tid, uint64_t tstate)
 {
-	struct py_thread_info *pt;
+	struct py_thread_info *pt = sampler_py_thread(s, tid);
 
-	if (!tstate)
-		return;
-	pt = sampler_py_thread(s, tid);
-	if (!pt || pt->tstate != tstate)
+	if (tstate ? !pt || pt->tstate != tstate : pt && pt->tstate)
 		((struct bpf_target *)s->state)->tstates_every = 0;
 }
 

@@ -177,7 +177,35 @@ int ptrace_sample_thread(pid_t pid, pid_t tid, struct module_map *mm, struct py_
 struct ptrace_state {
 	struct stack_reader *sr;
 	struct first_stop first;   /* this tick's thread stopped first (tid 0: none) */
+	int copying;               /* the tick's copy serves while it is held */
 };
+
+/*
+ * While the first thread on a CPU is held, what the last hold read of the
+ * process (its thread list, the GIL, this thread's frames and their code)
+ * is copied again in one system call and this hold's reads are served from
+ * that copy, taken at the stop's instant, instead of one call each while
+ * it waits. Only a hold's reads are remembered for the next copy: the
+ * reads of other threads after it (wall mode's waiting ones) would make the
+ * next hold copy them all (up to 512 KiB) while its thread waits.
+ */
+static void held_copy_begin(struct sampler *s, struct ptrace_state *p)
+{
+	if (p->copying)
+		return;
+	mem_uncached_end(&s->mem);
+	mem_tick_begin(&s->mem);
+	p->copying = 1;
+}
+
+static void held_copy_end(struct sampler *s, struct ptrace_state *p)
+{
+	if (!p->copying)
+		return;
+	mem_tick_end(&s->mem);
+	mem_uncached_begin(&s->mem);
+	p->copying = 0;
+}
 
 static int ptrace_target_init(struct sampler *s)
 {
@@ -185,6 +213,7 @@ static int ptrace_target_init(struct sampler *s)
 
 	p->sr = stack_reader_new();
 	s->state = p;
+	mem_uncached_begin(&s->mem);       /* nothing remembered outside a hold */
 	return 0;
 }
 
@@ -193,6 +222,8 @@ static void ptrace_target_release(struct sampler *s)
 	struct ptrace_state *p = s->state;
 
 	if (p) {
+		held_copy_end(s, p);
+		mem_uncached_end(&s->mem);
 		stack_reader_free(p->sr);
 		ptrace_first_let_go(&p->first);
 	}
@@ -227,23 +258,20 @@ static int ptrace_stop_first(struct sampler *s, pid_t tid)
 
 	int ret;
 
+	held_copy_end(s, p);
 	ptrace_first_let_go(&p->first);
 	ret = ptrace_first_stop(s->target.pid, tid, s->opts.kernel, s->opts.stop, &p->first);
-	/*
-	 * Stopped: what the last tick read of the process (its thread list, the
-	 * GIL, this thread's frames and their code) is copied again in one
-	 * system call, and this tick's reads are served from that copy, taken
-	 * at the stop's instant, instead of one call each while it waits.
-	 */
 	if (!ret)
-		mem_tick_begin(&s->mem);
+		held_copy_begin(s, p);
 	return ret;
 }
 
 static void ptrace_tick_done(struct sampler *s)
 {
-	mem_tick_end(&s->mem);
-	ptrace_first_let_go(&((struct ptrace_state *)s->state)->first);
+	struct ptrace_state *p = s->state;
+
+	held_copy_end(s, p);
+	ptrace_first_let_go(&p->first);
 }
 
 /*
@@ -262,7 +290,7 @@ static int ptrace_read_instant(struct sampler *s, pid_t tid, struct py_thread_in
 	ret = ptrace_sample_thread(s->target.pid, tid, s->opts.native ? &s->native.mm : NULL,
 				   &s->reader, pt, s->opts.kernel, p->sr, &stopped, s->opts.stop,
 				   &p->first, &s->native.ns);
-	mem_tick_end(&s->mem);      /* let go: its copy no longer stands for it */
+	held_copy_end(s, p);        /* let go: its copy no longer stands for it */
 	if (ret)
 		return ret;
 	in->tstate = pt ? pt->tstate : 0;

@@ -432,6 +432,14 @@ def clip(text, head=4000, tail=2000):
     return text[:head] + "\n[... %d characters ...]\n" % (len(text) - head - tail) + text[-tail:]
 
 
+def env_under_strace():
+    """The environment for framewalk run under strace: LeakSanitizer cannot
+    run under ptrace (a SANITIZE=1 build), so leaks are off there only."""
+    env = dict(os.environ)
+    env["ASAN_OPTIONS"] = ":".join(o for o in (env.get("ASAN_OPTIONS"), "detect_leaks=0") if o)
+    return env
+
+
 def run_fw(*args, timeout=60, prefix=(), binary=None, input_=None):
     argv = list(prefix) + [binary or framewalk_path()] + [str(a) for a in args]
     t0 = time.monotonic()

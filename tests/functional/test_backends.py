@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from fwtest import INTERP_BY_ID, REPO, collapsed_lines, framewalk_path, run_fw, start_workload
+from fwtest import (INTERP_BY_ID, REPO, collapsed_lines, env_under_strace, framewalk_path,
+                    run_fw, start_workload)
 
 ZLIB_WORKLOAD = """
 import os, sys, zlib
@@ -248,7 +249,7 @@ def test_ptrace_reads_a_stop_in_few_calls(interp_id, view, tmp_path):
         r = subprocess.run(["strace", "-c", "-e", "trace=process_vm_readv", "-o", str(calls),
                             framewalk_path(), "record", "--backend", "ptrace", view,
                             "-p", str(w.pid), "-d", "2", "-r", "200", "-q", "-o", str(out)],
-                           capture_output=True, text=True, timeout=60)
+                           capture_output=True, text=True, timeout=60, env=env_under_strace())
         assert r.returncode == 0, r.stderr
         m = re.search(r"from (\d+) of \d+ requested ticks", out.read_text())
         ticks = int(m.group(1))
@@ -422,7 +423,7 @@ def test_bpf_steady_target_read_less_new_threads_still_found(interp_id, tmp_path
         r = subprocess.run(["strace", "-ttt", "-e", "trace=process_vm_readv", "-o", str(trace),
                             framewalk_path(), "record", "-p", str(w.pid), "-d", "20", "-r", "97",
                             "-q", "--python-only", "-o", str(out)],
-                           capture_output=True, text=True, timeout=90)
+                           capture_output=True, text=True, timeout=90, env=env_under_strace())
         assert r.returncode == 0, r.stderr
     finally:
         w.stop()
