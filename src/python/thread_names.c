@@ -65,10 +65,9 @@ int py_thread_names_read(struct py_thread_names *tn, uint64_t now)
 {
 	struct py_kv *items;
 	uint64_t active;
+	uint64_t digest;
 	size_t n = 0;
 	int ret;
-
-	uint64_t digest;
 
 	tn->read_ns = now;
 	tn->reads++;

@@ -255,7 +255,6 @@ static int read_while_stopped(void *arg)
 static int ptrace_stop_first(struct sampler *s, pid_t tid)
 {
 	struct ptrace_state *p = s->state;
-
 	int ret;
 
 	held_copy_end(s, p);

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pytest
 
-from fwtest import INTERP_BY_ID, REPO, framewalk_path, start_workload
+from fwtest import INTERP_BY_ID, REPO, env_under_strace, framewalk_path, start_workload
 from test_native import Frame, parse_native_collapsed
 
 EXT_SRC = REPO / "tests" / "ext" / "fwext.c"
@@ -316,8 +316,8 @@ def test_no_connection_without_urls_or_with_no_debuginfod(stripped_ext, tmp_path
     try:
         trace = tmp_path / "connect.txt"
         # LeakSanitizer cannot run under ptrace (a SANITIZE=1 build): leaks off here only.
-        asan = ":".join(o for o in (os.environ.get("ASAN_OPTIONS"), "detect_leaks=0") if o)
-        record(t.pid, tmp_path / "unset.collapsed", fw_env(ASAN_OPTIONS=asan),
+        record(t.pid, tmp_path / "unset.collapsed",
+               fw_env(ASAN_OPTIONS=env_under_strace()["ASAN_OPTIONS"]),
                prefix=[strace, "-f", "-qq", "-e", "trace=connect", "-o", str(trace)])
         connects = [l for l in trace.read_text().splitlines() if "connect(" in l and
                     ("AF_INET" in l or "AF_INET6" in l)]
