@@ -5,7 +5,8 @@
  * (DEBUGINFOD_URLS, libdebuginfod's cache, FRAMEWALK_DEBUGINFOD_TIMEOUT)
  * the frame-pointer trace (FRAMEWALK_DEBUG_FP), libbpf's warnings
  * (FRAMEWALK_DEBUG_BPF) and bpf without its task iterator
- * (FRAMEWALK_BPF_NO_ITERATOR, as a kernel that refuses it). The sampling commands
+ * (FRAMEWALK_BPF_NO_ITERATOR, as a kernel that refuses it), how long a file's
+ * debug info stays open unused (FRAMEWALK_LOOKUP_IDLE_S). The sampling commands
  * pass it in struct sampler_opts (cmd_sampling_defaults), check to its
  * files (elf_cache_set_env).
  */
@@ -30,6 +31,25 @@ static double debuginfod_budget(void)
 	if (*end || !(v > 0) || v > 3600)
 		return 0;
 	return v;
+}
+
+/*
+ * FRAMEWALK_LOOKUP_IDLE_S: seconds without a lookup before a file's debug
+ * info is let go the first time (elf/elffile.h), for tests that cannot
+ * wait ELF_LOOKUP_IDLE_NS; 0 (the default) when unset or bad.
+ */
+static uint64_t lookup_idle(void)
+{
+	const char *s = getenv("FRAMEWALK_LOOKUP_IDLE_S");
+	char *end;
+	double v;
+
+	if (!s || !*s)
+		return 0;
+	v = strtod(s, &end);
+	if (*end || !(v > 0) || v > 86400)
+		return 0;
+	return (uint64_t)(v * 1e9);
 }
 
 /* libdebuginfod's cache directory, as the library itself chooses it; 0 or -1. */
@@ -70,6 +90,7 @@ const struct elf_env *cmd_elf_env(void)
 		env.trace_fp = getenv("FRAMEWALK_DEBUG_FP") != NULL;
 		env.debug_bpf = getenv("FRAMEWALK_DEBUG_BPF") != NULL;
 		env.bpf_no_iterator = getenv("FRAMEWALK_BPF_NO_ITERATOR") != NULL;
+		env.lookup_idle_ns = lookup_idle();
 		bpf_backend_set_debug(env.debug_bpf);
 		read = 1;
 	}

@@ -57,6 +57,14 @@ struct elf_addr_cache {
 	struct cu_index *cus;
 	size_t ncus, cus_alloc;
 	size_t cu_ranges;           /* their ranges, all units: at most ELF_INLINE_RANGES_MAX */
+	/* each function's answers by span, worked out at its first lookup (fn_table_at) */
+	struct fn_table *fns;       /* sorted by low, not overlapping */
+	size_t nfns, fns_alloc;
+	size_t fn_spans;            /* spans in all tables: at most ELF_FN_SPANS_MAX */
+	/* strings read from the debug info, copied once: they outlive its session */
+	char **kept;
+	size_t nkept, kept_alloc;
+	struct hidx kept_index;
 };
 
 /* One pc range of a compile unit's top-level entry (a function, mostly). */
@@ -73,6 +81,36 @@ struct cu_index {
 	size_t n;
 	int complete;               /* every top-level entry is in r (else search the unit) */
 };
+
+/*
+ * What the debug info says over a span of a function's addresses: the
+ * same at every address from start to the next span's start.
+ */
+struct fn_span {
+	uint64_t start;
+	const char *path;           /* the line's source file (kept_string), NULL: no line */
+	int line;
+	uint8_t ninl;
+	struct elf_inline *inl;     /* the functions inlined there, innermost first, owned */
+};
+
+/*
+ * One top-level entry's pc range [low, high) (a function, in the file's
+ * addresses) cut into spans at every address where an answer may change:
+ * the line table's rows and the ends of every range of an entry below it.
+ * A function with more than ELF_FN_SPANS_ONE of them, or overlapped by
+ * another top-level entry, is a table with no spans (untabled): each of
+ * its addresses is looked up alone.
+ */
+struct fn_table {
+	uint64_t low, high;
+	struct fn_span *s;
+	size_t n;
+	int untabled;
+};
+
+#define ELF_FN_SPANS_ONE 4096
+#define ELF_FN_SPANS_MAX (1u << 17)
 
 /* Top-level pc ranges kept per file for the inline lookup, at most (a libxul has ~1M). */
 #define ELF_INLINE_RANGES_MAX (1u << 20)
@@ -299,10 +337,49 @@ static void demangle_once(struct elf_symidx *x, struct fsym *s)
 	s->display = display;
 }
 
+/* The file's answer cache, made on first use. */
+static struct elf_addr_cache *addr_cache(struct elf_info *f)
+{
+	if (!f->addrs)
+		f->addrs = xcalloc(1, sizeof(*f->addrs));
+	return f->addrs;
+}
+
+static uint64_t kept_hash(const void *owner, uint32_t id)
+{
+	const char *k = ((const struct elf_addr_cache *)owner)->kept[id];
+
+	return hash_bytes(k, strlen(k));
+}
+
+/* The file's own copy of a string read from its debug info (NULL stays NULL). */
+static const char *keep_string(struct elf_info *f, const char *str)
+{
+	struct elf_addr_cache *c = addr_cache(f);
+	uint64_t h;
+	size_t pos;
+	uint32_t id;
+
+	if (!str)
+		return NULL;
+	h = hash_bytes(str, strlen(str));
+	pos = hidx_start(&c->kept_index, h);
+	while ((id = hidx_next(&c->kept_index, &pos)) != HIDX_NONE)
+		if (!strcmp(c->kept[id], str))
+			return c->kept[id];
+	c->kept = xgrow(c->kept, sizeof(*c->kept), c->nkept + 1, &c->kept_alloc);
+	c->kept[c->nkept] = xstrdup(str);
+	hidx_insert(&c->kept_index, h, (uint32_t)c->nkept, kept_hash, c);
+	return c->kept[c->nkept++];
+}
+
+static int line_at(struct elf_info *f, uint64_t vaddr, const char **path, int *lineno);
+
 static void resolve(struct elf_info *f, uint64_t vaddr, struct elf_addr_info *out)
 {
 	const struct fsym *s;
-	Dwfl_Line *line;
+	const char *src;
+	int lineno = 0;
 
 	memset(out, 0, sizeof(*out));
 	if (!f->symidx) {
@@ -323,23 +400,16 @@ static void resolve(struct elf_info *f, uint64_t vaddr, struct elf_addr_info *ou
 		if (elf_function_bounds(f, vaddr, &out->start, &end))
 			out->start = vaddr;
 	}
-	line = f->mod ? dwfl_module_getsrc(f->mod, vaddr) : NULL;
-	if (line) {
-		int lineno = 0;
-		const char *src = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+	if (line_at(f, vaddr, &src, &lineno)) {
+		const char *base = strrchr(src, '/'), *pyx;
+		int pyx_line;
 
-		if (src) {
-			const char *base = strrchr(src, '/'), *pyx;
-			int pyx_line;
-
-			out->source = base ? base + 1 : src;
-			out->line = lineno;
-			/* Cython's generated C: the .pyx line it was made from */
-			if (out->lang == SYMBOL_CYTHON &&
-			    !elf_cython_line(f, src, lineno, &pyx, &pyx_line)) {
-				out->source = pyx;
-				out->line = pyx_line;
-			}
+		out->source = keep_string(f, base ? base + 1 : src);
+		out->line = lineno;
+		/* Cython's generated C: the .pyx line it was made from */
+		if (out->lang == SYMBOL_CYTHON && !elf_cython_line(f, src, lineno, &pyx, &pyx_line)) {
+			out->source = pyx;
+			out->line = pyx_line;
 		}
 	}
 }
@@ -349,14 +419,6 @@ static const char *attr_string(Dwarf_Die *die, unsigned name)
 	Dwarf_Attribute a;
 
 	return dwarf_attr_integrate(die, name, &a) ? dwarf_formstring(&a) : NULL;
-}
-
-/* The file's answer cache, made on first use. */
-static struct elf_addr_cache *addr_cache(struct elf_info *f)
-{
-	if (!f->addrs)
-		f->addrs = xcalloc(1, sizeof(*f->addrs));
-	return f->addrs;
 }
 
 static int cmp_range(const void *a, const void *b)
@@ -422,11 +484,14 @@ static struct cu_index *cu_index_of(struct elf_addr_cache *c, Dwarf_Die *cu)
  * a walk of the unit finds it), from its index, or by walking the unit
  * when the index is not whole. 0, or -1 when none holds it.
  */
-static int top_entry(struct cu_index *x, Dwarf_Die *cu, uint64_t pc, Dwarf_Die *out)
+static int top_entry(struct cu_index *x, Dwarf_Die *cu, uint64_t pc, Dwarf_Die *out,
+		     const struct die_range **range)
 {
 	const struct die_range *best = NULL;
 	size_t lo = 0, hi = x->n;
 
+	if (range)
+		*range = NULL;
 	if (!x->complete) {
 		if (dwarf_child(cu, out))
 			return -1;
@@ -450,6 +515,8 @@ static int top_entry(struct cu_index *x, Dwarf_Die *cu, uint64_t pc, Dwarf_Die *
 	if (!best)
 		return -1;
 	*out = best->die;
+	if (range)
+		*range = best;
 	return 0;
 }
 
@@ -470,10 +537,12 @@ static size_t read_inlines(struct elf_info *f, uint64_t vaddr, struct elf_inline
 	size_t nfiles = 0, depth = 0, k = 0;
 	uint64_t pc;
 
-	if (!f->mod || !(cu = dwfl_module_addrdie(f->mod, vaddr, &bias)))
+	Dwfl_Module *mod = elf_info_lookup_module(f);
+
+	if (!mod || !(cu = dwfl_module_addrdie(mod, vaddr, &bias)))
 		return 0;
 	pc = vaddr - bias;
-	if (top_entry(cu_index_of(addr_cache(f), cu), cu, pc, &chain[0]))
+	if (top_entry(cu_index_of(addr_cache(f), cu), cu, pc, &chain[0], NULL))
 		return 0;
 	for (depth = 1; depth < ELF_INLINE_DEPTH_MAX; depth++) {
 		Dwarf_Die *d = &chain[depth];
@@ -495,10 +564,11 @@ innermost:
 
 		if (dwarf_tag(d) != DW_TAG_inlined_subroutine)
 			continue;
-		out[k].name = attr_string(d, DW_AT_name);
+		out[k].name = keep_string(f, attr_string(d, DW_AT_name));
 		out[k].linkage = attr_string(d, DW_AT_linkage_name);
 		if (!out[k].linkage)
 			out[k].linkage = attr_string(d, DW_AT_MIPS_linkage_name);
+		out[k].linkage = keep_string(f, out[k].linkage);
 		out[k].call_line = dwarf_attr(d, DW_AT_call_line, &a) &&
 				   !dwarf_formudata(&a, &w) && w <= INT32_MAX ? (int)w : 0;
 		out[k].call_file = NULL;
@@ -506,12 +576,233 @@ innermost:
 		    w < nfiles && (file = dwarf_filesrc(files, w, NULL, NULL))) {
 			const char *base = strrchr(file, '/');
 
-			out[k].call_file = base ? base + 1 : file;
+			out[k].call_file = keep_string(f, base ? base + 1 : file);
 		}
 		if (out[k].name || out[k].linkage)
 			k++;
 	}
 	return k;
+}
+
+/* The source file and line at vaddr from the debug info alone (1), or 0. */
+static int read_line(struct elf_info *f, Dwfl_Module *mod, uint64_t vaddr, const char **path,
+		     int *lineno)
+{
+	Dwfl_Line *line = mod ? dwfl_module_getsrc(mod, vaddr) : NULL;
+	const char *src = line ? dwfl_lineinfo(line, NULL, lineno, NULL, NULL, NULL) : NULL;
+
+	*path = keep_string(f, src);
+	return *path != NULL;
+}
+
+/* Where an answer may change in [lo, hi) (unit addresses): one more, unless there are too many. */
+static int add_cut(uint64_t **cuts, size_t *n, size_t *alloc, uint64_t at, uint64_t lo, uint64_t hi)
+{
+	if (at <= lo || at >= hi)
+		return 0;
+	if (*n >= ELF_FN_SPANS_ONE * 2)
+		return -1;
+	*cuts = xgrow(*cuts, sizeof(**cuts), *n + 1, alloc);
+	(*cuts)[(*n)++] = at;
+	return 0;
+}
+
+/* The ends of the ranges of every entry below die (as deep as read_inlines walks). */
+static int entry_cuts(Dwarf_Die *die, int depth, uint64_t **cuts, size_t *n, size_t *alloc,
+		      uint64_t lo, uint64_t hi)
+{
+	Dwarf_Die child;
+
+	if (depth >= ELF_INLINE_DEPTH_MAX || dwarf_child(die, &child))
+		return 0;
+	do {
+		Dwarf_Addr base, low, high;
+		ptrdiff_t off = 0;
+
+		while ((off = dwarf_ranges(&child, off, &base, &low, &high)) > 0)
+			if (add_cut(cuts, n, alloc, low, lo, hi) || add_cut(cuts, n, alloc, high, lo, hi))
+				return -1;
+		if (entry_cuts(&child, depth + 1, cuts, n, alloc, lo, hi))
+			return -1;
+	} while (!dwarf_siblingof(&child, &child));
+	return 0;
+}
+
+/* Does another top-level range of the unit overlap r? */
+static int overlapped(const struct cu_index *x, const struct die_range *r)
+{
+	for (size_t i = 0; i < x->n && x->r[i].low < r->high; i++)
+		if (&x->r[i] != r && x->r[i].high > r->low)
+			return 1;
+	return 0;
+}
+
+static void fn_table_free(struct fn_table *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->s[i].inl);
+	free(t->s);
+}
+
+/* The table holding vaddr, or NULL. */
+static struct fn_table *fn_table_find(struct elf_addr_cache *c, uint64_t vaddr)
+{
+	size_t lo = 0, hi = c->nfns;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->fns[mid].low <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && vaddr < c->fns[lo - 1].high ? &c->fns[lo - 1] : NULL;
+}
+
+/* Work out the table of the function holding vaddr (the debug info open). NULL: none. */
+static struct fn_table *fn_table_make(struct elf_info *f, uint64_t vaddr)
+{
+	struct elf_addr_cache *c = addr_cache(f);
+	Dwfl_Module *mod = elf_info_lookup_module(f);
+	const struct die_range *r;
+	struct fn_table t, *at;
+	Dwarf_Lines *lines;
+	Dwarf_Die *cu, top;
+	Dwarf_Addr bias;
+	uint64_t *cuts = NULL;
+	size_t ncuts = 0, alloc = 0, nlines = 0, pos;
+	struct cu_index *x;
+	int over = 0;
+
+	if (!mod || !(cu = dwfl_module_addrdie(mod, vaddr, &bias)))
+		return NULL;
+	x = cu_index_of(c, cu);
+	if (top_entry(x, cu, vaddr - bias, &top, &r) || !r)
+		return NULL;
+	memset(&t, 0, sizeof(t));
+	t.low = r->low + bias;
+	t.high = r->high + bias;
+	if (overlapped(x, r))
+		over = 1;
+	if (!over && !dwarf_getsrclines(cu, &lines, &nlines))
+		for (size_t i = 0; i < nlines && !over; i++) {
+			Dwarf_Addr a;
+
+			if (!dwarf_lineaddr(dwarf_onesrcline(lines, i), &a))
+				over = add_cut(&cuts, &ncuts, &alloc, a, r->low, r->high) != 0;
+		}
+	if (!over)
+		over = entry_cuts(&top, 1, &cuts, &ncuts, &alloc, r->low, r->high) != 0;
+	if (!over) {
+		sort_array(cuts, ncuts, sizeof(*cuts), cmp_u64);
+		t.s = xcalloc(ncuts + 1, sizeof(*t.s));
+		for (size_t i = 0; i <= ncuts; i++) {
+			uint64_t start = (i ? cuts[i - 1] : r->low) + bias;
+			struct elf_inline found[ELF_INLINE_MAX];
+			struct fn_span *sp;
+			size_t k;
+
+			if (i && t.n && cuts[i - 1] + bias == t.s[t.n - 1].start)
+				continue;           /* the same cut twice */
+			if (t.n >= ELF_FN_SPANS_ONE) {
+				over = 1;
+				break;
+			}
+			sp = &t.s[t.n++];
+			sp->start = start;
+			if (!read_line(f, mod, start, &sp->path, &sp->line))
+				sp->line = 0;
+			k = read_inlines(f, start, found, ELF_INLINE_MAX);
+			sp->ninl = (uint8_t)k;
+			sp->inl = k ? memcpy(xmalloc(k * sizeof(*found)), found, k * sizeof(*found)) : NULL;
+		}
+	}
+	free(cuts);
+	if (over) {
+		fn_table_free(&t);
+		t.s = NULL;
+		t.n = 0;
+		t.untabled = 1;
+	}
+	if (c->fn_spans + t.n > ELF_FN_SPANS_MAX) {
+		/* full: start again, as the answers' cache does */
+		for (size_t i = 0; i < c->nfns; i++)
+			fn_table_free(&c->fns[i]);
+		c->nfns = 0;
+		c->fn_spans = 0;
+	}
+	/* in order by low (the new one overlaps none: fn_table_find found none at vaddr) */
+	for (pos = c->nfns; pos > 0 && c->fns[pos - 1].low > t.low; pos--)
+		;
+	if (pos && c->fns[pos - 1].high > t.low) {
+		fn_table_free(&t);          /* a unit's ranges that overlap another's: looked up alone */
+		return NULL;
+	}
+	if (pos < c->nfns && c->fns[pos].low < t.high) {
+		fn_table_free(&t);
+		return NULL;
+	}
+	c->fns = xgrow(c->fns, sizeof(*c->fns), c->nfns + 1, &c->fns_alloc);
+	memmove(&c->fns[pos + 1], &c->fns[pos], (c->nfns - pos) * sizeof(*c->fns));
+	c->fns[pos] = t;
+	c->nfns++;
+	c->fn_spans += t.n;
+	at = &c->fns[pos];
+	return at;
+}
+
+/*
+ * The span of the function's table holding vaddr: found, or the table
+ * worked out now (which opens the debug info). NULL when the function has
+ * no table (untabled, or no debug info there): look the address up alone.
+ */
+static const struct fn_span *span_at(struct elf_info *f, uint64_t vaddr)
+{
+	struct fn_table *t = f->addrs ? fn_table_find(f->addrs, vaddr) : NULL;
+	size_t lo = 0, hi;
+
+	if (!t && !(t = fn_table_make(f, vaddr)))
+		return NULL;
+	if (t->untabled || vaddr < t->low || vaddr >= t->high)
+		return NULL;
+	hi = t->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->s[mid].start <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? &t->s[lo - 1] : NULL;
+}
+
+/* The source line at vaddr: its function's span, else the debug info. 1 found, 0 none. */
+static int line_at(struct elf_info *f, uint64_t vaddr, const char **path, int *lineno)
+{
+	const struct fn_span *sp = span_at(f, vaddr);
+
+	if (sp) {
+		*path = sp->path;
+		*lineno = sp->line;
+		return sp->path != NULL;
+	}
+	return read_line(f, elf_info_lookup_module(f), vaddr, path, lineno);
+}
+
+/* The functions inlined at vaddr: its function's span, else the debug info. */
+static size_t inlines_at(struct elf_info *f, uint64_t vaddr, struct elf_inline *out, size_t max)
+{
+	const struct fn_span *sp = span_at(f, vaddr);
+	size_t n;
+
+	if (!sp)
+		return read_inlines(f, vaddr, out, max);
+	n = sp->ninl < max ? sp->ninl : max;
+	if (n)
+		memcpy(out, sp->inl, n * sizeof(*out));
+	return n;
 }
 
 static uint64_t entry_hash(const void *owner, uint32_t id)
@@ -546,9 +837,9 @@ size_t elf_info_inlines(struct elf_info *f, uint64_t vaddr, struct elf_inline *o
 	size_t n;
 
 	if (!e)
-		return read_inlines(f, vaddr, out, max);
+		return inlines_at(f, vaddr, out, max);
 	if (!e->inl_known) {
-		n = read_inlines(f, vaddr, found, ELF_INLINE_MAX);
+		n = inlines_at(f, vaddr, found, ELF_INLINE_MAX);
 		e->inl = n ? memcpy(xmalloc(n * sizeof(*found)), found, n * sizeof(*found)) : NULL;
 		e->ninl = (uint8_t)n;
 		e->inl_known = 1;
@@ -585,28 +876,13 @@ void elf_info_addr(struct elf_info *f, uint64_t vaddr, struct elf_addr_info *out
 
 /*
  * Loading read much of the file once (the audit's walk over its code, the
- * symbol table for the index, the debug info's address index): give those
- * pages back to the kernel, file-backed as they are, so they stop counting
- * in our RSS; what the lookups need later faults in again. MADV_PAGEOUT
- * leaves alone pages another process maps (the targets' libpython) and
- * never drops data: a page libelf changed in place stays (no swap) or is
- * swapped.
+ * symbol table for the index, the debug info's address index): those pages
+ * are given back (elf_info_give_back); what the lookups need later faults
+ * in again.
  */
-static void give_back(struct elf_info *f, Dwarf *dw)
-{
-	Elf *debug = dw ? dwarf_getelf(dw) : NULL;
-	size_t size = 0;
-	char *raw = debug && debug != f->file.elf ? elf_rawfile(debug, &size) : NULL;
-	long page = sysconf(_SC_PAGESIZE);
-
-	madvise(f->file.image, f->file.size, MADV_PAGEOUT);
-	/* a separate debug file libdwfl mapped whole (not one read into memory) */
-	if (raw && page > 0 && !((uintptr_t)raw % (uintptr_t)page))
-		madvise(raw, size, MADV_PAGEOUT);
-}
-
 void elf_info_load_symbols(struct elf_info *f, struct debuginfo *debug)
 {
+	Dwfl_Module *mod;
 	Dwarf *dw;
 	Dwarf_Addr low, bias;
 
@@ -616,13 +892,14 @@ void elf_info_load_symbols(struct elf_info *f, struct debuginfo *debug)
 	f->debug = debug;
 	dwfl_module_getsymtab(f->mod);
 	elf_info_addr_prepare(f);
-	dw = dwfl_module_getdwarf(f->mod, &bias);
+	mod = elf_info_lookup_module(f);
+	dw = mod ? dwfl_module_getdwarf(mod, &bias) : NULL;
 	if (dw) {
-		dwfl_module_info(f->mod, NULL, &low, NULL, NULL, NULL, NULL, NULL);
-		dwfl_module_getsrc(f->mod, low);
+		dwfl_module_info(mod, NULL, &low, NULL, NULL, NULL, NULL, NULL);
+		dwfl_module_getsrc(mod, low);
 	}
 	f->debug = NULL;
-	give_back(f, dw);
+	elf_info_give_back(f);
 }
 
 void elf_info_addr_prepare(struct elf_info *f)
@@ -631,15 +908,33 @@ void elf_info_addr_prepare(struct elf_info *f)
 		f->symidx = build_index(f);
 }
 
+void elf_info_addr_forget_units(struct elf_info *f)
+{
+	struct elf_addr_cache *c = f->addrs;
+
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->ncus; i++)
+		free(c->cus[i].r);
+	free(c->cus);
+	c->cus = NULL;
+	c->ncus = c->cus_alloc = c->cu_ranges = 0;
+}
+
 void elf_info_addr_release(struct elf_info *f)
 {
 	index_free(f->symidx);
 	f->symidx = NULL;
 	if (f->addrs) {
 		cache_empty(f->addrs);
-		for (size_t i = 0; i < f->addrs->ncus; i++)
-			free(f->addrs->cus[i].r);
-		free(f->addrs->cus);
+		elf_info_addr_forget_units(f);
+		for (size_t i = 0; i < f->addrs->nfns; i++)
+			fn_table_free(&f->addrs->fns[i]);
+		free(f->addrs->fns);
+		for (size_t i = 0; i < f->addrs->nkept; i++)
+			free(f->addrs->kept[i]);
+		free(f->addrs->kept);
+		hidx_release(&f->addrs->kept_index);
 		free(f->addrs->e);
 		free(f->addrs);
 		f->addrs = NULL;

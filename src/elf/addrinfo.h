@@ -11,11 +11,24 @@
  *   ELF_ADDR_CACHE_MAX entries per file (when full it is emptied and starts
  *   again, the entries counted as evicted), so N processes of one
  *   interpreter look each hot address up in libdw once; the functions
- *   inlined at an address (elf_info_inlines) are kept in its entry.
+ *   inlined at an address (elf_info_inlines) are kept in its entry;
+ * - what the debug info says (source line, inline frames) is worked out
+ *   for a whole function at its first lookup: its addresses cut into spans
+ *   at every line-table row and every end of a range of an entry below it,
+ *   the answer the same across each span. Later addresses in the function
+ *   are answered from the spans without the debug info, which can then be
+ *   let go (elf_cache_trim) and is opened again only for a function never
+ *   asked before (a sampled service reaches new addresses in known
+ *   functions for a long time; new functions stop soon). A function of
+ *   more than ELF_FN_SPANS_ONE spans, or overlapped by another, is looked up
+ *   address by address; a file keeps at most ELF_FN_SPANS_MAX spans (when
+ *   full they start again).
  *
- * The strings handed out (symbol, source) live as long as the file: they
- * point into its symbol table, its line tables or the index's own copies,
- * never into the cache, so emptying the cache invalidates nothing.
+ * The strings handed out (symbol, source, inline frames) live as long as
+ * the file: they point into its symbol table or the file's own copies
+ * (names without @VERSION, demangled names, every string read from the
+ * debug info, whose session may end: elf_cache_trim), never into the
+ * cache, so emptying the cache invalidates nothing.
  */
 #ifndef FRAMEWALK_ELF_ADDRINFO_H
 #define FRAMEWALK_ELF_ADDRINFO_H
@@ -91,6 +104,12 @@ void elf_info_load_symbols(struct elf_info *f, struct debuginfo *debug);
 
 /* Build the symbol index now (elf_info_load_symbols does); idempotent. */
 void elf_info_addr_prepare(struct elf_info *f);
+
+/*
+ * Forget what was indexed of the debug info's units (their entries belong
+ * to the lookups' session, which is ending: elf_cache_trim).
+ */
+void elf_info_addr_forget_units(struct elf_info *f);
 
 /* Free the index and the cache (the file's release does it). */
 void elf_info_addr_release(struct elf_info *f);

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <malloc.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -34,6 +35,8 @@ struct elf_cache {
 	struct elf_info **files;
 	size_t n, alloc;
 	const struct elf_env *env;
+	uint64_t trimmed_ns;        /* elf_cache_trim's last now (0: never) */
+	uint64_t lookups_ended;     /* sessions ended by elf_cache_trim */
 };
 
 struct elf_cache *elf_cache_new(void)
@@ -110,6 +113,8 @@ static struct elf_info *find_build_id(struct elf_cache *c, const char *build_id)
 	return NULL;
 }
 
+static void lookups_end(struct elf_info *f);
+
 static void info_free(struct elf_info *f)
 {
 	if (f->cfi_cache)
@@ -117,6 +122,9 @@ static void info_free(struct elf_info *f)
 			free(f->cfi_cache[i].frame);
 	free(f->cfi_cache);
 	elf_info_addr_release(f);
+	lookups_end(f);
+	if (f->debug_fd >= 0)
+		close(f->debug_fd);
 	elf_function_bounds_release(f);
 	elf_cython_release(f);
 	/* libdwfl ends the Elf it was given (and closes a debug file it opened). */
@@ -182,6 +190,9 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 		errno = ENOENT;
 		return -1;
 	}
+	/* found before (the lookups' session, opened again): the same file */
+	if (f->debug_fd >= 0)
+		return fcntl(f->debug_fd, F_DUPFD_CLOEXEC, 0);
 	/* Asked after loading (nothing asked for it then): the local files alone. */
 	d = f->debug;
 	if (!d) {
@@ -193,6 +204,8 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 				 debuginfo_file_name);
 	if (d == &local)
 		debuginfo_release(&local);
+	if (fd >= 0)
+		f->debug_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (fd < 0 && f->audit.debug_path[0] && !f->audit.debug_embedded) {
 		int probe = safe_open_path(f->audit.debug_path);
 
@@ -315,6 +328,8 @@ static int open_dwfl(struct elf_info *f)
 	ret = load_span(f->file.elf, &low, &high);
 	if (ret || elf_file_load_delta(&f->file, &f->load_delta))
 		return ret ? ret : -ENOEXEC;
+	f->look_low = low;
+	f->look_high = high;
 	f->callbacks.find_elf = give_elf;
 	f->callbacks.find_debuginfo = find_debuginfo;
 	f->callbacks.section_address = dwfl_offline_section_address;
@@ -339,6 +354,7 @@ static struct elf_info *load(int fd, const char *path, const char *host_path, co
 	const char *slash;
 
 	f->refs = 1;
+	f->debug_fd = -1;
 	f->path = xstrdup(path);
 	slash = strrchr(f->path, '/');
 	f->name = slash ? slash + 1 : f->path;
@@ -366,6 +382,31 @@ static void prefetch(struct elf_info *f, struct debuginfo *debug)
 }
 
 /*
+ * Will the file's image stay as it was read? libelf changes a private
+ * image in place only to convert another byte order or to decompress a
+ * section (its header rewritten): without either, a second Elf may read
+ * the image (the lookups' session) and its pages may be dropped, not
+ * paged out (elf_info_give_back).
+ */
+static int image_stays_as_read(Elf *elf)
+{
+	const unsigned char host[2] = { ELFDATA2LSB, ELFDATA2MSB };
+	const uint16_t probe = 1;
+	const char *ident = elf_getident(elf, NULL);
+	Elf_Scn *scn = NULL;
+
+	if (!ident || (unsigned char)ident[EI_DATA] != host[*(const uint8_t *)&probe ? 0 : 1])
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr shdr;
+
+		if (!gelf_getshdr(scn, &shdr) || (shdr.sh_flags & SHF_COMPRESSED))
+			return 0;
+	}
+	return 1;
+}
+
+/*
  * Everything the unwinder will want before a thread is first stopped:
  * loading unwind tables and the audit during a stop held it for 100s of ms.
  */
@@ -382,6 +423,7 @@ static int prepare(struct elf_info *f, struct debuginfo *debug, unsigned flags)
 	elf_info_load_cfi(f);
 	decide_fp(f);
 	f->debug = NULL;
+	f->image_fixed = image_stays_as_read(f->file.elf);
 	if (flags & ELF_LOAD_SYMBOLS)
 		elf_info_load_symbols(f, debug);
 	return 0;
@@ -526,4 +568,148 @@ Dwarf_Frame *elf_info_cfi_frame(struct elf_info *f, uint64_t vaddr)
 	slot->vaddr = vaddr;
 	slot->frame = frame;
 	return frame;
+}
+
+/* ---- the debug info's lookups, in a session that can end ---------------- */
+
+/* The lookups' find_elf: another Elf on the file's image (nothing changes it: image_fixed). */
+static int give_lookup_elf(Dwfl_Module *mod, void **userdata, const char *modname,
+			   Dwarf_Addr base, char **file_name, Elf **elfp)
+{
+	struct elf_info *f = *userdata;
+
+	(void)mod;
+	(void)modname;
+	(void)base;
+	if (!f)
+		return -1;
+	*elfp = elf_memory(f->file.image, f->file.size);
+	if (*elfp)
+		*file_name = strdup(f->host_path);
+	return -1;
+}
+
+static int lookups_open(struct elf_info *f)
+{
+	Dwarf_Addr bias;
+	void **userdata;
+
+	f->look_callbacks.find_elf = give_lookup_elf;
+	f->look_callbacks.find_debuginfo = find_debuginfo;
+	f->look_callbacks.section_address = dwfl_offline_section_address;
+	f->look_dwfl = dwfl_begin(&f->look_callbacks);
+	if (!f->look_dwfl)
+		return -ENOMEM;
+	dwfl_report_begin(f->look_dwfl);
+	f->look_mod = dwfl_report_module(f->look_dwfl, f->path, f->look_low, f->look_high);
+	if (!f->look_mod || dwfl_report_end(f->look_dwfl, NULL, NULL))
+		return -ENOMEM;
+	dwfl_module_info(f->look_mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+	*userdata = f;
+	if (!dwfl_module_getelf(f->look_mod, &bias) || bias != 0)
+		return -ENOEXEC;
+	return 0;
+}
+
+static void lookups_end(struct elf_info *f)
+{
+	if (f->look_dwfl)
+		dwfl_end(f->look_dwfl);
+	f->look_dwfl = NULL;
+	f->look_mod = NULL;
+}
+
+static uint64_t first_idle(const struct elf_info *f)
+{
+	return f->env && f->env->lookup_idle_ns ? f->env->lookup_idle_ns : ELF_LOOKUP_IDLE_NS;
+}
+
+Dwfl_Module *elf_info_lookup_module(struct elf_info *f)
+{
+	f->look_uses++;
+	if (!f->image_fixed || f->look_failed)
+		return f->mod;
+	if (f->look_none)
+		return NULL;
+	if (!f->look_mod) {
+		Dwarf_Addr bias;
+
+		if (lookups_open(f)) {
+			lookups_end(f);
+			f->look_failed = 1;
+			return f->mod;
+		}
+		if (!dwfl_module_getdwarf(f->look_mod, &bias)) {
+			/* no debug info to look in: not opened again */
+			lookups_end(f);
+			f->look_none = 1;
+			return NULL;
+		}
+		/* opened again after it was ended: wait longer before ending it next time */
+		f->look_idle_ns = !f->look_opens++ ? first_idle(f) :
+				  f->look_idle_ns >= ELF_LOOKUP_IDLE_MAX_NS / 2 ? ELF_LOOKUP_IDLE_MAX_NS :
+				  f->look_idle_ns * 2;
+	}
+	return f->look_mod;
+}
+
+void elf_info_give_back(struct elf_info *f)
+{
+	Dwarf_Addr bias;
+	/* the session holding the debug info (only ever asked once it is open) */
+	Dwfl_Module *m = f->image_fixed ? f->look_mod : f->symbols_loaded ? f->mod : NULL;
+	Dwarf *dw = m ? dwfl_module_getdwarf(m, &bias) : NULL;
+	Elf *debug = dw ? dwarf_getelf(dw) : NULL;
+	size_t size = 0;
+	char *raw = debug && debug != f->file.elf ? elf_rawfile(debug, &size) : NULL;
+	long page = sysconf(_SC_PAGESIZE);
+
+	/*
+	 * An image nothing wrote to holds only the file's own pages: dropped,
+	 * they leave our RSS at once, those the targets map too (its code, its
+	 * unwind tables) included, and stay in the page cache. Else only paged
+	 * out: MADV_PAGEOUT never drops data (a page libelf changed stays), and
+	 * leaves pages another process maps.
+	 */
+	madvise(f->file.image, f->file.size, f->image_fixed ? MADV_DONTNEED : MADV_PAGEOUT);
+	/* a separate debug file libdwfl mapped whole (not one read into memory) */
+	if (raw && page > 0 && !((uintptr_t)raw % (uintptr_t)page))
+		madvise(raw, size, MADV_PAGEOUT);
+}
+
+size_t elf_cache_trim(struct elf_cache *c, uint64_t now)
+{
+	uint64_t elapsed = c->trimmed_ns && now > c->trimmed_ns ? now - c->trimmed_ns : 0;
+	size_t ended = 0;
+
+	c->trimmed_ns = now;
+	for (size_t i = 0; i < c->n; i++) {
+		struct elf_info *f = c->files[i];
+
+		if (f->look_uses) {
+			f->look_uses = 0;
+			f->look_quiet_ns = 0;
+			continue;
+		}
+		f->look_quiet_ns += elapsed;
+		if (!f->look_mod || f->look_quiet_ns < f->look_idle_ns)
+			continue;
+		elf_info_addr_forget_units(f);
+		lookups_end(f);
+		elf_info_give_back(f);
+		ended++;
+	}
+	c->lookups_ended += ended;
+	/* what they held, freed inside the heap, returned to the kernel too */
+	if (ended)
+		malloc_trim(0);
+	return ended;
+}
+
+void elf_cache_lookup_counts(const struct elf_cache *c, uint64_t *ended, uint64_t *reopened)
+{
+	*ended = c ? c->lookups_ended : 0;
+	*reopened = 0;
+	for (size_t i = 0; c && i < c->n; i++)
+		*reopened += c->files[i]->look_opens > 1 ? c->files[i]->look_opens - 1 : 0;
 }

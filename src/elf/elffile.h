@@ -17,8 +17,21 @@
  *
  * A file's bytes are mapped into memory and its descriptor closed at once:
  * cached files do not count against the open-file limit (a separate debug
- * file that libdwfl opens keeps one descriptor until the file is released).
+ * file that libdwfl opens keeps one descriptor until the file is released,
+ * and a copy for the lookups' session below).
  * Files are reference-counted; the last elf_cache_put releases everything.
+ *
+ * The debug info's lookups (lines, inline frames) go through a libdwfl
+ * session of their own, which elf_cache_trim ends once the file's lookups
+ * stop (nothing new asked for ELF_LOOKUP_IDLE_NS, twice as long after each
+ * time it had to be opened again, up to ELF_LOOKUP_IDLE_MAX_NS), the pages
+ * of the file it read given back: opening DWARF keeps what libdw parsed
+ * and, for a debug file with compressed sections (Debian's libc6-dbg), all
+ * of them decompressed (libc's: 13.5 MB of heap), for as long as it is
+ * open. The answers already given stay in the file's cache; only an
+ * address never asked before opens the session again. A file whose own
+ * sections are compressed keeps its debug info in the main session (its
+ * Elf would be changed in place under the other).
  *
  * A file is prepared for the unwinder when it is loaded (unwind tables,
  * verdict) and, with ELF_LOAD_SYMBOLS, for the symbolizer too (symbols and
@@ -92,6 +105,20 @@ struct elf_info {
 	struct elf_addr_cache *addrs;/* answers by address, bounded (elf/addrinfo.h) */
 	struct eh_table *eh_table;  /* .eh_frame_hdr's search table (elf/funcbounds.h) */
 	struct cython_sources *cython; /* generated C files read (elf/cython.h) */
+	/* the lookups' session (elf_info_lookup_module, elf_cache_trim) */
+	int debug_fd;               /* a copy of the separate debug file handed to libdwfl, or -1 */
+	int image_fixed;            /* nothing changes file.image in place (image_stays_as_read):
+	                             * lookups use look_dwfl (else mod: never ended) */
+	int look_failed;            /* look_dwfl could not be opened: mod serves */
+	int look_none;              /* look_dwfl found no debug info: nothing to look up */
+	Dwfl *look_dwfl;
+	Dwfl_Module *look_mod;
+	Dwfl_Callbacks look_callbacks;
+	uint64_t look_low, look_high; /* the module's span, as mod was reported */
+	uint64_t look_uses;         /* lookups since the last trim */
+	uint64_t look_quiet_ns;     /* how long no lookup came, at the last trim */
+	uint64_t look_idle_ns;      /* quiet this long ends the session */
+	uint32_t look_opens;        /* times the session was opened */
 };
 
 struct elf_cache;
@@ -107,6 +134,8 @@ struct elf_env {
 	int debug_bpf;           /* FRAMEWALK_DEBUG_BPF: libbpf's warnings on stderr */
 	int bpf_no_iterator;     /* FRAMEWALK_BPF_NO_ITERATOR: bpf loads without its task
 	                          * iterator, as on a kernel that refuses it */
+	uint64_t lookup_idle_ns; /* FRAMEWALK_LOOKUP_IDLE_S: the lookups' first idle time
+	                          * (0: ELF_LOOKUP_IDLE_NS) */
 };
 
 struct elf_cache *elf_cache_new(void);
@@ -149,6 +178,36 @@ struct elf_info *elf_cache_open_path(struct elf_cache *c, const char *host_path,
 
 /* Drop a reference; the last one releases the file. */
 void elf_cache_put(struct elf_cache *c, struct elf_info *f);
+
+/* Lookups' quiet time after which their session ends; doubled after each re-open, up to the max. */
+#define ELF_LOOKUP_IDLE_NS (30ull * 1000000000ull)
+#define ELF_LOOKUP_IDLE_MAX_NS (1800ull * 1000000000ull)
+
+/*
+ * End the lookups' sessions of files with no lookup for their idle time,
+ * now being the caller's monotonic clock (called every second or so, from
+ * the capture loop's housekeeping). Returns how many were ended.
+ */
+size_t elf_cache_trim(struct elf_cache *c, uint64_t now);
+
+/* Lookups' sessions ended by elf_cache_trim so far, and opened again after that. */
+void elf_cache_lookup_counts(const struct elf_cache *c, uint64_t *ended, uint64_t *reopened);
+
+/*
+ * The libdwfl module the debug info's lookups use (lines, the units for
+ * inline frames), at the file's own addresses, opened again if it was
+ * ended; counts a lookup. NULL when there is none. Strings and entries read
+ * through it last until the next elf_cache_trim.
+ */
+Dwfl_Module *elf_info_lookup_module(struct elf_info *f);
+
+/*
+ * Give the pages of the file (and of the debug file the lookups' session
+ * mapped) that were read back to the kernel (MADV_PAGEOUT): they are the
+ * file's, clean, and fault in again when a lookup needs them; pages
+ * another process maps stay. After loading, and when a session ends.
+ */
+void elf_info_give_back(struct elf_info *f);
 
 /*
  * Load the unwind tables (.eh_frame, else .debug_frame) and find the PLT

@@ -72,6 +72,8 @@ static const struct meta_field {
 	FIELD("symbol_lookups", META_U64, symbol_lookups, WHEN_NONZERO),
 	FIELD("symbols_resolved", META_U64, symbols_resolved, WHEN_NONZERO),
 	FIELD("symbols_evicted", META_U64, symbols_evicted, WHEN_NONZERO),
+	FIELD("debug_info_ended", META_U64, debug_info_ended, WHEN_NONZERO),
+	FIELD("debug_info_reopened", META_U64, debug_info_reopened, WHEN_NONZERO),
 	FIELD("modules_capped", META_U64, modules_capped, WHEN_NONZERO),
 	FIELD("symbols_capped", META_U64, symbols_capped, WHEN_NONZERO),
 	FIELD("modules_unreadable", META_STR, modules_unreadable, WHEN_ALWAYS),

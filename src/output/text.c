@@ -338,6 +338,10 @@ static void print_header(const struct profile *p, FILE *f)
 		fprintf(f, "Symbols:   %" PRIu64 " native frames named, %" PRIu64 " looked up in "
 			"their files, %" PRIu64 " cache entries evicted\n", m->symbol_lookups,
 			m->symbols_resolved, m->symbols_evicted);
+	if (m->debug_info_ended)
+		fprintf(f, "Debug info: let go %" PRIu64 " time%s when unused, opened again %" PRIu64
+			" time%s\n", m->debug_info_ended, m->debug_info_ended == 1 ? "" : "s",
+			m->debug_info_reopened, m->debug_info_reopened == 1 ? "" : "s");
 	if (m->modules_unreadable) {
 		sb.len = 0;
 		escape_append(&sb, m->modules_unreadable, ESCAPE_TERMINAL);

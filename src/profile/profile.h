@@ -149,6 +149,8 @@ struct profile_meta {
 	uint64_t symbol_lookups;     /* native frames named (symbols/symbolize.h) ... */
 	uint64_t symbols_resolved;   /* ... that no cache had: libdw was asked */
 	uint64_t symbols_evicted;    /* symbol cache entries dropped for room */
+	uint64_t debug_info_ended;   /* files' debug info let go, no lookup needing it (elffile.h) */
+	uint64_t debug_info_reopened;/* ... and opened again for a lookup */
 	/* caps met, the most in any one target */
 	uint64_t modules_capped;     /* mapped files left without a module (MODULES_MAX) */
 	uint64_t symbols_capped;     /* code symbols left out of its files' indexes (ELF_SYMIDX_MAX) */

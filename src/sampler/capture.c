@@ -431,6 +431,9 @@ static size_t housekeep(struct session *sess, uint64_t now)
 	}
 	if (sess->ops->refresh)
 		sess->ops->refresh(sess, now);
+	/* debug info no lookup has needed for a while is let go (elf/elffile.h) */
+	if (sess->files)
+		elf_cache_trim(sess->files, now);
 	/* a root that runs on may start the next Python process */
 	return alive + (size_t)root_alive(sess);
 }

@@ -849,6 +849,7 @@ static void modules_meta(struct sampler *s)
 	struct profile_meta *m = &s->prof->meta;
 	struct strbuf sb = STRBUF_INIT;
 	char why[PATH_MAX + 256];
+	uint64_t ended, reopened;
 
 	m->modules_loaded += s->native.mm.stats.loaded;
 	m->modules_reused += s->native.mm.stats.reused;
@@ -857,6 +858,12 @@ static void modules_meta(struct sampler *s)
 	m->symbol_lookups += s->native.sym.stats.lookups;
 	m->symbols_resolved += s->native.sym.stats.resolved;
 	m->symbols_evicted += s->native.sym.stats.evicted;
+	/* the files' debug info let go and opened again: the whole capture's, shared */
+	elf_cache_lookup_counts(s->native.mm.cache, &ended, &reopened);
+	if (ended > m->debug_info_ended)
+		m->debug_info_ended = ended;
+	if (reopened > m->debug_info_reopened)
+		m->debug_info_reopened = reopened;
 	/* caps: the most any one target met */
 	if (s->native.mm.stats.capped > m->modules_capped)
 		m->modules_capped = s->native.mm.stats.capped;

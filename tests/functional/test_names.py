@@ -21,6 +21,7 @@ and Cython"): native code of each language under one Python caller
 """
 import gzip
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -371,3 +372,58 @@ def test_nested_inline_frames(built, tmp_path):
             nested += count
     # inner's line is most of the loop (its counter and compare aside)
     assert nested >= 0.5 * total, (nested, total, hits[:3])
+
+
+def test_debug_info_let_go_and_opened_again(built, tmp_path):
+    """A file's debug info is let go when no lookup has needed it for a
+    while (elf/elffile.h, FRAMEWALK_LOOKUP_IDLE_S shortens the wait from
+    30 s to 1 s here) and opened again for an address never asked before:
+    libfwinl's fwinl_work for 2.5 s (its few addresses looked up in the
+    first moments), 2.5 s of Python alone, then fwinl_nested, whose
+    addresses are new. Every frame is named as without the letting go:
+    mix inlined at its lines in the first phase, inner inlined into outer
+    at theirs in the last (the strings and units read before it was let go
+    are not used after: the sanitizer build runs this too). The profile
+    says how often it happened (debug_info_ended, debug_info_reopened)."""
+    w = start_workload(DEBIAN_PY, "native_names.py", "phases", built / "libfwinl.so",
+                       "fwinl_work", "2.5", "2.5", "fwinl_nested")
+    out = tmp_path / "n.collapsed"
+    try:
+        r = subprocess.run([framewalk_path(), "record", "-p", str(w.pid), "-d", "8", "-q",
+                            "-o", str(out), "-o", str(tmp_path / "n.pb.gz"),
+                            "-o", str(tmp_path / "n.txt")],
+                           capture_output=True, text=True, timeout=120,
+                           env=dict(os.environ, FRAMEWALK_LOOKUP_IDLE_S="1"))
+    finally:
+        w.stop()
+    assert r.returncode == 0, r.stderr
+    report = (tmp_path / "n.txt").read_text()
+    said = re.search(r"Debug info: let go (\d+) times? when unused, opened again (\d+)", report)
+    assert said and int(said.group(1)) >= 1 and int(said.group(2)) >= 1, report[-800:]
+    # the pprof keeps them (read back by framewalk itself: the text report of the file)
+    again = subprocess.run([framewalk_path(), "report", str(tmp_path / "n.pb.gz")],
+                           capture_output=True, text=True, timeout=60)
+    assert said.group(0) in again.stdout, (again.stdout[-800:], again.stderr)
+    samples = parse_native_collapsed(out)
+    src = EXT / "fwinl.c"
+    mix_body = marked_line(src, "mix_body")
+    body, call_inner, call_outer = (marked_line(src, t) for t in
+                                    ("inner_body", "call_inner", "call_outer"))
+    hits = in_module(samples, ("libfwinl.so", "fwinl.c"))
+    work = [(f, c) for f, c in hits if any(x.name == "fwinl_work" for x in f)]
+    nested = [(f, c) for f, c in hits if any(x.name == "fwinl_nested" for x in f)]
+    assert sum(c for _, c in work) >= 50 and sum(c for _, c in nested) >= 50, hits[:3]
+    mixed = sum(c for f, c in work
+                if any(x.name == "mix [inlined]" and x.file == "fwinl.c" and
+                       x.line in (mix_body - 1, mix_body, mix_body + 1) for x in f))
+    assert mixed >= 0.8 * sum(c for _, c in work), work[:3]
+    right = 0
+    for frames, count in nested:
+        names = [(f.name, f.file, f.line) for f in frames]
+        at = [i for i, (name, file, line) in enumerate(names)
+              if name == "inner [inlined]" and file == "fwinl.c" and line == body]
+        if at:
+            assert names[at[0] - 2:at[0]] == [("fwinl_nested", "fwinl.c", call_outer),
+                                              ("outer [inlined]", "fwinl.c", call_inner)], names
+            right += count
+    assert right >= 0.5 * sum(c for _, c in nested), nested[:3]

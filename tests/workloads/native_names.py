@@ -2,6 +2,9 @@
 tests/functional/test_names.py. argv[1] picks it:
 
   ctypes PATH SYMBOL   SYMBOL(rounds) of the library at PATH (C++ or Rust)
+  phases PATH FIRST SECONDS QUIET SECOND
+                       FIRST for SECONDS from the first call after READY,
+                       then QUIET seconds of Python alone, then SECOND
   cython DIR           fwcy.hot and fwcy.Clock().tick, built into DIR
   lxml                 lxml.etree parsing a document (Cython over libxml2)
   crypto               cryptography parsing an X.509 certificate (Rust)
@@ -20,6 +23,26 @@ def setup(kind, args):
         fn = getattr(lib, args[1])
         fn.restype = ctypes.c_uint64
         return lambda: fn(40)
+    if kind == "phases":
+        import ctypes
+        import time
+        lib = ctypes.CDLL(args[0])
+        first, second = getattr(lib, args[1]), getattr(lib, args[4])
+        first.restype = second.restype = ctypes.c_uint64
+        until_quiet, until_second = float(args[2]), float(args[2]) + float(args[3])
+        start = []
+
+        def phase():
+            if len(start) < 2:              # the call before READY, then the first after
+                start.append(time.monotonic())
+                return first(40)
+            t = time.monotonic() - start[1]
+            if t < until_quiet:
+                return first(40)
+            if t < until_second:
+                return sum(i * i for i in range(2000))
+            return second(40)
+        return phase
     if kind == "cython":
         sys.path.insert(0, args[0])
         import fwcy
