@@ -43,6 +43,8 @@ TEST_PKGS="$TEST_PKGS chromium tmux"
 # tests/functional/test_symbols.py: a real debuginfod server, strace (no
 # connection without DEBUGINFOD_URLS), xz (MiniDebugInfo as Fedora builds it)
 TEST_PKGS="$TEST_PKGS debuginfod strace xz-utils"
+# tests/functional/test_names.py: debug info shared through dwz's alternate file
+TEST_PKGS="$TEST_PKGS dwz"
 # tests/fuzz (libFuzzer needs clang's runtime) and tests/functional/test_load.py
 TEST_PKGS="$TEST_PKGS clang libclang-rt-14-dev valgrind"
 # tests/functional/test_names.py: C++, Rust and Cython built there, and

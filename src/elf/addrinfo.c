@@ -98,9 +98,10 @@ struct fn_span {
  * One top-level entry's pc range [low, high) (a function, in the file's
  * addresses) cut into spans at every address where an answer may change:
  * the line table's rows and the ends of every range of an entry below it.
- * A function with more than ELF_FN_SPANS_ONE of them, or overlapped by
- * another top-level entry, is a table with no spans (untabled): each of
- * its addresses is looked up alone.
+ * A function with more than ELF_FN_SPANS_ONE of them or ELF_FN_DIES_ONE
+ * entries below it, or overlapped by another top-level entry or another
+ * table (clipped to the addresses left), is a table with no spans
+ * (untabled): each of its addresses is looked up alone.
  */
 struct fn_table {
 	uint64_t low, high;
@@ -109,7 +110,8 @@ struct fn_table {
 	int untabled;
 };
 
-#define ELF_FN_SPANS_ONE 4096
+#define ELF_FN_SPANS_ONE 1024
+#define ELF_FN_DIES_ONE 2048
 #define ELF_FN_SPANS_MAX (1u << 17)
 
 /* Top-level pc ranges kept per file for the inline lookup, at most (a libxul has ~1M). */
@@ -609,7 +611,7 @@ static int add_cut(uint64_t **cuts, size_t *n, size_t *alloc, uint64_t at, uint6
 
 /* The ends of the ranges of every entry below die (as deep as read_inlines walks). */
 static int entry_cuts(Dwarf_Die *die, int depth, uint64_t **cuts, size_t *n, size_t *alloc,
-		      uint64_t lo, uint64_t hi)
+		      uint64_t lo, uint64_t hi, size_t *dies)
 {
 	Dwarf_Die child;
 
@@ -619,10 +621,13 @@ static int entry_cuts(Dwarf_Die *die, int depth, uint64_t **cuts, size_t *n, siz
 		Dwarf_Addr base, low, high;
 		ptrdiff_t off = 0;
 
+		/* each span's read walks these: a function of very many is looked up alone */
+		if (++*dies > ELF_FN_DIES_ONE)
+			return -1;
 		while ((off = dwarf_ranges(&child, off, &base, &low, &high)) > 0)
 			if (add_cut(cuts, n, alloc, low, lo, hi) || add_cut(cuts, n, alloc, high, lo, hi))
 				return -1;
-		if (entry_cuts(&child, depth + 1, cuts, n, alloc, lo, hi))
+		if (entry_cuts(&child, depth + 1, cuts, n, alloc, lo, hi, dies))
 			return -1;
 	} while (!dwarf_siblingof(&child, &child));
 	return 0;
@@ -683,6 +688,17 @@ static struct fn_table *fn_table_make(struct elf_info *f, uint64_t vaddr)
 	memset(&t, 0, sizeof(t));
 	t.low = r->low + bias;
 	t.high = r->high + bias;
+	/* where it goes, in order by low; a table already made there clips it (and it is untabled) */
+	for (pos = c->nfns; pos > 0 && c->fns[pos - 1].low > vaddr; pos--)
+		;
+	if (pos && c->fns[pos - 1].high > t.low) {
+		t.low = c->fns[pos - 1].high;
+		over = 1;
+	}
+	if (pos < c->nfns && c->fns[pos].low < t.high) {
+		t.high = c->fns[pos].low;
+		over = 1;
+	}
 	if (overlapped(x, r))
 		over = 1;
 	if (!over && !dwarf_getsrclines(cu, &lines, &nlines))
@@ -692,8 +708,11 @@ static struct fn_table *fn_table_make(struct elf_info *f, uint64_t vaddr)
 			if (!dwarf_lineaddr(dwarf_onesrcline(lines, i), &a))
 				over = add_cut(&cuts, &ncuts, &alloc, a, r->low, r->high) != 0;
 		}
-	if (!over)
-		over = entry_cuts(&top, 1, &cuts, &ncuts, &alloc, r->low, r->high) != 0;
+	if (!over) {
+		size_t dies = 0;
+
+		over = entry_cuts(&top, 1, &cuts, &ncuts, &alloc, r->low, r->high, &dies) != 0;
+	}
 	if (!over) {
 		sort_array(cuts, ncuts, sizeof(*cuts), cmp_u64);
 		t.s = xcalloc(ncuts + 1, sizeof(*t.s));
@@ -731,17 +750,7 @@ static struct fn_table *fn_table_make(struct elf_info *f, uint64_t vaddr)
 			fn_table_free(&c->fns[i]);
 		c->nfns = 0;
 		c->fn_spans = 0;
-	}
-	/* in order by low (the new one overlaps none: fn_table_find found none at vaddr) */
-	for (pos = c->nfns; pos > 0 && c->fns[pos - 1].low > t.low; pos--)
-		;
-	if (pos && c->fns[pos - 1].high > t.low) {
-		fn_table_free(&t);          /* a unit's ranges that overlap another's: looked up alone */
-		return NULL;
-	}
-	if (pos < c->nfns && c->fns[pos].low < t.high) {
-		fn_table_free(&t);
-		return NULL;
+		pos = 0;
 	}
 	c->fns = xgrow(c->fns, sizeof(*c->fns), c->nfns + 1, &c->fns_alloc);
 	memmove(&c->fns[pos + 1], &c->fns[pos], (c->nfns - pos) * sizeof(*c->fns));

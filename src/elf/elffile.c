@@ -123,8 +123,12 @@ static void info_free(struct elf_info *f)
 	free(f->cfi_cache);
 	elf_info_addr_release(f);
 	lookups_end(f);
-	if (f->debug_fd >= 0)
-		close(f->debug_fd);
+	for (size_t i = 0; i < ARRAY_SIZE(f->kept_debug); i++) {
+		if (f->kept_debug[i].fd >= 0)
+			close(f->kept_debug[i].fd);
+		free(f->kept_debug[i].link);
+		free(f->kept_debug[i].name);
+	}
 	elf_function_bounds_release(f);
 	elf_cython_release(f);
 	/* libdwfl ends the Elf it was given (and closes a debug file it opened). */
@@ -171,6 +175,24 @@ static int give_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwar
 	return -1;
 }
 
+/* Keep a copy of a debug file handed to libdwfl, with the request it answered (room allowing). */
+static void keep_debug(struct elf_info *f, int fd, const char *link, GElf_Word crc, const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(f->kept_debug); i++) {
+		struct elf_kept_debug *k = &f->kept_debug[i];
+
+		if (k->fd >= 0)
+			continue;
+		k->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+		if (k->fd < 0)
+			return;
+		k->link = link ? xstrdup(link) : NULL;
+		k->crc = crc;
+		k->name = name ? xstrdup(name) : NULL;
+		return;
+	}
+}
+
 /*
  * The separate debug info, from target/debuginfo.h (modname is the path the
  * target names the file by, the lookup's start in its root), noting when
@@ -190,9 +212,18 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 		errno = ENOENT;
 		return -1;
 	}
-	/* found before (the lookups' session, opened again): the same file */
-	if (f->debug_fd >= 0)
-		return fcntl(f->debug_fd, F_DUPFD_CLOEXEC, 0);
+	/* found before (the lookups' session, opened again): the same file for the same request */
+	for (size_t i = 0; i < ARRAY_SIZE(f->kept_debug); i++) {
+		struct elf_kept_debug *k = &f->kept_debug[i];
+
+		if (k->fd >= 0 && k->crc == debuglink_crc && !k->link == !debuglink_file &&
+		    (!k->link || !strcmp(k->link, debuglink_file))) {
+			fd = fcntl(k->fd, F_DUPFD_CLOEXEC, 0);
+			if (fd >= 0 && k->name)
+				*debuginfo_file_name = strdup(k->name);
+			return fd;
+		}
+	}
 	/* Asked after loading (nothing asked for it then): the local files alone. */
 	d = f->debug;
 	if (!d) {
@@ -205,7 +236,7 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	if (d == &local)
 		debuginfo_release(&local);
 	if (fd >= 0)
-		f->debug_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+		keep_debug(f, fd, debuglink_file, debuglink_crc, *debuginfo_file_name);
 	if (fd < 0 && f->audit.debug_path[0] && !f->audit.debug_embedded) {
 		int probe = safe_open_path(f->audit.debug_path);
 
@@ -347,6 +378,41 @@ static int open_dwfl(struct elf_info *f)
 	return 0;
 }
 
+/*
+ * Will the file's image stay as it was read? libelf changes a private
+ * image in place to convert another byte order, to decompress a section
+ * (SHF_COMPRESSED, or GNU's .zdebug_*: its header rewritten), and libdwfl
+ * to relocate a relocatable file's sections: with none of them, a second
+ * Elf may read the image (the lookups' session) and its pages may be
+ * dropped, not paged out (elf_info_give_back). Asked before anything has
+ * opened the file's debug info or unwind tables.
+ */
+static int image_stays_as_read(Elf *elf)
+{
+	const unsigned char host[2] = { ELFDATA2LSB, ELFDATA2MSB };
+	const uint16_t probe = 1;
+	const char *ident = elf_getident(elf, NULL);
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	GElf_Ehdr eh;
+
+	if (!ident || (unsigned char)ident[EI_DATA] != host[*(const uint8_t *)&probe ? 0 : 1] ||
+	    !gelf_getehdr(elf, &eh) || (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) ||
+	    elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr shdr;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &shdr) || (shdr.sh_flags & SHF_COMPRESSED))
+			return 0;
+		name = elf_strptr(elf, shstrndx, shdr.sh_name);
+		if (!name || !strncmp(name, ".zdebug", 7))
+			return 0;
+	}
+	return 1;
+}
+
 static struct elf_info *load(int fd, const char *path, const char *host_path, const char *root,
 			     int *err)
 {
@@ -354,7 +420,8 @@ static struct elf_info *load(int fd, const char *path, const char *host_path, co
 	const char *slash;
 
 	f->refs = 1;
-	f->debug_fd = -1;
+	for (size_t i = 0; i < ARRAY_SIZE(f->kept_debug); i++)
+		f->kept_debug[i].fd = -1;
 	f->path = xstrdup(path);
 	slash = strrchr(f->path, '/');
 	f->name = slash ? slash + 1 : f->path;
@@ -363,6 +430,7 @@ static struct elf_info *load(int fd, const char *path, const char *host_path, co
 	*err = elf_file_map(&f->file, fd);
 	if (*err)
 		goto fail;
+	f->image_fixed = image_stays_as_read(f->file.elf);
 	/* The first 20 bytes: enough to tell files apart (and a debug file's name). */
 	elf_file_build_id(&f->file, f->build_id, sizeof(f->build_id), 20);
 	return f;
@@ -382,31 +450,6 @@ static void prefetch(struct elf_info *f, struct debuginfo *debug)
 }
 
 /*
- * Will the file's image stay as it was read? libelf changes a private
- * image in place only to convert another byte order or to decompress a
- * section (its header rewritten): without either, a second Elf may read
- * the image (the lookups' session) and its pages may be dropped, not
- * paged out (elf_info_give_back).
- */
-static int image_stays_as_read(Elf *elf)
-{
-	const unsigned char host[2] = { ELFDATA2LSB, ELFDATA2MSB };
-	const uint16_t probe = 1;
-	const char *ident = elf_getident(elf, NULL);
-	Elf_Scn *scn = NULL;
-
-	if (!ident || (unsigned char)ident[EI_DATA] != host[*(const uint8_t *)&probe ? 0 : 1])
-		return 0;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr shdr;
-
-		if (!gelf_getshdr(scn, &shdr) || (shdr.sh_flags & SHF_COMPRESSED))
-			return 0;
-	}
-	return 1;
-}
-
-/*
  * Everything the unwinder will want before a thread is first stopped:
  * loading unwind tables and the audit during a stop held it for 100s of ms.
  */
@@ -423,7 +466,6 @@ static int prepare(struct elf_info *f, struct debuginfo *debug, unsigned flags)
 	elf_info_load_cfi(f);
 	decide_fp(f);
 	f->debug = NULL;
-	f->image_fixed = image_stays_as_read(f->file.elf);
 	if (flags & ELF_LOAD_SYMBOLS)
 		elf_info_load_symbols(f, debug);
 	return 0;
@@ -634,16 +676,21 @@ Dwfl_Module *elf_info_lookup_module(struct elf_info *f)
 	if (!f->look_mod) {
 		Dwarf_Addr bias;
 
-		if (lookups_open(f)) {
+		int err = lookups_open(f);
+
+		if (err || !dwfl_module_getdwarf(f->look_mod, &bias)) {
 			lookups_end(f);
-			f->look_failed = 1;
-			return f->mod;
-		}
-		if (!dwfl_module_getdwarf(f->look_mod, &bias)) {
-			/* no debug info to look in: not opened again */
-			lookups_end(f);
-			f->look_none = 1;
-			return NULL;
+			/*
+			 * The file has no debug info to look in (found at the first
+			 * open): not looked for again. A session that could not be
+			 * made, or found none where it did before (out of
+			 * descriptors, memory): the main session serves from now on.
+			 */
+			if (err || f->look_opens)
+				f->look_failed = 1;
+			else
+				f->look_none = 1;
+			return f->look_failed ? f->mod : NULL;
 		}
 		/* opened again after it was ended: wait longer before ending it next time */
 		f->look_idle_ns = !f->look_opens++ ? first_idle(f) :

@@ -106,7 +106,17 @@ struct elf_info {
 	struct eh_table *eh_table;  /* .eh_frame_hdr's search table (elf/funcbounds.h) */
 	struct cython_sources *cython; /* generated C files read (elf/cython.h) */
 	/* the lookups' session (elf_info_lookup_module, elf_cache_trim) */
-	int debug_fd;               /* a copy of the separate debug file handed to libdwfl, or -1 */
+	/*
+	 * the debug files libdwfl was handed (its own, a dwz alternate one), each
+	 * with the request it answered, so the lookups' session gets the same
+	 * files again: fd -1 for none
+	 */
+	struct elf_kept_debug {
+		int fd;
+		char *link;                 /* the request's debuglink_file, or NULL */
+		GElf_Word crc;
+		char *name;                 /* the path libdwfl was told */
+	} kept_debug[2];
 	int image_fixed;            /* nothing changes file.image in place (image_stays_as_read):
 	                             * lookups use look_dwfl (else mod: never ended) */
 	int look_failed;            /* look_dwfl could not be opened: mod serves */
@@ -203,9 +213,11 @@ Dwfl_Module *elf_info_lookup_module(struct elf_info *f);
 
 /*
  * Give the pages of the file (and of the debug file the lookups' session
- * mapped) that were read back to the kernel (MADV_PAGEOUT): they are the
- * file's, clean, and fault in again when a lookup needs them; pages
- * another process maps stay. After loading, and when a session ends.
+ * mapped) that were read back to the kernel: they are the file's and fault
+ * in again when a lookup needs them. An image nothing wrote to
+ * (image_fixed) is dropped from framewalk's memory (MADV_DONTNEED), else
+ * only paged out (MADV_PAGEOUT, which leaves pages another process maps).
+ * After loading, and when a session ends.
  */
 void elf_info_give_back(struct elf_info *f);
 

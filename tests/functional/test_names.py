@@ -427,3 +427,60 @@ def test_debug_info_let_go_and_opened_again(built, tmp_path):
                                               ("outer [inlined]", "fwinl.c", call_inner)], names
             right += count
     assert right >= 0.5 * sum(c for _, c in nested), nested[:3]
+
+
+def test_dwz_alternate_file_after_letting_go(tmp_path):
+    """Debug info as Fedora's and Debian's packages ship it: the library
+    stripped, its debug file beside it (.gnu_debuglink), what two debug
+    files share moved by dwz into a third, the alternate file
+    (.gnu_debugaltlink), where the inlined functions' names are. libdwfl
+    asks for that file through the same callback as for the debug file;
+    the lookups' session, opened again after its debug info was let go,
+    must get each file for its own request (a copy of the debug file
+    handed out for the alternate one would lose the names). fwinl_work,
+    2.5 s of Python, then fwinl_nested: mix, then inner inlined into outer,
+    named and at their lines."""
+    d = tmp_path / "lib"
+    d.mkdir()
+    for v in "ab":
+        sh(need("gcc"), "-O2", "-g", "-shared", "-fPIC", "-Wl,-soname,libfwinl_%s.so" % v,
+           "-o", d / ("libfwinl_%s.so" % v), EXT / "fwinl.c")
+        sh("objcopy", "--only-keep-debug", d / ("libfwinl_%s.so" % v), d / ("fwinl_%s.debug" % v))
+    sh(need("dwz"), "-m", d / "common.debug", "-M", d / "common.debug",
+       d / "fwinl_a.debug", d / "fwinl_b.debug")
+    assert "gnu_debugaltlink" in sh("readelf", "-S", d / "fwinl_a.debug")
+    lib = d / "libfwinl_a.so"
+    sh("strip", "--strip-debug", lib)
+    sh("objcopy", "--add-gnu-debuglink=%s" % (d / "fwinl_a.debug"), lib)
+    w = start_workload(DEBIAN_PY, "native_names.py", "phases", lib,
+                       "fwinl_work", "2.5", "2.5", "fwinl_nested")
+    out = tmp_path / "n.collapsed"
+    try:
+        r = subprocess.run([framewalk_path(), "record", "-p", str(w.pid), "-d", "8", "-q",
+                            "-o", str(out), "-o", str(tmp_path / "n.txt")],
+                           capture_output=True, text=True, timeout=120,
+                           env=dict(os.environ, FRAMEWALK_LOOKUP_IDLE_S="1"))
+    finally:
+        w.stop()
+    assert r.returncode == 0, r.stderr
+    report = (tmp_path / "n.txt").read_text()
+    said = re.search(r"Debug info: let go (\d+) times? when unused, opened again (\d+)", report)
+    assert said and int(said.group(2)) >= 1, report[-800:]
+    samples = parse_native_collapsed(out)
+    src = EXT / "fwinl.c"
+    mix_body = marked_line(src, "mix_body")
+    body, call_inner, call_outer = (marked_line(src, t) for t in
+                                    ("inner_body", "call_inner", "call_outer"))
+    hits = in_module(samples, ("libfwinl_a.so", "fwinl.c"))
+    work = [(f, c) for f, c in hits if any(x.name == "fwinl_work" for x in f)]
+    nested = [(f, c) for f, c in hits if any(x.name == "fwinl_nested" for x in f)]
+    assert sum(c for _, c in work) >= 50 and sum(c for _, c in nested) >= 50, hits[:3]
+    mixed = sum(c for f, c in work
+                if any(x.name == "mix [inlined]" and x.file == "fwinl.c" and
+                       x.line in (mix_body - 1, mix_body, mix_body + 1) for x in f))
+    assert mixed >= 0.8 * sum(c for _, c in work), work[:3]
+    right = sum(c for f, c in nested
+                if [(x.name, x.file) for x in f][-3:] == [("fwinl_nested", "fwinl.c"),
+                                                          ("outer [inlined]", "fwinl.c"),
+                                                          ("inner [inlined]", "fwinl.c")])
+    assert right >= 0.5 * sum(c for _, c in nested), nested[:3]
