@@ -344,13 +344,39 @@ out:
 			      f->name, f->fp_percent);
 }
 
+/*
+ * A libdwfl session of the file's own, its one module reported at the
+ * file's addresses, f its userdata; find_elf gives the Elf (never a path).
+ */
+typedef int find_elf_fn(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			char **file_name, Elf **elfp);
+
+static int report_session(struct elf_info *f, Dwfl_Callbacks *cb, find_elf_fn *find_elf,
+			  Dwfl **dwfl, Dwfl_Module **mod)
+{
+	void **userdata;
+
+	cb->find_elf = find_elf;
+	cb->find_debuginfo = find_debuginfo;
+	cb->section_address = dwfl_offline_section_address;
+	*dwfl = dwfl_begin(cb);
+	if (!*dwfl)
+		return -ENOMEM;
+	dwfl_report_begin(*dwfl);
+	*mod = dwfl_report_module(*dwfl, f->path, f->span_low, f->span_high);
+	if (!*mod || dwfl_report_end(*dwfl, NULL, NULL))
+		return -ENOMEM;
+	dwfl_module_info(*mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+	*userdata = f;
+	return 0;
+}
+
 /* Report the file to its own libdwfl session and take the Elf back from it. */
 static int open_dwfl(struct elf_info *f)
 {
 	uint64_t low, high;
 	Dwarf_Addr bias;
 	GElf_Ehdr eh;
-	void **userdata;
 	int ret;
 
 	if (!gelf_getehdr(f->file.elf, &eh))
@@ -359,20 +385,11 @@ static int open_dwfl(struct elf_info *f)
 	ret = load_span(f->file.elf, &low, &high);
 	if (ret || elf_file_load_delta(&f->file, &f->load_delta))
 		return ret ? ret : -ENOEXEC;
-	f->look_low = low;
-	f->look_high = high;
-	f->callbacks.find_elf = give_elf;
-	f->callbacks.find_debuginfo = find_debuginfo;
-	f->callbacks.section_address = dwfl_offline_section_address;
-	f->dwfl = dwfl_begin(&f->callbacks);
-	if (!f->dwfl)
-		return -ENOMEM;
-	dwfl_report_begin(f->dwfl);
-	f->mod = dwfl_report_module(f->dwfl, f->path, low, high);
-	if (!f->mod || dwfl_report_end(f->dwfl, NULL, NULL))
-		return -ENOMEM;
-	dwfl_module_info(f->mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
-	*userdata = f;
+	f->span_low = low;
+	f->span_high = high;
+	ret = report_session(f, &f->callbacks, give_elf, &f->dwfl, &f->mod);
+	if (ret)
+		return ret;
 	if (dwfl_module_getelf(f->mod, &bias) != f->file.elf || bias != 0)
 		return -ENOEXEC;
 	return 0;
@@ -634,20 +651,11 @@ static int give_lookup_elf(Dwfl_Module *mod, void **userdata, const char *modnam
 static int lookups_open(struct elf_info *f)
 {
 	Dwarf_Addr bias;
-	void **userdata;
+	int ret = report_session(f, &f->look_callbacks, give_lookup_elf, &f->look_dwfl,
+				 &f->look_mod);
 
-	f->look_callbacks.find_elf = give_lookup_elf;
-	f->look_callbacks.find_debuginfo = find_debuginfo;
-	f->look_callbacks.section_address = dwfl_offline_section_address;
-	f->look_dwfl = dwfl_begin(&f->look_callbacks);
-	if (!f->look_dwfl)
-		return -ENOMEM;
-	dwfl_report_begin(f->look_dwfl);
-	f->look_mod = dwfl_report_module(f->look_dwfl, f->path, f->look_low, f->look_high);
-	if (!f->look_mod || dwfl_report_end(f->look_dwfl, NULL, NULL))
-		return -ENOMEM;
-	dwfl_module_info(f->look_mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
-	*userdata = f;
+	if (ret)
+		return ret;
 	if (!dwfl_module_getelf(f->look_mod, &bias) || bias != 0)
 		return -ENOEXEC;
 	return 0;

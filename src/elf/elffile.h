@@ -124,7 +124,7 @@ struct elf_info {
 	Dwfl *look_dwfl;
 	Dwfl_Module *look_mod;
 	Dwfl_Callbacks look_callbacks;
-	uint64_t look_low, look_high; /* the module's span, as mod was reported */
+	uint64_t span_low, span_high; /* the module's span, as both sessions report it */
 	uint64_t look_uses;         /* lookups since the last trim */
 	uint64_t look_quiet_ns;     /* how long no lookup came, at the last trim */
 	uint64_t look_idle_ns;      /* quiet this long ends the session */

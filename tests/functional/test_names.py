@@ -355,12 +355,20 @@ def test_nested_inline_frames(built, tmp_path):
         samples = record(w, tmp_path)
     finally:
         w.stop()
-    src = EXT / "fwinl.c"
-    body, call_inner, call_outer = (marked_line(src, t) for t in
-                                    ("inner_body", "call_inner", "call_outer"))
     hits = in_module(samples, ("libfwinl.so", "fwinl.c"))
     total = sum(c for _, c in hits)
     assert total >= 50, samples[:5]
+    nested = count_nested_at_line(hits)
+    # inner's line is most of the loop (its counter and compare aside)
+    assert nested >= 0.5 * total, (nested, total, hits[:3])
+
+
+def count_nested_at_line(hits):
+    """The samples with inner inlined at its line, each checked to be under
+    outer inlined and fwinl_nested, each at the line that calls the next."""
+    src = EXT / "fwinl.c"
+    body, call_inner, call_outer = (marked_line(src, t) for t in
+                                    ("inner_body", "call_inner", "call_outer"))
     nested = 0
     for frames, count in hits:
         names = [(f.name, f.file, f.line) for f in frames]
@@ -370,8 +378,44 @@ def test_nested_inline_frames(built, tmp_path):
             assert names[at[0] - 2:at[0]] == [("fwinl_nested", "fwinl.c", call_outer),
                                               ("outer [inlined]", "fwinl.c", call_inner)], names
             nested += count
-    # inner's line is most of the loop (its counter and compare aside)
-    assert nested >= 0.5 * total, (nested, total, hits[:3])
+    return nested
+
+
+def record_phases(lib, tmp_path, *outputs):
+    """Record native_names.py's phases over lib (fwinl_work for 2.5 s, 2.5 s
+    of Python alone, then fwinl_nested) for 8 s with debug info let go after
+    1 s unused: the collapsed samples and the text report."""
+    w = start_workload(DEBIAN_PY, "native_names.py", "phases", lib,
+                       "fwinl_work", "2.5", "2.5", "fwinl_nested")
+    out = tmp_path / "n.collapsed"
+    try:
+        r = subprocess.run([framewalk_path(), "record", "-p", str(w.pid), "-d", "8", "-q",
+                            "-o", str(out), "-o", str(tmp_path / "n.txt")] +
+                           [a for o in outputs for a in ("-o", str(tmp_path / o))],
+                           capture_output=True, text=True, timeout=120,
+                           env=dict(os.environ, FRAMEWALK_LOOKUP_IDLE_S="1"))
+    finally:
+        w.stop()
+    assert r.returncode == 0, r.stderr
+    return parse_native_collapsed(out), (tmp_path / "n.txt").read_text()
+
+
+def assert_phases_named(samples, prefixes):
+    """mix inlined at its lines under fwinl_work; inner inlined into outer,
+    each at the line its caller calls it from, under fwinl_nested."""
+    mix_body = marked_line(EXT / "fwinl.c", "mix_body")
+    hits = in_module(samples, prefixes)
+    work = [(f, c) for f, c in hits if any(x.name == "fwinl_work" for x in f)]
+    nested = [(f, c) for f, c in hits if any(x.name == "fwinl_nested" for x in f)]
+    assert sum(c for _, c in work) >= 50 and sum(c for _, c in nested) >= 50, hits[:3]
+    mixed = sum(c for f, c in work
+                if any(x.name == "mix [inlined]" and x.file == "fwinl.c" and
+                       x.line in (mix_body - 1, mix_body, mix_body + 1) for x in f))
+    assert mixed >= 0.8 * sum(c for _, c in work), work[:3]
+    assert count_nested_at_line(nested) >= 0.5 * sum(c for _, c in nested), nested[:3]
+
+
+LET_GO = re.compile(r"Debug info: let go (\d+) times? when unused, opened again (\d+)")
 
 
 def test_debug_info_let_go_and_opened_again(built, tmp_path):
@@ -385,48 +429,14 @@ def test_debug_info_let_go_and_opened_again(built, tmp_path):
     at theirs in the last (the strings and units read before it was let go
     are not used after: the sanitizer build runs this too). The profile
     says how often it happened (debug_info_ended, debug_info_reopened)."""
-    w = start_workload(DEBIAN_PY, "native_names.py", "phases", built / "libfwinl.so",
-                       "fwinl_work", "2.5", "2.5", "fwinl_nested")
-    out = tmp_path / "n.collapsed"
-    try:
-        r = subprocess.run([framewalk_path(), "record", "-p", str(w.pid), "-d", "8", "-q",
-                            "-o", str(out), "-o", str(tmp_path / "n.pb.gz"),
-                            "-o", str(tmp_path / "n.txt")],
-                           capture_output=True, text=True, timeout=120,
-                           env=dict(os.environ, FRAMEWALK_LOOKUP_IDLE_S="1"))
-    finally:
-        w.stop()
-    assert r.returncode == 0, r.stderr
-    report = (tmp_path / "n.txt").read_text()
-    said = re.search(r"Debug info: let go (\d+) times? when unused, opened again (\d+)", report)
+    samples, report = record_phases(built / "libfwinl.so", tmp_path, "n.pb.gz")
+    said = LET_GO.search(report)
     assert said and int(said.group(1)) >= 1 and int(said.group(2)) >= 1, report[-800:]
     # the pprof keeps them (read back by framewalk itself: the text report of the file)
     again = subprocess.run([framewalk_path(), "report", str(tmp_path / "n.pb.gz")],
                            capture_output=True, text=True, timeout=60)
     assert said.group(0) in again.stdout, (again.stdout[-800:], again.stderr)
-    samples = parse_native_collapsed(out)
-    src = EXT / "fwinl.c"
-    mix_body = marked_line(src, "mix_body")
-    body, call_inner, call_outer = (marked_line(src, t) for t in
-                                    ("inner_body", "call_inner", "call_outer"))
-    hits = in_module(samples, ("libfwinl.so", "fwinl.c"))
-    work = [(f, c) for f, c in hits if any(x.name == "fwinl_work" for x in f)]
-    nested = [(f, c) for f, c in hits if any(x.name == "fwinl_nested" for x in f)]
-    assert sum(c for _, c in work) >= 50 and sum(c for _, c in nested) >= 50, hits[:3]
-    mixed = sum(c for f, c in work
-                if any(x.name == "mix [inlined]" and x.file == "fwinl.c" and
-                       x.line in (mix_body - 1, mix_body, mix_body + 1) for x in f))
-    assert mixed >= 0.8 * sum(c for _, c in work), work[:3]
-    right = 0
-    for frames, count in nested:
-        names = [(f.name, f.file, f.line) for f in frames]
-        at = [i for i, (name, file, line) in enumerate(names)
-              if name == "inner [inlined]" and file == "fwinl.c" and line == body]
-        if at:
-            assert names[at[0] - 2:at[0]] == [("fwinl_nested", "fwinl.c", call_outer),
-                                              ("outer [inlined]", "fwinl.c", call_inner)], names
-            right += count
-    assert right >= 0.5 * sum(c for _, c in nested), nested[:3]
+    assert_phases_named(samples, ("libfwinl.so", "fwinl.c"))
 
 
 def test_dwz_alternate_file_after_letting_go(tmp_path):
@@ -437,9 +447,8 @@ def test_dwz_alternate_file_after_letting_go(tmp_path):
     asks for that file through the same callback as for the debug file;
     the lookups' session, opened again after its debug info was let go,
     must get each file for its own request (a copy of the debug file
-    handed out for the alternate one would lose the names). fwinl_work,
-    2.5 s of Python, then fwinl_nested: mix, then inner inlined into outer,
-    named and at their lines."""
+    handed out for the alternate one lost the names). The same phases as
+    above, named the same."""
     d = tmp_path / "lib"
     d.mkdir()
     for v in "ab":
@@ -452,35 +461,7 @@ def test_dwz_alternate_file_after_letting_go(tmp_path):
     lib = d / "libfwinl_a.so"
     sh("strip", "--strip-debug", lib)
     sh("objcopy", "--add-gnu-debuglink=%s" % (d / "fwinl_a.debug"), lib)
-    w = start_workload(DEBIAN_PY, "native_names.py", "phases", lib,
-                       "fwinl_work", "2.5", "2.5", "fwinl_nested")
-    out = tmp_path / "n.collapsed"
-    try:
-        r = subprocess.run([framewalk_path(), "record", "-p", str(w.pid), "-d", "8", "-q",
-                            "-o", str(out), "-o", str(tmp_path / "n.txt")],
-                           capture_output=True, text=True, timeout=120,
-                           env=dict(os.environ, FRAMEWALK_LOOKUP_IDLE_S="1"))
-    finally:
-        w.stop()
-    assert r.returncode == 0, r.stderr
-    report = (tmp_path / "n.txt").read_text()
-    said = re.search(r"Debug info: let go (\d+) times? when unused, opened again (\d+)", report)
+    samples, report = record_phases(lib, tmp_path)
+    said = LET_GO.search(report)
     assert said and int(said.group(2)) >= 1, report[-800:]
-    samples = parse_native_collapsed(out)
-    src = EXT / "fwinl.c"
-    mix_body = marked_line(src, "mix_body")
-    body, call_inner, call_outer = (marked_line(src, t) for t in
-                                    ("inner_body", "call_inner", "call_outer"))
-    hits = in_module(samples, ("libfwinl_a.so", "fwinl.c"))
-    work = [(f, c) for f, c in hits if any(x.name == "fwinl_work" for x in f)]
-    nested = [(f, c) for f, c in hits if any(x.name == "fwinl_nested" for x in f)]
-    assert sum(c for _, c in work) >= 50 and sum(c for _, c in nested) >= 50, hits[:3]
-    mixed = sum(c for f, c in work
-                if any(x.name == "mix [inlined]" and x.file == "fwinl.c" and
-                       x.line in (mix_body - 1, mix_body, mix_body + 1) for x in f))
-    assert mixed >= 0.8 * sum(c for _, c in work), work[:3]
-    right = sum(c for f, c in nested
-                if [(x.name, x.file) for x in f][-3:] == [("fwinl_nested", "fwinl.c"),
-                                                          ("outer [inlined]", "fwinl.c"),
-                                                          ("inner [inlined]", "fwinl.c")])
-    assert right >= 0.5 * sum(c for _, c in nested), nested[:3]
+    assert_phases_named(samples, ("libfwinl_a.so", "fwinl.c"))
