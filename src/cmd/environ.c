@@ -18,38 +18,19 @@
 #include "sampler/bpf.h"
 #include "util/util.h"
 
-/* FRAMEWALK_DEBUGINFOD_TIMEOUT in seconds; 0 (the library's default) when unset or bad. */
-static double debuginfod_budget(void)
+/* Seconds in the variable name, above 0 and at most most; 0 when unset or bad. */
+static double env_seconds(const char *name, double most)
 {
-	const char *s = getenv("FRAMEWALK_DEBUGINFOD_TIMEOUT");
+	const char *s = getenv(name);
 	char *end;
 	double v;
 
 	if (!s || !*s)
 		return 0;
 	v = strtod(s, &end);
-	if (*end || !(v > 0) || v > 3600)
+	if (*end || !(v > 0) || v > most)
 		return 0;
 	return v;
-}
-
-/*
- * FRAMEWALK_LOOKUP_IDLE_S: seconds without a lookup before a file's debug
- * info is let go the first time (elf/elffile.h), for tests that cannot
- * wait ELF_LOOKUP_IDLE_NS; 0 (the default) when unset or bad.
- */
-static uint64_t lookup_idle(void)
-{
-	const char *s = getenv("FRAMEWALK_LOOKUP_IDLE_S");
-	char *end;
-	double v;
-
-	if (!s || !*s)
-		return 0;
-	v = strtod(s, &end);
-	if (*end || !(v > 0) || v > 86400)
-		return 0;
-	return (uint64_t)(v * 1e9);
 }
 
 /* libdebuginfod's cache directory, as the library itself chooses it; 0 or -1. */
@@ -85,12 +66,15 @@ const struct elf_env *cmd_elf_env(void)
 	if (!read) {
 		env.debug.urls = getenv("DEBUGINFOD_URLS");
 		env.debug.cache_dir = debuginfod_cache(cache, sizeof(cache)) ? NULL : cache;
-		env.debug.budget_s = debuginfod_budget();
+		/* the servers' whole budget (0: the library's default) */
+		env.debug.budget_s = env_seconds("FRAMEWALK_DEBUGINFOD_TIMEOUT", 3600);
 		env.debug.say = say;
 		env.trace_fp = getenv("FRAMEWALK_DEBUG_FP") != NULL;
 		env.debug_bpf = getenv("FRAMEWALK_DEBUG_BPF") != NULL;
 		env.bpf_no_iterator = getenv("FRAMEWALK_BPF_NO_ITERATOR") != NULL;
-		env.lookup_idle_ns = lookup_idle();
+		/* a file's debug info let go the first time after (elf/elffile.h; 0: its
+		 * default), for tests that cannot wait ELF_LOOKUP_IDLE_NS */
+		env.lookup_idle_ns = (uint64_t)(env_seconds("FRAMEWALK_LOOKUP_IDLE_S", 86400) * 1e9);
 		bpf_backend_set_debug(env.debug_bpf);
 		read = 1;
 	}
