@@ -250,17 +250,7 @@ static int is_local(const struct fsym *s)
 /* The index of the first symbol starting above vaddr. */
 static size_t upper_bound(const struct elf_symidx *x, uint64_t vaddr)
 {
-	size_t lo = 0, hi = x->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (x->syms[mid].start <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return count_at_or_below(x->syms, x->n, sizeof(*x->syms), offsetof(struct fsym, start), vaddr);
 }
 
 /*
@@ -406,7 +396,7 @@ static void resolve(struct elf_info *f, uint64_t vaddr, struct elf_addr_info *ou
 		const char *base = strrchr(src, '/'), *pyx;
 		int pyx_line;
 
-		out->source = keep_string(f, base ? base + 1 : src);
+		out->source = base ? base + 1 : src;      /* src is the file's own copy */
 		out->line = lineno;
 		/* Cython's generated C: the .pyx line it was made from */
 		if (out->lang == SYMBOL_CYTHON && !elf_cython_line(f, src, lineno, &pyx, &pyx_line)) {
@@ -490,7 +480,7 @@ static int top_entry(struct cu_index *x, Dwarf_Die *cu, uint64_t pc, Dwarf_Die *
 		     const struct die_range **range)
 {
 	const struct die_range *best = NULL;
-	size_t lo = 0, hi = x->n;
+	size_t lo;
 
 	if (range)
 		*range = NULL;
@@ -503,14 +493,7 @@ static int top_entry(struct cu_index *x, Dwarf_Die *cu, uint64_t pc, Dwarf_Die *
 		} while (!dwarf_siblingof(out, out));
 		return -1;
 	}
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (x->r[mid].low <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = count_at_or_below(x->r, x->n, sizeof(*x->r), offsetof(struct die_range, low), pc);
 	for (size_t i = lo; i-- > 0 && x->r[i].max_high > pc;)
 		if (pc < x->r[i].high && (!best || x->r[i].order < best->order))
 			best = &x->r[i];
@@ -523,29 +506,22 @@ static int top_entry(struct cu_index *x, Dwarf_Die *cu, uint64_t pc, Dwarf_Die *
 }
 
 /*
- * The functions inlined at vaddr, innermost first, without the answers'
- * cache: the concrete chain of entries holding the address, from the
- * unit's top-level function down (each level, its first child holding the
+ * The functions inlined at unit address pc under top (the unit's top-level
+ * entry holding it), innermost first, without the answers' cache: the
+ * concrete chain of entries holding the address, from top down (each level, its first child holding the
  * address), its inlined-subroutine entries read innermost first. (libdw's
  * dwarf_getscopes names only the innermost inlined function and then the
  * scopes of its abstract definition: a function inlined into an inlined
  * function lost its caller; it also searched the whole unit each time.)
  */
-static size_t read_inlines(struct elf_info *f, uint64_t vaddr, struct elf_inline *out, size_t max)
+static size_t inlines_below(struct elf_info *f, Dwarf_Die *cu, const Dwarf_Die *top, uint64_t pc,
+			    struct elf_inline *out, size_t max)
 {
-	Dwarf_Addr bias;
-	Dwarf_Die *cu, chain[ELF_INLINE_DEPTH_MAX];
+	Dwarf_Die chain[ELF_INLINE_DEPTH_MAX];
 	Dwarf_Files *files = NULL;
 	size_t nfiles = 0, depth = 0, k = 0;
-	uint64_t pc;
 
-	Dwfl_Module *mod = elf_info_lookup_module(f);
-
-	if (!mod || !(cu = dwfl_module_addrdie(mod, vaddr, &bias)))
-		return 0;
-	pc = vaddr - bias;
-	if (top_entry(cu_index_of(addr_cache(f), cu), cu, pc, &chain[0], NULL))
-		return 0;
+	chain[0] = *top;
 	for (depth = 1; depth < ELF_INLINE_DEPTH_MAX; depth++) {
 		Dwarf_Die *d = &chain[depth];
 
@@ -584,6 +560,19 @@ innermost:
 			k++;
 	}
 	return k;
+}
+
+/* The same for a file address, its unit and top-level entry found first. */
+static size_t read_inlines(struct elf_info *f, uint64_t vaddr, struct elf_inline *out, size_t max)
+{
+	Dwfl_Module *mod = elf_info_lookup_module(f);
+	Dwarf_Die *cu, top;
+	Dwarf_Addr bias;
+
+	if (!mod || !(cu = dwfl_module_addrdie(mod, vaddr, &bias)) ||
+	    top_entry(cu_index_of(addr_cache(f), cu), cu, vaddr - bias, &top, NULL))
+		return 0;
+	return inlines_below(f, cu, &top, vaddr - bias, out, max);
 }
 
 /* The source file and line at vaddr from the debug info alone (1), or 0. */
@@ -652,17 +641,10 @@ static void fn_table_free(struct fn_table *t)
 /* The table holding vaddr, or NULL. */
 static struct fn_table *fn_table_find(struct elf_addr_cache *c, uint64_t vaddr)
 {
-	size_t lo = 0, hi = c->nfns;
+	size_t n = count_at_or_below(c->fns, c->nfns, sizeof(*c->fns), offsetof(struct fn_table, low),
+				     vaddr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->fns[mid].low <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo && vaddr < c->fns[lo - 1].high ? &c->fns[lo - 1] : NULL;
+	return n && vaddr < c->fns[n - 1].high ? &c->fns[n - 1] : NULL;
 }
 
 /* Work out the table of the function holding vaddr (the debug info open). NULL: none. */
@@ -671,7 +653,7 @@ static struct fn_table *fn_table_make(struct elf_info *f, uint64_t vaddr)
 	struct elf_addr_cache *c = addr_cache(f);
 	Dwfl_Module *mod = elf_info_lookup_module(f);
 	const struct die_range *r;
-	struct fn_table t, *at;
+	struct fn_table t;
 	Dwarf_Lines *lines;
 	Dwarf_Die *cu, top;
 	Dwarf_Addr bias;
@@ -713,26 +695,22 @@ static struct fn_table *fn_table_make(struct elf_info *f, uint64_t vaddr)
 
 		over = entry_cuts(&top, 1, &cuts, &ncuts, &alloc, r->low, r->high, &dies) != 0;
 	}
+	if (!over)
+		ncuts = sort_unique_u64(cuts, ncuts);
+	if (!over && ncuts >= ELF_FN_SPANS_ONE)
+		over = 1;
 	if (!over) {
-		sort_array(cuts, ncuts, sizeof(*cuts), cmp_u64);
 		t.s = xcalloc(ncuts + 1, sizeof(*t.s));
 		for (size_t i = 0; i <= ncuts; i++) {
-			uint64_t start = (i ? cuts[i - 1] : r->low) + bias;
+			uint64_t pc = i ? cuts[i - 1] : r->low;
 			struct elf_inline found[ELF_INLINE_MAX];
-			struct fn_span *sp;
+			struct fn_span *sp = &t.s[t.n++];
 			size_t k;
 
-			if (i && t.n && cuts[i - 1] + bias == t.s[t.n - 1].start)
-				continue;           /* the same cut twice */
-			if (t.n >= ELF_FN_SPANS_ONE) {
-				over = 1;
-				break;
-			}
-			sp = &t.s[t.n++];
-			sp->start = start;
-			if (!read_line(f, mod, start, &sp->path, &sp->line))
+			sp->start = pc + bias;
+			if (!read_line(f, mod, sp->start, &sp->path, &sp->line))
 				sp->line = 0;
-			k = read_inlines(f, start, found, ELF_INLINE_MAX);
+			k = inlines_below(f, cu, &top, pc, found, ELF_INLINE_MAX);
 			sp->ninl = (uint8_t)k;
 			sp->inl = k ? memcpy(xmalloc(k * sizeof(*found)), found, k * sizeof(*found)) : NULL;
 		}
@@ -757,8 +735,7 @@ static struct fn_table *fn_table_make(struct elf_info *f, uint64_t vaddr)
 	c->fns[pos] = t;
 	c->nfns++;
 	c->fn_spans += t.n;
-	at = &c->fns[pos];
-	return at;
+	return &c->fns[pos];
 }
 
 /*
@@ -769,22 +746,14 @@ static struct fn_table *fn_table_make(struct elf_info *f, uint64_t vaddr)
 static const struct fn_span *span_at(struct elf_info *f, uint64_t vaddr)
 {
 	struct fn_table *t = f->addrs ? fn_table_find(f->addrs, vaddr) : NULL;
-	size_t lo = 0, hi;
+	size_t n;
 
 	if (!t && !(t = fn_table_make(f, vaddr)))
 		return NULL;
 	if (t->untabled || vaddr < t->low || vaddr >= t->high)
 		return NULL;
-	hi = t->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->s[mid].start <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo ? &t->s[lo - 1] : NULL;
+	n = count_at_or_below(t->s, t->n, sizeof(*t->s), offsetof(struct fn_span, start), vaddr);
+	return n ? &t->s[n - 1] : NULL;
 }
 
 /* The source line at vaddr: its function's span, else the debug info. 1 found, 0 none. */

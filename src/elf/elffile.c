@@ -682,9 +682,8 @@ Dwfl_Module *elf_info_lookup_module(struct elf_info *f)
 	if (f->look_none)
 		return NULL;
 	if (!f->look_mod) {
-		Dwarf_Addr bias;
-
 		int err = lookups_open(f);
+		Dwarf_Addr bias;
 
 		if (err || !dwfl_module_getdwarf(f->look_mod, &bias)) {
 			lookups_end(f);
@@ -701,9 +700,9 @@ Dwfl_Module *elf_info_lookup_module(struct elf_info *f)
 			return f->look_failed ? f->mod : NULL;
 		}
 		/* opened again after it was ended: wait longer before ending it next time */
-		f->look_idle_ns = !f->look_opens++ ? first_idle(f) :
-				  f->look_idle_ns >= ELF_LOOKUP_IDLE_MAX_NS / 2 ? ELF_LOOKUP_IDLE_MAX_NS :
-				  f->look_idle_ns * 2;
+		f->look_idle_ns = look_again_after(f->look_idle_ns, 1, first_idle(f),
+						   ELF_LOOKUP_IDLE_MAX_NS);
+		f->look_opens++;
 	}
 	return f->look_mod;
 }

@@ -146,16 +146,8 @@ static void sort_unique(struct fn *v, size_t *n)
 /* The entry of sorted v whose range holds addr, or NULL. */
 static const struct fn *find_fn(const struct fn *v, size_t n, uint64_t addr)
 {
-	size_t lo = 0, hi = n;
+	size_t lo = count_at_or_below(v, n, sizeof(*v), offsetof(struct fn, start), addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo)
 		return NULL;
 	return addr < v[lo - 1].end ? &v[lo - 1] : NULL;

@@ -72,6 +72,29 @@ static inline void sort_array(void *base, size_t n, size_t size, int (*cmp)(cons
 int cmp_u64(const void *a, const void *b);
 /* Sort n words and keep each value once, in place; returns how many are kept. */
 size_t sort_unique_u64(uint64_t *v, size_t n);
+/*
+ * In an array of n elements of size bytes sorted by the uint64_t at
+ * key_offset in each (offsetof), how many have it at or below key: the
+ * index of the first above it, by halving. The last at or below key is
+ * the one before (none when 0).
+ */
+static inline size_t count_at_or_below(const void *base, size_t n, size_t size, size_t key_offset,
+				       uint64_t key)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t at;
+
+		memcpy(&at, (const char *)base + mid * size + key_offset, sizeof(at));
+		if (at <= key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
 static inline void sort_array_r(void *base, size_t n, size_t size,
 				int (*cmp)(const void *, const void *, void *), void *arg)
 {
