@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -27,9 +28,34 @@
 #define BACKOFF_MAX_NS (30ull * 1000000000ull)
 #define FLUSH_RETRY_NS 250000000ull
 #define ROTATE_EVERY_NS 1000000000ull
+/* how often the directory sink lists its directory again (see dir_rotate) */
+#define DIR_RELIST_NS (60ull * 1000000000ull)
 #define NS 1000000000ull
 /* after the flush deadline, how long the sender gets to give up its request */
 #define STOP_GRACE_NS 1000000000ull
+
+/* One of the directory sink's files, as its ledger knows it. */
+struct dir_file {
+	char *name;
+	uint64_t size;
+	time_t mtime;
+};
+
+/* The directory sink's files, oldest (smallest name) first. */
+struct dir_ledger {
+	struct dir_file *f;
+	size_t n, alloc;
+	uint64_t total;              /* their sizes' sum */
+	uint64_t listed_ns;          /* the directory last listed; 0: never */
+};
+
+static void ledger_clear(struct dir_ledger *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->f[i].name);
+	l->n = 0;
+	l->total = 0;
+}
 
 struct sink {
 	enum sink_kind kind;
@@ -43,6 +69,7 @@ struct sink {
 	uint64_t dir_max_bytes;
 	double dir_max_age_s;
 	uint64_t rotated_ns;
+	struct dir_ledger files;     /* the sender thread's only */
 	struct spool q;
 	struct http_client *http;
 	struct sink_stats st;
@@ -188,6 +215,8 @@ static int sink_init(struct sink *k, const struct sink_config *c, struct strbuf 
 
 static void sink_release(struct sink *k)
 {
+	ledger_clear(&k->files);
+	free(k->files.f);
 	spool_close(&k->q);
 	http_client_free(k->http);
 	for (size_t i = 0; i < k->nheaders; i++)
@@ -209,54 +238,105 @@ static int ours(const char *name)
 	       str_ends_with(name, ".pb.gz") && name[0] >= '0' && name[0] <= '9';
 }
 
-struct dir_file {
-	char *name;
-	uint64_t size;
-	time_t mtime;
-};
-
 static int cmp_file(const void *a, const void *b)
 {
 	return strcmp(((const struct dir_file *)a)->name, ((const struct dir_file *)b)->name);
 }
 
-/* Remove the oldest of our files past the total size or the age. */
-static void dir_rotate(struct sink *k)
+static void ledger_add(struct dir_ledger *l, const char *name, uint64_t size, time_t mtime)
 {
-	DIR *d = opendir(k->url);
-	struct dir_file *f = NULL;
-	size_t n = 0, alloc = 0;
-	uint64_t total = 0;
-	time_t now = time(NULL);
+	l->f = xgrow(l->f, sizeof(*l->f), l->n + 1, &l->alloc);
+	l->f[l->n].name = xstrdup(name);
+	l->f[l->n].size = size;
+	l->f[l->n].mtime = mtime;
+	l->total += size;
+	l->n++;
+}
+
+/* Is name the temporary of one of our files (util/outfile.h)? */
+static int our_temporary(const char *name)
+{
+	size_t len = strlen(name), tail = strlen(OUTFILE_TMP_MARK) + 6;
+	char base[NAME_MAX + 1];
+
+	if (name[0] != '.' || len < 1 + tail || len - 1 - tail > NAME_MAX)
+		return 0;
+	memcpy(base, name + 1, len - 1 - tail);
+	base[len - 1 - tail] = '\0';
+	return ours(base);
+}
+
+/*
+ * The ledger made again from the directory: every file of ours in it. The
+ * temporaries of an earlier run killed mid-write go (outfile_open_new does
+ * not look for them).
+ */
+static void ledger_list(struct dir_ledger *l, const char *dir, uint64_t now)
+{
+	DIR *d = opendir(dir);
 	struct dirent *de;
 
 	if (!d)
 		return;
+	ledger_clear(l);
 	while ((de = readdir(d))) {
 		struct stat st;
 
-		if (!ours(de->d_name) || fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
-		    !S_ISREG(st.st_mode))
+		if (our_temporary(de->d_name)) {
+			outfile_remove_stale(dirfd(d), de->d_name);
 			continue;
-		f = xgrow(f, sizeof(*f), n + 1, &alloc);
-		f[n].name = xstrdup(de->d_name);
-		f[n].size = (uint64_t)st.st_size;
-		f[n].mtime = st.st_mtime;
-		total += f[n].size;
-		n++;
-	}
-	sort_array(f, n, sizeof(*f), cmp_file);
-	for (size_t i = 0; i < n; i++) {
-		int old = k->dir_max_age_s > 0 && difftime(now, f[i].mtime) > k->dir_max_age_s;
-
-		if ((k->dir_max_bytes && total > k->dir_max_bytes) || old) {
-			if (!unlinkat(dirfd(d), f[i].name, 0))
-				total -= f[i].size;
 		}
-		free(f[i].name);
+		if (ours(de->d_name) && !fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) &&
+		    S_ISREG(st.st_mode))
+			ledger_add(l, de->d_name, (uint64_t)st.st_size, st.st_mtime);
 	}
-	free(f);
 	closedir(d);
+	sort_array(l->f, l->n, sizeof(*l->f), cmp_file);
+	l->listed_ns = now;
+}
+
+/* A file this sink just wrote, in its place (names begin with the time). */
+static void ledger_wrote(struct dir_ledger *l, const char *name, uint64_t size)
+{
+	ledger_add(l, name, size, time(NULL));
+	if (l->n > 1 && cmp_file(&l->f[l->n - 2], &l->f[l->n - 1]) > 0)
+		sort_array(l->f, l->n, sizeof(*l->f), cmp_file);
+}
+
+/*
+ * Remove the oldest of our files past the total size or the age. The sink
+ * knows what it wrote: the directory is listed when the sink starts (a
+ * previous run's files count) and again every DIR_RELIST_NS, for what
+ * others did meanwhile (a file removed, another agent's files), instead of
+ * listing and stat'ing ~1000 files after every write. A file already gone
+ * leaves the ledger when its turn comes (ENOENT).
+ */
+static void dir_rotate(struct sink *k)
+{
+	struct dir_ledger *l = &k->files;
+	time_t now = time(NULL);
+	uint64_t now_ns = fw_now_ns();
+	struct strbuf path = STRBUF_INIT;
+	size_t kept = 0;
+
+	if (!l->listed_ns || now_ns - l->listed_ns >= DIR_RELIST_NS)
+		ledger_list(l, k->url, now_ns);
+	for (size_t i = 0; i < l->n; i++) {
+		int old = k->dir_max_age_s > 0 && difftime(now, l->f[i].mtime) > k->dir_max_age_s;
+
+		if ((k->dir_max_bytes && l->total > k->dir_max_bytes) || old) {
+			strbuf_reset(&path);
+			strbuf_addf(&path, "%s/%s", k->url, l->f[i].name);
+			if (!unlink(strbuf_str(&path)) || errno == ENOENT) {
+				l->total -= l->f[i].size;
+				free(l->f[i].name);
+				continue;
+			}
+		}
+		l->f[kept++] = l->f[i];
+	}
+	l->n = kept;
+	strbuf_release(&path);
 }
 
 static int dir_deliver(struct sink *k, const struct spool_item *it, struct strbuf *why)
@@ -266,7 +346,7 @@ static int dir_deliver(struct sink *k, const struct spool_item *it, struct strbu
 	int ret;
 
 	strbuf_addf(&path, "%s/%s", k->url, it->meta);
-	ret = outfile_open(&of, strbuf_str(&path));
+	ret = outfile_open_new(&of, strbuf_str(&path));
 	if (!ret) {
 		if (fwrite(it->body.buf, 1, it->body.len, of.f) != it->body.len) {
 			outfile_abort(&of);
@@ -275,6 +355,8 @@ static int dir_deliver(struct sink *k, const struct spool_item *it, struct strbu
 			ret = outfile_commit(&of);
 		}
 	}
+	if (!ret)
+		ledger_wrote(&k->files, it->meta, it->body.len);
 	if (ret)
 		strbuf_addf(why, "cannot write %s: %s", strbuf_str(&path), strerror(-ret));
 	strbuf_release(&path);

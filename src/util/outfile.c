@@ -56,6 +56,25 @@ static int is_null_device(const struct stat *st)
 	return S_ISCHR(st->st_mode) && major(st->st_rdev) == 1 && minor(st->st_rdev) == 3;
 }
 
+int outfile_remove_stale(int dirfd, const char *name)
+{
+	size_t len = strlen(name), mark = strlen(OUTFILE_TMP_MARK);
+	struct stat st;
+	int fd, removed = 0;
+
+	/* ".NAME" OUTFILE_TMP_MARK "XXXXXX" */
+	if (name[0] != '.' || len < 2 + mark + 6 ||
+	    memcmp(name + len - 6 - mark, OUTFILE_TMP_MARK, mark))
+		return 0;
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && !flock(fd, LOCK_EX | LOCK_NB))
+		removed = !unlinkat(dirfd, name, 0);
+	close(fd);
+	return removed;
+}
+
 /*
  * Remove the temporaries of earlier runs to this destination that were killed
  * before they could (SIGKILL, a crash): each writer holds a lock on its
@@ -71,25 +90,14 @@ static void remove_stale_temporaries(const char *dir, const char *base)
 	if (!d)
 		return;
 	strbuf_addf(&prefix, ".%s" OUTFILE_TMP_MARK, base);
-	while ((e = readdir(d))) {
-		struct stat st;
-		int fd;
-
-		if (strncmp(e->d_name, prefix.buf, prefix.len) || strlen(e->d_name) != prefix.len + 6)
-			continue;
-		fd = openat(dirfd(d), e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
-			    O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		if (!fstat(fd, &st) && S_ISREG(st.st_mode) && !flock(fd, LOCK_EX | LOCK_NB))
-			unlinkat(dirfd(d), e->d_name, 0);
-		close(fd);
-	}
+	while ((e = readdir(d)))
+		if (!strncmp(e->d_name, prefix.buf, prefix.len))
+			outfile_remove_stale(dirfd(d), e->d_name);
 	closedir(d);
 	strbuf_release(&prefix);
 }
 
-int outfile_open(struct outfile *of, const char *path)
+static int open_temporary(struct outfile *of, const char *path, int look_for_stale)
 {
 	struct strbuf tmp = STRBUF_INIT;
 	char *dircopy, *dir;
@@ -133,7 +141,8 @@ int outfile_open(struct outfile *of, const char *path)
 	dircopy = xstrdup(path);
 	dir = dirname(dircopy);
 	base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	remove_stale_temporaries(dir, base);
+	if (look_for_stale)
+		remove_stale_temporaries(dir, base);
 	strbuf_addf(&tmp, "%s/.%s" OUTFILE_TMP_MARK "XXXXXX", dir, base);
 	free(dircopy);
 	fd = mkostemp(tmp.buf, O_CLOEXEC);
@@ -157,6 +166,16 @@ int outfile_open(struct outfile *of, const char *path)
 	of->path = xstrdup(path);
 	of->tmp = strbuf_detach(&tmp);
 	return 0;
+}
+
+int outfile_open(struct outfile *of, const char *path)
+{
+	return open_temporary(of, path, 1);
+}
+
+int outfile_open_new(struct outfile *of, const char *path)
+{
+	return open_temporary(of, path, 0);
 }
 
 int outfile_commit(struct outfile *of)

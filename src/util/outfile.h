@@ -28,6 +28,18 @@ struct outfile {
  * device (only the null device is written in place).
  */
 int outfile_open(struct outfile *of, const char *path);
+/*
+ * outfile_open for a writer whose every destination is a new name, which
+ * therefore has no earlier run's temporaries to look for (the directory is
+ * not listed); it removes those itself with outfile_remove_stale when it
+ * lists the directory (the agent's --dir).
+ */
+int outfile_open_new(struct outfile *of, const char *path);
+/*
+ * name, in the directory dirfd, is one of our temporaries no live writer
+ * holds: remove it. 1 when removed.
+ */
+int outfile_remove_stale(int dirfd, const char *name);
 /* Flush, fsync and rename into place; 0 or -errno (the temp file is removed). */
 int outfile_commit(struct outfile *of);
 /* Remove the temporary file without touching the destination. */
