@@ -11,7 +11,9 @@ period to a local OTLP receiver (this script: it counts requests and bytes)
 and to a rotated --dir. After --warmup seconds, the agent's CPU (utime +
 stime of /proc/PID/stat) is read over --windows consecutive windows of
 --window seconds; the figure is the median share of one core, with the
-smallest and largest. RSS is VmRSS (and its anonymous part, RssAnon) at
+smallest and largest, and the share over all windows together (one
+window's figure moves in steps of 0.1: the clock's 10 ms ticks in 10 s).
+--no-dir sends to OTLP only. RSS is VmRSS (and its anonymous part, RssAnon) at
 the end of each window; the figure is the largest.
 
   bench/agent_cost.py build/framewalk [--procs 20] [--rate 49] [--warmup 10]
@@ -101,6 +103,8 @@ def main():
     ap.add_argument("--windows", type=int, default=4)
     ap.add_argument("--python", default=os.path.expanduser("~/.pyenv/versions/3.12.1/bin/python"))
     ap.add_argument("--agent-args", default="", help="more agent options, space-separated")
+    ap.add_argument("--no-dir", action="store_true",
+                    help="OTLP only (a fleet's usual agent), without the rotated --dir")
     a = ap.parse_args()
 
     tag = "fwcost-" + uuid.uuid4().hex[:8]
@@ -118,14 +122,16 @@ def main():
             workers.append(w)
         argv = [a.framewalk, "agent", "--match", tag, "-r", str(a.rate), "--period", str(a.period),
                 "--scan", "5", "--otlp", "http://127.0.0.1:%d" % srv.server_address[1],
-                "--dir", os.path.join(tmp, "out"), "--dir-max-bytes", "16M",
                 "--status", "0"] + a.agent_args.split()
+        if not a.no_dir:
+            argv += ["--dir", os.path.join(tmp, "out"), "--dir-max-bytes", "16M"]
         agent = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                  stderr=open(os.path.join(tmp, "agent.err"), "w"))
         time.sleep(a.warmup)
         if agent.poll() is not None:
             sys.exit("the agent exited: " + open(os.path.join(tmp, "agent.err")).read())
         shares, rss, anon = [], [], []
+        c_first, t_first = proc_cpu_s(agent.pid), time.monotonic()
         for _ in range(a.windows):
             c0, t0 = proc_cpu_s(agent.pid), time.monotonic()
             time.sleep(a.window)
@@ -133,16 +139,20 @@ def main():
             shares.append(100.0 * (c1 - c0) / (t1 - t0))
             rss.append(proc_status(agent.pid, "VmRSS"))
             anon.append(proc_status(agent.pid, "RssAnon"))
+        # over all windows together: finer than one window's clock ticks
+        mean = 100.0 * (proc_cpu_s(agent.pid) - c_first) / (time.monotonic() - t_first)
         agent.send_signal(signal.SIGTERM)
         agent.wait(timeout=30)
         err = open(os.path.join(tmp, "agent.err")).read()
         first = err.splitlines()[0] if err else ""
         print("framewalk agent cost: %d Python processes (%.0f%% of a core each), %g Hz, "
-              "period %g s, OTLP + --dir" % (a.procs, a.duty * 100, a.rate, a.period))
+              "period %g s, %s" % (a.procs, a.duty * 100, a.rate, a.period,
+                                     "OTLP" if a.no_dir else "OTLP + --dir"))
         print("  %s" % first)
         print("  agent CPU, %% of one core, %d windows of %g s after %g s: median %.2f "
-              "(min %.2f, max %.2f)" % (a.windows, a.window, a.warmup, statistics.median(shares),
-                                        min(shares), max(shares)))
+              "(min %.2f, max %.2f); all windows together %.3f" % (
+                  a.windows, a.window, a.warmup, statistics.median(shares), min(shares),
+                  max(shares), mean))
         print("  agent RSS: max %.1f MB (anonymous %.1f MB); per window: %s MB" % (
             max(rss) / 1024, max(anon) / 1024, ", ".join("%.1f" % (r / 1024) for r in rss)))
         print("  OTLP: %d requests, %.1f kB each on average" % (

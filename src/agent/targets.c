@@ -164,8 +164,15 @@ static void consider(struct agent_targets *tg, struct session *sess,
 	age = age_ns(start);
 	young_until = age < YOUNG_NS ? now + (YOUNG_NS - age) : 0;
 	if (procinfo_read_match(pid, exe, sizeof(exe), cmdline, sizeof(cmdline), cgroup,
-				sizeof(cgroup), container, sizeof(container)))
+				sizeof(cgroup), container, sizeof(container))) {
+		/*
+		 * No executable: a kernel thread or a zombie (it exited since, or
+		 * its start time would have failed). Looked at again like any
+		 * other (while young, then every RECHECK_NS), not every scan.
+		 */
+		examined_set(tg, pid, start, "", young_until, 0);
 		return;
+	}
 	if (!listed && !select_match(sel, pid, exe, cmdline, container, cgroup)) {
 		examined_set(tg, pid, start, exe, young_until, 0);
 		return;

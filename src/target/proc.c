@@ -293,63 +293,54 @@ int proc_stat_parse_cpu(const char *text, size_t len, int *cpu)
 	return ret;
 }
 
+/* The image's layout from stat's text (proc.h): 0, or 1 when not shown. */
+static int parse_program_id(const char *text, size_t len, struct proc_program_id *id)
+{
+	memset(id, 0, sizeof(*id));
+	if (proc_stat_parse_field(text, len, 27, &id->code_end) ||
+	    proc_stat_parse_field(text, len, 28, &id->stack_start) ||
+	    proc_stat_parse_field(text, len, 48, &id->args_start) ||
+	    proc_stat_parse_field(text, len, 49, &id->args_end) ||
+	    proc_stat_parse_field(text, len, 51, &id->env_end))
+		memset(id, 0, sizeof(*id));
+	return !id->code_end && !id->stack_start && !id->args_start;
+}
+
 int proc_program_id(pid_t pid, struct proc_program_id *id)
 {
 	char path[64], *text;
-	struct stat st;
 	size_t len;
 	int ret;
 
 	memset(id, 0, sizeof(*id));
-	xsnprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	if (stat(path, &st))
-		return -errno;
-	id->exe_dev = (uint64_t)st.st_dev;
-	id->exe_ino = (uint64_t)st.st_ino;
 	xsnprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	ret = read_file(path, &text, &len);
 	if (ret)
 		return ret;
-	/* Laid out anew by each exec: the stack's start (28) and the arguments' (48). */
-	if (proc_stat_parse_field(text, len, 28, &id->stack_start) ||
-	    proc_stat_parse_field(text, len, 48, &id->args_start))
-		id->stack_start = id->args_start = 0;
+	ret = parse_program_id(text, len, id) ? -EPERM : 0;
 	free(text);
-	return 0;
+	return ret;
 }
 
 int proc_watch_open(struct proc_watch *w, pid_t pid)
 {
 	char path[64];
 
-	w->statfd = -1;
-	xsnprintf(path, sizeof(path), "/proc/%d", (int)pid);
-	w->dirfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (w->dirfd < 0)
-		return -errno;
-	w->statfd = openat(w->dirfd, "stat", O_RDONLY | O_CLOEXEC);
-	if (w->statfd < 0) {
-		int err = -errno;
-
-		proc_watch_close(w);
-		return err;
-	}
-	return 0;
+	xsnprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	w->statfd = open(path, O_RDONLY | O_CLOEXEC);
+	return w->statfd < 0 ? -errno : 0;
 }
 
 void proc_watch_close(struct proc_watch *w)
 {
 	if (w->statfd >= 0)
 		close(w->statfd);
-	if (w->dirfd >= 0)
-		close(w->dirfd);
-	w->dirfd = w->statfd = -1;
+	w->statfd = -1;
 }
 
 int proc_watch_read(const struct proc_watch *w, char *state, struct proc_program_id *id)
 {
 	char text[4096];
-	struct stat st;
 	ssize_t len;
 	int ret;
 
@@ -362,21 +353,12 @@ int proc_watch_read(const struct proc_watch *w, char *state, struct proc_program
 	ret = proc_stat_parse_state(text, (size_t)len, state);
 	if (ret)
 		return ret;
-	if (proc_stat_parse_field(text, (size_t)len, 28, &id->stack_start) ||
-	    proc_stat_parse_field(text, (size_t)len, 48, &id->args_start))
-		id->stack_start = id->args_start = 0;
-	/* A zombie has no executable left; another user's needs ptrace access. */
-	if (fstatat(w->dirfd, "exe", &st, 0))
-		return 1;
-	id->exe_dev = (uint64_t)st.st_dev;
-	id->exe_ino = (uint64_t)st.st_ino;
-	return 0;
+	return parse_program_id(text, (size_t)len, id);
 }
 
 int proc_program_changed(const struct proc_program_id *a, const struct proc_program_id *b)
 {
-	return a->exe_dev != b->exe_dev || a->exe_ino != b->exe_ino ||
-	       a->stack_start != b->stack_start || a->args_start != b->args_start;
+	return memcmp(a, b, sizeof(*a)) != 0;
 }
 
 int proc_task_state(pid_t pid, pid_t tid, char *state)

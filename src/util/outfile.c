@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <pthread.h>
 #include <dirent.h>
 #include <stdlib.h>
 #include <sys/file.h>
@@ -36,18 +37,31 @@ static void chown_to_sudo_user(int fd)
 		fw_warning("cannot give the output file to uid %ld: %s", uid, strerror(errno));
 }
 
-/* The process's umask, read without changing it (other threads may be creating files). */
-static mode_t current_umask(void)
+static mode_t umask_read;
+static pthread_once_t umask_once = PTHREAD_ONCE_INIT;
+
+static void read_umask(void)
 {
 	char status[4096], *p;
-	mode_t m;
 
 	if (!read_file_into("/proc/self/status", status, sizeof(status)) &&
-	    (p = strstr(status, "\nUmask:")))
-		return (mode_t)strtoul(p + 7, NULL, 8) & 0777;
-	m = umask(022);
-	umask(m);
-	return m;
+	    (p = strstr(status, "\nUmask:"))) {
+		umask_read = (mode_t)strtoul(p + 7, NULL, 8) & 0777;
+		return;
+	}
+	umask_read = umask(022);
+	umask(umask_read);
+}
+
+/*
+ * The process's umask, read without changing it (other threads may be
+ * creating files), once: framewalk never sets it (the agent writes a file
+ * every few seconds).
+ */
+static mode_t current_umask(void)
+{
+	pthread_once(&umask_once, read_umask);
+	return umask_read;
 }
 
 /* The null device: writing there is asking for no output, and cannot block. */

@@ -816,6 +816,44 @@ def test_exec_into_python_mid_capture(tmp_path, workload, backend):
     assert re.search(r"^Events: .*exec'd", r.stdout, re.M), r.stdout[:2000]
 
 
+@pytest.mark.parametrize("into", ["python", "sleep"])
+def test_exec_seen_without_address_randomisation(tmp_path, into):
+    """Under `setarch -R` (no address randomisation) an exec lays the new
+    program out where the kernel always does; it is still seen: the exec
+    check compares the layout /proc/PID/stat shows (the code's end, the
+    stack's start, the argument and environment blocks), which the new
+    program's executable or arguments move. Into the same interpreter on
+    another script (the arguments move), and into /bin/sleep (the code's
+    end moves too)."""
+    from fwtest import INTERP_BY_ID, wait_ready, Workload
+    if not shutil.which("setarch"):
+        pytest.skip("setarch is not installed")
+    py = INTERP_BY_ID["py3.12"]
+    py.check()
+    if py.kind != "host":
+        pytest.skip("a host interpreter is needed")
+    go = tmp_path / "go"
+    argv = ["setarch", "-R"] + py.argv("-B", str(WORKLOADS / "exec_into.py"), "1.5", into, str(go))
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=py.env())
+    w = Workload(py, "exec_into.py", (), proc, WORKLOADS, str(WORKLOADS), None)
+    try:
+        wait_ready(proc, what="exec_into.py under setarch -R")
+        with open("/proc/%d/personality" % proc.pid) as f:
+            assert int(f.read(), 16) & 0x0040000, "setarch -R did not take"
+        txt = tmp_path / "exec.txt"
+        r = record_exec(w, go, 6 if into == "python" else 20, "-r", "200", "-o", txt)
+        assert r.returncode == 0, r
+        if into == "python":
+            assert "exec'd" in r.stderr and "sampling it on" in r.stderr, r.stderr
+            assert "after_exec" in txt.read_text()
+        else:
+            assert any("not Python" in l and "its sampling stopped" in l
+                       for l in r.stderr.splitlines()), r.stderr
+    finally:
+        w.stop()
+
+
 def test_exec_into_not_python_stops_with_one_line(tmp_path, workload):
     from fwtest import INTERP_BY_ID
     go = tmp_path / "go"
