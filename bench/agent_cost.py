@@ -17,7 +17,7 @@ window's figure moves in steps of 0.1: the clock's 10 ms ticks in 10 s).
 the end of each window; the figure is the largest.
 
   bench/agent_cost.py build/framewalk [--procs 20] [--rate 49] [--warmup 10]
-                      [--window 10] [--windows 4] [--python PATH]
+                      [--window 10] [--windows 4] [--python PATH] [--no-dir]
 
 Run as root (the agent reads other processes). Prints one table; writes
 nothing else. Every process it starts ends with it.
