@@ -30,6 +30,11 @@
 #define ROTATE_EVERY_NS 1000000000ull
 /* how often the directory sink lists its directory again (see dir_rotate) */
 #define DIR_RELIST_NS (60ull * 1000000000ull)
+/*
+ * A temporary of ours this recent may be another writer's (an agent on the
+ * same directory) between its creation and its lock: left alone.
+ */
+#define DIR_STALE_MIN_AGE_S 60
 #define NS 1000000000ull
 /* after the flush deadline, how long the sender gets to give up its request */
 #define STOP_GRACE_NS 1000000000ull
@@ -283,7 +288,7 @@ static void ledger_list(struct dir_ledger *l, const char *dir, uint64_t now)
 		struct stat st;
 
 		if (our_temporary(de->d_name)) {
-			outfile_remove_stale(dirfd(d), de->d_name);
+			outfile_remove_stale(dirfd(d), de->d_name, DIR_STALE_MIN_AGE_S);
 			continue;
 		}
 		if (ours(de->d_name) && !fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) &&
@@ -303,13 +308,21 @@ static void ledger_wrote(struct dir_ledger *l, const char *name, uint64_t size)
 		sort_array(l->f, l->n, sizeof(*l->f), cmp_file);
 }
 
+/* Does the sink remove files (a size or an age bound)? */
+static int dir_bounded(const struct sink *k)
+{
+	return k->dir_max_bytes || k->dir_max_age_s > 0;
+}
+
 /*
  * Remove the oldest of our files past the total size or the age. The sink
  * knows what it wrote: the directory is listed when the sink starts (a
  * previous run's files count) and again every DIR_RELIST_NS, for what
  * others did meanwhile (a file removed, another agent's files), instead of
- * listing and stat'ing ~1000 files after every write. A file already gone
- * leaves the ledger when its turn comes (ENOENT).
+ * listing and stat'ing ~1000 files after every write. A file found gone
+ * when its turn comes (ENOENT) leaves the ledger and has the directory
+ * listed again at the next rotation: someone else removes files. Without a
+ * bound nothing is kept: one listing, for a killed run's temporaries.
  */
 static void dir_rotate(struct sink *k)
 {
@@ -319,15 +332,27 @@ static void dir_rotate(struct sink *k)
 	struct strbuf path = STRBUF_INIT;
 	size_t kept = 0;
 
+	if (!dir_bounded(k)) {
+		if (!l->listed_ns) {
+			ledger_list(l, k->url, now_ns);
+			ledger_clear(l);
+		}
+		return;
+	}
 	if (!l->listed_ns || now_ns - l->listed_ns >= DIR_RELIST_NS)
 		ledger_list(l, k->url, now_ns);
 	for (size_t i = 0; i < l->n; i++) {
 		int old = k->dir_max_age_s > 0 && difftime(now, l->f[i].mtime) > k->dir_max_age_s;
 
 		if ((k->dir_max_bytes && l->total > k->dir_max_bytes) || old) {
+			int ret;
+
 			strbuf_reset(&path);
 			strbuf_addf(&path, "%s/%s", k->url, l->f[i].name);
-			if (!unlink(strbuf_str(&path)) || errno == ENOENT) {
+			ret = unlink(strbuf_str(&path)) ? -errno : 0;
+			if (!ret || ret == -ENOENT) {
+				if (ret)
+					l->listed_ns = 0;
 				l->total -= l->f[i].size;
 				free(l->f[i].name);
 				continue;
@@ -355,7 +380,7 @@ static int dir_deliver(struct sink *k, const struct spool_item *it, struct strbu
 			ret = outfile_commit(&of);
 		}
 	}
-	if (!ret)
+	if (!ret && dir_bounded(k))
 		ledger_wrote(&k->files, it->meta, it->body.len);
 	if (ret)
 		strbuf_addf(why, "cannot write %s: %s", strbuf_str(&path), strerror(-ret));

@@ -149,9 +149,10 @@ static void consider(struct agent_targets *tg, struct session *sess,
 	struct target_mem mem;
 	struct py_target t;
 	uint64_t start, now = fw_now_ns(), age, young_until;
-	int ret;
+	int ret, kernel_thread;
 
-	if (proc_start_time(pid, &start))
+	/* a kernel thread has no executable to read, at any scan */
+	if (proc_start_identity(pid, &start, &kernel_thread) || kernel_thread)
 		return;
 	if (x && x->start == start && now >= x->retry_until) {
 		/* looked at before: again only when it exec'd something else since */
@@ -164,15 +165,8 @@ static void consider(struct agent_targets *tg, struct session *sess,
 	age = age_ns(start);
 	young_until = age < YOUNG_NS ? now + (YOUNG_NS - age) : 0;
 	if (procinfo_read_match(pid, exe, sizeof(exe), cmdline, sizeof(cmdline), cgroup,
-				sizeof(cgroup), container, sizeof(container))) {
-		/*
-		 * No executable: a kernel thread or a zombie (it exited since, or
-		 * its start time would have failed). Looked at again like any
-		 * other (while young, then every RECHECK_NS), not every scan.
-		 */
-		examined_set(tg, pid, start, "", young_until, 0);
+				sizeof(cgroup), container, sizeof(container)))
 		return;
-	}
 	if (!listed && !select_match(sel, pid, exe, cmdline, container, cgroup)) {
 		examined_set(tg, pid, start, exe, young_until, 0);
 		return;

@@ -54,7 +54,7 @@ int sampler_init(struct sampler *s, const struct py_target *t, struct profile *p
 	prof->meta.cpu_weighted |= s->cpu_weighted;
 	proc_program_id(t->pid, &s->life.program);
 	if (proc_watch_open(&s->life.watch, t->pid))
-		s->life.watch.statfd = -1;
+		s->life.watch.dirfd = s->life.watch.statfd = -1;
 	mem_init_pid(&s->mem, t->pid);
 	taskstat_init(&s->tasks, t->pid);
 	py_reader_init(&s->reader, &s->mem, &s->target);

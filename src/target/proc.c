@@ -270,16 +270,29 @@ int proc_stat_parse_field(const char *text, size_t len, int field, uint64_t *val
 	return 0;
 }
 
-int proc_start_time(pid_t pid, uint64_t *ticks)
+/* PF_KTHREAD in stat's flags (field 9): include/linux/sched.h */
+#define PROC_PF_KTHREAD 0x00200000u
+
+int proc_start_identity(pid_t pid, uint64_t *ticks, int *kernel_thread)
 {
 	char path[64], text[1024];
+	uint64_t flags;
 	int ret;
 
 	xsnprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	ret = read_file_into(path, text, sizeof(text));
 	if (ret)
 		return ret == -ENOENT ? -ESRCH : ret;
-	return proc_stat_parse_field(text, strlen(text), 22, ticks);
+	ret = proc_stat_parse_field(text, strlen(text), 22, ticks);
+	if (!ret && kernel_thread)
+		*kernel_thread = !proc_stat_parse_field(text, strlen(text), 9, &flags) &&
+				 (flags & PROC_PF_KTHREAD);
+	return ret;
+}
+
+int proc_start_time(pid_t pid, uint64_t *ticks)
+{
+	return proc_start_identity(pid, ticks, NULL);
 }
 
 int proc_stat_parse_cpu(const char *text, size_t len, int *cpu)
@@ -293,54 +306,63 @@ int proc_stat_parse_cpu(const char *text, size_t len, int *cpu)
 	return ret;
 }
 
-/* The image's layout from stat's text (proc.h): 0, or 1 when not shown. */
-static int parse_program_id(const char *text, size_t len, struct proc_program_id *id)
-{
-	memset(id, 0, sizeof(*id));
-	if (proc_stat_parse_field(text, len, 27, &id->code_end) ||
-	    proc_stat_parse_field(text, len, 28, &id->stack_start) ||
-	    proc_stat_parse_field(text, len, 48, &id->args_start) ||
-	    proc_stat_parse_field(text, len, 49, &id->args_end) ||
-	    proc_stat_parse_field(text, len, 51, &id->env_end))
-		memset(id, 0, sizeof(*id));
-	return !id->code_end && !id->stack_start && !id->args_start;
-}
-
 int proc_program_id(pid_t pid, struct proc_program_id *id)
 {
 	char path[64], *text;
+	struct stat st;
 	size_t len;
 	int ret;
 
 	memset(id, 0, sizeof(*id));
+	xsnprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	if (stat(path, &st))
+		return -errno;
+	id->exe_dev = (uint64_t)st.st_dev;
+	id->exe_ino = (uint64_t)st.st_ino;
 	xsnprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	ret = read_file(path, &text, &len);
 	if (ret)
 		return ret;
-	ret = parse_program_id(text, len, id) ? -EPERM : 0;
+	/* Laid out anew by each exec: the stack's start (28) and the arguments' (48). */
+	if (proc_stat_parse_field(text, len, 28, &id->stack_start) ||
+	    proc_stat_parse_field(text, len, 48, &id->args_start))
+		id->stack_start = id->args_start = 0;
 	free(text);
-	return ret;
+	return 0;
 }
 
 int proc_watch_open(struct proc_watch *w, pid_t pid)
 {
 	char path[64];
 
-	xsnprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	w->statfd = open(path, O_RDONLY | O_CLOEXEC);
-	return w->statfd < 0 ? -errno : 0;
+	w->statfd = -1;
+	xsnprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	w->dirfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (w->dirfd < 0)
+		return -errno;
+	w->statfd = openat(w->dirfd, "stat", O_RDONLY | O_CLOEXEC);
+	if (w->statfd < 0) {
+		int err = -errno;
+
+		proc_watch_close(w);
+		return err;
+	}
+	return 0;
 }
 
 void proc_watch_close(struct proc_watch *w)
 {
 	if (w->statfd >= 0)
 		close(w->statfd);
-	w->statfd = -1;
+	if (w->dirfd >= 0)
+		close(w->dirfd);
+	w->dirfd = w->statfd = -1;
 }
 
 int proc_watch_read(const struct proc_watch *w, char *state, struct proc_program_id *id)
 {
 	char text[4096];
+	struct stat st;
 	ssize_t len;
 	int ret;
 
@@ -353,12 +375,21 @@ int proc_watch_read(const struct proc_watch *w, char *state, struct proc_program
 	ret = proc_stat_parse_state(text, (size_t)len, state);
 	if (ret)
 		return ret;
-	return parse_program_id(text, (size_t)len, id);
+	if (proc_stat_parse_field(text, (size_t)len, 28, &id->stack_start) ||
+	    proc_stat_parse_field(text, (size_t)len, 48, &id->args_start))
+		id->stack_start = id->args_start = 0;
+	/* A zombie has no executable left; another user's needs ptrace access. */
+	if (fstatat(w->dirfd, "exe", &st, 0))
+		return 1;
+	id->exe_dev = (uint64_t)st.st_dev;
+	id->exe_ino = (uint64_t)st.st_ino;
+	return 0;
 }
 
 int proc_program_changed(const struct proc_program_id *a, const struct proc_program_id *b)
 {
-	return memcmp(a, b, sizeof(*a)) != 0;
+	return a->exe_dev != b->exe_dev || a->exe_ino != b->exe_ino ||
+	       a->stack_start != b->stack_start || a->args_start != b->args_start;
 }
 
 int proc_task_state(pid_t pid, pid_t tid, char *state)

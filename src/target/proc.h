@@ -60,20 +60,17 @@ int proc_stat_parse_field(const char *text, size_t len, int field, uint64_t *val
  * reuses its pid. 0, -ESRCH (gone) or -errno.
  */
 int proc_start_time(pid_t pid, uint64_t *ticks);
+/* proc_start_time, and whether pid is a kernel thread (which never runs a program). */
+int proc_start_identity(pid_t pid, uint64_t *ticks, int *kernel_thread);
 
 /*
  * What tells one program image of a process from the next: an exec keeps
- * the pid but lays out a new address space, and /proc/PID/stat shows where
- * its parts went: the end of the executable's code (another executable
- * ends elsewhere), the stack's start and the argument and environment
- * blocks (exec'ing the same interpreter again moves those, by address
- * randomisation or by the new arguments' and file name's lengths). One
- * read of stat, no look at /proc/PID/exe (a path lookup per check, twice a
- * second per process in the agent). The kernel shows them to a reader with
- * ptrace access only; all 0 otherwise.
+ * the pid but maps another executable (or the same one again, with a new
+ * stack and argument block: exec'ing the same interpreter changes those).
  */
 struct proc_program_id {
-	uint64_t code_end, stack_start, args_start, args_end, env_end;
+	uint64_t exe_dev, exe_ino;
+	uint64_t stack_start, args_start;  /* 0 when the kernel does not show them */
 };
 int proc_program_id(pid_t pid, struct proc_program_id *id);
 /* Nonzero when a and b are not the same program image. */
@@ -81,21 +78,21 @@ int proc_program_changed(const struct proc_program_id *a, const struct proc_prog
 
 /*
  * A process watched for its exit and its execs at low cost (every ~100 ms
- * per target, 0.5 s in the agent): its stat file is kept open and read
- * again in place, so no path is looked up again, one read answers both
- * questions, and a pid reused by another process reads as gone rather than
- * as the other process.
+ * per target): its /proc/PID directory and stat file are kept open and the
+ * stat file read again in place, so no path is looked up again, one read
+ * answers both questions, and a pid reused by another process reads as
+ * gone rather than as the other process.
  */
 struct proc_watch {
-	int statfd;                 /* -1 when not open */
+	int dirfd, statfd;          /* -1 when not open */
 };
 /* 0 or -errno (w is then closed: the callers read by path instead). */
 int proc_watch_open(struct proc_watch *w, pid_t pid);
 void proc_watch_close(struct proc_watch *w);
 /*
  * The main thread's state letter and the program image now. 0; 1 when the
- * state is known but not the image (not shown: a zombie's, or without
- * ptrace access); -ESRCH gone; -errno.
+ * state is known but not the image (its executable cannot be looked at:
+ * a zombie's, or without ptrace access); -ESRCH gone; -errno.
  */
 int proc_watch_read(const struct proc_watch *w, char *state, struct proc_program_id *id);
 

@@ -8,6 +8,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/file.h"
@@ -70,7 +71,7 @@ static int is_null_device(const struct stat *st)
 	return S_ISCHR(st->st_mode) && major(st->st_rdev) == 1 && minor(st->st_rdev) == 3;
 }
 
-int outfile_remove_stale(int dirfd, const char *name)
+int outfile_remove_stale(int dirfd, const char *name, int min_age_s)
 {
 	size_t len = strlen(name), mark = strlen(OUTFILE_TMP_MARK);
 	struct stat st;
@@ -83,7 +84,9 @@ int outfile_remove_stale(int dirfd, const char *name)
 	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && !flock(fd, LOCK_EX | LOCK_NB))
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) &&
+	    (!min_age_s || difftime(time(NULL), st.st_mtime) >= min_age_s) &&
+	    !flock(fd, LOCK_EX | LOCK_NB))
 		removed = !unlinkat(dirfd, name, 0);
 	close(fd);
 	return removed;
@@ -105,8 +108,8 @@ static void remove_stale_temporaries(const char *dir, const char *base)
 		return;
 	strbuf_addf(&prefix, ".%s" OUTFILE_TMP_MARK, base);
 	while ((e = readdir(d)))
-		if (!strncmp(e->d_name, prefix.buf, prefix.len))
-			outfile_remove_stale(dirfd(d), e->d_name);
+		if (!strncmp(e->d_name, prefix.buf, prefix.len) && strlen(e->d_name) == prefix.len + 6)
+			outfile_remove_stale(dirfd(d), e->d_name, 0);
 	closedir(d);
 	strbuf_release(&prefix);
 }

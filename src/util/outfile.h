@@ -37,9 +37,11 @@ int outfile_open(struct outfile *of, const char *path);
 int outfile_open_new(struct outfile *of, const char *path);
 /*
  * name, in the directory dirfd, is one of our temporaries no live writer
- * holds: remove it. 1 when removed.
+ * holds, last written at least min_age_s ago (another writer's is unlocked
+ * between its creation and its flock; 0: any age): remove it. 1 when
+ * removed.
  */
-int outfile_remove_stale(int dirfd, const char *name);
+int outfile_remove_stale(int dirfd, const char *name, int min_age_s);
 /* Flush, fsync and rename into place; 0 or -errno (the temp file is removed). */
 int outfile_commit(struct outfile *of);
 /* Remove the temporary file without touching the destination. */

@@ -879,8 +879,8 @@ def test_dir_rotation_lists_the_directory_rarely(worker, agents, tmp_path):
     after a write: 13% of the agent's CPU with ~1000 files (perf, stop 49).
     Here strace counts the getdents64 calls on the directory over 8 written
     periods: 2 a listing, so at most one listing (the first may fall before
-    strace attaches). A killed run's temporary is removed by that listing;
-    one a live writer holds (its flock) is kept."""
+    strace attaches). A killed run's temporary (an hour old) is removed by
+    that listing; one a live writer holds (its flock) is kept."""
     if not shutil.which("strace"):
         pytest.skip("strace is not installed")
     w = worker()
@@ -891,6 +891,8 @@ def test_dir_rotation_lists_the_directory_rarely(worker, agents, tmp_path):
         f.write_bytes(b"x" * 3000)
     stale = out / ".20200101T000003.000Z-old-run.pb.gz.framewalk-Ab3dEf"
     stale.write_bytes(b"half a profile")
+    # an hour old: one written in the last minute may be another agent's, not yet locked
+    os.utime(str(stale), (time.time() - 3600, time.time() - 3600))
     held = out / ".20200101T000004.000Z-writing.pb.gz.framewalk-Gh5jKl"
     held_fd = os.open(str(held), os.O_CREAT | os.O_RDWR, 0o600)
     fcntl.flock(held_fd, fcntl.LOCK_EX)
@@ -900,7 +902,7 @@ def test_dir_rotation_lists_the_directory_rarely(worker, agents, tmp_path):
     sent = lambda: metrics(prom).get(("framewalk_agent_sent_total", "dir"), 0)
     wait_for(lambda: sent() >= 1, 30, "a first file written", ag)
     trace = tmp_path / "strace.txt"
-    st = subprocess.Popen(["strace", "-f", "-y", "-e", "trace=getdents64", "-o", str(trace),
+    st = subprocess.Popen(["strace", "-f", "-y", "-e", "trace=getdents64,rename", "-o", str(trace),
                            "-p", str(ag.proc.pid)], stdout=subprocess.DEVNULL,
                           stderr=subprocess.DEVNULL)
     try:
@@ -912,8 +914,12 @@ def test_dir_rotation_lists_the_directory_rarely(worker, agents, tmp_path):
         if st.poll() is None:
             st.kill()
             st.wait()
-    listings = [l for l in trace.read_text().splitlines() if "getdents64(" in l and
-                "<%s>" % out in l]
+    lines = trace.read_text().splitlines()
+    # strace saw the sender thread write (renames into the directory), so a
+    # count of 0 listings is a count, not a trace that missed the thread
+    renames = [l for l in lines if "rename(" in l and '"%s/' % out in l]
+    assert len(renames) >= 8, "strace saw %d renames into the directory" % len(renames)
+    listings = [l for l in lines if "getdents64(" in l and "<%s>" % out in l]
     assert len(listings) <= 2, "%d getdents64 calls on the directory:\n%s" % (
         len(listings), "\n".join(listings[:6]))
     assert not any(f.exists() for f in old), "a previous run's files were kept"
