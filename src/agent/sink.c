@@ -261,14 +261,9 @@ static void ledger_add(struct dir_ledger *l, const char *name, uint64_t size, ti
 /* Is name the temporary of one of our files (util/outfile.h)? */
 static int our_temporary(const char *name)
 {
-	size_t len = strlen(name), tail = strlen(OUTFILE_TMP_MARK) + 6;
 	char base[NAME_MAX + 1];
 
-	if (name[0] != '.' || len < 1 + tail || len - 1 - tail > NAME_MAX)
-		return 0;
-	memcpy(base, name + 1, len - 1 - tail);
-	base[len - 1 - tail] = '\0';
-	return ours(base);
+	return outfile_temporary_base(name, base, sizeof(base)) && ours(base);
 }
 
 /*

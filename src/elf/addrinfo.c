@@ -508,8 +508,9 @@ static int top_entry(struct cu_index *x, Dwarf_Die *cu, uint64_t pc, Dwarf_Die *
 /*
  * The functions inlined at unit address pc under top (the unit's top-level
  * entry holding it), innermost first, without the answers' cache: the
- * concrete chain of entries holding the address, from top down (each level, its first child holding the
- * address), its inlined-subroutine entries read innermost first. (libdw's
+ * concrete chain of entries holding the address, from top down (each
+ * level, its first child holding the address), its inlined-subroutine
+ * entries read innermost first. (libdw's
  * dwarf_getscopes names only the innermost inlined function and then the
  * scopes of its abstract definition: a function inlined into an inlined
  * function lost its caller; it also searched the whole unit each time.)
@@ -598,7 +599,7 @@ static int add_cut(uint64_t **cuts, size_t *n, size_t *alloc, uint64_t at, uint6
 	return 0;
 }
 
-/* The ends of the ranges of every entry below die (as deep as read_inlines walks). */
+/* The ends of the ranges of every entry below die (as deep as inlines_below walks). */
 static int entry_cuts(Dwarf_Die *die, int depth, uint64_t **cuts, size_t *n, size_t *alloc,
 		      uint64_t lo, uint64_t hi, size_t *dies)
 {

@@ -277,15 +277,17 @@ int proc_start_identity(pid_t pid, uint64_t *ticks, int *kernel_thread)
 {
 	char path[64], text[1024];
 	uint64_t flags;
+	size_t len;
 	int ret;
 
 	xsnprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	ret = read_file_into(path, text, sizeof(text));
 	if (ret)
 		return ret == -ENOENT ? -ESRCH : ret;
-	ret = proc_stat_parse_field(text, strlen(text), 22, ticks);
+	len = strlen(text);
+	ret = proc_stat_parse_field(text, len, 22, ticks);
 	if (!ret && kernel_thread)
-		*kernel_thread = !proc_stat_parse_field(text, strlen(text), 9, &flags) &&
+		*kernel_thread = !proc_stat_parse_field(text, len, 9, &flags) &&
 				 (flags & PROC_PF_KTHREAD);
 	return ret;
 }

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
 #include <pthread.h>
 #include <dirent.h>
 #include <stdlib.h>
@@ -71,15 +72,29 @@ static int is_null_device(const struct stat *st)
 	return S_ISCHR(st->st_mode) && major(st->st_rdev) == 1 && minor(st->st_rdev) == 3;
 }
 
-int outfile_remove_stale(int dirfd, const char *name, int min_age_s)
+int outfile_temporary_base(const char *name, char *base, size_t size)
 {
-	size_t len = strlen(name), mark = strlen(OUTFILE_TMP_MARK);
-	struct stat st;
-	int fd, removed = 0;
+	size_t len = strlen(name), mark = strlen(OUTFILE_TMP_MARK), n;
 
 	/* ".NAME" OUTFILE_TMP_MARK "XXXXXX" */
 	if (name[0] != '.' || len < 2 + mark + 6 ||
 	    memcmp(name + len - 6 - mark, OUTFILE_TMP_MARK, mark))
+		return 0;
+	n = len - 1 - mark - 6;
+	if (n >= size)
+		return 0;
+	memcpy(base, name + 1, n);
+	base[n] = '\0';
+	return 1;
+}
+
+int outfile_remove_stale(int dirfd, const char *name, int min_age_s)
+{
+	char base[NAME_MAX + 1];
+	struct stat st;
+	int fd, removed = 0;
+
+	if (!outfile_temporary_base(name, base, sizeof(base)))
 		return 0;
 	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
@@ -100,18 +115,16 @@ int outfile_remove_stale(int dirfd, const char *name, int min_age_s)
  */
 static void remove_stale_temporaries(const char *dir, const char *base)
 {
-	struct strbuf prefix = STRBUF_INIT;
+	char of[NAME_MAX + 1];
 	struct dirent *e;
 	DIR *d = opendir(dir);
 
 	if (!d)
 		return;
-	strbuf_addf(&prefix, ".%s" OUTFILE_TMP_MARK, base);
 	while ((e = readdir(d)))
-		if (!strncmp(e->d_name, prefix.buf, prefix.len) && strlen(e->d_name) == prefix.len + 6)
+		if (outfile_temporary_base(e->d_name, of, sizeof(of)) && !strcmp(of, base))
 			outfile_remove_stale(dirfd(d), e->d_name, 0);
 	closedir(d);
-	strbuf_release(&prefix);
 }
 
 static int open_temporary(struct outfile *of, const char *path, int look_for_stale)

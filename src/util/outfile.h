@@ -36,6 +36,11 @@ int outfile_open(struct outfile *of, const char *path);
  */
 int outfile_open_new(struct outfile *of, const char *path);
 /*
+ * Is name a temporary's (".NAME" OUTFILE_TMP_MARK "XXXXXX")? 1 with NAME,
+ * the destination's, in base (size bytes); 0 when not, or too long.
+ */
+int outfile_temporary_base(const char *name, char *base, size_t size);
+/*
  * name, in the directory dirfd, is one of our temporaries no live writer
  * holds, last written at least min_age_s ago (another writer's is unlocked
  * between its creation and its flock; 0: any age): remove it. 1 when
