@@ -95,6 +95,7 @@ static void json_module(struct json *j, const struct audit_module *m)
 		json_end_array(j);
 		jkey_str(j, "unwind_tables", m->r.cfi_section);
 		jkey_int(j, "fdes", (int64_t)m->r.fdes);
+		jkey_bool(j, "unwind_tables_refused", m->r.cfi_refused);
 		jkey_str(j, "unwind", m->r.analysed ? fpa_unwind_name(fpa_unwind_of(&m->r)) : "unknown");
 		jkey_str(j, "symbols", fpa_symbols_name(m->r.symbols));
 		jkey_bool(j, "stripped", m->r.symbols != FPA_SYMS_SYMTAB);

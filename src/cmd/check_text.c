@@ -228,8 +228,10 @@ static void print_modules(const struct check *c)
 				       "%zu without, %zu neutral (small or frameless), %zu without CFI\n",
 				       m->r.functions, m->r.sampled, m->r.with_fp, m->r.without_fp,
 				       m->r.neutral, m->r.no_cfi);
-				printf("      unwind tables: %s (%zu FDEs); build-id: %s\n",
+				printf("      unwind tables: %s (%zu FDEs%s); build-id: %s\n",
 				       m->r.cfi_section ? m->r.cfi_section : "none", m->r.fdes,
+				       m->r.cfi_refused ? "; refused: a register number or nesting no "
+							  "compiler writes, docs/SECURITY.md" : "",
 				       m->r.build_id[0] ? m->r.build_id : "none");
 				if (m->r.debug_path[0]) {
 					printf("      debug file: ");

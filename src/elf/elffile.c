@@ -22,6 +22,7 @@
 
 #include "arch/arch.h"
 #include "elf/addrinfo.h"
+#include "elf/cfiguard.h"
 #include "elf/cython.h"
 #include "elf/funcbounds.h"
 #include "elf/elffile.h"
@@ -595,14 +596,24 @@ int elf_info_in_plt(struct elf_info *f, uint64_t vaddr)
 
 void elf_info_load_cfi(struct elf_info *f)
 {
+	Dwarf_Addr bias;
+
 	if (f->cfi_loaded)
 		return;
 	f->cfi_loaded = 1;
 	find_plt(f);
-	f->eh_cfi = dwfl_module_eh_cfi(f->mod, &f->eh_bias);
+	/* the tables are the target's: libdw runs them only when cfiguard.h lets it */
+	if (!cfi_guard_eh_frame(dwfl_module_getelf(f->mod, &bias)))
+		f->eh_cfi = dwfl_module_eh_cfi(f->mod, &f->eh_bias);
+	else
+		f->cfi_refused = 1;
 	/* .debug_frame may live in a separate debug file: only when needed. */
-	if (!f->eh_cfi)
-		f->dbg_cfi = dwfl_module_dwarf_cfi(f->mod, &f->dbg_bias);
+	if (!f->eh_cfi) {
+		if (!cfi_guard_debug_frame(dwfl_module_getdwarf(f->mod, &bias)))
+			f->dbg_cfi = dwfl_module_dwarf_cfi(f->mod, &f->dbg_bias);
+		else
+			f->cfi_refused = 1;
+	}
 }
 
 Dwarf_Frame *elf_info_cfi_frame(struct elf_info *f, uint64_t vaddr)

@@ -77,6 +77,7 @@ struct elf_info {
 	Dwfl_Module *mod;           /* symbols, lines; addresses are file vaddrs */
 	Dwarf_CFI *eh_cfi, *dbg_cfi;/* after elf_info_load_cfi; either may be NULL */
 	Dwarf_Addr eh_bias, dbg_bias;
+	int cfi_refused;            /* its CFI failed cfiguard.h's check: not used */
 	struct fpa_result audit;    /* frame pointers, unwind tables, symbols, debug file */
 	int audit_err;              /* 0, or -errno when the audit could not run */
 	int debug_err;              /* -errno: its separate debug file exists but did not open */

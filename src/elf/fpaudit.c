@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "arch/arch.h"
+#include "elf/cfiguard.h"
 #include "elf/elfread.h"
 #include "elf/fpaudit.h"
 #include "target/debuginfo.h"
@@ -792,12 +793,15 @@ int fpa_audit_elf(Elf *elf, const char *target_path, const char *root,
 
 		collect_fdes(&m, cfi_scn, eh_frame);
 		out->fdes = m.nfdes;
+		/* the tables are the file's: libdw runs them only when cfiguard.h lets it */
 		if (eh_frame) {
-			m.cfi = dwarf_getcfi_elf(m.elf);
+			out->cfi_refused = cfi_guard_eh_frame(m.elf) != 0;
+			m.cfi = out->cfi_refused ? NULL : dwarf_getcfi_elf(m.elf);
 			m.cfi_from_elf = 1;
 		} else {
 			m.dwarf = dwarf_begin_elf(m.elf, DWARF_C_READ, NULL);
-			m.cfi = m.dwarf ? dwarf_getcfi(m.dwarf) : NULL;
+			out->cfi_refused = m.dwarf && cfi_guard_debug_frame(m.dwarf) != 0;
+			m.cfi = m.dwarf && !out->cfi_refused ? dwarf_getcfi(m.dwarf) : NULL;
 		}
 		if (!m.cfi) {
 			out->fdes = 0;

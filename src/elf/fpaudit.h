@@ -74,6 +74,7 @@ struct fpa_result {
 
 	const char *cfi_section;        /* ".eh_frame", ".debug_frame" or NULL */
 	size_t fdes;                    /* FDEs in it */
+	int cfi_refused;                /* it failed cfiguard.h's check: not read */
 
 	enum fpa_symbols symbols;
 	int debug_embedded;             /* .debug_info in the file itself */

@@ -22,6 +22,7 @@ test asserts a bound (docs/SECURITY.md lists what is opened how):
 Targets: pyenv's CPython 3.12 and, for the perf map, the static 3.11 too, each
 running a small script from the test's tmp dir.
 """
+import json
 import os
 import shutil
 import signal
@@ -436,3 +437,125 @@ def test_killed_run_temporary_removed(tmp_path):
     assert r.returncode == 0, r
     assert not list(tmp_path.glob(".p.collapsed.framewalk-*")), os.listdir(str(tmp_path))
     assert out.stat().st_size > 0
+
+
+# (h) hostile unwind tables: a library whose CFI names a register libdw would
+# grow its frame to (r134000000: ~1 GiB allocated and cleared per lookup),
+# nests remember_state deeper than any compiler, or whose .eh_frame_hdr table
+# names an FDE the entries do not hold. framewalk check says "refused"; a
+# record --native of a process running through it keeps its memory bounded.
+HOSTILE_CFI_ASM = r'''
+	.text
+	.globl f
+	.type f,@function
+f:
+	.cfi_startproc
+	nop
+%s
+	.skip 0x4000, 0x90
+	ret
+	.cfi_endproc
+	.size f,.-f
+'''
+HOSTILE_CFI = {
+    "benign": "\t.cfi_offset 3, -16",
+    "register": "\t.cfi_offset 134000000, -8",
+    "nesting": "\t.cfi_remember_state\n" * 70,
+}
+# framewalk record's peak RSS here is 40-80 MB; libdw's frame for r134000000 is 1 GiB
+RECORD_RSS_BOUND_KB = 400 * 1024
+
+CALL_F_LOOP = r'''
+import ctypes, sys
+lib = ctypes.CDLL(sys.argv[1])
+print("READY", flush=True)
+while True:
+    lib.f()
+'''
+
+
+def hostile_cfi_library(tmp_path, kind):
+    src = tmp_path / ("cfi-%s.s" % kind)
+    src.write_text(HOSTILE_CFI_ASM % HOSTILE_CFI[kind.replace("table", "benign")])
+    lib = tmp_path / ("libcfi-%s.so" % kind)
+    subprocess.run(["gcc", "-shared", "-nostdlib", "-Wl,--eh-frame-hdr", "-o", str(lib),
+                    str(src)], check=True)
+    if kind == "table":
+        point_table_inside_an_fde(lib)
+    return lib
+
+
+def section_of(lib, name):
+    """(file offset, address) of a section, from readelf."""
+    out = subprocess.run(["readelf", "-SW", str(lib)], capture_output=True, text=True,
+                         check=True).stdout
+    for line in out.splitlines():
+        f = line.replace("[ ", "[").split()
+        if len(f) > 4 and f[1] == name:
+            return int(f[4], 16), int(f[3], 16)
+    pytest.fail("%s has no %s" % (lib, name))
+
+
+def point_table_inside_an_fde(lib):
+    """Make .eh_frame_hdr's first entry name a byte inside the first FDE."""
+    hdr_off, hdr_addr = section_of(lib, ".eh_frame_hdr")
+    data = bytearray(lib.read_bytes())
+    assert data[hdr_off:hdr_off + 4] == b"\x01\x1b\x03\x3b", "not the linker's table encoding"
+    entry = hdr_off + 12 + 4
+    fde = int.from_bytes(data[entry:entry + 4], "little", signed=True) + 8
+    data[entry:entry + 4] = fde.to_bytes(4, "little", signed=True)
+    lib.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("kind", ["benign", "register", "nesting", "table"])
+def test_hostile_cfi_refused(tmp_path, kind):
+    lib = hostile_cfi_library(tmp_path, kind)
+    r = run_fw("check", "--json", lib, timeout=30)
+    mod = json.loads(r.stdout)["modules"][0]
+    assert mod["unwind_tables"] == ".eh_frame"
+    assert mod["unwind_tables_refused"] is (kind != "benign"), mod
+    text = run_fw("check", "-v", lib, timeout=30).stdout
+    assert ("refused: a register number or nesting" in text) is (kind != "benign"), text
+
+
+def wait_with_rusage(proc, bound):
+    """Reap proc within bound seconds: (exit status, its own peak RSS in KB)."""
+    deadline = time.monotonic() + bound
+    while True:
+        pid, status, ru = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            return proc.returncode, ru.ru_maxrss
+        if time.monotonic() > deadline:
+            proc.kill()
+            proc.wait()
+            pytest.fail("%s did not end within %s s" % (proc.args, bound))
+        time.sleep(0.05)
+
+
+def test_hostile_cfi_record_memory_bounded(tmp_path):
+    lib = hostile_cfi_library(tmp_path, "register")
+    script = tmp_path / "call_f.py"
+    script.write_text(CALL_F_LOOP)
+    interp = INTERP_BY_ID[HOST_INTERP]
+    proc = subprocess.Popen([str(interp.exe), str(script), str(lib)], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        wait_ready(proc, what="caller of the hostile library")
+        out = tmp_path / "p.collapsed"
+        fw = subprocess.Popen([framewalk_path(), "record", "-q", "--native", "-p", str(proc.pid),
+                               "-d", "2", "-o", str(out)], stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        status, peak_kb = wait_with_rusage(fw, 60)
+        assert status == 0, fw.stderr.read().decode("utf-8", "replace")
+        stacks = out.read_text()
+        in_f = sum(int(line.rsplit(" ", 1)[1]) for line in stacks.splitlines()
+                   if ";f " in line or line.endswith(";f") or ";f;" in line or
+                   "libcfi-register.so" in line)
+        assert in_f > 0, stacks[:2000]
+        print("hostile CFI: record --native -d 2, framewalk's peak RSS %d MB, %d samples "
+              "in f" % (peak_kb // 1024, in_f))
+        assert peak_kb < RECORD_RSS_BOUND_KB
+    finally:
+        proc.kill()
+        proc.wait()

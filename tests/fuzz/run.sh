@@ -105,8 +105,15 @@ run_one() {
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$LOGS/$h.log" | tail -n 1)
 	if [ "$rc" -ne 0 ]; then
 		echo "$h: FAILED (exit $rc) $stats"
-		grep -E '^(==[0-9]+==ERROR|SUMMARY|.*runtime error|.*check failed|artifact_prefix|Test unit written)' \
+		grep -E '^(==[0-9]+== ?ERROR|SUMMARY|.*runtime error|.*check failed|artifact_prefix|Test unit written)' \
 			"$LOGS/$h.log" | head -n 8 | sed 's/^/    /'
+		# a CI log is all that is kept of a clean clone's run: a small
+		# input is printed whole, to be saved with base64 -d
+		unit=$(sed -n 's/.*Test unit written to //p' "$LOGS/$h.log" | tail -n 1)
+		if [ -n "$unit" ] && [ -f "$unit" ] && [ "$(wc -c <"$unit")" -le 4096 ]; then
+			echo "    the input, base64:"
+			base64 -w 96 "$unit" | sed 's/^/      /'
+		fi
 		echo "    full log: $LOGS/$h.log"
 		return 1
 	fi

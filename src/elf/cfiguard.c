@@ -1,0 +1,568 @@
+/*
+ * Implementation of cfiguard.h: libdw's reading of CFI (elfutils 0.188:
+ * dwarf_getcfi_elf.c, fde.c, cie.c, cfi.c, encoded-value.h) followed far
+ * enough to see every register number and remember_state its CFA
+ * interpreter would meet. Entries are parsed by libdw's own dwarf_next_cfi;
+ * what libdw does after it (a CIE's augmentation, where an FDE's
+ * instructions start, each instruction's operands) is mirrored here byte
+ * for byte. Where libdw would stop, nothing after it runs; where this code
+ * cannot tell what libdw would do, the CFI is refused.
+ */
+#include <dwarf.h>
+#include <gelf.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elf/cfiguard.h"
+#include "util/util.h"
+
+#define PE_SIGNED 0x08
+
+/* What libdw's intern_new_cie takes from a CIE's augmentation. */
+struct cie_facts {
+	uint8_t fde_enc;
+	int sized;                      /* 'z': the FDE's augmentation data has a length */
+	size_t fde_aug_size;            /* else its size */
+};
+
+/* The bytes libdw reads the entries from, and what it knows about them. */
+struct frame_data {
+	Elf_Data *data;
+	const unsigned char *ident;
+	const uint8_t *buf, *end;       /* the section's bytes */
+	unsigned addr_size;             /* 4 or 8: the ELF class's */
+	int eh;                         /* .eh_frame (else .debug_frame) */
+	/* the last CIE an FDE named, checked and safe (FDEs share a few) */
+	int last_cie_known;
+	Dwarf_Off last_cie;
+	struct cie_facts last_facts;
+};
+
+/* What follows a check: the program is safe to run (or libdw stops before harm), or not. */
+enum { SAFE = 0, REFUSE = -1 };
+
+/*
+ * A LEB128 read as libdw's get_uleb128/get_sleb128 read it: its first byte
+ * whatever end says, then up to ten bytes or end; *v is UINT64_MAX when it
+ * does not end there (the sleb's value is not needed, only its length).
+ * REFUSE when a byte libdw would read lies outside the section.
+ */
+static int leb(const struct frame_data *d, const uint8_t **pp, const uint8_t *end, uint64_t *v)
+{
+	const uint8_t *p = *pp;
+	size_t max = p < end ? (size_t)(end - p) : 0;
+	uint64_t acc = 0;
+
+	if (max > 10)
+		max = 10;
+	for (size_t i = 0;; i++) {
+		uint8_t b;
+
+		if (p < d->buf || p >= d->end)
+			return REFUSE;
+		b = *p++;
+		if (i < 10)
+			acc |= (uint64_t)(b & 0x7f) << (7 * i);
+		if (!(b & 0x80))
+			break;
+		if (i + 1 >= max) {
+			acc = UINT64_MAX;
+			break;
+		}
+	}
+	*pp = p;
+	*v = acc;
+	return SAFE;
+}
+
+/* libdw's encoded_value_size: bytes of a value in encoding enc (its uleb case as written there). */
+static size_t value_size(const struct frame_data *d, uint8_t enc, const uint8_t *p)
+{
+	if (enc == DW_EH_PE_omit)
+		return 0;
+	switch (enc & 0x07) {
+	case DW_EH_PE_udata2:
+		return 2;
+	case DW_EH_PE_udata4:
+		return 4;
+	case DW_EH_PE_udata8:
+		return 8;
+	case DW_EH_PE_absptr:
+		return d->addr_size;
+	case DW_EH_PE_uleb128:
+		if (p)
+			for (const uint8_t *e = p; e >= d->buf && e < d->end;)
+				if (*e++ & 0x80u)
+					return (size_t)(e - p);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Move *pp past a value in encoding enc as libdw's read_encoded_value does:
+ * 0 when it reads one, 1 when libdw fails there, REFUSE when it cannot be
+ * followed (the aligned form, which no linker writes).
+ */
+static int skip_encoded(const struct frame_data *d, uint8_t enc, const uint8_t **pp)
+{
+	const uint8_t *p = *pp;
+	uint64_t v;
+	size_t n;
+
+	switch (enc & 0x70) {
+	case DW_EH_PE_absptr:
+	case DW_EH_PE_pcrel:
+	case DW_EH_PE_textrel:
+	case DW_EH_PE_datarel:
+	case DW_EH_PE_funcrel:
+		break;
+	case DW_EH_PE_aligned:
+		return REFUSE;
+	default:
+		return 1;
+	}
+	switch (enc & 0x0f) {
+	case DW_EH_PE_udata2:
+	case DW_EH_PE_sdata2:
+		n = 2;
+		break;
+	case DW_EH_PE_udata4:
+	case DW_EH_PE_sdata4:
+		n = 4;
+		break;
+	case DW_EH_PE_udata8:
+	case DW_EH_PE_sdata8:
+		n = 8;
+		break;
+	case DW_EH_PE_absptr:
+		n = d->addr_size;
+		break;
+	case DW_EH_PE_uleb128:
+	case DW_EH_PE_sleb128:
+		if (leb(d, &p, d->end, &v))
+			return REFUSE;
+		*pp = p;
+		return 0;
+	default:
+		return 1;
+	}
+	if (p < d->buf || p > d->end || (size_t)(d->end - p) < n)
+		return 1;
+	*pp = p + n;
+	return 0;
+}
+
+/* A register rule's register: one libdw would grow its frame to is refused past the limit. */
+static int reg_ok(uint64_t reg)
+{
+	return reg < CFI_GUARD_REG_MAX;
+}
+
+/*
+ * The CFA program [p, end) as libdw's execute_cfi reads it. fde_enc is the
+ * CIE's FDE pointer encoding (DW_CFA_set_loc's operand).
+ */
+static int check_program(const struct frame_data *d, const uint8_t *p, const uint8_t *end,
+			 uint8_t fde_enc)
+{
+	unsigned depth = 0;
+	uint64_t reg, v;
+
+#define LEB(x) do { if (leb(d, &p, end, &(x))) return REFUSE; } while (0)
+#define RULE(x) do { if (!reg_ok(x)) return REFUSE; } while (0)
+	while (p < end) {
+		uint8_t op = *p++;
+
+		if (op >= DW_CFA_advance_loc && op < DW_CFA_offset)
+			continue;
+		if (op >= DW_CFA_offset && op < DW_CFA_restore) {
+			LEB(v);         /* the offset; the register (< 64) is in op */
+			continue;
+		}
+		if (op >= DW_CFA_restore)
+			continue;       /* a register below 64 */
+		switch (op) {
+		case DW_CFA_nop:
+		case DW_CFA_GNU_window_save:    /* registers 8..31 */
+			break;
+		case DW_CFA_advance_loc1:
+			p += 1;
+			break;
+		case DW_CFA_advance_loc2:
+			p += 2;
+			break;
+		case DW_CFA_advance_loc4:
+			p += 4;
+			break;
+		case DW_CFA_MIPS_advance_loc8:
+			p += 8;
+			break;
+		case DW_CFA_set_loc: {
+			int r = skip_encoded(d, fde_enc, &p);
+
+			if (r)
+				return r > 0 ? SAFE : REFUSE;
+			break;
+		}
+		case DW_CFA_def_cfa:
+		case DW_CFA_def_cfa_sf:
+			LEB(v);
+			LEB(v);
+			break;
+		case DW_CFA_def_cfa_register:
+		case DW_CFA_def_cfa_offset:
+		case DW_CFA_def_cfa_offset_sf:
+		case DW_CFA_GNU_args_size:
+			LEB(v);
+			break;
+		case DW_CFA_undefined:
+		case DW_CFA_same_value:
+		case DW_CFA_restore_extended:
+			LEB(reg);
+			RULE(reg);
+			break;
+		case DW_CFA_offset_extended:
+		case DW_CFA_offset_extended_sf:
+		case DW_CFA_GNU_negative_offset_extended:
+		case DW_CFA_val_offset:
+		case DW_CFA_val_offset_sf:
+		case DW_CFA_register:
+			LEB(reg);
+			LEB(v);
+			RULE(reg);
+			break;
+		case DW_CFA_def_cfa_expression:
+			LEB(v);
+			if (v > (uint64_t)(end - p))
+				return SAFE;    /* libdw stops */
+			p += v;
+			break;
+		case DW_CFA_expression:
+		case DW_CFA_val_expression:
+			LEB(reg);
+			LEB(v);
+			if (v > (uint64_t)(end - p))
+				return SAFE;
+			RULE(reg);
+			p += v;
+			break;
+		case DW_CFA_remember_state:
+			if (++depth > CFI_GUARD_DEPTH_MAX)
+				return REFUSE;
+			break;
+		case DW_CFA_restore_state:
+			if (!depth)
+				return SAFE;    /* libdw stops: nothing to restore */
+			depth--;
+			break;
+		default:
+			return SAFE;            /* an instruction libdw does not know: it stops */
+		}
+	}
+#undef LEB
+#undef RULE
+	return SAFE;
+}
+
+static int in_section(const struct frame_data *d, const uint8_t *p)
+{
+	return p >= d->buf && p < d->end;
+}
+
+static int cie_facts(const struct frame_data *d, const Dwarf_CIE *cie, struct cie_facts *out)
+{
+	const uint8_t *data = cie->augmentation_data;
+
+	out->fde_enc = DW_EH_PE_absptr;
+	out->sized = 0;
+	out->fde_aug_size = 0;
+	for (const char *ap = cie->augmentation; *ap; ap++) {
+		uint8_t enc;
+
+		switch (*ap) {
+		case 'z':
+			out->sized = 1;
+			continue;
+		case 'S':
+			continue;
+		case 'L':
+			if (!in_section(d, data))
+				return REFUSE;
+			enc = *data++;
+			if (!out->sized)
+				out->fde_aug_size += value_size(d, enc, NULL);
+			continue;
+		case 'R':
+			if (!in_section(d, data))
+				return REFUSE;
+			out->fde_enc = *data++;
+			continue;
+		case 'P':
+			if (!in_section(d, data))
+				return REFUSE;
+			enc = *data++;
+			data += value_size(d, enc, data);
+			continue;
+		default:
+			if (out->sized)
+				continue;
+		}
+		break;
+	}
+	return SAFE;
+}
+
+/* The CIE at off: its facts and its initial instructions checked; 1 when libdw takes none there. */
+static int check_cie(const struct frame_data *d, Dwarf_Off off, struct cie_facts *facts)
+{
+	Dwarf_CFI_Entry e;
+	Dwarf_Off next = off;
+
+	if (dwarf_next_cfi(d->ident, d->data, d->eh, off, &next, &e) != 0 ||
+	    e.cie.CIE_id != DW_CIE_ID_64)
+		return 1;
+	if (cie_facts(d, &e.cie, facts))
+		return REFUSE;
+	return check_program(d, e.cie.initial_instructions, e.cie.initial_instructions_end,
+			     facts->fde_enc);
+}
+
+/* An FDE (libdw's intern_fde): where its instructions start, then the instructions. */
+static int check_fde(struct frame_data *d, const Dwarf_FDE *fde)
+{
+	struct cie_facts facts;
+	const uint8_t *p = fde->start, *end = fde->end;
+	int r;
+
+	if (d->last_cie_known && d->last_cie == fde->CIE_pointer) {
+		facts = d->last_facts;
+	} else {
+		r = check_cie(d, fde->CIE_pointer, &facts);
+		if (r)
+			return r > 0 ? SAFE : REFUSE;
+		d->last_cie_known = 1;
+		d->last_cie = fde->CIE_pointer;
+		d->last_facts = facts;
+	}
+	if ((r = skip_encoded(d, facts.fde_enc, &p)) ||
+	    (r = skip_encoded(d, facts.fde_enc & 0x0f, &p)))
+		return r > 0 ? SAFE : REFUSE;
+	if (facts.sized) {
+		uint64_t len;
+
+		if (leb(d, &p, end, &len))
+			return REFUSE;
+		if (p <= end && (uint64_t)(end - p) < len)
+			return SAFE;            /* libdw stops */
+		if (p > end || len > (uint64_t)(d->end - p))
+			return SAFE;            /* an empty program */
+		p += len;
+	} else {
+		if (facts.fde_aug_size > (uint64_t)(d->end - p))
+			return SAFE;
+		p += facts.fde_aug_size;
+	}
+	return check_program(d, p, end, facts.fde_enc);
+}
+
+/*
+ * Every entry libdw's linear search reads (fde.c: an invalid entry is
+ * skipped when its length let dwarf_next_cfi go on), checked; the FDEs'
+ * offsets in *fdes (ascending) for the search table's check.
+ */
+static int check_entries(struct frame_data *d, uint64_t **fdes, size_t *nfdes)
+{
+	size_t alloc = 0;
+	Dwarf_Off off = 0;
+
+	*fdes = NULL;
+	*nfdes = 0;
+	for (;;) {
+		Dwarf_CFI_Entry e;
+		Dwarf_Off next = off;
+		int r = dwarf_next_cfi(d->ident, d->data, d->eh, off, &next, &e);
+
+		if (r > 0 || (r < 0 && next == off) || next <= off)
+			break;
+		if (r == 0 && dwarf_cfi_cie_p(&e)) {
+			struct cie_facts facts;
+
+			if (check_cie(d, off, &facts) < 0)
+				return REFUSE;
+		} else if (r == 0) {
+			if (check_fde(d, &e.fde))
+				return REFUSE;
+			*fdes = xgrow(*fdes, sizeof(**fdes), *nfdes + 1, &alloc);
+			(*fdes)[(*nfdes)++] = off;
+		}
+		off = next;
+	}
+	return SAFE;
+}
+
+static int has_offset(const uint64_t *v, size_t n, uint64_t off)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid] == off)
+			return 1;
+		if (v[mid] < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+static uint64_t le32(const uint8_t *p)
+{
+	return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24;
+}
+
+/*
+ * .eh_frame_hdr's search table (dwarf_getcfi_elf.c's parse_eh_frame_hdr):
+ * when libdw would use it, every FDE it names must be one the linear walk
+ * checked. Only the encodings linkers write are followed.
+ */
+static int check_table(Elf_Data *hdr, uint64_t hdr_vaddr, uint64_t frame_vaddr,
+		       const uint64_t *fdes, size_t nfdes)
+{
+	const uint8_t *h = hdr->d_buf;
+	size_t n = hdr->d_size;
+	uint64_t ptr, count;
+
+	if (!h || n < 4 || h[0] != 1 || h[1] == DW_EH_PE_omit)
+		return SAFE;                    /* libdw makes no CFI of the file */
+	if (h[2] == DW_EH_PE_omit || h[3] == DW_EH_PE_omit ||
+	    (h[3] & ~PE_SIGNED) == DW_EH_PE_uleb128)
+		return SAFE;                    /* no table */
+	if (h[1] != (DW_EH_PE_pcrel | DW_EH_PE_sdata4) || h[2] != DW_EH_PE_udata4 ||
+	    h[3] != (DW_EH_PE_datarel | DW_EH_PE_sdata4) || n < 12)
+		return REFUSE;
+	ptr = hdr_vaddr + 4 + (uint64_t)(int64_t)(int32_t)le32(h + 4);
+	count = le32(h + 8);
+	if (!count || count > (n - 12) / 4 / 2 || ptr != frame_vaddr)
+		return SAFE;                    /* no table, or no CFI */
+	for (uint64_t i = 0; i < count; i++) {
+		uint64_t fde = hdr_vaddr + (uint64_t)(int64_t)(int32_t)le32(h + 12 + 8 * i + 4);
+
+		if (!has_offset(fdes, nfdes, fde - frame_vaddr))
+			return REFUSE;
+	}
+	return SAFE;
+}
+
+static const char *section_name(Elf *elf, size_t shstrndx, Elf_Scn *scn, GElf_Shdr *sh)
+{
+	if (!gelf_getshdr(scn, sh))
+		return NULL;
+	return elf_strptr(elf, shstrndx, sh->sh_name);
+}
+
+static int frame_data_of(Elf *elf, Elf_Data *data, int eh, struct frame_data *d)
+{
+	d->data = data;
+	d->ident = (const unsigned char *)elf_getident(elf, NULL);
+	d->buf = data->d_buf;
+	d->end = d->buf + data->d_size;
+	d->eh = eh;
+	d->last_cie_known = 0;
+	if (!d->ident || d->ident[EI_DATA] != ELFDATA2LSB)
+		return REFUSE;
+	d->addr_size = d->ident[EI_CLASS] == ELFCLASS32 ? 4 : 8;
+	return SAFE;
+}
+
+int cfi_guard_eh_frame(Elf *elf)
+{
+	Elf_Scn *scn = NULL, *frame = NULL, *hdr = NULL;
+	GElf_Shdr sh, frame_sh = { 0 }, hdr_sh = { 0 };
+	size_t shstrndx, nfdes;
+	struct frame_data d;
+	uint64_t *fdes;
+	Elf_Data *data;
+	int r;
+
+	/* no section headers: libdw reads PT_GNU_EH_FRAME's, sized by the file (refused) */
+	if (elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx) || !shstrndx)
+		return REFUSE;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name = section_name(elf, shstrndx, scn, &sh);
+
+		if (!name)
+			continue;
+		if (!strcmp(name, ".eh_frame")) {
+			if (frame)
+				return REFUSE;
+			frame = scn;
+			frame_sh = sh;
+		} else if (!strcmp(name, ".eh_frame_hdr")) {
+			if (hdr)
+				return REFUSE;
+			hdr = scn;
+			hdr_sh = sh;
+		}
+	}
+	if (!frame)
+		return REFUSE;
+	if (frame_sh.sh_type == SHT_NOBITS)
+		return SAFE;                    /* libdw makes no CFI of it */
+	data = elf_rawdata(frame, NULL);
+	if (!data || !data->d_buf)
+		return SAFE;
+	if (frame_data_of(elf, data, 1, &d))
+		return REFUSE;
+	r = check_entries(&d, &fdes, &nfdes);
+	if (!r && hdr) {
+		Elf_Data *hd = elf_rawdata(hdr, NULL);
+
+		if (hd)
+			r = check_table(hd, hdr_sh.sh_addr, frame_sh.sh_addr, fdes, nfdes);
+	}
+	free(fdes);
+	return r;
+}
+
+int cfi_guard_debug_frame(Dwarf *dwarf)
+{
+	Elf *elf = dwarf ? dwarf_getelf(dwarf) : NULL;
+	Elf_Scn *scn = NULL, *frame = NULL;
+	GElf_Shdr sh, frame_sh = { 0 };
+	size_t shstrndx, nfdes;
+	struct frame_data d;
+	uint64_t *fdes;
+	Elf_Data *data;
+	int r;
+
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) || !shstrndx)
+		return REFUSE;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name = section_name(elf, shstrndx, scn, &sh);
+
+		if (!name || !strstr(name, "debug_frame"))
+			continue;
+		/* .zdebug_frame, an LTO copy or a second one: libdw's choice not followed */
+		if (frame || strcmp(name, ".debug_frame"))
+			return REFUSE;
+		frame = scn;
+		frame_sh = sh;
+	}
+	if (!frame || frame_sh.sh_type == SHT_NOBITS)
+		return SAFE;
+	if (frame_sh.sh_flags & SHF_COMPRESSED)
+		return REFUSE;                  /* libdw decompresses it in place; it has not */
+	data = elf_getdata(frame, NULL);
+	if (!data || !data->d_buf)
+		return SAFE;
+	if (frame_data_of(elf, data, 0, &d))
+		return REFUSE;
+	r = check_entries(&d, &fdes, &nfdes);
+	free(fdes);
+	return r;
+}
