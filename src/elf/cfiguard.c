@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "elf/cfiguard.h"
 #include "util/util.h"
@@ -33,10 +34,7 @@ struct frame_data {
 	const uint8_t *buf, *end;       /* the section's bytes */
 	unsigned addr_size;             /* 4 or 8: the ELF class's */
 	int eh;                         /* .eh_frame (else .debug_frame) */
-	/* the last CIE an FDE named, checked and safe (FDEs share a few) */
-	int last_cie_known;
-	Dwarf_Off last_cie;
-	struct cie_facts last_facts;
+	uint64_t expr_bytes;            /* DWARF expressions' bytes so far (CFI_GUARD_EXPR_TOTAL_MAX) */
 };
 
 /* What follows a check: the program is safe to run (or libdw stops before harm), or not. */
@@ -163,16 +161,30 @@ static int reg_ok(uint64_t reg)
 
 /*
  * The CFA program [p, end) as libdw's execute_cfi reads it. fde_enc is the
- * CIE's FDE pointer encoding (DW_CFA_set_loc's operand).
+ * CIE's FDE pointer encoding (DW_CFA_set_loc's operand). An instruction cut
+ * by the program's end is refused: libdw reads its operands past the end
+ * (an expression's length there makes it decode whatever follows, later),
+ * and no assembler writes one.
  */
-static int check_program(const struct frame_data *d, const uint8_t *p, const uint8_t *end,
+static int check_program(struct frame_data *d, const uint8_t *p, const uint8_t *end,
 			 uint8_t fde_enc)
 {
 	unsigned depth = 0;
 	uint64_t reg, v;
 
-#define LEB(x) do { if (leb(d, &p, end, &(x))) return REFUSE; } while (0)
+	if (end > p && (size_t)(end - p) > CFI_GUARD_PROGRAM_MAX)
+		return REFUSE;
+#define LEB(x) do { if (leb(d, &p, end, &(x)) || p > end) return REFUSE; } while (0)
 #define RULE(x) do { if (!reg_ok(x)) return REFUSE; } while (0)
+#define SKIP(n) do { if ((size_t)(end - p) < (n)) return REFUSE; p += (n); } while (0)
+#define EXPR(n) do {                                                            \
+		if ((n) > (uint64_t)(end - p))                                  \
+			return SAFE;    /* libdw stops */                       \
+		if ((n) > CFI_GUARD_EXPR_MAX ||                                 \
+		    (d->expr_bytes += (n)) > CFI_GUARD_EXPR_TOTAL_MAX)          \
+			return REFUSE;                                          \
+		p += (n);                                                       \
+	} while (0)
 	while (p < end) {
 		uint8_t op = *p++;
 
@@ -189,22 +201,24 @@ static int check_program(const struct frame_data *d, const uint8_t *p, const uin
 		case DW_CFA_GNU_window_save:    /* registers 8..31 */
 			break;
 		case DW_CFA_advance_loc1:
-			p += 1;
+			SKIP(1);
 			break;
 		case DW_CFA_advance_loc2:
-			p += 2;
+			SKIP(2);
 			break;
 		case DW_CFA_advance_loc4:
-			p += 4;
+			SKIP(4);
 			break;
 		case DW_CFA_MIPS_advance_loc8:
-			p += 8;
+			SKIP(8);
 			break;
 		case DW_CFA_set_loc: {
 			int r = skip_encoded(d, fde_enc, &p);
 
 			if (r)
 				return r > 0 ? SAFE : REFUSE;
+			if (p > end)
+				return REFUSE;
 			break;
 		}
 		case DW_CFA_def_cfa:
@@ -236,18 +250,14 @@ static int check_program(const struct frame_data *d, const uint8_t *p, const uin
 			break;
 		case DW_CFA_def_cfa_expression:
 			LEB(v);
-			if (v > (uint64_t)(end - p))
-				return SAFE;    /* libdw stops */
-			p += v;
+			EXPR(v);
 			break;
 		case DW_CFA_expression:
 		case DW_CFA_val_expression:
 			LEB(reg);
 			LEB(v);
-			if (v > (uint64_t)(end - p))
-				return SAFE;
 			RULE(reg);
-			p += v;
+			EXPR(v);
 			break;
 		case DW_CFA_remember_state:
 			if (++depth > CFI_GUARD_DEPTH_MAX)
@@ -264,6 +274,8 @@ static int check_program(const struct frame_data *d, const uint8_t *p, const uin
 	}
 #undef LEB
 #undef RULE
+#undef SKIP
+#undef EXPR
 	return SAFE;
 }
 
@@ -315,68 +327,75 @@ static int cie_facts(const struct frame_data *d, const Dwarf_CIE *cie, struct ci
 	return SAFE;
 }
 
-/* The CIE at off: its facts and its initial instructions checked; 1 when libdw takes none there. */
-static int check_cie(const struct frame_data *d, Dwarf_Off off, struct cie_facts *facts)
-{
-	Dwarf_CFI_Entry e;
-	Dwarf_Off next = off;
+/* A CIE the walk met: its offset and what libdw takes from it. */
+struct cie_seen {
+	Dwarf_Off off;
+	struct cie_facts facts;
+};
 
-	if (dwarf_next_cfi(d->ident, d->data, d->eh, off, &next, &e) != 0 ||
-	    e.cie.CIE_id != DW_CIE_ID_64)
-		return 1;
-	if (cie_facts(d, &e.cie, facts))
-		return REFUSE;
-	return check_program(d, e.cie.initial_instructions, e.cie.initial_instructions_end,
-			     facts->fde_enc);
+/* An FDE the walk met. */
+struct fde_seen {
+	Dwarf_Off off;
+	Dwarf_FDE fde;
+};
+
+static const struct cie_seen *find_cie(const struct cie_seen *v, size_t n, Dwarf_Off off)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].off == off)
+			return &v[mid];
+		if (v[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
 }
 
 /* An FDE (libdw's intern_fde): where its instructions start, then the instructions. */
-static int check_fde(struct frame_data *d, const Dwarf_FDE *fde)
+static int check_fde(struct frame_data *d, const Dwarf_FDE *fde, const struct cie_facts *facts)
 {
-	struct cie_facts facts;
 	const uint8_t *p = fde->start, *end = fde->end;
 	int r;
 
-	if (d->last_cie_known && d->last_cie == fde->CIE_pointer) {
-		facts = d->last_facts;
-	} else {
-		r = check_cie(d, fde->CIE_pointer, &facts);
-		if (r)
-			return r > 0 ? SAFE : REFUSE;
-		d->last_cie_known = 1;
-		d->last_cie = fde->CIE_pointer;
-		d->last_facts = facts;
-	}
-	if ((r = skip_encoded(d, facts.fde_enc, &p)) ||
-	    (r = skip_encoded(d, facts.fde_enc & 0x0f, &p)))
+	if ((r = skip_encoded(d, facts->fde_enc, &p)) ||
+	    (r = skip_encoded(d, facts->fde_enc & 0x0f, &p)))
 		return r > 0 ? SAFE : REFUSE;
-	if (facts.sized) {
+	if (facts->sized) {
 		uint64_t len;
 
-		if (leb(d, &p, end, &len))
+		if (leb(d, &p, end, &len) || p > end)
 			return REFUSE;
-		if (p <= end && (uint64_t)(end - p) < len)
+		if ((uint64_t)(end - p) < len)
 			return SAFE;            /* libdw stops */
-		if (p > end || len > (uint64_t)(d->end - p))
-			return SAFE;            /* an empty program */
 		p += len;
 	} else {
-		if (facts.fde_aug_size > (uint64_t)(d->end - p))
-			return SAFE;
-		p += facts.fde_aug_size;
+		if (p > end || facts->fde_aug_size > (uint64_t)(end - p))
+			return REFUSE;
+		p += facts->fde_aug_size;
 	}
-	return check_program(d, p, end, facts.fde_enc);
+	return check_program(d, p, end, facts->fde_enc);
 }
 
 /*
  * Every entry libdw's linear search reads (fde.c: an invalid entry is
  * skipped when its length let dwarf_next_cfi go on), checked; the FDEs'
- * offsets in *fdes (ascending) for the search table's check.
+ * offsets in *fdes (ascending) for the search table's check. An FDE must
+ * name a CIE of the walk: libdw takes a CIE wherever one parses, and one
+ * inside another entry's bytes would have libdw decode those bytes twice,
+ * two ways (its expression cache, keyed by address, then asserts).
  */
 static int check_entries(struct frame_data *d, uint64_t **fdes, size_t *nfdes)
 {
-	size_t alloc = 0;
+	struct cie_seen *cies = NULL;
+	struct fde_seen *seen = NULL;
+	size_t ncies = 0, acies = 0, nseen = 0, aseen = 0, afdes = 0;
 	Dwarf_Off off = 0;
+	int ret = SAFE;
 
 	*fdes = NULL;
 	*nfdes = 0;
@@ -388,19 +407,35 @@ static int check_entries(struct frame_data *d, uint64_t **fdes, size_t *nfdes)
 		if (r > 0 || (r < 0 && next == off) || next <= off)
 			break;
 		if (r == 0 && dwarf_cfi_cie_p(&e)) {
-			struct cie_facts facts;
+			struct cie_seen c = { off, { 0, 0, 0 } };
 
-			if (check_cie(d, off, &facts) < 0)
-				return REFUSE;
+			if (ncies >= CFI_GUARD_CIES_MAX || cie_facts(d, &e.cie, &c.facts) ||
+			    check_program(d, e.cie.initial_instructions,
+					  e.cie.initial_instructions_end, c.facts.fde_enc)) {
+				ret = REFUSE;
+				goto out;
+			}
+			cies = xgrow(cies, sizeof(*cies), ncies + 1, &acies);
+			cies[ncies++] = c;
 		} else if (r == 0) {
-			if (check_fde(d, &e.fde))
-				return REFUSE;
-			*fdes = xgrow(*fdes, sizeof(**fdes), *nfdes + 1, &alloc);
-			(*fdes)[(*nfdes)++] = off;
+			seen = xgrow(seen, sizeof(*seen), nseen + 1, &aseen);
+			seen[nseen].off = off;
+			seen[nseen++].fde = e.fde;
 		}
 		off = next;
 	}
-	return SAFE;
+	for (size_t i = 0; i < nseen && !ret; i++) {
+		const struct cie_seen *c = find_cie(cies, ncies, seen[i].fde.CIE_pointer);
+
+		if (!c || check_fde(d, &seen[i].fde, &c->facts))
+			ret = REFUSE;
+		*fdes = xgrow(*fdes, sizeof(**fdes), *nfdes + 1, &afdes);
+		(*fdes)[(*nfdes)++] = seen[i].off;
+	}
+out:
+	free(cies);
+	free(seen);
+	return ret;
 }
 
 static int has_offset(const uint64_t *v, size_t n, uint64_t off)
@@ -458,6 +493,32 @@ static int check_table(Elf_Data *hdr, uint64_t hdr_vaddr, uint64_t frame_vaddr,
 	return SAFE;
 }
 
+/*
+ * Make the pages of [p, p + n) the process's own: a page of a private file
+ * mapping nobody wrote follows the file, which the target's owner may
+ * rewrite after the check; written (each page's first byte in the range,
+ * with its own value), it is a private copy. The memory must be writable:
+ * cfiguard.h.
+ */
+static void pin(const void *p, size_t n, struct cfi_guard_span *span)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uintptr_t at = (uintptr_t)p, end = at + n;
+
+	if (!n || page <= 0)
+		return;
+	while (at < end) {
+		volatile uint8_t *b = (volatile uint8_t *)at;
+
+		*b = *b;
+		at = (at | ((uintptr_t)page - 1)) + 1;
+	}
+	if (!span->lo || (const uint8_t *)p < (const uint8_t *)span->lo)
+		span->lo = p;
+	if (!span->hi || (const uint8_t *)p + n > (const uint8_t *)span->hi)
+		span->hi = (const uint8_t *)p + n;
+}
+
 static const char *section_name(Elf *elf, size_t shstrndx, Elf_Scn *scn, GElf_Shdr *sh)
 {
 	if (!gelf_getshdr(scn, sh))
@@ -472,23 +533,24 @@ static int frame_data_of(Elf *elf, Elf_Data *data, int eh, struct frame_data *d)
 	d->buf = data->d_buf;
 	d->end = d->buf + data->d_size;
 	d->eh = eh;
-	d->last_cie_known = 0;
+	d->expr_bytes = 0;
 	if (!d->ident || d->ident[EI_DATA] != ELFDATA2LSB)
 		return REFUSE;
 	d->addr_size = d->ident[EI_CLASS] == ELFCLASS32 ? 4 : 8;
 	return SAFE;
 }
 
-int cfi_guard_eh_frame(Elf *elf)
+int cfi_guard_eh_frame(Elf *elf, struct cfi_guard_span *span)
 {
 	Elf_Scn *scn = NULL, *frame = NULL, *hdr = NULL;
 	GElf_Shdr sh, frame_sh = { 0 }, hdr_sh = { 0 };
 	size_t shstrndx, nfdes;
 	struct frame_data d;
 	uint64_t *fdes;
-	Elf_Data *data;
+	Elf_Data *data, *hd = NULL;
 	int r;
 
+	span->lo = span->hi = NULL;
 	/* no section headers: libdw reads PT_GNU_EH_FRAME's, sized by the file (refused) */
 	if (elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx) || !shstrndx)
 		return REFUSE;
@@ -518,18 +580,17 @@ int cfi_guard_eh_frame(Elf *elf)
 		return SAFE;
 	if (frame_data_of(elf, data, 1, &d))
 		return REFUSE;
+	if (hdr && (hd = elf_rawdata(hdr, NULL)) && hd->d_buf)
+		pin(hd->d_buf, hd->d_size, span);
+	pin(data->d_buf, data->d_size, span);
 	r = check_entries(&d, &fdes, &nfdes);
-	if (!r && hdr) {
-		Elf_Data *hd = elf_rawdata(hdr, NULL);
-
-		if (hd)
-			r = check_table(hd, hdr_sh.sh_addr, frame_sh.sh_addr, fdes, nfdes);
-	}
+	if (!r && hd && hd->d_buf)
+		r = check_table(hd, hdr_sh.sh_addr, frame_sh.sh_addr, fdes, nfdes);
 	free(fdes);
 	return r;
 }
 
-int cfi_guard_debug_frame(Dwarf *dwarf)
+int cfi_guard_debug_frame(Dwarf *dwarf, struct cfi_guard_span *span)
 {
 	Elf *elf = dwarf ? dwarf_getelf(dwarf) : NULL;
 	Elf_Scn *scn = NULL, *frame = NULL;
@@ -540,6 +601,7 @@ int cfi_guard_debug_frame(Dwarf *dwarf)
 	Elf_Data *data;
 	int r;
 
+	span->lo = span->hi = NULL;
 	if (!elf || elf_getshdrstrndx(elf, &shstrndx) || !shstrndx)
 		return REFUSE;
 	while ((scn = elf_nextscn(elf, scn))) {
@@ -556,12 +618,13 @@ int cfi_guard_debug_frame(Dwarf *dwarf)
 	if (!frame || frame_sh.sh_type == SHT_NOBITS)
 		return SAFE;
 	if (frame_sh.sh_flags & SHF_COMPRESSED)
-		return REFUSE;                  /* libdw decompresses it in place; it has not */
+		return REFUSE;                  /* libdw decompressed it when it began: it did not */
 	data = elf_getdata(frame, NULL);
 	if (!data || !data->d_buf)
 		return SAFE;
 	if (frame_data_of(elf, data, 0, &d))
 		return REFUSE;
+	pin(data->d_buf, data->d_size, span);
 	r = check_entries(&d, &fdes, &nfdes);
 	free(fdes);
 	return r;

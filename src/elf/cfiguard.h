@@ -12,10 +12,13 @@
  * dwarf_next_cfi walks in order, the FDEs .eh_frame_hdr's search table names,
  * the CIE each FDE names), and the CFI is refused when one names a register
  * at or above CFI_GUARD_REG_MAX or nests remember_state deeper than
- * CFI_GUARD_DEPTH_MAX; no compiler writes either. What cannot be followed the
- * way libdw follows it (a table in another encoding, a file without section
- * headers, two sections of one name) is refused too: the file is then
- * unwound by its frame pointers. docs/SECURITY.md.
+ * CFI_GUARD_DEPTH_MAX; no compiler writes either. So is CFI past the bounds
+ * below of what libdw keeps and repeats (CIEs, a program's length, DWARF
+ * expressions), an instruction cut by its program's end, an FDE naming a CIE
+ * that is not an entry of its own, and what cannot be followed the way libdw
+ * follows it (a table in another encoding, a file without section headers,
+ * two sections of one name). A refused file is unwound by its frame
+ * pointers. docs/SECURITY.md.
  */
 #ifndef FRAMEWALK_ELF_CFIGUARD_H
 #define FRAMEWALK_ELF_CFIGUARD_H
@@ -25,11 +28,32 @@
 
 #define CFI_GUARD_REG_MAX 256   /* x86-64's DWARF registers end at 130, arm64's at 127 */
 #define CFI_GUARD_DEPTH_MAX 64
+/* libdw keeps state per CIE used (~8 bytes a register) and ~70 bytes per expression byte
+ * evaluated, and runs a program from its start for every lookup */
+#define CFI_GUARD_CIES_MAX 4096
+#define CFI_GUARD_PROGRAM_MAX 65536
+#define CFI_GUARD_EXPR_MAX 1024
+#define CFI_GUARD_EXPR_TOTAL_MAX (256 * 1024)
 
-/* 0 when the .eh_frame dwarf_getcfi_elf(elf) would read (dwfl_module_eh_cfi's) is safe to run, -1 not. */
-int cfi_guard_eh_frame(Elf *elf);
+/*
+ * The bytes a check read, which libdw reads later: they were made private
+ * copies first (a page of a private file mapping nobody wrote follows the
+ * file, which the target's owner may rewrite after the check), and must not
+ * be dropped (MADV_DONTNEED would bring the file's back): [lo, hi).
+ */
+struct cfi_guard_span {
+	const void *lo, *hi;
+};
+
+/*
+ * 0 when the .eh_frame dwarf_getcfi_elf(elf) would read (dwfl_module_eh_cfi's)
+ * is safe to run, -1 not. elf must lie on writable memory of this process
+ * (elf_memory over elf_file_map's private writable image): its tables' pages
+ * are written before they are read (*span).
+ */
+int cfi_guard_eh_frame(Elf *elf, struct cfi_guard_span *span);
 
 /* The same for the .debug_frame dwarf_getcfi(dwarf) reads (dwfl_module_dwarf_cfi's). */
-int cfi_guard_debug_frame(Dwarf *dwarf);
+int cfi_guard_debug_frame(Dwarf *dwarf, struct cfi_guard_span *span);
 
 #endif

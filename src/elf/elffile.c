@@ -594,25 +594,52 @@ int elf_info_in_plt(struct elf_info *f, uint64_t vaddr)
 	return 0;
 }
 
+/* Does this Elf lie on f's own image (private, writable: cfiguard.h's condition)? */
+static int on_own_image(const struct elf_info *f, Elf *elf)
+{
+	size_t size;
+
+	return elf && elf_rawfile(elf, &size) == f->file.image && size == f->file.size;
+}
+
+/* Widen f's span of guarded tables (kept from MADV_DONTNEED) by s. */
+static void keep_span(struct elf_info *f, const struct cfi_guard_span *s)
+{
+	if (!s->lo)
+		return;
+	if (!f->cfi_span.lo || s->lo < f->cfi_span.lo)
+		f->cfi_span.lo = s->lo;
+	if (!f->cfi_span.hi || s->hi > f->cfi_span.hi)
+		f->cfi_span.hi = s->hi;
+}
+
 void elf_info_load_cfi(struct elf_info *f)
 {
+	struct cfi_guard_span span;
 	Dwarf_Addr bias;
+	Elf *elf;
+	Dwarf *dw;
 
 	if (f->cfi_loaded)
 		return;
 	f->cfi_loaded = 1;
 	find_plt(f);
-	/* the tables are the target's: libdw runs them only when cfiguard.h lets it */
-	if (!cfi_guard_eh_frame(dwfl_module_getelf(f->mod, &bias)))
+	/*
+	 * The tables are the target's: libdw runs them only when cfiguard.h lets
+	 * it, and only from f's own image, whose checked pages stay ours (a
+	 * separate debug file is libdwfl's read-only mapping of a file the
+	 * target's root holds: its .debug_frame is not used).
+	 */
+	elf = dwfl_module_getelf(f->mod, &bias);
+	if (on_own_image(f, elf) && !cfi_guard_eh_frame(elf, &span)) {
+		keep_span(f, &span);
 		f->eh_cfi = dwfl_module_eh_cfi(f->mod, &f->eh_bias);
-	else
-		f->cfi_refused = 1;
+	}
 	/* .debug_frame may live in a separate debug file: only when needed. */
-	if (!f->eh_cfi) {
-		if (!cfi_guard_debug_frame(dwfl_module_getdwarf(f->mod, &bias)))
-			f->dbg_cfi = dwfl_module_dwarf_cfi(f->mod, &f->dbg_bias);
-		else
-			f->cfi_refused = 1;
+	if (!f->eh_cfi && (dw = dwfl_module_getdwarf(f->mod, &bias)) &&
+	    on_own_image(f, dwarf_getelf(dw)) && !cfi_guard_debug_frame(dw, &span)) {
+		keep_span(f, &span);
+		f->dbg_cfi = dwfl_module_dwarf_cfi(f->mod, &f->dbg_bias);
 	}
 }
 
@@ -718,6 +745,29 @@ Dwfl_Module *elf_info_lookup_module(struct elf_info *f)
 	return f->look_mod;
 }
 
+/*
+ * Drop f's image but the pages of the unwind tables cfiguard.h checked:
+ * private copies now, dropped they would come back from the file, as the
+ * target's owner may have rewritten it (paged out instead).
+ */
+static void drop_but_tables(struct elf_info *f)
+{
+	uintptr_t base = (uintptr_t)f->file.image, end = base + f->file.size;
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t lo = (uintptr_t)f->cfi_span.lo & ~(page - 1);
+	uintptr_t hi = ((uintptr_t)f->cfi_span.hi + page - 1) & ~(page - 1);
+
+	if (lo < base || hi > ((end + page - 1) & ~(page - 1)) || lo >= hi) {
+		madvise(f->file.image, f->file.size, MADV_PAGEOUT);
+		return;
+	}
+	if (lo > base)
+		madvise(f->file.image, lo - base, MADV_DONTNEED);
+	madvise((void *)lo, hi - lo, MADV_PAGEOUT);
+	if (hi < end)
+		madvise((void *)hi, end - hi, MADV_DONTNEED);
+}
+
 void elf_info_give_back(struct elf_info *f)
 {
 	Dwarf_Addr bias;
@@ -736,7 +786,10 @@ void elf_info_give_back(struct elf_info *f)
 	 * out: MADV_PAGEOUT never drops data (a page libelf changed stays), and
 	 * leaves pages another process maps.
 	 */
-	madvise(f->file.image, f->file.size, f->image_fixed ? MADV_DONTNEED : MADV_PAGEOUT);
+	if (f->image_fixed && f->cfi_span.lo)
+		drop_but_tables(f);
+	else
+		madvise(f->file.image, f->file.size, f->image_fixed ? MADV_DONTNEED : MADV_PAGEOUT);
 	/* a separate debug file libdwfl mapped whole (not one read into memory) */
 	if (raw && page > 0 && !((uintptr_t)raw % (uintptr_t)page))
 		madvise(raw, size, MADV_PAGEOUT);

@@ -45,6 +45,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "elf/cfiguard.h"
 #include "elf/elfread.h"
 #include "elf/fpaudit.h"
 #include "target/debuginfo.h"
@@ -77,7 +78,6 @@ struct elf_info {
 	Dwfl_Module *mod;           /* symbols, lines; addresses are file vaddrs */
 	Dwarf_CFI *eh_cfi, *dbg_cfi;/* after elf_info_load_cfi; either may be NULL */
 	Dwarf_Addr eh_bias, dbg_bias;
-	int cfi_refused;            /* its CFI failed cfiguard.h's check: not used */
 	struct fpa_result audit;    /* frame pointers, unwind tables, symbols, debug file */
 	int audit_err;              /* 0, or -errno when the audit could not run */
 	int debug_err;              /* -errno: its separate debug file exists but did not open */
@@ -99,6 +99,7 @@ struct elf_info {
 	const struct elf_env *env;  /* its cache's, when it was loaded (may be NULL) */
 	struct debuginfo *debug;    /* while loading: the lookup libdwfl's callback uses */
 	int cfi_loaded;
+	struct cfi_guard_span cfi_span; /* the tables cfiguard.h checked (kept when dropping the image) */
 	int symbols_loaded;
 	struct cfi_cache_slot *cfi_cache;
 	struct elf_symidx *symidx;  /* code symbols by address (elf/addrinfo.h) */

@@ -794,13 +794,15 @@ int fpa_audit_elf(Elf *elf, const char *target_path, const char *root,
 		collect_fdes(&m, cfi_scn, eh_frame);
 		out->fdes = m.nfdes;
 		/* the tables are the file's: libdw runs them only when cfiguard.h lets it */
+		struct cfi_guard_span span;
+
 		if (eh_frame) {
-			out->cfi_refused = cfi_guard_eh_frame(m.elf) != 0;
+			out->cfi_refused = cfi_guard_eh_frame(m.elf, &span) != 0;
 			m.cfi = out->cfi_refused ? NULL : dwarf_getcfi_elf(m.elf);
 			m.cfi_from_elf = 1;
 		} else {
 			m.dwarf = dwarf_begin_elf(m.elf, DWARF_C_READ, NULL);
-			out->cfi_refused = m.dwarf && cfi_guard_debug_frame(m.dwarf) != 0;
+			out->cfi_refused = m.dwarf && cfi_guard_debug_frame(m.dwarf, &span) != 0;
 			m.cfi = m.dwarf && !out->cfi_refused ? dwarf_getcfi(m.dwarf) : NULL;
 		}
 		if (!m.cfi) {

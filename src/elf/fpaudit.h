@@ -101,7 +101,9 @@ struct fpa_result {
 const char *fpa_branch_protection_name(unsigned bit);
 
 /*
- * Audit an ELF file opened for reading (libelf). target_path is the name
+ * Audit an ELF file opened for reading (libelf) on writable memory of this
+ * process (elf_file_map's image: its unwind tables are checked in place,
+ * elf/cfiguard.h). target_path is the name
  * the process or installation uses for it (the file itself may be deleted)
  * and root the directory that name is relative to ("" for the host,
  * "/proc/PID/root", a sysroot): both only steer the search for separate

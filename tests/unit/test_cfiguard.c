@@ -1,0 +1,139 @@
+/*
+ * The check before libdw runs a file's CFI (elf/cfiguard.h): a library
+ * built here with benign CFI passes, one naming a register libdw would grow
+ * its frame to, one nesting remember_state past the bound and one whose last
+ * instruction is cut by its FDE's end are refused (fixtures/cfi.S); the
+ * checked tables' pages are the process's own afterwards, so the file
+ * rewritten under the mapping does not change what libdw reads (an unchecked
+ * page of the same mapping does change: the control).
+ */
+#include <fcntl.h>
+#include <gelf.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "elf/cfiguard.h"
+#include "elf/elfread.h"
+
+static void lib_path(char *out, size_t n, int kind)
+{
+	snprintf(out, n, "%s/libfwcfi%d.so", CFI_LIB_DIR, kind);
+}
+
+static int guard_of(const char *path, struct cfi_guard_span *span)
+{
+	struct elf_file ef;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), r;
+
+	assert_true(fd >= 0);
+	assert_int_equal(elf_file_map(&ef, fd), 0);
+	r = cfi_guard_eh_frame(ef.elf, span);
+	elf_file_unmap(&ef);
+	return r;
+}
+
+static void test_benign_passes_hostile_refused(void **state)
+{
+	static const int want[] = { 0, -1, -1, -1 };
+	struct cfi_guard_span span;
+	char path[512];
+
+	(void)state;
+	for (int kind = 0; kind < 4; kind++) {
+		lib_path(path, sizeof(path), kind);
+		assert_int_equal(guard_of(path, &span), want[kind]);
+	}
+}
+
+/* A section's file offset and size. */
+static void section_of(Elf *elf, const char *want, off_t *off, size_t *size)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	assert_int_equal(elf_getshdrstrndx(elf, &shstrndx), 0);
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		assert_non_null(gelf_getshdr(scn, &sh));
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && !strcmp(name, want)) {
+			*off = (off_t)sh.sh_offset;
+			*size = sh.sh_size;
+			return;
+		}
+	}
+	fail_msg("no section %s", want);
+}
+
+static void rewrite(int fd, off_t off, size_t n)
+{
+	uint8_t junk[256];
+
+	memset(junk, 0xaa, sizeof(junk));
+	assert_true(n <= sizeof(junk));
+	assert_int_equal(pwrite(fd, junk, n, off), (ssize_t)n);
+}
+
+static void test_checked_tables_stay_as_checked(void **state)
+{
+	char src[512], tmp[] = "/tmp/fw-cfiguard-XXXXXX";
+	struct cfi_guard_span span;
+	struct elf_file ef;
+	off_t frame_off, text_off;
+	size_t frame_size, text_size, n = 0;
+	uint8_t before[64], buf[65536];
+	int in, out, fd;
+	ssize_t got;
+
+	(void)state;
+	lib_path(src, sizeof(src), 0);
+	in = open(src, O_RDONLY | O_CLOEXEC);
+	out = mkstemp(tmp);
+	assert_true(in >= 0 && out >= 0);
+	while ((got = read(in, buf, sizeof(buf))) > 0)
+		assert_int_equal(write(out, buf, (size_t)got), got);
+	close(in);
+	fd = open(tmp, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(elf_file_map(&ef, fd), 0);
+	section_of(ef.elf, ".eh_frame", &frame_off, &frame_size);
+	section_of(ef.elf, ".text", &text_off, &text_size);
+	assert_true(frame_size >= 16 && text_size >= 16);
+	n = sizeof(before) < frame_size ? sizeof(before) : frame_size;
+	memcpy(before, (uint8_t *)ef.image + frame_off, n);
+
+	assert_int_equal(cfi_guard_eh_frame(ef.elf, &span), 0);
+	assert_true((const uint8_t *)span.lo <= (uint8_t *)ef.image + frame_off);
+	assert_true((const uint8_t *)span.hi >= (uint8_t *)ef.image + frame_off + frame_size);
+
+	/* the target's owner rewrites the file under the mapping */
+	rewrite(out, frame_off, n);
+	rewrite(out, text_off, 16);
+	assert_memory_equal((uint8_t *)ef.image + frame_off, before, n);
+	/* the control: a page nothing checked follows the file */
+	assert_int_equal(((uint8_t *)ef.image)[text_off], 0xaa);
+
+	elf_file_unmap(&ef);
+	close(out);
+	unlink(tmp);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_benign_passes_hostile_refused),
+		cmocka_unit_test(test_checked_tables_stay_as_checked),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
