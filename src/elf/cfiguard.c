@@ -13,9 +13,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "elf/cfiguard.h"
+#include "elf/elfread.h"
 #include "util/util.h"
 
 #define PE_SIGNED 0x08
@@ -25,6 +25,7 @@ struct cie_facts {
 	uint8_t fde_enc;
 	int sized;                      /* 'z': the FDE's augmentation data has a length */
 	size_t fde_aug_size;            /* else its size */
+	unsigned maxreg;                /* the largest register its program names */
 };
 
 /* The bytes libdw reads the entries from, and what it knows about them. */
@@ -167,15 +168,20 @@ static int reg_ok(uint64_t reg)
  * and no assembler writes one.
  */
 static int check_program(struct frame_data *d, const uint8_t *p, const uint8_t *end,
-			 uint8_t fde_enc)
+			 uint8_t fde_enc, unsigned *maxreg)
 {
 	unsigned depth = 0;
-	uint64_t reg, v;
+	uint64_t reg, v, remembers = 0;
 
 	if (end > p && (size_t)(end - p) > CFI_GUARD_PROGRAM_MAX)
 		return REFUSE;
 #define LEB(x) do { if (leb(d, &p, end, &(x)) || p > end) return REFUSE; } while (0)
-#define RULE(x) do { if (!reg_ok(x)) return REFUSE; } while (0)
+#define RULE(x) do {                                                            \
+		if (!reg_ok(x))                                                 \
+			return REFUSE;                                          \
+		if ((x) > *maxreg)                                              \
+			*maxreg = (unsigned)(x);                                \
+	} while (0)
 #define SKIP(n) do { if ((size_t)(end - p) < (n)) return REFUSE; p += (n); } while (0)
 #define EXPR(n) do {                                                            \
 		if ((n) > (uint64_t)(end - p))                                  \
@@ -192,10 +198,13 @@ static int check_program(struct frame_data *d, const uint8_t *p, const uint8_t *
 			continue;
 		if (op >= DW_CFA_offset && op < DW_CFA_restore) {
 			LEB(v);         /* the offset; the register (< 64) is in op */
+			RULE(op & 0x3fu);
 			continue;
 		}
-		if (op >= DW_CFA_restore)
-			continue;       /* a register below 64 */
+		if (op >= DW_CFA_restore) {
+			RULE(op & 0x3fu);
+			continue;
+		}
 		switch (op) {
 		case DW_CFA_nop:
 		case DW_CFA_GNU_window_save:    /* registers 8..31 */
@@ -262,6 +271,7 @@ static int check_program(struct frame_data *d, const uint8_t *p, const uint8_t *
 		case DW_CFA_remember_state:
 			if (++depth > CFI_GUARD_DEPTH_MAX)
 				return REFUSE;
+			remembers++;
 			break;
 		case DW_CFA_restore_state:
 			if (!depth)
@@ -276,6 +286,13 @@ static int check_program(struct frame_data *d, const uint8_t *p, const uint8_t *
 #undef RULE
 #undef SKIP
 #undef EXPR
+	/*
+	 * each remember_state a copy of the frame (8 bytes a register up to the
+	 * largest named, and its head), at every lookup through the program:
+	 * python3.15's interpreter loop has 957 of 17 registers
+	 */
+	if (remembers * 8 * ((uint64_t)*maxreg + 1 + 8) > CFI_GUARD_REMEMBER_BYTES_MAX)
+		return REFUSE;
 	return SAFE;
 }
 
@@ -291,6 +308,7 @@ static int cie_facts(const struct frame_data *d, const Dwarf_CIE *cie, struct ci
 	out->fde_enc = DW_EH_PE_absptr;
 	out->sized = 0;
 	out->fde_aug_size = 0;
+	out->maxreg = 0;
 	for (const char *ap = cie->augmentation; *ap; ap++) {
 		uint8_t enc;
 
@@ -360,6 +378,7 @@ static const struct cie_seen *find_cie(const struct cie_seen *v, size_t n, Dwarf
 static int check_fde(struct frame_data *d, const Dwarf_FDE *fde, const struct cie_facts *facts)
 {
 	const uint8_t *p = fde->start, *end = fde->end;
+	unsigned maxreg;
 	int r;
 
 	if ((r = skip_encoded(d, facts->fde_enc, &p)) ||
@@ -378,7 +397,8 @@ static int check_fde(struct frame_data *d, const Dwarf_FDE *fde, const struct ci
 			return REFUSE;
 		p += facts->fde_aug_size;
 	}
-	return check_program(d, p, end, facts->fde_enc);
+	maxreg = facts->maxreg;
+	return check_program(d, p, end, facts->fde_enc, &maxreg);
 }
 
 /*
@@ -407,17 +427,22 @@ static int check_entries(struct frame_data *d, uint64_t **fdes, size_t *nfdes)
 		if (r > 0 || (r < 0 && next == off) || next <= off)
 			break;
 		if (r == 0 && dwarf_cfi_cie_p(&e)) {
-			struct cie_seen c = { off, { 0, 0, 0 } };
+			struct cie_seen c = { off, { 0, 0, 0, 0 } };
 
 			if (ncies >= CFI_GUARD_CIES_MAX || cie_facts(d, &e.cie, &c.facts) ||
 			    check_program(d, e.cie.initial_instructions,
-					  e.cie.initial_instructions_end, c.facts.fde_enc)) {
+					  e.cie.initial_instructions_end, c.facts.fde_enc,
+					  &c.facts.maxreg)) {
 				ret = REFUSE;
 				goto out;
 			}
 			cies = xgrow(cies, sizeof(*cies), ncies + 1, &acies);
 			cies[ncies++] = c;
 		} else if (r == 0) {
+			if (nseen >= CFI_GUARD_FDES_MAX) {
+				ret = REFUSE;
+				goto out;
+			}
 			seen = xgrow(seen, sizeof(*seen), nseen + 1, &aseen);
 			seen[nseen].off = off;
 			seen[nseen++].fde = e.fde;
@@ -493,26 +518,12 @@ static int check_table(Elf_Data *hdr, uint64_t hdr_vaddr, uint64_t frame_vaddr,
 	return SAFE;
 }
 
-/*
- * Make the pages of [p, p + n) the process's own: a page of a private file
- * mapping nobody wrote follows the file, which the target's owner may
- * rewrite after the check; written (each page's first byte in the range,
- * with its own value), it is a private copy. The memory must be writable:
- * cfiguard.h.
- */
-static void pin(const void *p, size_t n, struct cfi_guard_span *span)
+/* Pin [p, p + n) (elf/elfread.h: pin_private) and widen *span over it. */
+static void pin(const void *p, size_t n, struct elf_span *span)
 {
-	long page = sysconf(_SC_PAGESIZE);
-	uintptr_t at = (uintptr_t)p, end = at + n;
-
-	if (!n || page <= 0)
+	if (!n)
 		return;
-	while (at < end) {
-		volatile uint8_t *b = (volatile uint8_t *)at;
-
-		*b = *b;
-		at = (at | ((uintptr_t)page - 1)) + 1;
-	}
+	pin_private(p, n);
 	if (!span->lo || (const uint8_t *)p < (const uint8_t *)span->lo)
 		span->lo = p;
 	if (!span->hi || (const uint8_t *)p + n > (const uint8_t *)span->hi)
@@ -540,7 +551,7 @@ static int frame_data_of(Elf *elf, Elf_Data *data, int eh, struct frame_data *d)
 	return SAFE;
 }
 
-int cfi_guard_eh_frame(Elf *elf, struct cfi_guard_span *span)
+int cfi_guard_eh_frame(Elf *elf, struct elf_span *span)
 {
 	Elf_Scn *scn = NULL, *frame = NULL, *hdr = NULL;
 	GElf_Shdr sh, frame_sh = { 0 }, hdr_sh = { 0 };
@@ -578,9 +589,11 @@ int cfi_guard_eh_frame(Elf *elf, struct cfi_guard_span *span)
 	data = elf_rawdata(frame, NULL);
 	if (!data || !data->d_buf)
 		return SAFE;
-	if (frame_data_of(elf, data, 1, &d))
+	if (frame_data_of(elf, data, 1, &d) || data->d_size > CFI_GUARD_SECTION_MAX)
 		return REFUSE;
-	if (hdr && (hd = elf_rawdata(hdr, NULL)) && hd->d_buf)
+	if (hdr && (hd = elf_rawdata(hdr, NULL)) && hd->d_buf && hd->d_size > CFI_GUARD_SECTION_MAX)
+		return REFUSE;
+	if (hd && hd->d_buf)
 		pin(hd->d_buf, hd->d_size, span);
 	pin(data->d_buf, data->d_size, span);
 	r = check_entries(&d, &fdes, &nfdes);
@@ -590,7 +603,7 @@ int cfi_guard_eh_frame(Elf *elf, struct cfi_guard_span *span)
 	return r;
 }
 
-int cfi_guard_debug_frame(Dwarf *dwarf, struct cfi_guard_span *span)
+int cfi_guard_debug_frame(Dwarf *dwarf, struct elf_span *span)
 {
 	Elf *elf = dwarf ? dwarf_getelf(dwarf) : NULL;
 	Elf_Scn *scn = NULL, *frame = NULL;
@@ -622,7 +635,7 @@ int cfi_guard_debug_frame(Dwarf *dwarf, struct cfi_guard_span *span)
 	data = elf_getdata(frame, NULL);
 	if (!data || !data->d_buf)
 		return SAFE;
-	if (frame_data_of(elf, data, 0, &d))
+	if (frame_data_of(elf, data, 0, &d) || data->d_size > CFI_GUARD_SECTION_MAX)
 		return REFUSE;
 	pin(data->d_buf, data->d_size, span);
 	r = check_entries(&d, &fdes, &nfdes);

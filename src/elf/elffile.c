@@ -603,7 +603,7 @@ static int on_own_image(const struct elf_info *f, Elf *elf)
 }
 
 /* Widen f's span of guarded tables (kept from MADV_DONTNEED) by s. */
-static void keep_span(struct elf_info *f, const struct cfi_guard_span *s)
+static void keep_span(struct elf_info *f, const struct elf_span *s)
 {
 	if (!s->lo)
 		return;
@@ -615,7 +615,7 @@ static void keep_span(struct elf_info *f, const struct cfi_guard_span *s)
 
 void elf_info_load_cfi(struct elf_info *f)
 {
-	struct cfi_guard_span span;
+	struct elf_span span;
 	Dwarf_Addr bias;
 	Elf *elf;
 	Dwarf *dw;
@@ -746,26 +746,45 @@ Dwfl_Module *elf_info_lookup_module(struct elf_info *f)
 }
 
 /*
- * Drop f's image but the pages of the unwind tables cfiguard.h checked:
- * private copies now, dropped they would come back from the file, as the
- * target's owner may have rewritten it (paged out instead).
+ * Drop f's image but the pages pinned (elf/elfread.h: pin_private): the
+ * headers sections are chosen by and the unwind tables cfiguard.h checked,
+ * private copies now; dropped, they would come back from the file, which the
+ * target's owner may have rewritten. Those are paged out instead.
  */
-static void drop_but_tables(struct elf_info *f)
+static void drop_but_pinned(struct elf_info *f)
 {
-	uintptr_t base = (uintptr_t)f->file.image, end = base + f->file.size;
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t lo = (uintptr_t)f->cfi_span.lo & ~(page - 1);
-	uintptr_t hi = ((uintptr_t)f->cfi_span.hi + page - 1) & ~(page - 1);
+	uintptr_t base = (uintptr_t)f->file.image, end = base + f->file.size, at = base;
+	struct elf_span kept[ELF_KEPT_MAX + 1];
+	int n = 0;
 
-	if (lo < base || hi > ((end + page - 1) & ~(page - 1)) || lo >= hi) {
-		madvise(f->file.image, f->file.size, MADV_PAGEOUT);
-		return;
+	for (int i = 0; i < f->file.nkept; i++)
+		kept[n++] = f->file.kept[i];
+	if (f->cfi_span.lo)
+		kept[n++] = f->cfi_span;
+	/* by start (a handful: insertion) */
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && (uintptr_t)kept[j].lo < (uintptr_t)kept[j - 1].lo; j--) {
+			struct elf_span t = kept[j];
+
+			kept[j] = kept[j - 1];
+			kept[j - 1] = t;
+		}
+	for (int i = 0; i < n; i++) {
+		uintptr_t lo = (uintptr_t)kept[i].lo & ~(page - 1);
+		uintptr_t hi = ((uintptr_t)kept[i].hi + page - 1) & ~(page - 1);
+
+		if ((uintptr_t)kept[i].lo < base || (uintptr_t)kept[i].hi > end || hi <= at)
+			continue;               /* outside the image, or within the last */
+		if (lo < at)
+			lo = at;
+		if (lo > at)
+			madvise((void *)at, lo - at, MADV_DONTNEED);
+		madvise((void *)lo, hi - lo, MADV_PAGEOUT);
+		at = hi;
 	}
-	if (lo > base)
-		madvise(f->file.image, lo - base, MADV_DONTNEED);
-	madvise((void *)lo, hi - lo, MADV_PAGEOUT);
-	if (hi < end)
-		madvise((void *)hi, end - hi, MADV_DONTNEED);
+	if (at < end)
+		madvise((void *)at, end - at, MADV_DONTNEED);
 }
 
 void elf_info_give_back(struct elf_info *f)
@@ -780,16 +799,17 @@ void elf_info_give_back(struct elf_info *f)
 	long page = sysconf(_SC_PAGESIZE);
 
 	/*
-	 * An image nothing wrote to holds only the file's own pages: dropped,
-	 * they leave our RSS at once, those the targets map too (its code, its
-	 * unwind tables) included, and stay in the page cache. Else only paged
-	 * out: MADV_PAGEOUT never drops data (a page libelf changed stays), and
-	 * leaves pages another process maps.
+	 * An image nothing changed holds the file's own pages: dropped, they
+	 * leave our RSS at once, those the targets map too (its code) included,
+	 * and stay in the page cache; the pinned ones (headers, checked unwind
+	 * tables) are paged out. Else all only paged out: MADV_PAGEOUT never
+	 * drops data (a page libelf changed stays), and leaves pages another
+	 * process maps.
 	 */
-	if (f->image_fixed && f->cfi_span.lo)
-		drop_but_tables(f);
+	if (f->image_fixed)
+		drop_but_pinned(f);
 	else
-		madvise(f->file.image, f->file.size, f->image_fixed ? MADV_DONTNEED : MADV_PAGEOUT);
+		madvise(f->file.image, f->file.size, MADV_PAGEOUT);
 	/* a separate debug file libdwfl mapped whole (not one read into memory) */
 	if (raw && page > 0 && !((uintptr_t)raw % (uintptr_t)page))
 		madvise(raw, size, MADV_PAGEOUT);

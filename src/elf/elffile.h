@@ -99,7 +99,7 @@ struct elf_info {
 	const struct elf_env *env;  /* its cache's, when it was loaded (may be NULL) */
 	struct debuginfo *debug;    /* while loading: the lookup libdwfl's callback uses */
 	int cfi_loaded;
-	struct cfi_guard_span cfi_span; /* the tables cfiguard.h checked (kept when dropping the image) */
+	struct elf_span cfi_span; /* the tables cfiguard.h checked (kept when dropping the image) */
 	int symbols_loaded;
 	struct cfi_cache_slot *cfi_cache;
 	struct elf_symidx *symidx;  /* code symbols by address (elf/addrinfo.h) */

@@ -16,6 +16,56 @@
 #include "target/safe_open.h"
 #include "util/util.h"
 
+void pin_private(const void *p, size_t n)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uintptr_t at = (uintptr_t)p, end = at + n;
+
+	if (page <= 0 || end < at)
+		return;
+	while (at < end) {
+		volatile uint8_t *b = (volatile uint8_t *)at;
+
+		*b = *b;
+		at = (at | ((uintptr_t)page - 1)) + 1;
+	}
+}
+
+/* Pin [p, p + n) and, when it lies in the image, remember it in ef->kept. */
+static void keep(struct elf_file *ef, const void *p, size_t n)
+{
+	const uint8_t *lo = p, *base = ef->image;
+
+	if (!p || !n)
+		return;
+	pin_private(p, n);
+	if (lo < base || lo >= base + ef->size || n > (size_t)(base + ef->size - lo) ||
+	    ef->nkept >= ELF_KEPT_MAX)
+		return;
+	ef->kept[ef->nkept].lo = lo;
+	ef->kept[ef->nkept++].hi = lo + n;
+}
+
+/*
+ * The section headers and their names, where libelf reads them (elf_begin
+ * took their offsets from the header, pinned before it): libelf and libdw
+ * look sections up by name again and again.
+ */
+static void pin_headers(struct elf_file *ef)
+{
+	size_t shnum, shstrndx;
+	Elf_Scn *scn;
+	Elf_Data *names;
+
+	if (elf_getshdrnum(ef->elf, &shnum) || !shnum || !(scn = elf_getscn(ef->elf, 0)))
+		return;
+	if (shnum <= SIZE_MAX / sizeof(Elf64_Shdr))
+		keep(ef, elf64_getshdr(scn), shnum * sizeof(Elf64_Shdr));
+	if (!elf_getshdrstrndx(ef->elf, &shstrndx) && (scn = elf_getscn(ef->elf, shstrndx)) &&
+	    (names = elf_rawdata(scn, NULL)) && names->d_buf)
+		keep(ef, names->d_buf, names->d_size);
+}
+
 int elf_file_map(struct elf_file *ef, int fd)
 {
 	struct stat st;
@@ -42,9 +92,11 @@ int elf_file_map(struct elf_file *ef, int fd)
 	if (ret)
 		return ret;
 	elf_version(EV_CURRENT);
+	keep(ef, ef->image, sizeof(Elf64_Ehdr));        /* what elf_begin reads first */
 	ef->elf = elf_memory(ef->image, ef->size);
 	if (!ef->elf || elf_kind(ef->elf) != ELF_K_ELF || gelf_getclass(ef->elf) != ELFCLASS64)
 		return -ENOEXEC;
+	pin_headers(ef);
 	return 0;
 }
 

@@ -24,16 +24,37 @@
 /* Larger files are not mapped: no real module is, a hostile one may be. */
 #define ELF_MAX_SIZE (4ull << 30)
 
+#define ELF_KEPT_MAX 3
+
+/* A span of memory: [lo, hi). */
+struct elf_span {
+	const void *lo, *hi;
+};
+
 struct elf_file {
 	void *image;                /* the file's bytes (private, writable: libelf may convert in place) */
 	size_t size;
 	int deleted;                /* it had no name left on disk when mapped */
 	Elf *elf;                   /* on image; NULL once handed to another owner (libdwfl) */
+	/* the headers sections are chosen by, made private (pin_private): never to be dropped */
+	struct elf_span kept[ELF_KEPT_MAX];
+	int nkept;
 };
 
 /*
+ * Make the pages of [p, p + n) the process's own: a page of a private file
+ * mapping nobody wrote follows the file, which a target's owner may rewrite
+ * while framewalk reads it; written (each page's first byte in the range,
+ * with its own value) it is a private copy. The memory must be writable.
+ */
+void pin_private(const void *p, size_t n);
+
+/*
  * Map the file open on fd (always consumed) into ef. 0, or -errno: ENOEXEC
- * not a regular 64-bit ELF file, EFBIG larger than ELF_MAX_SIZE.
+ * not a regular 64-bit ELF file, EFBIG larger than ELF_MAX_SIZE. The ELF
+ * header, the section headers and their names are pinned (pin_private) as
+ * libelf reads them, so what libelf and libdw choose later by name is what
+ * a check chose before (elf/cfiguard.h); ef->kept lists them.
  */
 int elf_file_map(struct elf_file *ef, int fd);
 /* Undo elf_file_map (ends ef->elf unless it was handed on); ef may be half mapped. */

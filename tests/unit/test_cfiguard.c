@@ -3,9 +3,11 @@
  * built here with benign CFI passes, one naming a register libdw would grow
  * its frame to, one nesting remember_state past the bound and one whose last
  * instruction is cut by its FDE's end are refused (fixtures/cfi.S); the
- * checked tables' pages are the process's own afterwards, so the file
- * rewritten under the mapping does not change what libdw reads (an unchecked
- * page of the same mapping does change: the control).
+ * checked tables' pages, and the ELF header, section headers and section
+ * names (pinned when the file is mapped), are the process's own afterwards,
+ * so the file rewritten under the mapping does not change what libelf and
+ * libdw read (an unchecked page of the same mapping does change: the
+ * control).
  */
 #include <fcntl.h>
 #include <gelf.h>
@@ -28,7 +30,7 @@ static void lib_path(char *out, size_t n, int kind)
 	snprintf(out, n, "%s/libfwcfi%d.so", CFI_LIB_DIR, kind);
 }
 
-static int guard_of(const char *path, struct cfi_guard_span *span)
+static int guard_of(const char *path, struct elf_span *span)
 {
 	struct elf_file ef;
 	int fd = open(path, O_RDONLY | O_CLOEXEC), r;
@@ -43,7 +45,7 @@ static int guard_of(const char *path, struct cfi_guard_span *span)
 static void test_benign_passes_hostile_refused(void **state)
 {
 	static const int want[] = { 0, -1, -1, -1 };
-	struct cfi_guard_span span;
+	struct elf_span span;
 	char path[512];
 
 	(void)state;
@@ -87,11 +89,11 @@ static void rewrite(int fd, off_t off, size_t n)
 static void test_checked_tables_stay_as_checked(void **state)
 {
 	char src[512], tmp[] = "/tmp/fw-cfiguard-XXXXXX";
-	struct cfi_guard_span span;
+	struct elf_span span;
 	struct elf_file ef;
-	off_t frame_off, text_off;
-	size_t frame_size, text_size, n = 0;
-	uint8_t before[64], buf[65536];
+	off_t frame_off, text_off, names_off;
+	size_t frame_size, text_size, names_size, n = 0;
+	uint8_t before[64], ident[16], names[16], buf[65536];
 	int in, out, fd;
 	ssize_t got;
 
@@ -108,6 +110,8 @@ static void test_checked_tables_stay_as_checked(void **state)
 	assert_int_equal(elf_file_map(&ef, fd), 0);
 	section_of(ef.elf, ".eh_frame", &frame_off, &frame_size);
 	section_of(ef.elf, ".text", &text_off, &text_size);
+	section_of(ef.elf, ".shstrtab", &names_off, &names_size);
+	assert_true(names_size >= sizeof(names));
 	assert_true(frame_size >= 16 && text_size >= 16);
 	n = sizeof(before) < frame_size ? sizeof(before) : frame_size;
 	memcpy(before, (uint8_t *)ef.image + frame_off, n);
@@ -117,11 +121,19 @@ static void test_checked_tables_stay_as_checked(void **state)
 	assert_true((const uint8_t *)span.hi >= (uint8_t *)ef.image + frame_off + frame_size);
 
 	/* the target's owner rewrites the file under the mapping */
+	memcpy(ident, ef.image, sizeof(ident));
+	memcpy(names, (uint8_t *)ef.image + names_off, sizeof(names));
+	rewrite(out, 0, sizeof(ident));
+	rewrite(out, names_off, sizeof(names));
 	rewrite(out, frame_off, n);
-	rewrite(out, text_off, 16);
+	rewrite(out, text_off + (off_t)(text_size / 2), 16);
+	/* the header and the section names (pinned when mapped), the tables (when checked) */
+	assert_int_equal(ef.nkept, 3);
+	assert_memory_equal(ef.image, ident, sizeof(ident));
+	assert_memory_equal((uint8_t *)ef.image + names_off, names, sizeof(names));
 	assert_memory_equal((uint8_t *)ef.image + frame_off, before, n);
-	/* the control: a page nothing checked follows the file */
-	assert_int_equal(((uint8_t *)ef.image)[text_off], 0xaa);
+	/* the control: a page nothing pinned (the middle of f's 16 KiB) follows the file */
+	assert_int_equal(((uint8_t *)ef.image)[text_off + (off_t)(text_size / 2)], 0xaa);
 
 	elf_file_unmap(&ef);
 	close(out);
