@@ -630,6 +630,8 @@ void elf_info_load_cfi(struct elf_info *f)
 	 * separate debug file is libdwfl's read-only mapping of a file the
 	 * target's root holds: its .debug_frame is not used).
 	 */
+	if (f->file.unpinned)
+		return;                 /* its section headers could change under libdw */
 	elf = dwfl_module_getelf(f->mod, &bias);
 	if (on_own_image(f, elf) && !cfi_guard_eh_frame(elf, &span)) {
 		keep_span(f, &span);

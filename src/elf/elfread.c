@@ -31,39 +31,67 @@ void pin_private(const void *p, size_t n)
 	}
 }
 
-/* Pin [p, p + n) and, when it lies in the image, remember it in ef->kept. */
-static void keep(struct elf_file *ef, const void *p, size_t n)
+/* Pin [p, p + n) of the image and remember it in ef->kept; 0, or -1 when it does not fit. */
+static int keep(struct elf_file *ef, const void *p, size_t n)
 {
 	const uint8_t *lo = p, *base = ef->image;
 
-	if (!p || !n)
-		return;
-	pin_private(p, n);
-	if (lo < base || lo >= base + ef->size || n > (size_t)(base + ef->size - lo) ||
+	if (!p || !n || lo < base || lo >= base + ef->size || n > (size_t)(base + ef->size - lo) ||
 	    ef->nkept >= ELF_KEPT_MAX)
-		return;
+		return -1;
+	pin_private(p, n);
 	ef->kept[ef->nkept].lo = lo;
 	ef->kept[ef->nkept++].hi = lo + n;
+	return 0;
 }
 
 /*
- * The section headers and their names, where libelf reads them (elf_begin
- * took their offsets from the header, pinned before it): libelf and libdw
- * look sections up by name again and again.
+ * Before elf_begin, which takes every section's offset and size from the
+ * section header table: the table, found from the pinned ELF header (its
+ * count in section 0 when e_shnum is 0). A table of the other byte order or
+ * another entry size libelf copies and converts: nothing of the image to pin.
  */
-static void pin_headers(struct elf_file *ef)
+static void pin_section_table(struct elf_file *ef)
 {
-	size_t shnum, shstrndx;
+	const uint8_t *base = ef->image;
+	Elf64_Ehdr eh;
+	Elf64_Shdr first;
+	uint64_t n;
+
+	memcpy(&eh, base, sizeof(eh));
+	if (eh.e_ident[EI_DATA] != (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB) ||
+	    eh.e_shentsize != sizeof(Elf64_Shdr) || (!eh.e_shoff && !eh.e_shnum))
+		return;
+	if (eh.e_shoff >= ef->size || ef->size - eh.e_shoff < sizeof(first)) {
+		ef->unpinned = 1;
+		return;
+	}
+	pin_private(base + eh.e_shoff, sizeof(first));
+	memcpy(&first, base + eh.e_shoff, sizeof(first));
+	n = eh.e_shnum ? eh.e_shnum : first.sh_size;
+	if (n > ELF_PIN_TABLE_MAX / sizeof(Elf64_Shdr) ||
+	    keep(ef, base + eh.e_shoff, (size_t)n * sizeof(Elf64_Shdr)))
+		ef->unpinned = 1;
+}
+
+/*
+ * After elf_begin: the section names libelf and libdw look sections up by,
+ * again and again (where elf_begin put them, from the pinned table).
+ */
+static void pin_section_names(struct elf_file *ef)
+{
+	size_t shstrndx;
 	Elf_Scn *scn;
+	GElf_Shdr sh;
 	Elf_Data *names;
 
-	if (elf_getshdrnum(ef->elf, &shnum) || !shnum || !(scn = elf_getscn(ef->elf, 0)))
+	if (elf_getshdrstrndx(ef->elf, &shstrndx) || !shstrndx)
 		return;
-	if (shnum <= SIZE_MAX / sizeof(Elf64_Shdr))
-		keep(ef, elf64_getshdr(scn), shnum * sizeof(Elf64_Shdr));
-	if (!elf_getshdrstrndx(ef->elf, &shstrndx) && (scn = elf_getscn(ef->elf, shstrndx)) &&
-	    (names = elf_rawdata(scn, NULL)) && names->d_buf)
-		keep(ef, names->d_buf, names->d_size);
+	if (!(scn = elf_getscn(ef->elf, shstrndx)) || !gelf_getshdr(scn, &sh) ||
+	    sh.sh_type != SHT_STRTAB || sh.sh_size > ELF_PIN_NAMES_MAX ||
+	    !(names = elf_rawdata(scn, NULL)) || !names->d_buf ||
+	    keep(ef, names->d_buf, names->d_size))
+		ef->unpinned = 1;
 }
 
 int elf_file_map(struct elf_file *ef, int fd)
@@ -93,10 +121,11 @@ int elf_file_map(struct elf_file *ef, int fd)
 		return ret;
 	elf_version(EV_CURRENT);
 	keep(ef, ef->image, sizeof(Elf64_Ehdr));        /* what elf_begin reads first */
+	pin_section_table(ef);
 	ef->elf = elf_memory(ef->image, ef->size);
 	if (!ef->elf || elf_kind(ef->elf) != ELF_K_ELF || gelf_getclass(ef->elf) != ELFCLASS64)
 		return -ENOEXEC;
-	pin_headers(ef);
+	pin_section_names(ef);
 	return 0;
 }
 

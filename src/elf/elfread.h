@@ -39,7 +39,12 @@ struct elf_file {
 	/* the headers sections are chosen by, made private (pin_private): never to be dropped */
 	struct elf_span kept[ELF_KEPT_MAX];
 	int nkept;
+	int unpinned;               /* a table or names past the bounds below: not pinned */
 };
+
+/* What elf_file_map pins at most: the section header table, the section names. */
+#define ELF_PIN_TABLE_MAX (4u << 20)
+#define ELF_PIN_NAMES_MAX (1u << 20)
 
 /*
  * Make the pages of [p, p + n) the process's own: a page of a private file
@@ -52,9 +57,10 @@ void pin_private(const void *p, size_t n);
 /*
  * Map the file open on fd (always consumed) into ef. 0, or -errno: ENOEXEC
  * not a regular 64-bit ELF file, EFBIG larger than ELF_MAX_SIZE. The ELF
- * header, the section headers and their names are pinned (pin_private) as
- * libelf reads them, so what libelf and libdw choose later by name is what
- * a check chose before (elf/cfiguard.h); ef->kept lists them.
+ * header and the section header table (before libelf reads them) and the
+ * section names are pinned (pin_private), so what libelf and libdw choose
+ * later by name is what a check chose before (elf/cfiguard.h); ef->kept
+ * lists them; ef->unpinned says a table or names were past the bounds.
  */
 int elf_file_map(struct elf_file *ef, int fd);
 /* Undo elf_file_map (ends ef->elf unless it was handed on); ef may be half mapped. */

@@ -1081,6 +1081,8 @@ def test_many_periods_rss_flat(pb, receiver, worker, agents, tmp_path):
     assert ag.stop() == 0, ag.stderr
     assert "whole stacks" in ag.stderr, ag.stderr
     assert sent >= 270, "only %d OTLP requests for 450 periods" % sent
+    print("RssAnon: %d kB at period 250, %s at 350, %d kB at most to 450"
+          % (base, at_350 and "%d kB" % at_350[0], top[0]))
     assert top[0] - base <= 2048, "RSS grew from %d kB to %d kB over 200 periods" % (base, top[0])
     assert at_350 and top[0] - at_350[0] <= 1024, \
         "RSS grew from %d kB to %d kB over the last 100 periods" % (at_350[0], top[0])

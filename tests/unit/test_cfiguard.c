@@ -7,7 +7,8 @@
  * names (pinned when the file is mapped), are the process's own afterwards,
  * so the file rewritten under the mapping does not change what libelf and
  * libdw read (an unchecked page of the same mapping does change: the
- * control).
+ * control); section names past ELF_PIN_NAMES_MAX are not pinned, and the
+ * file says so.
  */
 #include <fcntl.h>
 #include <gelf.h>
@@ -127,8 +128,9 @@ static void test_checked_tables_stay_as_checked(void **state)
 	rewrite(out, names_off, sizeof(names));
 	rewrite(out, frame_off, n);
 	rewrite(out, text_off + (off_t)(text_size / 2), 16);
-	/* the header and the section names (pinned when mapped), the tables (when checked) */
+	/* the header, section table and names (pinned when mapped), the tables (when checked) */
 	assert_int_equal(ef.nkept, 3);
+	assert_int_equal(ef.unpinned, 0);
 	assert_memory_equal(ef.image, ident, sizeof(ident));
 	assert_memory_equal((uint8_t *)ef.image + names_off, names, sizeof(names));
 	assert_memory_equal((uint8_t *)ef.image + frame_off, before, n);
@@ -140,11 +142,59 @@ static void test_checked_tables_stay_as_checked(void **state)
 	unlink(tmp);
 }
 
+/*
+ * The section names moved to the file's end and grown past
+ * ELF_PIN_NAMES_MAX: not pinned, and the file says so (its CFI then unused).
+ */
+static void test_names_past_the_bound_not_pinned(void **state)
+{
+	char src[512], tmp[] = "/tmp/fw-cfiguard-names-XXXXXX";
+	size_t size, grown = ELF_PIN_NAMES_MAX + 4096;
+	struct elf_file ef;
+	Elf64_Ehdr eh;
+	Elf64_Shdr names;
+	uint8_t *bytes;
+	FILE *in;
+	int out, fd;
+
+	(void)state;
+	lib_path(src, sizeof(src), 0);
+	in = fopen(src, "rb");
+	assert_non_null(in);
+	assert_int_equal(fseek(in, 0, SEEK_END), 0);
+	size = (size_t)ftell(in);
+	rewind(in);
+	bytes = calloc(1, size + grown);
+	assert_non_null(bytes);
+	assert_int_equal(fread(bytes, 1, size, in), size);
+	fclose(in);
+	memcpy(&eh, bytes, sizeof(eh));
+	memcpy(&names, bytes + eh.e_shoff + (size_t)eh.e_shstrndx * sizeof(names), sizeof(names));
+	memcpy(bytes + size, bytes + names.sh_offset, names.sh_size);
+	names.sh_offset = size;
+	names.sh_size = grown;
+	memcpy(bytes + eh.e_shoff + (size_t)eh.e_shstrndx * sizeof(names), &names, sizeof(names));
+	out = mkstemp(tmp);
+	assert_true(out >= 0);
+	assert_int_equal(write(out, bytes, size + grown), (ssize_t)(size + grown));
+	close(out);
+	free(bytes);
+
+	fd = open(tmp, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(elf_file_map(&ef, fd), 0);
+	assert_int_equal(ef.unpinned, 1);
+	assert_int_equal(ef.nkept, 2);          /* the header, the section table */
+	elf_file_unmap(&ef);
+	unlink(tmp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_benign_passes_hostile_refused),
 		cmocka_unit_test(test_checked_tables_stay_as_checked),
+		cmocka_unit_test(test_names_past_the_bound_not_pinned),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
