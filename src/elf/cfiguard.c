@@ -10,6 +10,7 @@
  */
 #include <dwarf.h>
 #include <gelf.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -357,21 +358,19 @@ struct fde_seen {
 	Dwarf_FDE fde;
 };
 
-static const struct cie_seen *find_cie(const struct cie_seen *v, size_t n, Dwarf_Off off)
+/* The element of an array sorted by the Dwarf_Off at key_offset whose offset is off, or NULL. */
+static const void *find_off(const void *base, size_t n, size_t size, size_t key_offset,
+			    Dwarf_Off off)
 {
-	size_t lo = 0, hi = n;
+	size_t i = count_at_or_below(base, n, size, key_offset, off);
+	const char *e;
+	Dwarf_Off at;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid].off == off)
-			return &v[mid];
-		if (v[mid].off < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	if (!i)
+		return NULL;            /* none (base may be NULL) */
+	e = (const char *)base + (i - 1) * size;
+	memcpy(&at, e + key_offset, sizeof(at));
+	return at == off ? e : NULL;
 }
 
 /* An FDE (libdw's intern_fde): where its instructions start, then the instructions. */
@@ -403,22 +402,20 @@ static int check_fde(struct frame_data *d, const Dwarf_FDE *fde, const struct ci
 
 /*
  * Every entry libdw's linear search reads (fde.c: an invalid entry is
- * skipped when its length let dwarf_next_cfi go on), checked; the FDEs'
- * offsets in *fdes (ascending) for the search table's check. An FDE must
+ * skipped when its length let dwarf_next_cfi go on), checked; the FDEs in
+ * *fdes (by offset, ascending) for the search table's check. An FDE must
  * name a CIE of the walk: libdw takes a CIE wherever one parses, and one
  * inside another entry's bytes would have libdw decode those bytes twice,
  * two ways (its expression cache, keyed by address, then asserts).
  */
-static int check_entries(struct frame_data *d, uint64_t **fdes, size_t *nfdes)
+static int check_entries(struct frame_data *d, struct fde_seen **fdes, size_t *nfdes)
 {
 	struct cie_seen *cies = NULL;
 	struct fde_seen *seen = NULL;
-	size_t ncies = 0, acies = 0, nseen = 0, aseen = 0, afdes = 0;
+	size_t ncies = 0, acies = 0, nseen = 0, aseen = 0;
 	Dwarf_Off off = 0;
 	int ret = SAFE;
 
-	*fdes = NULL;
-	*nfdes = 0;
 	for (;;) {
 		Dwarf_CFI_Entry e;
 		Dwarf_Off next = off;
@@ -450,39 +447,18 @@ static int check_entries(struct frame_data *d, uint64_t **fdes, size_t *nfdes)
 		off = next;
 	}
 	for (size_t i = 0; i < nseen && !ret; i++) {
-		const struct cie_seen *c = find_cie(cies, ncies, seen[i].fde.CIE_pointer);
+		const struct cie_seen *c = find_off(cies, ncies, sizeof(*cies),
+						    offsetof(struct cie_seen, off),
+						    seen[i].fde.CIE_pointer);
 
 		if (!c || check_fde(d, &seen[i].fde, &c->facts))
 			ret = REFUSE;
-		*fdes = xgrow(*fdes, sizeof(**fdes), *nfdes + 1, &afdes);
-		(*fdes)[(*nfdes)++] = seen[i].off;
 	}
 out:
 	free(cies);
-	free(seen);
+	*fdes = seen;
+	*nfdes = nseen;
 	return ret;
-}
-
-static int has_offset(const uint64_t *v, size_t n, uint64_t off)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid] == off)
-			return 1;
-		if (v[mid] < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return 0;
-}
-
-static uint64_t le32(const uint8_t *p)
-{
-	return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24;
 }
 
 /*
@@ -491,7 +467,7 @@ static uint64_t le32(const uint8_t *p)
  * checked. Only the encodings linkers write are followed.
  */
 static int check_table(Elf_Data *hdr, uint64_t hdr_vaddr, uint64_t frame_vaddr,
-		       const uint64_t *fdes, size_t nfdes)
+		       const struct fde_seen *fdes, size_t nfdes)
 {
 	const uint8_t *h = hdr->d_buf;
 	size_t n = hdr->d_size;
@@ -505,14 +481,15 @@ static int check_table(Elf_Data *hdr, uint64_t hdr_vaddr, uint64_t frame_vaddr,
 	if (h[1] != (DW_EH_PE_pcrel | DW_EH_PE_sdata4) || h[2] != DW_EH_PE_udata4 ||
 	    h[3] != (DW_EH_PE_datarel | DW_EH_PE_sdata4) || n < 12)
 		return REFUSE;
-	ptr = hdr_vaddr + 4 + (uint64_t)(int64_t)(int32_t)le32(h + 4);
-	count = le32(h + 8);
+	ptr = hdr_vaddr + 4 + (uint64_t)(int64_t)load_i32(h, 4);
+	count = (uint32_t)load_i32(h, 8);
 	if (!count || count > (n - 12) / 4 / 2 || ptr != frame_vaddr)
 		return SAFE;                    /* no table, or no CFI */
 	for (uint64_t i = 0; i < count; i++) {
-		uint64_t fde = hdr_vaddr + (uint64_t)(int64_t)(int32_t)le32(h + 12 + 8 * i + 4);
+		uint64_t fde = hdr_vaddr + (uint64_t)(int64_t)load_i32(h, 12 + 8 * i + 4);
 
-		if (!has_offset(fdes, nfdes, fde - frame_vaddr))
+		if (!find_off(fdes, nfdes, sizeof(*fdes), offsetof(struct fde_seen, off),
+			      fde - frame_vaddr))
 			return REFUSE;
 	}
 	return SAFE;
@@ -524,10 +501,7 @@ static void pin(const void *p, size_t n, struct elf_span *span)
 	if (!n)
 		return;
 	pin_private(p, n);
-	if (!span->lo || (const uint8_t *)p < (const uint8_t *)span->lo)
-		span->lo = p;
-	if (!span->hi || (const uint8_t *)p + n > (const uint8_t *)span->hi)
-		span->hi = (const uint8_t *)p + n;
+	elf_span_widen(span, p, (const uint8_t *)p + n);
 }
 
 static const char *section_name(Elf *elf, size_t shstrndx, Elf_Scn *scn, GElf_Shdr *sh)
@@ -557,11 +531,10 @@ int cfi_guard_eh_frame(Elf *elf, struct elf_span *span)
 	GElf_Shdr sh, frame_sh = { 0 }, hdr_sh = { 0 };
 	size_t shstrndx, nfdes;
 	struct frame_data d;
-	uint64_t *fdes;
+	struct fde_seen *fdes;
 	Elf_Data *data, *hd = NULL;
 	int r;
 
-	span->lo = span->hi = NULL;
 	/* no section headers: libdw reads PT_GNU_EH_FRAME's, sized by the file (refused) */
 	if (elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx) || !shstrndx)
 		return REFUSE;
@@ -610,11 +583,10 @@ int cfi_guard_debug_frame(Dwarf *dwarf, struct elf_span *span)
 	GElf_Shdr sh, frame_sh = { 0 };
 	size_t shstrndx, nfdes;
 	struct frame_data d;
-	uint64_t *fdes;
+	struct fde_seen *fdes;
 	Elf_Data *data;
 	int r;
 
-	span->lo = span->hi = NULL;
 	if (!elf || elf_getshdrstrndx(elf, &shstrndx) || !shstrndx)
 		return REFUSE;
 	while ((scn = elf_nextscn(elf, scn))) {

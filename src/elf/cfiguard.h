@@ -45,8 +45,9 @@
  * 0 when the .eh_frame dwarf_getcfi_elf(elf) would read (dwfl_module_eh_cfi's)
  * is safe to run, -1 not. elf must be elf_file_map's, on its private writable
  * image, whose headers it pinned: the tables' pages are pinned here before
- * they are read, so libdw reads what was checked. *span covers them: they
- * must not be dropped (MADV_DONTNEED would bring the file's bytes back).
+ * they are read, so libdw reads what was checked. *span is widened over
+ * them (elf_span_widen): they must not be dropped (MADV_DONTNEED would
+ * bring the file's bytes back).
  */
 int cfi_guard_eh_frame(Elf *elf, struct elf_span *span);
 

@@ -602,20 +602,8 @@ static int on_own_image(const struct elf_info *f, Elf *elf)
 	return elf && elf_rawfile(elf, &size) == f->file.image && size == f->file.size;
 }
 
-/* Widen f's span of guarded tables (kept from MADV_DONTNEED) by s. */
-static void keep_span(struct elf_info *f, const struct elf_span *s)
-{
-	if (!s->lo)
-		return;
-	if (!f->cfi_span.lo || s->lo < f->cfi_span.lo)
-		f->cfi_span.lo = s->lo;
-	if (!f->cfi_span.hi || s->hi > f->cfi_span.hi)
-		f->cfi_span.hi = s->hi;
-}
-
 void elf_info_load_cfi(struct elf_info *f)
 {
-	struct elf_span span;
 	Dwarf_Addr bias;
 	Elf *elf;
 	Dwarf *dw;
@@ -633,14 +621,12 @@ void elf_info_load_cfi(struct elf_info *f)
 	if (f->file.unpinned)
 		return;                 /* its section headers could change under libdw */
 	elf = dwfl_module_getelf(f->mod, &bias);
-	if (on_own_image(f, elf) && !cfi_guard_eh_frame(elf, &span)) {
-		keep_span(f, &span);
+	if (on_own_image(f, elf) && !cfi_guard_eh_frame(elf, &f->cfi_span)) {
 		f->eh_cfi = dwfl_module_eh_cfi(f->mod, &f->eh_bias);
 	}
 	/* .debug_frame may live in a separate debug file: only when needed. */
 	if (!f->eh_cfi && (dw = dwfl_module_getdwarf(f->mod, &bias)) &&
-	    on_own_image(f, dwarf_getelf(dw)) && !cfi_guard_debug_frame(dw, &span)) {
-		keep_span(f, &span);
+	    on_own_image(f, dwarf_getelf(dw)) && !cfi_guard_debug_frame(dw, &f->cfi_span)) {
 		f->dbg_cfi = dwfl_module_dwarf_cfi(f->mod, &f->dbg_bias);
 	}
 }

@@ -31,6 +31,15 @@ struct elf_span {
 	const void *lo, *hi;
 };
 
+/* Widen *s over [lo, hi) (an empty *s, lo NULL, becomes it). */
+static inline void elf_span_widen(struct elf_span *s, const void *lo, const void *hi)
+{
+	if (!s->lo || (uintptr_t)lo < (uintptr_t)s->lo)
+		s->lo = lo;
+	if (!s->hi || (uintptr_t)hi > (uintptr_t)s->hi)
+		s->hi = hi;
+}
+
 struct elf_file {
 	void *image;                /* the file's bytes (private, writable: libelf may convert in place) */
 	size_t size;

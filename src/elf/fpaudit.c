@@ -794,7 +794,7 @@ int fpa_audit_elf(Elf *elf, const char *target_path, const char *root,
 		collect_fdes(&m, cfi_scn, eh_frame);
 		out->fdes = m.nfdes;
 		/* the tables are the file's: libdw runs them only when cfiguard.h lets it */
-		struct elf_span span;
+		struct elf_span span = { NULL, NULL };
 
 		if (eh_frame) {
 			out->cfi_refused = cfi_guard_eh_frame(m.elf, &span) != 0;

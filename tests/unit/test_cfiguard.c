@@ -38,6 +38,7 @@ static int guard_of(const char *path, struct elf_span *span)
 
 	assert_true(fd >= 0);
 	assert_int_equal(elf_file_map(&ef, fd), 0);
+	span->lo = span->hi = NULL;
 	r = cfi_guard_eh_frame(ef.elf, span);
 	elf_file_unmap(&ef);
 	return r;
@@ -46,7 +47,7 @@ static int guard_of(const char *path, struct elf_span *span)
 static void test_benign_passes_hostile_refused(void **state)
 {
 	static const int want[] = { 0, -1, -1, -1 };
-	struct elf_span span;
+	struct elf_span span = { NULL, NULL };
 	char path[512];
 
 	(void)state;
@@ -90,7 +91,7 @@ static void rewrite(int fd, off_t off, size_t n)
 static void test_checked_tables_stay_as_checked(void **state)
 {
 	char src[512], tmp[] = "/tmp/fw-cfiguard-XXXXXX";
-	struct elf_span span;
+	struct elf_span span = { NULL, NULL };
 	struct elf_file ef;
 	off_t frame_off, text_off, names_off;
 	size_t frame_size, text_size, names_size, n = 0;
