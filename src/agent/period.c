@@ -241,7 +241,7 @@ int period_batch_add(struct period_batch *b, const struct profile *src, const st
 			m->calls_note = xstrdup(calls->meta.calls_note);
 		m->calls_window_ns = calls->meta.calls_window_ns;
 	}
-	ret = period_pprof(&p->prof, &p->pprof);
+	ret = b->want_pprof ? period_pprof(&p->prof, &p->pprof) : 0;
 	if (ret) {
 		profile_release(&p->prof);
 		strbuf_release(&p->pprof);

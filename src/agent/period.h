@@ -1,7 +1,8 @@
 /*
  * One period of the agent: what every process profiled recorded between
- * two instants, each as a profile of its own with its labels and its
- * gzip'd pprof (the one writer, output/pprof.c), gathered in a batch that
+ * two instants, each as a profile of its own with its labels and, when a
+ * destination sends it, its gzip'd pprof (the one writer, output/pprof.c;
+ * encoded once for all of them), gathered in a batch that
  * every destination encodes in its own way (sink.h). The labels are one
  * list, in one order, for all of them (period_labels); the OTLP encoder
  * maps them to the semantic conventions' names.
@@ -25,7 +26,8 @@ struct period_proc {
 	char version[32];           /* "3.12.1" */
 	char pid_text[16];
 	struct profile prof;        /* its threads and samples only */
-	struct strbuf pprof;        /* prof as gzip'd pprof, with the labels as metadata */
+	struct strbuf pprof;        /* prof as gzip'd pprof, with the labels as metadata
+				     * (when the batch's want_pprof) */
 };
 
 struct period_batch {
@@ -41,6 +43,7 @@ struct period_batch {
 	const char *label_specs;    /* --context-label, described ("route=app:route"), or NULL */
 	char *const *extra;         /* --label "key=value" */
 	size_t nextra;
+	int want_pprof;             /* a destination sends each process's pprof (sink.h) */
 	struct period_proc *procs;
 	size_t n, alloc;
 };
@@ -73,7 +76,8 @@ void period_batch_init(struct period_batch *b, uint64_t seq, uint64_t from_ns, u
  * period's profile of every process, its exact call counts (agent
  * --count-calls: calls' calls, note and window; NULL: none), its labels
  * read in the period (--context-label: the header's label_* counts; NULL:
- * none), and its pprof. 0 or -errno (the pprof could not be written).
+ * none), and its pprof when b wants one. 0 or -errno (the pprof could not
+ * be written).
  */
 int period_batch_add(struct period_batch *b, const struct profile *src, const struct procinfo *info,
 		     const char *version, const struct profile *calls,

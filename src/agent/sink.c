@@ -133,6 +133,11 @@ const char *sink_kind_name(enum sink_kind kind)
 	}
 }
 
+int sink_kind_sends_pprof(enum sink_kind kind)
+{
+	return kind != SINK_OTLP;
+}
+
 void sink_endpoint(enum sink_kind kind, const char *url, struct strbuf *out)
 {
 	size_t len = strlen(url);
@@ -689,6 +694,14 @@ void sinks_submit(struct sinks *s, const struct period_batch *b)
 size_t sinks_count(const struct sinks *s)
 {
 	return s->n;
+}
+
+int sinks_send_pprof(const struct sinks *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (sink_kind_sends_pprof(s->k[i].kind))
+			return 1;
+	return 0;
 }
 
 const char *sinks_name(const struct sinks *s, size_t i)

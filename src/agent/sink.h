@@ -73,6 +73,8 @@ struct sinks;
 void sink_endpoint(enum sink_kind kind, const char *url, struct strbuf *out);
 /* "dir", "pyroscope", "pyroscope-push", "otlp". */
 const char *sink_kind_name(enum sink_kind kind);
+/* Does a sink of this kind send each process's pprof (period.h)? OTLP encodes its own. */
+int sink_kind_sends_pprof(enum sink_kind kind);
 /* One "framewalk agent: ..." line on stderr, written with a single call (the
  * sender threads and the main loop both write). */
 void agent_vline(const char *fmt, va_list ap) PRINTF_LIKE(1, 0);
@@ -88,6 +90,8 @@ int sinks_start(struct sinks **out, const struct sink_config *cfg, size_t n, int
 /* Encode the period for every sink and queue it; never waits on delivery. */
 void sinks_submit(struct sinks *s, const struct period_batch *b);
 size_t sinks_count(const struct sinks *s);
+/* Does one of s's sinks send pprof (a batch for s wants it: period.h)? */
+int sinks_send_pprof(const struct sinks *s);
 const char *sinks_name(const struct sinks *s, size_t i);
 void sinks_stats(struct sinks *s, size_t i, struct sink_stats *out);
 /*

@@ -3,7 +3,8 @@
  * promises the functional tests only see from outside: the /proc parsers
  * (a stat line whose command holds ") ", target/proc.h; agent/procinfo.c: an environment
  * block, cgroup paths of each container runtime, command lines), label
- * cleaning, the bounded spool (agent/spool.c: oldest dropped first, the
+ * cleaning, a period's pprof made only for a destination that sends it,
+ * the bounded spool (agent/spool.c: oldest dropped first, the
  * request in flight never, order kept across a reopen, a corrupt file
  * dropped and counted), the endpoints (agent/sink.c), and the HTTP/1.1
  * client (agent/http_socket.c) against a canned server on 127.0.0.1:
@@ -34,6 +35,49 @@
 #include "agent/spool.h"
 #include "target/proc.h"
 #include "util/strbuf.h"
+
+/* ---- a period's batch ------------------------------------------------------ */
+
+/*
+ * Each process's pprof is made only when a destination sends it (OTLP
+ * encodes its own): with it, a gzip'd profile of that process's samples.
+ */
+static void test_period_pprof_only_when_wanted(void **state)
+{
+	static struct procinfo info;
+	struct period_batch b;
+	struct profile src;
+	uint32_t f, node, th;
+
+	(void)state;
+	profile_init(&src);
+	f = profile_frame(&src, FRAME_PYTHON, profile_cstring(&src, "work"),
+			  profile_cstring(&src, "app.py"), 3);
+	node = profile_stack(&src, &f, 1);
+	th = profile_thread(&src, 4242, 4242, "main");
+	profile_add(&src, th, node, 5);
+	info.pid = 4242;
+	for (int want = 0; want < 2; want++) {
+		period_batch_init(&b, 1, 1000, 2000, "host", "cpu", 49, "bpf", NULL, 0);
+		b.want_pprof = want;
+		assert_int_equal(period_batch_add(&b, &src, &info, "3.12.1", NULL, NULL), 0);
+		assert_int_equal(b.n, 1);
+		assert_int_equal(period_samples(&b.procs[0].prof), 5);
+		if (want) {
+			assert_true(b.procs[0].pprof.len > 2);
+			assert_int_equal((uint8_t)b.procs[0].pprof.buf[0], 0x1f);   /* gzip */
+			assert_int_equal((uint8_t)b.procs[0].pprof.buf[1], 0x8b);
+		} else {
+			assert_int_equal(b.procs[0].pprof.len, 0);
+		}
+		period_batch_release(&b);
+	}
+	profile_release(&src);
+	assert_true(sink_kind_sends_pprof(SINK_DIR));
+	assert_true(sink_kind_sends_pprof(SINK_PYROSCOPE_INGEST));
+	assert_true(sink_kind_sends_pprof(SINK_PYROSCOPE_PUSH));
+	assert_false(sink_kind_sends_pprof(SINK_OTLP));
+}
 
 /* ---- procinfo ------------------------------------------------------------- */
 
@@ -587,6 +631,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_start_time),
 		cmocka_unit_test(test_period_cut_now),
+		cmocka_unit_test(test_period_pprof_only_when_wanted),
 		cmocka_unit_test(test_env_lookup),
 		cmocka_unit_test(test_container_id),
 		cmocka_unit_test(test_service_from_argv),
