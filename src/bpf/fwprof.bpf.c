@@ -138,10 +138,11 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 2);
+	__uint(max_entries, 3);
 	__type(key, __u32);
 	__type(value, __u64);
-} counters SEC(".maps");      /* 0: ring buffer full, 1: samples written */
+} counters SEC(".maps");      /* 0: ring buffer full, 1: samples written,
+			       * 2: life records the full ring had no room for */
 
 static __always_inline void count(__u32 which)
 {
@@ -938,4 +939,47 @@ int fwprof_waiting(struct bpf_iter__task *ctx)
 	/* User space reads the ring buffer after the iteration: no wake-up. */
 	submit(buf, size, BPF_RB_NO_WAKEUP);
 	return 0;
+}
+
+/*
+ * A target's exec, or its main thread's exit, as a record in the ring
+ * (struct fw_life_rec): user space then looks at that process (its
+ * /proc/PID/stat and exe) at once, and at every target only now and then
+ * otherwise. A record the full ring cannot take is counted (counters[2]):
+ * user space then looks at every target.
+ */
+static __always_inline int send_life(__u32 what)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tgid = pid_tgid >> 32, tid = (__u32)pid_tgid;
+	struct fw_life_rec rec = {};
+
+	if (!bpf_map_lookup_elem(&targets, &tgid))
+		return 0;
+	if (what == FW_LIFE_EXIT && tid != tgid)
+		return 0;       /* another thread: the thread list's refresh sees it */
+	rec.kind = FW_REC_LIFE;
+	rec.pid = tgid;
+	rec.tid = tid;
+	rec.what = what;
+	rec.time_ns = bpf_ktime_get_ns();
+	if (bpf_ringbuf_output(&samples, &rec, sizeof(rec), BPF_RB_NO_WAKEUP))
+		count(2);
+	return 0;
+}
+
+/* After the new program is loaded: the exec'ing thread is the leader (tgid) now. */
+SEC("raw_tp/sched_process_exec")
+int fwprof_exec(void *ctx)
+{
+	(void)ctx;
+	return send_life(FW_LIFE_EXEC);
+}
+
+/* In do_exit, for every thread (current is the one exiting). */
+SEC("raw_tp/sched_process_exit")
+int fwprof_exit(void *ctx)
+{
+	(void)ctx;
+	return send_life(FW_LIFE_EXIT);
 }

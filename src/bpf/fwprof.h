@@ -178,6 +178,23 @@ struct fw_target_cfg {
 #define FW_REC_SMALL 1           /* no stack copy: user pcs from the kernel's fp walk */
 #define FW_REC_FULL 2            /* registers + the top of the user stack */
 #define FW_REC_LABELS 3          /* struct fw_label_rec */
+#define FW_REC_LIFE 4            /* struct fw_life_rec */
+
+/* What a life record reports (fwprof_exec, fwprof_exit). */
+#define FW_LIFE_EXEC 1           /* the target exec'd (any thread: it is the leader now) */
+#define FW_LIFE_EXIT 2           /* its main thread is exiting (the process, or pthread_exit) */
+
+/*
+ * A target's exec or its main thread's exit, from the scheduler's
+ * tracepoints: user space looks at that process then, and at the others
+ * only now and then, instead of reading each one's /proc/PID/stat and
+ * exe at every refresh.
+ */
+struct fw_life_rec {
+	__u32 kind;                  /* FW_REC_LIFE */
+	__u32 pid, tid, what;        /* FW_LIFE_* */
+	__u64 time_ns;
+};
 
 /* off_cpu records (the task iterator): */
 #define FW_OFFCPU_STABLE 1       /* the thread stayed off a CPU across the copy */

@@ -5,7 +5,8 @@
  * (DEBUGINFOD_URLS, libdebuginfod's cache, FRAMEWALK_DEBUGINFOD_TIMEOUT)
  * the frame-pointer trace (FRAMEWALK_DEBUG_FP), libbpf's warnings
  * (FRAMEWALK_DEBUG_BPF) and bpf without its task iterator
- * (FRAMEWALK_BPF_NO_ITERATOR, as a kernel that refuses it), how long a file's
+ * (FRAMEWALK_BPF_NO_ITERATOR, as a kernel that refuses it) or its exec and
+ * exit reports (FRAMEWALK_BPF_NO_LIFE), how long a file's
  * debug info stays open unused (FRAMEWALK_LOOKUP_IDLE_S). The sampling commands
  * pass it in struct sampler_opts (cmd_sampling_defaults), check to its
  * files (elf_cache_set_env).
@@ -72,6 +73,7 @@ const struct elf_env *cmd_elf_env(void)
 		env.trace_fp = getenv("FRAMEWALK_DEBUG_FP") != NULL;
 		env.debug_bpf = getenv("FRAMEWALK_DEBUG_BPF") != NULL;
 		env.bpf_no_iterator = getenv("FRAMEWALK_BPF_NO_ITERATOR") != NULL;
+		env.bpf_no_life = getenv("FRAMEWALK_BPF_NO_LIFE") != NULL;
 		/* a file's debug info let go the first time after (elf/elffile.h; 0: its
 		 * default), for tests that cannot wait ELF_LOOKUP_IDLE_NS */
 		env.lookup_idle_ns = (uint64_t)(env_seconds("FRAMEWALK_LOOKUP_IDLE_S", 86400) * 1e9);

@@ -146,6 +146,8 @@ struct elf_env {
 	int debug_bpf;           /* FRAMEWALK_DEBUG_BPF: libbpf's warnings on stderr */
 	int bpf_no_iterator;     /* FRAMEWALK_BPF_NO_ITERATOR: bpf loads without its task
 	                          * iterator, as on a kernel that refuses it */
+	int bpf_no_life;         /* FRAMEWALK_BPF_NO_LIFE: bpf attaches no exec and exit
+	                          * reports, as on a kernel without those tracepoints */
 	uint64_t lookup_idle_ns; /* FRAMEWALK_LOOKUP_IDLE_S: the lookups' first idle time
 	                          * (0: ELF_LOOKUP_IDLE_NS) */
 };

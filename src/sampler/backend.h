@@ -98,6 +98,12 @@ struct backend_ops {
 	/* Housekeeping about every 100 ms (optional): targets added or exited. */
 	void (*refresh)(struct session *sess, uint64_t now);
 	/*
+	 * A backend that reports its targets' execs and exits
+	 * (sess->life_reported, sampler_life_reported; optional): were reports
+	 * lost since the last call? The loop then checks every target.
+	 */
+	int (*life_missed)(struct session *sess);
+	/*
 	 * Samples paced by a clock of the kernel's, on every CPU's wall time
 	 * (optional; in every mode: where the loop ticks, that clock still
 	 * samples the threads on a CPU): start that clock again now, its next
@@ -181,6 +187,8 @@ struct sampler_life {
 	struct proc_program_id watched; /* the image at the last exit check ... */
 	int watched_ret;          /* ... proc_watch_read's answer then ... */
 	uint64_t watched_ns;      /* ... and when (0: no fresh read) */
+	uint64_t polled_ns;       /* the exit and exec checks last ran (sampler_life_due) */
+	uint64_t reported_until;  /* the backend reported an exec or exit: checked until then */
 	unsigned generation;      /* execs made (the profile's thread labels: "exec N") */
 	uint64_t exec_seen_ns;    /* an exec was noticed then (0: none pending) */
 	int child_status;         /* wait status when the child exited */
@@ -420,5 +428,21 @@ int sampler_target_exited(struct sampler *s);
  * its read answers this too.
  */
 int sampler_exec_changed(struct sampler *s);
+
+/*
+ * The backend saw the target exec, or its main thread exit (bpf's
+ * scheduler tracepoints): its checks run at the housekeeping from now on,
+ * for as long as an exit takes to show in /proc.
+ */
+void sampler_life_reported(struct sampler *s, uint64_t now);
+
+/*
+ * Are the target's exit and exec checks due now? Always, unless the
+ * backend reports execs and exits (reported): then after a report, while
+ * an exec found is waiting for its interpreter, and every few seconds
+ * (a safety net: a report cannot be lost unseen, but a process's last
+ * thread may end after its main thread's report window).
+ */
+int sampler_life_due(struct sampler *s, int reported, uint64_t now);
 
 #endif

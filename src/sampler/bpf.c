@@ -88,6 +88,8 @@ struct bpf_run {
 	struct session *sess;
 	struct kallsyms ksyms;
 	struct stack_ends ends;             /* what the program is told in stack_ends */
+	struct bpf_link *life[2];           /* fwprof_exec, fwprof_exit: execs and exits reported */
+	uint64_t life_lost;                 /* counters[2] when last looked at */
 };
 
 /* Per target: what the program has been told. */
@@ -936,6 +938,13 @@ static int handle_record(void *ctx, void *data, size_t size)
 		handle_labels(br, data);
 		return 0;
 	}
+	if (size == sizeof(struct fw_life_rec) && *(const uint32_t *)data == FW_REC_LIFE) {
+		const struct fw_life_rec *l = data;
+
+		if ((s = target_of(br->sess, (pid_t)l->pid)))
+			sampler_life_reported(s, now);
+		return 0;
+	}
 	if (bpf_record_decode(data, size, &rec))
 		return 0;
 	h = rec.h;
@@ -1177,6 +1186,8 @@ static int load_program(struct bpf_run *br, const struct sampler_opts *o, size_t
 
 static void bpf_run_destroy(struct bpf_run *br)
 {
+	for (int i = 0; i < 2; i++)
+		bpf_link__destroy(br->life[i]);
 	for (int i = 0; br->links && i < br->ncpus; i++)
 		bpf_link__destroy(br->links[i]);
 	for (int i = 0; br->pfds && i < br->ncpus; i++)
@@ -1222,6 +1233,62 @@ static int check_rate(const struct sampler_opts *o, long *rate_max, struct strbu
 	return 0;
 }
 
+/* counters[key] over every CPU (fwprof.bpf.c). */
+static uint64_t counter_sum(struct bpf_run *br, uint32_t key)
+{
+	uint64_t *vals = xcalloc((size_t)br->ncpus, sizeof(uint64_t)), sum = 0;
+
+	if (!bpf_map_lookup_elem(bpf_map__fd(br->skel->maps.counters), &key, vals))
+		for (int i = 0; i < br->ncpus; i++)
+			sum += vals[i];
+	free(vals);
+	return sum;
+}
+
+static uint64_t lost_samples(struct bpf_run *br)
+{
+	return counter_sum(br, 0);
+}
+
+/*
+ * The scheduler's exec and exit tracepoints report the targets' (fwprof_exec,
+ * fwprof_exit): the loop's checks of /proc/PID/stat and exe then run after
+ * a report and every few seconds, not at every refresh (two system calls a
+ * target each time: a third of an agent's). Where they cannot be attached,
+ * the checks run at every refresh as before.
+ */
+static void attach_life(struct bpf_run *br)
+{
+	br->life[0] = bpf_program__attach_raw_tracepoint(br->skel->progs.fwprof_exec,
+							 "sched_process_exec");
+	br->life[1] = bpf_program__attach_raw_tracepoint(br->skel->progs.fwprof_exit,
+							 "sched_process_exit");
+	if (!br->life[0] || !br->life[1] ||
+	    (br->sess->opts.env && br->sess->opts.env->bpf_no_life)) {
+		for (int i = 0; i < 2; i++) {
+			bpf_link__destroy(br->life[i]);
+			br->life[i] = NULL;
+		}
+		return;
+	}
+	br->sess->life_reported = 1;
+}
+
+/* Reports the ring had no room for since the last call (the loop then checks every target). */
+static int bpf_life_missed(struct session *sess)
+{
+	struct bpf_run *br = sess->backend;
+	uint64_t lost;
+
+	if (!br || !br->life[0])
+		return 1;
+	lost = counter_sum(br, 2);
+	if (lost == br->life_lost)
+		return 0;
+	br->life_lost = lost;
+	return 1;
+}
+
 static int bpf_start(struct session *sess, struct strbuf *why)
 {
 	struct bpf_run *br = xcalloc(1, sizeof(*br));
@@ -1264,6 +1331,7 @@ static int bpf_start(struct session *sess, struct strbuf *why)
 	err = attach_events(br, sess->opts.rate_hz, why);
 	if (err)
 		goto fail;
+	attach_life(br);
 	/* Running: what it runs without is said now (not for a start that then failed). */
 	br->started = 1;
 	for (size_t i = 0; i < sess->n; i++)
@@ -1296,18 +1364,6 @@ static int bpf_wait_fd(struct session *sess)
 	struct bpf_run *br = sess->backend;
 
 	return ring_buffer__epoll_fd(br->rb);
-}
-
-static uint64_t lost_samples(struct bpf_run *br)
-{
-	uint32_t key = 0;
-	uint64_t *vals = xcalloc((size_t)br->ncpus, sizeof(uint64_t)), sum = 0;
-
-	if (!bpf_map_lookup_elem(bpf_map__fd(br->skel->maps.counters), &key, vals))
-		for (int i = 0; i < br->ncpus; i++)
-			sum += vals[i];
-	free(vals);
-	return sum;
 }
 
 static void bpf_stop(struct session *sess)
@@ -1405,5 +1461,6 @@ const struct backend_ops backend_bpf_ops = {
 	.drain = bpf_drain,
 	.wait_fd = bpf_wait_fd,
 	.refresh = bpf_refresh,
+	.life_missed = bpf_life_missed,
 	.rephase = bpf_rephase,
 };

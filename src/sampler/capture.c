@@ -422,10 +422,18 @@ static size_t housekeep(struct session *sess, uint64_t now)
 		sess->scanned_ns = now;
 		follow_children(sess);
 	}
+	/* reports of execs and exits stand for the checks, unless some were lost */
+	int reported = sess->life_reported &&
+		       !(sess->ops->life_missed && sess->ops->life_missed(sess));
+
 	for (size_t i = 0; i < sess->n; i++) {
-		if (!sess->exited[i] && sampler_target_exited(sess->targets[i]))
+		struct sampler *s = sess->targets[i];
+
+		if (sess->exited[i] || !sampler_life_due(s, reported, now))
+			;
+		else if (sampler_target_exited(s))
 			target_ended(sess, i, SAMPLER_STOP_TARGET_EXIT);
-		else if (!sess->exited[i] && sampler_exec_changed(sess->targets[i]))
+		else if (sampler_exec_changed(s))
 			handle_exec(sess, i, now);
 		alive += !sess->exited[i];
 	}

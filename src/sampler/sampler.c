@@ -927,6 +927,29 @@ static int child_exited(struct sampler *s)
 
 /* A read of the exit check this recent answers the exec check too. */
 #define WATCH_FRESH_NS 2000000ull
+/*
+ * After a reported exec or exit, how long the checks run at each
+ * housekeeping: the main thread's exit is reported in do_exit, before
+ * /proc shows it a zombie, and a process may outlive its main thread.
+ */
+#define LIFE_REPORTED_NS 1000000000ull
+/* With reports, how often a target is checked without one. */
+#define LIFE_QUIET_NS 5000000000ull
+
+void sampler_life_reported(struct sampler *s, uint64_t now)
+{
+	s->life.reported_until = now + LIFE_REPORTED_NS;
+}
+
+int sampler_life_due(struct sampler *s, int reported, uint64_t now)
+{
+	int due = !reported || s->life.exec_seen_ns || now < s->life.reported_until ||
+		  !s->life.polled_ns || now - s->life.polled_ns >= LIFE_QUIET_NS;
+
+	if (due)
+		s->life.polled_ns = now;
+	return due;
+}
 
 int sampler_exec_changed(struct sampler *s)
 {

@@ -447,6 +447,42 @@ def test_bpf_steady_target_read_less_new_threads_still_found(interp_id, tmp_path
     assert set(threads["later_spin"]) == {"later"}, threads
 
 
+@pytest.mark.parametrize("life", ["reported", "polled"])
+def test_bpf_exit_reported_not_polled(life, tmp_path):
+    """bpf's scheduler tracepoints report a target's exec and its main
+    thread's exit (fwprof_exec, fwprof_exit; docs/BPF.md): the loop reads
+    the target's /proc/PID/stat after a report and every 5 s, not at every
+    refresh (record's 0.1 s: the control, "polled", the reports turned off
+    by FRAMEWALK_BPF_NO_LIFE, reads it ~10 times a second). The exit is
+    still seen at once: the capture of a target that exits ~3 s after it
+    is ready ends before the 5 s check could have seen it (the capture
+    begins with one, after framewalk's start), in both ways."""
+    if not shutil.which("strace"):
+        pytest.skip("strace is not installed")
+    w = start_workload(INTERP_BY_ID["py3.12"], "split.py", "--seconds", "3")
+    try:
+        out, trace = tmp_path / "t.collapsed", tmp_path / "strace.txt"
+        env = env_under_strace()
+        if life == "polled":
+            env["FRAMEWALK_BPF_NO_LIFE"] = "1"
+        t0 = time.monotonic()
+        r = subprocess.run(["strace", "-f", "-y", "-e", "trace=pread64", "-o", str(trace),
+                            framewalk_path(), "record", "-p", str(w.pid), "-d", "30",
+                            "--backend", "bpf", "--python-only", "-o", str(out)],
+                           capture_output=True, text=True, timeout=90, env=env)
+        took = time.monotonic() - t0
+        assert r.returncode == 0, r.stderr
+    finally:
+        w.stop()
+    assert "target exited" in r.stderr, r.stderr
+    assert took < 4.9, "the capture took %.1f s: its exit was not seen when it came" % took
+    stat_reads = len(re.findall(r"pread64\(\d+</proc/%d/stat>" % w.pid, trace.read_text()))
+    if life == "reported":
+        assert stat_reads <= 4, "%d reads of /proc/%d/stat" % (stat_reads, w.pid)
+    else:
+        assert stat_reads >= 8, "%d reads of /proc/%d/stat" % (stat_reads, w.pid)
+
+
 def test_bpf_events_per_cpu_when_targets_come_and_go(tmp_path):
     """--subprocesses adds the targets' children as they start: those would
     be sampled twice through the events their parents' threads pass on, so
