@@ -1163,7 +1163,15 @@ def test_otlp_and_pyroscope_keep_the_mangled_name(pb, receiver, tmp_path):
     run = [n for n in fns if n.startswith(want)]
     assert run and fns[run[0]].startswith("_ZNK12_GLOBAL__N_111AccumulatorImE3run"), \
         sorted(fns)[:30]
-    (got,) = ingest_profiles(pb, pyro.taken())
+    # one period's profile; a second request may only be the same one sent
+    # again (a retry: delivery is at least once), never another period. The
+    # sanitizer pass of a clean-clone rehearsal saw two requests once
+    # (2026-12-06; not reproduced in 5 runs, their cause not captured)
+    gots = ingest_profiles(pb, pyro.taken())
+    assert gots and all((g["from"], g["until"], g["pprof"]) ==
+                        (gots[0]["from"], gots[0]["until"], gots[0]["pprof"]) for g in gots), \
+        [(g["from"], g["until"], len(g["pprof"])) for g in gots]
+    got = gots[0]
     p = pb.Profile.FromString(gzip.decompress(got["pprof"]))
     s = p.string_table
     fns = {s[f.name]: s[f.system_name] for f in p.function}
