@@ -1170,7 +1170,7 @@ def test_otlp_and_pyroscope_keep_the_mangled_name(pb, receiver, tmp_path):
     gots = ingest_profiles(pb, pyro.taken())
     assert gots and all((g["from"], g["until"], g["pprof"]) ==
                         (gots[0]["from"], gots[0]["until"], gots[0]["pprof"]) for g in gots), \
-        [(g["from"], g["until"], len(g["pprof"])) for g in gots]
+        ([(g["from"], g["until"], len(g["pprof"])) for g in gots], r)
     got = gots[0]
     p = pb.Profile.FromString(gzip.decompress(got["pprof"]))
     s = p.string_table
