@@ -98,9 +98,11 @@ struct backend_ops {
 	/* Housekeeping about every 100 ms (optional): targets added or exited. */
 	void (*refresh)(struct session *sess, uint64_t now);
 	/*
-	 * A backend that reports its targets' execs and exits
-	 * (sess->life_reported, sampler_life_reported; optional): were reports
-	 * lost since the last call? The loop then checks every target.
+	 * A backend that can report its targets' execs and exits
+	 * (sampler_life_reported; optional): 0 when it reports them and none
+	 * was lost since the last call; else (not reporting, or reports lost)
+	 * the loop checks every target. Asked at each housekeeping, so a
+	 * backend replaced mid-capture (a fallback) leaves no stale answer.
 	 */
 	int (*life_missed)(struct session *sess);
 	/*

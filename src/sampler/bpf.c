@@ -1259,22 +1259,21 @@ static uint64_t lost_samples(struct bpf_run *br)
  */
 static void attach_life(struct bpf_run *br)
 {
+	if (br->sess->opts.env && br->sess->opts.env->bpf_no_life)
+		return;
 	br->life[0] = bpf_program__attach_raw_tracepoint(br->skel->progs.fwprof_exec,
 							 "sched_process_exec");
 	br->life[1] = bpf_program__attach_raw_tracepoint(br->skel->progs.fwprof_exit,
 							 "sched_process_exit");
-	if (!br->life[0] || !br->life[1] ||
-	    (br->sess->opts.env && br->sess->opts.env->bpf_no_life)) {
+	if (!br->life[0] || !br->life[1]) {
 		for (int i = 0; i < 2; i++) {
 			bpf_link__destroy(br->life[i]);
 			br->life[i] = NULL;
 		}
-		return;
 	}
-	br->sess->life_reported = 1;
 }
 
-/* Reports the ring had no room for since the last call (the loop then checks every target). */
+/* Not reporting (no links), or reports the ring had no room for since the last call. */
 static int bpf_life_missed(struct session *sess)
 {
 	struct bpf_run *br = sess->backend;

@@ -423,18 +423,17 @@ static size_t housekeep(struct session *sess, uint64_t now)
 		follow_children(sess);
 	}
 	/* reports of execs and exits stand for the checks, unless some were lost */
-	int reported = sess->life_reported &&
-		       !(sess->ops->life_missed && sess->ops->life_missed(sess));
+	int reported = sess->ops->life_missed && !sess->ops->life_missed(sess);
 
 	for (size_t i = 0; i < sess->n; i++) {
 		struct sampler *s = sess->targets[i];
 
-		if (sess->exited[i] || !sampler_life_due(s, reported, now))
-			;
-		else if (sampler_target_exited(s))
-			target_ended(sess, i, SAMPLER_STOP_TARGET_EXIT);
-		else if (sampler_exec_changed(s))
-			handle_exec(sess, i, now);
+		if (!sess->exited[i] && sampler_life_due(s, reported, now)) {
+			if (sampler_target_exited(s))
+				target_ended(sess, i, SAMPLER_STOP_TARGET_EXIT);
+			else if (sampler_exec_changed(s))
+				handle_exec(sess, i, now);
+		}
 		alive += !sess->exited[i];
 	}
 	if (sess->ops->refresh)

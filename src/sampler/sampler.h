@@ -288,9 +288,6 @@ struct session {
 	uint64_t scanned_ns;
 	pid_t root;               /* session_follow_root: a non-Python ancestor followed */
 	struct elf_cache *files;  /* module files shared by the targets (elf/elffile.h) */
-	/* the backend reports each target's exec and exit (sampler_life_reported, set by
-	 * its start): the loop checks a target after a report, and now and then */
-	int life_reported;
 };
 
 /* opts->backend must be chosen already (backend_choose). */
