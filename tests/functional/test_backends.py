@@ -401,7 +401,7 @@ def test_bpf_events_on_the_targets_threads_only(interp_id, tmp_path):
     assert funcs.get("late_spin", 0) >= 50 and funcs.get("later_spin", 0) >= 50, funcs
 
 
-@pytest.mark.parametrize("interp_id", ["py3.12", "sid-py3.15"])
+@pytest.mark.parametrize("interp_id", ["sid-py3.15"])
 def test_bpf_steady_target_read_less_new_threads_still_found(interp_id, tmp_path):
     """What seldom changes is looked at less while it stays the same
     (look_again_after, src/util/util.h): the interpreter's thread list that
@@ -413,7 +413,10 @@ def test_bpf_steady_target_read_less_new_threads_still_found(interp_id, tmp_path
     started after seconds of nothing changing, when user space looks only
     every few seconds, are still read whole and named at once: the program
     finds a thread its map lacks itself, and a sample of it brings the next
-    look forward."""
+    look forward. On 3.15 alone (py3.12 too until 2026-12-06: 20 s a case,
+    CI at the hour): the rule is one C path for every version; reading a
+    late thread's state in the kernel on each layout is
+    test_pyview.py::test_threads_started_during_capture_are_named's."""
     if not shutil.which("strace"):
         pytest.skip("strace is not installed")
     w = start_workload(INTERP_BY_ID[interp_id], "late_thread.py", "40", "7")

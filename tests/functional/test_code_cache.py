@@ -57,6 +57,7 @@ def stack_errors(frames, minor):
 
 @pytest.mark.interps("py3.8", "py3.9", "py3.10", "py3.12", "sid-py3.15")
 @pytest.mark.parametrize("backend", ["bpf", "ptrace", "vm"])
+@pytest.mark.backend_interps(vm=("py3.12", "sid-py3.15"))
 def test_code_objects_reused(interp, workload, tmp_path, backend):
     # bpf on 3.8-3.10 named 3-16 of ~190 samples wrongly until a freed code
     # object (its header intact, its strings reused) was told from a live

@@ -71,6 +71,7 @@ def test_cpu_shows_busy_only_and_wall_shows_the_sleeper_waiting(interp_id, tmp_p
 
 @pytest.mark.parametrize("backend", ["ptrace", "vm", "bpf"])
 @pytest.mark.parametrize("interp_id", ["py3.12", "sid-py3.15"])
+@pytest.mark.backend_interps(ptrace=("py3.12",), vm=("sid-py3.15",))
 def test_cpu_mode_counts_cpu_time_not_runnable_time(interp_id, backend, tmp_path):
     """cpu mode is the CPU time a thread used, not the ticks at which it was
     runnable (issue 21, item 14): a thread waiting for a CPU is runnable but

@@ -344,6 +344,7 @@ def test_async_refused_before_311(interp, workload):
 
 @pytest.mark.interps("py3.12", "sid-py3.14", "sid-py3.15")
 @pytest.mark.parametrize("backend", ["auto", "ptrace", "vm"])
+@pytest.mark.backend_interps(ptrace=("py3.12", "sid-py3.15"), vm=("sid-py3.14", "sid-py3.15"))
 def test_async_in_cpu_mode_on_every_backend(interp, backend, workload, tmp_path):
     """--async in cpu mode (the default mode) on each backend: the running
     tasks' samples carry their [task] chain. With bpf on 3.14+ (the default
