@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "elf/elfread.h"
 #include "sampler/backend.h"
 #include "sampler/labels.h"
 #include "sampler/pacing.h"
@@ -414,10 +415,32 @@ static uint64_t housekeep_ns(const struct session *sess)
 }
 
 /* Targets that exited, children that appeared, the backend's refresh. Live targets. */
+/*
+ * A file a target maps cut short on disk while framewalk read it
+ * (elf/elfread.h: the pages past its new end read as zeros): said the
+ * first time, in the profile's events and on stderr, and the count again at
+ * the capture's end if more came (a target cutting files again and again
+ * adds nothing per cut). at_end: the capture's end.
+ */
+static void say_cut_files(struct session *sess, int at_end)
+{
+	unsigned long now = elf_truncated_pages();
+
+	if (now == sess->cut_pages_said || (sess->cut_pages_said && !at_end))
+		return;
+	add_event(sess, "a file a target maps was cut short on disk while framewalk read it: "
+		  "%lu pages past its new end read as zeros (names from it may be missing)", now);
+	if (sess->opts.announce)
+		fw_note("a file a target maps was cut short on disk while it was read: "
+			"%lu pages past its new end read as zeros; names from it may be missing", now);
+	sess->cut_pages_said = now;
+}
+
 static size_t housekeep(struct session *sess, uint64_t now)
 {
 	size_t alive = 0;
 
+	say_cut_files(sess, 0);
 	if (sess->opts.subprocesses && now - sess->scanned_ns >= housekeep_ns(sess)) {
 		sess->scanned_ns = now;
 		follow_children(sess);
@@ -634,6 +657,7 @@ int session_run(struct session *sess, const struct capture_hook *hook, struct st
 		run_loop(sess);
 		if (sess->ops->stop)
 			sess->ops->stop(sess);
+		say_cut_files(sess, 1);
 	}
 	m->profiler_cpu_ns = fw_cpu_ns() - cpu0;
 	for (size_t i = 0; i < sess->n; i++) {

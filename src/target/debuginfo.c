@@ -5,7 +5,9 @@
  * /usr/lib/debug/...) resolve in the container; only regular files are
  * opened, never blocking (a FIFO planted there cannot stop the profiler);
  * a candidate is used only when its
- * build-id (or, without one, its debuglink CRC) matches.
+ * build-id (or, without one, its debuglink CRC) matches. A candidate's notes
+ * are read (ELF_C_READ), not mapped: a file cut short meanwhile is a short
+ * read, not a SIGBUS.
  */
 #include <elfutils/libdwelf.h>
 #include <errno.h>
@@ -110,7 +112,7 @@ static int crc_matches(int fd, uint32_t want)
 /* Is fd the debug file of the module with this build-id (or debuglink CRC)? */
 static int debug_matches(int fd, const unsigned char *bid, size_t len, int use_crc, uint32_t crc)
 {
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
 	const void *got = NULL;
 	ssize_t n = -1;
 	int ok;
@@ -248,7 +250,7 @@ static size_t read_altlink(const char *path, char *name, size_t name_size,
 
 	if (fd < 0)
 		return 0;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (elf && elf_kind(elf) == ELF_K_ELF && !elf_getshdrstrndx(elf, &shstrndx)) {
 		while ((scn = elf_nextscn(elf, scn))) {
 			GElf_Shdr sh;

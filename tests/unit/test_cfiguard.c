@@ -8,7 +8,8 @@
  * so the file rewritten under the mapping does not change what libelf and
  * libdw read (an unchecked page of the same mapping does change: the
  * control); section names past ELF_PIN_NAMES_MAX are not pinned, and the
- * file says so.
+ * file says so. A mapped file cut short on disk reads as zeros past its new
+ * end (a SIGBUS before), counted; a SIGBUS elsewhere still ends the process.
  */
 #include <fcntl.h>
 #include <gelf.h>
@@ -19,6 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -88,18 +92,14 @@ static void rewrite(int fd, off_t off, size_t n)
 	assert_int_equal(pwrite(fd, junk, n, off), (ssize_t)n);
 }
 
-static void test_checked_tables_stay_as_checked(void **state)
+/* A copy of the benign library at tmp (a mkstemp template): its descriptor, open for writing. */
+static int copy_of_benign(char *tmp)
 {
-	char src[512], tmp[] = "/tmp/fw-cfiguard-XXXXXX";
-	struct elf_span span = { NULL, NULL };
-	struct elf_file ef;
-	off_t frame_off, text_off, names_off;
-	size_t frame_size, text_size, names_size, n = 0;
-	uint8_t before[64], ident[16], names[16], buf[65536];
-	int in, out, fd;
+	char src[512];
+	uint8_t buf[65536];
+	int in, out;
 	ssize_t got;
 
-	(void)state;
 	lib_path(src, sizeof(src), 0);
 	in = open(src, O_RDONLY | O_CLOEXEC);
 	out = mkstemp(tmp);
@@ -107,6 +107,21 @@ static void test_checked_tables_stay_as_checked(void **state)
 	while ((got = read(in, buf, sizeof(buf))) > 0)
 		assert_int_equal(write(out, buf, (size_t)got), got);
 	close(in);
+	return out;
+}
+
+static void test_checked_tables_stay_as_checked(void **state)
+{
+	char tmp[] = "/tmp/fw-cfiguard-XXXXXX";
+	struct elf_span span = { NULL, NULL };
+	struct elf_file ef;
+	off_t frame_off, text_off, names_off;
+	size_t frame_size, text_size, names_size, n = 0;
+	uint8_t before[64], ident[16], names[16];
+	int out, fd;
+
+	(void)state;
+	out = copy_of_benign(tmp);
 	fd = open(tmp, O_RDONLY | O_CLOEXEC);
 	assert_true(fd >= 0);
 	assert_int_equal(elf_file_map(&ef, fd), 0);
@@ -190,12 +205,90 @@ static void test_names_past_the_bound_not_pinned(void **state)
 	unlink(tmp);
 }
 
+/*
+ * The target's owner cuts the file short while it is mapped: a page past
+ * the new end (the middle of f's 16 KiB, not pinned) reads as zeros and is
+ * counted, and a symbol lookup over the lost tables ends, without a
+ * SIGBUS; the header, section table and names were pinned and read as
+ * they were.
+ */
+static void test_cut_short_file_reads_zeros(void **state)
+{
+	char tmp[] = "/tmp/fw-cfiguard-cut-XXXXXX";
+	struct elf_file ef;
+	off_t text_off, names_off, cut;
+	size_t text_size, names_size;
+	uint8_t ident[16];
+	uint64_t value = 0, size = 0;
+	unsigned long before;
+	long page = sysconf(_SC_PAGESIZE);
+	int out, fd;
+
+	(void)state;
+	out = copy_of_benign(tmp);
+	fd = open(tmp, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(elf_file_map(&ef, fd), 0);
+	section_of(ef.elf, ".text", &text_off, &text_size);
+	section_of(ef.elf, ".shstrtab", &names_off, &names_size);
+	memcpy(ident, ef.image, sizeof(ident));
+	cut = (text_off + (off_t)(text_size / 2)) & ~((off_t)page - 1);
+	assert_true(cut >= page);
+	assert_int_equal(ftruncate(out, cut), 0);
+
+	before = elf_truncated_pages();
+	assert_int_equal(((volatile uint8_t *)ef.image)[text_off + (off_t)(text_size / 2)], 0);
+	assert_int_equal(elf_truncated_pages(), before + 1);
+	/* the symbol table and its names lie past the cut: not found, or zeros, never a fault */
+	(void)elf_file_symbol(&ef, "f", &value, &size);
+	assert_true(elf_truncated_pages() > before + 1);
+	assert_memory_equal(ef.image, ident, sizeof(ident));
+	elf_file_unmap(&ef);
+	close(out);
+	unlink(tmp);
+}
+
+/* A SIGBUS outside every mapped image (a mapping of framewalk's own) still ends the process. */
+static void test_other_sigbus_still_ends_the_process(void **state)
+{
+	char tmp[] = "/tmp/fw-cfiguard-other-XXXXXX";
+	int status = 0;
+	pid_t child;
+
+	(void)state;
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		struct elf_file ef;
+		int out, fd;
+		long page = sysconf(_SC_PAGESIZE);
+		volatile uint8_t *other;
+
+		signal(SIGBUS, SIG_DFL);        /* not cmocka's: the default before the guard */
+		out = copy_of_benign(tmp);
+		fd = open(tmp, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || elf_file_map(&ef, fd))
+			_exit(2);
+		other = mmap(NULL, (size_t)page * 2, PROT_READ, MAP_SHARED, out, 0);
+		if (other == MAP_FAILED || ftruncate(out, page))
+			_exit(3);
+		unlink(tmp);
+		(void)other[page];              /* past the end of a mapping not guarded */
+		_exit(0);
+	}
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGBUS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_benign_passes_hostile_refused),
 		cmocka_unit_test(test_checked_tables_stay_as_checked),
 		cmocka_unit_test(test_names_past_the_bound_not_pinned),
+		cmocka_unit_test(test_cut_short_file_reads_zeros),
+		cmocka_unit_test(test_other_sigbus_still_ends_the_process),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
