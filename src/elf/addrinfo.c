@@ -873,6 +873,7 @@ void elf_info_load_symbols(struct elf_info *f, struct debuginfo *debug)
 	elf_info_addr_prepare(f);
 	mod = elf_info_lookup_module(f);
 	dw = mod ? dwfl_module_getdwarf(mod, &bias) : NULL;
+	elf_info_guard_debug(f, mod);
 	if (dw) {
 		dwfl_module_info(mod, NULL, &low, NULL, NULL, NULL, NULL, NULL);
 		dwfl_module_getsrc(mod, low);

@@ -26,6 +26,7 @@
 #include "elf/cython.h"
 #include "elf/funcbounds.h"
 #include "elf/elffile.h"
+#include "target/mapguard.h"
 #include "target/safe_open.h"
 #include "util/util.h"
 
@@ -116,6 +117,45 @@ static struct elf_info *find_build_id(struct elf_cache *c, const char *build_id)
 
 static void lookups_end(struct elf_info *f);
 
+/*
+ * The separate debug file libdwfl mapped for a session's module (mod's or
+ * look_mod's), guarded against being cut short (target/mapguard.h) from
+ * the first time it is seen loaded until the session ends: libdwfl maps it
+ * itself, whole. Asked at each hand-out of a module: loaded only where
+ * libdwfl loaded it (dwfl_module_info's dwbias stays -1 until then). A dwz
+ * alternate file is not guarded (libdw's dwarf_getalt would look for one
+ * itself where libdwfl found none).
+ */
+void elf_info_guard_debug(struct elf_info *f, Dwfl_Module *mod)
+{
+	int which = mod && mod == f->look_mod;
+	Dwarf_Addr dwbias = (Dwarf_Addr)-1, bias;
+	Dwarf *dw;
+	Elf *debug;
+	size_t size = 0;
+	char *raw;
+
+	if (!mod || f->debug_guarded[which])
+		return;
+	dwfl_module_info(mod, NULL, NULL, NULL, &dwbias, NULL, NULL, NULL);
+	if (dwbias == (Dwarf_Addr)-1 || !(dw = dwfl_module_getdwarf(mod, &bias)) ||
+	    !(debug = dwarf_getelf(dw)) || debug == f->file.elf)
+		return;
+	raw = elf_rawfile(debug, &size);
+	if (!raw || !size || raw == (char *)f->file.image)
+		return;
+	map_guard(raw, size);
+	f->debug_guarded[which] = raw;
+}
+
+/* Before the session `which` ends (its mapping with it). */
+static void unguard_debug_file(struct elf_info *f, int which)
+{
+	if (f->debug_guarded[which])
+		map_unguard(f->debug_guarded[which]);
+	f->debug_guarded[which] = NULL;
+}
+
 static void info_free(struct elf_info *f)
 {
 	if (f->cfi_cache)
@@ -133,6 +173,7 @@ static void info_free(struct elf_info *f)
 	elf_function_bounds_release(f);
 	elf_cython_release(f);
 	/* libdwfl ends the Elf it was given (and closes a debug file it opened). */
+	unguard_debug_file(f, 0);
 	if (f->dwfl)
 		dwfl_end(f->dwfl);
 	if (f->elf_given)
@@ -606,7 +647,7 @@ void elf_info_load_cfi(struct elf_info *f)
 {
 	Dwarf_Addr bias;
 	Elf *elf;
-	Dwarf *dw;
+	Dwarf *dw = NULL;
 
 	if (f->cfi_loaded)
 		return;
@@ -625,8 +666,10 @@ void elf_info_load_cfi(struct elf_info *f)
 		f->eh_cfi = dwfl_module_eh_cfi(f->mod, &f->eh_bias);
 	}
 	/* .debug_frame may live in a separate debug file: only when needed. */
-	if (!f->eh_cfi && (dw = dwfl_module_getdwarf(f->mod, &bias)) &&
-	    on_own_image(f, dwarf_getelf(dw)) && !cfi_guard_debug_frame(dw, &f->cfi_span)) {
+	if (!f->eh_cfi && (dw = dwfl_module_getdwarf(f->mod, &bias)))
+		elf_info_guard_debug(f, f->mod);
+	if (!f->eh_cfi && dw && on_own_image(f, dwarf_getelf(dw)) &&
+	    !cfi_guard_debug_frame(dw, &f->cfi_span)) {
 		f->dbg_cfi = dwfl_module_dwarf_cfi(f->mod, &f->dbg_bias);
 	}
 }
@@ -689,6 +732,7 @@ static int lookups_open(struct elf_info *f)
 
 static void lookups_end(struct elf_info *f)
 {
+	unguard_debug_file(f, 1);
 	if (f->look_dwfl)
 		dwfl_end(f->look_dwfl);
 	f->look_dwfl = NULL;
@@ -703,8 +747,10 @@ static uint64_t first_idle(const struct elf_info *f)
 Dwfl_Module *elf_info_lookup_module(struct elf_info *f)
 {
 	f->look_uses++;
-	if (!f->image_fixed || f->look_failed)
+	if (!f->image_fixed || f->look_failed) {
+		elf_info_guard_debug(f, f->mod);
 		return f->mod;
+	}
 	if (f->look_none)
 		return NULL;
 	if (!f->look_mod) {
@@ -730,6 +776,7 @@ Dwfl_Module *elf_info_lookup_module(struct elf_info *f)
 						   ELF_LOOKUP_IDLE_MAX_NS);
 		f->look_opens++;
 	}
+	elf_info_guard_debug(f, f->look_mod);
 	return f->look_mod;
 }
 

@@ -127,6 +127,8 @@ struct elf_info {
 	Dwfl_Module *look_mod;
 	Dwfl_Callbacks look_callbacks;
 	uint64_t span_low, span_high; /* the module's span, as both sessions report it */
+	/* the separate debug file each session mapped, guarded (target/mapguard.h): [0] mod's, [1] look_mod's */
+	const void *debug_guarded[2];
 	uint64_t look_uses;         /* lookups since the last trim */
 	uint64_t look_quiet_ns;     /* how long no lookup came, at the last trim */
 	uint64_t look_idle_ns;      /* quiet this long ends the session */
@@ -214,6 +216,12 @@ void elf_cache_lookup_counts(const struct elf_cache *c, uint64_t *ended, uint64_
  * through it last until the next elf_cache_trim.
  */
 Dwfl_Module *elf_info_lookup_module(struct elf_info *f);
+/*
+ * The separate debug file libdwfl mapped for mod (f's mod or look_mod),
+ * guarded against being cut short (target/mapguard.h) until its session
+ * ends, once libdwfl has loaded it (nothing is loaded here); again: nothing.
+ */
+void elf_info_guard_debug(struct elf_info *f, Dwfl_Module *mod);
 
 /*
  * Give the pages of the file (and of the debug file the lookups' session

@@ -1,21 +1,21 @@
 /*
  * Implementation of elfread.h over libelf. Section data is taken only through
  * elf_getdata, whose bounds libelf checks against the file; symbol names come
- * through elf_strptr, which checks the string table. A mapped file cut short
- * under framewalk reads as zeros past its new end (elf_truncated_pages).
+ * through elf_strptr, which checks the string table. A mapped image is
+ * guarded (target/mapguard.h): cut short under framewalk, it reads as zeros
+ * past its new end.
  */
 #include <ctype.h>
 #include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
-#include <signal.h>
-#include <stdatomic.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "elf/elfread.h"
+#include "target/mapguard.h"
 #include "target/safe_open.h"
 #include "util/util.h"
 
@@ -32,88 +32,6 @@ void pin_private(const void *p, size_t n)
 		*b = *b;
 		at = (at | ((uintptr_t)page - 1)) + 1;
 	}
-}
-
-/*
- * The images mapped now, for the SIGBUS handler: a slot's bounds are
- * written by the thread that maps and unmaps (hi cleared first, set last),
- * read by the handler, which runs on the thread that faulted. More images
- * than slots are mapped unguarded (a fault in one ends the process, as
- * before the guard).
- */
-#define GUARDED_MAX 512
-static struct { _Atomic uintptr_t lo, hi; } guarded[GUARDED_MAX];
-static atomic_ulong truncated_pages;
-static struct sigaction sigbus_before;
-static uintptr_t guard_page;        /* the page size, set before the handler is */
-
-unsigned long elf_truncated_pages(void)
-{
-	return atomic_load(&truncated_pages);
-}
-
-static void on_sigbus(int sig, siginfo_t *si, void *uc)
-{
-	uintptr_t at = (uintptr_t)si->si_addr, page = guard_page;
-
-	(void)uc;
-	if (si->si_code > 0 && page) {
-		for (size_t i = 0; i < GUARDED_MAX; i++) {
-			uintptr_t lo = atomic_load(&guarded[i].lo), hi = atomic_load(&guarded[i].hi);
-
-			if (at < lo || at >= hi)
-				continue;
-			/* the missing page (a file's end cut under its mapping): zeros instead */
-			if (mmap((void *)(at & ~(page - 1)), (size_t)page,
-				 PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
-				 -1, 0) == MAP_FAILED)
-				break;
-			atomic_fetch_add(&truncated_pages, 1);
-			return;         /* the read is made again, of the zeros */
-		}
-	}
-	/* not ours: the handler before; a fault comes again at once, a sent signal is sent again */
-	sigaction(sig, &sigbus_before, NULL);
-	if (si->si_code <= 0)
-		raise(sig);
-}
-
-/* The handler in place (again, if something replaced it since), and the image in a slot. */
-static void guard_image(const void *image, size_t size)
-{
-	struct sigaction now, ours;
-	long page = sysconf(_SC_PAGESIZE);
-
-	if (page <= 0)
-		return;
-	guard_page = (uintptr_t)page;
-	if (!sigaction(SIGBUS, NULL, &now) && now.sa_sigaction != on_sigbus) {
-		memset(&ours, 0, sizeof(ours));
-		ours.sa_sigaction = on_sigbus;
-		ours.sa_flags = SA_SIGINFO | SA_NODEFER;
-		sigemptyset(&ours.sa_mask);
-		sigaction(SIGBUS, &ours, &sigbus_before);
-	}
-	for (size_t i = 0; i < GUARDED_MAX; i++) {
-		uintptr_t free_slot = 0;
-
-		/* claimed (hi 1: [0, 1), a page nothing maps), then filled */
-		if (!atomic_compare_exchange_strong(&guarded[i].hi, &free_slot, 1))
-			continue;
-		atomic_store(&guarded[i].lo, (uintptr_t)image);
-		atomic_store(&guarded[i].hi, (uintptr_t)image + size);
-		return;
-	}
-}
-
-static void unguard_image(const void *image)
-{
-	for (size_t i = 0; i < GUARDED_MAX; i++)
-		if (atomic_load(&guarded[i].lo) == (uintptr_t)image && atomic_load(&guarded[i].hi)) {
-			atomic_store(&guarded[i].hi, 0);
-			atomic_store(&guarded[i].lo, 0);
-			return;
-		}
 }
 
 /* Pin [p, p + n) of the image and remember it in ef->kept; 0, or -1 when it does not fit. */
@@ -200,7 +118,7 @@ int elf_file_map(struct elf_file *ef, int fd)
 			ef->image = NULL;
 			ret = -errno;
 		} else {
-			guard_image(ef->image, ef->size);
+			map_guard(ef->image, ef->size);
 		}
 	}
 	close(fd);
@@ -221,7 +139,7 @@ void elf_file_unmap(struct elf_file *ef)
 	if (ef->elf)
 		elf_end(ef->elf);
 	if (ef->image) {
-		unguard_image(ef->image);
+		map_unguard(ef->image);
 		munmap(ef->image, ef->size);
 	}
 	memset(ef, 0, sizeof(*ef));

@@ -75,16 +75,6 @@ int elf_file_map(struct elf_file *ef, int fd);
 /* Undo elf_file_map (ends ef->elf unless it was handed on); ef may be half mapped. */
 void elf_file_unmap(struct elf_file *ef);
 
-/*
- * A mapped file cut short on disk (its owner truncating it while framewalk
- * reads it) makes a read of a page past the new end raise SIGBUS. While a
- * file is mapped by elf_file_map, such a fault inside its image is answered
- * by a page of zeros put in place of the missing one (hostile bytes, which
- * every reader checks anyway), and counted; any other SIGBUS goes to the
- * handler there was before (the default: the process ends). The count of
- * pages read as zeros so far.
- */
-unsigned long elf_truncated_pages(void);
 
 /* Open path (e.g. /proc/PID/root/usr/lib/libpython3.12.so) safely. NULL + errno. */
 struct elf_file *elf_file_open(const char *path);

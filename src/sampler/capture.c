@@ -15,11 +15,11 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "elf/elfread.h"
 #include "sampler/backend.h"
 #include "sampler/labels.h"
 #include "sampler/pacing.h"
 #include "sampler/pyview.h"
+#include "target/mapguard.h"
 #include "target/proc.h"
 #include "util/strbuf.h"
 #include "util/util.h"
@@ -417,23 +417,25 @@ static uint64_t housekeep_ns(const struct session *sess)
 /* Targets that exited, children that appeared, the backend's refresh. Live targets. */
 /*
  * A file a target maps cut short on disk while framewalk read it
- * (elf/elfread.h: the pages past its new end read as zeros): said the
- * first time, in the profile's events and on stderr, and the count again at
- * the capture's end if more came (a target cutting files again and again
- * adds nothing per cut). at_end: the capture's end.
+ * (target/mapguard.h: the pages past its new end read as zeros): a warning
+ * on stderr the first time in the process (the agent's journal too), and
+ * the count again at a capture's end if more came (a target cutting files
+ * again and again adds nothing per cut); in the profile's events each time
+ * it is said. at_end: a capture's end.
  */
 static void say_cut_files(struct session *sess, int at_end)
 {
-	unsigned long now = elf_truncated_pages();
+	static unsigned long said;
+	unsigned long now = map_guard_cut_pages();
 
-	if (now == sess->cut_pages_said || (sess->cut_pages_said && !at_end))
+	if (now == said || (said && !at_end))
 		return;
 	add_event(sess, "a file a target maps was cut short on disk while framewalk read it: "
 		  "%lu pages past its new end read as zeros (names from it may be missing)", now);
-	if (sess->opts.announce)
-		fw_note("a file a target maps was cut short on disk while it was read: "
-			"%lu pages past its new end read as zeros; names from it may be missing", now);
-	sess->cut_pages_said = now;
+	fw_warning("a file a target maps was cut short on disk (or could not be read) while "
+		   "framewalk read it: %lu pages past its end read as zeros; names from it may be "
+		   "missing", now);
+	said = now;
 }
 
 static size_t housekeep(struct session *sess, uint64_t now)

@@ -288,7 +288,6 @@ struct session {
 	uint64_t scanned_ns;
 	pid_t root;               /* session_follow_root: a non-Python ancestor followed */
 	struct elf_cache *files;  /* module files shared by the targets (elf/elffile.h) */
-	unsigned long cut_pages_said;   /* elf_truncated_pages() when last said (capture.c) */
 };
 
 /* opts->backend must be chosen already (backend_choose). */

@@ -5,9 +5,8 @@
  * /usr/lib/debug/...) resolve in the container; only regular files are
  * opened, never blocking (a FIFO planted there cannot stop the profiler);
  * a candidate is used only when its
- * build-id (or, without one, its debuglink CRC) matches. A candidate's notes
- * are read (ELF_C_READ), not mapped: a file cut short meanwhile is a short
- * read, not a SIGBUS.
+ * build-id (or, without one, its debuglink CRC) matches. A candidate is
+ * mapped guarded (target/mapguard.h) while it is checked.
  */
 #include <elfutils/libdwelf.h>
 #include <errno.h>
@@ -21,6 +20,7 @@
 
 #include "target/debuginfo.h"
 #include "target/debuginfod.h"
+#include "target/mapguard.h"
 #include "target/safe_open.h"
 #include "util/strbuf.h"
 #include "util/util.h"
@@ -109,10 +109,33 @@ static int crc_matches(int fd, uint32_t want)
 	return n == 0 && (uint32_t)crc == want;
 }
 
+/* libelf's Elf over a candidate's mapping, guarded until candidate_end (NULL: none). */
+static Elf *candidate_begin(int fd)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	size_t size = 0;
+	char *raw = elf ? elf_rawfile(elf, &size) : NULL;
+
+	if (raw && size)
+		map_guard(raw, size);
+	return elf;
+}
+
+static void candidate_end(Elf *elf)
+{
+	size_t size = 0;
+	char *raw = elf ? elf_rawfile(elf, &size) : NULL;
+
+	if (raw && size)
+		map_unguard(raw);
+	if (elf)
+		elf_end(elf);
+}
+
 /* Is fd the debug file of the module with this build-id (or debuglink CRC)? */
 static int debug_matches(int fd, const unsigned char *bid, size_t len, int use_crc, uint32_t crc)
 {
-	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	Elf *elf = candidate_begin(fd);
 	const void *got = NULL;
 	ssize_t n = -1;
 	int ok;
@@ -123,7 +146,7 @@ static int debug_matches(int fd, const unsigned char *bid, size_t len, int use_c
 		n = dwelf_elf_gnu_build_id(elf, &got);
 	/* got points into elf's data: compare before elf_end. */
 	ok = len && n == (ssize_t)len && !memcmp(got, bid, len);
-	elf_end(elf);
+	candidate_end(elf);
 	if (!len)
 		ok = use_crc && crc_matches(fd, crc);
 	return ok;
@@ -250,7 +273,7 @@ static size_t read_altlink(const char *path, char *name, size_t name_size,
 
 	if (fd < 0)
 		return 0;
-	elf = elf_begin(fd, ELF_C_READ, NULL);
+	elf = candidate_begin(fd);
 	if (elf && elf_kind(elf) == ELF_K_ELF && !elf_getshdrstrndx(elf, &shstrndx)) {
 		while ((scn = elf_nextscn(elf, scn))) {
 			GElf_Shdr sh;
@@ -281,8 +304,7 @@ static size_t read_altlink(const char *path, char *name, size_t name_size,
 			break;
 		}
 	}
-	if (elf)
-		elf_end(elf);
+	candidate_end(elf);
 	close(fd);
 	return len;
 }
