@@ -325,15 +325,27 @@ void py_code_id_span(const struct py_offsets *o, int32_t *start, size_t *len)
 	*len = (size_t)(hi - lo);
 }
 
-/* Is the cached entry still the code object at its address? */
+/*
+ * Is the cached entry still the code object at its address? Asked of the
+ * target at most once a second; but where the copy serving this walk (bpf:
+ * the words copied at the sample's instant; a tick's snapshot) holds the
+ * words saying which code the object is, they answer, without a read: they
+ * are what code_cache_confirm holds the walk's codes against anyway (the
+ * agent re-read each sampled code once a second: 40% of its reads).
+ */
 static int code_still_valid(struct py_reader *r, struct py_code *c, uint64_t now)
 {
 	const struct py_offsets *o = r->off;
 	uint8_t buf[512];
+	int32_t start;
 	size_t len;
 
 	if (now - c->checked_ns < CODE_RECHECK_NS)
 		return 1;
+	py_code_id_span(o, &start, &len);
+	if (c->checked_ns && start >= 0 && len <= sizeof(buf) &&
+	    !mem_read_copied(r->mem, c->addr + (uint64_t)start, buf, len))
+		return code_id_matches(o, c, buf, start);
 	if (read_code_header(r, c->addr, buf, &len))
 		return 0;
 	if ((r->target->code_type_addr && load_u64(buf, o->object_type) != r->target->code_type_addr) ||

@@ -81,6 +81,12 @@ static inline int mem_read_u64(struct target_mem *m, uint64_t addr, uint64_t *v)
 }
 
 /*
+ * Read len bytes at addr from the copy that serves reads now (a tick's
+ * snapshot, an overlay: the sample's instant), never from the target: 0, or
+ * -ENOENT when no copy serves or none holds them all.
+ */
+int mem_read_copied(struct target_mem *m, uint64_t addr, void *buf, size_t len);
+/*
  * Write len bytes (at most MEM_WRITE_MAX) at addr of a live target, all or
  * nothing: process_vm_writev, never an image. The one writer of target
  * memory (python/remote_exec.c: PEP 768's request fields); not cached, and
