@@ -401,6 +401,22 @@ def test_bpf_events_on_the_targets_threads_only(interp_id, tmp_path):
     assert funcs.get("late_spin", 0) >= 50 and funcs.get("later_spin", 0) >= 50, funcs
 
 
+def traced_reads(w, seconds, out, trace):
+    """record -p w --python-only at 97 Hz for seconds into out, under
+    strace: the moments of framewalk's process_vm_readv calls. Stops w."""
+    try:
+        r = subprocess.run(["strace", "-ttt", "-e", "trace=process_vm_readv", "-o", str(trace),
+                            framewalk_path(), "record", "-p", str(w.pid), "-d", str(seconds),
+                            "-r", "97", "-q", "--python-only", "-o", str(out)],
+                           capture_output=True, text=True, timeout=seconds + 70,
+                           env=env_under_strace())
+        assert r.returncode == 0, r.stderr
+    finally:
+        w.stop()
+    return [float(l.split()[0]) for l in trace.read_text().splitlines()
+            if "process_vm_readv(" in l]
+
+
 @pytest.mark.parametrize("interp_id", ["sid-py3.15"])
 def test_bpf_steady_target_read_less_new_threads_still_found(interp_id, tmp_path):
     """What seldom changes is looked at less while it stays the same
@@ -421,17 +437,8 @@ def test_bpf_steady_target_read_less_new_threads_still_found(interp_id, tmp_path
         pytest.skip("strace is not installed")
     w = start_workload(INTERP_BY_ID[interp_id], "late_thread.py", "40", "7")
     t_ready = time.time()
-    try:
-        out, trace = tmp_path / "t.collapsed", tmp_path / "strace.txt"
-        r = subprocess.run(["strace", "-ttt", "-e", "trace=process_vm_readv", "-o", str(trace),
-                            framewalk_path(), "record", "-p", str(w.pid), "-d", "20", "-r", "97",
-                            "-q", "--python-only", "-o", str(out)],
-                           capture_output=True, text=True, timeout=90, env=env_under_strace())
-        assert r.returncode == 0, r.stderr
-    finally:
-        w.stop()
-    stamps = [float(l.split()[0]) for l in trace.read_text().splitlines()
-              if "process_vm_readv(" in l]
+    out = tmp_path / "t.collapsed"
+    stamps = traced_reads(w, 20, out, tmp_path / "strace.txt")
     # the steady stretch: from 2 s after the capture began until the late thread
     steady = [t for t in stamps if t_ready + 3.0 <= t < t_ready + 6.5]
     assert len(steady) <= 3.5 * 4, "%d reads of the target in 3.5 steady seconds" % len(steady)
@@ -464,17 +471,8 @@ def test_bpf_code_objects_confirmed_from_the_sample_not_read_again(tmp_path):
     if not shutil.which("strace"):
         pytest.skip("strace is not installed")
     w = start_workload(INTERP_BY_ID["py3.12"], "callshapes.py", "15")
-    try:
-        out, trace = tmp_path / "t.collapsed", tmp_path / "strace.txt"
-        r = subprocess.run(["strace", "-ttt", "-e", "trace=process_vm_readv", "-o", str(trace),
-                            framewalk_path(), "record", "-p", str(w.pid), "-d", "6", "-r", "97",
-                            "-q", "--python-only", "-o", str(out)],
-                           capture_output=True, text=True, timeout=60, env=env_under_strace())
-        assert r.returncode == 0, r.stderr
-    finally:
-        w.stop()
-    stamps = [float(l.split()[0]) for l in trace.read_text().splitlines()
-              if "process_vm_readv(" in l]
+    out = tmp_path / "t.collapsed"
+    stamps = traced_reads(w, 6, out, tmp_path / "strace.txt")
     assert stamps, "no reads traced"
     steady = [t for t in stamps if stamps[0] + 3 <= t < stamps[0] + 6]
     print("\n%d reads in all, %d from 3 to 6 s" % (len(stamps), len(steady)))
