@@ -135,11 +135,14 @@ void elf_info_guard_debug(struct elf_info *f, Dwfl_Module *mod)
 	size_t size = 0;
 	char *raw;
 
-	if (!mod || f->debug_guarded[which])
+	if (!mod || f->debug_looked[which])
 		return;
 	dwfl_module_info(mod, NULL, NULL, NULL, &dwbias, NULL, NULL, NULL);
-	if (dwbias == (Dwarf_Addr)-1 || !(dw = dwfl_module_getdwarf(mod, &bias)) ||
-	    !(debug = dwarf_getelf(dw)) || debug == f->file.elf)
+	if (dwbias == (Dwarf_Addr)-1)
+		return;
+	f->debug_looked[which] = 1;     /* not asked again in this session */
+	if (!(dw = dwfl_module_getdwarf(mod, &bias)) || !(debug = dwarf_getelf(dw)) ||
+	    debug == f->file.elf)
 		return;
 	raw = elf_rawfile(debug, &size);
 	if (!raw || !size || raw == (char *)f->file.image)
@@ -154,6 +157,7 @@ static void unguard_debug_file(struct elf_info *f, int which)
 	if (f->debug_guarded[which])
 		map_unguard(f->debug_guarded[which]);
 	f->debug_guarded[which] = NULL;
+	f->debug_looked[which] = 0;
 }
 
 static void info_free(struct elf_info *f)
@@ -647,7 +651,7 @@ void elf_info_load_cfi(struct elf_info *f)
 {
 	Dwarf_Addr bias;
 	Elf *elf;
-	Dwarf *dw = NULL;
+	Dwarf *dw;
 
 	if (f->cfi_loaded)
 		return;
@@ -666,11 +670,10 @@ void elf_info_load_cfi(struct elf_info *f)
 		f->eh_cfi = dwfl_module_eh_cfi(f->mod, &f->eh_bias);
 	}
 	/* .debug_frame may live in a separate debug file: only when needed. */
-	if (!f->eh_cfi && (dw = dwfl_module_getdwarf(f->mod, &bias)))
+	if (!f->eh_cfi && (dw = dwfl_module_getdwarf(f->mod, &bias))) {
 		elf_info_guard_debug(f, f->mod);
-	if (!f->eh_cfi && dw && on_own_image(f, dwarf_getelf(dw)) &&
-	    !cfi_guard_debug_frame(dw, &f->cfi_span)) {
-		f->dbg_cfi = dwfl_module_dwarf_cfi(f->mod, &f->dbg_bias);
+		if (on_own_image(f, dwarf_getelf(dw)) && !cfi_guard_debug_frame(dw, &f->cfi_span))
+			f->dbg_cfi = dwfl_module_dwarf_cfi(f->mod, &f->dbg_bias);
 	}
 }
 

@@ -129,6 +129,7 @@ struct elf_info {
 	uint64_t span_low, span_high; /* the module's span, as both sessions report it */
 	/* the separate debug file each session mapped, guarded (target/mapguard.h): [0] mod's, [1] look_mod's */
 	const void *debug_guarded[2];
+	unsigned char debug_looked[2];  /* its debug info was seen loaded (guarded or none to guard) */
 	uint64_t look_uses;         /* lookups since the last trim */
 	uint64_t look_quiet_ns;     /* how long no lookup came, at the last trim */
 	uint64_t look_idle_ns;      /* quiet this long ends the session */

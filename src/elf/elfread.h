@@ -75,7 +75,6 @@ int elf_file_map(struct elf_file *ef, int fd);
 /* Undo elf_file_map (ends ef->elf unless it was handed on); ef may be half mapped. */
 void elf_file_unmap(struct elf_file *ef);
 
-
 /* Open path (e.g. /proc/PID/root/usr/lib/libpython3.12.so) safely. NULL + errno. */
 struct elf_file *elf_file_open(const char *path);
 /* The same on an open file (a mapping's, see proc_map_open); fd is consumed. */

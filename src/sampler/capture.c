@@ -414,7 +414,6 @@ static uint64_t housekeep_ns(const struct session *sess)
 	return sess->opts.refresh_s > 0 ? (uint64_t)(sess->opts.refresh_s * 1e9) : HOUSEKEEP_NS;
 }
 
-/* Targets that exited, children that appeared, the backend's refresh. Live targets. */
 /*
  * A file a target maps cut short on disk while framewalk read it
  * (target/mapguard.h: the pages past its new end read as zeros): a warning
@@ -438,6 +437,7 @@ static void say_cut_files(struct session *sess, int at_end)
 	said = now;
 }
 
+/* Targets that exited, children that appeared, the backend's refresh. Live targets. */
 static size_t housekeep(struct session *sess, uint64_t now)
 {
 	size_t alive = 0;

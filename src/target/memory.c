@@ -79,8 +79,7 @@ int mem_read(struct target_mem *m, uint64_t addr, void *buf, size_t len)
 		return 0;
 	if (addr == 0 || addr + len < addr)
 		return m->last_error = -EFAULT;
-	if (m->serving && !m->live && !snapshot_serve(m->snap, addr, buf, len)) {
-		m->snapshot_hits++;
+	if (!mem_read_copied(m, addr, buf, len)) {
 		remember(m, addr, len);
 		return 0;
 	}
