@@ -25,6 +25,9 @@ Profilers (--profilers, comma-separated; default all):
   fw-vm       framewalk record --backend vm (read from the target's CPU)
   fw-vm-any   framewalk record --backend vm --vm-cpu any (from anywhere)
   fw-ptrace   framewalk record --backend ptrace
+  pinned-copy bench/pinned_copy.c: a process that moves to the target's CPU
+              and copies 4 KiB of it each tick, nothing else (the floor of
+              any reader that runs on the target's CPU, as fw-vm does)
 Each at every rate in --rates (default 100,1000). From framewalk's report:
 the BPF program's mean run time and runs per sample, and framewalk's own
 CPU per sample (its "profiler CPU" / samples: start-up and output
@@ -51,11 +54,20 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fwbench as fb  # noqa: E402
 
-PROFILERS = ("null", "perf", "perf-g", "perf-dwarf", "fw", "fw-py", "fw-vm", "fw-vm-any", "fw-ptrace")
+PROFILERS = ("null", "perf", "perf-g", "perf-dwarf", "fw", "fw-py", "fw-vm", "fw-vm-any", "fw-ptrace", "pinned-copy")
 FW_ARGS = {"fw": [], "fw-py": ["--python-only"], "fw-vm": ["--backend", "vm"],
            "fw-vm-any": ["--backend", "vm", "--vm-cpu", "any"],
            "fw-ptrace": ["--backend", "ptrace"]}
 BACKEND_RE = re.compile(r"^Backend:\s+(\S+)", re.M)
+
+
+def build_pinned_copy(where):
+    """bench/pinned_copy.c compiled into WHERE; its path."""
+    exe = os.path.join(where, "pinned_copy")
+    subprocess.run(["cc", "-O2", "-Wall", "-o", exe,
+                    os.path.join(os.path.dirname(os.path.abspath(__file__)), "pinned_copy.c")],
+                   check=True)
+    return exe
 
 
 def command(kind, framewalk, pid, rate, window, out, base=None):
@@ -63,6 +75,9 @@ def command(kind, framewalk, pid, rate, window, out, base=None):
         return command(kind[5:], base, pid, rate, window, out)
     if kind == "null":
         return ["sleep", str(window)]
+    if kind == "pinned-copy":
+        return [os.path.join(os.path.dirname(framewalk), "pinned_copy"), str(pid), str(rate),
+                str(window)]
     if kind.startswith("perf"):
         g = {"perf-g": ["-g"], "perf-dwarf": ["--call-graph", "dwarf,8192"]}.get(kind, [])
         return ["timeout", "-s", "INT", str(window), "perf", "record", "-q", "-F", str(rate)] + \
@@ -99,6 +114,8 @@ def main():
         raise SystemExit("perf is not installed (Debian: linux-perf)")
     fw = os.path.join(fb.prepare(a), "framewalk")
     shutil.copy(a.framewalk, fw)          # rebuilding mid-run mixes no builds
+    if "pinned-copy" in kinds:
+        build_pinned_copy(os.path.dirname(fw))
     base = None
     if a.base:
         base = fw + "-base"
