@@ -358,9 +358,7 @@ def test_nested_inline_frames(built, tmp_path):
     hits = in_module(samples, ("libfwinl.so", "fwinl.c"))
     total = sum(c for _, c in hits)
     assert total >= 50, samples[:5]
-    nested = count_nested_at_line(hits)
-    # inner's line is most of the loop (its counter and compare aside)
-    assert nested >= 0.5 * total, (nested, total, hits[:3])
+    assert_nested_share(hits)
 
 
 def count_nested_at_line(hits):
@@ -379,6 +377,20 @@ def count_nested_at_line(hits):
                                               ("outer [inlined]", "fwinl.c", call_inner)], names
             nested += count
     return nested
+
+
+def assert_nested_share(hits):
+    """Under fwinl_nested, nearly every sample is in outer inlined (its loop
+    is all the function does) and a good share in inner inlined at its line.
+    That share is where the clock's interrupt lands in a 9-instruction loop,
+    6 of them inner's line (objdump -l of the -O2 build): 0.56-0.66 in runs
+    of this machine, 0.497 once in a CI rehearsal (0.5 was the bound then);
+    without inline frames it is 0, which the bound of 0.3 still catches."""
+    total = sum(c for _, c in hits)
+    in_outer = sum(c for f, c in hits if any(x.name == "outer [inlined]" for x in f))
+    nested = count_nested_at_line(hits)
+    assert in_outer >= 0.9 * total, (in_outer, total, hits[:3])
+    assert nested >= 0.3 * total, (nested, total, hits[:3])
 
 
 def record_phases(lib, tmp_path, *outputs):
@@ -412,7 +424,7 @@ def assert_phases_named(samples, prefixes):
                 if any(x.name == "mix [inlined]" and x.file == "fwinl.c" and
                        x.line in (mix_body - 1, mix_body, mix_body + 1) for x in f))
     assert mixed >= 0.8 * sum(c for _, c in work), work[:3]
-    assert count_nested_at_line(nested) >= 0.5 * sum(c for _, c in nested), nested[:3]
+    assert_nested_share(nested)
 
 
 LET_GO = re.compile(r"Debug info: let go (\d+) times? when unused, opened again (\d+)")
