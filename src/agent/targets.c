@@ -119,7 +119,7 @@ static uint64_t age_ns(uint64_t start_ticks)
 
 /* Start profiling a discovered process. 0 or -errno. */
 static int start_profiling(struct agent_targets *tg, struct session *sess,
-			   const struct py_target *t)
+			   const struct py_target *t, uint64_t ino)
 {
 	struct agent_target *tr;
 	struct procinfo info;
@@ -134,6 +134,7 @@ static int start_profiling(struct agent_targets *tg, struct session *sess,
 	tr = &tg->t[tg->n++];
 	memset(tr, 0, sizeof(*tr));
 	tr->info = info;
+	tr->ino = ino;
 	tr->target = *t;
 	tr->in_session = 1;
 	say(tg, "profiling process %d (%s, Python %s)", (int)t->pid, info.service, t->version);
@@ -193,9 +194,13 @@ static void consider(struct agent_targets *tg, struct session *sess,
 	if (x && ino && x->ino == ino && now >= x->retry_until && now >= x->young_until &&
 	    now - x->checked_ns < RECHECK_NS)
 		return;
-	/* a kernel thread has no executable to read, at any scan */
-	if (proc_start_identity(pid, &start, &kernel_thread) || kernel_thread)
+	/* a kernel thread has no executable to read, at any scan: passed over as such */
+	if (proc_start_identity(pid, &start, &kernel_thread))
 		return;
+	if (kernel_thread) {
+		examined_set(tg, pid, ino, start, "", 0, 0);
+		return;
+	}
 	if (x && x->start == start && now >= x->retry_until) {
 		/* looked at before: again only when it exec'd something else since */
 		if (now >= x->young_until && now - x->checked_ns < RECHECK_NS)
@@ -217,7 +222,7 @@ static void consider(struct agent_targets *tg, struct session *sess,
 	ret = py_discover(pid, &mem, &t, &why);
 	mem_release(&mem);
 	if (!ret)
-		ret = start_profiling(tg, sess, &t);
+		ret = start_profiling(tg, sess, &t, ino);
 	if (ret) {
 		/* a young process may not have loaded its interpreter yet */
 		int starting = (ret == -ENOEXEC || ret == -ENOTSUP || ret == -EAGAIN) && young_until;
@@ -270,16 +275,23 @@ static struct proc_entry *all_pids(size_t *n)
 	return pids;
 }
 
-static int has_pid(const struct proc_entry *pids, size_t n, pid_t pid)
+
+/* pid's entry in a listing of all_pids, or NULL. */
+static const struct proc_entry *listed_entry(const struct proc_entry *pids, size_t n, pid_t pid)
 {
 	struct proc_entry key = { pid, 0 };
 
-	return n && bsearch(&key, pids, n, sizeof(*pids), cmp_pid) != NULL;
+	return n ? bsearch(&key, pids, n, sizeof(*pids), cmp_pid) : NULL;
 }
 
-/* The session's targets that ended (exited, or refused) or are no longer chosen. */
+/*
+ * The session's targets that ended (exited, or refused) or are no longer
+ * chosen. pids (n of them, NULL: no listing) is this scan's listing: a
+ * target whose directory has the inode number it had is the same process,
+ * alive, and its start time is not read again.
+ */
 static void drop_targets(struct agent_targets *tg, struct session *sess,
-			 const struct select_set *sel)
+			 const struct select_set *sel, const struct proc_entry *pids, size_t n)
 {
 	for (size_t i = 0; i < tg->n; i++) {
 		struct agent_target *tr = &tg->t[i];
@@ -313,7 +325,10 @@ static void drop_targets(struct agent_targets *tg, struct session *sess,
 				tr->target = *now_t;
 			}
 		}
-		if (proc_start_time(in->pid, &start) || start != in->start_time)
+		const struct proc_entry *e = listed_entry(pids, n, in->pid);
+		int same = e && tr->ino && e->ino == tr->ino;
+
+		if (!same && (proc_start_time(in->pid, &start) || start != in->start_time))
 			stop_profiling(tg, sess, tr, "it exited");
 		else if (ended)
 			stop_profiling(tg, sess, tr, "it can no longer be read");
@@ -329,21 +344,23 @@ void agent_targets_scan(struct agent_targets *tg, struct session *sess,
 	struct proc_entry *pids;
 	pid_t self = getpid();
 
-	drop_targets(tg, sess, sel);
+	pids = select_scans(sel) ? all_pids(&n) : NULL;
+	drop_targets(tg, sess, sel, pids, n);
 	for (size_t i = 0; i < sel->npids; i++) {
 		pid_t pid = sel->pids[i];
+		const struct proc_entry *e = listed_entry(pids, n, pid);
 
 		if (!target_of(tg, pid))
-			consider(tg, sess, sel, pid, 0, 1);
+			consider(tg, sess, sel, pid, e ? e->ino : 0, 1);
 	}
-	pids = select_scans(sel) ? all_pids(&n) : NULL;
 	for (size_t i = 0; i < n; i++)
 		if (pids[i].pid != self && !target_of(tg, pids[i].pid) &&
 		    !select_listed(sel, pids[i].pid))
 			consider(tg, sess, sel, pids[i].pid, pids[i].ino, 0);
 	/* forget the examined processes that are gone */
 	for (size_t i = 0; i < tg->nx; i++) {
-		int alive = pids ? has_pid(pids, n, tg->x[i].pid) : proc_exists(tg->x[i].pid) != -ESRCH;
+		int alive = pids ? listed_entry(pids, n, tg->x[i].pid) != NULL :
+			    proc_exists(tg->x[i].pid) != -ESRCH;
 
 		if (alive)
 			tg->x[kept++] = tg->x[i];

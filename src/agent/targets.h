@@ -24,6 +24,7 @@ struct agent_calls;
 /* A process being profiled (or, gone, waiting for its last period to go out). */
 struct agent_target {
 	struct procinfo info;        /* its labels, read again after an exec */
+	uint64_t ino;                /* its /proc directory's inode number (0: not known) */
 	struct py_target target;
 	int in_session;
 	int gone;
