@@ -35,6 +35,7 @@ void py_thread_names_release(struct py_thread_names *tn)
 	names_clear(tn);
 	hidx_release(&tn->index);
 	free(tn->names);
+	free(tn->items);
 	memset(tn, 0, sizeof(*tn));
 }
 
@@ -61,6 +62,30 @@ static int read_thread(struct py_objects *ob, uint64_t thread, pid_t *tid, char 
 	return 0;
 }
 
+/*
+ * threading._active's entries into tn->items, grown (and read again) while
+ * they fill it, up to PY_THREAD_NAMES_MAX. Kept between reads: a table's
+ * worth of PY_THREAD_NAMES_MAX (256 KiB) allocated at each read was a
+ * mapping made and unmapped each time, its pages faulted in anew (an
+ * agent's fixed cost, issue 25).
+ */
+static int read_items(struct py_thread_names *tn, uint64_t active, size_t *n)
+{
+	size_t cap = tn->items_alloc ? tn->items_alloc : 64;
+	int ret;
+
+	for (;;) {
+		if (cap > tn->items_alloc) {
+			tn->items = xrealloc(tn->items, cap * sizeof(*tn->items));
+			tn->items_alloc = cap;
+		}
+		ret = py_dict_items(tn->ob, active, tn->items, cap, n);
+		if (ret || *n < cap || cap >= PY_THREAD_NAMES_MAX)
+			return ret;
+		cap = cap * 4 < PY_THREAD_NAMES_MAX ? cap * 4 : PY_THREAD_NAMES_MAX;
+	}
+}
+
 int py_thread_names_read(struct py_thread_names *tn, uint64_t now)
 {
 	struct py_kv *items;
@@ -72,9 +97,9 @@ int py_thread_names_read(struct py_thread_names *tn, uint64_t now)
 	tn->read_ns = now;
 	tn->reads++;
 	ret = py_module_attr(tn->ob, "threading", "_active", &active);
-	items = xcalloc(PY_THREAD_NAMES_MAX, sizeof(*items));
 	if (!ret)
-		ret = py_dict_items(tn->ob, active, items, PY_THREAD_NAMES_MAX, &n);
+		ret = read_items(tn, active, &n);
+	items = tn->items;
 	if (!ret) {
 		names_clear(tn);
 		for (size_t i = 0; i < n; i++) {
@@ -91,7 +116,6 @@ int py_thread_names_read(struct py_thread_names *tn, uint64_t now)
 			hidx_insert(&tn->index, tid_hash(tid), (uint32_t)(tn->n - 1), name_hash, tn);
 		}
 	}
-	free(items);
 	/* the same table as the last read (or the same failure): wait longer */
 	digest = hash_mix64((uint64_t)(int64_t)ret);
 	for (size_t i = 0; i < tn->n && !ret; i++)

@@ -56,6 +56,8 @@ struct py_thread_names {
 	uint64_t digest;                /* of the last read's table and result */
 	int last_error;                 /* of the last read: 0 or -errno */
 	uint64_t reads, failures;       /* table reads, and those that failed */
+	struct py_kv *items;            /* the table's entries, kept between reads */
+	size_t items_alloc;
 };
 
 void py_thread_names_init(struct py_thread_names *tn, struct py_objects *ob);
