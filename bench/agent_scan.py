@@ -23,11 +23,9 @@ import sys
 import tempfile
 import time
 
-
-def cpu_s(pid):
-    with open("/proc/%d/stat" % pid) as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fwbench as fb  # noqa: E402
 
 
 def one_run(framewalk, warmup, seconds, where):
@@ -38,9 +36,9 @@ def one_run(framewalk, warmup, seconds, where):
                              stderr=subprocess.DEVNULL)
     try:
         time.sleep(warmup)
-        c0, t0 = cpu_s(agent.pid), time.monotonic()
+        c0, t0 = fb.proc_cpu_seconds(agent.pid), time.monotonic()
         time.sleep(seconds)
-        c1, t1 = cpu_s(agent.pid), time.monotonic()
+        c1, t1 = fb.proc_cpu_seconds(agent.pid), time.monotonic()
     finally:
         agent.terminate()
         try:
