@@ -275,7 +275,6 @@ static struct proc_entry *all_pids(size_t *n)
 	return pids;
 }
 
-
 /* pid's entry in a listing of all_pids, or NULL. */
 static const struct proc_entry *listed_entry(const struct proc_entry *pids, size_t n, pid_t pid)
 {
