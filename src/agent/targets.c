@@ -165,6 +165,12 @@ static void stop_profiling(struct agent_targets *tg, struct session *sess, struc
 	say(tg, "stopped profiling process %d (%s): %s", (int)tr->info.pid, tr->info.service, why);
 }
 
+/* x looked at before, and nothing due now: not young, its exec check not yet. */
+static int nothing_due(const struct agent_examined *x, uint64_t now)
+{
+	return now >= x->young_until && now - x->checked_ns < RECHECK_NS;
+}
+
 /*
  * Look at pid: start profiling it when it is chosen and runs Python. ino is
  * its /proc directory's inode number as the scan listed it (0: not known).
@@ -191,8 +197,7 @@ static void consider(struct agent_targets *tg, struct session *sess,
 	 * of the host's thousands of unchosen processes at each scan (issue 25:
 	 * 2,000 idle processes cost an agent choosing none 0.63% of a core).
 	 */
-	if (x && ino && x->ino == ino && now >= x->retry_until && now >= x->young_until &&
-	    now - x->checked_ns < RECHECK_NS)
+	if (x && ino && x->ino == ino && now >= x->retry_until && nothing_due(x, now))
 		return;
 	/* a kernel thread has no executable to read, at any scan: passed over as such */
 	if (proc_start_identity(pid, &start, &kernel_thread))
@@ -203,7 +208,7 @@ static void consider(struct agent_targets *tg, struct session *sess,
 	}
 	if (x && x->start == start && now >= x->retry_until) {
 		/* looked at before: again only when it exec'd something else since */
-		if (now >= x->young_until && now - x->checked_ns < RECHECK_NS)
+		if (nothing_due(x, now))
 			return;
 		x->checked_ns = now;
 		if (proc_exe(pid, exe, sizeof(exe)) || !strncmp(exe, x->exe, sizeof(x->exe) - 1))
