@@ -35,6 +35,10 @@ import threading
 import time
 import uuid
 
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fwbench as fb  # noqa: E402
+
 WORKER = r"""
 import sys, time
 def service_hot(n):
@@ -50,12 +54,6 @@ while True:
         service_hot(200)
     time.sleep(idle)
 """
-
-
-def proc_cpu_s(pid):
-    with open("/proc/%d/stat" % pid) as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def proc_status(pid, key):
@@ -131,16 +129,16 @@ def main():
         if agent.poll() is not None:
             sys.exit("the agent exited: " + open(os.path.join(tmp, "agent.err")).read())
         shares, rss, anon = [], [], []
-        c_first, t_first = proc_cpu_s(agent.pid), time.monotonic()
+        c_first, t_first = fb.proc_cpu_seconds(agent.pid), time.monotonic()
         for _ in range(a.windows):
-            c0, t0 = proc_cpu_s(agent.pid), time.monotonic()
+            c0, t0 = fb.proc_cpu_seconds(agent.pid), time.monotonic()
             time.sleep(a.window)
-            c1, t1 = proc_cpu_s(agent.pid), time.monotonic()
+            c1, t1 = fb.proc_cpu_seconds(agent.pid), time.monotonic()
             shares.append(100.0 * (c1 - c0) / (t1 - t0))
             rss.append(proc_status(agent.pid, "VmRSS"))
             anon.append(proc_status(agent.pid, "RssAnon"))
         # over all windows together: finer than one window's clock ticks
-        mean = 100.0 * (proc_cpu_s(agent.pid) - c_first) / (time.monotonic() - t_first)
+        mean = 100.0 * (fb.proc_cpu_seconds(agent.pid) - c_first) / (time.monotonic() - t_first)
         agent.send_signal(signal.SIGTERM)
         agent.wait(timeout=30)
         err = open(os.path.join(tmp, "agent.err")).read()
