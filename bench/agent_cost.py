@@ -101,6 +101,9 @@ def main():
     ap.add_argument("--windows", type=int, default=4)
     ap.add_argument("--python", default=os.path.expanduser("~/.pyenv/versions/3.12.1/bin/python"))
     ap.add_argument("--agent-args", default="", help="more agent options, space-separated")
+    ap.add_argument("--agent-prefix", default="",
+                    help="a command the agent runs under, space-separated (heaptrack -o FILE: "
+                         "where its memory goes; its figures are then the wrapper's)")
     ap.add_argument("--no-dir", action="store_true",
                     help="OTLP only (a fleet's usual agent), without the rotated --dir")
     a = ap.parse_args()
@@ -118,7 +121,7 @@ def main():
                                  stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)
             w.stdout.readline()
             workers.append(w)
-        argv = [a.framewalk, "agent", "--match", tag, "-r", str(a.rate), "--period", str(a.period),
+        argv = a.agent_prefix.split() + [a.framewalk, "agent", "--match", tag, "-r", str(a.rate), "--period", str(a.period),
                 "--scan", "5", "--otlp", "http://127.0.0.1:%d" % srv.server_address[1],
                 "--status", "0"] + a.agent_args.split()
         if not a.no_dir:

@@ -24,6 +24,7 @@
 #include "elf/addrinfo.h"
 #include "elf/cfiguard.h"
 #include "elf/cython.h"
+#include "elf/debugcopy.h"
 #include "elf/funcbounds.h"
 #include "elf/elffile.h"
 #include "target/mapguard.h"
@@ -281,6 +282,9 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 				 debuginfo_file_name);
 	if (d == &local)
 		debuginfo_release(&local);
+	/* compressed sections decompressed once, into a file (elf/debugcopy.h) */
+	if (fd >= 0)
+		fd = debugcopy_uncompressed(fd, NULL, NULL);
 	if (fd >= 0)
 		keep_debug(f, fd, debuglink_file, debuglink_crc, *debuginfo_file_name);
 	if (fd < 0 && f->audit.debug_path[0] && !f->audit.debug_embedded) {

@@ -25,10 +25,11 @@
  * session of their own, which elf_cache_trim ends once the file's lookups
  * stop (nothing new asked for ELF_LOOKUP_IDLE_NS, twice as long after each
  * time it had to be opened again, up to ELF_LOOKUP_IDLE_MAX_NS), the pages
- * of the file it read given back: opening DWARF keeps what libdw parsed
- * and, for a debug file with compressed sections (Debian's libc6-dbg), all
- * of them decompressed (libc's: 13.5 MB of heap), for as long as it is
- * open. The answers already given stay in the file's cache; only an
+ * of the file it read given back: opening DWARF keeps what libdw parsed.
+ * A separate debug file with compressed sections (Debian's libc6-dbg) is
+ * handed to libdwfl as a decompressed copy (elf/debugcopy.h): libdw would
+ * decompress them all into the heap (libc's: 13.5 MB) at each opening and
+ * keep them while the session lasts. The answers already given stay in the file's cache; only an
  * address never asked before opens the session again. A file whose own
  * sections are compressed keeps its debug info in the main session (its
  * Elf would be changed in place under the other).

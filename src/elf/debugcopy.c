@@ -1,0 +1,265 @@
+/*
+ * Implementation of debugcopy.h: a debug file's zlib sections written out
+ * decompressed into an unlinked file, with zlib's streaming inflate (a
+ * chunk at a time: never a whole section in memory).
+ */
+#include <elf.h>
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "elf/debugcopy.h"
+#include "util/util.h"
+
+#define CHUNK (256u << 10)
+/* a copy leaves at least this much (or as much as it takes, if more) free */
+#define SPARE_BYTES (64ull << 20)
+#define MAX_SECTIONS 65536u
+#define TMPFS_MAGIC_ 0x01021994
+#define RAMFS_MAGIC_ 0x858458f6
+
+struct zsec {
+	uint32_t index;
+	uint64_t in_off, in_size;   /* the compressed stream, after its Elf64_Chdr */
+	uint64_t out_size, align;
+	uint64_t out_off;           /* in the copy */
+};
+
+static int read_at(int fd, void *buf, size_t len, uint64_t off)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = pread(fd, (char *)buf + done, len - done, (off_t)(off + done));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;      /* an error, or cut short */
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+static int write_at(int fd, const void *buf, size_t len, uint64_t off)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = pwrite(fd, (const char *)buf + done, len - done, (off_t)(off + done));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+static uint64_t align_up(uint64_t v, uint64_t a)
+{
+	return a > 1 ? (v + a - 1) / a * a : v;
+}
+
+/* An unlinked file of ours in a disk-backed dir with room for need bytes more; -1 if none. */
+static int make_copy_file(const char *const *dirs, uint64_t need)
+{
+	static const char *const defaults[] = { "/var/tmp", "/tmp", NULL };
+
+	for (const char *const *d = dirs ? dirs : defaults; *d; d++) {
+		struct statfs sf;
+		struct statvfs sv;
+		char path[PATH_MAX];
+		int fd;
+
+		if (statfs(*d, &sf) || sf.f_type == TMPFS_MAGIC_ || sf.f_type == RAMFS_MAGIC_ ||
+		    statvfs(*d, &sv) ||
+		    (uint64_t)sv.f_bavail * sv.f_frsize < need + (need > SPARE_BYTES ? need : SPARE_BYTES))
+			continue;
+		fd = open(*d, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+		if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
+			/* no O_TMPFILE there: a fresh name, unlinked at once */
+			if (snprintf(path, sizeof(path), "%s/framewalk-debug-XXXXXX", *d) >=
+			    (int)sizeof(path))
+				continue;
+			fd = mkostemp(path, O_CLOEXEC);
+			if (fd >= 0 && unlink(path)) {
+				close(fd);
+				fd = -1;
+			}
+		}
+		if (fd < 0)
+			continue;
+		/* the room taken now: a full disk fails here, not in the middle */
+		if (fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)need) && errno != EOPNOTSUPP) {
+			close(fd);
+			continue;
+		}
+		return fd;
+	}
+	return -1;
+}
+
+/* Copy n bytes from in at off to out at the same offset. */
+static int copy_range(int in, int out, uint64_t n, unsigned char *buf)
+{
+	for (uint64_t off = 0; off < n;) {
+		size_t len = n - off < CHUNK ? (size_t)(n - off) : CHUNK;
+
+		if (read_at(in, buf, len, off) || write_at(out, buf, len, off))
+			return -1;
+		off += len;
+	}
+	return 0;
+}
+
+/* Inflate one section's zlib stream into out at z->out_off: exactly out_size bytes. */
+static int inflate_section(int in, int out, const struct zsec *z, unsigned char *ibuf,
+			   unsigned char *obuf)
+{
+	z_stream zs;
+	uint64_t read = 0, written = 0;
+	int ret = Z_OK, err = 0;
+
+	memset(&zs, 0, sizeof(zs));
+	if (inflateInit(&zs) != Z_OK)
+		return -1;
+	while (ret != Z_STREAM_END && !err) {
+		if (!zs.avail_in) {
+			size_t len = z->in_size - read < CHUNK ? (size_t)(z->in_size - read) : CHUNK;
+
+			if (!len || read_at(in, ibuf, len, z->in_off + read)) {
+				err = 1;        /* the stream runs past its section, or the file was cut */
+				break;
+			}
+			read += len;
+			zs.next_in = ibuf;
+			zs.avail_in = (uInt)len;
+		}
+		zs.next_out = obuf;
+		zs.avail_out = CHUNK;
+		ret = inflate(&zs, Z_NO_FLUSH);
+		if (ret != Z_OK && ret != Z_STREAM_END) {
+			err = 1;
+			break;
+		}
+		size_t got = CHUNK - zs.avail_out;
+
+		if (got > z->out_size - written ||
+		    write_at(out, obuf, got, z->out_off + written)) {
+			err = 1;        /* more than the header said */
+			break;
+		}
+		written += got;
+	}
+	inflateEnd(&zs);
+	return err || written != z->out_size ? -1 : 0;
+}
+
+int debugcopy_uncompressed(int fd, const char *const *dirs, uint64_t *decompressed)
+{
+	Elf64_Ehdr eh;
+	Elf64_Shdr *sh = NULL;
+	struct zsec *zs = NULL;
+	unsigned char *ibuf = NULL, *obuf = NULL;
+	struct stat st;
+	uint64_t size, nsec, total = 0, end, shoff;
+	size_t nz = 0;
+	int out = -1, ok = 0;
+
+	if (decompressed)
+		*decompressed = 0;
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || read_at(fd, &eh, sizeof(eh), 0))
+		return fd;
+	size = (uint64_t)st.st_size;
+	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_ident[EI_DATA] != (BYTE_ORDER == LITTLE_ENDIAN ? ELFDATA2LSB : ELFDATA2MSB) ||
+	    eh.e_shentsize != sizeof(Elf64_Shdr) || !eh.e_shoff || eh.e_shoff >= size)
+		return fd;
+	nsec = eh.e_shnum;
+	if (!nsec) {                    /* the count in section 0's sh_size */
+		Elf64_Shdr first;
+
+		if (read_at(fd, &first, sizeof(first), eh.e_shoff))
+			return fd;
+		nsec = first.sh_size;
+	}
+	if (!nsec || nsec > MAX_SECTIONS || eh.e_shoff > size - nsec * sizeof(Elf64_Shdr))
+		return fd;
+	sh = xcalloc(nsec, sizeof(*sh));
+	if (read_at(fd, sh, nsec * sizeof(*sh), eh.e_shoff))
+		goto done;
+	for (uint64_t i = 0; i < nsec; i++) {
+		Elf64_Chdr ch;
+
+		if (!(sh[i].sh_flags & SHF_COMPRESSED) || sh[i].sh_type == SHT_NOBITS)
+			continue;
+		if (sh[i].sh_offset > size || sh[i].sh_size > size - sh[i].sh_offset ||
+		    sh[i].sh_size <= sizeof(ch) || read_at(fd, &ch, sizeof(ch), sh[i].sh_offset) ||
+		    ch.ch_type != ELFCOMPRESS_ZLIB || ch.ch_addralign > 4096 ||
+		    ch.ch_size > DEBUGCOPY_MAX_BYTES - total)
+			goto done;      /* another kind, or not a file to trust with a copy */
+		total += ch.ch_size;
+		if (!nz || !(nz & (nz - 1)))
+			zs = xrealloc(zs, (nz ? nz * 2 : 8) * sizeof(*zs));
+		zs[nz++] = (struct zsec){ .index = (uint32_t)i, .in_off = sh[i].sh_offset + sizeof(ch),
+					  .in_size = sh[i].sh_size - sizeof(ch),
+					  .out_size = ch.ch_size, .align = ch.ch_addralign };
+	}
+	if (!nz)
+		goto done;
+	/* the layout: the file as it is, the sections, the new table */
+	end = size;
+	for (size_t i = 0; i < nz; i++) {
+		zs[i].out_off = align_up(end, zs[i].align);
+		end = zs[i].out_off + zs[i].out_size;
+	}
+	shoff = align_up(end, 8);
+	end = shoff + nsec * sizeof(Elf64_Shdr);
+	out = make_copy_file(dirs, end);
+	if (out < 0)
+		goto done;
+	ibuf = xmalloc(CHUNK);
+	obuf = xmalloc(CHUNK);
+	if (copy_range(fd, out, size, obuf))
+		goto done;
+	for (size_t i = 0; i < nz; i++) {
+		Elf64_Shdr *s = &sh[zs[i].index];
+
+		if (inflate_section(fd, out, &zs[i], ibuf, obuf))
+			goto done;
+		s->sh_offset = zs[i].out_off;
+		s->sh_size = zs[i].out_size;
+		s->sh_addralign = zs[i].align;
+		s->sh_flags &= ~(uint64_t)SHF_COMPRESSED;
+	}
+	eh.e_shoff = shoff;
+	if (write_at(out, sh, nsec * sizeof(*sh), shoff) || write_at(out, &eh, sizeof(eh), 0) ||
+	    ftruncate(out, (off_t)end))
+		goto done;
+	ok = 1;
+done:
+	free(ibuf);
+	free(obuf);
+	free(zs);
+	free(sh);
+	if (!ok) {
+		if (out >= 0)
+			close(out);
+		return fd;
+	}
+	close(fd);
+	if (decompressed)
+		*decompressed = total;
+	return out;
+}
