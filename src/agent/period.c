@@ -223,6 +223,7 @@ int period_batch_add(struct period_batch *b, const struct profile *src, const st
 	m->events_per_thread = src->meta.events_per_thread;
 	m->lost = src->meta.lost;
 	m->rephases = src->meta.rephases;
+	m->clock_restarts = src->meta.clock_restarts;
 	if (b->label_specs)
 		m->label_specs = xstrdup(b->label_specs);
 	/* this process's, not the capture's (every process's, in src); none counted yet in p */

@@ -144,6 +144,14 @@ struct {
 } counters SEC(".maps");      /* 0: ring buffer full, 1: samples written,
 			       * 2: life records the full ring had no room for */
 
+/*
+ * Set on a CPU where the per-CPU clock sampled a target, cleared by user
+ * space when it restarts that CPU's clock (sampler/pacing.h): a CPU where
+ * no target ran keeps its clock, restarted only once one does (the .bss
+ * map, which libbpf maps into user space: no system call to read it).
+ */
+__u8 cpu_seen[FW_SEEN_CPUS];
+
 static __always_inline void count(__u32 which)
 {
 	__u64 *v = bpf_map_lookup_elem(&counters, &which);
@@ -836,6 +844,8 @@ int fwprof_sample(struct bpf_perf_event_data *ctx)
 
 	if (!cfg)
 		return 0;
+	if (!cpu_seen[cpu & (FW_SEEN_CPUS - 1)])
+		cpu_seen[cpu & (FW_SEEN_CPUS - 1)] = 1;
 	buf = bpf_map_lookup_elem(&scratch, &cpu);
 	if (!buf)
 		return 0;

@@ -64,6 +64,7 @@
  * what the program found (sampler/labels.h, python/contextvars.h).
  */
 #define FW_LABELS_MAX 4
+#define FW_SEEN_CPUS 8192        /* CPUs whose target samples are marked (cpu_seen; a power of two) */
 #define FW_LABEL_HEAD 160        /* bytes of the value object copied (= PY_CTXVALUE_READ) */
 #define FW_HAMT_LEVELS 8         /* nodes on a lookup path (= PY_HAMT_DEPTH_MAX) */
 #define FW_COLLISION_PAIRS 4     /* pairs of a collision node looked at */

@@ -264,10 +264,11 @@ static void print_header(const struct profile *p, FILE *f)
 			"%" PRIu64 " lost to a full ring buffer)\n", m->samples, m->rate_hz,
 			m->events_per_thread ? "of each target thread's CPU time" : "per CPU", m->lost);
 	if (m->rephases)
-		fprintf(f, "           (%sphase drawn again at %" PRIu64 " moments: a periodic "
+		fprintf(f, "           (%sphase drawn again at %" PRIu64 " moments, on the CPUs "
+			"where a target ran: %" PRIu64 " clocks restarted; a periodic "
 			"target is not read in step)\n",
 			m->ticks_requested ? "threads on a CPU read by a per-CPU cpu-clock, its " :
-			"its ", m->rephases);
+			"its ", m->rephases, m->clock_restarts);
 	if (m->label_specs) {
 		sb.len = 0;
 		escape_append(&sb, m->label_specs, ESCAPE_TERMINAL);

@@ -110,13 +110,14 @@ struct backend_ops {
 	 * (optional; in every mode: where the loop ticks, that clock still
 	 * samples the threads on a CPU): start that clock again now, its next
 	 * sample period_ns from now and every period_ns after (the loop draws
-	 * the moments and period_ns around its own interval: pacing.h).
-	 * 0, or -ENOTSUP when its clock is not restartable so
+	 * the moments and period_ns around its own interval: pacing.h), on
+	 * every CPU where it sampled a target since (all: every CPU).
+	 * The number of CPUs' clocks restarted, or -ENOTSUP when its clock is not restartable so
 	 * (events that count a thread's CPU time): the loop stops asking; or
 	 * another -errno: the loop stops too, asking once more with the
 	 * interval (a failure part way leaves no CPU at a drawn period).
 	 */
-	int (*rephase)(struct session *sess, uint64_t period_ns);
+	int (*rephase)(struct session *sess, uint64_t period_ns, int all);
 };
 
 extern const struct backend_ops backend_vm_ops, backend_ptrace_ops, backend_bpf_ops;

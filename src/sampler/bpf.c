@@ -1432,10 +1432,13 @@ static void bpf_read_waiting(struct sampler *s)
  * countdown a restart would throw away (a thread using less than a period
  * between two restarts would never be sampled): those are not restarted.
  */
-static int bpf_rephase(struct session *sess, uint64_t period_ns)
+static int bpf_rephase(struct session *sess, uint64_t period_ns, int all)
 {
 	struct bpf_run *br = sess->backend;
+	/* the program's marks (fwprof.bpf.c), mapped: NULL where libbpf could not map them */
+	volatile uint8_t *seen = br && br->skel->bss ? br->skel->bss->cpu_seen : NULL;
 	uint64_t shortest;
+	int restarted = 0;
 
 	if (!br || br->per_task || !br->pfds)
 		return -ENOTSUP;
@@ -1443,10 +1446,25 @@ static int bpf_rephase(struct session *sess, uint64_t period_ns)
 	shortest = br->rate_max > 0 ? (uint64_t)(1e9 / (double)br->rate_max) : 0;
 	if (period_ns < shortest)
 		period_ns = shortest;
-	for (int cpu = 0; cpu < br->ncpus; cpu++)
-		if (br->pfds[cpu] > 0 && ioctl(br->pfds[cpu], PERF_EVENT_IOC_PERIOD, &period_ns))
-			return -errno;
-	return 0;
+	for (int cpu = 0; cpu < br->ncpus; cpu++) {
+		/*
+		 * A CPU where no target was sampled since its last restart keeps
+		 * its clock: its phase matters from when one runs there, and is
+		 * as random then as any (each restart is a call on that CPU,
+		 * 24-38 us here: on a host of many CPUs, most of the cost).
+		 */
+		if (!all && seen && cpu < FW_SEEN_CPUS) {
+			if (!seen[cpu])
+				continue;
+			seen[cpu] = 0;
+		}
+		if (br->pfds[cpu] > 0) {
+			if (ioctl(br->pfds[cpu], PERF_EVENT_IOC_PERIOD, &period_ns))
+				return -errno;
+			restarted++;
+		}
+	}
+	return restarted;
 }
 
 const struct backend_ops backend_bpf_ops = {

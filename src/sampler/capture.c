@@ -539,15 +539,16 @@ static void run_loop(struct session *sess)
 		}
 		if (rephasing && now >= next_rephase) {
 			int ret = sess->ops->rephase(sess, pacing_rephase_period(&clock->pace, interval,
-										 rephase_mean));
+										 rephase_mean), 0);
 
-			if (!ret) {
+			if (ret >= 0) {
 				m->rephases++;
+				m->clock_restarts += (uint64_t)ret;
 			} else {
 				rephasing = 0;
 				/* failed part way: the rate as asked, once (-ENOTSUP changed nothing) */
 				if (ret != -ENOTSUP)
-					sess->ops->rephase(sess, interval);
+					sess->ops->rephase(sess, interval, 1);
 			}
 			next_rephase = now + pacing_gap(&clock->pace, rephase_mean);
 		}

@@ -289,6 +289,31 @@ def test_a_periodic_target_is_not_read_in_phase(backend, mode, extra, period, tm
         w.stop()
 
 
+def test_per_cpu_clocks_restarted_only_where_a_target_ran(tmp_path):
+    """bpf's per-CPU clocks (--subprocesses; the agent's) are restarted at
+    spread moments so that a periodic target is not read in step; each
+    restart is a call on that CPU (an interrupt there), so only the CPUs
+    where a target was sampled since are restarted: a host of many CPUs
+    profiling one process pays for the CPUs it runs on. The target pinned to
+    one CPU: at most one clock restarted per moment (before, every CPU's:
+    os.cpu_count() per moment), and most moments restart it (it is busy)."""
+    if (os.cpu_count() or 1) < 2:
+        pytest.fail("this test needs two CPUs to tell one restarted from all")
+    w = start_workload(INTERP_BY_ID["py3.12"], "phase_locked.py", "30", "0.01")
+    try:
+        os.sched_setaffinity(w.pid, {0})
+        text = record(w, tmp_path, "--backend", "bpf", "--subprocesses", name="out.txt",
+                      fmt="text", seconds=3, rate=100)
+        m = re.search(r"drawn again at (\d+) moments, on the CPUs where a target ran: "
+                      r"(\d+) clocks restarted", text)
+        assert m, text
+        moments, restarts = int(m.group(1)), int(m.group(2))
+        assert moments >= 5, text
+        assert moments // 2 <= restarts <= moments, text
+    finally:
+        w.stop()
+
+
 @pytest.mark.parametrize("backend", ["ptrace", "vm"])
 def test_a_read_that_waits_on_the_target_stands_for_the_moments_it_waited(backend, tmp_path):
     """A thread that holds its memory map's lock ~90% of the time
