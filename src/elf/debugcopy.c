@@ -7,8 +7,6 @@
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -26,6 +24,9 @@
 #define MAX_SECTIONS 65536u
 #define TMPFS_MAGIC_ 0x01021994
 #define RAMFS_MAGIC_ 0x858458f6
+
+/* the bytes of every copy made and not yet released (debugcopy_release) */
+static uint64_t live_bytes;
 
 struct zsec {
 	uint32_t index;
@@ -76,28 +77,24 @@ static int make_copy_file(const char *const *dirs, uint64_t need)
 {
 	static const char *const defaults[] = { "/var/tmp", "/tmp", NULL };
 
+	/* need is at most DEBUGCOPY_MAX_BYTES: no sum below wraps */
+	uint64_t want = need + (need > SPARE_BYTES ? need : SPARE_BYTES);
+
 	for (const char *const *d = dirs ? dirs : defaults; *d; d++) {
 		struct statfs sf;
 		struct statvfs sv;
-		char path[PATH_MAX];
 		int fd;
 
 		if (statfs(*d, &sf) || sf.f_type == TMPFS_MAGIC_ || sf.f_type == RAMFS_MAGIC_ ||
-		    statvfs(*d, &sv) ||
-		    (uint64_t)sv.f_bavail * sv.f_frsize < need + (need > SPARE_BYTES ? need : SPARE_BYTES))
+		    statvfs(*d, &sv) || sv.f_bavail < want / (sv.f_frsize ? sv.f_frsize : 1) + 1)
 			continue;
+		/*
+		 * Never a name in the directory: a file system without O_TMPFILE
+		 * (overlayfs before Linux 6.6) gets no copy (a named file, even
+		 * unlinked at once, could be opened by its owner meanwhile, and
+		 * left behind by a kill).
+		 */
 		fd = open(*d, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-		if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
-			/* no O_TMPFILE there: a fresh name, unlinked at once */
-			if (snprintf(path, sizeof(path), "%s/framewalk-debug-XXXXXX", *d) >=
-			    (int)sizeof(path))
-				continue;
-			fd = mkostemp(path, O_CLOEXEC);
-			if (fd >= 0 && unlink(path)) {
-				close(fd);
-				fd = -1;
-			}
-		}
 		if (fd < 0)
 			continue;
 		/* the room taken now: a full disk fails here, not in the middle */
@@ -166,7 +163,24 @@ static int inflate_section(int in, int out, const struct zsec *z, unsigned char 
 	return err || written != z->out_size ? -1 : 0;
 }
 
-int debugcopy_uncompressed(int fd, const char *const *dirs, uint64_t *decompressed)
+static int by_offset(const void *a, const void *b)
+{
+	const struct zsec *x = a, *y = b;
+
+	return (x->in_off > y->in_off) - (x->in_off < y->in_off);
+}
+
+uint64_t debugcopy_live_bytes(void)
+{
+	return live_bytes;
+}
+
+void debugcopy_release(uint64_t bytes)
+{
+	live_bytes -= bytes < live_bytes ? bytes : live_bytes;
+}
+
+int debugcopy_uncompressed(int fd, const char *const *dirs, uint64_t *copy_bytes)
 {
 	Elf64_Ehdr eh;
 	Elf64_Shdr *sh = NULL;
@@ -177,9 +191,10 @@ int debugcopy_uncompressed(int fd, const char *const *dirs, uint64_t *decompress
 	size_t nz = 0;
 	int out = -1, ok = 0;
 
-	if (decompressed)
-		*decompressed = 0;
-	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || read_at(fd, &eh, sizeof(eh), 0))
+	if (copy_bytes)
+		*copy_bytes = 0;
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+	    (uint64_t)st.st_size > DEBUGCOPY_MAX_BYTES || read_at(fd, &eh, sizeof(eh), 0))
 		return fd;
 	size = (uint64_t)st.st_size;
 	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
@@ -194,12 +209,14 @@ int debugcopy_uncompressed(int fd, const char *const *dirs, uint64_t *decompress
 			return fd;
 		nsec = first.sh_size;
 	}
-	if (!nsec || nsec > MAX_SECTIONS || eh.e_shoff > size - nsec * sizeof(Elf64_Shdr))
+	if (!nsec || nsec > MAX_SECTIONS || nsec * sizeof(Elf64_Shdr) > size ||
+	    eh.e_shoff > size - nsec * sizeof(Elf64_Shdr))
 		return fd;
 	sh = xcalloc(nsec, sizeof(*sh));
 	if (read_at(fd, sh, nsec * sizeof(*sh), eh.e_shoff))
 		goto done;
-	for (uint64_t i = 0; i < nsec; i++) {
+	/* section 0 is no section (its fields may hold the counts) */
+	for (uint64_t i = 1; i < nsec; i++) {
 		Elf64_Chdr ch;
 
 		if (!(sh[i].sh_flags & SHF_COMPRESSED) || sh[i].sh_type == SHT_NOBITS)
@@ -207,7 +224,8 @@ int debugcopy_uncompressed(int fd, const char *const *dirs, uint64_t *decompress
 		if (sh[i].sh_offset > size || sh[i].sh_size > size - sh[i].sh_offset ||
 		    sh[i].sh_size <= sizeof(ch) || read_at(fd, &ch, sizeof(ch), sh[i].sh_offset) ||
 		    ch.ch_type != ELFCOMPRESS_ZLIB || ch.ch_addralign > 4096 ||
-		    ch.ch_size > DEBUGCOPY_MAX_BYTES - total)
+		    (ch.ch_addralign & (ch.ch_addralign - 1)) ||
+		    ch.ch_size > DEBUGCOPY_MAX_BYTES - size - total)
 			goto done;      /* another kind, or not a file to trust with a copy */
 		total += ch.ch_size;
 		if (!nz || !(nz & (nz - 1)))
@@ -218,6 +236,14 @@ int debugcopy_uncompressed(int fd, const char *const *dirs, uint64_t *decompress
 	}
 	if (!nz)
 		goto done;
+	/*
+	 * Each compressed byte read once: streams that overlap (one stream
+	 * named by thousands of sections) would have it inflated again each.
+	 */
+	qsort(zs, nz, sizeof(*zs), by_offset);
+	for (size_t i = 1; i < nz; i++)
+		if (zs[i].in_off < zs[i - 1].in_off + zs[i - 1].in_size)
+			goto done;
 	/* the layout: the file as it is, the sections, the new table */
 	end = size;
 	for (size_t i = 0; i < nz; i++) {
@@ -226,6 +252,14 @@ int debugcopy_uncompressed(int fd, const char *const *dirs, uint64_t *decompress
 	}
 	shoff = align_up(end, 8);
 	end = shoff + nsec * sizeof(Elf64_Shdr);
+	/*
+	 * The file and its sections are within DEBUGCOPY_MAX_BYTES; the padding
+	 * for their alignment and the new table are a little more (a lot only
+	 * for a file made to pad). What every copy alive holds is bounded too.
+	 */
+	if (end > DEBUGCOPY_MAX_BYTES + (16ull << 20) || live_bytes > DEBUGCOPY_LIVE_MAX ||
+	    end > DEBUGCOPY_LIVE_MAX - live_bytes)
+		goto done;
 	out = make_copy_file(dirs, end);
 	if (out < 0)
 		goto done;
@@ -259,7 +293,8 @@ done:
 		return fd;
 	}
 	close(fd);
-	if (decompressed)
-		*decompressed = total;
+	live_bytes += end;
+	if (copy_bytes)
+		*copy_bytes = end;
 	return out;
 }

@@ -181,6 +181,8 @@ static void info_free(struct elf_info *f)
 	unguard_debug_file(f, 0);
 	if (f->dwfl)
 		dwfl_end(f->dwfl);
+	/* every descriptor of its copies closed: kept ones above, libdwfl's with its sessions */
+	debugcopy_release(f->debug_copy_bytes);
 	if (f->elf_given)
 		f->file.elf = NULL;
 	elf_file_unmap(&f->file);
@@ -283,8 +285,12 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	if (d == &local)
 		debuginfo_release(&local);
 	/* compressed sections decompressed once, into a file (elf/debugcopy.h) */
-	if (fd >= 0)
-		fd = debugcopy_uncompressed(fd, NULL, NULL);
+	if (fd >= 0) {
+		uint64_t copied;
+
+		fd = debugcopy_uncompressed(fd, NULL, &copied);
+		f->debug_copy_bytes += copied;
+	}
 	if (fd >= 0)
 		keep_debug(f, fd, debuglink_file, debuglink_crc, *debuginfo_file_name);
 	if (fd < 0 && f->audit.debug_path[0] && !f->audit.debug_embedded) {

@@ -120,6 +120,8 @@ struct elf_info {
 		GElf_Word crc;
 		char *name;                 /* the path libdwfl was told */
 	} kept_debug[2];
+	uint64_t debug_copy_bytes;  /* the decompressed copies made for it (elf/debugcopy.h),
+	                             * released with it */
 	int image_fixed;            /* nothing changes file.image in place (image_stays_as_read):
 	                             * lookups use look_dwfl (else mod: never ended) */
 	int look_failed;            /* look_dwfl could not be opened: mod serves */

@@ -25,6 +25,7 @@ import os
 import re
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -393,22 +394,41 @@ def assert_nested_share(hits):
     assert nested >= 0.3 * total, (nested, total, hits[:3])
 
 
-def record_phases(lib, tmp_path, *outputs):
+def record_phases(lib, tmp_path, *outputs, copies=None):
     """Record native_names.py's phases over lib (fwinl_work for 2.5 s, 2.5 s
     of Python alone, then fwinl_nested) for 8 s with debug info let go after
-    1 s unused: the collapsed samples and the text report."""
+    1 s unused: the collapsed samples and the text report. copies (a list):
+    filled, 6.5 s in (after the debug info was opened again), with the
+    (mode, links, size) of each unlinked file framewalk maps from /var/tmp
+    or /tmp (elf/debugcopy.h's decompressed copies)."""
     w = start_workload(DEBIAN_PY, "native_names.py", "phases", lib,
                        "fwinl_work", "2.5", "2.5", "fwinl_nested")
     out = tmp_path / "n.collapsed"
     try:
-        r = subprocess.run([framewalk_path(), "record", "-p", str(w.pid), "-d", "8", "-q",
-                            "-o", str(out), "-o", str(tmp_path / "n.txt")] +
-                           [a for o in outputs for a in ("-o", str(tmp_path / o))],
-                           capture_output=True, text=True, timeout=120,
-                           env=dict(os.environ, FRAMEWALK_LOOKUP_IDLE_S="1"))
+        p = subprocess.Popen([framewalk_path(), "record", "-p", str(w.pid), "-d", "8", "-q",
+                              "-o", str(out), "-o", str(tmp_path / "n.txt")] +
+                             [a for o in outputs for a in ("-o", str(tmp_path / o))],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=dict(os.environ, FRAMEWALK_LOOKUP_IDLE_S="1"))
+        try:
+            if copies is not None:
+                time.sleep(6.5)
+                seen = set()
+                for line in open("/proc/%d/maps" % p.pid):
+                    m = re.match(r"([0-9a-f]+-[0-9a-f]+) .* (/(?:var/)?tmp/#\d+) \(deleted\)$",
+                                 line.rstrip("\n"))
+                    if m and m.group(2) not in seen:
+                        seen.add(m.group(2))
+                        st = os.stat("/proc/%d/map_files/%s" % (p.pid, m.group(1)))
+                        copies.append((st.st_mode & 0o777, st.st_nlink, st.st_size))
+            _, err = p.communicate(timeout=120)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
     finally:
         w.stop()
-    assert r.returncode == 0, r.stderr
+    assert p.returncode == 0, err
     return parse_native_collapsed(out), (tmp_path / "n.txt").read_text()
 
 
@@ -449,6 +469,34 @@ def test_debug_info_let_go_and_opened_again(built, tmp_path):
                            capture_output=True, text=True, timeout=60)
     assert said.group(0) in again.stdout, (again.stdout[-800:], again.stderr)
     assert_phases_named(samples, ("libfwinl.so", "fwinl.c"))
+
+
+def test_compressed_debug_file_read_from_a_decompressed_copy(tmp_path):
+    """A separate debug file with zlib-compressed sections, as Debian's
+    -dbg packages ship them (objcopy --compress-debug-sections): libdw
+    would decompress every section into framewalk's heap at each opening of
+    the lookups' session; framewalk decompresses it once into an unlinked
+    file of its own (elf/debugcopy.h) and libdw reads that. Seen in
+    framewalk's mappings after the session was opened again: unlinked files
+    of mode 0600 in /var/tmp or /tmp, one of them at least the debug file's
+    decompressed size; the frames named as without it, in both phases."""
+    d = tmp_path / "lib"
+    d.mkdir()
+    lib = d / "libfwinl_z.so"
+    sh(need("gcc"), "-O2", "-g", "-shared", "-fPIC", "-o", lib, EXT / "fwinl.c")
+    sh("objcopy", "--only-keep-debug", "--compress-debug-sections=zlib", lib, d / "fwinl_z.debug")
+    assert re.search(r"\.debug_info .* C ", sh("readelf", "-SW", d / "fwinl_z.debug")) or \
+        "COMPRESSED" in sh("readelf", "-St", d / "fwinl_z.debug")
+    sh("objcopy", "--decompress-debug-sections", d / "fwinl_z.debug", d / "plain.debug")
+    sh("strip", "--strip-debug", lib)
+    sh("objcopy", "--add-gnu-debuglink=%s" % (d / "fwinl_z.debug"), lib)
+    copies = []
+    samples, report = record_phases(lib, tmp_path, copies=copies)
+    said = LET_GO.search(report)
+    assert said and int(said.group(2)) >= 1, report[-800:]
+    assert copies and all(mode == 0o600 and links == 0 for mode, links, _ in copies), copies
+    assert max(size for _, _, size in copies) >= (d / "plain.debug").stat().st_size, copies
+    assert_phases_named(samples, ("libfwinl_z.so", "fwinl.c"))
 
 
 def test_dwz_alternate_file_after_letting_go(tmp_path):

@@ -6,9 +6,12 @@
  * the same line tables from it; it is unlinked, and nothing is copied for
  * a file with nothing compressed, for a memory file system, or for a file
  * that lies (cut short, a size its stream does not have, another kind of
- * compression, a section table past the end): the file comes back as it
- * was, whole.
+ * compression, a section table past the end, streams shared by sections,
+ * a file past the bound): the file comes back as it was, whole, and no
+ * descriptor is left behind. A copy counts among the live bytes until it
+ * is released.
  */
+#include <dirent.h>
 #include <elf.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
@@ -77,7 +80,8 @@ static Elf_Scn *section_named(Elf *elf, const char *name)
 static void test_copy_holds_the_uncompressed_sections(void **state)
 {
 	int orig = open_ro(INLINES_LIB), zfd = open_ro(ZLIB_LIB), copy;
-	uint64_t decompressed = 0;
+	uint64_t copied = 0, live = debugcopy_live_bytes(), grown = 0;
+	struct stat zst;
 	Elf *eo, *ec, *ez;
 	size_t shstrndx, compressed = 0, compared = 0;
 	Elf_Scn *scn = NULL;
@@ -94,14 +98,16 @@ static void test_copy_holds_the_uncompressed_sections(void **state)
 			compressed++;
 	elf_end(ez);
 	assert_true(compressed >= 3);
+	assert_int_equal(fstat(zfd, &zst), 0);
 
-	copy = debugcopy_uncompressed(zfd, here, &decompressed);
+	copy = debugcopy_uncompressed(zfd, here, &copied);
 	assert_true(copy >= 0);
 	assert_int_not_equal(copy, zfd);
-	assert_true(decompressed > 0);
 	assert_int_equal(fcntl(zfd, F_GETFD), -1);     /* the original was closed */
 	assert_int_equal(fstat(copy, &st), 0);
 	assert_int_equal(st.st_nlink, 0);              /* unlinked: no name to reach it by */
+	assert_int_equal(copied, (uint64_t)st.st_size);
+	assert_int_equal(debugcopy_live_bytes(), live + copied);
 	assert_true(fcntl(copy, F_GETFD) & FD_CLOEXEC);
 
 	eo = elf_begin(orig, ELF_C_READ, NULL);
@@ -124,6 +130,10 @@ static void test_copy_holds_the_uncompressed_sections(void **state)
 		assert_non_null(gelf_getshdr(other, &sc));
 		assert_int_equal(sc.sh_flags & SHF_COMPRESSED, 0);
 		assert_int_equal(sc.sh_type, so.sh_type);
+		if (sc.sh_addralign > 1 && sc.sh_type != SHT_NOBITS)
+			assert_int_equal(sc.sh_offset % sc.sh_addralign, 0);
+		if (sc.sh_offset >= (uint64_t)zst.st_size)   /* written after the file: decompressed */
+			grown += sc.sh_size;
 		assert_int_equal(sc.sh_size, so.sh_size);
 		assert_int_equal(sc.sh_addr, so.sh_addr);
 		if (so.sh_type == SHT_NOBITS)
@@ -137,6 +147,9 @@ static void test_copy_holds_the_uncompressed_sections(void **state)
 		compared++;
 	}
 	assert_true(compared > compressed);
+	/* the file, then every decompressed section */
+	assert_true(copied >= (uint64_t)zst.st_size + grown);
+	assert_true(grown > 0);
 	elf_end(eo);
 	elf_end(ec);
 
@@ -178,16 +191,18 @@ static void test_copy_holds_the_uncompressed_sections(void **state)
 	}
 	close(orig);
 	close(copy);
+	debugcopy_release(copied);
+	assert_int_equal(debugcopy_live_bytes(), live);
 }
 
 static void test_nothing_compressed_is_not_copied(void **state)
 {
 	int fd = open_ro(INLINES_LIB);
-	uint64_t decompressed = 1;
+	uint64_t copied = 1;
 
 	(void)state;
-	assert_int_equal(debugcopy_uncompressed(fd, here, &decompressed), fd);
-	assert_int_equal(decompressed, 0);
+	assert_int_equal(debugcopy_uncompressed(fd, here, &copied), fd);
+	assert_int_equal(copied, 0);
 	close(fd);
 }
 
@@ -204,22 +219,41 @@ static void test_memory_file_system_is_not_used(void **state)
 	close(fd);
 }
 
-/* A variant of ZLIB_LIB, changed by change(), written to a file: its descriptor. */
-static int variant(const char *name, void (*change)(unsigned char *, size_t *))
+/* The descriptors open now. */
+static size_t open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	size_t n = 0;
+
+	assert_non_null(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+/* A variant of ZLIB_LIB, changed by change() (NULL: as it is), written to a file: its descriptor. */
+static int variant(const char *name, void (*change)(unsigned char *, size_t *), off_t grow_to)
 {
 	char path[512];
 	size_t size;
 	unsigned char *buf = slurp(ZLIB_LIB, &size);
 	FILE *f;
+	int fd;
 
-	change(buf, &size);
+	if (change)
+		change(buf, &size);
 	snprintf(path, sizeof(path), "%s/%s", COPY_DIR, name);
 	f = fopen(path, "wb");
 	assert_non_null(f);
 	assert_int_equal(fwrite(buf, 1, size, f), size);
 	fclose(f);
 	free(buf);
-	return open_ro(path);
+	if (grow_to)            /* sparse: nothing written of its holes */
+		assert_int_equal(truncate(path, grow_to), 0);
+	fd = open_ro(path);
+	unlink(path);           /* nothing left in the build directory */
+	return fd;
 }
 
 /* The Elf64_Chdr of the largest compressed section of buf. */
@@ -287,6 +321,21 @@ static void table_past_end(unsigned char *buf, size_t *size)
 	((Elf64_Ehdr *)buf)->e_shoff = *size - 8;
 }
 
+/* every compressed section named by the largest one's stream */
+static void streams_shared(unsigned char *buf, size_t *size)
+{
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)buf;
+	Elf64_Shdr *sh = (Elf64_Shdr *)(buf + eh->e_shoff), *big;
+
+	(void)size;
+	largest_chdr(buf, &big);
+	for (unsigned i = 0; i < eh->e_shnum; i++)
+		if ((sh[i].sh_flags & SHF_COMPRESSED) && &sh[i] != big) {
+			sh[i].sh_offset = big->sh_offset;
+			sh[i].sh_size = big->sh_size;
+		}
+}
+
 static void test_lying_files_are_not_copied(void **state)
 {
 	static const struct {
@@ -296,21 +345,27 @@ static void test_lying_files_are_not_copied(void **state)
 		{ "cut.so", cut_in_a_section }, { "larger.so", size_too_large },
 		{ "smaller.so", size_too_small }, { "huge.so", size_huge },
 		{ "zstd.so", zstd_kind }, { "corrupt.so", stream_corrupt },
-		{ "table.so", table_past_end },
+		{ "table.so", table_past_end }, { "shared.so", streams_shared },
 	};
+	size_t fds = open_fds();
+	uint64_t live = debugcopy_live_bytes();
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		int fd = variant(cases[i].name, cases[i].change);
-		uint64_t decompressed = 1;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]) + 1; i++) {
+		int last = i == sizeof(cases) / sizeof(cases[0]);
+		int fd = last ? variant("past-bound.so", NULL, (off_t)DEBUGCOPY_MAX_BYTES + 4096) :
+				variant(cases[i].name, cases[i].change, 0);
+		uint64_t copied = 1;
 		struct stat st;
 
-		print_message("%s\n", cases[i].name);
-		assert_int_equal(debugcopy_uncompressed(fd, here, &decompressed), fd);
-		assert_int_equal(decompressed, 0);
+		print_message("%s\n", last ? "past-bound.so" : cases[i].name);
+		assert_int_equal(debugcopy_uncompressed(fd, here, &copied), fd);
+		assert_int_equal(copied, 0);
 		assert_int_equal(fstat(fd, &st), 0);   /* still open, untouched */
 		close(fd);
 	}
+	assert_int_equal(open_fds(), fds);             /* no copy left open */
+	assert_int_equal(debugcopy_live_bytes(), live);
 }
 
 int main(void)
