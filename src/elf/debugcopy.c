@@ -16,6 +16,7 @@
 #include <zlib.h>
 
 #include "elf/debugcopy.h"
+#include "util/file.h"
 #include "util/util.h"
 
 #define CHUNK (256u << 10)
@@ -35,38 +36,6 @@ struct zsec {
 	uint64_t out_off;           /* in the copy */
 };
 
-static int read_at(int fd, void *buf, size_t len, uint64_t off)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = pread(fd, (char *)buf + done, len - done, (off_t)(off + done));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;      /* an error, or cut short */
-		done += (size_t)n;
-	}
-	return 0;
-}
-
-static int write_at(int fd, const void *buf, size_t len, uint64_t off)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = pwrite(fd, (const char *)buf + done, len - done, (off_t)(off + done));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		done += (size_t)n;
-	}
-	return 0;
-}
-
 static uint64_t align_up(uint64_t v, uint64_t a)
 {
 	return a > 1 ? (v + a - 1) / a * a : v;
@@ -77,7 +46,7 @@ static int make_copy_file(const char *const *dirs, uint64_t need)
 {
 	static const char *const defaults[] = { "/var/tmp", "/tmp", NULL };
 
-	/* need is at most DEBUGCOPY_MAX_BYTES: no sum below wraps */
+	/* need is at most DEBUGCOPY_MAX_BYTES and 16 MB: no sum below wraps */
 	uint64_t want = need + (need > SPARE_BYTES ? need : SPARE_BYTES);
 
 	for (const char *const *d = dirs ? dirs : defaults; *d; d++) {
@@ -113,7 +82,7 @@ static int copy_range(int in, int out, uint64_t n, unsigned char *buf)
 	for (uint64_t off = 0; off < n;) {
 		size_t len = n - off < CHUNK ? (size_t)(n - off) : CHUNK;
 
-		if (read_at(in, buf, len, off) || write_at(out, buf, len, off))
+		if (pread_fd_all(in, buf, len, off) || pwrite_fd_all(out, buf, len, off))
 			return -1;
 		off += len;
 	}
@@ -135,7 +104,7 @@ static int inflate_section(int in, int out, const struct zsec *z, unsigned char 
 		if (!zs.avail_in) {
 			size_t len = z->in_size - read < CHUNK ? (size_t)(z->in_size - read) : CHUNK;
 
-			if (!len || read_at(in, ibuf, len, z->in_off + read)) {
+			if (!len || pread_fd_all(in, ibuf, len, z->in_off + read)) {
 				err = 1;        /* the stream runs past its section, or the file was cut */
 				break;
 			}
@@ -153,7 +122,7 @@ static int inflate_section(int in, int out, const struct zsec *z, unsigned char 
 		size_t got = CHUNK - zs.avail_out;
 
 		if (got > z->out_size - written ||
-		    write_at(out, obuf, got, z->out_off + written)) {
+		    pwrite_fd_all(out, obuf, got, z->out_off + written)) {
 			err = 1;        /* more than the header said */
 			break;
 		}
@@ -194,7 +163,7 @@ int debugcopy_uncompressed(int fd, const char *const *dirs, uint64_t *copy_bytes
 	if (copy_bytes)
 		*copy_bytes = 0;
 	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
-	    (uint64_t)st.st_size > DEBUGCOPY_MAX_BYTES || read_at(fd, &eh, sizeof(eh), 0))
+	    (uint64_t)st.st_size > DEBUGCOPY_MAX_BYTES || pread_fd_all(fd, &eh, sizeof(eh), 0))
 		return fd;
 	size = (uint64_t)st.st_size;
 	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
@@ -205,7 +174,7 @@ int debugcopy_uncompressed(int fd, const char *const *dirs, uint64_t *copy_bytes
 	if (!nsec) {                    /* the count in section 0's sh_size */
 		Elf64_Shdr first;
 
-		if (read_at(fd, &first, sizeof(first), eh.e_shoff))
+		if (pread_fd_all(fd, &first, sizeof(first), eh.e_shoff))
 			return fd;
 		nsec = first.sh_size;
 	}
@@ -213,7 +182,7 @@ int debugcopy_uncompressed(int fd, const char *const *dirs, uint64_t *copy_bytes
 	    eh.e_shoff > size - nsec * sizeof(Elf64_Shdr))
 		return fd;
 	sh = xcalloc(nsec, sizeof(*sh));
-	if (read_at(fd, sh, nsec * sizeof(*sh), eh.e_shoff))
+	if (pread_fd_all(fd, sh, nsec * sizeof(*sh), eh.e_shoff))
 		goto done;
 	/* section 0 is no section (its fields may hold the counts) */
 	for (uint64_t i = 1; i < nsec; i++) {
@@ -222,7 +191,8 @@ int debugcopy_uncompressed(int fd, const char *const *dirs, uint64_t *copy_bytes
 		if (!(sh[i].sh_flags & SHF_COMPRESSED) || sh[i].sh_type == SHT_NOBITS)
 			continue;
 		if (sh[i].sh_offset > size || sh[i].sh_size > size - sh[i].sh_offset ||
-		    sh[i].sh_size <= sizeof(ch) || read_at(fd, &ch, sizeof(ch), sh[i].sh_offset) ||
+		    sh[i].sh_size <= sizeof(ch) ||
+		    pread_fd_all(fd, &ch, sizeof(ch), sh[i].sh_offset) ||
 		    ch.ch_type != ELFCOMPRESS_ZLIB || ch.ch_addralign > 4096 ||
 		    (ch.ch_addralign & (ch.ch_addralign - 1)) ||
 		    ch.ch_size > DEBUGCOPY_MAX_BYTES - size - total)
@@ -278,8 +248,8 @@ int debugcopy_uncompressed(int fd, const char *const *dirs, uint64_t *copy_bytes
 		s->sh_flags &= ~(uint64_t)SHF_COMPRESSED;
 	}
 	eh.e_shoff = shoff;
-	if (write_at(out, sh, nsec * sizeof(*sh), shoff) || write_at(out, &eh, sizeof(eh), 0) ||
-	    ftruncate(out, (off_t)end))
+	if (pwrite_fd_all(out, sh, nsec * sizeof(*sh), shoff) ||
+	    pwrite_fd_all(out, &eh, sizeof(eh), 0) || ftruncate(out, (off_t)end))
 		goto done;
 	ok = 1;
 done:

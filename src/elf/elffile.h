@@ -29,8 +29,9 @@
  * A separate debug file with compressed sections (Debian's libc6-dbg) is
  * handed to libdwfl as a decompressed copy (elf/debugcopy.h): libdw would
  * decompress them all into the heap (libc's: 13.5 MB) at each opening and
- * keep them while the session lasts. The answers already given stay in the file's cache; only an
- * address never asked before opens the session again. A file whose own
+ * keep them while the session lasts. The answers already given stay in the
+ * file's cache; only an address never asked before opens the session
+ * again. A file whose own
  * sections are compressed keeps its debug info in the main session (its
  * Elf would be changed in place under the other).
  *

@@ -83,6 +83,42 @@ int write_fd_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
+int pwrite_fd_all(int fd, const void *data, size_t len, uint64_t off)
+{
+	const char *p = data;
+
+	while (len) {
+		ssize_t w = pwrite(fd, p, len, (off_t)off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		p += w;
+		off += (uint64_t)w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+int pread_fd_all(int fd, void *buf, size_t len, uint64_t off)
+{
+	char *p = buf;
+
+	while (len) {
+		ssize_t r = pread(fd, p, len, (off_t)off);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 ? -errno : -EIO;
+		p += r;
+		off += (uint64_t)r;
+		len -= (size_t)r;
+	}
+	return 0;
+}
+
 void nofile_reached(struct strbuf *sb)
 {
 	struct rlimit rl;

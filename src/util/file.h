@@ -9,6 +9,7 @@
 #define FRAMEWALK_UTIL_FILE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "util/strbuf.h"
 
@@ -31,6 +32,12 @@ int read_file_into(const char *path, char *buf, size_t size);
 
 /* Write all len bytes of data to fd (short writes continued, EINTR retried). 0 or -errno. */
 int write_fd_all(int fd, const void *data, size_t len);
+/*
+ * The same at offset off (pwrite), and its reading twin (pread): all len
+ * bytes, or -errno (-EIO: the file ended first). Neither moves the offset.
+ */
+int pwrite_fd_all(int fd, const void *data, size_t len, uint64_t off);
+int pread_fd_all(int fd, void *buf, size_t len, uint64_t off);
 
 /* The open-file limit framewalk suggests where the current one is too low. */
 #define FW_NOFILE_SUGGESTED 1024
