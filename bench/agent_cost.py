@@ -56,6 +56,23 @@ while True:
 """
 
 
+def agent_process(pid, exe):
+    """pid, or under a --agent-prefix wrapper the descendant running exe (the
+    framewalk binary): the process to measure and to stop (a wrapper such as
+    heaptrack writes its file only when the agent itself ends)."""
+    todo = [pid]
+    while todo:
+        p = todo.pop(0)
+        try:
+            if os.path.realpath("/proc/%d/exe" % p) == exe:
+                return p
+            with open("/proc/%d/task/%d/children" % (p, p)) as f:
+                todo += [int(c) for c in f.read().split()]
+        except OSError:
+            continue
+    sys.exit("no process running %s under the agent's wrapper" % exe)
+
+
 def proc_status(pid, key):
     with open("/proc/%d/status" % pid) as f:
         for line in f:
@@ -103,7 +120,7 @@ def main():
     ap.add_argument("--agent-args", default="", help="more agent options, space-separated")
     ap.add_argument("--agent-prefix", default="",
                     help="a command the agent runs under, space-separated (heaptrack -o FILE: "
-                         "where its memory goes; its figures are then the wrapper's)")
+                         "where its memory goes); the agent itself is measured and stopped")
     ap.add_argument("--no-dir", action="store_true",
                     help="OTLP only (a fleet's usual agent), without the rotated --dir")
     a = ap.parse_args()
@@ -121,7 +138,8 @@ def main():
                                  stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)
             w.stdout.readline()
             workers.append(w)
-        argv = a.agent_prefix.split() + [a.framewalk, "agent", "--match", tag, "-r", str(a.rate), "--period", str(a.period),
+        argv = a.agent_prefix.split() + [
+                a.framewalk, "agent", "--match", tag, "-r", str(a.rate), "--period", str(a.period),
                 "--scan", "5", "--otlp", "http://127.0.0.1:%d" % srv.server_address[1],
                 "--status", "0"] + a.agent_args.split()
         if not a.no_dir:
@@ -131,18 +149,19 @@ def main():
         time.sleep(a.warmup)
         if agent.poll() is not None:
             sys.exit("the agent exited: " + open(os.path.join(tmp, "agent.err")).read())
+        pid = agent_process(agent.pid, os.path.realpath(a.framewalk))
         shares, rss, anon = [], [], []
-        c_first, t_first = fb.proc_cpu_seconds(agent.pid), time.monotonic()
+        c_first, t_first = fb.proc_cpu_seconds(pid), time.monotonic()
         for _ in range(a.windows):
-            c0, t0 = fb.proc_cpu_seconds(agent.pid), time.monotonic()
+            c0, t0 = fb.proc_cpu_seconds(pid), time.monotonic()
             time.sleep(a.window)
-            c1, t1 = fb.proc_cpu_seconds(agent.pid), time.monotonic()
+            c1, t1 = fb.proc_cpu_seconds(pid), time.monotonic()
             shares.append(100.0 * (c1 - c0) / (t1 - t0))
-            rss.append(proc_status(agent.pid, "VmRSS"))
-            anon.append(proc_status(agent.pid, "RssAnon"))
+            rss.append(proc_status(pid, "VmRSS"))
+            anon.append(proc_status(pid, "RssAnon"))
         # over all windows together: finer than one window's clock ticks
-        mean = 100.0 * (fb.proc_cpu_seconds(agent.pid) - c_first) / (time.monotonic() - t_first)
-        agent.send_signal(signal.SIGTERM)
+        mean = 100.0 * (fb.proc_cpu_seconds(pid) - c_first) / (time.monotonic() - t_first)
+        os.kill(pid, signal.SIGTERM)
         agent.wait(timeout=30)
         err = open(os.path.join(tmp, "agent.err")).read()
         first = err.splitlines()[0] if err else ""
