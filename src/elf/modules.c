@@ -95,19 +95,16 @@ static void take_file(struct module_map *mm, struct fw_module *m, const struct p
 static void new_module(struct module_map *mm, const struct proc_maps *maps,
 		       const struct proc_map *exec_map, struct fw_module *old, size_t nold)
 {
-	const struct proc_map *base = proc_maps_find_base_id(maps, exec_map->dev, exec_map->inode);
+	const struct proc_map *base = proc_maps_image_base(maps, exec_map);
 	struct fw_module *m, *prev;
 	char host[PATH_MAX + 64];
-	uint64_t lo = UINT64_MAX, hi = 0, start;
+	uint64_t lo, hi, start;
 
+	/* the image the loader made, not the file mapped again as data elsewhere */
 	if (!base)
 		base = exec_map;
-	for (size_t i = 0; i < maps->n; i++) {
-		if (maps->maps[i].inode != exec_map->inode || maps->maps[i].dev != exec_map->dev)
-			continue;
-		lo = maps->maps[i].start < lo ? maps->maps[i].start : lo;
-		hi = maps->maps[i].end > hi ? maps->maps[i].end : hi;
-	}
+	lo = base->start;
+	hi = proc_maps_image_end(maps, base);
 	start = base->start - base->offset;
 	mm->mods = xgrow(mm->mods, sizeof(*mm->mods), mm->n + 1, &mm->alloc);
 	m = &mm->mods[mm->n++];

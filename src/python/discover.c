@@ -240,22 +240,26 @@ static int try_module(struct py_target *t, const struct proc_map *base, int *ope
 }
 
 /*
- * The mapping of the executable at file offset 0: the file /proc/PID/exe
- * is (by inode: its path may be deleted, or name another file now).
+ * Where the loader put the executable: the image base (target/proc.h) of
+ * the file /proc/PID/exe is (by inode: its path may be deleted, or name
+ * another file now).
  */
 static const struct proc_map *exe_mapping(pid_t pid, const struct proc_maps *maps,
 					  const char *exe)
 {
 	char path[64];
 	struct stat st;
+	int by_path;
 
 	xsnprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	if (stat(path, &st))
-		return proc_maps_find_base(maps, exe);
-	for (size_t i = 0; i < maps->n; i++)
-		if (maps->maps[i].offset == 0 && maps->maps[i].inode == (uint64_t)st.st_ino &&
-		    maps->maps[i].path[0] == '/')
-			return &maps->maps[i];
+	by_path = stat(path, &st) != 0;
+	for (size_t i = 0; i < maps->n; i++) {
+		const struct proc_map *m = &maps->maps[i];
+
+		if (m->perms[2] == 'x' &&
+		    (by_path ? !strcmp(m->path, exe) : m->inode == (uint64_t)st.st_ino))
+			return proc_maps_image_base(maps, m);
+	}
 	return NULL;
 }
 
@@ -309,7 +313,11 @@ int py_discover(pid_t pid, struct target_mem *mem, struct py_target *t, struct s
 		const struct proc_map *m = &maps.maps[i];
 		int err = 0;
 
-		if (m->offset != 0 || !py_path_is_libpython(m->path) || m == exe_map ||
+		/* a libpython the loader mapped (its image base), each file once */
+		if (maps.maps[i].perms[2] != 'x' || !py_path_is_libpython(maps.maps[i].path))
+			continue;
+		m = proc_maps_image_base(&maps, &maps.maps[i]);
+		if (!m || m != proc_maps_loaded_base(&maps, m->dev, m->inode) ||
 		    (exe_map && m->inode == exe_map->inode && m->dev == exe_map->dev))
 			continue;
 		found = try_module(t, m, &err);
@@ -380,8 +388,8 @@ int py_find_section(pid_t pid, const char *name, uint64_t *addr, uint64_t *size)
 		if (m->offset != 0 || !m->path[0] ||
 		    (!py_path_looks_like_python(m->path) && strncmp(base, "_asyncio", 8)))
 			continue;
-		/* A module is mapped several times; its first mapping only. */
-		if (proc_maps_find_base(&maps, m->path) != m || open_module(pid, m, &ef))
+		/* The image the loader made (each file once), not the file mapped as data. */
+		if (proc_maps_loaded_base(&maps, m->dev, m->inode) != m || open_module(pid, m, &ef))
 			continue;
 		if (!elf_file_section(ef, name, &vaddr, &sz) && sz && !elf_file_load_delta(ef, &delta)) {
 			*addr = vaddr + (m->start - delta);

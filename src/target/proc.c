@@ -134,21 +134,57 @@ void proc_maps_release(struct proc_maps *m)
 	memset(m, 0, sizeof(*m));
 }
 
-const struct proc_map *proc_maps_find_base(const struct proc_maps *m, const char *path)
+static int same_file(const struct proc_map *a, const struct proc_map *b)
 {
-	for (size_t i = 0; i < m->n; i++)
-		if (m->maps[i].offset == 0 && !strcmp(m->maps[i].path, path))
+	return a->inode == b->inode && a->dev == b->dev && a->path[0] == '/';
+}
+
+/*
+ * The loader maps an image as one reserved span: its mapping at offset 0
+ * first, then the others above it, holes kept mapped. So the image an
+ * executable mapping belongs to starts at the nearest mapping of the same
+ * file at offset 0 at or below it. A mapping of the file anywhere else (a
+ * process reading the ELF file as data, as framewalk's agent does) is not
+ * part of it.
+ */
+const struct proc_map *proc_maps_image_base(const struct proc_maps *m,
+					    const struct proc_map *exec_map)
+{
+	size_t at = (size_t)(exec_map - m->maps);
+
+	if (at >= m->n || exec_map->perms[2] != 'x' || exec_map->path[0] != '/')
+		return NULL;
+	for (size_t i = at + 1; i-- > 0;)
+		if (m->maps[i].offset == 0 && same_file(&m->maps[i], exec_map))
 			return &m->maps[i];
 	return NULL;
 }
 
-const struct proc_map *proc_maps_find_base_id(const struct proc_maps *m, uint64_t dev,
-					      uint64_t inode)
+uint64_t proc_maps_image_end(const struct proc_maps *m, const struct proc_map *base)
+{
+	uint64_t end = base->end;
+
+	for (size_t i = (size_t)(base - m->maps) + 1; i < m->n; i++) {
+		const struct proc_map *next = &m->maps[i];
+
+		if (same_file(next, base)) {
+			if (next->offset == 0)
+				break;          /* another image, or the file mapped as data */
+			end = next->end;
+		} else if (next->inode) {
+			break;                  /* another file: the image ended */
+		}                               /* anonymous: a hole, or its .bss */
+	}
+	return end;
+}
+
+const struct proc_map *proc_maps_loaded_base(const struct proc_maps *m, uint64_t dev,
+					     uint64_t inode)
 {
 	for (size_t i = 0; i < m->n; i++)
-		if (m->maps[i].offset == 0 && m->maps[i].inode == inode && m->maps[i].dev == dev &&
+		if (m->maps[i].perms[2] == 'x' && m->maps[i].inode == inode && m->maps[i].dev == dev &&
 		    m->maps[i].path[0] == '/')
-			return &m->maps[i];
+			return proc_maps_image_base(m, &m->maps[i]);
 	return NULL;
 }
 

@@ -31,11 +31,18 @@ int proc_maps_read(pid_t pid, struct proc_maps *out);
 void proc_maps_release(struct proc_maps *m);
 /* Parse one line of /proc/PID/maps (without its newline). 0 or -EINVAL. */
 int proc_maps_parse_line(const char *line, struct proc_map *out);
-/* The first mapping of path at file offset 0, or NULL. */
-const struct proc_map *proc_maps_find_base(const struct proc_maps *m, const char *path);
-/* The first mapping of the file (dev, inode) at file offset 0, or NULL. */
-const struct proc_map *proc_maps_find_base_id(const struct proc_maps *m, uint64_t dev,
-					      uint64_t inode);
+/*
+ * Where the loader put a file: the mapping at file offset 0 of the image an
+ * executable mapping belongs to (the nearest one of its file at or below
+ * it), or NULL. A file the process maps again as data elsewhere is not it.
+ */
+const struct proc_map *proc_maps_image_base(const struct proc_maps *m,
+					    const struct proc_map *exec_map);
+/* The end of that image's last mapping of its file (base as returned above). */
+uint64_t proc_maps_image_end(const struct proc_maps *m, const struct proc_map *base);
+/* The image base of the file (dev, inode) mapped executable, or NULL when it is not. */
+const struct proc_map *proc_maps_loaded_base(const struct proc_maps *m, uint64_t dev,
+					     uint64_t inode);
 
 /* Is there a process pid? 0 yes, -ESRCH no, -EPERM exists but not ours. */
 int proc_exists(pid_t pid);

@@ -908,3 +908,91 @@ def test_exec_into_not_python_stops_with_one_line(tmp_path, workload):
     text = txt.read_text()
     assert re.search(r"^Events: .*/bin/sleep.*not a Python program", text, re.M), text[:2000]
     assert "before_exec" in text
+
+
+# --------------------------------------------------------------------------
+# 5. Files mapped again as data
+# --------------------------------------------------------------------------
+
+def data_mappings_below_images(pid, paths):
+    """The paths mapped at offset 0 without execute, below where the loader put them."""
+    rows = [l.split() for l in open("/proc/%d/maps" % pid).read().splitlines()]
+    found = []
+    for path in paths:
+        mine = [r for r in rows if len(r) >= 6 and r[5] == path]
+        image = min(int(r[0].split("-")[0], 16) for r in mine if "x" in r[1])
+        data = [r for r in mine if "x" not in r[1] and int(r[2], 16) == 0 and
+                int(r[0].split("-")[0], 16) < image]
+        found += [path] if data else []
+    return found
+
+
+@pytest.mark.parametrize("kind", ["shared", "static"])
+def test_own_files_mapped_as_data(kind, scratch, tmp_path):
+    """A process that maps its interpreter, libpython and libc again as data
+    (as a tool reading ELF files does; framewalk's own agent is one) below
+    the loaded images: each module's load address is the image beside its
+    code, not the first mapping of the file, so discovery finds the runtime
+    and whole stacks are named and complete (libc and libpython frames
+    included) in every sample."""
+    py = scratch(kind)
+    t = py.start("mapown")
+    mapped = [l.split(" ", 1)[1] for l in t.lines if l.startswith("MAPPED ")]
+    below = data_mappings_below_images(t.pid, mapped)
+    assert str(py.exe) in below and any("libc.so" in p for p in below), (mapped, below)
+    assert kind == "static" or str(py.lib) in below, (mapped, below)
+    samples, report, r = capture(t.pid, tmp_path, "cap", CAPTURES["default"])
+    version = "3.12.1" if kind == "shared" else "3.11"
+    assert report_line(report, "Python").startswith(version), report[:800]
+    check_samples(samples, t.tid, spin_chains("call_spin_mapped"), True, "mapown " + kind,
+                  extra=named_interpreter)
+    pct = float(report_line(report, "Unwinding").split("%")[0])
+    assert pct >= 99.0, report[:2000]
+    assert t.proc.poll() is None, "the target died"
+
+
+MAP_AS_DATA_C = r'''
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        struct stat st;
+        int fd = open(argv[i], O_RDONLY);
+        if (fd < 0 || fstat(fd, &st) || mmap(NULL, st.st_size, PROT_READ | PROT_WRITE,
+                                             MAP_PRIVATE, fd, 0) == MAP_FAILED)
+            return 1;
+        close(fd);
+    }
+    printf("READY\n");
+    fflush(stdout);
+    pause();
+    return 0;
+}
+'''
+
+
+def test_libpython_mapped_as_data_is_not_python(tmp_path):
+    """A C program that maps an interpreter and its libpython as data (as
+    framewalk's agent maps its targets' files) runs no Python: record says
+    so, and does not read a runtime from the file's bytes."""
+    src = tmp_path / "mapper.c"
+    src.write_text(MAP_AS_DATA_C)
+    helper = tmp_path / "mapper"
+    subprocess.run(["gcc", "-O1", "-o", str(helper), str(src)], check=True, timeout=60)
+    lib = need(PY312) / "lib" / "libpython3.12.so.1.0"
+    proc = subprocess.Popen([str(helper), str(lib), str(need(PY312) / "bin" / "python3.12")],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)
+    try:
+        assert proc.stdout.readline() == b"READY\n"
+        assert str(lib) in open("/proc/%d/maps" % proc.pid).read()
+        r = fw("record", "-p", proc.pid, "-d", "1", "-o", tmp_path / "x.txt")
+        assert r.returncode != 0, r
+        assert "is not a Python process" in r.stderr, r.stderr
+        assert not (tmp_path / "x.txt").exists()
+    finally:
+        proc.kill()
+        proc.wait()

@@ -7,6 +7,8 @@ prints "TID <tid>" and READY once every file it needs is loaded.
     realities.py ext DIR           <module> -> ext_spin -> fwext.run (C)
     realities.py dlopen DIR SECS   spin for SECS, then import fwext and ext_spin
     realities.py churn SO DIR      load a fresh copy of SO, call it, dlclose, unlink
+    realities.py mapown            map its executable, libpython and libc once
+                                   more as data (whole, read-only), then spin
 """
 import os
 import sys
@@ -54,6 +56,30 @@ def churn(so, where):
         i += 1
 
 
+def map_own_files():
+    """Each file the loader mapped executable (the interpreter, libpython,
+    libc) mapped again whole as data, the way a tool reading ELF files does:
+    the kernel puts it below the loaded images. Prints the paths, kept."""
+    import mmap
+    paths = []
+    with open("/proc/self/maps") as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) >= 6 and "x" in parts[1] and parts[5].startswith("/") and \
+                    parts[5] not in paths:
+                paths.append(parts[5])
+    kept = []
+    for path in paths:
+        base = os.path.basename(path)
+        if path != os.path.realpath(sys.executable) and not base.startswith(("libpython",
+                                                                            "libc.so")):
+            continue
+        with open(path, "rb") as f:
+            kept.append(mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ))
+        print("MAPPED %s" % path, flush=True)
+    return kept
+
+
 def main():
     mode = sys.argv[1]
     print("TID %d" % threading.get_native_id(), flush=True)
@@ -72,6 +98,11 @@ def main():
         import fwext
         print("LOADED", flush=True)
         ext_spin(fwext)     # @call_ext_spin_late
+    elif mode == "mapown":
+        kept = map_own_files()
+        print("READY", flush=True)
+        spin()              # @call_spin_mapped
+        del kept
     elif mode == "churn":
         print("READY", flush=True)
         churn(sys.argv[2], sys.argv[3])
