@@ -441,6 +441,7 @@ static int open_dwfl(struct elf_info *f)
 	ret = load_span(f->file.elf, &low, &high);
 	if (ret || elf_file_load_delta(&f->file, &f->load_delta))
 		return ret ? ret : -ENOEXEC;
+	elf_file_loads(&f->file, &f->loads);
 	f->span_low = low;
 	f->span_high = high;
 	ret = report_session(f, &f->callbacks, give_elf, &f->dwfl, &f->mod);

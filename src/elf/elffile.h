@@ -77,6 +77,7 @@ struct elf_info {
 	const char *name;           /* basename of path */
 	int e_type;                 /* ET_EXEC, ET_DYN */
 	uint64_t load_delta;        /* elf_file_load_delta's */
+	struct elf_loads loads;     /* its PT_LOAD segments (elf_file_loads; n 0: none read) */
 	Dwfl_Module *mod;           /* symbols, lines; addresses are file vaddrs */
 	Dwarf_CFI *eh_cfi, *dbg_cfi;/* after elf_info_load_cfi; either may be NULL */
 	Dwarf_Addr eh_bias, dbg_bias;

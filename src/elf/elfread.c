@@ -303,6 +303,24 @@ int elf_file_load_delta(struct elf_file *ef, uint64_t *delta)
 	return -ENOENT;
 }
 
+int elf_file_loads(struct elf_file *ef, struct elf_loads *out)
+{
+	size_t n;
+
+	out->n = 0;
+	if (elf_getphdrnum(ef->elf, &n))
+		return -ENOENT;
+	for (size_t i = 0; i < n && out->n < ELF_LOADS_MAX; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(ef->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		out->l[out->n++] = (struct elf_load){ ph.p_vaddr, ph.p_memsz, ph.p_offset,
+						      ph.p_filesz, ph.p_flags };
+	}
+	return out->n ? 0 : -ENOENT;
+}
+
 int elf_file_read_vaddr(struct elf_file *ef, uint64_t addr, void *buf, size_t len)
 {
 	Elf_Scn *scn = NULL;

@@ -93,6 +93,20 @@ int elf_file_symbol(struct elf_file *ef, const char *name, uint64_t *value, uint
  */
 int elf_file_load_delta(struct elf_file *ef, uint64_t *delta);
 
+/* A file's PT_LOAD segments, as the loader maps them (elf/image.h places them). */
+#define ELF_LOADS_MAX 16
+struct elf_load {
+	uint64_t vaddr, memsz, offset, filesz;
+	uint32_t flags;             /* PF_R, PF_W, PF_X */
+};
+struct elf_loads {
+	size_t n;                   /* the first ELF_LOADS_MAX */
+	struct elf_load l[ELF_LOADS_MAX];
+};
+
+/* The file's PT_LOAD segments into out. 0, or -ENOENT when it has none. */
+int elf_file_loads(struct elf_file *ef, struct elf_loads *out);
+
 /* Copy file bytes that hold virtual addresses [addr, addr+len). 0 or -ENOENT. */
 int elf_file_read_vaddr(struct elf_file *ef, uint64_t addr, void *buf, size_t len);
 

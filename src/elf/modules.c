@@ -2,12 +2,14 @@
  * Implementation of modules.h. Mappings are grouped into modules by the
  * file they map (device + inode), never by path: after an upgrade a path
  * may be mapped twice, once for the deleted old file and once for the new
- * one, and those are two modules.
+ * one, and those are two modules. A file loaded twice (dlmopen) is a module
+ * per image: its placement (elf/image.h) is per executable mapping.
  */
 #include <errno.h>
 #include <gelf.h>
 
 #include "elf/addrinfo.h"
+#include "elf/image.h"
 #include "elf/modules.h"
 #include "target/proc.h"
 #include "util/file.h"
@@ -51,10 +53,13 @@ void modules_release(struct module_map *mm)
 	memset(mm, 0, sizeof(*mm));
 }
 
-static struct fw_module *find_id(struct fw_module *v, size_t n, uint64_t dev, uint64_t ino)
+/* The module of the file (dev, ino) whose code holds addr: a file loaded twice has two. */
+static struct fw_module *find_at(struct fw_module *v, size_t n, uint64_t dev, uint64_t ino,
+				 uint64_t addr)
 {
 	for (size_t i = 0; i < n; i++)
-		if (v[i].path && v[i].dev == dev && v[i].ino == ino)
+		if (v[i].path && v[i].dev == dev && v[i].ino == ino && addr >= v[i].start &&
+		    addr < v[i].end)
 			return &v[i];
 	return NULL;
 }
@@ -92,34 +97,56 @@ static void take_file(struct module_map *mm, struct fw_module *m, const struct p
 		mm->stats.reused++;
 }
 
+/*
+ * Where the file of exec_map was loaded (elf/image.h), from its segments;
+ * without them, from the maps alone: the nearest mapping of the file at
+ * offset 0 below its code (target/proc.h). 0 when placed from the segments.
+ */
+static int place(const struct proc_maps *maps, const struct proc_map *exec_map,
+		 const struct elf_info *f, uint64_t *lo, uint64_t *hi, uint64_t *bias)
+{
+	const struct proc_map *base = proc_maps_image_base(maps, exec_map);
+	struct elf_image img;
+
+	if (f && f->loads.n &&
+	    !elf_image_place(maps, exec_map, exec_map->dev, exec_map->inode, &f->loads, &img)) {
+		*lo = img.start;
+		*hi = img.end;
+		*bias = img.bias;
+		return 0;
+	}
+	if (!base)
+		base = exec_map;
+	*lo = base->start;
+	*hi = proc_maps_image_end(maps, base);
+	/* Without the file, offsets from the start of its first mapping name code. */
+	*bias = base->start - base->offset;
+	if (f)
+		*bias = f->e_type == ET_EXEC ? 0 : *bias - f->load_delta;
+	return -ENOENT;
+}
+
 static void new_module(struct module_map *mm, const struct proc_maps *maps,
 		       const struct proc_map *exec_map, struct fw_module *old, size_t nold)
 {
-	const struct proc_map *base = proc_maps_image_base(maps, exec_map);
 	struct fw_module *m, *prev;
 	char host[PATH_MAX + 64];
-	uint64_t lo, hi, start;
+	uint64_t lo, hi, bias;
 
-	/* the image the loader made, not the file mapped again as data elsewhere */
-	if (!base)
-		base = exec_map;
-	lo = base->start;
-	hi = proc_maps_image_end(maps, base);
-	start = base->start - base->offset;
 	mm->mods = xgrow(mm->mods, sizeof(*mm->mods), mm->n + 1, &mm->alloc);
 	m = &mm->mods[mm->n++];
 	/* The same file at the same place as before the refresh: keep all of it. */
-	prev = find_id(old, nold, exec_map->dev, exec_map->inode);
-	if (prev && prev->start == lo && prev->end == hi && prev->base == start) {
-		*m = *prev;
-		memset(prev, 0, sizeof(*prev));
-		mm->stats.kept++;
-		return;
+	prev = find_at(old, nold, exec_map->dev, exec_map->inode, exec_map->start);
+	if (prev) {
+		place(maps, exec_map, prev->file, &lo, &hi, &bias);
+		if (prev->start == lo && prev->end == hi && prev->bias == bias) {
+			*m = *prev;
+			memset(prev, 0, sizeof(*prev));
+			mm->stats.kept++;
+			return;
+		}
 	}
 	memset(m, 0, sizeof(*m));
-	m->start = lo;
-	m->end = hi;
-	m->base = start;
 	m->dev = exec_map->dev;
 	m->ino = exec_map->inode;
 	m->path = xstrdup(exec_map->path);
@@ -130,12 +157,10 @@ static void new_module(struct module_map *mm, const struct proc_maps *maps,
 		xsnprintf(host, sizeof(host), "%s%s", mm->root, m->path);
 	m->host_path = xstrdup(host);
 	take_file(mm, m, exec_map);
-	/* Without the file, offsets from the start of its first mapping name code. */
-	m->bias = start;
-	if (m->file) {
-		m->bias = m->file->e_type == ET_EXEC ? 0 : start - m->file->load_delta;
+	/* the image the loader made, not the file mapped again as data elsewhere */
+	place(maps, exec_map, m->file, &m->start, &m->end, &m->bias);
+	if (m->file)
 		memcpy(m->build_id, m->file->build_id, sizeof(m->build_id));
-	}
 }
 
 /* Build the module list from the current mappings, reusing what old holds. */
@@ -162,7 +187,8 @@ static int read_modules(struct module_map *mm, struct fw_module *old, size_t nol
 		mm->ranges[mm->nranges].ino = m->inode;
 		mm->ranges[mm->nranges].name = xstrdup(m->path);
 		mm->nranges++;
-		if (m->path[0] != '/' || !m->inode || find_id(mm->mods, mm->n, m->dev, m->inode))
+		if (m->path[0] != '/' || !m->inode ||
+		    find_at(mm->mods, mm->n, m->dev, m->inode, m->start))
 			continue;
 		if (mm->n >= MODULES_MAX) {
 			mm->stats.capped++;

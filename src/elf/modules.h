@@ -27,9 +27,8 @@
 #include "target/debuginfo.h"
 
 struct fw_module {
-	uint64_t start, end;        /* lowest and highest mapped address of the file */
+	uint64_t start, end;        /* its code: the image's executable mappings (elf/image.h) */
 	uint64_t bias;              /* target address - file address */
-	uint64_t base;              /* start of the mapping at file offset 0 */
 	uint64_t dev, ino;          /* the mapping's file */
 	char *path;                 /* as the target names it (no " (deleted)") */
 	char *host_path;            /* where its path is reached from here (it may be gone) */

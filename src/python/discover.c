@@ -12,6 +12,7 @@
 
 #include "arch/arch.h"
 #include "elf/elfread.h"
+#include "elf/image.h"
 #include "python/discover.h"
 #include "python/filefacts.h"
 #include "python/version.h"
@@ -204,17 +205,21 @@ static void module_version(const struct py_file_facts *f, struct py_target *t)
 }
 
 /*
- * Try one mapped module (its mapping at file offset 0) as the holder of
- * _PyRuntime. 1 found, 0 not, 2 a Python without a _PyRuntime (too old to
- * read), 3 the file could not be opened (*open_err says why).
+ * Try one mapped module (map: a mapping of its file) as the holder of
+ * _PyRuntime, at the place the loader put it (elf/image.h). 1 found, 0
+ * not (nor loaded: a file mapped only as data), 2 a Python without a
+ * _PyRuntime (too old to read), 3 the file could not be opened (*open_err
+ * says why).
  */
-static int try_module(struct py_target *t, const struct proc_map *base, int *open_err)
+static int try_module(struct py_target *t, const struct proc_maps *maps,
+		      const struct proc_map *map, int *open_err)
 {
-	const char *path = base->path;
+	const char *path = map->path;
 	struct py_file_facts f;
+	struct elf_image img;
 	int ret;
 
-	ret = module_facts(t->pid, base, &f);
+	ret = module_facts(t->pid, map, &f);
 	if (ret) {
 		*open_err = ret;
 		return 3;
@@ -226,23 +231,33 @@ static int try_module(struct py_target *t, const struct proc_map *base, int *ope
 		module_version(&f, t);
 		return 2;
 	}
+	if (elf_image_place(maps, NULL, map->dev, map->inode, &f.loads, &img))
+		return 0;
 	module_version(&f, t);
 	t->module_facts = f;
-	t->module_bias = base->start - f.load_delta;
+	t->module_bias = img.bias;
 	t->runtime_addr = f.runtime_vaddr + t->module_bias;
 	if (f.has_code_type)
 		t->code_type_addr = f.code_type + t->module_bias;
 	t->shared = py_path_is_libpython(path);
-	t->module_dev = base->dev;
-	t->module_ino = base->inode;
+	t->module_dev = map->dev;
+	t->module_ino = map->inode;
 	xsnprintf(t->module, sizeof(t->module), "%s", path);
 	return 1;
 }
 
+/* Is m the first mapping of its file in maps? */
+static int first_of_file(const struct proc_maps *maps, const struct proc_map *m)
+{
+	for (const struct proc_map *x = maps->maps; x < m; x++)
+		if (x->inode == m->inode && x->dev == m->dev && x->path[0] == '/')
+			return 0;
+	return 1;
+}
+
 /*
- * Where the loader put the executable: the image base (target/proc.h) of
- * the file /proc/PID/exe is (by inode: its path may be deleted, or name
- * another file now).
+ * A mapping of the executable: of the file /proc/PID/exe is (by inode: its
+ * path may be deleted, or name another file now), else by its path.
  */
 static const struct proc_map *exe_mapping(pid_t pid, const struct proc_maps *maps,
 					  const char *exe)
@@ -256,9 +271,9 @@ static const struct proc_map *exe_mapping(pid_t pid, const struct proc_maps *map
 	for (size_t i = 0; i < maps->n; i++) {
 		const struct proc_map *m = &maps->maps[i];
 
-		if (m->perms[2] == 'x' &&
+		if (m->path[0] == '/' &&
 		    (by_path ? !strcmp(m->path, exe) : m->inode == (uint64_t)st.st_ino))
-			return proc_maps_image_base(maps, m);
+			return m;
 	}
 	return NULL;
 }
@@ -303,7 +318,7 @@ int py_discover(pid_t pid, struct target_mem *mem, struct py_target *t, struct s
 	/* The executable first (static builds), then any libpython. */
 	exe_map = exe_mapping(pid, &maps, t->exe);
 	if (exe_map)
-		found = try_module(t, exe_map, &open_err);
+		found = try_module(t, &maps, exe_map, &open_err);
 	if (found == 3) {
 		unopened = exe_map;
 		found = 0;
@@ -313,14 +328,11 @@ int py_discover(pid_t pid, struct target_mem *mem, struct py_target *t, struct s
 		const struct proc_map *m = &maps.maps[i];
 		int err = 0;
 
-		/* a libpython the loader mapped (its image base), each file once */
-		if (maps.maps[i].perms[2] != 'x' || !py_path_is_libpython(maps.maps[i].path))
-			continue;
-		m = proc_maps_image_base(&maps, &maps.maps[i]);
-		if (!m || m != proc_maps_loaded_base(&maps, m->dev, m->inode) ||
+		/* each libpython file once */
+		if (!py_path_is_libpython(m->path) || !first_of_file(&maps, m) ||
 		    (exe_map && m->inode == exe_map->inode && m->dev == exe_map->dev))
 			continue;
-		found = try_module(t, m, &err);
+		found = try_module(t, &maps, m, &err);
 		too_old |= found == 2;
 		if (found == 3) {
 			/* A libpython is what a shared build runs on: its failure is the one to tell. */
@@ -383,16 +395,19 @@ int py_find_section(pid_t pid, const char *name, uint64_t *addr, uint64_t *size)
 		const struct proc_map *m = &maps.maps[i];
 		const char *base = path_base(m->path);
 		struct elf_file *ef;
-		uint64_t vaddr, sz, delta;
+		struct elf_loads loads;
+		struct elf_image img;
+		uint64_t vaddr, sz;
 
-		if (m->offset != 0 || !m->path[0] ||
+		if (m->path[0] != '/' ||
 		    (!py_path_looks_like_python(m->path) && strncmp(base, "_asyncio", 8)))
 			continue;
-		/* The image the loader made (each file once), not the file mapped as data. */
-		if (proc_maps_loaded_base(&maps, m->dev, m->inode) != m || open_module(pid, m, &ef))
+		/* Each file once, where the loader put it (not a copy mapped as data). */
+		if (!first_of_file(&maps, m) || open_module(pid, m, &ef))
 			continue;
-		if (!elf_file_section(ef, name, &vaddr, &sz) && sz && !elf_file_load_delta(ef, &delta)) {
-			*addr = vaddr + (m->start - delta);
+		if (!elf_file_section(ef, name, &vaddr, &sz) && sz && !elf_file_loads(ef, &loads) &&
+		    !elf_image_place(&maps, NULL, m->dev, m->inode, &loads, &img)) {
+			*addr = vaddr + img.bias;
 			*size = sz;
 			found = 0;
 		}

@@ -178,16 +178,6 @@ uint64_t proc_maps_image_end(const struct proc_maps *m, const struct proc_map *b
 	return end;
 }
 
-const struct proc_map *proc_maps_loaded_base(const struct proc_maps *m, uint64_t dev,
-					     uint64_t inode)
-{
-	for (size_t i = 0; i < m->n; i++)
-		if (m->maps[i].perms[2] == 'x' && m->maps[i].inode == inode && m->maps[i].dev == dev &&
-		    m->maps[i].path[0] == '/')
-			return proc_maps_image_base(m, &m->maps[i]);
-	return NULL;
-}
-
 int proc_exists(pid_t pid)
 {
 	char path[64];

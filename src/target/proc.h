@@ -32,17 +32,16 @@ void proc_maps_release(struct proc_maps *m);
 /* Parse one line of /proc/PID/maps (without its newline). 0 or -EINVAL. */
 int proc_maps_parse_line(const char *line, struct proc_map *out);
 /*
- * Where the loader put a file: the mapping at file offset 0 of the image an
- * executable mapping belongs to (the nearest one of its file at or below
- * it), or NULL. A file the process maps again as data elsewhere is not it.
+ * Where the loader put a file, from the maps alone (when its segments are
+ * not known; elf/image.h places a file from them): the mapping at file
+ * offset 0 of the image an executable mapping belongs to (the nearest one
+ * of its file at or below it), or NULL. A file the process maps again as
+ * data elsewhere is not it.
  */
 const struct proc_map *proc_maps_image_base(const struct proc_maps *m,
 					    const struct proc_map *exec_map);
 /* The end of that image's last mapping of its file (base as returned above). */
 uint64_t proc_maps_image_end(const struct proc_maps *m, const struct proc_map *base);
-/* The image base of the file (dev, inode) mapped executable, or NULL when it is not. */
-const struct proc_map *proc_maps_loaded_base(const struct proc_maps *m, uint64_t dev,
-					     uint64_t inode);
 
 /* Is there a process pid? 0 yes, -ESRCH no, -EPERM exists but not ours. */
 int proc_exists(pid_t pid);

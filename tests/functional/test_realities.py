@@ -996,3 +996,48 @@ def test_libpython_mapped_as_data_is_not_python(tmp_path):
     finally:
         proc.kill()
         proc.wait()
+
+
+@pytest.mark.parametrize("kind", ["shared", "static"])
+def test_code_remapped_to_anonymous_memory(kind, scratch, tmp_path):
+    """The interpreter's code moved to anonymous memory at the same address
+    (what huge-page text remappers do): its file keeps no executable
+    mapping, and discovery places it from the mappings left (elf/image.h):
+    the Python chains are found as before."""
+    py = scratch(kind)
+    t = py.start("remapcode")
+    said = [l for l in t.lines if l.startswith("REMAPPED ")]
+    assert said and int(said[0].split()[-1]) >= 1, t.lines
+    path = said[0].split()[1]
+    rows = [l.split() for l in open("/proc/%d/maps" % t.pid).read().splitlines()]
+    assert not [r for r in rows if len(r) >= 6 and r[5] == path and "x" in r[1]], path
+    samples, report, r = capture(t.pid, tmp_path, "cap", ("--python-only",))
+    version = "3.12.1" if kind == "shared" else "3.11"
+    assert report_line(report, "Python").startswith(version), report[:800]
+    check_samples(samples, t.tid, spin_chains("call_spin_remapped"), False, "remapcode " + kind)
+    assert t.proc.poll() is None, "the target died"
+
+
+def test_file_loaded_twice_is_two_modules(scratch, tmp_path):
+    """libz loaded a second time with dlmopen (a namespace of its own): two
+    images of one file, each a module, so the frames of the second copy,
+    where the target spins, are named (crc32) and the stacks complete."""
+    py = scratch("shared")
+    t = py.start("dlmopen2")
+    rows = [l.split() for l in open("/proc/%d/maps" % t.pid).read().splitlines()]
+    code = [r for r in rows if len(r) >= 6 and "libz.so" in r[5] and "x" in r[1]]
+    assert len(code) == 2, "libz is not mapped twice:\n%s" % "\n".join(" ".join(r) for r in code)
+    samples, report, r = capture(t.pid, tmp_path, "cap", CAPTURES["default"])
+    mine = [(fr, c) for _, tid, fr, c in samples if tid == t.tid]
+    total = sum(c for _, c in mine)
+    libz = [(fr, c) for fr, c in mine if any(f.module and "libz.so" in f.module for f in fr)]
+    in_crc = sum(c for fr, c in libz if any(f.name.startswith("crc32") for f in fr
+                                            if f.module and "libz.so" in f.module))
+    unnamed = [(fr, c) for fr, c in libz if any("+0x" in f.name for f in fr
+                                               if f.module and "libz.so" in f.module)]
+    assert total >= 50 and in_crc >= 0.8 * total, "%d of %d samples in libz's crc32\n%s" % (
+        in_crc, total, show(mine))
+    assert not unnamed, show(unnamed)
+    roots = [fr for fr, c in mine if not fr or fr[0].name not in ENTRY_NAMES]
+    assert len(roots) <= 0.01 * len(mine), show([(fr, 1) for fr in roots])
+    assert t.proc.poll() is None, "the target died"

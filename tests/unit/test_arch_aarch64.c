@@ -104,7 +104,7 @@ static int setup_module(void **state)
 	if (!mod.file)
 		return -1;
 	elf_info_load_cfi(mod.file);
-	mod.start = mod.base = BIAS;
+	mod.start = BIAS;
 	mod.end = BIAS + 0x10000;
 	mod.bias = BIAS;
 	mod.path = mod.host_path = mod_path;
@@ -449,7 +449,7 @@ static void test_plt_stub(void **state)
 	(void)state;
 	pm.file = elf_cache_open_path(c, A64_FIXTURE_PLT, A64_FIXTURE_PLT, "", &loaded);
 	assert_non_null(pm.file);
-	pm.start = pm.base = pm.bias = BIAS;
+	pm.start = pm.bias = BIAS;
 	pm.end = BIAS + 0x10000;
 	pm.path = pm.host_path = plt_path;
 	pm.name = "a64_plt.so";

@@ -272,11 +272,11 @@ static void test_plt_stub_x86(void **state)
 	stub = mods[1].file->plt[0].start;
 	assert_true(elf_info_in_plt(mods[1].file, stub));
 	assert_null(elf_info_cfi_frame(mods[1].file, stub));   /* the premise: no CFI there */
-	mods[1].start = mods[1].base = mods[1].bias = bias;
+	mods[1].start = mods[1].bias = bias;
 	mods[1].end = bias + 0x10000;
 	mods[1].path = mods[1].host_path = path;
 	mods[1].name = "libfwplt.so";
-	mods[0].start = mods[0].base = 0x400000;
+	mods[0].start = 0x400000;
 	mods[0].end = 0x500000;
 	mods[0].name = "caller";
 	mm.mods = mods;

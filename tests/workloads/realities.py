@@ -9,6 +9,11 @@ prints "TID <tid>" and READY once every file it needs is loaded.
     realities.py churn SO DIR      load a fresh copy of SO, call it, dlclose, unlink
     realities.py mapown            map its executable, libpython and libc once
                                    more as data (whole, read-only), then spin
+    realities.py remapcode         move the interpreter's code (libpython's, else
+                                   the executable's) to anonymous memory at the
+                                   same address, as huge-page text remappers do
+    realities.py dlmopen2          load libz again in a namespace of its own
+                                   (dlmopen) and spin in that copy's crc32
 """
 import os
 import sys
@@ -80,6 +85,58 @@ def map_own_files():
     return kept
 
 
+def remap_code():
+    """Each executable mapping of the interpreter's file copied to anonymous
+    memory and moved over itself (mremap MAYMOVE|FIXED): the code stays, the
+    file has no executable mapping left."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                          ctypes.c_int, ctypes.c_long]
+    libc.mremap.restype = ctypes.c_void_p
+    libc.mremap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_size_t, ctypes.c_int,
+                            ctypes.c_void_p]
+    libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    rows = [l.split() for l in open("/proc/self/maps")]
+    libpython = [r[5] for r in rows if len(r) >= 6 and "libpython" in r[5]]
+    path = libpython[0] if libpython else os.path.realpath(sys.executable)
+    regions = [tuple(int(x, 16) for x in r[0].split("-")) for r in rows
+               if len(r) >= 6 and "x" in r[1] and r[5] == path]
+    for a, b in regions:
+        n = b - a
+        new = libc.mmap(None, n, 3, 0x22, -1, 0)          # RW, PRIVATE|ANONYMOUS
+        assert new not in (None, ctypes.c_void_p(-1).value), ctypes.get_errno()
+        ctypes.memmove(new, a, n)
+        assert libc.mprotect(new, n, 5) == 0               # R|X
+        assert libc.mremap(new, n, n, 3, a) == a, ctypes.get_errno()   # MAYMOVE|FIXED
+    print("REMAPPED %s %d" % (path, len(regions)), flush=True)
+
+
+def second_libz_crc32():
+    """crc32 of a copy of libz loaded with dlmopen(LM_ID_NEWLM): the same
+    file mapped twice, each image where its loader put it."""
+    import ctypes
+    import zlib     # the first copy, in the main namespace (shared builds)
+    libc = ctypes.CDLL(None)
+    libc.dlmopen.restype = ctypes.c_void_p
+    libc.dlmopen.argtypes = [ctypes.c_long, ctypes.c_char_p, ctypes.c_int]
+    libc.dlsym.restype = ctypes.c_void_p
+    libc.dlsym.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+    handle = libc.dlmopen(-1, b"libz.so.1", 2)          # LM_ID_NEWLM, RTLD_NOW
+    assert handle, "dlmopen failed"
+    crc32 = ctypes.CFUNCTYPE(ctypes.c_ulong, ctypes.c_ulong, ctypes.c_char_p,
+                             ctypes.c_uint)(libc.dlsym(handle, b"crc32"))
+    assert crc32(0, b"abc", 3) == zlib.crc32(b"abc")
+    return crc32
+
+
+def crc_spin(crc32):
+    buf = bytes(1 << 20)
+    while True:
+        crc32(0, buf, len(buf))     # @call_crc32
+
+
 def main():
     mode = sys.argv[1]
     print("TID %d" % threading.get_native_id(), flush=True)
@@ -103,6 +160,14 @@ def main():
         print("READY", flush=True)
         spin()              # @call_spin_mapped
         del kept
+    elif mode == "remapcode":
+        remap_code()
+        print("READY", flush=True)
+        spin()              # @call_spin_remapped
+    elif mode == "dlmopen2":
+        crc32 = second_libz_crc32()
+        print("READY", flush=True)
+        crc_spin(crc32)     # @call_crc_spin
     elif mode == "churn":
         print("READY", flush=True)
         churn(sys.argv[2], sys.argv[3])
