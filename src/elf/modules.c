@@ -109,7 +109,8 @@ static int place(const struct proc_maps *maps, const struct proc_map *exec_map,
 	struct elf_image img;
 
 	if (f && f->loads.n &&
-	    !elf_image_place(maps, exec_map, exec_map->dev, exec_map->inode, &f->loads, &img)) {
+	    !elf_image_place(maps, exec_map, exec_map->dev, exec_map->inode, &f->loads, 0,
+			     &img)) {
 		*lo = img.start;
 		*hi = img.end;
 		*bias = img.bias;

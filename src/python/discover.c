@@ -66,7 +66,7 @@ uint64_t py_glibc_sizeof_pthread(pid_t pid, const struct proc_maps *maps,
 		uint32_t n = 0;
 		int ok;
 
-		if (!m || m->offset != 0 || (k < maps->n && !is_libc(m->path)) ||
+		if (!m || (k < maps->n && (m->offset != 0 || !is_libc(m->path))) ||
 		    open_module(pid, m, &ef))
 			continue;
 		ok = !elf_file_symbol(ef, ARCH_GLIBC_SIZEOF_PTHREAD, &value, &size) &&
@@ -224,6 +224,9 @@ static int try_module(struct py_target *t, const struct proc_maps *maps,
 		*open_err = ret;
 		return 3;
 	}
+	/* a file mapped only as data is no Python of the process, old or new */
+	if (elf_image_place(maps, NULL, map->dev, map->inode, &f.loads, 0, &img))
+		return 0;
 	if (!f.has_runtime) {
 		/* A python without _PyRuntime is too old (<= 3.6) or not CPython. */
 		if (!py_path_looks_like_python(path) || py_version_from_name(path, &t->major, &t->minor))
@@ -231,8 +234,6 @@ static int try_module(struct py_target *t, const struct proc_maps *maps,
 		module_version(&f, t);
 		return 2;
 	}
-	if (elf_image_place(maps, NULL, map->dev, map->inode, &f.loads, &img))
-		return 0;
 	module_version(&f, t);
 	t->module_facts = f;
 	t->module_bias = img.bias;
@@ -256,26 +257,42 @@ static int first_of_file(const struct proc_maps *maps, const struct proc_map *m)
 }
 
 /*
- * A mapping of the executable: of the file /proc/PID/exe is (by inode: its
- * path may be deleted, or name another file now), else by its path.
+ * A mapping of the executable: of the file /proc/PID/exe is (its path may
+ * be deleted, or name another file now), by device and inode, else by inode
+ * alone (an overlay may show another device), else by its path.
  */
 static const struct proc_map *exe_mapping(pid_t pid, const struct proc_maps *maps,
 					  const char *exe)
 {
 	char path[64];
 	struct stat st;
-	int by_path;
 
 	xsnprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	by_path = stat(path, &st) != 0;
-	for (size_t i = 0; i < maps->n; i++) {
-		const struct proc_map *m = &maps->maps[i];
-
-		if (m->path[0] == '/' &&
-		    (by_path ? !strcmp(m->path, exe) : m->inode == (uint64_t)st.st_ino))
-			return m;
+	if (stat(path, &st)) {
+		for (size_t i = 0; i < maps->n; i++)
+			if (!strcmp(maps->maps[i].path, exe))
+				return &maps->maps[i];
+		return NULL;
 	}
+	for (int by_inode = 0; by_inode < 2; by_inode++)
+		for (size_t i = 0; i < maps->n; i++) {
+			const struct proc_map *m = &maps->maps[i];
+
+			if (m->path[0] == '/' && m->inode == (uint64_t)st.st_ino &&
+			    (by_inode || m->dev == (uint64_t)st.st_dev))
+				return m;
+		}
 	return NULL;
+}
+
+/* Does maps hold code of m's file (the loader's, not a copy read as data)? */
+static int file_has_code(const struct proc_maps *maps, const struct proc_map *m)
+{
+	for (size_t i = 0; i < maps->n; i++)
+		if (maps->maps[i].perms[2] == 'x' && maps->maps[i].inode == m->inode &&
+		    maps->maps[i].dev == m->dev)
+			return 1;
+	return 0;
 }
 
 int py_discover(pid_t pid, struct target_mem *mem, struct py_target *t, struct strbuf *why)
@@ -334,7 +351,9 @@ int py_discover(pid_t pid, struct target_mem *mem, struct py_target *t, struct s
 			continue;
 		found = try_module(t, &maps, m, &err);
 		too_old |= found == 2;
-		if (found == 3) {
+		if (found == 3 && !file_has_code(&maps, m)) {
+			found = 0;      /* unreadable, and only ever mapped as data: not ours to tell */
+		} else if (found == 3) {
 			/* A libpython is what a shared build runs on: its failure is the one to tell. */
 			if (!unopened || !py_path_is_libpython(unopened->path)) {
 				unopened = m;
@@ -406,7 +425,7 @@ int py_find_section(pid_t pid, const char *name, uint64_t *addr, uint64_t *size)
 		if (!first_of_file(&maps, m) || open_module(pid, m, &ef))
 			continue;
 		if (!elf_file_section(ef, name, &vaddr, &sz) && sz && !elf_file_loads(ef, &loads) &&
-		    !elf_image_place(&maps, NULL, m->dev, m->inode, &loads, &img)) {
+		    !elf_image_place(&maps, NULL, m->dev, m->inode, &loads, 0, &img)) {
 			*addr = vaddr + img.bias;
 			*size = sz;
 			found = 0;

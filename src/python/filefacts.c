@@ -31,8 +31,9 @@ static int runtime_vaddr(struct elf_file *ef, uint64_t *vaddr)
 
 static void read_runtime(struct elf_file *ef, struct py_file_facts *out)
 {
-	out->has_runtime = !runtime_vaddr(ef, &out->runtime_vaddr) &&
-			   !elf_file_loads(ef, &out->loads);
+	int loads = !elf_file_loads(ef, &out->loads);
+
+	out->has_runtime = !runtime_vaddr(ef, &out->runtime_vaddr) && loads;
 }
 
 /* What a Python's file says beyond its runtime (the version scan is dear on a large binary). */

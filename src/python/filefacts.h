@@ -21,7 +21,7 @@ struct elf_file;
 struct py_file_facts {
 	int has_runtime;            /* runtime_vaddr and its segments were found */
 	uint64_t runtime_vaddr;
-	struct elf_loads loads;     /* where the loader puts the file (elf/image.h) */
+	struct elf_loads loads;     /* where the loader puts the file (elf/image.h; n 0: none) */
 	int has_code_type;
 	uint64_t code_type;         /* PyCode_Type's vaddr */
 	int version_ok;             /* py_module_version answered */

@@ -977,15 +977,20 @@ int main(int argc, char **argv)
 
 def test_libpython_mapped_as_data_is_not_python(tmp_path):
     """A C program that maps an interpreter and its libpython as data (as
-    framewalk's agent maps its targets' files) runs no Python: record says
-    so, and does not read a runtime from the file's bytes."""
+    framewalk's agent maps its targets' files), and a file named as an old
+    libpython, runs no Python: record says so (not that the version is too
+    old), and does not read a runtime from the files' bytes."""
     src = tmp_path / "mapper.c"
     src.write_text(MAP_AS_DATA_C)
     helper = tmp_path / "mapper"
     subprocess.run(["gcc", "-O1", "-o", str(helper), str(src)], check=True, timeout=60)
     lib = need(PY312) / "lib" / "libpython3.12.so.1.0"
-    proc = subprocess.Popen([str(helper), str(lib), str(need(PY312) / "bin" / "python3.12")],
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)
+    # and a file named as a Python too old to read (no _PyRuntime): not "3.6 is not supported"
+    old = tmp_path / "libpython3.6m.so.1.0"
+    shutil.copy2(os.path.realpath("/lib/x86_64-linux-gnu/libz.so.1") if os.path.exists(
+        "/lib/x86_64-linux-gnu/libz.so.1") else str(helper), str(old))
+    proc = subprocess.Popen([str(helper), str(lib), str(need(PY312) / "bin" / "python3.12"),
+                             str(old)], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)
     try:
         assert proc.stdout.readline() == b"READY\n"
         assert str(lib) in open("/proc/%d/maps" % proc.pid).read()

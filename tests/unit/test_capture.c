@@ -158,6 +158,27 @@ struct run {
 	char why[256];
 };
 
+/* Until pid sleeps (state S in /proc/PID/stat), at most 10 s. */
+static void wait_sleeping(pid_t pid)
+{
+	char path[64], buf[256];
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	for (int i = 0; i < 10000; i++) {
+		FILE *f = fopen(path, "r");
+		char *end = NULL;
+
+		if (f && fgets(buf, sizeof(buf), f))
+			end = strrchr(buf, ')');
+		if (f)
+			fclose(f);
+		if (end && end[1] == ' ' && end[2] == 'S')
+			return;
+		usleep(1000);
+	}
+	fail_msg("child %d did not wait", (int)pid);
+}
+
 static void capture_child(struct run *r, const struct backend_ops *ops, enum sample_mode mode,
 			  double duration_s, int with_hook, int spin)
 {
@@ -166,17 +187,32 @@ static void capture_child(struct run *r, const struct backend_ops *ops, enum sam
 	struct sampler_opts so;
 	struct py_target t;
 
+	int ready[2];
+	char c;
+
 	memset(r, 0, sizeof(*r));
+	assert_int_equal(pipe(ready), 0);
 	r->child = fork();
 	assert_true(r->child >= 0);
 	if (r->child == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);   /* gone with the test, whatever fails */
+		if (write(ready[1], "r", 1) != 1)
+			_exit(1);
 		if (spin)
 			for (volatile unsigned long n = 0;; n++)
 				;
 		for (;;)
 			pause();
 	}
+	/*
+	 * A waiting child is captured once it waits: its start (slow under
+	 * qemu) is CPU time a cpu-mode capture would rightly count.
+	 */
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+	close(ready[1]);
+	if (!spin)
+		wait_sleeping(r->child);
 	memset(&so, 0, sizeof(so));
 	so.mode = mode;
 	so.rate_hz = 200;
