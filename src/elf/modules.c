@@ -100,12 +100,12 @@ static void take_file(struct module_map *mm, struct fw_module *m, const struct p
 /*
  * Where the file of exec_map was loaded (elf/image.h), from its segments;
  * without them, from the maps alone: the nearest mapping of the file at
- * offset 0 below its code (target/proc.h). 0 when placed from the segments.
+ * offset 0 below its code (target/proc.h).
  */
-static int place(const struct proc_maps *maps, const struct proc_map *exec_map,
-		 const struct elf_info *f, uint64_t *lo, uint64_t *hi, uint64_t *bias)
+static void place(const struct proc_maps *maps, const struct proc_map *exec_map,
+		  const struct elf_info *f, uint64_t *lo, uint64_t *hi, uint64_t *bias)
 {
-	const struct proc_map *base = proc_maps_image_base(maps, exec_map);
+	const struct proc_map *base;
 	struct elf_image img;
 
 	if (f && f->loads.n &&
@@ -114,8 +114,9 @@ static int place(const struct proc_maps *maps, const struct proc_map *exec_map,
 		*lo = img.start;
 		*hi = img.end;
 		*bias = img.bias;
-		return 0;
+		return;
 	}
+	base = proc_maps_image_base(maps, exec_map);
 	if (!base)
 		base = exec_map;
 	*lo = base->start;
@@ -124,7 +125,6 @@ static int place(const struct proc_maps *maps, const struct proc_map *exec_map,
 	*bias = base->start - base->offset;
 	if (f)
 		*bias = f->e_type == ET_EXEC ? 0 : *bias - f->load_delta;
-	return -ENOENT;
 }
 
 static void new_module(struct module_map *mm, const struct proc_maps *maps,
