@@ -360,9 +360,13 @@ def test_ingest_otlp_and_dir(pb, receiver, worker, agents, tmp_path):
     with their labels and attributes, agent_hot in every profile, periods
     that follow each other; go tool pprof reads one with agent_hot on top."""
     pyro, otlp = receiver(), receiver()
-    a_ = worker(env={"OTEL_SERVICE_NAME": "svc-otel"})
-    b_ = worker(env={"PYROSCOPE_APPLICATION_NAME": "svc-pyro"})
-    c_ = worker()
+    # Busy services: every middle period must hold agent_hot, and a service
+    # that sleeps 4/5 of its time got ~9 ticks a period here and ~5 on a
+    # loaded CI machine, where one period of one service came out empty
+    # (stop 56). Busy, three on two cores, each gets ~30 ticks a period.
+    a_ = worker(env={"OTEL_SERVICE_NAME": "svc-otel"}, busy=True)
+    b_ = worker(env={"PYROSCOPE_APPLICATION_NAME": "svc-pyro"}, busy=True)
+    c_ = worker(busy=True)
     out = tmp_path / "profiles"
     ag = agents(*sel(a_, b_, c_), "--period", 1, "--scan", 0.3, "-r", 49, "--python-only",
                 "--pyroscope", pyro.url, "--pyroscope-user", "alice", "--pyroscope-password",
