@@ -83,10 +83,10 @@ def beside_the_target(w):
     """Pin the target to CPU 0 and return the prefix that runs the stopped
     reference there too (the reader under test is not pinned). A stopping
     reader on the other CPU read callshapes.py's `native` (zlib, sorted)
-    0.7-3.3 points above the target's own clock (its thread CPU time in
-    native(), 15 runs on py3.11-static, 2026-12-06) while bpf was within 0.4
-    of it; 2 of ~25 such runs of this test went past 5 points from bpf.
-    On the target's CPU the reference was within 0.9 of that clock (6
+    2.1-6.1 points above the target's own clock (its thread CPU time in
+    native(), bench/reference_clock.py, py3.11-static, 6 runs) while bpf was
+    within 0.7 of it; 1 of 12 runs of this test went past 5 points from bpf.
+    On the target's CPU the reference was -0.2 to +2.2 from that clock (6
     runs): docs/BENCHMARKS.md, "The stopped reference beside its target"."""
     assert len(os.sched_getaffinity(0)) >= 2, "this test needs two CPUs"
     for tid in w.tids():
