@@ -162,6 +162,8 @@ struct thread_name_cache {
 	uint64_t still_seq, still_switches;
 	/* bpf: when the kernel's clock last sampled it on a CPU (0: never) */
 	uint64_t oncpu_ns;
+	/* bpf, wall mode: the moment up to which its ticks are counted (0: none yet) */
+	uint64_t counted_ns;
 };
 
 struct unwind_break {
