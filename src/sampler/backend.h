@@ -157,12 +157,8 @@ struct thread_name_cache {
 	 * part of a period not yet counted */
 	uint64_t weight_cpu_ns, weight_carry_ns;
 	int weight_started;
-	/* read off a CPU at the loop's tick still_seq, with still_switches context
-	 * switches (sampler_still_weight) */
-	uint64_t still_seq, still_switches;
-	/* bpf: when the kernel's clock last sampled it on a CPU (0: never) */
-	uint64_t oncpu_ns;
-	/* bpf, wall mode: the moment up to which its ticks are counted (0: none yet) */
+	/* bpf, wall and gil modes: the moment up to which its ticks are counted
+	 * (0: none yet; ticks_counted) */
 	uint64_t counted_ns;
 };
 
@@ -181,7 +177,7 @@ struct sampler_tick_scratch {
 	                           * GIL>, <running without GIL>), '' for none;
 	                           * set by sampler_mode_filter, used by the next record */
 	uint64_t weight;          /* the loop's moments the next record stands for (0: one;
-	                           * sampler_still_weight), used by it */
+	                           * bpf's ticks_counted), used by it */
 	int waited;               /* ... set by sampler_weigh_read (moments_waited) */
 };
 
@@ -394,18 +390,6 @@ int sampler_list_threads(struct sampler *s, uint64_t now);
  */
 int sampler_tick_begin(struct sampler *s, uint64_t now);
 struct py_thread_info *sampler_tick_thread(struct sampler *s, size_t i, uint64_t now);
-/*
- * Thread tid was read off a CPU at the loop's tick seq, with switches
- * context switches: the weight of its record (s->tick.weight). Where a backend's clock
- * samples the threads on a CPU (bpf), the ticks count only the waiting
- * ones, and a tick that came late stands for the moments that passed before
- * it (moments: struct session's tick_moments): a thread read at the tick
- * before with the same count stayed off a CPU, the same, at each of them.
- * Else one.
- */
-uint64_t sampler_still_weight(struct sampler *s, pid_t tid, uint64_t switches, uint64_t seq,
-			      uint64_t moments, uint64_t now);
-
 /*
  * A thread read at t (monotonic) in the loop's tick, recorded next: its
  * record stands for the tick's moment and those that passed until t

@@ -894,68 +894,39 @@ static void labels_of_sample(struct bpf_run *br, struct sampler *s, uint32_t tid
 }
 
 /*
- * gil mode (and cpu mode's records, all on a CPU): one sample of a thread per
- * tick's interval, from one of the two sources: the kernel's clock samples
- * the threads on a CPU, the tick reads the ones off a CPU (wall mode counts
- * by wall_ticks, below). A thread the clock sampled within the last interval is not
- * read off a CPU again: else one whose CPU the tick itself took for a
- * moment (framewalk's own thread preempting it) counted twice, once by
- * each (a busy thread of a 10 s wall capture at 100 Hz: 1,065 samples,
- * 1,232 with a second core busy, for 1,000 ticks; a stopped read counts
- * it 1,000). A thread waiting for a CPU longer than that is still read: the
- * clock does not see it. 1: count this record, 0: not.
+ * Wall and gil modes: every thread counts one sample a tick, from one of two
+ * sources: the kernel's clock samples the threads on a CPU, the tick's
+ * iterator reads the ones off a CPU (each thread of a target, every tick,
+ * whatever it holds). The two are not aligned, so a record stands for the
+ * ticks since the thread's last counted one, and one in a tick already
+ * counted is not kept (0). Before (counted_once): an off-CPU read was
+ * dropped when the clock had sampled the thread within the last interval
+ * (a busy thread whose CPU the tick itself took for a moment was counted by
+ * both: 1,065 samples for 1,000 ticks), and a thread that ran at the tick's
+ * moment (so the iterator left it) but not at the clock's went uncounted for
+ * that tick: sharing its CPU with another process in slices shorter than a
+ * tick it was 24-27% short in wall and gil modes (test_modes.py's
+ * ..._sharing_its_cpu). A tick that came late is stood for the same way: its
+ * reads of the threads off a CPU count the moments since their last record.
+ * The count starts half a tick before a thread's first record, so a clock
+ * that samples it once an interval, with jitter, counts one each time; a
+ * thread seen again after TICK_WAIT_MAX_NS (framewalk itself stalled) starts
+ * its count again.
  */
-static struct thread_name_cache *record_thread(struct sampler *s, const struct fw_sample_hdr *h,
-					       uint64_t now)
+static uint64_t ticks_counted(struct sampler *s, const struct fw_sample_hdr *h, uint64_t now)
 {
 	struct thread_name_cache *c = sampler_thread_cache(s, (pid_t)h->tid);
+	uint64_t interval = s->clock ? s->clock->interval : 0;     /* the loop's tick */
+	uint64_t n;
 
 	if (!c) {
 		sampler_thread(s, (pid_t)h->tid, now);
 		c = sampler_thread_cache(s, (pid_t)h->tid);
 	}
-	return c;
-}
-
-static int counted_once(struct sampler *s, const struct fw_sample_hdr *h, uint64_t now)
-{
-	struct thread_name_cache *c = record_thread(s, h, now);
-	uint64_t interval = s->clock ? s->clock->interval : 0;     /* the loop's tick */
-
-	if (!c)
-		return 1;
-	if (!h->off_cpu) {
-		c->oncpu_ns = h->time_ns;
-		return 1;
-	}
-	return !(c->oncpu_ns && h->time_ns >= c->oncpu_ns && h->time_ns - c->oncpu_ns < interval);
-}
-
-/*
- * Wall mode: every thread counts one sample a tick, and a record stands for
- * the ticks since the thread's last counted one (0: this tick is counted
- * already, the record is not). counted_once's rule left a thread uncounted
- * for a tick whenever it ran at the tick's moment (the iterator reads only
- * threads off a CPU) but not at the cpu-clock's moment in that interval: a
- * busy thread sharing its CPU with another process in slices shorter than a
- * tick was 24-27% short at 100 Hz (test_modes.py's ..._sharing_its_cpu).
- * The count starts half a tick before a thread's first record, so a clock
- * that samples a thread once an interval, with jitter, counts one each time;
- * a thread seen again after WALL_GAP_TICKS (gone from the target's Python
- * for that long, or a loop stalled that long) starts its count again.
- */
-#define WALL_GAP_TICKS 64
-
-static uint64_t wall_ticks(struct sampler *s, const struct fw_sample_hdr *h, uint64_t now)
-{
-	struct thread_name_cache *c = record_thread(s, h, now);
-	uint64_t interval = s->clock ? s->clock->interval : 0;
-	uint64_t n;
-
 	if (!c || !interval)
 		return 1;
 	if (!c->counted_ns || h->time_ns < c->counted_ns ||
-	    (h->time_ns - c->counted_ns) / interval > WALL_GAP_TICKS) {
+	    h->time_ns - c->counted_ns > TICK_WAIT_MAX_NS) {
 		c->counted_ns = h->time_ns - interval / 2;
 		return 1;
 	}
@@ -1004,18 +975,9 @@ static int handle_record(void *ctx, void *data, size_t size)
 	/* A waiting thread that ran while it was copied: the cpu-clock saw it run. */
 	if (h->off_cpu == FW_OFFCPU_MOVED)
 		return 0;
-	if (s->opts.mode == MODE_WALL) {
-		if (!(weight = wall_ticks(s, h, now)))
-			return 0;
-	} else {
-		if (!counted_once(s, h, now))
-			return 0;
-		/* the threads on a CPU are the clock's: a late tick's waiting ones stand for more */
-		if (h->off_cpu)
-			weight = sampler_still_weight(s, (pid_t)h->tid, h->switches,
-						      br->sess->tick_seq,
-						      br->sess->clock.tick_moments, now);
-	}
+	/* cpu mode: each cpu-clock sample is one (its records are all on a CPU) */
+	if (s->opts.mode != MODE_CPU && !(weight = ticks_counted(s, h, now)))
+		return 0;
 	for (size_t i = 0; !h->off_cpu && i < br->nwatch; i++)
 		if (br->watch[i].tid == (pid_t)h->tid)
 			br->watch[i].seen = 1;
