@@ -905,7 +905,7 @@ static void labels_of_sample(struct bpf_run *br, struct sampler *s, uint32_t tid
  * both: 1,065 samples for 1,000 ticks), and a thread that ran at the tick's
  * moment (so the iterator left it) but not at the clock's went uncounted for
  * that tick: sharing its CPU with another process in slices shorter than a
- * tick it was 24-27% short in wall and gil modes (test_modes.py's
+ * tick it was 23-25% short in wall and gil modes (test_modes.py's
  * ..._sharing_its_cpu). A tick that came late is stood for the same way: its
  * reads of the threads off a CPU count the moments since their last record.
  * The count starts half a tick before a thread's first record, so a clock
