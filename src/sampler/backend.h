@@ -158,7 +158,7 @@ struct thread_name_cache {
 	uint64_t weight_cpu_ns, weight_carry_ns;
 	int weight_started;
 	/* bpf, wall and gil modes: the moment up to which its ticks are counted
-	 * (0: none yet; ticks_counted) */
+	 * (0: none yet; sampler_ticks_counted) */
 	uint64_t counted_ns;
 };
 
@@ -177,7 +177,7 @@ struct sampler_tick_scratch {
 	                           * GIL>, <running without GIL>), '' for none;
 	                           * set by sampler_mode_filter, used by the next record */
 	uint64_t weight;          /* the loop's moments the next record stands for (0: one;
-	                           * bpf's ticks_counted), used by it */
+	                           * sampler_ticks_counted), used by it */
 	int waited;               /* ... set by sampler_weigh_read (moments_waited) */
 };
 
@@ -390,6 +390,28 @@ int sampler_list_threads(struct sampler *s, uint64_t now);
  */
 int sampler_tick_begin(struct sampler *s, uint64_t now);
 struct py_thread_info *sampler_tick_thread(struct sampler *s, size_t i, uint64_t now);
+/*
+ * bpf in wall and gil modes: how many ticks a record of thread tid at t
+ * (the kernel's monotonic clock) stands for. Every thread counts one sample
+ * a tick, from one of two sources: the kernel's clock samples the threads
+ * on a CPU, the tick's iterator reads the ones off a CPU (each thread of a
+ * target, every tick, whatever it holds). The two are not aligned, so a record stands for the
+ * ticks since the thread's last counted one, and one in a tick already
+ * counted is not kept (0). Before (counted_once): an off-CPU read was
+ * dropped when the clock had sampled the thread within the last interval
+ * (a busy thread whose CPU the tick itself took for a moment was counted by
+ * both: 1,065 samples for 1,000 ticks), and a thread that ran at the tick's
+ * moment (so the iterator left it) but not at the clock's went uncounted for
+ * that tick: sharing its CPU with another process in slices shorter than a
+ * tick it was 23-25% short in wall and gil modes (test_modes.py's
+ * ..._sharing_its_cpu). A tick that came late is stood for the same way: its
+ * reads of the threads off a CPU count the moments since their last record.
+ * The count starts half a tick before a thread's first record, so a clock
+ * that samples it once an interval, with jitter, counts one each time; a
+ * thread seen again after TICK_WAIT_MAX_NS (framewalk itself stalled) starts
+ * its count again.
+ */
+uint64_t sampler_ticks_counted(struct sampler *s, pid_t tid, uint64_t t, uint64_t now);
 /*
  * A thread read at t (monotonic) in the loop's tick, recorded next: its
  * record stands for the tick's moment and those that passed until t

@@ -893,48 +893,6 @@ static void labels_of_sample(struct bpf_run *br, struct sampler *s, uint32_t tid
 		bt->pending[rec - bt->pending].tid = 0;
 }
 
-/*
- * Wall and gil modes: every thread counts one sample a tick, from one of two
- * sources: the kernel's clock samples the threads on a CPU, the tick's
- * iterator reads the ones off a CPU (each thread of a target, every tick,
- * whatever it holds). The two are not aligned, so a record stands for the
- * ticks since the thread's last counted one, and one in a tick already
- * counted is not kept (0). Before (counted_once): an off-CPU read was
- * dropped when the clock had sampled the thread within the last interval
- * (a busy thread whose CPU the tick itself took for a moment was counted by
- * both: 1,065 samples for 1,000 ticks), and a thread that ran at the tick's
- * moment (so the iterator left it) but not at the clock's went uncounted for
- * that tick: sharing its CPU with another process in slices shorter than a
- * tick it was 23-25% short in wall and gil modes (test_modes.py's
- * ..._sharing_its_cpu). A tick that came late is stood for the same way: its
- * reads of the threads off a CPU count the moments since their last record.
- * The count starts half a tick before a thread's first record, so a clock
- * that samples it once an interval, with jitter, counts one each time; a
- * thread seen again after TICK_WAIT_MAX_NS (framewalk itself stalled) starts
- * its count again.
- */
-static uint64_t ticks_counted(struct sampler *s, const struct fw_sample_hdr *h, uint64_t now)
-{
-	struct thread_name_cache *c = sampler_thread_cache(s, (pid_t)h->tid);
-	uint64_t interval = s->clock ? s->clock->interval : 0;     /* the loop's tick */
-	uint64_t n;
-
-	if (!c) {
-		sampler_thread(s, (pid_t)h->tid, now);
-		c = sampler_thread_cache(s, (pid_t)h->tid);
-	}
-	if (!c || !interval)
-		return 1;
-	if (!c->counted_ns || h->time_ns < c->counted_ns ||
-	    h->time_ns - c->counted_ns > TICK_WAIT_MAX_NS) {
-		c->counted_ns = h->time_ns - interval / 2;
-		return 1;
-	}
-	n = (h->time_ns - c->counted_ns) / interval;
-	c->counted_ns += n * interval;
-	return n;
-}
-
 static int handle_record(void *ctx, void *data, size_t size)
 {
 	struct bpf_run *br = ctx;
@@ -976,7 +934,8 @@ static int handle_record(void *ctx, void *data, size_t size)
 	if (h->off_cpu == FW_OFFCPU_MOVED)
 		return 0;
 	/* cpu mode: each cpu-clock sample is one (its records are all on a CPU) */
-	if (s->opts.mode != MODE_CPU && !(weight = ticks_counted(s, h, now)))
+	if (s->opts.mode != MODE_CPU &&
+	    !(weight = sampler_ticks_counted(s, (pid_t)h->tid, h->time_ns, now)))
 		return 0;
 	for (size_t i = 0; !h->off_cpu && i < br->nwatch; i++)
 		if (br->watch[i].tid == (pid_t)h->tid)

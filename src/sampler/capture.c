@@ -531,7 +531,7 @@ static void run_loop(struct session *sess)
 			 * (tick_clock): the moments that passed during it were stood
 			 * for by its reads (sampler_weigh_read), or are skipped, not
 			 * taken late (bpf's records count the moments since a
-			 * thread's last: ticks_counted).
+			 * thread's last: sampler_ticks_counted).
 			 */
 			tick_clock_pass(clock, t1);
 			now = t1;

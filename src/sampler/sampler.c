@@ -585,7 +585,7 @@ int sampler_record_waiting(struct sampler *s, pid_t tid, struct py_thread_info *
  * first look in the capture starts its count. The bpf backend's cpu-mode
  * samples come from the kernel's CPU clock itself and count 1, as do the
  * other modes (wall time; bpf's records in them stand for the ticks since
- * the thread's last: ticks_counted, bpf.c).
+ * the thread's last: sampler_ticks_counted).
  */
 static uint64_t sampler_cpu_weight(struct sampler *s, pid_t tid, uint64_t now)
 {
@@ -614,6 +614,27 @@ static uint64_t sampler_cpu_weight(struct sampler *s, pid_t tid, uint64_t now)
 	return n;
 }
 
+uint64_t sampler_ticks_counted(struct sampler *s, pid_t tid, uint64_t t, uint64_t now)
+{
+	struct thread_name_cache *c = sampler_thread_cache(s, tid);
+	uint64_t interval = s->clock ? s->clock->interval : 0;     /* the loop's tick */
+	uint64_t n;
+
+	if (!c) {
+		sampler_thread(s, tid, now);
+		c = sampler_thread_cache(s, tid);
+	}
+	if (!c || !interval)
+		return 1;
+	if (!c->counted_ns || t < c->counted_ns || t - c->counted_ns > TICK_WAIT_MAX_NS) {
+		c->counted_ns = t - interval / 2;
+		return 1;
+	}
+	n = (t - c->counted_ns) / interval;
+	c->counted_ns += n * interval;
+	return n;
+}
+
 void sampler_weigh_read(struct sampler *s, uint64_t t)
 {
 	if (!s->clock || s->cpu_weighted)
@@ -623,7 +644,7 @@ void sampler_weigh_read(struct sampler *s, uint64_t t)
 }
 
 /* The weight of the record being made: CPU time by ticks (cpu mode), else what
- * the backend set for it (bpf's ticks_counted, sampler_weigh_read), else one. */
+ * the backend set for it (sampler_ticks_counted, sampler_weigh_read), else one. */
 static uint64_t sample_weight(struct sampler *s, pid_t tid, uint64_t now)
 {
 	uint64_t w = s->tick.weight;

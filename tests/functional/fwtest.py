@@ -233,6 +233,11 @@ class Workload:
     def tids(self):
         return sorted(int(t) for t in os.listdir("/proc/%d/task" % self.pid))
 
+    def pin(self, cpu):
+        """Pin every thread it has now to one CPU."""
+        for tid in self.tids():
+            os.sched_setaffinity(tid, {cpu})
+
     def comm(self, tid):
         with open("/proc/%d/task/%d/comm" % (self.pid, tid), "rb") as f:
             return f.read().rstrip(b"\n").decode("utf-8", "replace")

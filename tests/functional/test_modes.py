@@ -263,8 +263,7 @@ def test_a_busy_thread_counts_once_a_tick_sharing_its_cpu(mode, tmp_path):
     w = start_workload(INTERP_BY_ID["py3.12"], "busy_sleep.py")
     hog = subprocess.Popen(["taskset", "-c", "0", "/bin/sh", "-c", "while :; do :; done"])
     try:
-        for tid in w.tids():
-            os.sched_setaffinity(tid, {0})
+        w.pin(0)
         ticks, per = bpf_ticks_per_thread(w, tmp_path, mode)
         main = [n for t, n in per.items() if t.startswith("MainThread")]
         assert len(main) == 1 and 0.95 * ticks <= main[0] <= 1.05 * ticks, (ticks, per)

@@ -89,8 +89,7 @@ def beside_the_target(w):
     On the target's CPU the reference was -0.2 to +2.2 from that clock (6
     runs): docs/BENCHMARKS.md, "The stopped reference beside its target"."""
     assert len(os.sched_getaffinity(0)) >= 2, "this test needs two CPUs"
-    for tid in w.tids():
-        os.sched_setaffinity(tid, {0})
+    w.pin(0)
     return {"ref": ["taskset", "-c", "0"] + accuracy.ON_TIME}
 
 
@@ -114,8 +113,7 @@ def test_vm_against_an_instant_read(interp, workload):
     sample at ~1-2 kHz, so 7 s are enough samples."""
     assert len(os.sched_getaffinity(0)) >= 2, "this test needs two CPUs"
     w = workload(interp, WORKLOAD, str(SECONDS + 30))
-    for tid in w.tids():
-        os.sched_setaffinity(tid, {0})
+    w.pin(0)
     res = accuracy.run_readers(framewalk_path(), w.pid, VM_SECONDS, readers(
         vm=(997, ["--backend", "vm"]), ref=(1999, ["--backend", "bpf"])), WORKLOAD,
         prefix={"vm": ["taskset", "-c", "1"]})
