@@ -157,7 +157,12 @@ struct thread_name_cache {
 	 * part of a period not yet counted */
 	uint64_t weight_cpu_ns, weight_carry_ns;
 	int weight_started;
-	/* bpf, wall and gil modes: the moment up to which its ticks are counted
+	/* bpf, gil mode: read off a CPU at the loop's tick still_seq, with
+	 * still_switches context switches (sampler_still_weight) */
+	uint64_t still_seq, still_switches;
+	/* bpf, gil mode: when the kernel's clock last sampled it on a CPU (0: never) */
+	uint64_t oncpu_ns;
+	/* bpf, wall mode: the moment up to which its ticks are counted
 	 * (0: none yet; sampler_ticks_counted) */
 	uint64_t counted_ns;
 };
@@ -177,7 +182,7 @@ struct sampler_tick_scratch {
 	                           * GIL>, <running without GIL>), '' for none;
 	                           * set by sampler_mode_filter, used by the next record */
 	uint64_t weight;          /* the loop's moments the next record stands for (0: one;
-	                           * sampler_ticks_counted), used by it */
+	                           * sampler_ticks_counted, sampler_still_weight), used by it */
 	int waited;               /* ... set by sampler_weigh_read (moments_waited) */
 };
 
@@ -391,25 +396,39 @@ int sampler_list_threads(struct sampler *s, uint64_t now);
 int sampler_tick_begin(struct sampler *s, uint64_t now);
 struct py_thread_info *sampler_tick_thread(struct sampler *s, size_t i, uint64_t now);
 /*
- * bpf in wall and gil modes: how many ticks a record of thread tid at t
- * (the kernel's monotonic clock) stands for. Every thread counts one sample
- * a tick, from one of two sources: the kernel's clock samples the threads
- * on a CPU, the tick's iterator reads the ones off a CPU (each thread of a
- * target, every tick, whatever it holds). The two are not aligned, so a record stands for the
+ * Thread tid was read off a CPU at the loop's tick seq, with switches
+ * context switches: the weight of its record (s->tick.weight). Where a backend's clock
+ * samples the threads on a CPU (bpf, gil mode), the ticks count only the waiting
+ * ones, and a tick that came late stands for the moments that passed before
+ * it (moments: struct session's tick_moments): a thread read at the tick
+ * before with the same count stayed off a CPU, the same, at each of them.
+ * Else one.
+ */
+uint64_t sampler_still_weight(struct sampler *s, pid_t tid, uint64_t switches, uint64_t seq,
+			      uint64_t moments, uint64_t now);
+/*
+ * bpf in wall mode: how many ticks a record of thread tid at t (the
+ * kernel's monotonic clock) stands for. Every thread counts one sample a
+ * tick, from one of two sources: the kernel's clock samples the threads on
+ * a CPU, the tick's iterator reads the ones off a CPU (each thread of a
+ * target, every tick). The two are not aligned, so a record stands for the
  * ticks since the thread's last counted one, and one in a tick already
- * counted is not kept (0). Before (counted_once): an off-CPU read was
- * dropped when the clock had sampled the thread within the last interval
- * (a busy thread whose CPU the tick itself took for a moment was counted by
- * both: 1,065 samples for 1,000 ticks), and a thread that ran at the tick's
- * moment (so the iterator left it) but not at the clock's went uncounted for
- * that tick: sharing its CPU with another process in slices shorter than a
- * tick it was 23-25% short in wall and gil modes (test_modes.py's
- * ..._sharing_its_cpu). A tick that came late is stood for the same way: its
- * reads of the threads off a CPU count the moments since their last record.
- * The count starts half a tick before a thread's first record, so a clock
- * that samples it once an interval, with jitter, counts one each time; a
- * thread seen again after TICK_WAIT_MAX_NS (framewalk itself stalled) starts
- * its count again.
+ * counted is not kept (0). Before (counted_once, which gil mode keeps): an
+ * off-CPU read was dropped when the clock had sampled the thread within the
+ * last interval (a busy thread whose CPU the tick itself took for a moment
+ * was counted by both: 1,065 samples for 1,000 ticks), and a thread that
+ * ran at the tick's moment (so the iterator left it) but not at the clock's
+ * went uncounted for that tick: sharing its CPU with another process in
+ * slices shorter than a tick it was 24% short (test_modes.py's
+ * ..._sharing_its_cpu). A tick that came late is stood for the same way:
+ * its reads of the threads off a CPU count the moments since their last
+ * record. The count starts half a tick before a thread's first record, so
+ * a clock that samples it once an interval, with jitter, counts one each
+ * time; a thread seen again after TICK_WAIT_MAX_NS (framewalk itself
+ * stalled) starts its count again. (In gil mode the same rule read
+ * callshapes.py 2.6-4.7 points from the stopped reference, against 1.7-2.0
+ * with counted_once: a record's GIL state is not the state of the ticks it
+ * stands for.)
  */
 uint64_t sampler_ticks_counted(struct sampler *s, pid_t tid, uint64_t t, uint64_t now);
 /*

@@ -893,6 +893,44 @@ static void labels_of_sample(struct bpf_run *br, struct sampler *s, uint32_t tid
 		bt->pending[rec - bt->pending].tid = 0;
 }
 
+/*
+ * gil mode (and cpu mode's records, all on a CPU): one sample of a thread per
+ * tick's interval, from one of the two sources: the kernel's clock samples
+ * the threads on a CPU, the tick reads the ones off a CPU (wall mode counts
+ * by sampler_ticks_counted). A thread the clock sampled within the last interval is not
+ * read off a CPU again: else one whose CPU the tick itself took for a
+ * moment (framewalk's own thread preempting it) counted twice, once by
+ * each (a busy thread of a 10 s wall capture at 100 Hz: 1,065 samples,
+ * 1,232 with a second core busy, for 1,000 ticks; a stopped read counts
+ * it 1,000). A thread waiting for a CPU longer than that is still read: the
+ * clock does not see it. 1: count this record, 0: not.
+ */
+static struct thread_name_cache *record_thread(struct sampler *s, const struct fw_sample_hdr *h,
+					       uint64_t now)
+{
+	struct thread_name_cache *c = sampler_thread_cache(s, (pid_t)h->tid);
+
+	if (!c) {
+		sampler_thread(s, (pid_t)h->tid, now);
+		c = sampler_thread_cache(s, (pid_t)h->tid);
+	}
+	return c;
+}
+
+static int counted_once(struct sampler *s, const struct fw_sample_hdr *h, uint64_t now)
+{
+	struct thread_name_cache *c = record_thread(s, h, now);
+	uint64_t interval = s->clock ? s->clock->interval : 0;     /* the loop's tick */
+
+	if (!c)
+		return 1;
+	if (!h->off_cpu) {
+		c->oncpu_ns = h->time_ns;
+		return 1;
+	}
+	return !(c->oncpu_ns && h->time_ns >= c->oncpu_ns && h->time_ns - c->oncpu_ns < interval);
+}
+
 static int handle_record(void *ctx, void *data, size_t size)
 {
 	struct bpf_run *br = ctx;
@@ -933,10 +971,18 @@ static int handle_record(void *ctx, void *data, size_t size)
 	/* A waiting thread that ran while it was copied: the cpu-clock saw it run. */
 	if (h->off_cpu == FW_OFFCPU_MOVED)
 		return 0;
-	/* cpu mode: each cpu-clock sample is one (its records are all on a CPU) */
-	if (s->opts.mode != MODE_CPU &&
-	    !(weight = sampler_ticks_counted(s, (pid_t)h->tid, h->time_ns, now)))
-		return 0;
+	if (s->opts.mode == MODE_WALL) {
+		if (!(weight = sampler_ticks_counted(s, (pid_t)h->tid, h->time_ns, now)))
+			return 0;
+	} else {
+		if (!counted_once(s, h, now))
+			return 0;
+		/* the threads on a CPU are the clock's: a late tick's waiting ones stand for more */
+		if (h->off_cpu)
+			weight = sampler_still_weight(s, (pid_t)h->tid, h->switches,
+						      br->sess->tick_seq,
+						      br->sess->clock.tick_moments, now);
+	}
 	for (size_t i = 0; !h->off_cpu && i < br->nwatch; i++)
 		if (br->watch[i].tid == (pid_t)h->tid)
 			br->watch[i].seen = 1;

@@ -519,6 +519,7 @@ static void run_loop(struct session *sess)
 		if (ticking && tick_clock_due(clock, now)) {
 			uint64_t t1;
 
+			sess->tick_seq++;
 			tick_clock_begin(clock, now);
 			tick_targets(sess, now);
 			t1 = fw_now_ns();
@@ -530,7 +531,9 @@ static void run_loop(struct session *sess)
 			 * A tick lasts longer when the target holds what it reads
 			 * (tick_clock): the moments that passed during it were stood
 			 * for by its reads (sampler_weigh_read), or are skipped, not
-			 * taken late (bpf's records count the moments since a
+			 * taken late; in gil mode, a thread that stayed off a CPU
+			 * since this tick was the same at each (clock->tick_moments,
+			 * bpf; wall mode's records count the moments since a
 			 * thread's last: sampler_ticks_counted).
 			 */
 			tick_clock_pass(clock, t1);

@@ -48,7 +48,7 @@ void tick_clock_init(struct tick_clock *c, uint64_t start, uint64_t interval)
 	pacing_init(&c->pace, start);
 	c->interval = interval ? interval : 1;
 	c->next = start;          /* the first tick at once */
-	c->passed = c->tick_first = 0;
+	c->passed = c->tick_first = c->tick_begun = c->tick_moments = 0;
 }
 
 uint64_t tick_clock_pass(struct tick_clock *c, uint64_t t)
@@ -76,6 +76,8 @@ void tick_clock_begin(struct tick_clock *c, uint64_t now)
 {
 	c->tick_first = c->passed;
 	tick_clock_pass(c, now);
+	c->tick_moments = c->passed - c->tick_begun;
+	c->tick_begun = c->passed;
 }
 
 uint64_t tick_clock_weight(struct tick_clock *c, uint64_t t)

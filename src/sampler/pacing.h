@@ -86,6 +86,8 @@ struct tick_clock {
 	uint64_t next;            /* the next moment */
 	uint64_t passed;          /* moments passed so far */
 	uint64_t tick_first;      /* passed before the tick now taken was due */
+	uint64_t tick_begun;      /* passed when it began */
+	uint64_t tick_moments;    /* moments from when the tick before began to when this one did */
 };
 
 /* Start the clock at start (its first moment). A clock never started counts nothing. */

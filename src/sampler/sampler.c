@@ -584,8 +584,9 @@ int sampler_record_waiting(struct sampler *s, pid_t tid, struct py_thread_info *
  * periods, the rest carried to its next sample: 0, 1 or more. A thread's
  * first look in the capture starts its count. The bpf backend's cpu-mode
  * samples come from the kernel's CPU clock itself and count 1, as do the
- * other modes (wall time; bpf's records in them stand for the ticks since
- * the thread's last: sampler_ticks_counted).
+ * other modes (wall time; bpf's records in wall mode stand for the ticks
+ * since the thread's last: sampler_ticks_counted; its waiting threads in
+ * gil mode at a late tick: sampler_still_weight).
  */
 static uint64_t sampler_cpu_weight(struct sampler *s, pid_t tid, uint64_t now)
 {
@@ -612,6 +613,25 @@ static uint64_t sampler_cpu_weight(struct sampler *s, pid_t tid, uint64_t now)
 	n = c->weight_carry_ns / period;
 	c->weight_carry_ns -= n * period;
 	return n;
+}
+
+uint64_t sampler_still_weight(struct sampler *s, pid_t tid, uint64_t switches, uint64_t seq,
+			      uint64_t moments, uint64_t now)
+{
+	struct thread_name_cache *c;
+	uint64_t weight = 1;
+
+	if (tid <= 0)
+		return weight;
+	sampler_thread(s, tid, now);
+	c = sampler_thread_cache(s, tid);
+	if (!c)
+		return weight;
+	if (seq && c->still_seq + 1 == seq && c->still_switches == switches && moments > 1)
+		weight = moments;
+	c->still_seq = seq;
+	c->still_switches = switches;
+	return weight;
 }
 
 uint64_t sampler_ticks_counted(struct sampler *s, pid_t tid, uint64_t t, uint64_t now)
@@ -644,7 +664,8 @@ void sampler_weigh_read(struct sampler *s, uint64_t t)
 }
 
 /* The weight of the record being made: CPU time by ticks (cpu mode), else what
- * the backend set for it (sampler_ticks_counted, sampler_weigh_read), else one. */
+ * the backend set for it (sampler_ticks_counted, sampler_still_weight,
+ * sampler_weigh_read), else one. */
 static uint64_t sample_weight(struct sampler *s, pid_t tid, uint64_t now)
 {
 	uint64_t w = s->tick.weight;

@@ -279,7 +279,8 @@ struct session {
 	enum sampler_stop stop_reason;
 	uint64_t start_ns;        /* when the loop started (monotonic) */
 	uint64_t end_ns;          /* when it ended (monotonic; 0: not yet) */
-	/* The loop's ticks' moments (sampler/pacing.h) */
+	/* The loop's ticks: how many so far, and their moments (sampler/pacing.h) */
+	uint64_t tick_seq;
 	struct tick_clock clock;
 	/* --subprocesses: descendants already looked at */
 	struct known_pid *known;

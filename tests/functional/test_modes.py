@@ -249,28 +249,26 @@ def test_wall_counts_a_busy_thread_once_a_tick_beside_a_cpu_hog(tmp_path):
         w.stop()
 
 
-@pytest.mark.parametrize("mode", ["wall", "gil"])
-def test_a_busy_thread_counts_once_a_tick_sharing_its_cpu(mode, tmp_path):
-    """bpf in wall and gil modes, the busy thread (it holds the GIL) sharing
-    its CPU with a hog (both pinned to CPU 0: the scheduler slices the CPU
-    between them in pieces shorter than a 10 ms tick). At a tick the thread
-    may be running, so the iterator does not read it, while at the
-    cpu-clock's moment in the same interval the hog ran: it went uncounted
-    for that interval, 23-25% short in both modes (wall: 455 of 600; gil:
-    452-463, a stopped read 597). Now each of its samples stands for the ticks
-    since its last: within 5% of the ticks (in wall mode the sleeper too)."""
+def test_a_busy_thread_counts_once_a_tick_sharing_its_cpu(tmp_path):
+    """bpf in wall mode, the busy thread sharing its CPU with a hog (both
+    pinned to CPU 0: the scheduler slices the CPU between them in pieces
+    shorter than a 10 ms tick). At a tick the thread may be running, so the
+    iterator does not read it, while at the cpu-clock's moment in the same
+    interval the hog ran: it went uncounted for that interval, 24% short
+    (455 of 600). Now each of its samples stands for the ticks since its
+    last: within 5% of the ticks, as the sleeper. (gil mode keeps the rule
+    that was short here, 452-463 of 600 against a stopped read's 597: the
+    same count read callshapes.py further from the stopped reference,
+    docs/BPF.md.)"""
     assert len(os.sched_getaffinity(0)) >= 2, "this test needs two CPUs"
     w = start_workload(INTERP_BY_ID["py3.12"], "busy_sleep.py")
     hog = subprocess.Popen(["taskset", "-c", "0", "/bin/sh", "-c", "while :; do :; done"])
     try:
         w.pin(0)
-        ticks, per = bpf_ticks_per_thread(w, tmp_path, mode)
-        main = [n for t, n in per.items() if t.startswith("MainThread")]
-        assert len(main) == 1 and 0.95 * ticks <= main[0] <= 1.05 * ticks, (ticks, per)
-        if mode == "wall":
-            assert len(per) == 2, per
-            for t, n in per.items():
-                assert 0.95 * ticks <= n <= 1.05 * ticks, (ticks, per)
+        ticks, per = bpf_ticks_per_thread(w, tmp_path, "wall")
+        assert len(per) == 2, per
+        for t, n in per.items():
+            assert 0.95 * ticks <= n <= 1.05 * ticks, (ticks, per)
     finally:
         hog.kill()
         hog.wait()
