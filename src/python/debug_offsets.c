@@ -160,7 +160,8 @@ int py_offsets_from_debug(const struct py_debug_offsets_layout *l,
 	o->frame_owner_shim = l->frame_owner_shim;
 	o->frame_owner_last = l->frame_owner_last;
 	o->frame_exec_any = 1;
-	o->object_refcnt = PYOFF_NONE;
+	/* a GIL build's objects begin with their count (reader_codes.c obj_state) */
+	o->object_refcnt = o->free_threaded ? PYOFF_NONE : 0;
 	o->varobject_size = l->varobject_size;
 	{
 		int32_t t[] = { o->frame_previous, o->frame_code, o->frame_instr, o->frame_owner,

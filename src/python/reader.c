@@ -449,10 +449,15 @@ int py_reader_stack(struct py_reader *r, const struct py_thread_info *t,
 			ret = 0;
 		}
 		if (ret) {
-			/* 3.13+ may hold a non-code executable; otherwise torn. */
-			if (o->frame_exec_any)
+			/*
+			 * 3.13+ may hold a non-code executable (skipped); a code
+			 * freed since, whose names are others' now (-EAGAIN),
+			 * leaves the sample nothing true to say of this frame:
+			 * dropped, not shown without it. Otherwise torn.
+			 */
+			if (o->frame_exec_any && ret != -EAGAIN)
 				continue;
-			return -EFAULT;
+			return ret == -EAGAIN ? ret : -EFAULT;
 		}
 		instr = frame_instr(r, buf, code_addr, code);
 		if ((ret = check_code_holds(r, code_addr, instr, &code, now)))

@@ -163,24 +163,29 @@ static void code_cache_grow(struct py_reader *r)
 
 /*
  * What an object's reference count says of it. Freed, an object's memory
- * keeps its old contents until reused, but the allocator (pymalloc) writes
- * its free-list link over the count: a pointer or 0, never a count. 3.12's
- * interned strings are immortal (UINT_MAX). Versions whose table has no
- * count offset (3.13+, read through their debug offsets) say OBJ_LIVE:
- * there each frame's copied identity words decide.
+ * keeps its old contents until reused, but the allocator writes its
+ * free-list link over the count (pymalloc's next block, glibc's: a
+ * pointer, or 0 at a list's end), never a count. The count word of a GIL
+ * build: <= 3.13 the count itself, 3.12+ immortal with bit 31 set
+ * (UINT32_MAX); 3.14+ the count in its low 32 bits and ob_flags in its top
+ * 16 (immortal: bit 31 set too). A free-threaded object begins with its
+ * owner's thread id: no count offset there (OBJ_LIVE), each frame's copied
+ * identity words decide.
  */
 enum obj_state { OBJ_FREED, OBJ_LIVE, OBJ_IMMORTAL };
 
 static enum obj_state obj_state(const struct py_offsets *o, const uint8_t *buf)
 {
-	uint64_t refcnt;
+	uint64_t word;
 
 	if (o->object_refcnt == PYOFF_NONE)
 		return OBJ_LIVE;
-	refcnt = load_u64(buf, o->object_refcnt);
-	if (refcnt == UINT32_MAX)
-		return OBJ_IMMORTAL;
-	return refcnt >= 1 && refcnt < UINT32_MAX ? OBJ_LIVE : OBJ_FREED;
+	word = load_u64(buf, o->object_refcnt);
+	if (o->version_hex >= 0x030e0000)
+		word &= (1ull << 48) - 1;
+	if (word == 0 || word > UINT32_MAX)
+		return OBJ_FREED;
+	return word >= 1ull << 31 ? OBJ_IMMORTAL : OBJ_LIVE;
 }
 
 /*

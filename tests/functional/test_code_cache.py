@@ -61,7 +61,11 @@ def stack_errors(frames, minor):
 def test_code_objects_reused(interp, workload, tmp_path, backend):
     # bpf on 3.8-3.10 named 3-16 of ~190 samples wrongly until a freed code
     # object (its header intact, its strings reused) was told from a live
-    # one by its reference count (python/reader.c code_alive)
+    # one by its reference count (python/reader_codes.c obj_state); 3.13+
+    # by the same count since 2026-12-06 (a 3.15 sample named by a str made
+    # at its freed name's address, CI): bpf keeps 177-194 of ~200 samples
+    # here, those of a freed code whose file (a live str) is not its own
+    # proof being dropped
     w = workload(interp, "code_churn.py")
     out = tmp_path / "c.collapsed"
     r = run_fw("record", "-p", w.pid, "-d", "2", "--python-only", "--backend", backend,

@@ -435,6 +435,100 @@ static void test_every_build_walks(void **state)
 }
 
 /*
+ * A code object freed since the sample, its header intact (the allocator
+ * writes only its free-list link, over the count) and the str it named
+ * freed too, then made again as another str at the same address: CI,
+ * 2026-12-06, a 3.15 sample named "C\t1\t0\t1071\t<frozen os>\t_wrap_close\n",
+ * a line the target was writing at its exit. The GIL builds' counts say
+ * so (3.14+ keeps flags in the count word's top 16 bits): that sample is
+ * dropped; a freed code whose str is freed too or immortal is still
+ * named. A free-threaded object begins with its owner's thread id, not a
+ * count: read as it is.
+ */
+static void freed_code_one(const struct debug_block *db)
+{
+	struct image im;
+	struct py_target t;
+	struct target_mem mem;
+	struct py_reader r;
+	struct py_thread_info threads[4];
+	struct py_frame_info frames[8];
+	const struct lt_vector *vh = vector(db->minor, 0), *vs = vector(db->minor, 1);
+	struct code handle, serve;
+	size_t nthreads, depth, uh = vh->n_units / 2, us = vs->n_units - 1;
+	uint64_t shim, f0, f1, name;
+	/* 3.14+: ob_flags in the top 16 bits (static, immortal), the count below */
+	uint64_t flags = db->minor >= 14 ? 5ull << 48 : 0;
+	uint64_t immortal = db->minor >= 14 ? flags | 3ull << 30 : UINT32_MAX;
+	uint64_t link = 0x7f0012345670ull;
+	const struct {
+		const char *what;
+		uint64_t code_count, name_count;
+		const char *text;      /* what the name's address holds */
+		int named;             /* 1: named "handle"; 0: dropped */
+	} cases[] = {
+		{ "live code, live name", flags | 3, 1, "handle", 1 },
+		{ "freed code, its name freed too", link, link + 0x40, "handle", 1 },
+		{ "freed code, immortal name", 0, immortal, "handle", 1 },
+		{ "freed code, name reused", link, 1, "J0001x", 0 },
+		{ "freed code (last in its list), name reused", 0, 2, "J0001x", 0 },
+	};
+
+	image_init(&im, db);
+	handle = make_code(&im, 0, "handle", "/srv/app/handler.py", vh);
+	serve = make_code(&im, 1, "serve", "/srv/app/server.py", vs);
+	shim = make_frame(&im, 9, NULL, 0, 0, 0);
+	f1 = make_frame(&im, 1, &serve, us, 0, shim);
+	f0 = make_frame(&im, 0, &handle, uh, 0, f1);
+	make_tstate(&im, 0, f0, 0, 101);
+	put64(&im, R_INTERP, (size_t)need(db, "interp_threads_head"), at(R_TSTATE, 0));
+	assert_int_equal(target_of(&im, &t), 0);
+	mem_init_image(&mem, im.regions, R_COUNT);
+	name = at(R_STR, 0);
+	put64(&im, R_CODE, 0x400, 1);       /* serve and its strs live */
+	put64(&im, R_STR, 2 * 0x100, 1);
+	put64(&im, R_STR, 3 * 0x100, 1);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char what[128];
+		int ret;
+
+		if (db->free_threaded && i)
+			break;
+		snprintf(what, sizeof(what), "%s: %s", db->source, cases[i].what);
+		/* free-threaded: the owner's thread id where a GIL build counts */
+		put64(&im, R_CODE, 0, db->free_threaded ? 0x7f00aa001000ull : cases[i].code_count);
+		put64(&im, R_STR, 0, db->free_threaded ? 0x7f00aa001000ull : cases[i].name_count);
+		put(&im, R_STR, (size_t)need(db, "unicode_asciiobject_size"), cases[i].text,
+		    strlen(cases[i].text) + 1);
+		assert_int_equal(name, at(R_STR, 0));
+		py_reader_init(&r, &mem, &t);
+		ret = py_reader_threads(&r, threads, ARRAY_SIZE(threads), &nthreads);
+		if (ret || nthreads != 1)
+			fail_msg("%s: threads: ret %d, %zu", what, ret, nthreads);
+		ret = py_reader_stack(&r, &threads[0], frames, ARRAY_SIZE(frames), &depth);
+		if (cases[i].named) {
+			if (ret || depth != 2 || strcmp(frames[0].code->name, "handle") ||
+			    strcmp(frames[1].code->name, "serve"))
+				fail_msg("%s: ret %d, depth %zu, innermost %s", what, ret, depth,
+					 ret || !depth ? "-" : frames[0].code->name);
+		} else if (!ret) {
+			fail_msg("%s: read, depth %zu, innermost %s (expected the sample dropped)",
+				 what, depth, depth ? frames[0].code->name : "-");
+		}
+		py_reader_release(&r);
+	}
+	mem_release(&mem);
+	image_free(&im);
+}
+
+static void test_freed_code_with_its_name_reused(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(debug_blocks); i++)
+		freed_code_one(&debug_blocks[i]);
+}
+
+/*
  * The layout matters: a free-threaded block read with its GIL twin's plain
  * values (a code object's unit count 16 bytes before where it is) yields
  * no stack; the layout is chosen by the block's own byte.
@@ -770,6 +864,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_build_walks),
+		cmocka_unit_test(test_freed_code_with_its_name_reused),
 		cmocka_unit_test(test_every_build_reads_objects),
 		cmocka_unit_test(test_free_threaded_refusals),
 		cmocka_unit_test(test_gil_layout_misreads_free_threaded),
