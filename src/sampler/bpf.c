@@ -38,6 +38,12 @@
 #include "util/util.h"
 
 #define THREAD_MAP_ENTRIES 16384
+/*
+ * The processes one program samples (an agent's --all-python on a large
+ * host; the table held 64, and the 65th was profiled with no sample):
+ * preallocated, ~1.4 MB of kernel memory.
+ */
+#define TARGET_MAP_ENTRIES 4096
 /* label sets waiting for their samples: more than records of other CPUs between the two */
 #define PENDING_LABELS 64
 /* The ring buffer holds about this long of samples between two drains. */
@@ -94,7 +100,8 @@ struct bpf_run {
 
 /* Per target: what the program has been told. */
 struct bpf_target {
-	int configured;
+	int configured;                     /* in the program's table of targets */
+	int config_said;                    /* the table refused it, and that was said */
 	int interp_known;                   /* the GIL/collector addresses are in the config */
 	int labels_primed;                  /* each thread's context walked once (node types) */
 	struct fw_target_cfg cfg;
@@ -662,8 +669,18 @@ static void configure_target(struct bpf_run *br, struct sampler *s)
 	}
 	if (label_config(s, &bt->cfg.lab))
 		changed = 1;
-	if (changed)
-		bpf_map_update_elem(bpf_map__fd(br->skel->maps.targets), &key, &bt->cfg, BPF_ANY);
+	if (changed && bpf_map_update_elem(bpf_map__fd(br->skel->maps.targets), &key, &bt->cfg,
+					   BPF_ANY)) {
+		/* not in the program's table: no sample of it; asked again at the next refresh */
+		int err = errno;
+
+		bt->configured = bt->interp_known = 0;
+		if (!bt->config_said)
+			session_fallback_note(br->sess, "process %d is not sampled: the BPF program's "
+					      "table of targets refused it (%s; it holds %d)",
+					      (int)s->target.pid, strerror(err), TARGET_MAP_ENTRIES);
+		bt->config_said = 1;
+	}
 }
 
 /*
@@ -1186,6 +1203,7 @@ static int load_program(struct bpf_run *br, const struct sampler_opts *o, size_t
 		bpf_map__set_max_entries(br->skel->maps.scratch, (uint32_t)br->ncpus + 1);
 		bpf_map__set_max_entries(br->skel->maps.tstates, THREAD_MAP_ENTRIES);
 		bpf_map__set_max_entries(br->skel->maps.stack_ends, THREAD_MAP_ENTRIES);
+		bpf_map__set_max_entries(br->skel->maps.targets, TARGET_MAP_ENTRIES);
 		bpf_program__set_autoload(br->skel->progs.fwprof_waiting, br->iterator);
 		err = fwprof__load(br->skel);
 		if (!err || !br->iterator)
