@@ -226,7 +226,10 @@ def ingest_profiles(pb, requests):
 
 @pytest.fixture
 def worker():
-    """Factory: worker(env={...}) starts agent_worker.py with a unique tag; killed at teardown."""
+    """Factory: worker(env={...}) starts agent_worker.py with a unique tag;
+    killed at teardown. busy=True where one short period must hold samples:
+    a worker busy a third of its time gave ~5 a 1 s period on the loaded CI,
+    and none now and then."""
     started = []
 
     def start(env=None, seconds=120, busy=False):
@@ -998,7 +1001,7 @@ def test_dir_rotation_lists_the_directory_rarely(worker, agents, tmp_path):
 
 def test_once_prints_and_exits(worker):
     """--once: one period, each profile's labels and report on stdout."""
-    w = worker(env={"OTEL_SERVICE_NAME": "once-svc"})
+    w = worker(env={"OTEL_SERVICE_NAME": "once-svc"}, busy=True)
     r = run_fw("agent", "--once", "-p", w.pid, "--period", 1, "-r", 49, timeout=30)
     assert r.returncode == 0, r
     head = [l for l in r.stdout.splitlines() if l.startswith("== ")]
@@ -1088,7 +1091,7 @@ def test_mode_labels_follow_the_mode(pb, worker, tmp_path):
     """Each mode the agent takes is named as itself (the mode label, the
     start line) and its profile typed by the one mode rule: cpu time only
     in cpu mode, wall time otherwise (exception mode was labelled cpu)."""
-    w = worker()
+    w = worker(busy=True)
     for mode, clock in (("cpu", "cpu"), ("wall", "wall"), ("exception", "wall")):
         out = tmp_path / mode
         out.mkdir()
@@ -1108,7 +1111,7 @@ def test_static_build_writes_directories_only(worker, tmp_path):
     """The static build has no HTTP: it refuses --pyroscope and --otlp with
     the reason, and writes --dir."""
     assert STATIC.is_file(), "the static build is missing: make static (%s)" % STATIC
-    w = worker()
+    w = worker(busy=True)
     for dest in ("--pyroscope", "--otlp"):
         r = run_fw("agent", "-p", w.pid, dest, "http://127.0.0.1:9", timeout=20, binary=str(STATIC))
         assert r.returncode == 2 and "static build" in r.stderr, r
