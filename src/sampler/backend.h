@@ -290,6 +290,8 @@ void sampler_profile_reset(struct sampler *s);
 uint32_t sampler_thread(struct sampler *s, pid_t tid, uint64_t now);
 /* tid's label cache entry (sampler_thread makes it), or NULL. O(1). */
 struct thread_name_cache *sampler_thread_cache(struct sampler *s, pid_t tid);
+/* tid's entry, made by sampler_thread at its first look; NULL where none can be. */
+struct thread_name_cache *sampler_thread_entry(struct sampler *s, pid_t tid, uint64_t now);
 /*
  * After the capture: threads still labelled with the kernel's name are
  * named again, and each thread's CPU and wall time (kernel accounting)

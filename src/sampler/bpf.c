@@ -922,21 +922,9 @@ static void labels_of_sample(struct bpf_run *br, struct sampler *s, uint32_t tid
  * it 1,000). A thread waiting for a CPU longer than that is still read: the
  * clock does not see it. 1: count this record, 0: not.
  */
-static struct thread_name_cache *record_thread(struct sampler *s, const struct fw_sample_hdr *h,
-					       uint64_t now)
-{
-	struct thread_name_cache *c = sampler_thread_cache(s, (pid_t)h->tid);
-
-	if (!c) {
-		sampler_thread(s, (pid_t)h->tid, now);
-		c = sampler_thread_cache(s, (pid_t)h->tid);
-	}
-	return c;
-}
-
 static int counted_once(struct sampler *s, const struct fw_sample_hdr *h, uint64_t now)
 {
-	struct thread_name_cache *c = record_thread(s, h, now);
+	struct thread_name_cache *c = sampler_thread_entry(s, (pid_t)h->tid, now);
 	uint64_t interval = s->clock ? s->clock->interval : 0;     /* the loop's tick */
 
 	if (!c)

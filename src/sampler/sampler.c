@@ -636,14 +636,10 @@ uint64_t sampler_still_weight(struct sampler *s, pid_t tid, uint64_t switches, u
 
 uint64_t sampler_ticks_counted(struct sampler *s, pid_t tid, uint64_t t, uint64_t now)
 {
-	struct thread_name_cache *c = sampler_thread_cache(s, tid);
+	struct thread_name_cache *c = sampler_thread_entry(s, tid, now);
 	uint64_t interval = s->clock ? s->clock->interval : 0;     /* the loop's tick */
 	uint64_t n;
 
-	if (!c) {
-		sampler_thread(s, tid, now);
-		c = sampler_thread_cache(s, tid);
-	}
 	if (!c || !interval)
 		return 1;
 	if (!c->counted_ns || t < c->counted_ns || t - c->counted_ns > TICK_WAIT_MAX_NS) {

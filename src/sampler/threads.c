@@ -68,6 +68,17 @@ struct thread_name_cache *sampler_thread_cache(struct sampler *s, pid_t tid)
 	return NULL;
 }
 
+struct thread_name_cache *sampler_thread_entry(struct sampler *s, pid_t tid, uint64_t now)
+{
+	struct thread_name_cache *c = sampler_thread_cache(s, tid);
+
+	if (!c) {
+		sampler_thread(s, tid, now);
+		c = sampler_thread_cache(s, tid);
+	}
+	return c;
+}
+
 static void names_reindex(struct sampler *s)
 {
 	hidx_clear(&s->threads.names_index);
