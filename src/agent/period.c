@@ -217,13 +217,15 @@ int period_batch_add(struct period_batch *b, const struct profile *src, const st
 	/*
 	 * How the whole capture sampled in this period, every process's
 	 * profile alike: samples the ring buffer had no room for (this
-	 * process's may be among them), and the per-CPU clock's restarts.
+	 * process's may be among them), the per-CPU clock's restarts, and how
+	 * often the records were taken (drains).
 	 */
 	m->cpu_weighted = src->meta.cpu_weighted;
 	m->events_per_thread = src->meta.events_per_thread;
 	m->lost = src->meta.lost;
 	m->rephases = src->meta.rephases;
 	m->clock_restarts = src->meta.clock_restarts;
+	m->drains = src->meta.drains;
 	if (b->label_specs)
 		m->label_specs = xstrdup(b->label_specs);
 	/* this process's, not the capture's (every process's, in src); none counted yet in p */

@@ -741,8 +741,9 @@ static __always_inline __u32 copy_user_stack(struct fw_sample_hdr *h, __u8 *dst,
 
 /*
  * Waking the reader costs the sampled CPU an interrupt and a wake-up per
- * sample; user space drains the buffer on its own every pass of its loop,
- * so it is woken only when the ring buffer is filling up.
+ * sample; user space drains the buffer at its own moments (every pass of
+ * its loop, or once a second: batch_s), so it is woken only when the ring
+ * buffer is filling up.
  */
 static __always_inline __u64 submit_flags(void)
 {

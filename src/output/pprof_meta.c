@@ -66,6 +66,7 @@ static const struct meta_field {
 	FIELD("lost", META_U64, lost, WHEN_NONZERO),
 	FIELD("rephases", META_U64, rephases, WHEN_NONZERO),
 	FIELD("clock_restarts", META_U64, clock_restarts, WHEN_NONZERO),
+	FIELD("drains", META_U64, drains, WHEN_NONZERO),
 	FIELD("moments_waited", META_U64, moments_waited, WHEN_NONZERO),
 	FIELD("modules_loaded", META_U64, modules_loaded, WHEN_MODULES),
 	FIELD("modules_reused", META_U64, modules_reused, WHEN_MODULES),

@@ -125,6 +125,7 @@ struct profile_meta {
 	int events_per_thread;   /* bpf: cpu-clock events on the targets' threads, not per CPU */
 	uint64_t rephases;       /* ... per CPU: restarts of their clock (sampler/pacing.h) */
 	uint64_t clock_restarts; /* ... the CPUs' clocks restarted then (those that sampled a target) */
+	uint64_t drains;         /* times the backend's records were taken (bpf: its ring buffer) */
 	uint64_t errors;         /* samples dropped as torn or invalid */
 	uint64_t sample_ns_total;/* time spent taking ticks */
 	uint64_t sample_ns_max;

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -50,6 +51,8 @@
 #define RING_SECONDS 0.1
 #define RING_MIN (256u << 10)
 #define RING_MAX (64u << 20)
+/* ... or, where records wait for a batch (batch_s), that long, up to this */
+#define RING_BATCH_MAX (512u << 10)
 
 static struct sampler *target_of(struct session *sess, pid_t pid);
 
@@ -73,6 +76,7 @@ struct task_watch {
 struct bpf_run {
 	struct fwprof *skel;
 	struct ring_buffer *rb;
+	int wake_fd;              /* readable when the program woke us (ring_wake_open) */
 	struct bpf_link **links;
 	int *pfds;
 	int ncpus;
@@ -1129,10 +1133,13 @@ static void bpf_target_release(struct sampler *s)
 
 /*
  * The ring buffer holds about RING_SECONDS of cpu-clock records at the rate
- * on every CPU and, in wall and gil modes, two ticks of records of every
- * thread the targets have now (a power of two between RING_MIN and
- * RING_MAX); the program wakes the reader when a quarter of it is waiting.
- * What does not fit is counted as lost and reported.
+ * on every CPU (where they wait for a batch, batch_s of them, up to
+ * RING_BATCH_MAX: the estimate is a full record's, and a quarter of 512 KiB
+ * is a second of 49 Hz records of a busy host of 2 CPUs, ~50; 2 MiB, mapped
+ * twice, cost the agent 3.6 MB of RSS) and, in wall and gil modes, two ticks of records of every thread the
+ * targets have now (a power of two between RING_MIN and RING_MAX); the
+ * program wakes the reader when a quarter of it is waiting. What does not
+ * fit is counted as lost and reported.
  */
 static size_t ring_size(const struct sampler_opts *o, int ncpus, size_t nthreads)
 {
@@ -1140,7 +1147,11 @@ static size_t ring_size(const struct sampler_opts *o, int ncpus, size_t nthreads
 			    (o->native ? 8192.0 : 0) +
 			    (o->labels.n ? (double)sizeof(struct fw_label_rec) : 0);   /* sent before it */
 	double want = o->rate_hz * ncpus * RING_SECONDS * per_record;
+	double batch = o->rate_hz * ncpus * o->batch_s * per_record;
 	size_t size = RING_MIN;
+
+	if (batch > want)
+		want = batch < RING_BATCH_MAX ? batch : (want > RING_BATCH_MAX ? want : RING_BATCH_MAX);
 
 	if (o->mode != MODE_CPU && 2.0 * (double)nthreads * per_record > want)
 		want = 2.0 * (double)nthreads * per_record;
@@ -1218,6 +1229,8 @@ static void bpf_run_destroy(struct bpf_run *br)
 	free(br->links);
 	free(br->pfds);
 	ring_buffer__free(br->rb);
+	if (br->wake_fd >= 0)
+		close(br->wake_fd);
 	fwprof__destroy(br->skel);
 	kallsyms_release(&br->ksyms);
 	if (br->stats_fd >= 0)
@@ -1309,6 +1322,29 @@ static int bpf_life_missed(struct session *sess)
 	return 1;
 }
 
+/*
+ * What the loop waits on: readable only when the program woke the reader (a
+ * quarter of the ring waiting, submit_flags), not whenever a record waits.
+ * libbpf's own descriptor is level-triggered, so any record waiting made the
+ * loop's wait return at once and each pass handled the few records since
+ * the last; the loop now takes them at its own moments (batch_s) and when
+ * woken. -1 with errno.
+ */
+static int ring_wake_open(int ring_fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLET };
+	int fd = epoll_create1(EPOLL_CLOEXEC);
+
+	if (fd >= 0 && epoll_ctl(fd, EPOLL_CTL_ADD, ring_fd, &ev)) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
 static int bpf_start(struct session *sess, struct strbuf *why)
 {
 	struct bpf_run *br = xcalloc(1, sizeof(*br));
@@ -1316,6 +1352,7 @@ static int bpf_start(struct session *sess, struct strbuf *why)
 
 	br->sess = sess;
 	br->stats_fd = -1;
+	br->wake_fd = -1;
 	br->per_task = sess->opts.fixed_targets && !sess->opts.subprocesses &&
 		       sess->opts.mode == MODE_CPU;
 	stack_ends_init(&br->ends, FW_STACK_COPY, FW_STACK_COPY);
@@ -1340,7 +1377,7 @@ static int bpf_start(struct session *sess, struct strbuf *why)
 	sess->backend = br;
 	bpf_refresh(sess, fw_now_ns());
 	br->rb = ring_buffer__new(bpf_map__fd(br->skel->maps.samples), handle_record, br, NULL);
-	if (!br->rb) {
+	if (!br->rb || (br->wake_fd = ring_wake_open(bpf_map__fd(br->skel->maps.samples))) < 0) {
 		err = -errno;
 		explain_failure(err, why);
 		goto fail;
@@ -1374,8 +1411,12 @@ fail:
 static int bpf_drain(struct session *sess, uint64_t now)
 {
 	struct bpf_run *br = sess->backend;
+	struct epoll_event ev;
 
 	(void)now;
+	/* the wake-up is taken with the records it was for */
+	while (epoll_wait(br->wake_fd, &ev, 1, 0) > 0)
+		;
 	return ring_buffer__consume(br->rb);
 }
 
@@ -1383,7 +1424,7 @@ static int bpf_wait_fd(struct session *sess)
 {
 	struct bpf_run *br = sess->backend;
 
-	return ring_buffer__epoll_fd(br->rb);
+	return br->wake_fd;
 }
 
 static void bpf_stop(struct session *sess)

@@ -2,7 +2,8 @@
  * The one capture loop (sampler.h) over every backend: ticks paced by
  * absolute deadlines (no drift at high rates; when behind, missed ticks are
  * skipped, not bunched up) for the backends that take samples from user
- * space, the backend's own events drained on every pass, housekeeping every
+ * space, the backend's own events drained on every pass (or, with batch_s, when
+ * that long has passed or the backend says it is filling up), housekeeping every
  * HOUSEKEEP_NS or the caller's refresh_s (targets that exited or exec'd,
  * children that appeared, the backend's refresh of threads and mappings),
  * the status line, and the caller's hook. It ends on the duration,
@@ -263,8 +264,11 @@ static int stop_requested(const struct session *sess)
  */
 #define SPIN_BELOW_NS 20000ull
 
-/* Sleep until deadline, or until one of the descriptors is readable. */
-static void wait_until(struct session *sess, uint64_t deadline)
+/*
+ * Sleep until deadline, or until one of the descriptors is readable. 1 when
+ * the backend's was (it asks for its events to be drained now), else 0.
+ */
+static int wait_until(struct session *sess, uint64_t deadline)
 {
 	struct pollfd fds[2];
 	nfds_t nfds = 0;
@@ -272,7 +276,7 @@ static void wait_until(struct session *sess, uint64_t deadline)
 	int bfd = sess->ops->wait_fd ? sess->ops->wait_fd(sess) : -1;
 
 	if (deadline <= now)
-		return;
+		return 0;
 	if (bfd >= 0)
 		fds[nfds++] = (struct pollfd){ bfd, POLLIN, 0 };
 	if (sess->hook && sess->hook->fd >= 0)
@@ -283,13 +287,22 @@ static void wait_until(struct session *sess, uint64_t deadline)
 	} else if (nfds) {
 		struct timespec ts = { (time_t)((deadline - now) / 1000000000ull),
 				       (long)((deadline - now) % 1000000000ull) };
-		ppoll(fds, nfds, &ts, NULL);
+		if (ppoll(fds, nfds, &ts, NULL) > 0 && bfd >= 0 && (fds[0].revents & POLLIN))
+			return 1;
 	} else {
 		struct timespec ts = { (time_t)(deadline / 1000000000ull),
 				       (long)(deadline % 1000000000ull) };
 		/* A stop signal ends the sleep (the handlers have no SA_RESTART). */
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 	}
+	return 0;
+}
+
+/* Handle what the backend's events hold now (counted: the profile's drains). */
+static void drain_backend(struct session *sess, uint64_t now)
+{
+	sess->ops->drain(sess, now);
+	sess->prof->meta.drains++;
 }
 
 /* Mark target i exited, with why. */
@@ -494,6 +507,9 @@ static void run_loop(struct session *sess)
 	sess->end_ns = 0;
 	uint64_t end = sess->opts.duration_s > 0 ? start + (uint64_t)(sess->opts.duration_s * 1e9) : 0;
 	uint64_t last_status = 0, hook_next = 0;
+	/* the backend's events: drained at every pass, or batched (batch_s, start_backend) */
+	uint64_t batch = (uint64_t)(sess->opts.batch_s * 1e9), next_drain = start;
+	int drain_asked = 0;
 	struct tick_clock *clock = &sess->clock;
 	/* samples paced by the kernel's clock (also beside the ticks): restarted at
 	 * spread moments (pacing.h) */
@@ -554,8 +570,10 @@ static void run_loop(struct session *sess)
 			}
 			next_rephase = now + pacing_gap(&clock->pace, rephase_mean);
 		}
-		if (sess->ops->drain)
-			sess->ops->drain(sess, now);
+		if (sess->ops->drain && (drain_asked || now >= next_drain)) {
+			drain_backend(sess, now);
+			next_drain = now + batch;
+		}
 		if (now >= next_house) {
 			next_house = now + housekeep_ns(sess);
 			if (!housekeep(sess, now)) {
@@ -580,7 +598,9 @@ static void run_loop(struct session *sess)
 			deadline = hook_next;
 		if (end && end < deadline)
 			deadline = end;
-		wait_until(sess, deadline);
+		if (batch && sess->ops->drain && next_drain < deadline)
+			deadline = next_drain;
+		drain_asked = wait_until(sess, deadline);
 	}
 	sess->end_ns = fw_now_ns();
 	m->duration_ns = sess->end_ns - start;
@@ -602,6 +622,13 @@ static int start_backend(struct session *sess, struct strbuf *why)
 {
 	int ret;
 
+	/*
+	 * Records wait for a batch only where the loop does not tick: a tick's
+	 * records are weighed by that tick (bpf's waiting threads), so they are
+	 * taken at its pass. The backend sizes its buffer by what is left.
+	 */
+	if (sess->ops->tick_modes & (1u << sess->opts.mode))
+		sess->opts.batch_s = 0;
 	while (sess->ops->start && (ret = sess->ops->start(sess, why))) {
 		struct strbuf note = STRBUF_INIT;
 		struct sampler_opts o = sess->opts;
@@ -721,7 +748,7 @@ void session_take_profile(struct session *sess, struct profile *out)
 
 	/* what a running backend holds of the time until now goes with this profile */
 	if (sess->ops && sess->ops->drain && sess->backend)
-		sess->ops->drain(sess, fw_now_ns());
+		drain_backend(sess, fw_now_ns());
 	for (size_t i = 0; i < sess->n; i++) {
 		sampler_finish_meta(sess->targets[i]);
 		sampler_finish_threads(sess->targets[i]);

@@ -101,6 +101,10 @@ struct sampler_opts {
 	double duration_s;        /* 0: until stopped or the target exits */
 	double refresh_s;         /* how often targets are looked at: exit, exec, new
 	                           * threads, children (0: every 0.1 s) */
+	double batch_s;           /* records of a backend that writes them (bpf) may wait
+	                           * this long before they are handled, in batches, where
+	                           * the loop does not tick (cpu mode); the agent: its
+	                           * profiles are cut seconds apart. 0: at every pass */
 	int status_line;          /* draw the live status line on stderr */
 	/* set by backend_choose: auto picked the backend (it may fall back), and
 	 * whether the whole-stacks choice was the user's (--native/--python-only) */
