@@ -157,6 +157,9 @@ void agent_target_bank_labels(struct agent_target *tr, const struct session *ses
 static void stop_profiling(struct agent_targets *tg, struct session *sess, struct agent_target *tr,
 			   const char *why)
 {
+	/* its records still waiting for a batch are counted in its labels */
+	if (tr->in_session)
+		session_drain(sess);
 	agent_target_bank_labels(tr, sess);
 	if (tr->in_session)
 		session_remove(sess, tr->info.pid);

@@ -974,7 +974,8 @@ static __always_inline int send_life(__u32 what)
 	rec.tid = tid;
 	rec.what = what;
 	rec.time_ns = bpf_ktime_get_ns();
-	if (bpf_ringbuf_output(&samples, &rec, sizeof(rec), BPF_RB_NO_WAKEUP))
+	/* rare, and acted on at once: the reader is woken (its records may wait a second) */
+	if (bpf_ringbuf_output(&samples, &rec, sizeof(rec), BPF_RB_FORCE_WAKEUP))
 		count(2);
 	return 0;
 }

@@ -261,10 +261,10 @@ static void print_header(const struct profile *p, FILE *f)
 			m->rate_hz);
 	if (!m->ticks_requested)
 		fprintf(f, "Samples:   %" PRIu64 " on-CPU stacks (cpu-clock at %.0f Hz %s; "
-			"%" PRIu64 " lost to a full ring buffer; taken from it %" PRIu64 " times)\n",
-			m->samples, m->rate_hz,
-			m->events_per_thread ? "of each target thread's CPU time" : "per CPU", m->lost,
-			m->drains);
+			"%" PRIu64 " lost to a full ring buffer)\n", m->samples, m->rate_hz,
+			m->events_per_thread ? "of each target thread's CPU time" : "per CPU", m->lost);
+	if (!m->ticks_requested && m->drains)
+		fprintf(f, "           (taken from the ring buffer %" PRIu64 " times)\n", m->drains);
 	if (m->rephases)
 		fprintf(f, "           (%sphase drawn again at %" PRIu64 " moments, on the CPUs "
 			"where a target ran: %" PRIu64 " clocks restarted; a periodic "

@@ -1134,9 +1134,9 @@ static void bpf_target_release(struct sampler *s)
 /*
  * The ring buffer holds about RING_SECONDS of cpu-clock records at the rate
  * on every CPU (where they wait for a batch, batch_s of them, up to
- * RING_BATCH_MAX: the estimate is a full record's, and a quarter of 512 KiB
- * is a second of 49 Hz records of a busy host of 2 CPUs, ~50; 2 MiB, mapped
- * twice, cost the agent 3.6 MB of RSS) and, in wall and gil modes, two ticks of records of every thread the
+ * RING_BATCH_MAX: the estimate is a full record's, where the goal-7 agent's
+ * are ~2-3 KiB, ~50 a second, so a quarter of 512 KiB is about a second of
+ * them; 2 MiB, mapped twice, cost the agent 3.6 MB of RSS) and, in wall and gil modes, two ticks of records of every thread the
  * targets have now (a power of two between RING_MIN and RING_MAX); the
  * program wakes the reader when a quarter of it is waiting. What does not
  * fit is counted as lost and reported.
@@ -1324,11 +1324,11 @@ static int bpf_life_missed(struct session *sess)
 
 /*
  * What the loop waits on: readable only when the program woke the reader (a
- * quarter of the ring waiting, submit_flags), not whenever a record waits.
- * libbpf's own descriptor is level-triggered, so any record waiting made the
- * loop's wait return at once and each pass handled the few records since
- * the last; the loop now takes them at its own moments (batch_s) and when
- * woken. -1 with errno.
+ * quarter of the ring waiting, submit_flags; an exec or exit reported), not
+ * whenever a record waits. libbpf's own descriptor is level-triggered: once
+ * woken, any record waiting made the loop's wait return at once until a
+ * wait found the ring empty, which a loop that lets records wait for a
+ * batch (batch_s) never does. -1 with errno.
  */
 static int ring_wake_open(int ring_fd)
 {

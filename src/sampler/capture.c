@@ -717,6 +717,12 @@ int session_sample_once(struct session *sess)
 
 /* ---- periods (the agent) --------------------------------------------------- */
 
+void session_drain(struct session *sess)
+{
+	if (sess->ops && sess->ops->drain && sess->backend)
+		drain_backend(sess, fw_now_ns());
+}
+
 int session_remove(struct session *sess, pid_t pid)
 {
 	struct sampler *s;
@@ -726,6 +732,8 @@ int session_remove(struct session *sess, pid_t pid)
 		;
 	if (i == sess->n)
 		return -ESRCH;
+	/* its records still in the backend (batch_s: up to a second's) are its */
+	session_drain(sess);
 	s = sess->targets[i];
 	sampler_finish_meta(s);
 	sampler_finish_threads(s);
@@ -747,8 +755,7 @@ void session_take_profile(struct session *sess, struct profile *out)
 	struct timespec wall;
 
 	/* what a running backend holds of the time until now goes with this profile */
-	if (sess->ops && sess->ops->drain && sess->backend)
-		drain_backend(sess, fw_now_ns());
+	session_drain(sess);
 	for (size_t i = 0; i < sess->n; i++) {
 		sampler_finish_meta(sess->targets[i]);
 		sampler_finish_threads(sess->targets[i]);

@@ -331,10 +331,15 @@ int session_run(struct session *sess, const struct capture_hook *hook, struct st
 /*
  * For a capture cut into periods (agent), from the hook between two passes:
  *
+ * session_drain: handle what the running backend holds now (records that
+ * wait for a batch, batch_s), so the profile and the targets' counts are
+ * current.
+ *
  * session_remove: stop sampling pid and release its target; what it
- * recorded stays in the profile, with its threads' accounting so far.
- * 0 or -ESRCH when it is not a target.
+ * recorded stays in the profile (drained first), with its threads'
+ * accounting so far. 0 or -ESRCH when it is not a target.
  */
+void session_drain(struct session *sess);
 int session_remove(struct session *sess, pid_t pid);
 /*
  * session_take_profile: move everything gathered since the start (or the
