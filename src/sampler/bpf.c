@@ -1136,10 +1136,11 @@ static void bpf_target_release(struct sampler *s)
  * on every CPU (where they wait for a batch, batch_s of them, up to
  * RING_BATCH_MAX: the estimate is a full record's, where the goal-7 agent's
  * are ~2-3 KiB, ~50 a second, so a quarter of 512 KiB is about a second of
- * them; 2 MiB, mapped twice, cost the agent 3.6 MB of RSS) and, in wall and gil modes, two ticks of records of every thread the
- * targets have now (a power of two between RING_MIN and RING_MAX); the
- * program wakes the reader when a quarter of it is waiting. What does not
- * fit is counted as lost and reported.
+ * them; 2 MiB, mapped twice, cost the agent 3.6 MB of RSS) and, in wall and
+ * gil modes, two ticks of records of every thread the targets have now (a
+ * power of two between RING_MIN and RING_MAX); the program wakes the reader
+ * when a quarter of it is waiting. What does not fit is counted as lost and
+ * reported.
  */
 static size_t ring_size(const struct sampler_opts *o, int ncpus, size_t nthreads)
 {
@@ -1150,9 +1151,10 @@ static size_t ring_size(const struct sampler_opts *o, int ncpus, size_t nthreads
 	double batch = o->rate_hz * ncpus * o->batch_s * per_record;
 	size_t size = RING_MIN;
 
+	if (batch > RING_BATCH_MAX)
+		batch = RING_BATCH_MAX;
 	if (batch > want)
-		want = batch < RING_BATCH_MAX ? batch : (want > RING_BATCH_MAX ? want : RING_BATCH_MAX);
-
+		want = batch;
 	if (o->mode != MODE_CPU && 2.0 * (double)nthreads * per_record > want)
 		want = 2.0 * (double)nthreads * per_record;
 	while (size < want && size < RING_MAX)
