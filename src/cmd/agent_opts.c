@@ -18,11 +18,14 @@
 #define DEFAULT_PERIOD 15.0
 #define DEFAULT_SCAN 5.0
 #define DEFAULT_TIMEOUT 10.0
-/* Threads, mappings, exit and exec of each process: five times less often
- * than record's 0.1 s (the agent samples at 19-49 Hz). The cost: an exec or
- * exit is seen up to 0.5 s late, and a thread first sampled before Python
- * knew it reads as native until the next look. */
-#define DEFAULT_REFRESH 0.5
+/* Threads, mappings, exit and exec of each process: ten times less often
+ * than record's 0.1 s (the agent samples at 19-49 Hz), once a second as its
+ * records are taken (AGENT_BATCH_S: the loop then wakes about once a second,
+ * issue 25's goal-7 agent 0.39% -> 0.32% of a core, docs/BENCHMARKS.md).
+ * The cost: without the bpf backend's reports an exec or exit is seen up to
+ * 1 s late, and a thread first sampled before Python knew it reads as native
+ * until the next look. */
+#define DEFAULT_REFRESH 1.0
 #define DEFAULT_FLUSH 10.0
 #define DEFAULT_STATUS 60.0
 #define DEFAULT_DIR_MAX (1ull << 30)
@@ -205,7 +208,7 @@ static void build_table(struct agent_opts *o, const struct opt *sampling, struct
 		OPT_CALL(0, "scan", &o->scan, "SECS", "look for new and exited processes every SECS "
 			 "seconds (default 5)", opt_seconds),
 		OPT_CALL(0, "refresh", &o->refresh, "SECS", "look at each profiled process's threads, "
-			 "mappings, exit and exec every SECS seconds (default 0.5; record's 0.1)",
+			 "mappings, exit and exec every SECS seconds (default 1; record's 0.1)",
 			 opt_seconds),
 		OPT_STR(0, "pyroscope", &o->pyroscope, "URL", "send to the Pyroscope server at URL "
 			"(e.g. http://pyroscope:4040)"),

@@ -27,11 +27,13 @@ uint64_t pacing_gap(struct pacing *p, uint64_t mean)
 #define MEAN_INVERSE_U 1.0033534773107562   /* E[1/u], u uniform in [0.9, 1.1): 5 ln(11/9) */
 #define REPHASE_MIN_NS 200000000ull
 
-uint64_t pacing_rephase_mean(uint64_t interval)
+uint64_t pacing_rephase_mean(uint64_t interval, uint64_t batch)
 {
 	uint64_t mean = REPHASE_INTERVALS * interval;
 
-	return mean > REPHASE_MIN_NS ? mean : REPHASE_MIN_NS;
+	if (mean < REPHASE_MIN_NS)
+		mean = REPHASE_MIN_NS;
+	return mean > batch ? mean : batch;
 }
 
 uint64_t pacing_rephase_period(struct pacing *p, uint64_t interval, uint64_t mean)

@@ -15,7 +15,8 @@
  * period the kernel keeps fixed. Changing it (PERF_EVENT_IOC_PERIOD)
  * restarts the countdown from the moment of the change:
  *  - an event per CPU counts that CPU's wall time: restarted at moments
- *    drawn as the ticks' gaps are (a few periods apart), its phase against
+ *    drawn as the ticks' gaps are (a few periods apart; where the loop
+ *    batches, at its first pass from then), its phase against
  *    the target's is drawn again each time. A restart throws away the part
  *    of a period gone since the last sample, half a period on average, so
  *    the restarted clock runs a little faster (pacing_rephase_period) and
@@ -45,9 +46,13 @@ uint64_t pacing_gap(struct pacing *p, uint64_t mean);
  * A kernel clock giving a sample every interval on average, restarted at
  * spread moments: the mean gap between two restarts (four intervals, at
  * least 200 ms: each restart is a call on every CPU, 24-38 us each measured
- * on this project's 2-CPU VM).
+ * on this project's 2-CPU VM), and at least batch where the capture loop
+ * batches its passes (sampler_opts.batch_s: the agent's, about one a
+ * second): there a restart waits for a pass, and a mean shorter than the
+ * passes' gaps would leave pacing_rephase_period's correction assuming
+ * restarts that do not come (~4% more samples than the rate at 49 Hz).
  */
-uint64_t pacing_rephase_mean(uint64_t interval);
+uint64_t pacing_rephase_mean(uint64_t interval, uint64_t batch);
 
 /*
  * The period the restarted clock runs at until the next restart, drawn

@@ -104,7 +104,9 @@ struct sampler_opts {
 	double batch_s;           /* records of a backend that writes them (bpf) may wait
 	                           * this long before they are handled, in batches, where
 	                           * the loop does not tick (cpu mode); the agent: its
-	                           * profiles are cut seconds apart. 0: at every pass */
+	                           * profiles are cut seconds apart. The loop's passes
+	                           * for them and for its clocks' restarts come that far
+	                           * apart at most. 0: at every pass */
 	int status_line;          /* draw the live status line on stderr */
 	/* set by backend_choose: auto picked the backend (it may fall back), and
 	 * whether the whole-stacks choice was the user's (--native/--python-only) */
