@@ -500,7 +500,7 @@ static void run_loop(struct session *sess)
 	struct profile_meta *m = &sess->prof->meta;
 	int ticking = (sess->ops->tick_modes & (1u << sess->opts.mode)) != 0;
 	uint64_t interval = (uint64_t)(1e9 / sess->opts.rate_hz);
-	uint64_t start = fw_now_ns(), next_house = start + housekeep_ns(sess);
+	uint64_t house = housekeep_ns(sess), start = fw_now_ns(), next_house = start + house;
 
 	sess->start_ns = start;
 	sess->end_ns = 0;
@@ -512,11 +512,13 @@ static void run_loop(struct session *sess)
 	 * than that, nor for its clocks' restarts (a wake-up costs more than
 	 * what it does: 80-170 us of CPU each on this project's VM, the agent's
 	 * largest cost): both come at the passes it makes anyway, at least
-	 * every batch_s, and so does housekeeping due within half a batch
-	 * (the program's wake-up when its ring fills would otherwise be
-	 * followed by a pass for it a moment later).
+	 * every batch_s, and so does housekeeping due within half a batch or
+	 * half its own period, the shorter (the program's wake-up when its
+	 * ring fills would otherwise be followed by a pass for it a moment
+	 * later).
 	 */
 	uint64_t batch = (uint64_t)(sess->opts.batch_s * 1e9), next_drain = start;
+	uint64_t house_slack = (batch < house ? batch : house) / 2;
 	struct tick_clock *clock = &sess->clock;
 	/* samples paced by the kernel's clock (also beside the ticks): restarted at
 	 * spread moments (pacing.h) */
@@ -564,7 +566,7 @@ static void run_loop(struct session *sess)
 		}
 		if (rephasing && now >= next_rephase) {
 			int ret = sess->ops->rephase(sess, pacing_rephase_period(&clock->pace, interval,
-										 rephase_mean), 0);
+										 rephase_mean, batch), 0);
 
 			if (ret >= 0) {
 				m->rephases++;
@@ -581,9 +583,8 @@ static void run_loop(struct session *sess)
 			drain_backend(sess, now);
 			next_drain = now + batch;
 		}
-		/* with batch_s, due within half of it: done at this pass, not at one of its own */
-		if (now + batch / 2 >= next_house) {
-			next_house = now + housekeep_ns(sess);
+		if (now + house_slack >= next_house) {
+			next_house = now + house;
 			if (!housekeep(sess, now)) {
 				sess->stop_reason = all_exited_reason(sess);
 				break;
@@ -622,6 +623,19 @@ static void run_loop(struct session *sess)
 }
 
 /*
+ * Records wait for a batch only where the backend writes them and the loop
+ * does not tick: a tick's records are weighed by that tick (bpf's waiting
+ * threads), so they are taken at its pass; a backend without records has
+ * nothing to batch (the loop's passes would batch for nothing). The backend
+ * sizes its buffer by what is left. Again for each backend fallen back to.
+ */
+static void batch_only_where_records_wait(struct session *sess)
+{
+	if ((sess->ops->tick_modes & (1u << sess->opts.mode)) || !sess->ops->drain)
+		sess->opts.batch_s = 0;
+}
+
+/*
  * Start the backend; when it cannot start, the one fallback policy
  * (backend_fall_back): every target moves to the next backend, said once
  * on stderr and in the profile's events. 0, or -errno with why.
@@ -630,13 +644,7 @@ static int start_backend(struct session *sess, struct strbuf *why)
 {
 	int ret;
 
-	/*
-	 * Records wait for a batch only where the loop does not tick: a tick's
-	 * records are weighed by that tick (bpf's waiting threads), so they are
-	 * taken at its pass. The backend sizes its buffer by what is left.
-	 */
-	if (sess->ops->tick_modes & (1u << sess->opts.mode))
-		sess->opts.batch_s = 0;
+	batch_only_where_records_wait(sess);
 	while (sess->ops->start && (ret = sess->ops->start(sess, why))) {
 		struct strbuf note = STRBUF_INIT;
 		struct sampler_opts o = sess->opts;
@@ -671,6 +679,7 @@ static int start_backend(struct session *sess, struct strbuf *why)
 		}
 		sess->opts = o;
 		sess->ops = ops_of(o.backend);
+		batch_only_where_records_wait(sess);
 		if (ret)
 			return ret;
 	}

@@ -36,10 +36,11 @@ uint64_t pacing_rephase_mean(uint64_t interval, uint64_t batch)
 	return mean > batch ? mean : batch;
 }
 
-uint64_t pacing_rephase_period(struct pacing *p, uint64_t interval, uint64_t mean)
+uint64_t pacing_rephase_period(struct pacing *p, uint64_t interval, uint64_t mean,
+			       uint64_t batch)
 {
-	double c = MEAN_INVERSE_U * (double)interval /
-		   (1.0 + (double)interval / (2.0 * (double)mean));
+	double gap = (double)mean + (double)batch / 2.0;
+	double c = MEAN_INVERSE_U * (double)interval / (1.0 + (double)interval / (2.0 * gap));
 	uint64_t period = (uint64_t)(c * (0.9 + 0.2 * pacing_unit(p)));
 
 	return period ? period : 1;

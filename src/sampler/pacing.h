@@ -44,13 +44,12 @@ uint64_t pacing_gap(struct pacing *p, uint64_t mean);
 
 /*
  * A kernel clock giving a sample every interval on average, restarted at
- * spread moments: the mean gap between two restarts (four intervals, at
- * least 200 ms: each restart is a call on every CPU, 24-38 us each measured
- * on this project's 2-CPU VM), and at least batch where the capture loop
- * batches its passes (sampler_opts.batch_s: the agent's, about one a
- * second): there a restart waits for a pass, and a mean shorter than the
- * passes' gaps would leave pacing_rephase_period's correction assuming
- * restarts that do not come (~4% more samples than the rate at 49 Hz).
+ * spread moments: the mean gap drawn between two restarts (four intervals,
+ * at least 200 ms: each restart is a call on every CPU, 24-38 us each
+ * measured on this project's 2-CPU VM), and at least batch where the
+ * capture loop batches its passes (sampler_opts.batch_s: the agent's, a
+ * pass at least once a second): there a restart waits for the first pass
+ * from the moment drawn.
  */
 uint64_t pacing_rephase_mean(uint64_t interval, uint64_t batch);
 
@@ -63,9 +62,13 @@ uint64_t pacing_rephase_mean(uint64_t interval, uint64_t batch);
  * mean R holds
  * R * E[1/(c u)] - 1/2 samples on average (the gaps' spread is wider than
  * a period): R/interval when c = E[1/u] * interval / (1 + interval / (2R)),
- * E[1/u] = 5 ln(11/9).
+ * E[1/u] = 5 ln(11/9). R is the mean drawn, and where restarts wait for
+ * the loop's passes (batch) half a batch more, the wait for the next pass
+ * (taking the mean drawn alone gave ~4% more samples than the rate at
+ * 49 Hz with a 200 ms mean, and ~0.5-1% with a mean of the batch).
  */
-uint64_t pacing_rephase_period(struct pacing *p, uint64_t interval, uint64_t mean);
+uint64_t pacing_rephase_period(struct pacing *p, uint64_t interval, uint64_t mean,
+			       uint64_t batch);
 
 /*
  * The capture loop's tick moments, drawn with pacing_gap each from the last
