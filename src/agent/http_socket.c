@@ -234,6 +234,7 @@ static void *lookup_main(void *arg)
 	struct addrinfo hints, *res = NULL;
 	int rc;
 
+	pthread_setname_np(pthread_self(), "fw-resolver");
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_family = AF_UNSPEC;
 	hints.ai_socktype = SOCK_STREAM;

@@ -485,11 +485,16 @@ static size_t queued_total(const struct sinks *s)
 	return n;
 }
 
+/* when: a monotonic moment, or UINT64_MAX to wait until told (a broadcast) */
 static void wait_until(struct sinks *s, uint64_t when)
 {
 	struct timespec ts;
 	uint64_t now = fw_now_ns(), d = when > now ? when - now : 0;
 
+	if (when == UINT64_MAX) {
+		pthread_cond_wait(&s->cond, &s->lock);
+		return;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	ts.tv_sec += (time_t)(d / NS);
 	ts.tv_nsec += (long)(d % NS);
@@ -515,9 +520,17 @@ static void *sender_main(void *arg)
 	sigaddset(&job, SIGTTOU);
 	sigaddset(&job, SIGCHLD);
 	pthread_sigmask(SIG_BLOCK, &job, NULL);
+	/* its name in top -H and /proc/PID/task/TID/comm */
+	pthread_setname_np(pthread_self(), "fw-sender");
 	pthread_mutex_lock(&s->lock);
 	while (!s->quit) {
-		uint64_t now = fw_now_ns(), wake = now + NS;
+		/*
+		 * Idle, the thread sleeps until a period is queued or the agent
+		 * stops (both broadcast): it wakes on its own only for what is
+		 * due — a retry, a directory's rotation, a spool read that failed
+		 * for a moment (again a second later).
+		 */
+		uint64_t now = fw_now_ns(), wake = UINT64_MAX;
 		int worked = 0;
 
 		for (size_t i = 0; i < s->n && !s->quit; i++) {
@@ -527,11 +540,15 @@ static void *sender_main(void *arg)
 			int ret;
 
 			if (!k->q.n) {
-				if (k->kind == SINK_DIR && k->rotated_ns && now - k->rotated_ns >= ROTATE_EVERY_NS) {
-					pthread_mutex_unlock(&s->lock);
-					dir_rotate(k);
-					pthread_mutex_lock(&s->lock);
-					k->rotated_ns = 0;
+				if (k->kind == SINK_DIR && k->rotated_ns) {
+					if (now - k->rotated_ns >= ROTATE_EVERY_NS) {
+						pthread_mutex_unlock(&s->lock);
+						dir_rotate(k);
+						pthread_mutex_lock(&s->lock);
+						k->rotated_ns = 0;
+					} else if (k->rotated_ns + ROTATE_EVERY_NS < wake) {
+						wake = k->rotated_ns + ROTATE_EVERY_NS;
+					}
 				}
 				continue;
 			}
@@ -540,8 +557,11 @@ static void *sender_main(void *arg)
 					wake = k->retry_at;
 				continue;
 			}
-			if (spool_peek(&k->q, &it))
+			if (spool_peek(&k->q, &it)) {
+				if (now + NS < wake)
+					wake = now + NS;
 				continue;
+			}
 			pthread_mutex_unlock(&s->lock);
 			if (k->kind == SINK_DIR)
 				ret = dir_deliver(k, &it, &why);

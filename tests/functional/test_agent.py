@@ -502,6 +502,17 @@ def test_push_api_and_sigterm_flush(pb, receiver, worker, agents):
     t_seen = time.time()
     # ~25 ticks at 49 Hz that find agent_hot running
     wait_sampling(ag.proc, w.pid, cpu=0.5, detail=lambda: ag.stderr)
+    # With nothing queued before the period ends, the sender thread sleeps
+    # until told: it blocked once (twice if it met the lock held), where it
+    # woke every second before (issue 25, goal 7: a wake-up costs ~0.1 ms).
+    time.sleep(max(0, t_launch + 4 - time.time()))
+    sender = [t for t in os.listdir("/proc/%d/task" % ag.proc.pid)
+              if open("/proc/%d/task/%s/comm" % (ag.proc.pid, t)).read().strip() == "fw-sender"]
+    assert len(sender) == 1, "no thread named fw-sender"
+    with open("/proc/%d/task/%s/status" % (ag.proc.pid, sender[0])) as f:
+        switches = int(re.search(r"^voluntary_ctxt_switches:\s*(\d+)", f.read(), re.M).group(1))
+    assert switches <= 2, "the idle sender thread blocked %d times in %.1f s" % (
+        switches, time.time() - t_launch)
     t_stop = time.time()
     assert ag.stop() == 0, ag.stderr
     reqs = pyro.taken()
