@@ -758,6 +758,25 @@ static uint64_t first_idle(const struct elf_info *f)
 	return f->env && f->env->lookup_idle_ns ? f->env->lookup_idle_ns : ELF_LOOKUP_IDLE_NS;
 }
 
+/*
+ * libdw's table of address ranges by unit (dwarf_getaranges, which the
+ * session's first lookup by address makes) reads every unit's header: a
+ * page of each across the whole .debug_info, 5.7 MB of libc6-dbg's, which
+ * stayed in our RSS while the session lasted. The table is made here, at
+ * the session's start, and those pages given back at once (as at its end,
+ * elf_info_give_back): the lookups after it touch the units they ask for.
+ */
+static void units_table_then_give_back(struct elf_info *f)
+{
+	Dwarf_Addr bias;
+	Dwarf *dw = dwfl_module_getdwarf(f->look_mod, &bias);
+	Dwarf_Aranges *ranges;
+	size_t n;
+
+	if (dw && !dwarf_getaranges(dw, &ranges, &n))
+		elf_info_give_back(f);
+}
+
 Dwfl_Module *elf_info_lookup_module(struct elf_info *f)
 {
 	f->look_uses++;
@@ -789,6 +808,7 @@ Dwfl_Module *elf_info_lookup_module(struct elf_info *f)
 		f->look_idle_ns = look_again_after(f->look_idle_ns, 1, first_idle(f),
 						   ELF_LOOKUP_IDLE_MAX_NS);
 		f->look_opens++;
+		units_table_then_give_back(f);
 	}
 	elf_info_guard_debug(f, f->look_mod);
 	return f->look_mod;
@@ -876,11 +896,25 @@ size_t elf_cache_trim(struct elf_cache *c, uint64_t now)
 		if (f->look_uses) {
 			f->look_uses = 0;
 			f->look_quiet_ns = 0;
+			f->look_pages_back = 0;
 			continue;
 		}
 		f->look_quiet_ns += elapsed;
-		if (!f->look_mod || f->look_quiet_ns < f->look_idle_ns)
+		if (!f->look_mod)
 			continue;
+		if (f->look_quiet_ns < f->look_idle_ns) {
+			/*
+			 * Quiet since the last trim: the session (libdw's parsed
+			 * units, dear to make again) is kept, the file's pages it
+			 * read are given back, once (they come back from the page
+			 * cache if asked for again): libpython's debug info of a
+			 * pyenv build, 5.8 MB of the agent's 30 MB, stayed.
+			 */
+			if (!f->look_pages_back)
+				elf_info_give_back(f);
+			f->look_pages_back = 1;
+			continue;
+		}
 		elf_info_addr_forget_units(f);
 		lookups_end(f);
 		elf_info_give_back(f);

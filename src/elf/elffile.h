@@ -137,6 +137,7 @@ struct elf_info {
 	unsigned char debug_looked[2];  /* its debug info was seen loaded (guarded or none to guard) */
 	uint64_t look_uses;         /* lookups since the last trim */
 	uint64_t look_quiet_ns;     /* how long no lookup came, at the last trim */
+	int look_pages_back;        /* pages given back since the last lookup (session kept) */
 	uint64_t look_idle_ns;      /* quiet this long ends the session */
 	uint32_t look_opens;        /* times the session was opened */
 };
