@@ -394,33 +394,24 @@ def assert_nested_share(hits):
     assert nested >= 0.3 * total, (nested, total, hits[:3])
 
 
-def record_phases(lib, tmp_path, *outputs, copies=None):
-    """Record native_names.py's phases over lib (fwinl_work for 2.5 s, 2.5 s
-    of Python alone, then fwinl_nested) for 8 s with debug info let go after
-    1 s unused: the collapsed samples and the text report. copies (a list):
-    filled, 6.5 s in (after the debug info was opened again), with the
-    (mode, links, size) of each unlinked file framewalk maps from /var/tmp
-    or /tmp (elf/debugcopy.h's decompressed copies)."""
+def record_phases(lib, tmp_path, *outputs, look=None, phases=(2.5, 2.5), seconds=8, idle=1):
+    """Record native_names.py's phases over lib (fwinl_work for phases[0]
+    s, phases[1] s of Python alone, then fwinl_nested) for SECONDS with debug
+    info let go after IDLE s unused: the collapsed samples and the text
+    report. look: (at, fn), fn(framewalk's pid) called AT s in."""
     w = start_workload(DEBIAN_PY, "native_names.py", "phases", lib,
-                       "fwinl_work", "2.5", "2.5", "fwinl_nested")
+                       "fwinl_work", str(phases[0]), str(phases[1]), "fwinl_nested")
     out = tmp_path / "n.collapsed"
     try:
-        p = subprocess.Popen([framewalk_path(), "record", "-p", str(w.pid), "-d", "8", "-q",
+        p = subprocess.Popen([framewalk_path(), "record", "-p", str(w.pid), "-d", str(seconds), "-q",
                               "-o", str(out), "-o", str(tmp_path / "n.txt")] +
                              [a for o in outputs for a in ("-o", str(tmp_path / o))],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             env=dict(os.environ, FRAMEWALK_LOOKUP_IDLE_S="1"))
+                             env=dict(os.environ, FRAMEWALK_LOOKUP_IDLE_S=str(idle)))
         try:
-            if copies is not None:
-                time.sleep(6.5)
-                seen = set()
-                for line in open("/proc/%d/maps" % p.pid):
-                    m = re.match(r"([0-9a-f]+-[0-9a-f]+) .* (/(?:var/)?tmp/#\d+) \(deleted\)$",
-                                 line.rstrip("\n"))
-                    if m and m.group(2) not in seen:
-                        seen.add(m.group(2))
-                        st = os.stat("/proc/%d/map_files/%s" % (p.pid, m.group(1)))
-                        copies.append((st.st_mode & 0o777, st.st_nlink, st.st_size))
+            if look:
+                time.sleep(look[0])
+                look[1](p.pid)
             _, err = p.communicate(timeout=120)
         finally:
             if p.poll() is None:
@@ -430,6 +421,19 @@ def record_phases(lib, tmp_path, *outputs, copies=None):
         w.stop()
     assert p.returncode == 0, err
     return parse_native_collapsed(out), (tmp_path / "n.txt").read_text()
+
+
+def unlinked_copies(pid):
+    """The (mode, links, size) of each unlinked file pid maps from /var/tmp
+    or /tmp (elf/debugcopy.h's decompressed copies)."""
+    seen, copies = set(), []
+    for line in open("/proc/%d/maps" % pid):
+        m = re.match(r"([0-9a-f]+-[0-9a-f]+) .* (/(?:var/)?tmp/#\d+) \(deleted\)$", line.rstrip("\n"))
+        if m and m.group(2) not in seen:
+            seen.add(m.group(2))
+            st = os.stat("/proc/%d/map_files/%s" % (pid, m.group(1)))
+            copies.append((st.st_mode & 0o777, st.st_nlink, st.st_size))
+    return copies
 
 
 def assert_phases_named(samples, prefixes):
@@ -521,26 +525,11 @@ def test_debug_pages_given_back_while_quiet(tmp_path):
        "-include", "stdlib.h", "-include", "string.h", "-include", "sys/socket.h",
        "-include", "pthread.h", "-include", "signal.h", "-include", "netdb.h",
        "-include", "sys/stat.h", "-shared", "-fPIC", "-o", lib, EXT / "fwinl.c")
-    w = start_workload(DEBIAN_PY, "native_names.py", "phases", lib,
-                       "fwinl_work", "1", "2.5", "fwinl_nested")
-    out = tmp_path / "n.collapsed"
-    try:
-        p = subprocess.Popen([framewalk_path(), "record", "-p", str(w.pid), "-d", "4.5", "-q",
-                              "-o", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True, env=dict(os.environ, FRAMEWALK_LOOKUP_IDLE_S="86400"))
-        try:
-            time.sleep(3.2)
-            held = debug_resident_kb(p.pid, lib)
-            _, err = p.communicate(timeout=120)
-        finally:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-    finally:
-        w.stop()
-    assert p.returncode == 0, err
-    assert held == 0, "framewalk holds %d KB of %s's debug sections" % (held, lib.name)
-    nested = [(f, c) for f, c in in_module(parse_native_collapsed(out), ("libfwinl", "fwinl.c"))
+    held = []
+    samples, _ = record_phases(lib, tmp_path, phases=(1, 2.5), seconds=4.5, idle=86400,
+                               look=(3.2, lambda pid: held.append(debug_resident_kb(pid, lib))))
+    assert held == [0], "framewalk holds %s KB of %s's debug sections" % (held, lib.name)
+    nested = [(f, c) for f, c in in_module(samples, ("libfwinl", "fwinl.c"))
               if any(x.name == "fwinl_nested" for x in f)]
     assert sum(c for _, c in nested) >= 20, nested[:3]
     assert_nested_share(nested)
@@ -566,7 +555,8 @@ def test_compressed_debug_file_read_from_a_decompressed_copy(tmp_path):
     sh("strip", "--strip-debug", lib)
     sh("objcopy", "--add-gnu-debuglink=%s" % (d / "fwinl_z.debug"), lib)
     copies = []
-    samples, report = record_phases(lib, tmp_path, copies=copies)
+    # 6.5 s in: after the debug info was opened again
+    samples, report = record_phases(lib, tmp_path, look=(6.5, lambda pid: copies.extend(unlinked_copies(pid))))
     said = LET_GO.search(report)
     assert said and int(said.group(2)) >= 1, report[-800:]
     assert copies and all(mode == 0o600 and links == 0 for mode, links, _ in copies), copies
