@@ -546,6 +546,11 @@ static void *sender_main(void *arg)
 						dir_rotate(k);
 						pthread_mutex_lock(&s->lock);
 						k->rotated_ns = 0;
+						/*
+						 * a period queued while the lock was let go
+						 * broadcast to no one: look again before waiting
+						 */
+						worked = 1;
 					} else if (k->rotated_ns + ROTATE_EVERY_NS < wake) {
 						wake = k->rotated_ns + ROTATE_EVERY_NS;
 					}

@@ -879,7 +879,7 @@ void elf_info_load_symbols(struct elf_info *f, struct debuginfo *debug)
 		dwfl_module_getsrc(mod, low);
 	}
 	f->debug = NULL;
-	elf_info_give_back(f);
+	elf_info_give_back(f, 1);
 }
 
 void elf_info_addr_prepare(struct elf_info *f)

@@ -774,7 +774,7 @@ static void units_table_then_give_back(struct elf_info *f)
 	size_t n;
 
 	if (dw && !dwarf_getaranges(dw, &ranges, &n))
-		elf_info_give_back(f);
+		elf_info_give_back(f, 0);
 }
 
 Dwfl_Module *elf_info_lookup_module(struct elf_info *f)
@@ -808,6 +808,8 @@ Dwfl_Module *elf_info_lookup_module(struct elf_info *f)
 		f->look_idle_ns = look_again_after(f->look_idle_ns, 1, first_idle(f),
 						   ELF_LOOKUP_IDLE_MAX_NS);
 		f->look_opens++;
+		/* guarded first: the table reads the debug file's every unit (mapguard.h) */
+		elf_info_guard_debug(f, f->look_mod);
 		units_table_then_give_back(f);
 	}
 	elf_info_guard_debug(f, f->look_mod);
@@ -820,7 +822,7 @@ Dwfl_Module *elf_info_lookup_module(struct elf_info *f)
  * private copies now; dropped, they would come back from the file, which the
  * target's owner may have rewritten. Those are paged out instead.
  */
-static void drop_but_pinned(struct elf_info *f)
+static void drop_but_pinned(struct elf_info *f, int pinned_too)
 {
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
 	uintptr_t base = (uintptr_t)f->file.image, end = base + f->file.size, at = base;
@@ -849,14 +851,15 @@ static void drop_but_pinned(struct elf_info *f)
 			lo = at;
 		if (lo > at)
 			madvise((void *)at, lo - at, MADV_DONTNEED);
-		madvise((void *)lo, hi - lo, MADV_PAGEOUT);
+		if (pinned_too)
+			madvise((void *)lo, hi - lo, MADV_PAGEOUT);
 		at = hi;
 	}
 	if (at < end)
 		madvise((void *)at, end - at, MADV_DONTNEED);
 }
 
-void elf_info_give_back(struct elf_info *f)
+void elf_info_give_back(struct elf_info *f, int pinned_too)
 {
 	Dwarf_Addr bias;
 	/* the session holding the debug info (only ever asked once it is open) */
@@ -876,7 +879,7 @@ void elf_info_give_back(struct elf_info *f)
 	 * process maps.
 	 */
 	if (f->image_fixed)
-		drop_but_pinned(f);
+		drop_but_pinned(f, pinned_too);
 	else
 		madvise(f->file.image, f->file.size, MADV_PAGEOUT);
 	/* a separate debug file libdwfl mapped whole (not one read into memory) */
@@ -911,13 +914,13 @@ size_t elf_cache_trim(struct elf_cache *c, uint64_t now)
 			 * pyenv build, 5.8 MB of the agent's 30 MB, stayed.
 			 */
 			if (!f->look_pages_back)
-				elf_info_give_back(f);
+				elf_info_give_back(f, 0);
 			f->look_pages_back = 1;
 			continue;
 		}
 		elf_info_addr_forget_units(f);
 		lookups_end(f);
-		elf_info_give_back(f);
+		elf_info_give_back(f, 1);
 		ended++;
 	}
 	c->lookups_ended += ended;

@@ -236,9 +236,11 @@ void elf_info_guard_debug(struct elf_info *f, Dwfl_Module *mod);
  * in again when a lookup needs them. An image nothing wrote to
  * (image_fixed) is dropped from framewalk's memory (MADV_DONTNEED), else
  * only paged out (MADV_PAGEOUT, which leaves pages another process maps).
- * After loading, and when a session ends.
+ * The pinned pages (private copies: headers, checked unwind tables, which
+ * the unwinder reads at every sample) are paged out too only with
+ * pinned_too: after loading and when a session ends, not while it lasts.
  */
-void elf_info_give_back(struct elf_info *f);
+void elf_info_give_back(struct elf_info *f, int pinned_too);
 
 /*
  * Load the unwind tables (.eh_frame, else .debug_frame) and find the PLT
