@@ -779,6 +779,8 @@ static void units_table_then_give_back(struct elf_info *f)
 
 Dwfl_Module *elf_info_lookup_module(struct elf_info *f)
 {
+	int opened = 0;
+
 	f->look_uses++;
 	if (!f->image_fixed || f->look_failed) {
 		elf_info_guard_debug(f, f->mod);
@@ -808,11 +810,12 @@ Dwfl_Module *elf_info_lookup_module(struct elf_info *f)
 		f->look_idle_ns = look_again_after(f->look_idle_ns, 1, first_idle(f),
 						   ELF_LOOKUP_IDLE_MAX_NS);
 		f->look_opens++;
-		/* guarded first: the table reads the debug file's every unit (mapguard.h) */
-		elf_info_guard_debug(f, f->look_mod);
-		units_table_then_give_back(f);
+		opened = 1;
 	}
 	elf_info_guard_debug(f, f->look_mod);
+	/* after the guard: the table reads the debug file's every unit (mapguard.h) */
+	if (opened)
+		units_table_then_give_back(f);
 	return f->look_mod;
 }
 
