@@ -718,3 +718,15 @@ def agent_periods(pid, out_dir, *args, periods=4, timeout=30):
         ag.kill()
         ag.wait(timeout=10)
         ag.stderr.close()
+
+
+def elf_sections(path):
+    """{name: (file offset, address, size)} of path's sections, from readelf."""
+    out = subprocess.run(["readelf", "-SW", str(path)], capture_output=True, text=True,
+                         check=True).stdout
+    found = {}
+    for line in out.splitlines():
+        f = line.replace("[ ", "[").split()
+        if len(f) > 5 and re.fullmatch(r"\[\d+\]", f[0]):
+            found[f[1]] = (int(f[4], 16), int(f[3], 16), int(f[5], 16))
+    return found

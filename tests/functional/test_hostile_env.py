@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pytest
 
-from fwtest import (INTERP_BY_ID, framewalk_path, pyenv_python, run_fw, start_workload,
+from fwtest import (INTERP_BY_ID, elf_sections, framewalk_path, pyenv_python, run_fw, start_workload,
                     wait_ready)
 
 EXIT_OUTPUT = 7
@@ -486,14 +486,11 @@ def hostile_cfi_library(tmp_path, kind):
 
 
 def section_of(lib, name):
-    """(file offset, address) of a section, from readelf."""
-    out = subprocess.run(["readelf", "-SW", str(lib)], capture_output=True, text=True,
-                         check=True).stdout
-    for line in out.splitlines():
-        f = line.replace("[ ", "[").split()
-        if len(f) > 4 and f[1] == name:
-            return int(f[4], 16), int(f[3], 16)
-    pytest.fail("%s has no %s" % (lib, name))
+    """(file offset, address) of a section."""
+    found = elf_sections(lib).get(name)
+    if not found:
+        pytest.fail("%s has no %s" % (lib, name))
+    return found[:2]
 
 
 def point_table_inside_an_fde(lib):

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pytest
 
-from fwtest import INTERP_BY_ID, REPO, framewalk_path, start_workload
+from fwtest import INTERP_BY_ID, REPO, elf_sections, framewalk_path, start_workload
 from test_native import parse_native_collapsed
 from test_symbols import fde_starts
 
@@ -479,11 +479,8 @@ def debug_resident_kb(pid, lib):
     """How much of lib's .debug_* sections pid's mappings of lib hold in
     memory now (/proc/PID/pagemap's present bit: root only), pages wholly
     within them."""
-    secs = []
-    for line in sh("readelf", "-SW", lib).splitlines():
-        m = re.match(r"\s*\[\s*\d+\]\s+(\.debug_\S+)\s+\S+\s+[0-9a-f]+\s+([0-9a-f]+)\s+([0-9a-f]+)", line)
-        if m:
-            secs.append((int(m.group(2), 16), int(m.group(3), 16)))
+    secs = [(off, size) for name, (off, _, size) in elf_sections(lib).items()
+            if name.startswith(".debug_")]
     assert secs, "no debug sections in %s" % lib
     kb = 0
     with open("/proc/%d/pagemap" % pid, "rb") as pm:
